@@ -1,0 +1,130 @@
+/* rec.h - the SQLite results store.
+ *
+ * The recorder owns the sqlite3 handle, the schema (docs/schema.md) and the
+ * prepared statements. Every run is written inside one transaction opened by
+ * rec_run_begin() and closed by rec_run_end(): an interrupted run leaves no
+ * half-run behind, and runs committed earlier are never touched. All sizes are
+ * bytes, all times virtual nanoseconds.
+ */
+#ifndef SLABSIM_REC_H
+#define SLABSIM_REC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+
+/* The configuration and input of one run (the `runs` row). Strings are
+ * borrowed for the duration of the call. */
+struct rec_run_info {
+	const char *command;    /* "replay", "synth", ... */
+	const char *trace_path; /* input as given, or NULL */
+	const char *allocator;  /* policy name */
+	const char *kernel;     /* "5.4" or "6.1" */
+	const char *align;      /* "natural", "none", ... */
+	const char *slub_debug; /* letters or "-" */
+	uint32_t nr_cpus;
+	uint32_t slub_min_order, slub_max_order, slub_min_objects;
+	const char *sample_every; /* as given, e.g. "1000ev" or "10ms" */
+	const char *config_json;  /* the full configuration, for humans and hashing */
+	const char *version;      /* slabsim version string */
+};
+
+/* Final totals of a run (an UPDATE of the `runs` row by rec_run_end). */
+struct rec_run_totals {
+	uint64_t events;        /* slab events replayed */
+	uint64_t t_first_ns, t_last_ns;
+	uint64_t final_slab_pages, peak_slab_pages, peak_slab_pages_t_ns;
+	uint64_t final_large_pages;
+	uint64_t final_live_objs, final_live_req_bytes;
+	uint64_t align_violations;
+	double wall_seconds;
+};
+
+/* A count by name: events by type, anomalies by kind, lines by kind. */
+struct rec_count {
+	const char *table; /* "event" | "anomaly" | "line" */
+	const char *kind;
+	uint64_t count;
+	uint64_t first_line; /* input line of the first occurrence, 0 if none */
+};
+
+/* Per-cache final and peak figures (the `caches` table). */
+struct rec_cache_row {
+	const char *cache;    /* name */
+	const char *alias_of; /* root cache name, or NULL */
+	bool kmalloc;
+	uint32_t object_size, slab_size, align, order, objs_per_slab;
+	uint64_t allocs, frees;
+	uint64_t live_objs, live_req_bytes;
+	uint64_t slabs, pages;             /* at the end */
+	uint64_t peak_pages, peak_pages_t_ns;
+	uint64_t peak_live_objs;
+	uint64_t waste_rounding;  /* Σ(object_size - req) over live objects */
+	uint64_t waste_layout;    /* live * (slab_size - object_size) */
+	uint64_t waste_free_slots;/* free slots * slab_size */
+	uint64_t waste_tail;      /* slabs * (slab bytes - objs_per_slab * slab_size) */
+	uint64_t align_violations;
+};
+
+/* Per-call-site figures (the `sites` table). */
+struct rec_site_row {
+	const char *call_site;
+	uint64_t allocs, frees;
+	uint64_t bytes_req, bytes_alloc, bytes_alloc_trace; /* sums over allocations */
+	uint64_t live_objs, live_req_bytes;
+	uint64_t align_violations;
+	uint64_t pingpong; /* frees on another CPU than the allocation */
+};
+
+/* Alignment violations by (cache, call site, size) (the `violations` table). */
+struct rec_violation_row {
+	const char *cache;
+	const char *call_site;
+	uint64_t size; /* the power-of-two request size */
+	uint64_t count;
+	uint64_t example_addr;
+};
+
+/* One point of the time series (the `samples` table). */
+struct rec_sample_row {
+	uint64_t seq;
+	uint64_t t_ns;
+	uint64_t event_idx; /* slab events replayed before this sample */
+	const char *label;  /* phase marker text, or NULL */
+	uint64_t slab_pages, large_pages;
+	uint64_t live_objs, live_req_bytes;
+	uint64_t waste_rounding, waste_layout, waste_free_slots, waste_tail;
+};
+
+/* Per-cache point of the time series (the `sample_caches` table). */
+struct rec_sample_cache_row {
+	uint64_t seq;
+	const char *cache;
+	uint64_t slabs, pages, live_objs, live_req_bytes;
+};
+
+struct rec;
+
+/* Open (creating if needed) the database at path and create/upgrade the
+ * schema. Errors: SLABSIM_EIO with the SQLite message and the path. */
+int rec_open(const char *path, struct rec **out, struct err *e);
+
+/* BEGIN a run: inserts the `runs` row. OUT: *run_id. */
+int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_id, struct err *e);
+
+int rec_count(struct rec *r, const struct rec_count *c, struct err *e);
+int rec_cache(struct rec *r, const struct rec_cache_row *c, struct err *e);
+int rec_site(struct rec *r, const struct rec_site_row *s, struct err *e);
+int rec_violation(struct rec *r, const struct rec_violation_row *v, struct err *e);
+int rec_sample(struct rec *r, const struct rec_sample_row *s, struct err *e);
+int rec_sample_cache(struct rec *r, const struct rec_sample_cache_row *s, struct err *e);
+
+/* End the run: with commit, write the totals and COMMIT; otherwise ROLLBACK
+ * (nothing of the run remains). */
+int rec_run_end(struct rec *r, const struct rec_run_totals *t, bool commit, struct err *e);
+
+/* Close; rolls back an open run. r may be NULL. */
+void rec_close(struct rec *r);
+
+#endif

@@ -1,0 +1,213 @@
+/* policy.h - the one interface every allocator model implements.
+ *
+ * Glossary (the kernel's words; a "page" here is always a 4 KiB page frame):
+ *   cache   a struct kmem_cache: one object geometry, its own slabs. A cache
+ *           may be an alias of another (SLUB merging); aliases share slabs.
+ *   slab    2^order contiguous, naturally aligned pages from the (simulated)
+ *           buddy allocator, cut into objs_per_slab slots of `size` bytes.
+ *   order   log2 of the pages per slab (PAGE_SIZE << order bytes).
+ *   object  what the caller gets: object_size usable bytes inside a slot.
+ *           size (sysfs slab_size, slabinfo objsize, trace bytes_alloc) is the
+ *           stride: object + red zones + free pointer + tracking + padding.
+ *   kmalloc cache  kmalloc-N / kmalloc-rcl-N / dma-kmalloc-N / kmalloc-cg-N.
+ *   large kmalloc  above the largest kmalloc cache: whole pages, no cache.
+ * Waste kinds (per cache, over live objects; they add up exactly):
+ *   slab bytes = live requested + rounding (object_size - req)
+ *              + layout (size - object_size) + free slots (free objs * size)
+ *              + tail (slabs * (slab bytes - objs_per_slab * size)).
+ *
+ * A policy is an ops table (const, shared) plus an instance (all state). Find
+ * one by name with policy_find(); configuration travels in policy_cfg, never
+ * in globals, so one process can run many configurations.
+ */
+#ifndef SLABSIM_POLICY_H
+#define SLABSIM_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define POLICY_PAGE_SHIFT 12
+#define POLICY_PAGE_SIZE  (1u << POLICY_PAGE_SHIFT)
+#define POLICY_MAX_ORDER  11 /* buddy orders 0..10 on x86_64 */
+
+/* Kernel rule profiles (reference section 8). */
+enum policy_kernel {
+	POLICY_KERNEL_5_4 = 0, /* the seed commit's kernel; default */
+	POLICY_KERNEL_6_1,     /* current traces: mid-object free pointer, 32-byte track... */
+};
+
+/* kmalloc alignment policies. */
+enum policy_align {
+	POLICY_ALIGN_NONE = 0,    /* before 59bb47985c1d (Linux 5.3) */
+	POLICY_ALIGN_NATURAL = 1, /* power-of-two sizes aligned to their size (5.4+) */
+};
+
+enum policy_kmalloc_type {
+	POLICY_KMALLOC_NORMAL = 0, /* kmalloc-N */
+	POLICY_KMALLOC_RECLAIM,    /* kmalloc-rcl-N */
+	POLICY_KMALLOC_DMA,        /* dma-kmalloc-N */
+	POLICY_KMALLOC_CGROUP,     /* kmalloc-cg-N (6.1 only; NORMAL under 5.4) */
+	POLICY_KMALLOC_NR_TYPES,
+};
+
+/* Cache flags (a subset of the kernel's SLAB_* flags, our own bit values). */
+enum {
+	POLICY_F_CONSISTENCY = 1u << 0, /* slub_debug F: SLAB_CONSISTENCY_CHECKS */
+	POLICY_F_RED_ZONE = 1u << 1,    /* Z */
+	POLICY_F_POISON = 1u << 2,      /* P */
+	POLICY_F_STORE_USER = 1u << 3,  /* U */
+	POLICY_F_TRACE = 1u << 4,       /* T */
+	POLICY_F_HWCACHE_ALIGN = 1u << 8,
+	POLICY_F_RECLAIM_ACCOUNT = 1u << 9,
+	POLICY_F_CACHE_DMA = 1u << 10,
+	POLICY_F_ACCOUNT = 1u << 11,
+	POLICY_F_TYPESAFE_BY_RCU = 1u << 12,
+	POLICY_F_KMALLOC = 1u << 13, /* 6.1 SLAB_KMALLOC; we set it under 5.4 too, harmlessly */
+	POLICY_F_DEBUG_MASK = 0x1f,  /* F Z P U T */
+};
+
+struct policy_cfg {
+	enum policy_kernel kernel;
+	enum policy_align align;
+	uint32_t slub_debug;       /* POLICY_F_* debug bits ORed into every cache */
+	uint32_t nr_cpus;          /* nr_cpu_ids = present CPUs; events name CPUs < nr_cpus */
+	uint32_t slub_min_order;   /* default 0 */
+	uint32_t slub_max_order;   /* default 3 (PAGE_ALLOC_COSTLY_ORDER) */
+	uint32_t slub_min_objects; /* default 0 = automatic */
+	bool nomerge;              /* slab_nomerge */
+	bool cpu_partial;          /* CONFIG_SLUB_CPU_PARTIAL (default true) */
+	uint32_t cache_line;       /* cache_line_size(), default 64 */
+};
+
+/* Fill *c with the defaults above (5.4, natural, no debug, 2 CPUs). */
+void policy_cfg_default(struct policy_cfg *c);
+
+/* Parse slub_debug letters ("FZPU", "-" or "" = none; bare "1"/"all" = FZPU).
+ * Returns 0 or SLABSIM_EUSAGE naming the bad letter. */
+int policy_parse_slub_debug(const char *s, uint32_t *flags, struct err *e);
+/* Letters of flags in FZPUT order into buf (at least 6 bytes); "-" for none. */
+const char *policy_slub_debug_str(uint32_t flags, char *buf);
+
+/* What kmem_cache_create() is given. */
+struct policy_cache_spec {
+	const char *name;     /* copied by the policy */
+	uint32_t object_size; /* bytes */
+	uint32_t align;       /* requested alignment (0 = none) */
+	uint32_t flags;       /* POLICY_F_*; slub_debug bits are added by the policy */
+	uint32_t usersize;    /* hardened-usercopy whitelist size; != 0 blocks merging */
+	bool ctor;            /* has a constructor */
+};
+
+/* Geometry of one cache: the /sys/kernel/slab/<cache>/ figures and the layout
+ * internals that produce them. */
+struct policy_geom {
+	uint32_t object_size;    /* sysfs object_size */
+	uint32_t size;           /* sysfs slab_size: the stride */
+	uint32_t align;          /* sysfs align (s->align) */
+	uint32_t order;          /* sysfs order */
+	uint32_t objs_per_slab;  /* sysfs objs_per_slab */
+	uint32_t inuse;          /* end of object + right red zone (SLUB s->inuse) */
+	uint32_t offset;         /* free pointer offset (SLUB s->offset) */
+	uint32_t red_left_pad;   /* bytes before the object in each slot */
+	uint32_t min_partial;    /* sysfs min_partial */
+	uint32_t cpu_partial;    /* sysfs cpu_partial (objects) */
+	uint32_t cpu_partial_slabs; /* 6.1: slab limit derived from cpu_partial */
+	uint32_t flags;          /* POLICY_F_* after slub_debug */
+};
+
+/* Figures of one cache at the current instant. */
+struct policy_cache_info {
+	const char *name; /* valid for the policy's lifetime */
+	struct policy_geom g;
+	bool kmalloc;            /* one of the kmalloc caches */
+	uint32_t alias_of;       /* id of the root cache, or its own id */
+	uint64_t nr_slabs;       /* slabs held (all lists, cpu slabs included) */
+	uint64_t nr_pages;       /* nr_slabs << order */
+	uint64_t total_objects;  /* nr_slabs * objs_per_slab */
+	uint64_t inuse_objects;  /* objects handed out and not freed */
+	uint64_t nr_partial;     /* slabs on the node partial list */
+	uint64_t free_in_partial;/* free objects in node-partial slabs (slabinfo active_objs) */
+	uint64_t cpu_slabs;      /* cpu slabs + per-CPU partial slabs */
+	uint64_t slabs_allocated;/* slabs taken from the page allocator so far */
+	uint64_t slabs_freed;    /* slabs given back so far */
+};
+
+/* Totals across the whole policy. */
+struct policy_stats {
+	uint64_t slab_pages;  /* pages in slabs of all caches */
+	uint64_t large_pages; /* pages of large kmallocs (no cache) */
+	uint64_t large_objs;  /* live large kmallocs */
+	uint64_t buddy_pages; /* pages the simulated buddy allocator has handed out */
+};
+
+#define POLICY_KMALLOC  UINT32_MAX /* policy_alloc_req.cache: a kmalloc */
+#define POLICY_NO_CACHE UINT32_MAX /* policy_obj.cache: page-allocator object */
+
+struct policy_alloc_req {
+	uint32_t cache;  /* id from cache_create, or POLICY_KMALLOC */
+	uint64_t size;   /* kmalloc: bytes requested; ignored for cache allocs */
+	enum policy_kmalloc_type ktype;
+	uint32_t cpu;    /* < cfg.nr_cpus */
+	int32_t node;    /* requested node, -1 = any */
+};
+
+/* An allocated object as the policy describes it. The caller keeps it and
+ * hands it back to free(). */
+struct policy_obj {
+	uint64_t addr;        /* simulated address (never a host pointer) */
+	uint32_t cache;       /* serving cache id, or POLICY_NO_CACHE */
+	uint32_t order;       /* page order, for POLICY_NO_CACHE objects */
+	uint64_t bytes_alloc; /* what the kernel would trace as bytes_alloc */
+	uint64_t size;        /* bytes requested (kept for allocators that need it) */
+};
+
+struct policy;
+
+struct policy_ops {
+	const char *name; /* "slub", "exact", ... */
+	const char *desc; /* one line for --help */
+	/* Create an instance; it creates the kmalloc caches at once (boot). */
+	int (*create)(const struct policy_cfg *cfg, struct policy **out, struct err *e);
+	/* Free everything; p may be NULL. */
+	void (*destroy)(struct policy *p);
+	/* kmem_cache_create(): may merge into an existing cache; OUT: *id is the
+	 * id to allocate from (an alias has its own id and name, sharing the
+	 * root's slabs). Errors: SLABSIM_EUSAGE for an impossible geometry. */
+	int (*cache_create)(struct policy *p, const struct policy_cache_spec *spec, uint32_t *id,
+			    struct err *e);
+	/* Allocate. Errors: SLABSIM_EUSAGE (bad cache id, size above the
+	 * allocator's kmalloc maximum), SLABSIM_ENOMEM. */
+	int (*alloc)(struct policy *p, const struct policy_alloc_req *r, struct policy_obj *out,
+		     struct err *e);
+	/* Free an object obtained from alloc, on CPU cpu. */
+	int (*free)(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e);
+	/* Number of cache ids (0..n-1), aliases included. */
+	uint32_t (*nr_caches)(const struct policy *p);
+	/* Figures of cache id. For an alias the slab figures are the root's. */
+	void (*cache_info)(const struct policy *p, uint32_t id, struct policy_cache_info *out);
+	/* Which cache a kmalloc of size and type would use (POLICY_NO_CACHE for a
+	 * large kmalloc or an allocator without kmalloc caches). */
+	uint32_t (*kmalloc_cache)(const struct policy *p, uint64_t size,
+				  enum policy_kmalloc_type t);
+	void (*stats)(const struct policy *p, struct policy_stats *out);
+	/* Walk every invariant; SLABSIM_EMODEL with a message on the first
+	 * violation. Costly: for tests and --check. */
+	int (*check)(const struct policy *p, struct err *e);
+};
+
+/* The table of all policies, NULL-terminated. */
+extern const struct policy_ops *const policy_table[];
+
+/* Look up a policy by name; NULL if unknown. */
+const struct policy_ops *policy_find(const char *name);
+
+/* Base every instance embeds first, so generic code can reach its ops and
+ * configuration. */
+struct policy {
+	const struct policy_ops *ops;
+	struct policy_cfg cfg;
+};
+
+#endif
