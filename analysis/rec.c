@@ -1,1 +1,814 @@
-/* placeholder: being written */ typedef int placeholder_t;
+/* rec.c - the SQLite results recorder behind rec.h.
+ *
+ * Owns one sqlite3 connection, the schema (kept in step with docs/schema.md)
+ * and one prepared statement per kind of row, prepared in rec_open() and
+ * reused for every row. A run is one transaction: rec_run_begin() runs BEGIN
+ * IMMEDIATE and the `runs` INSERT, rec_run_end() the totals UPDATE and COMMIT
+ * or ROLLBACK, so millions of sample rows cost one journal sync and an
+ * interrupted run leaves nothing behind. Nothing here prints or aborts: every
+ * SQLite failure comes back as SLABSIM_EIO naming the database path.
+ */
+#include "rec.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#ifndef SLABSIM_VERSION
+#define SLABSIM_VERSION "unknown"
+#endif
+
+/* PRAGMA application_id: "slab" in ASCII. Marks a file as ours, so that
+ * rec_open() never adds tables to somebody else's database. */
+#define REC_APPLICATION_ID 0x736c6162
+
+/* Readers (the sqlite3 shell, plot scripts) hold short shared locks; wait for
+ * them rather than fail. A run holds the write lock for its whole replay, so
+ * no timeout lets two replays share one file: parallel sweeps write one
+ * database each and merge them afterwards (docs/schema.md). */
+#define REC_BUSY_TIMEOUT_MS 5000
+
+/* Page cache for the connection, in KiB (negative means KiB to SQLite). A
+ * run's sample rows are inserted in key order, so a larger cache only delays
+ * spilling dirty pages; 16 MiB keeps typical runs in memory until COMMIT. */
+#define REC_CACHE_KIB 16384
+
+/*
+ * Version 1 schema. Every child table is keyed by run_id first, so deleting a
+ * run (ON DELETE CASCADE) and joining by run are index lookups. Tables with a
+ * composite key and small rows are WITHOUT ROWID: the key is stored once,
+ * as the clustered b-tree key, instead of once in a rowid table and again in
+ * its primary-key index. STRICT tables would need SQLite 3.37 to open and
+ * results files travel, so column types are declared but not enforced.
+ * AUTOINCREMENT keeps the run_id of a deleted run from being handed out again
+ * (notes and plots cite run ids); a rolled-back run's id is reused since
+ * nothing can cite it.
+ */
+static const char schema_v1_sql[] =
+	"CREATE TABLE IF NOT EXISTS runs ("
+	" run_id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" created_utc TEXT NOT NULL,"
+	" finished_utc TEXT,"
+	" status TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'done')),"
+	" version TEXT NOT NULL,"
+	" command TEXT NOT NULL,"
+	" trace_path TEXT,"
+	" allocator TEXT NOT NULL,"
+	" kernel TEXT,"
+	" align TEXT,"
+	" slub_debug TEXT,"
+	" nr_cpus INTEGER NOT NULL,"
+	" slub_min_order INTEGER NOT NULL,"
+	" slub_max_order INTEGER NOT NULL,"
+	" slub_min_objects INTEGER NOT NULL,"
+	" sample_every TEXT,"
+	" config_json TEXT,"
+	" config_hash TEXT NOT NULL,"
+	" events INTEGER,"
+	" t_first_ns INTEGER,"
+	" t_last_ns INTEGER,"
+	" final_slab_pages INTEGER,"
+	" peak_slab_pages INTEGER,"
+	" peak_slab_pages_t_ns INTEGER,"
+	" final_large_pages INTEGER,"
+	" final_live_objs INTEGER,"
+	" final_live_req_bytes INTEGER,"
+	" align_violations INTEGER,"
+	" wall_seconds REAL"
+	");"
+	"CREATE INDEX IF NOT EXISTS runs_by_config ON runs (config_hash);"
+	"CREATE TABLE IF NOT EXISTS counts ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" tbl TEXT NOT NULL,"
+	" kind TEXT NOT NULL,"
+	" count INTEGER NOT NULL,"
+	" first_line INTEGER NOT NULL,"
+	" PRIMARY KEY (run_id, tbl, kind)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS caches ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" cache TEXT NOT NULL,"
+	" alias_of TEXT,"
+	" kmalloc INTEGER NOT NULL CHECK (kmalloc IN (0, 1)),"
+	" object_size INTEGER NOT NULL,"
+	" slab_size INTEGER NOT NULL,"
+	" align INTEGER NOT NULL,"
+	" slab_order INTEGER NOT NULL,"
+	" objs_per_slab INTEGER NOT NULL,"
+	" allocs INTEGER NOT NULL,"
+	" frees INTEGER NOT NULL,"
+	" live_objs INTEGER NOT NULL,"
+	" live_req_bytes INTEGER NOT NULL,"
+	" slabs INTEGER NOT NULL,"
+	" pages INTEGER NOT NULL,"
+	" peak_pages INTEGER NOT NULL,"
+	" peak_pages_t_ns INTEGER NOT NULL,"
+	" peak_live_objs INTEGER NOT NULL,"
+	" waste_rounding INTEGER NOT NULL,"
+	" waste_layout INTEGER NOT NULL,"
+	" waste_free_slots INTEGER NOT NULL,"
+	" waste_tail INTEGER NOT NULL,"
+	" align_violations INTEGER NOT NULL,"
+	" PRIMARY KEY (run_id, cache)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS sites ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" call_site TEXT NOT NULL,"
+	" allocs INTEGER NOT NULL,"
+	" frees INTEGER NOT NULL,"
+	" bytes_req INTEGER NOT NULL,"
+	" bytes_alloc INTEGER NOT NULL,"
+	" bytes_alloc_trace INTEGER NOT NULL,"
+	" live_objs INTEGER NOT NULL,"
+	" live_req_bytes INTEGER NOT NULL,"
+	" align_violations INTEGER NOT NULL,"
+	" pingpong INTEGER NOT NULL,"
+	" PRIMARY KEY (run_id, call_site)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS violations ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" cache TEXT NOT NULL,"
+	" call_site TEXT NOT NULL,"
+	" size INTEGER NOT NULL,"
+	" count INTEGER NOT NULL,"
+	" example_addr INTEGER NOT NULL,"
+	" PRIMARY KEY (run_id, cache, call_site, size)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS samples ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" seq INTEGER NOT NULL,"
+	" t_ns INTEGER NOT NULL,"
+	" event_idx INTEGER NOT NULL,"
+	" label TEXT,"
+	" slab_pages INTEGER NOT NULL,"
+	" large_pages INTEGER NOT NULL,"
+	" live_objs INTEGER NOT NULL,"
+	" live_req_bytes INTEGER NOT NULL,"
+	" waste_rounding INTEGER NOT NULL,"
+	" waste_layout INTEGER NOT NULL,"
+	" waste_free_slots INTEGER NOT NULL,"
+	" waste_tail INTEGER NOT NULL,"
+	" PRIMARY KEY (run_id, seq)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS sample_caches ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" seq INTEGER NOT NULL,"
+	" cache TEXT NOT NULL,"
+	" slabs INTEGER NOT NULL,"
+	" pages INTEGER NOT NULL,"
+	" live_objs INTEGER NOT NULL,"
+	" live_req_bytes INTEGER NOT NULL,"
+	" PRIMARY KEY (run_id, seq, cache)"
+	") WITHOUT ROWID;";
+
+#define REC_NOW_UTC "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+enum stmt_id {
+	ST_BEGIN,
+	ST_COMMIT,
+	ST_ROLLBACK,
+	ST_RUN_INSERT,
+	ST_RUN_FINISH,
+	ST_COUNT,
+	ST_CACHE,
+	ST_SITE,
+	ST_VIOLATION,
+	ST_SAMPLE,
+	ST_SAMPLE_CACHE,
+	NR_STMT,
+};
+
+/* Parameters are positional: the bind_* calls in each writer follow these
+ * column lists exactly, and row_step() asserts the count. */
+static const char *const stmt_sql[NR_STMT] = {
+	/* IMMEDIATE takes the write lock now, so a busy database fails at
+	 * rec_run_begin() rather than at the first row of a long replay. */
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
+	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_RUN_INSERT] = "INSERT INTO runs (created_utc, status, version, command, trace_path,"
+			  " allocator, kernel, align, slub_debug, nr_cpus, slub_min_order,"
+			  " slub_max_order, slub_min_objects, sample_every, config_json,"
+			  " config_hash) VALUES (" REC_NOW_UTC ", 'running', ?, ?, ?, ?, ?, ?,"
+			  " ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_RUN_FINISH] = "UPDATE runs SET finished_utc = " REC_NOW_UTC ", status = 'done',"
+			  " events = ?, t_first_ns = ?, t_last_ns = ?, final_slab_pages = ?,"
+			  " peak_slab_pages = ?, peak_slab_pages_t_ns = ?, final_large_pages = ?,"
+			  " final_live_objs = ?, final_live_req_bytes = ?, align_violations = ?,"
+			  " wall_seconds = ? WHERE run_id = ?",
+	[ST_COUNT] = "INSERT INTO counts (run_id, tbl, kind, count, first_line)"
+		     " VALUES (?, ?, ?, ?, ?)",
+	[ST_CACHE] =
+		"INSERT INTO caches (run_id, cache, alias_of, kmalloc, object_size, slab_size,"
+		" align, slab_order, objs_per_slab, allocs, frees, live_objs, live_req_bytes,"
+		" slabs, pages, peak_pages, peak_pages_t_ns, peak_live_objs, waste_rounding,"
+		" waste_layout, waste_free_slots, waste_tail, align_violations)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_SITE] = "INSERT INTO sites (run_id, call_site, allocs, frees, bytes_req, bytes_alloc,"
+		    " bytes_alloc_trace, live_objs, live_req_bytes, align_violations, pingpong)"
+		    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_VIOLATION] = "INSERT INTO violations (run_id, cache, call_site, size, count,"
+			 " example_addr) VALUES (?, ?, ?, ?, ?, ?)",
+	[ST_SAMPLE] = "INSERT INTO samples (run_id, seq, t_ns, event_idx, label, slab_pages,"
+		      " large_pages, live_objs, live_req_bytes, waste_rounding, waste_layout,"
+		      " waste_free_slots, waste_tail)"
+		      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_SAMPLE_CACHE] = "INSERT INTO sample_caches (run_id, seq, cache, slabs, pages,"
+			    " live_objs, live_req_bytes) VALUES (?, ?, ?, ?, ?, ?, ?)",
+};
+
+enum rec_state {
+	REC_IDLE,     /* no transaction */
+	REC_RUN_OPEN, /* inside the run's transaction */
+	REC_RUN_LOST, /* SQLite rolled the run back after an error; awaiting rec_run_end() */
+};
+
+struct rec {
+	sqlite3 *db;
+	char *path; /* owned copy, for messages */
+	sqlite3_stmt *stmt[NR_STMT];
+	enum rec_state state;
+	int64_t run_id; /* valid unless REC_IDLE */
+};
+
+/* Fill e from the connection's last error. SQLITE_NOTADB (raised by the first
+ * statement that reads the file) gets its own wording: it means the user
+ * pointed us at the wrong file, not that SQLite failed. */
+static int db_error(const struct rec *r, int rc, const char *what, struct err *e)
+{
+	const char *msg = r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc);
+
+	if ((rc & 0xff) == SQLITE_NOTADB)
+		return err_at(e, SLABSIM_EIO, r->path, 0, "not a slabsim/SQLite database (%s)",
+			      msg);
+	return err_at(e, SLABSIM_EIO, r->path, 0, "%s: %s", what, msg);
+}
+
+/* Run one or more statements that return no rows we need. */
+static int exec_sql(struct rec *r, const char *sql, const char *what, struct err *e)
+{
+	int rc = sqlite3_exec(r->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : db_error(r, rc, what, e);
+}
+
+/* Read a single integer, e.g. a PRAGMA value or a count. */
+static int query_int(struct rec *r, const char *sql, int64_t *out, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(r->db, sql, -1, &st, NULL);
+
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			*out = sqlite3_column_int64(st, 0);
+			rc = SQLITE_OK;
+		} else if (rc == SQLITE_DONE) {
+			*out = 0;
+			rc = SQLITE_OK;
+		}
+	}
+	if (rc != SQLITE_OK) {
+		int ret = db_error(r, rc, "cannot read the database", e);
+		sqlite3_finalize(st);
+		return ret;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Create or check the schema inside one write transaction, so two processes
+ * opening a new file at once cannot both create it. */
+static int setup_schema(struct rec *r, struct err *e)
+{
+	int64_t app_id, version, nr_objects;
+	char pragmas[128];
+	int ret;
+
+	ret = exec_sql(r, "BEGIN IMMEDIATE", "cannot lock the database", e);
+	if (ret)
+		return ret;
+	ret = query_int(r, "PRAGMA application_id", &app_id, e);
+	if (!ret)
+		ret = query_int(r, "PRAGMA user_version", &version, e);
+	if (!ret)
+		ret = query_int(r, "SELECT count(*) FROM sqlite_master", &nr_objects, e);
+	if (ret)
+		goto rollback;
+
+	if (app_id != REC_APPLICATION_ID && (app_id != 0 || nr_objects != 0)) {
+		ret = err_at(e, SLABSIM_EIO, r->path, 0,
+			     "a SQLite database, but not a slabsim results database "
+			     "(application_id %#" PRIx64 ", %" PRId64 " schema objects)",
+			     (uint64_t)app_id, nr_objects);
+		goto rollback;
+	}
+	if (version > REC_SCHEMA_VERSION) {
+		ret = err_at(e, SLABSIM_EIO, r->path, 0,
+			     "schema version %" PRId64 " is newer than this slabsim's (%d)",
+			     version, REC_SCHEMA_VERSION);
+		goto rollback;
+	}
+	/* Version 1 is the first schema. A later version bumps
+	 * REC_SCHEMA_VERSION and upgrades from `version` here, step by step,
+	 * before the CREATE ... IF NOT EXISTS of the current tables. */
+	ret = exec_sql(r, schema_v1_sql, "cannot create the schema", e);
+	if (ret)
+		goto rollback;
+	/* Leave an up-to-date file unmodified: opening must not change the
+	 * bytes (or need a writable directory for the journal). */
+	if (app_id == REC_APPLICATION_ID && version == REC_SCHEMA_VERSION)
+		return exec_sql(r, "COMMIT", "cannot commit the schema", e);
+	(void)snprintf(pragmas, sizeof(pragmas),
+		       "PRAGMA application_id = %d; PRAGMA user_version = %d", REC_APPLICATION_ID,
+		       REC_SCHEMA_VERSION);
+	ret = exec_sql(r, pragmas, "cannot record the schema version", e);
+	if (ret)
+		goto rollback;
+	return exec_sql(r, "COMMIT", "cannot commit the schema", e);
+
+rollback:
+	(void)sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+	return ret;
+}
+
+int rec_open(const char *path, struct rec **out, struct err *e)
+{
+	struct rec *r;
+	char pragmas[128];
+	int64_t nr_objects;
+	int rc, ret;
+
+	*out = NULL;
+	if (!path || !*path)
+		return err_set(e, SLABSIM_EUSAGE, "rec_open: no database path given");
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return err_set(e, SLABSIM_ENOMEM, "%s: out of memory", path);
+	r->path = strdup(path);
+	if (!r->path) {
+		free(r);
+		return err_set(e, SLABSIM_ENOMEM, "%s: out of memory", path);
+	}
+
+	rc = sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		ret = db_error(r, rc, "cannot open database", e);
+		goto fail;
+	}
+	(void)sqlite3_busy_timeout(r->db, REC_BUSY_TIMEOUT_MS);
+
+	/* The first statement that reads the file: a text file or anything
+	 * else that is not SQLite fails here with SQLITE_NOTADB. */
+	ret = query_int(r, "SELECT count(*) FROM sqlite_master", &nr_objects, e);
+	if (ret)
+		goto fail;
+	/* SQLite silently opens a write-protected file read-only; say so now
+	 * rather than fail at the first run's BEGIN. */
+	if (sqlite3_db_readonly(r->db, "main") == 1) {
+		ret = err_at(e, SLABSIM_EIO, r->path, 0,
+			     "database is read-only (check the file's permissions)");
+		goto fail;
+	}
+
+	/*
+	 * Rollback journal (DELETE), not WAL: results files are copied, mailed
+	 * and merged. A WAL database keeps committed data in a -wal file until
+	 * a checkpoint, so copying only the .db can lose runs; with DELETE the
+	 * .db is complete whenever no run is open. WAL's concurrent readers
+	 * buy little here, since a run is a single writer and transaction.
+	 * This also turns a copied WAL database back into a one-file one.
+	 */
+	(void)snprintf(pragmas, sizeof(pragmas),
+		       "PRAGMA journal_mode = DELETE; PRAGMA foreign_keys = ON;"
+		       " PRAGMA cache_size = -%d",
+		       REC_CACHE_KIB);
+	ret = exec_sql(r, pragmas, "cannot configure the connection", e);
+	if (ret)
+		goto fail;
+	ret = setup_schema(r, e);
+	if (ret)
+		goto fail;
+
+	for (int i = 0; i < NR_STMT; i++) {
+		rc = sqlite3_prepare_v3(r->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+					&r->stmt[i], NULL);
+		if (rc != SQLITE_OK) {
+			ret = db_error(r, rc, "cannot prepare statement", e);
+			goto fail;
+		}
+	}
+	*out = r;
+	return 0;
+
+fail:
+	rec_close(r);
+	return ret;
+}
+
+/* Step a statement that returns no row, then make it reusable. Bindings are
+ * cleared so no borrowed string (bound SQLITE_STATIC) outlives the call. */
+static int step_done(struct rec *r, enum stmt_id id, const char *what, struct err *e)
+{
+	sqlite3_stmt *st = r->stmt[id];
+	int rc = sqlite3_step(st);
+	int ret = 0;
+
+	if (rc != SQLITE_DONE)
+		ret = db_error(r, rc, what, e);
+	(void)sqlite3_reset(st);
+	(void)sqlite3_clear_bindings(st);
+	return ret;
+}
+
+/* Positional binding with the first failure kept, so writers read as a list
+ * of columns. uint64_t goes in as its two's-complement bit pattern: counters
+ * stay below 2^63 (a negative one means the model underflowed), addresses
+ * round-trip exactly when read back as uint64_t. */
+struct bind {
+	sqlite3_stmt *st;
+	int n;
+	int rc;
+};
+
+static struct bind bind_start(struct rec *r, enum stmt_id id)
+{
+	struct bind b = {.st = r->stmt[id], .n = 0, .rc = SQLITE_OK};
+	return b;
+}
+
+static int64_t u64_bits(uint64_t v)
+{
+	int64_t s;
+
+	memcpy(&s, &v, sizeof(s));
+	return s;
+}
+
+static void bind_i64(struct bind *b, int64_t v)
+{
+	b->n++;
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_int64(b->st, b->n, v);
+}
+
+static void bind_u64(struct bind *b, uint64_t v)
+{
+	bind_i64(b, u64_bits(v));
+}
+
+static void bind_double(struct bind *b, double v)
+{
+	b->n++;
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_double(b->st, b->n, v);
+}
+
+/* NULL binds SQL NULL; a NOT NULL column then reports which one. */
+static void bind_text(struct bind *b, const char *s)
+{
+	b->n++;
+	if (b->rc != SQLITE_OK)
+		return;
+	if (s)
+		b->rc = sqlite3_bind_text(b->st, b->n, s, -1, SQLITE_STATIC);
+	else
+		b->rc = sqlite3_bind_null(b->st, b->n);
+}
+
+static int bind_check(struct rec *r, const struct bind *b, const char *what, struct err *e)
+{
+	assert(b->n == sqlite3_bind_parameter_count(b->st));
+	if (b->rc == SQLITE_OK)
+		return 0;
+	(void)sqlite3_clear_bindings(b->st);
+	return db_error(r, b->rc, what, e);
+}
+
+/* Called after a failed statement inside a run: some errors (I/O, disk
+ * full, out of memory) make SQLite roll the whole transaction back. */
+static void note_lost_run(struct rec *r, struct err *e)
+{
+	size_t n;
+
+	if (r->state != REC_RUN_OPEN || !sqlite3_get_autocommit(r->db))
+		return;
+	r->state = REC_RUN_LOST;
+	if (!e)
+		return;
+	n = strlen(e->msg);
+	(void)snprintf(e->msg + n, sizeof(e->msg) - n, "; run %" PRId64 " was rolled back",
+		       r->run_id);
+}
+
+static int no_run(const struct rec *r, const char *fn, struct err *e)
+{
+	if (r->state == REC_RUN_LOST)
+		return err_at(e, SLABSIM_EIO, r->path, 0,
+			      "%s: run %" PRId64 " was rolled back after an earlier error", fn,
+			      r->run_id);
+	return err_at(e, SLABSIM_EUSAGE, r->path, 0, "%s: no run is open (call rec_run_begin)", fn);
+}
+
+/* Bind-check, step and account for a row of the open run. */
+static int row_step(struct rec *r, const struct bind *b, enum stmt_id id, const char *table,
+		    struct err *e)
+{
+	char what[64];
+	int ret;
+
+	(void)snprintf(what, sizeof(what), "cannot insert into %s (run %" PRId64 ")", table,
+		       r->run_id);
+	ret = bind_check(r, b, what, e);
+	if (!ret)
+		ret = step_done(r, id, what, e);
+	if (ret)
+		note_lost_run(r, e);
+	return ret;
+}
+
+static const uint64_t fnv64_offset = 0xcbf29ce484222325u;
+static const uint64_t fnv64_prime = 0x100000001b3u;
+
+static uint64_t fnv1a64(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= fnv64_prime;
+	}
+	return h;
+}
+
+void rec_config_hash(const char *config_json, const char *trace_path,
+		     char hex[REC_CONFIG_HASH_LEN + 1])
+{
+	uint64_t h = fnv64_offset;
+
+	if (config_json)
+		h = fnv1a64(h, config_json, strlen(config_json));
+	/* The 0 byte keeps ("ab", "c") and ("a", "bc") apart. */
+	if (trace_path) {
+		h = fnv1a64(h, "", 1);
+		h = fnv1a64(h, trace_path, strlen(trace_path));
+	}
+	(void)snprintf(hex, REC_CONFIG_HASH_LEN + 1, "%016" PRIx64, h);
+}
+
+int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_id, struct err *e)
+{
+	char hash[REC_CONFIG_HASH_LEN + 1];
+	struct bind b;
+	int ret;
+
+	if (r->state != REC_IDLE)
+		return err_at(e, SLABSIM_EUSAGE, r->path, 0,
+			      "rec_run_begin: run %" PRId64
+			      " is already open; end it with rec_run_end first",
+			      r->run_id);
+
+	ret = step_done(r, ST_BEGIN, "cannot begin a run", e);
+	if (ret)
+		return ret;
+
+	rec_config_hash(info->config_json, info->trace_path, hash);
+	b = bind_start(r, ST_RUN_INSERT);
+	bind_text(&b, info->version ? info->version : SLABSIM_VERSION);
+	bind_text(&b, info->command);
+	bind_text(&b, info->trace_path);
+	bind_text(&b, info->allocator);
+	bind_text(&b, info->kernel);
+	bind_text(&b, info->align);
+	bind_text(&b, info->slub_debug);
+	bind_i64(&b, info->nr_cpus);
+	bind_i64(&b, info->slub_min_order);
+	bind_i64(&b, info->slub_max_order);
+	bind_i64(&b, info->slub_min_objects);
+	bind_text(&b, info->sample_every);
+	bind_text(&b, info->config_json);
+	bind_text(&b, hash);
+	ret = bind_check(r, &b, "cannot insert into runs", e);
+	if (!ret)
+		ret = step_done(r, ST_RUN_INSERT, "cannot insert into runs", e);
+	if (ret) {
+		(void)step_done(r, ST_ROLLBACK, "", NULL);
+		return ret;
+	}
+	r->run_id = sqlite3_last_insert_rowid(r->db);
+	r->state = REC_RUN_OPEN;
+	if (run_id)
+		*run_id = r->run_id;
+	return 0;
+}
+
+int rec_count(struct rec *r, const struct rec_count *c, struct err *e)
+{
+	struct bind b;
+
+	if (r->state != REC_RUN_OPEN)
+		return no_run(r, "rec_count", e);
+	b = bind_start(r, ST_COUNT);
+	bind_i64(&b, r->run_id);
+	bind_text(&b, c->table);
+	bind_text(&b, c->kind);
+	bind_u64(&b, c->count);
+	bind_u64(&b, c->first_line);
+	return row_step(r, &b, ST_COUNT, "counts", e);
+}
+
+int rec_cache(struct rec *r, const struct rec_cache_row *c, struct err *e)
+{
+	struct bind b;
+
+	if (r->state != REC_RUN_OPEN)
+		return no_run(r, "rec_cache", e);
+	b = bind_start(r, ST_CACHE);
+	bind_i64(&b, r->run_id);
+	bind_text(&b, c->cache);
+	bind_text(&b, c->alias_of);
+	bind_i64(&b, c->kmalloc ? 1 : 0);
+	bind_i64(&b, c->object_size);
+	bind_i64(&b, c->slab_size);
+	bind_i64(&b, c->align);
+	bind_i64(&b, c->order);
+	bind_i64(&b, c->objs_per_slab);
+	bind_u64(&b, c->allocs);
+	bind_u64(&b, c->frees);
+	bind_u64(&b, c->live_objs);
+	bind_u64(&b, c->live_req_bytes);
+	bind_u64(&b, c->slabs);
+	bind_u64(&b, c->pages);
+	bind_u64(&b, c->peak_pages);
+	bind_u64(&b, c->peak_pages_t_ns);
+	bind_u64(&b, c->peak_live_objs);
+	bind_u64(&b, c->waste_rounding);
+	bind_u64(&b, c->waste_layout);
+	bind_u64(&b, c->waste_free_slots);
+	bind_u64(&b, c->waste_tail);
+	bind_u64(&b, c->align_violations);
+	return row_step(r, &b, ST_CACHE, "caches", e);
+}
+
+int rec_site(struct rec *r, const struct rec_site_row *s, struct err *e)
+{
+	struct bind b;
+
+	if (r->state != REC_RUN_OPEN)
+		return no_run(r, "rec_site", e);
+	b = bind_start(r, ST_SITE);
+	bind_i64(&b, r->run_id);
+	bind_text(&b, s->call_site);
+	bind_u64(&b, s->allocs);
+	bind_u64(&b, s->frees);
+	bind_u64(&b, s->bytes_req);
+	bind_u64(&b, s->bytes_alloc);
+	bind_u64(&b, s->bytes_alloc_trace);
+	bind_u64(&b, s->live_objs);
+	bind_u64(&b, s->live_req_bytes);
+	bind_u64(&b, s->align_violations);
+	bind_u64(&b, s->pingpong);
+	return row_step(r, &b, ST_SITE, "sites", e);
+}
+
+int rec_violation(struct rec *r, const struct rec_violation_row *v, struct err *e)
+{
+	struct bind b;
+
+	if (r->state != REC_RUN_OPEN)
+		return no_run(r, "rec_violation", e);
+	b = bind_start(r, ST_VIOLATION);
+	bind_i64(&b, r->run_id);
+	bind_text(&b, v->cache);
+	bind_text(&b, v->call_site);
+	bind_u64(&b, v->size);
+	bind_u64(&b, v->count);
+	bind_u64(&b, v->example_addr);
+	return row_step(r, &b, ST_VIOLATION, "violations", e);
+}
+
+int rec_sample(struct rec *r, const struct rec_sample_row *s, struct err *e)
+{
+	struct bind b;
+
+	if (r->state != REC_RUN_OPEN)
+		return no_run(r, "rec_sample", e);
+	b = bind_start(r, ST_SAMPLE);
+	bind_i64(&b, r->run_id);
+	bind_u64(&b, s->seq);
+	bind_u64(&b, s->t_ns);
+	bind_u64(&b, s->event_idx);
+	bind_text(&b, s->label);
+	bind_u64(&b, s->slab_pages);
+	bind_u64(&b, s->large_pages);
+	bind_u64(&b, s->live_objs);
+	bind_u64(&b, s->live_req_bytes);
+	bind_u64(&b, s->waste_rounding);
+	bind_u64(&b, s->waste_layout);
+	bind_u64(&b, s->waste_free_slots);
+	bind_u64(&b, s->waste_tail);
+	return row_step(r, &b, ST_SAMPLE, "samples", e);
+}
+
+int rec_sample_cache(struct rec *r, const struct rec_sample_cache_row *s, struct err *e)
+{
+	struct bind b;
+
+	if (r->state != REC_RUN_OPEN)
+		return no_run(r, "rec_sample_cache", e);
+	b = bind_start(r, ST_SAMPLE_CACHE);
+	bind_i64(&b, r->run_id);
+	bind_u64(&b, s->seq);
+	bind_text(&b, s->cache);
+	bind_u64(&b, s->slabs);
+	bind_u64(&b, s->pages);
+	bind_u64(&b, s->live_objs);
+	bind_u64(&b, s->live_req_bytes);
+	return row_step(r, &b, ST_SAMPLE_CACHE, "sample_caches", e);
+}
+
+/* Roll back whatever is left of the run; the run is over either way. */
+static void end_run(struct rec *r)
+{
+	if (!sqlite3_get_autocommit(r->db))
+		(void)step_done(r, ST_ROLLBACK, "", NULL);
+	r->state = REC_IDLE;
+}
+
+int rec_run_end(struct rec *r, const struct rec_run_totals *t, bool commit, struct err *e)
+{
+	struct bind b;
+	char what[64];
+	int ret;
+
+	if (r->state == REC_IDLE)
+		return no_run(r, "rec_run_end", e);
+	if (!commit) {
+		end_run(r);
+		return 0;
+	}
+	if (r->state == REC_RUN_LOST) {
+		ret = no_run(r, "rec_run_end", e);
+		end_run(r);
+		return ret;
+	}
+	if (!t) {
+		end_run(r);
+		return err_at(e, SLABSIM_EUSAGE, r->path, 0,
+			      "rec_run_end: no totals to commit; run %" PRId64 " was rolled back",
+			      r->run_id);
+	}
+
+	(void)snprintf(what, sizeof(what), "cannot finish run %" PRId64, r->run_id);
+	b = bind_start(r, ST_RUN_FINISH);
+	bind_u64(&b, t->events);
+	bind_u64(&b, t->t_first_ns);
+	bind_u64(&b, t->t_last_ns);
+	bind_u64(&b, t->final_slab_pages);
+	bind_u64(&b, t->peak_slab_pages);
+	bind_u64(&b, t->peak_slab_pages_t_ns);
+	bind_u64(&b, t->final_large_pages);
+	bind_u64(&b, t->final_live_objs);
+	bind_u64(&b, t->final_live_req_bytes);
+	bind_u64(&b, t->align_violations);
+	bind_double(&b, t->wall_seconds);
+	bind_i64(&b, r->run_id);
+	ret = bind_check(r, &b, what, e);
+	if (!ret)
+		ret = step_done(r, ST_RUN_FINISH, what, e);
+	if (!ret && sqlite3_changes(r->db) != 1)
+		ret = err_at(e, SLABSIM_EIO, r->path, 0, "%s: its runs row is missing", what);
+	if (!ret)
+		ret = step_done(r, ST_COMMIT, what, e);
+	if (ret) {
+		/* COMMIT can fail and leave the transaction open (SQLITE_BUSY
+		 * past the timeout); the contract is that the run is over. */
+		if (e && e->code == ret) {
+			size_t n = strlen(e->msg);
+			(void)snprintf(e->msg + n, sizeof(e->msg) - n,
+				       "; run %" PRId64 " was rolled back", r->run_id);
+		}
+		end_run(r);
+		return ret;
+	}
+	r->state = REC_IDLE;
+	return 0;
+}
+
+void rec_close(struct rec *r)
+{
+	if (!r)
+		return;
+	if (r->db && !sqlite3_get_autocommit(r->db))
+		(void)sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+	for (int i = 0; i < NR_STMT; i++)
+		(void)sqlite3_finalize(r->stmt[i]);
+	/* Every statement is finalized, so close cannot be SQLITE_BUSY. */
+	(void)sqlite3_close(r->db);
+	free(r->path);
+	free(r);
+}

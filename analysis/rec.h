@@ -106,13 +106,27 @@ struct rec_sample_cache_row {
 
 struct rec;
 
+/* Schema version stored in PRAGMA user_version (docs/schema.md). */
+#define REC_SCHEMA_VERSION 1
+
 /* Open (creating if needed) the database at path and create/upgrade the
- * schema. Errors: SLABSIM_EIO with the SQLite message and the path. */
+ * schema. OUT: *out, owned by the caller, released with rec_close(); NULL on
+ * error. Errors: SLABSIM_EIO with the path and the SQLite message, including
+ * a file that is not a SQLite database, a SQLite database that is not a
+ * slabsim one, a newer schema, and a read-only file. */
 int rec_open(const char *path, struct rec **out, struct err *e);
 
-/* BEGIN a run: inserts the `runs` row. OUT: *run_id. */
+/* BEGIN a run: inserts the `runs` row (status 'running'). OUT: *run_id (may
+ * be NULL); the id is only kept if the run commits, a rolled-back id is
+ * reused. Errors: SLABSIM_EUSAGE if a run is already open, SLABSIM_EIO. */
 int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_id, struct err *e);
 
+/* Row writers: one INSERT into the open run. Strings are borrowed for the
+ * call. uint64_t values are stored as SQLite's signed 64-bit integers; values
+ * of 2^63 or more are not expected except addresses, which keep their bit
+ * pattern (docs/schema.md). Errors: SLABSIM_EUSAGE without an open run,
+ * SLABSIM_EIO (e.g. a duplicate key); after an error that made SQLite roll the
+ * transaction back, every later call fails until rec_run_end(). */
 int rec_count(struct rec *r, const struct rec_count *c, struct err *e);
 int rec_cache(struct rec *r, const struct rec_cache_row *c, struct err *e);
 int rec_site(struct rec *r, const struct rec_site_row *s, struct err *e);
@@ -120,11 +134,20 @@ int rec_violation(struct rec *r, const struct rec_violation_row *v, struct err *
 int rec_sample(struct rec *r, const struct rec_sample_row *s, struct err *e);
 int rec_sample_cache(struct rec *r, const struct rec_sample_cache_row *s, struct err *e);
 
-/* End the run: with commit, write the totals and COMMIT; otherwise ROLLBACK
- * (nothing of the run remains). */
+/* End the run: with commit, write the totals, set status 'done' and COMMIT;
+ * otherwise ROLLBACK (nothing of the run remains; t may be NULL). The run is
+ * over whatever the result: a failed commit is rolled back. Errors:
+ * SLABSIM_EUSAGE without an open run, SLABSIM_EIO. */
 int rec_run_end(struct rec *r, const struct rec_run_totals *t, bool commit, struct err *e);
 
 /* Close; rolls back an open run. r may be NULL. */
 void rec_close(struct rec *r);
+
+/* The runs.config_hash key: FNV-1a 64 over config_json (NULL is ""), then,
+ * if trace_path is not NULL, a 0 byte and trace_path; 16 lowercase hex
+ * digits. OUT: hex, NUL-terminated. */
+#define REC_CONFIG_HASH_LEN 16
+void rec_config_hash(const char *config_json, const char *trace_path,
+		     char hex[REC_CONFIG_HASH_LEN + 1]);
 
 #endif

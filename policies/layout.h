@@ -36,6 +36,13 @@ const char *layout_kmalloc_name(enum policy_kmalloc_type t, uint32_t index, char
  * slub_debug): RECLAIM_ACCOUNT, CACHE_DMA or ACCOUNT, plus KMALLOC. */
 uint32_t layout_kmalloc_flags(enum policy_kmalloc_type t);
 
+/* The kmalloc type whose caches serve type t under cfg->kernel: 5.4 has no
+ * kmalloc-cg caches, so POLICY_KMALLOC_CGROUP maps to NORMAL there (the
+ * kernel's kmalloc_type() has no CGROUP case before 5.14). Out-of-range
+ * types map to NORMAL. */
+enum policy_kmalloc_type layout_kmalloc_type(const struct policy_cfg *cfg,
+					     enum policy_kmalloc_type t);
+
 /* calculate_alignment(flags, align, size) with the configured cache line. */
 uint32_t layout_calculate_alignment(const struct policy_cfg *cfg, uint32_t flags, uint32_t align,
 				    uint32_t size);
@@ -49,11 +56,15 @@ uint32_t layout_kmalloc_align(const struct policy_cfg *cfg, uint32_t size);
  * (slub_debug bits of cfg are ORed into the spec's flags; align passes
  * through calculate_alignment). Implements calculate_sizes, calculate_order,
  * set_min_partial and set_cpu_partial for cfg->kernel. Returns 0, or
- * SLABSIM_EUSAGE if no order up to MAX_ORDER-1 can hold one object. */
+ * SLABSIM_EUSAGE if no order up to MAX_ORDER-1 can hold one object, and for
+ * object_size 0, an alignment that is not a power of two, an unknown
+ * cfg->kernel, nr_cpus 0 or slub_min_order >= MAX_ORDER. *out is written
+ * only on success. */
 int layout_slub(const struct policy_cfg *cfg, const struct policy_cache_spec *spec,
 		struct policy_geom *out, struct err *e);
 
-/* SLUB: the geometry of kmalloc cache (t, index) under cfg. */
+/* SLUB: the geometry of kmalloc cache (t, index) under cfg; t goes through
+ * layout_kmalloc_type() first. SLABSIM_EUSAGE for an index outside 1..13. */
 int layout_slub_kmalloc(const struct policy_cfg *cfg, enum policy_kmalloc_type t, uint32_t index,
 			struct policy_geom *out, struct err *e);
 

@@ -98,6 +98,7 @@ struct policy_cache_spec {
 	uint32_t flags;       /* POLICY_F_*; slub_debug bits are added by the policy */
 	uint32_t usersize;    /* hardened-usercopy whitelist size; != 0 blocks merging */
 	bool ctor;            /* has a constructor */
+	bool no_merge;        /* never alias (e.g. a cache seen as a distinct root in a trace) */
 };
 
 /* Geometry of one cache: the /sys/kernel/slab/<cache>/ figures and the layout

@@ -1,1 +1,871 @@
-/* placeholder: being written */ typedef int placeholder_t;
+/* slub.c - a model of SLUB (mm/slub.c) as of Linux 5.4, with the 6.1
+ * differences selected by cfg.kernel.
+ *
+ * What is modelled is what decides how many pages a cache holds: the per-CPU
+ * slab and its lockless freelist, the per-CPU partial list, the node partial
+ * list with min_partial, debug caches' slow paths, and when an empty slab goes
+ * back to the (simulated) buddy allocator. One NUMA node; no memory pressure
+ * (slabs always get their preferred order); no CONFIG_SLAB_FREELIST_RANDOM
+ * (it permutes objects inside a slab, which changes no page count).
+ *
+ * Object layout of one slot (computed by layout_slub, see layout.c):
+ *
+ *   slab start + i * size
+ *   | red_left_pad | object_size | RZ / word slack .. inuse |
+ *   | free pointer (if moved out) | track alloc | track free | [orig_size] |
+ *   | padding word (Z) | round up to align |  = size
+ *
+ * Invariants (checked by slub_check): a slab is on exactly one of: a CPU's
+ * slab, a CPU's partial stack (both "frozen"), the node partial list, the
+ * full list (debug caches only), or no list (full, non-debug); slab->inuse
+ * is the kernel's: objects not on the slab's own freelist, so a CPU slab's
+ * lockless freelist counts as in use.
+ *
+ * Kernel functions followed (5.4 unless noted): ___slab_alloc, get_partial_node
+ * (6.1: counts slabs, not objects), acquire_slab, put_cpu_partial (6.1:
+ * cpu_partial_slabs), unfreeze_partials, deactivate_slab (5.4 pushes the CPU
+ * freelist back one by one, reversing it; 6.1 splices it), __slab_free,
+ * discard_slab, find_mergeable and __kmem_cache_alias.
+ */
+#include "buddy.h"
+#include "layout.h"
+#include "policies_int.h"
+#include "u64map.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum where {
+	ON_NONE = 0,	 /* full, unfrozen, on no list */
+	ON_NODE_PARTIAL, /* n->partial */
+	ON_FULL,	 /* n->full (debug caches) */
+	ON_CPU,		 /* some CPU's c->slab */
+	ON_CPU_PARTIAL,	 /* some CPU's c->partial stack */
+};
+
+struct slab {
+	uint64_t base;
+	uint32_t cache; /* root cache id */
+	uint32_t objects;
+	uint32_t inuse;	  /* objects not on this slab's own freelist */
+	int32_t freelist; /* head of the slab's freelist, -1 when empty */
+	uint8_t where;
+	uint8_t frozen;
+	uint32_t cpu;
+	struct slab *prev, *next; /* node partial or full list */
+	struct slab *pnext;	  /* per-CPU partial stack */
+	uint32_t pobjects;	  /* 5.4: free objects of the stack from here down, at push time */
+	uint32_t pslabs;	  /* slabs of the stack from here down */
+	int32_t next_free[];	  /* per object: next free index, -1 ends */
+};
+
+struct cpu_state {
+	struct slab *slab; /* c->slab (c->page in 5.4) */
+	int32_t freelist;  /* c->freelist, objects of c->slab */
+	struct slab *partial;
+};
+
+struct slab_list {
+	struct slab *head, *tail;
+	uint64_t nr;
+};
+
+struct cache {
+	char *name;
+	uint32_t root;
+	bool kmalloc;
+	bool no_merge;
+	bool ctor;
+	uint32_t usersize;
+	struct policy_geom g;
+	/* root caches only: */
+	struct cpu_state *cpus;
+	struct slab_list partial, full;
+	uint64_t nr_slabs, live, slabs_allocated, slabs_freed;
+};
+
+struct slub {
+	struct policy base;
+	struct buddy buddy;
+	struct cache *caches;
+	uint32_t nr_caches, cap_caches;
+	uint32_t kmalloc_ids[POLICY_KMALLOC_NR_TYPES][LAYOUT_SLUB_KMALLOC_SHIFT_HIGH + 1];
+	struct u64map slabs; /* slab base address -> struct slab * */
+	uint64_t slab_pages, large_pages, large_objs;
+};
+
+static bool is_61(const struct slub *s)
+{
+	return s->base.cfg.kernel == POLICY_KERNEL_6_1;
+}
+
+static bool cache_debug(const struct cache *k)
+{
+	return (k->g.flags & POLICY_F_DEBUG_MASK) != 0;
+}
+
+static bool has_cpu_partial(const struct slub *s, const struct cache *k)
+{
+	return s->base.cfg.cpu_partial && !cache_debug(k);
+}
+
+static uint64_t slab_bytes(const struct cache *k)
+{
+	return (uint64_t)POLICY_PAGE_SIZE << k->g.order;
+}
+
+/* ---- lists ---- */
+
+static void list_add(struct slab_list *l, struct slab *sl, bool tail)
+{
+	sl->prev = sl->next = NULL;
+	if (!l->head) {
+		l->head = l->tail = sl;
+	} else if (tail) {
+		sl->prev = l->tail;
+		l->tail->next = sl;
+		l->tail = sl;
+	} else {
+		sl->next = l->head;
+		l->head->prev = sl;
+		l->head = sl;
+	}
+	l->nr++;
+}
+
+static void list_del(struct slab_list *l, struct slab *sl)
+{
+	if (sl->prev)
+		sl->prev->next = sl->next;
+	else
+		l->head = sl->next;
+	if (sl->next)
+		sl->next->prev = sl->prev;
+	else
+		l->tail = sl->prev;
+	sl->prev = sl->next = NULL;
+	l->nr--;
+}
+
+static void add_partial(struct cache *k, struct slab *sl, bool tail)
+{
+	sl->where = ON_NODE_PARTIAL;
+	list_add(&k->partial, sl, tail);
+}
+
+/* ---- slabs and pages ---- */
+
+static int new_slab(struct slub *s, struct cache *k, struct slab **out, struct err *e)
+{
+	uint32_t n = k->g.objs_per_slab;
+	struct slab *sl = malloc(sizeof(*sl) + n * sizeof(int32_t));
+	if (!sl)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory for a slab of %s", k->name);
+	int rc = buddy_alloc(&s->buddy, k->g.order, &sl->base);
+	if (!rc)
+		rc = u64map_put(&s->slabs, sl->base, (uint64_t)(uintptr_t)sl);
+	if (rc) {
+		free(sl);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory for a slab of %s", k->name);
+	}
+	sl->cache = (uint32_t)(k - s->caches);
+	sl->objects = n;
+	sl->inuse = 0;
+	sl->where = ON_NONE;
+	sl->frozen = 0;
+	sl->cpu = 0;
+	sl->prev = sl->next = sl->pnext = NULL;
+	sl->pobjects = sl->pslabs = 0;
+	/* address order: the first allocation gets the lowest address */
+	for (uint32_t i = 0; i < n; i++)
+		sl->next_free[i] = i + 1 < n ? (int32_t)(i + 1) : -1;
+	sl->freelist = n ? 0 : -1;
+	k->nr_slabs++;
+	k->slabs_allocated++;
+	s->slab_pages += 1ULL << k->g.order;
+	*out = sl;
+	return 0;
+}
+
+static void discard_slab(struct slub *s, struct cache *k, struct slab *sl)
+{
+	(void)u64map_del(&s->slabs, sl->base, NULL);
+	(void)buddy_free(&s->buddy, sl->base, k->g.order);
+	k->nr_slabs--;
+	k->slabs_freed++;
+	s->slab_pages -= 1ULL << k->g.order;
+	free(sl);
+}
+
+static uint64_t obj_addr(const struct cache *k, const struct slab *sl, int32_t idx)
+{
+	return sl->base + k->g.red_left_pad + (uint64_t)idx * k->g.size;
+}
+
+/* ---- per-CPU partial lists ---- */
+
+/* Unfreeze a detached per-CPU partial stack: each slab, top first, is freed
+ * if empty while the node already holds min_partial partial slabs, else it
+ * goes to the tail of the node partial list. */
+static void unfreeze_partials(struct slub *s, struct cache *k, struct slab *top)
+{
+	while (top) {
+		struct slab *sl = top;
+		top = sl->pnext;
+		sl->pnext = NULL;
+		sl->frozen = 0;
+		if (sl->inuse == 0 && k->partial.nr >= k->g.min_partial)
+			discard_slab(s, k, sl);
+		else
+			add_partial(k, sl, true);
+	}
+}
+
+static void put_cpu_partial(struct slub *s, struct cache *k, struct slab *sl, uint32_t cpu,
+			    bool drain)
+{
+	struct cpu_state *c = &k->cpus[cpu];
+	struct slab *old = c->partial;
+	struct slab *to_unfreeze = NULL;
+	uint32_t pobjects = 0, pslabs = 0;
+
+	if (old) {
+		if (is_61(s)) {
+			if (drain && old->pslabs >= k->g.cpu_partial_slabs) {
+				to_unfreeze = old;
+				old = NULL;
+			} else {
+				pslabs = old->pslabs;
+			}
+		} else {
+			pobjects = old->pobjects;
+			pslabs = old->pslabs;
+			if (drain && pobjects > k->g.cpu_partial) {
+				to_unfreeze = old;
+				old = NULL;
+				pobjects = pslabs = 0;
+			}
+		}
+	}
+	c->partial = NULL;
+	if (to_unfreeze)
+		unfreeze_partials(s, k, to_unfreeze);
+	pslabs++;
+	pobjects += sl->objects - sl->inuse;
+	sl->pslabs = pslabs;
+	sl->pobjects = pobjects;
+	sl->pnext = old;
+	sl->frozen = 1;
+	sl->where = ON_CPU_PARTIAL;
+	sl->cpu = cpu;
+	c->partial = sl;
+}
+
+/* get_partial_node: the head slab becomes the CPU slab with its whole
+ * freelist; further slabs are frozen onto the CPU's partial stack until
+ * enough free objects (5.4) or slabs (6.1) were taken. */
+static bool get_partial(struct slub *s, struct cache *k, uint32_t cpu)
+{
+	struct cpu_state *c = &k->cpus[cpu];
+	struct slab *sl = k->partial.head;
+	uint32_t available = 0, partial_slabs = 0;
+	bool first = true;
+
+	if (!sl)
+		return false;
+	while (sl) {
+		struct slab *next = sl->next;
+		uint32_t nfree = sl->objects - sl->inuse;
+		list_del(&k->partial, sl);
+		if (first) {
+			sl->frozen = 1;
+			sl->where = ON_CPU;
+			sl->cpu = cpu;
+			c->slab = sl;
+			c->freelist = sl->freelist;
+			sl->freelist = -1;
+			sl->inuse = sl->objects;
+			first = false;
+		} else {
+			put_cpu_partial(s, k, sl, cpu, false);
+			partial_slabs++;
+		}
+		available += nfree;
+		if (!has_cpu_partial(s, k))
+			break;
+		if (is_61(s) ? partial_slabs > k->g.cpu_partial_slabs / 2
+			     : available > k->g.cpu_partial / 2)
+			break;
+		sl = next;
+	}
+	return true;
+}
+
+/* deactivate_slab: give a CPU freelist back to its slab and put the slab
+ * where it belongs. */
+static void deactivate_slab(struct slub *s, struct cache *k, struct slab *sl, int32_t cpu_free)
+{
+	bool tail = sl->freelist >= 0; /* remote frees arrived: DEACTIVATE_TO_TAIL */
+
+	if (is_61(s)) {
+		if (cpu_free >= 0) {
+			int32_t last = cpu_free;
+			uint32_t cnt = 1;
+			while (sl->next_free[last] >= 0) {
+				last = sl->next_free[last];
+				cnt++;
+			}
+			sl->next_free[last] = sl->freelist;
+			sl->freelist = cpu_free;
+			sl->inuse -= cnt;
+		}
+	} else {
+		while (cpu_free >= 0) {
+			int32_t nx = sl->next_free[cpu_free];
+			sl->next_free[cpu_free] = sl->freelist;
+			sl->freelist = cpu_free;
+			sl->inuse--;
+			cpu_free = nx;
+		}
+	}
+	sl->frozen = 0;
+	if (sl->inuse == 0 && k->partial.nr >= k->g.min_partial) {
+		discard_slab(s, k, sl);
+	} else if (sl->freelist >= 0) {
+		add_partial(k, sl, tail);
+	} else if (cache_debug(k)) {
+		sl->where = ON_FULL;
+		list_add(&k->full, sl, true);
+	} else {
+		sl->where = ON_NONE;
+	}
+}
+
+/* ---- allocation and free ---- */
+
+static int alloc_debug(struct slub *s, struct cache *k, struct slab **osl, int32_t *oidx,
+		       struct err *e)
+{
+	struct slab *sl = k->partial.head;
+	if (sl) {
+		list_del(&k->partial, sl);
+	} else {
+		int rc = new_slab(s, k, &sl, e);
+		if (rc)
+			return rc;
+	}
+	/* acquire_slab takes the whole freelist; the first object is handed
+	 * out and the rest goes back through deactivate_slab */
+	int32_t idx = sl->freelist;
+	int32_t rest = sl->next_free[idx];
+	sl->freelist = -1;
+	sl->inuse = sl->objects;
+	sl->frozen = 1;
+	deactivate_slab(s, k, sl, rest);
+	*osl = sl;
+	*oidx = idx;
+	return 0;
+}
+
+static int alloc_obj(struct slub *s, struct cache *k, uint32_t cpu, struct slab **osl,
+		     int32_t *oidx, struct err *e)
+{
+	if (cache_debug(k))
+		return alloc_debug(s, k, osl, oidx, e);
+
+	struct cpu_state *c = &k->cpus[cpu];
+	for (;;) {
+		if (c->freelist >= 0) {
+			struct slab *sl = c->slab;
+			int32_t idx = c->freelist;
+			c->freelist = sl->next_free[idx];
+			*osl = sl;
+			*oidx = idx;
+			return 0;
+		}
+		if (c->slab) {
+			struct slab *sl = c->slab;
+			if (sl->freelist >= 0) { /* get_freelist */
+				c->freelist = sl->freelist;
+				sl->freelist = -1;
+				sl->inuse = sl->objects;
+				continue;
+			}
+			/* full: unfrozen, on no list */
+			sl->frozen = 0;
+			sl->where = ON_NONE;
+			c->slab = NULL;
+		}
+		if (c->partial) {
+			struct slab *sl = c->partial;
+			c->partial = sl->pnext;
+			sl->pnext = NULL;
+			sl->where = ON_CPU;
+			c->slab = sl;
+			continue;
+		}
+		if (get_partial(s, k, cpu))
+			continue;
+		struct slab *sl;
+		int rc = new_slab(s, k, &sl, e);
+		if (rc)
+			return rc;
+		sl->frozen = 1;
+		sl->where = ON_CPU;
+		sl->cpu = cpu;
+		c->slab = sl;
+		c->freelist = sl->freelist;
+		sl->freelist = -1;
+		sl->inuse = sl->objects;
+	}
+}
+
+static void free_obj(struct slub *s, struct cache *k, struct slab *sl, int32_t idx, uint32_t cpu)
+{
+	struct cpu_state *c = &k->cpus[cpu];
+
+	if (sl == c->slab) { /* fast path */
+		sl->next_free[idx] = c->freelist;
+		c->freelist = idx;
+		return;
+	}
+	bool was_frozen = sl->frozen;
+	bool prior = sl->freelist >= 0;
+	sl->next_free[idx] = sl->freelist;
+	sl->freelist = idx;
+	sl->inuse--;
+	if (was_frozen)
+		return;
+	if (has_cpu_partial(s, k) && !prior) {
+		put_cpu_partial(s, k, sl, cpu, true);
+		return;
+	}
+	if (sl->inuse == 0 && k->partial.nr >= k->g.min_partial) {
+		if (prior)
+			list_del(&k->partial, sl);
+		else if (sl->where == ON_FULL)
+			list_del(&k->full, sl);
+		discard_slab(s, k, sl);
+		return;
+	}
+	if (!prior) { /* only without per-CPU partial lists */
+		if (sl->where == ON_FULL)
+			list_del(&k->full, sl);
+		add_partial(k, sl, true);
+	}
+}
+
+/* ---- caches ---- */
+
+static int add_cache(struct slub *s, const char *name, const struct policy_geom *g, uint32_t root,
+		     bool kmalloc, const struct policy_cache_spec *spec, uint32_t *id,
+		     struct err *e)
+{
+	if (s->nr_caches == s->cap_caches) {
+		uint32_t ncap = s->cap_caches ? s->cap_caches * 2 : 128;
+		struct cache *n = realloc(s->caches, ncap * sizeof(*n));
+		if (!n)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory for cache %s", name);
+		s->caches = n;
+		s->cap_caches = ncap;
+	}
+	uint32_t i = s->nr_caches;
+	struct cache *k = &s->caches[i];
+	memset(k, 0, sizeof(*k));
+	k->name = strdup(name);
+	if (root == UINT32_MAX) {
+		root = i;
+		k->cpus = calloc(s->base.cfg.nr_cpus, sizeof(*k->cpus));
+		for (uint32_t c = 0; k->cpus && c < s->base.cfg.nr_cpus; c++)
+			k->cpus[c].freelist = -1;
+	}
+	if (!k->name || (root == i && !k->cpus)) {
+		free(k->name);
+		free(k->cpus);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory for cache %s", name);
+	}
+	k->root = root;
+	k->kmalloc = kmalloc;
+	k->g = *g;
+	if (spec) {
+		k->no_merge = spec->no_merge;
+		k->ctor = spec->ctor;
+		k->usersize = spec->usersize;
+	}
+	s->nr_caches++;
+	*id = i;
+	return 0;
+}
+
+#define NEVER_MERGE                                                                                \
+	(POLICY_F_RED_ZONE | POLICY_F_POISON | POLICY_F_STORE_USER | POLICY_F_TRACE |              \
+	 POLICY_F_TYPESAFE_BY_RCU)
+#define MERGE_SAME (POLICY_F_RECLAIM_ACCOUNT | POLICY_F_CACHE_DMA | POLICY_F_ACCOUNT)
+
+static bool mergeable_target(const struct slub *s, const struct cache *k)
+{
+	if (k->root != (uint32_t)(k - s->caches))
+		return false;
+	if (k->no_merge || k->ctor || k->usersize || (k->g.flags & NEVER_MERGE))
+		return false;
+	/* 6.1 pins kmalloc caches (refcount -1 with MEMCG_KMEM) */
+	if (k->kmalloc && is_61(s))
+		return false;
+	return true;
+}
+
+/* find_mergeable(): the newest compatible root cache, or UINT32_MAX. */
+static uint32_t find_mergeable(const struct slub *s, const struct policy_cache_spec *spec)
+{
+	const struct policy_cfg *cfg = &s->base.cfg;
+	uint32_t flags = spec->flags | cfg->slub_debug;
+	if (cfg->nomerge || spec->ctor || spec->no_merge || spec->usersize || (flags & NEVER_MERGE))
+		return UINT32_MAX;
+	uint32_t align = layout_calculate_alignment(cfg, flags, spec->align, spec->object_size);
+	uint64_t size = ((uint64_t)spec->object_size + 7) & ~7ULL;
+	size = (size + align - 1) / align * align;
+	for (uint32_t i = s->nr_caches; i-- > 0;) {
+		const struct cache *k = &s->caches[i];
+		if (!mergeable_target(s, k))
+			continue;
+		if (size > k->g.size)
+			continue;
+		if ((flags & MERGE_SAME) != (k->g.flags & MERGE_SAME))
+			continue;
+		if (k->g.size % align)
+			continue;
+		if (k->g.size - size >= 8)
+			continue;
+		return i;
+	}
+	return UINT32_MAX;
+}
+
+static int slub_cache_create(struct policy *p, const struct policy_cache_spec *spec, uint32_t *id,
+			     struct err *e)
+{
+	struct slub *s = (struct slub *)p;
+	struct policy_geom g;
+	uint32_t target = find_mergeable(s, spec);
+
+	if (target != UINT32_MAX) {
+		struct cache *t = &s->caches[target];
+		if (spec->object_size > t->g.object_size)
+			t->g.object_size = spec->object_size;
+		uint32_t inuse = (spec->object_size + 7) & ~7u;
+		if (inuse > t->g.inuse)
+			t->g.inuse = inuse;
+		g = t->g;
+		g.object_size = spec->object_size;
+		return add_cache(s, spec->name, &g, target, false, spec, id, e);
+	}
+	int rc = layout_slub(&s->base.cfg, spec, &g, e);
+	if (rc)
+		return rc;
+	return add_cache(s, spec->name, &g, UINT32_MAX, false, spec, id, e);
+}
+
+static uint32_t slub_kmalloc_cache(const struct policy *p, uint64_t size,
+				   enum policy_kmalloc_type t)
+{
+	const struct slub *s = (const struct slub *)p;
+	uint32_t idx = size ? layout_kmalloc_index(size) : 0;
+	if (!idx)
+		return POLICY_NO_CACHE;
+	return s->kmalloc_ids[layout_kmalloc_type(&s->base.cfg, t)][idx];
+}
+
+static void slub_destroy(struct policy *p);
+
+static int slub_create(const struct policy_cfg *cfg, struct policy **out, struct err *e)
+{
+	if (cfg->nr_cpus == 0 || cfg->nr_cpus > 8192)
+		return err_set(e, SLABSIM_EUSAGE, "--nr-cpus must be 1..8192, got %u",
+			       cfg->nr_cpus);
+	struct slub *s = calloc(1, sizeof(*s));
+	if (!s)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	s->base.ops = &slub_ops;
+	s->base.cfg = *cfg;
+	buddy_init(&s->buddy);
+	u64map_init(&s->slabs);
+	for (int t = 0; t < POLICY_KMALLOC_NR_TYPES; t++)
+		for (int i = 0; i <= LAYOUT_SLUB_KMALLOC_SHIFT_HIGH; i++)
+			s->kmalloc_ids[t][i] = POLICY_NO_CACHE;
+
+	/* create_kmalloc_caches(): per type, index 3..13 with 96 after 64 and
+	 * 192 after 128 */
+	static const uint8_t order_of_creation[] = {3, 4, 5, 6, 1, 7, 2, 8, 9, 10, 11, 12, 13};
+	for (int t = 0; t < POLICY_KMALLOC_NR_TYPES; t++) {
+		if (t == POLICY_KMALLOC_CGROUP && !is_61(s))
+			continue;
+		for (size_t j = 0; j < sizeof(order_of_creation); j++) {
+			uint32_t idx = order_of_creation[j];
+			struct policy_geom g;
+			char name[32];
+			int rc = layout_slub_kmalloc(cfg, (enum policy_kmalloc_type)t, idx, &g, e);
+			if (!rc) {
+				struct policy_cache_spec spec = {
+					.object_size = g.object_size,
+					/* 5.4 DMA caches have no usersize; the rest do */
+					.usersize = (t == POLICY_KMALLOC_DMA && !is_61(s))
+							    ? 0
+							    : g.object_size,
+				};
+				rc = add_cache(
+					s,
+					layout_kmalloc_name((enum policy_kmalloc_type)t, idx, name),
+					&g, UINT32_MAX, true, &spec, &s->kmalloc_ids[t][idx], e);
+			}
+			if (rc) {
+				slub_destroy(&s->base);
+				return rc;
+			}
+		}
+	}
+	*out = &s->base;
+	return 0;
+}
+
+static void slub_destroy(struct policy *p)
+{
+	struct slub *s = (struct slub *)p;
+	if (!s)
+		return;
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&s->slabs, &pos, &key, &val))
+		free((struct slab *)(uintptr_t)val);
+	u64map_fini(&s->slabs);
+	for (uint32_t i = 0; i < s->nr_caches; i++) {
+		free(s->caches[i].name);
+		free(s->caches[i].cpus);
+	}
+	free(s->caches);
+	buddy_fini(&s->buddy);
+	free(s);
+}
+
+static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct policy_obj *out,
+		      struct err *e)
+{
+	struct slub *s = (struct slub *)p;
+	uint32_t id = r->cache;
+
+	if (r->cpu >= p->cfg.nr_cpus)
+		return err_set(e, SLABSIM_EUSAGE, "CPU %u is not below --nr-cpus %u", r->cpu,
+			       p->cfg.nr_cpus);
+	if (id == POLICY_KMALLOC) {
+		if (r->size == 0 || r->size > LAYOUT_KMALLOC_MAX_SIZE)
+			return err_set(e, SLABSIM_EUSAGE,
+				       "kmalloc of %" PRIu64 " bytes: sizes are 1..%u", r->size,
+				       LAYOUT_KMALLOC_MAX_SIZE);
+		id = slub_kmalloc_cache(p, r->size, r->ktype);
+		if (id == POLICY_NO_CACHE) { /* kmalloc_large: whole pages */
+			uint32_t order = layout_get_order(r->size);
+			int rc = buddy_alloc(&s->buddy, order, &out->addr);
+			if (rc)
+				return err_set(e, rc, "out of memory for a large kmalloc");
+			out->cache = POLICY_NO_CACHE;
+			out->order = order;
+			out->bytes_alloc = (uint64_t)POLICY_PAGE_SIZE << order;
+			out->size = r->size;
+			s->large_pages += 1ULL << order;
+			s->large_objs++;
+			return 0;
+		}
+	} else if (id >= s->nr_caches) {
+		return err_set(e, SLABSIM_EUSAGE, "no cache with id %u", id);
+	}
+	struct cache *k = &s->caches[s->caches[id].root];
+	struct slab *sl;
+	int32_t idx;
+	int rc = alloc_obj(s, k, r->cpu, &sl, &idx, e);
+	if (rc)
+		return rc;
+	k->live++;
+	out->addr = obj_addr(k, sl, idx);
+	out->cache = id;
+	out->order = k->g.order;
+	out->bytes_alloc = k->g.size;
+	out->size = r->cache == POLICY_KMALLOC ? r->size : s->caches[id].g.object_size;
+	return 0;
+}
+
+static int slub_free(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e)
+{
+	struct slub *s = (struct slub *)p;
+	if (cpu >= p->cfg.nr_cpus)
+		return err_set(e, SLABSIM_EUSAGE, "CPU %u is not below --nr-cpus %u", cpu,
+			       p->cfg.nr_cpus);
+	if (o->cache == POLICY_NO_CACHE) {
+		s->large_pages -= 1ULL << o->order;
+		s->large_objs--;
+		return buddy_free(&s->buddy, o->addr, o->order);
+	}
+	if (o->cache >= s->nr_caches)
+		return err_set(e, SLABSIM_EUSAGE, "no cache with id %u", o->cache);
+	struct cache *k = &s->caches[s->caches[o->cache].root];
+	uint64_t bytes = slab_bytes(k);
+	uint64_t base = BUDDY_BASE + ((o->addr - BUDDY_BASE) & ~(bytes - 1));
+	uint64_t v;
+	if (!u64map_get(&s->slabs, base, &v))
+		return err_set(e, SLABSIM_EMODEL, "free of 0x%" PRIx64 ": no slab of %s there",
+			       o->addr, k->name);
+	struct slab *sl = (struct slab *)(uintptr_t)v;
+	uint64_t off = o->addr - base - k->g.red_left_pad;
+	if (sl->cache != k->root || off % k->g.size || off / k->g.size >= sl->objects)
+		return err_set(e, SLABSIM_EMODEL, "free of 0x%" PRIx64 ": not an object of %s",
+			       o->addr, k->name);
+	k->live--;
+	free_obj(s, k, sl, (int32_t)(off / k->g.size), cpu);
+	return 0;
+}
+
+static uint32_t slub_nr_caches(const struct policy *p)
+{
+	return ((const struct slub *)p)->nr_caches;
+}
+
+static void slub_cache_info(const struct policy *p, uint32_t id, struct policy_cache_info *out)
+{
+	const struct slub *s = (const struct slub *)p;
+	const struct cache *a = &s->caches[id];
+	const struct cache *k = &s->caches[a->root];
+	memset(out, 0, sizeof(*out));
+	out->name = a->name;
+	out->g = k->g;
+	out->g.object_size = a->g.object_size;
+	out->kmalloc = a->kmalloc;
+	out->alias_of = a->root;
+	out->nr_slabs = k->nr_slabs;
+	out->nr_pages = k->nr_slabs << k->g.order;
+	out->total_objects = k->nr_slabs * k->g.objs_per_slab;
+	out->inuse_objects = k->live;
+	out->nr_partial = k->partial.nr;
+	for (const struct slab *sl = k->partial.head; sl; sl = sl->next)
+		out->free_in_partial += sl->objects - sl->inuse;
+	for (uint32_t c = 0; c < s->base.cfg.nr_cpus; c++) {
+		if (k->cpus[c].slab)
+			out->cpu_slabs++;
+		for (const struct slab *sl = k->cpus[c].partial; sl; sl = sl->pnext)
+			out->cpu_slabs++;
+	}
+	out->slabs_allocated = k->slabs_allocated;
+	out->slabs_freed = k->slabs_freed;
+}
+
+static void slub_stats(const struct policy *p, struct policy_stats *out)
+{
+	const struct slub *s = (const struct slub *)p;
+	out->slab_pages = s->slab_pages;
+	out->large_pages = s->large_pages;
+	out->large_objs = s->large_objs;
+	out->buddy_pages = s->buddy.pages_out;
+}
+
+static uint32_t count_chain(const struct slab *sl, int32_t i, uint32_t limit)
+{
+	uint32_t n = 0;
+	while (i >= 0 && n <= limit) {
+		n++;
+		i = sl->next_free[i];
+	}
+	return n;
+}
+
+static int check_slab(const struct slub *s, const struct cache *k, const struct slab *sl,
+		      uint8_t where, uint64_t *free_objs, struct err *e)
+{
+	if (sl->where != where)
+		return err_set(e, SLABSIM_EMODEL, "%s: slab 0x%" PRIx64 " on list %d says %d",
+			       k->name, sl->base, where, sl->where);
+	bool frozen = where == ON_CPU || where == ON_CPU_PARTIAL;
+	if (sl->frozen != frozen)
+		return err_set(e, SLABSIM_EMODEL, "%s: slab 0x%" PRIx64 " frozen=%d on list %d",
+			       k->name, sl->base, sl->frozen, where);
+	uint32_t nfree = count_chain(sl, sl->freelist, sl->objects);
+	if (nfree != sl->objects - sl->inuse)
+		return err_set(e, SLABSIM_EMODEL,
+			       "%s: slab 0x%" PRIx64 " has %u free objects, inuse says %u", k->name,
+			       sl->base, nfree, sl->objects - sl->inuse);
+	if ((where == ON_NONE || where == ON_FULL) && nfree)
+		return err_set(e, SLABSIM_EMODEL, "%s: full slab 0x%" PRIx64 " has free objects",
+			       k->name, sl->base);
+	if (where == ON_NODE_PARTIAL && !nfree)
+		return err_set(e, SLABSIM_EMODEL, "%s: partial slab 0x%" PRIx64 " is full", k->name,
+			       sl->base);
+	*free_objs += nfree;
+	return 0;
+}
+
+static int slub_check(const struct policy *p, struct err *e)
+{
+	const struct slub *s = (const struct slub *)p;
+	uint64_t pages = 0;
+	for (uint32_t i = 0; i < s->nr_caches; i++) {
+		const struct cache *k = &s->caches[i];
+		if (k->root != i)
+			continue;
+		uint64_t seen = 0, free_objs = 0;
+		int rc;
+		for (const struct slab *sl = k->partial.head; sl; sl = sl->next, seen++)
+			if ((rc = check_slab(s, k, sl, ON_NODE_PARTIAL, &free_objs, e)))
+				return rc;
+		for (const struct slab *sl = k->full.head; sl; sl = sl->next, seen++)
+			if ((rc = check_slab(s, k, sl, ON_FULL, &free_objs, e)))
+				return rc;
+		for (uint32_t c = 0; c < s->base.cfg.nr_cpus; c++) {
+			const struct cpu_state *cs = &k->cpus[c];
+			if (cs->slab) {
+				seen++;
+				if ((rc = check_slab(s, k, cs->slab, ON_CPU, &free_objs, e)))
+					return rc;
+				free_objs += count_chain(cs->slab, cs->freelist, cs->slab->objects);
+			} else if (cs->freelist >= 0) {
+				return err_set(e, SLABSIM_EMODEL,
+					       "%s: CPU %u has a freelist but no slab", k->name, c);
+			}
+			for (const struct slab *sl = cs->partial; sl; sl = sl->pnext, seen++)
+				if ((rc = check_slab(s, k, sl, ON_CPU_PARTIAL, &free_objs, e)))
+					return rc;
+		}
+		if (seen > k->nr_slabs)
+			return err_set(e, SLABSIM_EMODEL,
+				       "%s: %" PRIu64 " slabs on lists, %" PRIu64 " held", k->name,
+				       seen, k->nr_slabs);
+		/* slabs on no list are full: they add objects but no free ones */
+		uint64_t total = k->nr_slabs * k->g.objs_per_slab;
+		if (total - free_objs != k->live)
+			return err_set(e, SLABSIM_EMODEL,
+				       "%s: %" PRIu64 " objects in slabs minus %" PRIu64
+				       " free is not the %" PRIu64 " live",
+				       k->name, total, free_objs, k->live);
+		pages += k->nr_slabs << k->g.order;
+	}
+	if (pages != s->slab_pages)
+		return err_set(e, SLABSIM_EMODEL,
+			       "slab pages %" PRIu64 " != sum over caches %" PRIu64, s->slab_pages,
+			       pages);
+	if (s->slab_pages + s->large_pages != s->buddy.pages_out)
+		return err_set(e, SLABSIM_EMODEL,
+			       "buddy has %" PRIu64 " pages out, slabs+large hold %" PRIu64,
+			       s->buddy.pages_out, s->slab_pages + s->large_pages);
+	return 0;
+}
+
+const struct policy_ops slub_ops = {
+	.name = "slub",
+	.desc = "SLUB (mm/slub.c): per-CPU slabs and partial lists, slub_debug F Z P U",
+	.create = slub_create,
+	.destroy = slub_destroy,
+	.cache_create = slub_cache_create,
+	.alloc = slub_alloc,
+	.free = slub_free,
+	.nr_caches = slub_nr_caches,
+	.cache_info = slub_cache_info,
+	.kmalloc_cache = slub_kmalloc_cache,
+	.stats = slub_stats,
+	.check = slub_check,
+};

@@ -1,1 +1,1072 @@
-/* placeholder: being written */ typedef int placeholder_t;
+/* replay.c - the replay engine behind sim.h.
+ *
+ * Each trace event becomes a policy call. The live table maps the trace's
+ * pointer (hashed or raw) to the policy's object, so allocations pair with
+ * frees whatever the policy's own addresses are. Accounting is kept per root
+ * cache and per call site; the waste kinds are derived from counts (live
+ * objects, live requested bytes) and the policy's slab figures, so that
+ *   slab bytes = live requested + rounding + layout + free slots + tail
+ * holds exactly at every sample (tests assert it).
+ */
+#include "sim.h"
+#include "layout.h"
+#include "rec.h"
+#include "strtab.h"
+#include "trace.h"
+#include "u64map.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *const sim_anomaly_names[SIM_AN_NR] = {
+	[SIM_AN_FREE_UNKNOWN] = "free_unknown_ptr",
+	[SIM_AN_FREE_NULL] = "free_null",
+	[SIM_AN_FREE_ZERO_SIZE] = "free_zero_size_ptr",
+	[SIM_AN_ALLOC_LIVE] = "alloc_of_live_ptr",
+	[SIM_AN_ALLOC_NULL] = "alloc_returned_null",
+	[SIM_AN_ALLOC_ZERO] = "alloc_zero_bytes",
+	[SIM_AN_ALLOC_TOO_BIG] = "kmalloc_above_4MiB",
+	[SIM_AN_ALLOC_LT_REQ] = "bytes_alloc_below_bytes_req",
+	[SIM_AN_TIME_BACKWARDS] = "time_backwards",
+	[SIM_AN_CPU_FOLDED] = "cpu_folded",
+	[SIM_AN_CACHE_GUESSED] = "cache_geometry_guessed",
+	[SIM_AN_FREE_OTHER_CACHE] = "free_names_other_cache",
+};
+
+#define ZERO_SIZE_PTR 16
+
+/* One live object. */
+struct live {
+	struct policy_obj obj;
+	uint64_t req;      /* bytes requested */
+	uint32_t acct;     /* root cache id, or UINT32_MAX for large kmallocs */
+	uint32_t site;     /* call-site id */
+	uint32_t cpu;      /* allocating CPU (after folding) */
+	uint32_t next_free;/* pool free list */
+};
+
+/* Per root cache. */
+struct cache_acct {
+	uint64_t allocs, frees;
+	uint64_t live_objs, live_req;
+	uint64_t peak_pages, peak_pages_t_ns, peak_live_objs;
+	uint64_t violations;
+	uint64_t untraced_frees; /* frees naming this cache with no traced allocation */
+};
+
+struct site_acct {
+	uint64_t allocs, frees;
+	uint64_t bytes_req, bytes_alloc, bytes_alloc_trace;
+	uint64_t live_objs, live_req;
+	uint64_t violations, pingpong;
+};
+
+struct sim {
+	struct sim_opts o;
+	struct policy *p;
+	/* live set */
+	struct u64map live_index; /* trace ptr -> pool index */
+	struct live *pool;
+	uint32_t pool_len, pool_cap, pool_free;
+	/* caches as the trace names them */
+	struct strtab names;       /* cache names seen */
+	struct u64map name_cache;  /* name id -> policy cache id */
+	struct u64map learned;     /* hash(site, osz, slot) -> name id + 1 */
+	struct cache_acct *acct;
+	uint32_t acct_cap;
+	/* call sites */
+	struct strtab sites;
+	struct site_acct *site;
+	uint32_t site_cap;
+	struct u64map violations; /* (acct, site, log2 size) -> count */
+	/* totals */
+	uint64_t events[TRACE_EV_NR];
+	uint64_t anomalies[SIM_AN_NR];
+	uint64_t anomaly_first_line[SIM_AN_NR];
+	uint64_t nevents;
+	uint64_t live_objs, live_req;
+	uint64_t large_live_req, large_live_bytes;
+	uint64_t peak_slab_pages, peak_slab_pages_t_ns;
+	uint64_t violations_total;
+	uint64_t perf_bytes_req, perf_bytes_alloc_trace, perf_bytes_alloc_model;
+	/* clock and sampling */
+	uint64_t now_ns, t_first_ns;
+	bool started;
+	uint64_t next_sample_ns, next_sample_ev, nsamples;
+	struct rec *rec;
+	/* progress */
+	struct trace_reader *reader;
+	struct timespec t0;
+	uint64_t last_progress_ev;
+	bool bar_drawn;
+};
+
+static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
+{
+	if (!s->anomalies[a]++)
+		s->anomaly_first_line[a] = line;
+}
+
+/* ---- growable arrays ---- */
+
+static int grow_acct(struct sim *s, uint32_t id)
+{
+	if (id < s->acct_cap)
+		return 0;
+	uint32_t ncap = s->acct_cap ? s->acct_cap : 256;
+	while (ncap <= id)
+		ncap *= 2;
+	struct cache_acct *n = realloc(s->acct, ncap * sizeof(*n));
+	if (!n)
+		return SLABSIM_ENOMEM;
+	memset(n + s->acct_cap, 0, (ncap - s->acct_cap) * sizeof(*n));
+	s->acct = n;
+	s->acct_cap = ncap;
+	return 0;
+}
+
+static int intern_site(struct sim *s, const char *cs, uint32_t *id)
+{
+	int rc = strtab_intern(&s->sites, cs && *cs ? cs : "?", id);
+	if (rc)
+		return rc;
+	if (*id < s->site_cap)
+		return 0;
+	uint32_t ncap = s->site_cap ? s->site_cap * 2 : 256;
+	struct site_acct *n = realloc(s->site, ncap * sizeof(*n));
+	if (!n)
+		return SLABSIM_ENOMEM;
+	memset(n + s->site_cap, 0, (ncap - s->site_cap) * sizeof(*n));
+	s->site = n;
+	s->site_cap = ncap;
+	return 0;
+}
+
+/* ---- create/destroy ---- */
+
+int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
+{
+	struct sim *s = calloc(1, sizeof(*s));
+	if (!s)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	s->o = *o;
+	if (!s->o.progress_out)
+		s->o.progress_out = stderr;
+	u64map_init(&s->live_index);
+	u64map_init(&s->name_cache);
+	u64map_init(&s->learned);
+	u64map_init(&s->violations);
+	strtab_init(&s->names);
+	strtab_init(&s->sites);
+	s->pool_free = UINT32_MAX;
+	int rc = o->ops->create(&o->cfg, &s->p, e);
+	if (rc) {
+		sim_destroy(s);
+		return rc;
+	}
+	if (grow_acct(s, o->ops->nr_caches(s->p))) {
+		sim_destroy(s);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	*out = s;
+	return 0;
+}
+
+void sim_destroy(struct sim *s)
+{
+	if (!s)
+		return;
+	if (s->p)
+		s->p->ops->destroy(s->p);
+	u64map_fini(&s->live_index);
+	u64map_fini(&s->name_cache);
+	u64map_fini(&s->learned);
+	u64map_fini(&s->violations);
+	strtab_fini(&s->names);
+	strtab_fini(&s->sites);
+	free(s->pool);
+	free(s->acct);
+	free(s->site);
+	free(s);
+}
+
+struct policy *sim_policy(const struct sim *s)
+{
+	return s->p;
+}
+
+/* ---- cache resolution ---- */
+
+static uint64_t learn_key(const char *site, uint64_t osz, uint64_t slot)
+{
+	return strtab_hash(site, (osz << 32) ^ slot);
+}
+
+/* Infer how the recorded cache was created from its object size and slot
+ * (6.1 and 5.4 without slub_debug lay out caches alike): plain, HWCACHE
+ * aligned, with a constructor (free pointer moved out), or an explicit
+ * power-of-two alignment. */
+static bool infer_spec(const struct sim *s, uint32_t osz, uint32_t slot,
+		       struct policy_cache_spec *spec)
+{
+	struct policy_cfg rec_cfg;
+	policy_cfg_default(&rec_cfg);
+	rec_cfg.kernel = POLICY_KERNEL_6_1;
+	rec_cfg.nr_cpus = s->o.cfg.nr_cpus;
+	static const uint32_t flag_try[] = {0, POLICY_F_HWCACHE_ALIGN};
+	for (int ctor = 0; ctor < 2; ctor++) {
+		for (size_t f = 0; f < 2; f++) {
+			for (uint32_t align = 8; align <= 4096; align *= 2) {
+				if (f && align > 8)
+					break;
+				struct policy_cache_spec t = *spec;
+				t.object_size = osz;
+				t.flags = flag_try[f];
+				t.align = align;
+				t.ctor = ctor;
+				struct policy_geom g;
+				if (layout_slub(&rec_cfg, &t, &g, NULL) == 0 && g.size == slot) {
+					*spec = t;
+					return true;
+				}
+			}
+		}
+	}
+	return false;
+}
+
+static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t *id, struct err *e)
+{
+	char buf[64];
+	const char *name = ev->name;
+	uint32_t nid;
+	int rc;
+
+	if (!name) {
+		uint64_t v;
+		const char *cs = ev->call_site ? ev->call_site : "";
+		if (u64map_get(&s->learned, learn_key(cs, ev->bytes_req, ev->bytes_alloc), &v)) {
+			name = strtab_str(&s->names, (uint32_t)(v - 1));
+		} else {
+			(void)snprintf(buf, sizeof(buf), ":unnamed-%" PRIu64 "-%" PRIu64,
+				       ev->bytes_req, ev->bytes_alloc);
+			name = buf;
+		}
+	}
+	if ((rc = strtab_intern(&s->names, name, &nid)))
+		return err_set(e, rc, "out of memory");
+	uint64_t cid;
+	if (u64map_get(&s->name_cache, nid, &cid)) {
+		*id = (uint32_t)cid;
+		return 0;
+	}
+	struct policy_cache_spec spec = {.name = name, .no_merge = true};
+	uint64_t osz = ev->bytes_req, slot = ev->bytes_alloc;
+	if (osz == 0 || osz > LAYOUT_KMALLOC_MAX_SIZE || slot > LAYOUT_KMALLOC_MAX_SIZE)
+		return err_at(e, SLABSIM_EINPUT, "", ev->line,
+			      "kmem_cache_alloc of an object of %" PRIu64 " bytes", osz);
+	if (!infer_spec(s, (uint32_t)osz, (uint32_t)slot, &spec)) {
+		anomaly(s, SIM_AN_CACHE_GUESSED, ev->line);
+		spec.object_size = (uint32_t)(slot >= osz ? slot : osz);
+		spec.align = 8;
+	}
+	uint32_t c;
+	rc = s->p->ops->cache_create(s->p, &spec, &c, e);
+	if (rc)
+		return rc;
+	if (u64map_put(&s->name_cache, nid, c) || grow_acct(s, s->p->ops->nr_caches(s->p)))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	*id = c;
+	return 0;
+}
+
+static enum policy_kmalloc_type kmalloc_type(const struct trace_event *ev)
+{
+	/* 6.1 kmalloc_type(): DMA, then RECLAIMABLE, then ACCOUNT */
+	if (ev->gfp & TRACE_GFP_DMA)
+		return POLICY_KMALLOC_DMA;
+	if (ev->gfp & TRACE_GFP_RECLAIMABLE)
+		return POLICY_KMALLOC_RECLAIM;
+	if ((ev->gfp & TRACE_GFP_ACCOUNT) || ev->accounted == 1)
+		return POLICY_KMALLOC_CGROUP;
+	return POLICY_KMALLOC_NORMAL;
+}
+
+/* ---- accounting ---- */
+
+static uint32_t ilog2_u64(uint64_t x)
+{
+	uint32_t r = 0;
+	while (x >>= 1)
+		r++;
+	return r;
+}
+
+static bool is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+static int pool_get(struct sim *s, uint32_t *idx)
+{
+	if (s->pool_free != UINT32_MAX) {
+		*idx = s->pool_free;
+		s->pool_free = s->pool[*idx].next_free;
+		return 0;
+	}
+	if (s->pool_len == s->pool_cap) {
+		uint32_t ncap = s->pool_cap ? s->pool_cap * 2 : 4096;
+		struct live *n = realloc(s->pool, (size_t)ncap * sizeof(*n));
+		if (!n)
+			return SLABSIM_ENOMEM;
+		s->pool = n;
+		s->pool_cap = ncap;
+	}
+	*idx = s->pool_len++;
+	return 0;
+}
+
+static void pool_put(struct sim *s, uint32_t idx)
+{
+	s->pool[idx].next_free = s->pool_free;
+	s->pool_free = idx;
+}
+
+static void update_peaks(struct sim *s, uint32_t acct)
+{
+	struct policy_stats st;
+	s->p->ops->stats(s->p, &st);
+	if (st.slab_pages > s->peak_slab_pages) {
+		s->peak_slab_pages = st.slab_pages;
+		s->peak_slab_pages_t_ns = s->now_ns;
+	}
+	if (acct == UINT32_MAX)
+		return;
+	struct policy_cache_info ci;
+	s->p->ops->cache_info(s->p, acct, &ci);
+	struct cache_acct *a = &s->acct[acct];
+	if (ci.nr_pages > a->peak_pages) {
+		a->peak_pages = ci.nr_pages;
+		a->peak_pages_t_ns = s->now_ns;
+	}
+	if (a->live_objs > a->peak_live_objs)
+		a->peak_live_objs = a->live_objs;
+}
+
+static int do_free(struct sim *s, uint32_t idx, uint32_t cpu, struct err *e)
+{
+	struct live *l = &s->pool[idx];
+	int rc = s->p->ops->free(s->p, &l->obj, cpu, e);
+	if (rc)
+		return rc;
+	if (l->acct != UINT32_MAX) {
+		struct cache_acct *a = &s->acct[l->acct];
+		a->frees++;
+		a->live_objs--;
+		a->live_req -= l->req;
+	} else {
+		s->large_live_req -= l->req;
+		s->large_live_bytes -= l->obj.bytes_alloc;
+	}
+	struct site_acct *st = &s->site[l->site];
+	st->frees++;
+	st->live_objs--;
+	st->live_req -= l->req;
+	if (l->cpu != cpu)
+		st->pingpong++;
+	s->live_objs--;
+	s->live_req -= l->req;
+	pool_put(s, idx);
+	return 0;
+}
+
+static uint32_t fold_cpu(struct sim *s, const struct trace_event *ev)
+{
+	if (ev->cpu < s->o.cfg.nr_cpus)
+		return ev->cpu;
+	anomaly(s, SIM_AN_CPU_FOLDED, ev->line);
+	return ev->cpu % s->o.cfg.nr_cpus;
+}
+
+static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	bool kmalloc = ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE;
+	uint32_t cpu = fold_cpu(s, ev);
+	uint64_t idx64;
+	int rc;
+
+	if (ev->ptr == 0) {
+		anomaly(s, SIM_AN_ALLOC_NULL, ev->line);
+		return 0;
+	}
+	if (ev->bytes_req == 0) {
+		anomaly(s, SIM_AN_ALLOC_ZERO, ev->line);
+		return 0;
+	}
+	if (ev->bytes_req > LAYOUT_KMALLOC_MAX_SIZE) {
+		anomaly(s, SIM_AN_ALLOC_TOO_BIG, ev->line);
+		return 0;
+	}
+	if (ev->bytes_alloc < ev->bytes_req)
+		anomaly(s, SIM_AN_ALLOC_LT_REQ, ev->line);
+	if (u64map_get(&s->live_index, ev->ptr, &idx64)) {
+		/* the free of the previous object at this address was not traced */
+		anomaly(s, SIM_AN_ALLOC_LIVE, ev->line);
+		(void)u64map_del(&s->live_index, ev->ptr, NULL);
+		if ((rc = do_free(s, (uint32_t)idx64, s->pool[idx64].cpu, e)))
+			return rc;
+	}
+
+	struct policy_alloc_req r = {.cpu = cpu, .node = ev->node, .size = ev->bytes_req};
+	if (kmalloc) {
+		r.cache = POLICY_KMALLOC;
+		r.ktype = kmalloc_type(ev);
+	} else if ((rc = cache_for(s, ev, &r.cache, e))) {
+		return rc;
+	}
+	uint32_t site;
+	if ((rc = intern_site(s, ev->call_site, &site)))
+		return err_set(e, rc, "out of memory");
+	uint32_t idx;
+	if ((rc = pool_get(s, &idx)))
+		return err_set(e, rc, "out of memory");
+	struct live *l = &s->pool[idx];
+	if ((rc = s->p->ops->alloc(s->p, &r, &l->obj, e))) {
+		pool_put(s, idx);
+		return rc;
+	}
+	l->req = ev->bytes_req;
+	l->site = site;
+	l->cpu = cpu;
+	l->acct = UINT32_MAX;
+	if (l->obj.cache != POLICY_NO_CACHE) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, l->obj.cache, &ci);
+		l->acct = ci.alias_of;
+	}
+	if ((rc = u64map_put(&s->live_index, ev->ptr, idx)))
+		return err_set(e, rc, "out of memory");
+
+	struct site_acct *st = &s->site[site];
+	st->allocs++;
+	st->bytes_req += ev->bytes_req;
+	st->bytes_alloc += l->obj.bytes_alloc;
+	st->bytes_alloc_trace += ev->bytes_alloc;
+	st->live_objs++;
+	st->live_req += ev->bytes_req;
+	s->perf_bytes_req += ev->bytes_req;
+	s->perf_bytes_alloc_trace += ev->bytes_alloc;
+	s->perf_bytes_alloc_model += l->obj.bytes_alloc;
+	s->live_objs++;
+	s->live_req += ev->bytes_req;
+	if (l->acct != UINT32_MAX) {
+		struct cache_acct *a = &s->acct[l->acct];
+		a->allocs++;
+		a->live_objs++;
+		a->live_req += ev->bytes_req;
+	} else {
+		s->large_live_req += ev->bytes_req;
+		s->large_live_bytes += l->obj.bytes_alloc;
+	}
+	if (kmalloc && is_pow2(ev->bytes_req) && l->obj.addr % ev->bytes_req) {
+		st->violations++;
+		s->violations_total++;
+		if (l->acct != UINT32_MAX)
+			s->acct[l->acct].violations++;
+		uint64_t key = ((uint64_t)(l->acct & 0xfffff) << 40) | ((uint64_t)site << 8) |
+			       ilog2_u64(ev->bytes_req);
+		uint64_t *cnt = u64map_ref(&s->violations, key);
+		if (cnt)
+			(*cnt)++;
+		else if ((rc = u64map_put(&s->violations, key, 1)))
+			return err_set(e, rc, "out of memory");
+	}
+	update_peaks(s, l->acct);
+	return 0;
+}
+
+static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	uint32_t cpu = fold_cpu(s, ev);
+	uint64_t idx64;
+
+	if (ev->ptr == 0) {
+		anomaly(s, SIM_AN_FREE_NULL, ev->line);
+		return 0;
+	}
+	if (ev->ptr <= ZERO_SIZE_PTR) {
+		anomaly(s, SIM_AN_FREE_ZERO_SIZE, ev->line);
+		return 0;
+	}
+	if (!u64map_del(&s->live_index, ev->ptr, &idx64)) {
+		anomaly(s, SIM_AN_FREE_UNKNOWN, ev->line);
+		if (ev->name) {
+			uint32_t nid;
+			uint64_t cid;
+			if (strtab_find(&s->names, ev->name, &nid) &&
+			    u64map_get(&s->name_cache, nid, &cid)) {
+				struct policy_cache_info ci;
+				s->p->ops->cache_info(s->p, (uint32_t)cid, &ci);
+				s->acct[ci.alias_of].untraced_frees++;
+			}
+		}
+		return 0;
+	}
+	if (ev->name && s->pool[idx64].acct != UINT32_MAX) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, s->pool[idx64].acct, &ci);
+		uint32_t nid;
+		uint64_t cid;
+		/* a named free of an object the replay put elsewhere (learned too late) */
+		if (strcmp(ci.name, ev->name) != 0 &&
+		    !(strtab_find(&s->names, ev->name, &nid) &&
+		      u64map_get(&s->name_cache, nid, &cid) && cid == s->pool[idx64].acct))
+			anomaly(s, SIM_AN_FREE_OTHER_CACHE, ev->line);
+	}
+	uint32_t acct = s->pool[idx64].acct;
+	int rc = do_free(s, (uint32_t)idx64, cpu, e);
+	if (rc)
+		return rc;
+	if (acct != UINT32_MAX) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, acct, &ci);
+		/* pages only fall on a free; the peak is unchanged */
+		(void)ci;
+	}
+	return 0;
+}
+
+/* ---- totals and sampling ---- */
+
+void sim_totals(const struct sim *s, struct sim_totals *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < TRACE_EV_NR && i < 8; i++)
+		out->events[i] = s->events[i];
+	memcpy(out->anomalies, s->anomalies, sizeof(out->anomalies));
+	out->live_objs = s->live_objs;
+	out->live_req_bytes = s->live_req;
+	struct policy_stats st;
+	s->p->ops->stats(s->p, &st);
+	out->slab_pages = st.slab_pages;
+	out->large_pages = st.large_pages;
+	out->peak_slab_pages = s->peak_slab_pages;
+	out->peak_slab_pages_t_ns = s->peak_slab_pages_t_ns;
+	out->align_violations = s->violations_total;
+	out->samples = s->nsamples;
+	uint32_t n = s->p->ops->nr_caches(s->p);
+	for (uint32_t id = 0; id < n; id++) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, id, &ci);
+		if (ci.alias_of != id || ci.g.size == 0)
+			continue;
+		const struct cache_acct *a = &s->acct[id];
+		uint64_t sb = (uint64_t)POLICY_PAGE_SIZE << ci.g.order;
+		out->waste_rounding += a->live_objs * ci.g.object_size - a->live_req;
+		out->waste_layout += a->live_objs * (ci.g.size - ci.g.object_size);
+		out->waste_free_slots += (ci.total_objects - a->live_objs) * ci.g.size;
+		out->waste_tail += ci.nr_slabs * (sb - (uint64_t)ci.g.objs_per_slab * ci.g.size);
+	}
+	/* large kmallocs: the page rounding is their only waste */
+	out->waste_rounding += s->large_live_bytes - s->large_live_req;
+	out->slab_bytes = (st.slab_pages + st.large_pages) * POLICY_PAGE_SIZE;
+}
+
+static int take_sample(struct sim *s, const char *label, struct err *e)
+{
+	struct sim_totals t;
+	sim_totals(s, &t);
+	s->nsamples++;
+	if (!s->rec)
+		return 0;
+	struct rec_sample_row row = {
+		.seq = s->nsamples,
+		.t_ns = s->now_ns,
+		.event_idx = s->nevents,
+		.label = label,
+		.slab_pages = t.slab_pages,
+		.large_pages = t.large_pages,
+		.live_objs = t.live_objs,
+		.live_req_bytes = t.live_req_bytes,
+		.waste_rounding = t.waste_rounding,
+		.waste_layout = t.waste_layout,
+		.waste_free_slots = t.waste_free_slots,
+		.waste_tail = t.waste_tail,
+	};
+	int rc = rec_sample(s->rec, &row, e);
+	if (rc || !s->o.sample_caches)
+		return rc;
+	uint32_t n = s->p->ops->nr_caches(s->p);
+	for (uint32_t id = 0; id < n; id++) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, id, &ci);
+		if (ci.alias_of != id || (!ci.nr_slabs && !s->acct[id].live_objs))
+			continue;
+		struct rec_sample_cache_row cr = {
+			.seq = s->nsamples,
+			.cache = ci.name,
+			.slabs = ci.nr_slabs,
+			.pages = ci.nr_pages,
+			.live_objs = s->acct[id].live_objs,
+			.live_req_bytes = s->acct[id].live_req,
+		};
+		if ((rc = rec_sample_cache(s->rec, &cr, e)))
+			return rc;
+	}
+	return 0;
+}
+
+static int maybe_sample(struct sim *s, struct err *e)
+{
+	bool due = false;
+	if (s->o.sample_every_events && s->nevents >= s->next_sample_ev) {
+		due = true;
+		s->next_sample_ev = s->nevents + s->o.sample_every_events;
+	}
+	if (s->o.sample_every_ns && s->now_ns >= s->next_sample_ns) {
+		due = true;
+		/* one sample per gap, however long the gap */
+		uint64_t k = (s->now_ns - s->next_sample_ns) / s->o.sample_every_ns + 1;
+		s->next_sample_ns += k * s->o.sample_every_ns;
+	}
+	return due ? take_sample(s, NULL, e) : 0;
+}
+
+int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	int rc = 0;
+	if (!s->started) {
+		s->started = true;
+		s->t_first_ns = s->now_ns = ev->t_ns;
+		s->next_sample_ns = ev->t_ns + s->o.sample_every_ns;
+		s->next_sample_ev = s->o.sample_every_events;
+	}
+	if (ev->t_ns < s->now_ns)
+		anomaly(s, SIM_AN_TIME_BACKWARDS, ev->line);
+	else
+		s->now_ns = ev->t_ns;
+	if (ev->type < TRACE_EV_NR)
+		s->events[ev->type]++;
+	switch (ev->type) {
+	case TRACE_EV_KMALLOC:
+	case TRACE_EV_KMALLOC_NODE:
+	case TRACE_EV_CACHE_ALLOC:
+	case TRACE_EV_CACHE_ALLOC_NODE:
+		rc = on_alloc(s, ev, e);
+		break;
+	case TRACE_EV_KFREE:
+	case TRACE_EV_CACHE_FREE:
+		rc = on_free(s, ev, e);
+		break;
+	case TRACE_EV_MARKER:
+		return take_sample(s, ev->text, e);
+	default:
+		return 0;
+	}
+	if (rc)
+		return rc;
+	s->nevents++;
+	if (s->o.check && (rc = s->p->ops->check(s->p, e)))
+		return err_at(e, rc, "", ev->line, "after this event: %s", e ? e->msg : "");
+	return maybe_sample(s, e);
+}
+
+int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e)
+{
+	struct u64map site_of; /* ptr -> learn key of its allocation */
+	struct trace_event ev;
+	int rc;
+	u64map_init(&site_of);
+	while ((rc = trace_next(r, &ev, e)) == 1) {
+		if (ev.type == TRACE_EV_CACHE_ALLOC || ev.type == TRACE_EV_CACHE_ALLOC_NODE) {
+			if (ev.name || !ev.ptr)
+				continue;
+			uint64_t key = learn_key(ev.call_site ? ev.call_site : "", ev.bytes_req,
+						 ev.bytes_alloc);
+			if (u64map_put(&site_of, ev.ptr, key)) {
+				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+		} else if (ev.type == TRACE_EV_KFREE || ev.type == TRACE_EV_CACHE_FREE) {
+			uint64_t key;
+			if (!u64map_del(&site_of, ev.ptr, &key) || !ev.name)
+				continue;
+			uint32_t nid;
+			if (u64map_get(&s->learned, key, NULL))
+				continue; /* first name wins */
+			if (strtab_intern(&s->names, ev.name, &nid) ||
+			    u64map_put(&s->learned, key, (uint64_t)nid + 1)) {
+				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+		}
+	}
+	u64map_fini(&site_of);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- progress ---- */
+
+static void progress(struct sim *s, bool final)
+{
+	uint64_t done, total;
+	struct timespec now;
+	trace_progress(s->reader, &done, &total);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	double el = (double)(now.tv_sec - s->t0.tv_sec) + (double)(now.tv_nsec - s->t0.tv_nsec) / 1e9;
+	double rate = el > 0 ? (double)s->nevents / el : 0;
+	FILE *f = s->o.progress_out;
+	if (total) {
+		double frac = (double)done / (double)total;
+		int w = 30, fill = (int)(frac * w);
+		double eta = frac > 0 ? el / frac - el : 0;
+		fprintf(f, "\r[%.*s%*s] %5.1f%%  %" PRIu64 " events  %.0f ev/s  ETA %.0fs ", fill,
+			"##############################", w - fill, "", frac * 100, s->nevents, rate,
+			final ? 0.0 : eta);
+	} else {
+		fprintf(f, "\r%" PRIu64 " events  %.0f ev/s ", s->nevents, rate);
+	}
+	if (final)
+		fputc('\n', f);
+	fflush(f);
+	s->bar_drawn = true;
+}
+
+int sim_replay(struct sim *s, struct trace_reader *r, struct rec *rec, struct err *e)
+{
+	struct trace_event ev;
+	int rc;
+	s->rec = rec;
+	s->reader = r;
+	clock_gettime(CLOCK_MONOTONIC, &s->t0);
+	while ((rc = trace_next(r, &ev, e)) == 1) {
+		if ((rc = sim_event(s, &ev, e))) {
+			if (e && e->msg[0] == ':') { /* err_at with an empty path: add ours */
+				struct err tmp = *e;
+				err_set(e, tmp.code, "%s%s", trace_path(r), tmp.msg);
+			}
+			break;
+		}
+		if (s->o.progress && s->nevents - s->last_progress_ev >= (1u << 16)) {
+			s->last_progress_ev = s->nevents;
+			progress(s, false);
+		}
+	}
+	if (s->o.progress && s->bar_drawn)
+		progress(s, true);
+	if (rc < 0)
+		return rc;
+	return take_sample(s, "end", e);
+}
+
+/* ---- results ---- */
+
+static void cache_row(const struct sim *s, uint32_t id, const struct policy_cache_info *ci,
+		      struct rec_cache_row *row)
+{
+	const struct cache_acct *a = &s->acct[id];
+	uint64_t sb = (uint64_t)POLICY_PAGE_SIZE << ci->g.order;
+	memset(row, 0, sizeof(*row));
+	row->cache = ci->name;
+	row->kmalloc = ci->kmalloc;
+	row->object_size = ci->g.object_size;
+	row->slab_size = ci->g.size;
+	row->align = ci->g.align;
+	row->order = ci->g.order;
+	row->objs_per_slab = ci->g.objs_per_slab;
+	row->allocs = a->allocs;
+	row->frees = a->frees;
+	row->live_objs = a->live_objs;
+	row->live_req_bytes = a->live_req;
+	row->slabs = ci->nr_slabs;
+	row->pages = ci->nr_pages;
+	row->peak_pages = a->peak_pages;
+	row->peak_pages_t_ns = a->peak_pages_t_ns;
+	row->peak_live_objs = a->peak_live_objs;
+	if (ci->g.size) {
+		row->waste_rounding = a->live_objs * ci->g.object_size - a->live_req;
+		row->waste_layout = a->live_objs * (ci->g.size - ci->g.object_size);
+		row->waste_free_slots = (ci->total_objects - a->live_objs) * ci->g.size;
+		row->waste_tail = ci->nr_slabs * (sb - (uint64_t)ci->g.objs_per_slab * ci->g.size);
+	}
+	row->align_violations = a->violations;
+}
+
+static bool cache_active(const struct sim *s, uint32_t id, const struct policy_cache_info *ci)
+{
+	const struct cache_acct *a = &s->acct[id];
+	return ci->alias_of == id && (a->allocs || a->frees || ci->nr_slabs || a->untraced_frees);
+}
+
+int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *e)
+{
+	int rc;
+	for (int i = 0; i < TRACE_EV_NR; i++) {
+		struct rec_count c = {"event", trace_ev_names[i], s->events[i], 0};
+		if ((rc = rec_count(rec, &c, e)))
+			return rc;
+	}
+	for (int i = 0; i < SIM_AN_NR; i++) {
+		struct rec_count c = {"anomaly", sim_anomaly_names[i], s->anomalies[i],
+				      s->anomaly_first_line[i]};
+		if ((rc = rec_count(rec, &c, e)))
+			return rc;
+	}
+	if (s->reader) {
+		const struct trace_stats *ts = trace_stats(s->reader);
+		struct rec_count lines[] = {
+			{"line", "total", ts->lines, 0},
+			{"line", "header", ts->header_lines, 0},
+			{"line", "other_event", ts->other_events, 0},
+			{"line", "malformed", ts->malformed, ts->first_malformed_line},
+			{"line", "lost_marker", ts->lost_markers, 0},
+			{"line", "lost_events", ts->lost_events, 0},
+		};
+		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+			if ((rc = rec_count(rec, &lines[i], e)))
+				return rc;
+	}
+	uint32_t n = s->p->ops->nr_caches(s->p);
+	for (uint32_t id = 0; id < n; id++) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, id, &ci);
+		if (!cache_active(s, id, &ci))
+			continue;
+		struct rec_cache_row row;
+		cache_row(s, id, &ci, &row);
+		if ((rc = rec_cache(rec, &row, e)))
+			return rc;
+	}
+	for (uint32_t i = 0; i < s->sites.n; i++) {
+		const struct site_acct *st = &s->site[i];
+		struct rec_site_row row = {
+			.call_site = strtab_str(&s->sites, i),
+			.allocs = st->allocs,
+			.frees = st->frees,
+			.bytes_req = st->bytes_req,
+			.bytes_alloc = st->bytes_alloc,
+			.bytes_alloc_trace = st->bytes_alloc_trace,
+			.live_objs = st->live_objs,
+			.live_req_bytes = st->live_req,
+			.align_violations = st->violations,
+			.pingpong = st->pingpong,
+		};
+		if ((rc = rec_site(rec, &row, e)))
+			return rc;
+	}
+	size_t pos = 0;
+	uint64_t key, cnt;
+	while (u64map_next(&s->violations, &pos, &key, &cnt)) {
+		uint32_t acct = (uint32_t)(key >> 40);
+		uint32_t site = (uint32_t)((key >> 8) & 0xffffffff);
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, acct, &ci);
+		struct rec_violation_row v = {
+			.cache = ci.name,
+			.call_site = strtab_str(&s->sites, site),
+			.size = 1ULL << (key & 0xff),
+			.count = cnt,
+		};
+		if ((rc = rec_violation(rec, &v, e)))
+			return rc;
+	}
+	struct sim_totals t;
+	sim_totals(s, &t);
+	struct rec_run_totals tot = {
+		.events = s->nevents,
+		.t_first_ns = s->t_first_ns,
+		.t_last_ns = s->now_ns,
+		.final_slab_pages = t.slab_pages,
+		.peak_slab_pages = t.peak_slab_pages,
+		.peak_slab_pages_t_ns = t.peak_slab_pages_t_ns,
+		.final_large_pages = t.large_pages,
+		.final_live_objs = t.live_objs,
+		.final_live_req_bytes = t.live_req_bytes,
+		.align_violations = t.align_violations,
+		.wall_seconds = wall_seconds,
+	};
+	return rec_run_end(rec, &tot, true, e);
+}
+
+/* ---- summary ---- */
+
+static int cmp_pages_desc(const void *a, const void *b)
+{
+	const struct rec_cache_row *x = a, *y = b;
+	if (x->pages != y->pages)
+		return x->pages < y->pages ? 1 : -1;
+	return strcmp(x->cache, y->cache);
+}
+
+static void json_str(FILE *out, const char *str)
+{
+	fputc('"', out);
+	for (; *str; str++) {
+		unsigned char c = (unsigned char)*str;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *trace_path_str,
+		       const void *trace_stats_v)
+{
+	const struct trace_stats *ts = trace_stats_v;
+	const struct policy_cfg *cfg = &s->o.cfg;
+	char dbg[8];
+	struct sim_totals t;
+	sim_totals(s, &t);
+
+	uint32_t n = s->p->ops->nr_caches(s->p), nrows = 0;
+	struct rec_cache_row *rows = calloc(n ? n : 1, sizeof(*rows));
+	for (uint32_t id = 0; rows && id < n; id++) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, id, &ci);
+		if (cache_active(s, id, &ci))
+			cache_row(s, id, &ci, &rows[nrows++]);
+	}
+	if (rows)
+		qsort(rows, nrows, sizeof(*rows), cmp_pages_desc);
+	const char *kernel = cfg->kernel == POLICY_KERNEL_6_1 ? "6.1" : "5.4";
+	const char *align = cfg->align == POLICY_ALIGN_NATURAL ? "natural" : "none";
+	policy_slub_debug_str(cfg->slub_debug, dbg);
+
+	if (json) {
+		fprintf(out, "{\n  \"trace\": ");
+		json_str(out, trace_path_str ? trace_path_str : "");
+		fprintf(out,
+			",\n  \"config\": {\"allocator\": \"%s\", \"kernel\": \"%s\", \"align\": "
+			"\"%s\", \"slub_debug\": \"%s\", \"nr_cpus\": %u},\n",
+			s->p->ops->name, kernel, align, dbg, cfg->nr_cpus);
+		fprintf(out, "  \"events\": {");
+		for (int i = 0; i < TRACE_EV_NR; i++)
+			fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", trace_ev_names[i],
+				s->events[i]);
+		fprintf(out, "},\n  \"anomalies\": {");
+		for (int i = 0; i < SIM_AN_NR; i++)
+			fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", sim_anomaly_names[i],
+				s->anomalies[i]);
+		fprintf(out, "},\n");
+		if (ts)
+			fprintf(out,
+				"  \"lines\": {\"total\": %" PRIu64 ", \"header\": %" PRIu64
+				", \"other_events\": %" PRIu64 ", \"malformed\": %" PRIu64
+				", \"lost_markers\": %" PRIu64 ", \"lost_events\": %" PRIu64 "},\n",
+				ts->lines, ts->header_lines, ts->other_events, ts->malformed,
+				ts->lost_markers, ts->lost_events);
+		fprintf(out,
+			"  \"totals\": {\"live_objects\": %" PRIu64 ", \"live_req_bytes\": %" PRIu64
+			", \"slab_pages\": %" PRIu64 ", \"peak_slab_pages\": %" PRIu64
+			", \"peak_slab_pages_t_ns\": %" PRIu64 ", \"large_pages\": %" PRIu64
+			", \"waste\": {\"rounding\": %" PRIu64 ", \"layout\": %" PRIu64
+			", \"free_slots\": %" PRIu64 ", \"slab_tail\": %" PRIu64
+			"}, \"align_violations\": %" PRIu64 ", \"samples\": %" PRIu64 "},\n",
+			t.live_objs, t.live_req_bytes, t.slab_pages, t.peak_slab_pages,
+			t.peak_slab_pages_t_ns, t.large_pages, t.waste_rounding, t.waste_layout,
+			t.waste_free_slots, t.waste_tail, t.align_violations, t.samples);
+		fprintf(out, "  \"caches\": [");
+		for (uint32_t i = 0; i < nrows; i++) {
+			const struct rec_cache_row *r = &rows[i];
+			fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+			json_str(out, r->cache);
+			fprintf(out,
+				", \"object_size\": %u, \"slab_size\": %u, \"align\": %u, "
+				"\"order\": %u, \"objs_per_slab\": %u, \"live_objects\": %" PRIu64
+				", \"live_req_bytes\": %" PRIu64 ", \"slabs\": %" PRIu64
+				", \"pages\": %" PRIu64 ", \"peak_pages\": %" PRIu64
+				", \"waste\": {\"rounding\": %" PRIu64 ", \"layout\": %" PRIu64
+				", \"free_slots\": %" PRIu64 ", \"slab_tail\": %" PRIu64
+				"}, \"align_violations\": %" PRIu64 "}",
+				r->object_size, r->slab_size, r->align, r->order, r->objs_per_slab,
+				r->live_objs, r->live_req_bytes, r->slabs, r->pages, r->peak_pages,
+				r->waste_rounding, r->waste_layout, r->waste_free_slots,
+				r->waste_tail, r->align_violations);
+		}
+		fprintf(out, "\n  ]\n}\n");
+		free(rows);
+		return;
+	}
+
+	fprintf(out, "slabsim replay of %s\n", trace_path_str ? trace_path_str : "(events)");
+	fprintf(out, "allocator %s, kernel %s, align %s, slub_debug %s, nr_cpus %u\n\n",
+		s->p->ops->name, kernel, align, dbg, cfg->nr_cpus);
+	fprintf(out, "events:");
+	for (int i = 0; i < TRACE_EV_NR; i++)
+		if (s->events[i])
+			fprintf(out, " %s %" PRIu64, trace_ev_names[i], s->events[i]);
+	fprintf(out, "\n");
+	if (ts)
+		fprintf(out,
+			"lines: %" PRIu64 " (header %" PRIu64 ", other events %" PRIu64
+			", malformed %" PRIu64 ", lost-event markers %" PRIu64 " losing %" PRIu64
+			" events)\n",
+			ts->lines, ts->header_lines, ts->other_events, ts->malformed,
+			ts->lost_markers, ts->lost_events);
+	fprintf(out, "anomalies:");
+	bool any = false;
+	for (int i = 0; i < SIM_AN_NR; i++)
+		if (s->anomalies[i]) {
+			fprintf(out, " %s %" PRIu64, sim_anomaly_names[i], s->anomalies[i]);
+			any = true;
+		}
+	fprintf(out, "%s\n\n", any ? "" : " none");
+	fprintf(out,
+		"live objects %" PRIu64 " (%" PRIu64 " bytes requested)\n"
+		"slab pages %" PRIu64 " at the end, %" PRIu64 " at peak (t=%.6f s); large kmalloc "
+		"pages %" PRIu64 "\n"
+		"waste bytes: rounding %" PRIu64 ", layout %" PRIu64 ", free slots %" PRIu64
+		", slab tail %" PRIu64 "\n"
+		"alignment violations %" PRIu64 "\n\n",
+		t.live_objs, t.live_req_bytes, t.slab_pages, t.peak_slab_pages,
+		(double)t.peak_slab_pages_t_ns / 1e9, t.large_pages, t.waste_rounding,
+		t.waste_layout, t.waste_free_slots, t.waste_tail, t.align_violations);
+	fprintf(out, "%-24s %7s %7s %8s %6s %6s %6s %9s %8s %9s %8s %6s\n", "cache", "objsize",
+		"slotsz", "live", "slabs", "pages", "peak", "rounding", "layout", "free", "tail",
+		"misal");
+	uint32_t shown = nrows < 20 ? nrows : 20;
+	for (uint32_t i = 0; i < shown; i++) {
+		const struct rec_cache_row *r = &rows[i];
+		fprintf(out,
+			"%-24s %7u %7u %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %9" PRIu64
+			" %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %6" PRIu64 "\n",
+			r->cache, r->object_size, r->slab_size, r->live_objs, r->slabs, r->pages,
+			r->peak_pages, r->waste_rounding, r->waste_layout, r->waste_free_slots,
+			r->waste_tail, r->align_violations);
+	}
+	if (nrows > shown)
+		fprintf(out, "... %u more caches (see --format json or the database)\n",
+			nrows - shown);
+	free(rows);
+}
+
+int sim_write_slabinfo(const struct sim *s, FILE *out)
+{
+	/* version 2.1 as mm/slab_common.c prints it; SLUB's tunables are 0 and
+	 * active_objs excludes only free objects on node-partial slabs. Root
+	 * caches, newest first (slab_root_caches is a stack). */
+	fprintf(out, "slabinfo - version: 2.1\n");
+	fprintf(out, "# name            <active_objs> <num_objs> <objsize> <objperslab> "
+		     "<pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata "
+		     "<active_slabs> <num_slabs> <sharedavail>\n");
+	uint32_t n = s->p->ops->nr_caches(s->p);
+	for (uint32_t id = n; id-- > 0;) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, id, &ci);
+		if (ci.alias_of != id || !ci.g.size)
+			continue;
+		fprintf(out,
+			"%-17s %6" PRIu64 " %6" PRIu64 " %6u %4u %4d : tunables %4u %4u %4u : "
+			"slabdata %6" PRIu64 " %6" PRIu64 " %6u\n",
+			ci.name, ci.total_objects - ci.free_in_partial, ci.total_objects, ci.g.size,
+			ci.g.objs_per_slab, 1 << ci.g.order, 0, 0, 0, ci.nr_slabs, ci.nr_slabs, 0);
+	}
+	return ferror(out) ? SLABSIM_EIO : 0;
+}

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Install the Debian packages slabsim needs to build, run and test, when any
+# is missing (Debian 12). Uses sudo when not root.
+set -eu
+pkgs="gcc libc6-dev pkg-config meson ninja-build libgsl-dev libsqlite3-dev sqlite3 gnuplot-nox gzip xz-utils zstd"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "slabsim: installing Debian packages:$missing" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+$sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,101 @@
+/* sim.h - the replay engine: drives a policy with trace events, keeps the
+ * clock, the live-object table and the accounting, and takes samples.
+ *
+ * One struct sim owns one policy instance and everything measured about it.
+ * Memory follows the live set (live pointers, caches, call sites), never the
+ * trace length. Trace anomalies are counted, never fatal.
+ */
+#ifndef SLABSIM_SIM_H
+#define SLABSIM_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+#include "policy.h"
+
+struct trace_reader;
+struct trace_event;
+struct rec;
+
+/* Anomalies of real traces (counted by kind, reported, never fatal). */
+enum sim_anomaly {
+	SIM_AN_FREE_UNKNOWN = 0, /* free of a pointer never seen allocated */
+	SIM_AN_FREE_NULL,        /* kfree(NULL) */
+	SIM_AN_FREE_ZERO_SIZE,   /* kfree(ZERO_SIZE_PTR) (raw pointers only) */
+	SIM_AN_ALLOC_LIVE,       /* allocation at a still-live address: a missed free */
+	SIM_AN_ALLOC_NULL,       /* allocation event with ptr 0 (failed allocation) */
+	SIM_AN_ALLOC_ZERO,       /* allocation of 0 bytes */
+	SIM_AN_ALLOC_TOO_BIG,    /* kmalloc above 4 MiB */
+	SIM_AN_ALLOC_LT_REQ,     /* bytes_alloc < bytes_req in the trace */
+	SIM_AN_TIME_BACKWARDS,   /* timestamp older than the previous event */
+	SIM_AN_CPU_FOLDED,       /* event CPU >= --nr-cpus, folded modulo nr_cpus */
+	SIM_AN_CACHE_GUESSED,    /* cache geometry not inferable: object_size taken as bytes_alloc */
+	SIM_AN_FREE_OTHER_CACHE, /* kmem_cache_free name= differs from the allocating cache */
+	SIM_AN_NR,
+};
+
+/* Stable names of the anomaly kinds ("free_unknown_ptr", ...). */
+extern const char *const sim_anomaly_names[SIM_AN_NR];
+
+struct sim_opts {
+	const struct policy_ops *ops;
+	struct policy_cfg cfg;
+	uint64_t sample_every_ns;     /* 0 = not by time */
+	uint64_t sample_every_events; /* 0 = not by count */
+	bool sample_caches;           /* also write per-cache samples */
+	bool check;                   /* run the policy's invariant walk after every event */
+	bool progress;                /* progress bar on stderr */
+	FILE *progress_out;           /* where the bar goes (default stderr) */
+};
+
+struct sim;
+
+/* Create the engine and its policy. Errors: SLABSIM_EUSAGE, SLABSIM_ENOMEM. */
+int sim_create(const struct sim_opts *o, struct sim **out, struct err *e);
+void sim_destroy(struct sim *s);
+
+/* Learn cache names from a first pass over a trace: kmem_cache_alloc events
+ * of 6.1 name no cache, but the matching kmem_cache_free does, so (call site,
+ * object size, slot size) -> name is learned here and used by sim_replay.
+ * Optional; without it names are learned as the replay goes. */
+int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e);
+
+/* Replay every event of r. With rec non-NULL, samples go to the open run of
+ * rec as they are taken (rec_run_begin must have been called). Returns 0, or
+ * the first input/model/IO error (samples already written stay in the open
+ * run; the caller decides to commit or roll back). */
+int sim_replay(struct sim *s, struct trace_reader *r, struct rec *rec, struct err *e);
+
+/* Apply one event (what sim_replay does per event). */
+int sim_event(struct sim *s, const struct trace_event *ev, struct err *e);
+
+/* Write the run's final figures (counts, caches, sites, violations, totals)
+ * into rec's open run, then end it with commit. */
+int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *e);
+
+/* Print the summary: "table" or "json". trace_stats may be NULL. */
+void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *trace_path,
+		       const void *trace_stats);
+
+/* Write the end state as /proc/slabinfo version 2.1. */
+int sim_write_slabinfo(const struct sim *s, FILE *out);
+
+/* Totals now (live set and the policy's pages), for tests. */
+struct sim_totals {
+	uint64_t events[8];   /* by enum trace_ev_type */
+	uint64_t anomalies[SIM_AN_NR];
+	uint64_t live_objs, live_req_bytes;
+	uint64_t slab_pages, large_pages, peak_slab_pages, peak_slab_pages_t_ns;
+	uint64_t waste_rounding, waste_layout, waste_free_slots, waste_tail;
+	uint64_t slab_bytes; /* slab_pages * PAGE_SIZE + large pages * PAGE_SIZE */
+	uint64_t align_violations;
+	uint64_t samples;
+};
+void sim_totals(const struct sim *s, struct sim_totals *out);
+
+/* The policy instance (borrowed; valid until sim_destroy). */
+struct policy *sim_policy(const struct sim *s);
+
+#endif

@@ -1,0 +1,902 @@
+/* test_rec.c - the SQLite recorder, checked by reading its files back.
+ *
+ * Every case writes through rec.h and reads the result with the plain
+ * sqlite3 API, so a value lost or mangled on the way in shows up as a wrong
+ * number, not as a recorder that agrees with itself. Cases use one fresh
+ * directory from mkdtemp(), removed at the end.
+ *
+ * `test_rec --bench [rows]` instead times sample rows written in one run
+ * (meson benchmark).
+ */
+#include "rec.h"
+#include "check.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#define PATH_MAX_LEN 512
+#define ADDR_HIGH    0xffff888012345660u /* a kernel direct-map address, >= 2^63 */
+
+struct tmp {
+	char dir[PATH_MAX_LEN];
+};
+
+static const char *tmp_path(const struct tmp *t, const char *name, char *buf, size_t n)
+{
+	(void)snprintf(buf, n, "%s/%s", t->dir, name);
+	return buf;
+}
+
+static int tmp_create(struct tmp *t)
+{
+	const char *base = getenv("TMPDIR");
+
+	(void)snprintf(t->dir, sizeof(t->dir), "%s/slabsim-rec-XXXXXX", base ? base : "/tmp");
+	return mkdtemp(t->dir) ? 0 : -1;
+}
+
+static void tmp_destroy(const struct tmp *t)
+{
+	char path[PATH_MAX_LEN * 2];
+	struct dirent *d;
+	DIR *dir = opendir(t->dir);
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		(void)snprintf(path, sizeof(path), "%s/%s", t->dir, d->d_name);
+		(void)unlink(path);
+	}
+	(void)closedir(dir);
+	(void)rmdir(t->dir);
+}
+
+static int file_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	(void)fputs(text, f);
+	return fclose(f);
+}
+
+/* ---- reading back with the plain sqlite3 API ---- */
+
+static sqlite3 *db_open_ro(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		printf("# cannot open %s: %s\n", path, db ? sqlite3_errmsg(db) : "?");
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+/* First column of the first row as an integer; INT64_MIN on error or no
+ * row, which no checked value equals. */
+static int64_t q_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v = INT64_MIN;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		printf("# %s: %s\n", sql, sqlite3_errmsg(db));
+	else if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static double q_double(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	double v = -1.0;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* First column of the first row as text in buf; "(null)" for SQL NULL,
+ * "(error)" if the query failed or returned nothing. */
+static const char *q_text(sqlite3 *db, const char *sql, char *buf, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+
+	(void)snprintf(buf, n, "(error)");
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		printf("# %s: %s\n", sql, sqlite3_errmsg(db));
+	} else if (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *s = sqlite3_column_text(st, 0);
+		(void)snprintf(buf, n, "%s", s ? (const char *)s : "(null)");
+	}
+	sqlite3_finalize(st);
+	return buf;
+}
+
+/* Rows of `table` belonging to run_id. */
+static int64_t rows_of(sqlite3 *db, const char *table, int64_t run_id)
+{
+	char sql[128];
+
+	(void)snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s WHERE run_id = %" PRId64, table,
+		       run_id);
+	return q_int(db, sql);
+}
+
+static const char *const child_tables[] = {"counts",	 "caches",  "sites",
+					   "violations", "samples", "sample_caches"};
+#define NR_CHILD_TABLES (sizeof(child_tables) / sizeof(child_tables[0]))
+
+/* ---- fixture: one run with a few rows of every kind ---- */
+
+static const char config_json[] = "{\"allocator\":\"slub\",\"align\":\"natural\",\"nr_cpus\":4}";
+static const char trace_path[] = "traces/samples/boot.trace";
+
+static const struct rec_run_info run_info = {
+	.command = "replay",
+	.trace_path = trace_path,
+	.allocator = "slub",
+	.kernel = "6.1",
+	.align = "natural",
+	.slub_debug = "-",
+	.nr_cpus = 4,
+	.slub_min_order = 0,
+	.slub_max_order = 3,
+	.slub_min_objects = 0,
+	.sample_every = "1000ev",
+	.config_json = config_json,
+	.version = "0.1.0-test",
+};
+
+static const struct rec_count counts[] = {
+	{.table = "event", .kind = "kmalloc", .count = 120, .first_line = 1},
+	{.table = "event", .kind = "kfree", .count = 100, .first_line = 3},
+	{.table = "anomaly", .kind = "free_unknown", .count = 2, .first_line = 57},
+};
+
+static const struct rec_cache_row caches[] = {
+	{.cache = "kmalloc-64",
+	 .kmalloc = true,
+	 .object_size = 64,
+	 .slab_size = 64,
+	 .align = 64,
+	 .order = 0,
+	 .objs_per_slab = 64,
+	 .allocs = 100,
+	 .frees = 80,
+	 .live_objs = 20,
+	 .live_req_bytes = 900,
+	 .slabs = 1,
+	 .pages = 1,
+	 .peak_pages = 2,
+	 .peak_pages_t_ns = 5000,
+	 .peak_live_objs = 40,
+	 .waste_rounding = 380,
+	 .waste_layout = 0,
+	 .waste_free_slots = 2816,
+	 .waste_tail = 0,
+	 .align_violations = 0},
+	{.cache = "dentry",
+	 .object_size = 192,
+	 .slab_size = 192,
+	 .align = 8,
+	 .order = 0,
+	 .objs_per_slab = 21,
+	 .allocs = 30,
+	 .frees = 9,
+	 .live_objs = 21,
+	 .live_req_bytes = 4032,
+	 .slabs = 1,
+	 .pages = 1,
+	 .peak_pages = 1,
+	 .peak_pages_t_ns = 7000,
+	 .peak_live_objs = 21,
+	 .waste_tail = 64},
+	{.cache = "ext4_io_end", .alias_of = "kmalloc-64", .object_size = 64, .slab_size = 64},
+};
+
+static const struct rec_site_row sites[] = {
+	{.call_site = "ext4_fill_super+0x10",
+	 .allocs = 7,
+	 .frees = 2,
+	 .bytes_req = 700,
+	 .bytes_alloc = 896,
+	 .bytes_alloc_trace = 896,
+	 .live_objs = 5,
+	 .live_req_bytes = 500,
+	 .align_violations = 3,
+	 .pingpong = 1},
+	{.call_site = "d_alloc+0x2c", .allocs = 30, .frees = 9, .bytes_req = 5760},
+};
+
+static const struct rec_violation_row violations[] = {
+	{.cache = "kmalloc-96",
+	 .call_site = "ext4_fill_super+0x10",
+	 .size = 64,
+	 .count = 3,
+	 .example_addr = ADDR_HIGH},
+};
+
+#define NR_SAMPLES	 3
+#define NR_SAMPLE_CACHES 4
+
+static const struct rec_run_totals totals = {
+	.events = 220,
+	.t_first_ns = 1000,
+	.t_last_ns = 987654321,
+	.final_slab_pages = 10,
+	.peak_slab_pages = 12,
+	.peak_slab_pages_t_ns = 5000,
+	.final_large_pages = 2,
+	.final_live_objs = 41,
+	.final_live_req_bytes = 4932,
+	.align_violations = 3,
+	.wall_seconds = 0.25,
+};
+
+/* Write the fixture rows into the open run; 0 or the first error. */
+static int write_rows(struct rec *r, struct err *e)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < sizeof(counts) / sizeof(counts[0]); i++)
+		ret = rec_count(r, &counts[i], e);
+	for (size_t i = 0; !ret && i < sizeof(caches) / sizeof(caches[0]); i++)
+		ret = rec_cache(r, &caches[i], e);
+	for (size_t i = 0; !ret && i < sizeof(sites) / sizeof(sites[0]); i++)
+		ret = rec_site(r, &sites[i], e);
+	for (size_t i = 0; !ret && i < sizeof(violations) / sizeof(violations[0]); i++)
+		ret = rec_violation(r, &violations[i], e);
+	for (uint64_t seq = 0; !ret && seq < NR_SAMPLES; seq++) {
+		struct rec_sample_row s = {
+			.seq = seq,
+			.t_ns = 1000 + seq * 1000000,
+			.event_idx = seq * 100,
+			.label = seq == 1 ? "phase:mount" : NULL,
+			.slab_pages = 8 + seq,
+			.large_pages = 2,
+			.live_objs = 10 * seq,
+			.live_req_bytes = 1000 * seq,
+			.waste_rounding = 3 * seq,
+			.waste_layout = 5 * seq,
+			.waste_free_slots = 7 * seq,
+			.waste_tail = 11 * seq,
+		};
+		ret = rec_sample(r, &s, e);
+	}
+	for (uint64_t i = 0; !ret && i < NR_SAMPLE_CACHES; i++) {
+		struct rec_sample_cache_row sc = {
+			.seq = i / 2,
+			.cache = i % 2 ? "dentry" : "kmalloc-64",
+			.slabs = i + 1,
+			.pages = i + 1,
+			.live_objs = 4 * i,
+			.live_req_bytes = 100 * i,
+		};
+		ret = rec_sample_cache(r, &sc, e);
+	}
+	return ret;
+}
+
+/* Run counts of each child table for run_id, to compare before/after. */
+static void snapshot(sqlite3 *db, int64_t run_id, int64_t out[NR_CHILD_TABLES])
+{
+	for (size_t i = 0; i < NR_CHILD_TABLES; i++)
+		out[i] = rows_of(db, child_tables[i], run_id);
+}
+
+/* ---- cases ---- */
+
+static void test_config_hash(void)
+{
+	char a[REC_CONFIG_HASH_LEN + 1], b[REC_CONFIG_HASH_LEN + 1];
+
+	/* Published FNV-1a 64 test vectors. */
+	rec_config_hash("", NULL, a);
+	CHECK_EQ_STR("hash of empty config is the FNV offset basis", a, "cbf29ce484222325");
+	rec_config_hash(NULL, NULL, a);
+	CHECK_EQ_STR("NULL config hashes like empty", a, "cbf29ce484222325");
+	rec_config_hash("a", NULL, a);
+	CHECK_EQ_STR("FNV-1a 64 of \"a\"", a, "af63dc4c8601ec8c");
+	rec_config_hash("foobar", NULL, a);
+	CHECK_EQ_STR("FNV-1a 64 of \"foobar\"", a, "85944171f73967e8");
+	rec_config_hash("ab", "c", a);
+	rec_config_hash("a", "bc", b);
+	CHECK("config/trace boundary is part of the hash", strcmp(a, b) != 0);
+	rec_config_hash("a", "", b);
+	rec_config_hash("a", NULL, a);
+	CHECK("empty trace path differs from none", strcmp(a, b) != 0);
+}
+
+/* Case 1: write a run, commit, read every kind of row back. */
+static void test_commit_and_read_back(const char *db_path)
+{
+	struct err e = {0};
+	struct rec *r = NULL;
+	int64_t run_id = -1;
+	char buf[256], hash[REC_CONFIG_HASH_LEN + 1], journal[PATH_MAX_LEN + 64];
+	sqlite3 *db;
+	int ret;
+
+	ret = rec_open(db_path, &r, &e);
+	CHECK("rec_open creates a new database", ret == 0 && r);
+	if (ret) {
+		printf("# %s\n", e.msg);
+		return;
+	}
+	ret = rec_run_begin(r, &run_info, &run_id, &e);
+	CHECK_EQ_U64("rec_run_begin succeeds", (uint64_t)-ret, 0);
+	CHECK_EQ_U64("first run gets run_id 1", run_id, 1);
+	ret = write_rows(r, &e);
+	CHECK("every row writer succeeds", ret == 0);
+	if (ret)
+		printf("# %s\n", e.msg);
+	ret = rec_run_end(r, &totals, true, &e);
+	CHECK("rec_run_end commits", ret == 0);
+	rec_close(r);
+
+	(void)snprintf(journal, sizeof(journal), "%s-journal", db_path);
+	CHECK("no journal left after commit and close", !file_exists(journal));
+	(void)snprintf(journal, sizeof(journal), "%s-wal", db_path);
+	CHECK("no WAL file (rollback journal mode)", !file_exists(journal));
+
+	db = db_open_ro(db_path);
+	if (!CHECK("database reopens with sqlite3", db))
+		return;
+	CHECK_EQ_STR("integrity_check", q_text(db, "PRAGMA integrity_check", buf, sizeof(buf)),
+		     "ok");
+	CHECK_EQ_U64("foreign_key_check finds nothing",
+		     q_int(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+	CHECK_EQ_U64("user_version is the schema version", q_int(db, "PRAGMA user_version"),
+		     REC_SCHEMA_VERSION);
+	CHECK_EQ_U64("application_id is 'slab'", q_int(db, "PRAGMA application_id"), 0x736c6162);
+	CHECK_EQ_STR("journal mode is delete", q_text(db, "PRAGMA journal_mode", buf, sizeof(buf)),
+		     "delete");
+
+	/* runs */
+	CHECK_EQ_U64("one run", q_int(db, "SELECT count(*) FROM runs"), 1);
+	CHECK_EQ_STR("status done",
+		     q_text(db, "SELECT status FROM runs WHERE run_id = 1", buf, sizeof(buf)),
+		     "done");
+	CHECK_EQ_STR("command", q_text(db, "SELECT command FROM runs", buf, sizeof(buf)), "replay");
+	CHECK_EQ_STR("trace_path", q_text(db, "SELECT trace_path FROM runs", buf, sizeof(buf)),
+		     trace_path);
+	CHECK_EQ_STR("allocator", q_text(db, "SELECT allocator FROM runs", buf, sizeof(buf)),
+		     "slub");
+	CHECK_EQ_STR("kernel", q_text(db, "SELECT kernel FROM runs", buf, sizeof(buf)), "6.1");
+	CHECK_EQ_STR("align", q_text(db, "SELECT align FROM runs", buf, sizeof(buf)), "natural");
+	CHECK_EQ_STR("slub_debug", q_text(db, "SELECT slub_debug FROM runs", buf, sizeof(buf)),
+		     "-");
+	CHECK_EQ_STR("sample_every", q_text(db, "SELECT sample_every FROM runs", buf, sizeof(buf)),
+		     "1000ev");
+	CHECK_EQ_STR("version", q_text(db, "SELECT version FROM runs", buf, sizeof(buf)),
+		     "0.1.0-test");
+	CHECK_EQ_STR("config_json", q_text(db, "SELECT config_json FROM runs", buf, sizeof(buf)),
+		     config_json);
+	rec_config_hash(config_json, trace_path, hash);
+	CHECK_EQ_STR("config_hash", q_text(db, "SELECT config_hash FROM runs", buf, sizeof(buf)),
+		     hash);
+	CHECK_EQ_U64("nr_cpus", q_int(db, "SELECT nr_cpus FROM runs"), 4);
+	CHECK_EQ_U64("slub_max_order", q_int(db, "SELECT slub_max_order FROM runs"), 3);
+	CHECK_EQ_U64("created_utc is an ISO-8601 UTC time",
+		     q_int(db, "SELECT created_utc GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-*T*Z'"
+			       " AND finished_utc >= created_utc FROM runs"),
+		     1);
+	CHECK_EQ_U64("totals: events", q_int(db, "SELECT events FROM runs"), 220);
+	CHECK_EQ_U64("totals: t_first_ns", q_int(db, "SELECT t_first_ns FROM runs"), 1000);
+	CHECK_EQ_U64("totals: t_last_ns", q_int(db, "SELECT t_last_ns FROM runs"), 987654321);
+	CHECK_EQ_U64("totals: final_slab_pages", q_int(db, "SELECT final_slab_pages FROM runs"),
+		     10);
+	CHECK_EQ_U64("totals: peak_slab_pages", q_int(db, "SELECT peak_slab_pages FROM runs"), 12);
+	CHECK_EQ_U64("totals: peak_slab_pages_t_ns",
+		     q_int(db, "SELECT peak_slab_pages_t_ns FROM runs"), 5000);
+	CHECK_EQ_U64("totals: final_large_pages", q_int(db, "SELECT final_large_pages FROM runs"),
+		     2);
+	CHECK_EQ_U64("totals: final_live_objs", q_int(db, "SELECT final_live_objs FROM runs"), 41);
+	CHECK_EQ_U64("totals: final_live_req_bytes",
+		     q_int(db, "SELECT final_live_req_bytes FROM runs"), 4932);
+	CHECK_EQ_U64("totals: align_violations", q_int(db, "SELECT align_violations FROM runs"), 3);
+	CHECK("totals: wall_seconds", q_double(db, "SELECT wall_seconds FROM runs") == 0.25);
+
+	/* counts */
+	CHECK_EQ_U64("counts rows", rows_of(db, "counts", 1), 3);
+	CHECK_EQ_U64("count of event/kmalloc",
+		     q_int(db, "SELECT count FROM counts WHERE tbl = 'event' AND kind = 'kmalloc'"),
+		     120);
+	CHECK_EQ_U64("count of event/kfree",
+		     q_int(db, "SELECT count FROM counts WHERE tbl = 'event' AND kind = 'kfree'"),
+		     100);
+	CHECK_EQ_U64("first_line of anomaly/free_unknown",
+		     q_int(db, "SELECT first_line FROM counts WHERE tbl = 'anomaly'"), 57);
+
+	/* caches: every column of the first row, in schema order */
+	{
+		static const struct {
+			const char *col;
+			uint64_t want;
+		} cols[] = {
+			{"kmalloc", 1},		{"object_size", 64},
+			{"slab_size", 64},	{"align", 64},
+			{"slab_order", 0},	{"objs_per_slab", 64},
+			{"allocs", 100},	{"frees", 80},
+			{"live_objs", 20},	{"live_req_bytes", 900},
+			{"slabs", 1},		{"pages", 1},
+			{"peak_pages", 2},	{"peak_pages_t_ns", 5000},
+			{"peak_live_objs", 40}, {"waste_rounding", 380},
+			{"waste_layout", 0},	{"waste_free_slots", 2816},
+			{"waste_tail", 0},	{"align_violations", 0},
+		};
+		char sql[160], name[96];
+
+		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+			(void)snprintf(
+				sql, sizeof(sql),
+				"SELECT %s FROM caches WHERE run_id = 1 AND cache = 'kmalloc-64'",
+				cols[i].col);
+			(void)snprintf(name, sizeof(name), "caches kmalloc-64 %s", cols[i].col);
+			CHECK_EQ_U64(name, q_int(db, sql), cols[i].want);
+		}
+	}
+	CHECK_EQ_U64("caches rows", rows_of(db, "caches", 1), 3);
+	CHECK_EQ_STR("alias_of NULL stays NULL",
+		     q_text(db, "SELECT alias_of FROM caches WHERE cache = 'kmalloc-64'", buf,
+			    sizeof(buf)),
+		     "(null)");
+	CHECK_EQ_STR("alias_of names the root cache",
+		     q_text(db, "SELECT alias_of FROM caches WHERE cache = 'ext4_io_end'", buf,
+			    sizeof(buf)),
+		     "kmalloc-64");
+	CHECK_EQ_U64("dentry waste_tail",
+		     q_int(db, "SELECT waste_tail FROM caches WHERE cache = 'dentry'"), 64);
+	CHECK_EQ_U64("dentry kmalloc 0",
+		     q_int(db, "SELECT kmalloc FROM caches WHERE cache = 'dentry'"), 0);
+
+	/* sites */
+	CHECK_EQ_U64("sites rows", rows_of(db, "sites", 1), 2);
+	CHECK_EQ_U64(
+		"site bytes_alloc",
+		q_int(db, "SELECT bytes_alloc FROM sites WHERE call_site = 'ext4_fill_super+0x10'"),
+		896);
+	CHECK_EQ_U64(
+		"site pingpong",
+		q_int(db, "SELECT pingpong FROM sites WHERE call_site = 'ext4_fill_super+0x10'"),
+		1);
+	CHECK_EQ_U64("site bytes_req",
+		     q_int(db, "SELECT bytes_req FROM sites WHERE call_site = 'd_alloc+0x2c'"),
+		     5760);
+
+	/* violations: an address >= 2^63 keeps its bits */
+	CHECK_EQ_U64("violations rows", rows_of(db, "violations", 1), 1);
+	CHECK_EQ_U64("example_addr round-trips as uint64",
+		     (uint64_t)q_int(db, "SELECT example_addr FROM violations"), ADDR_HIGH);
+	CHECK_EQ_STR(
+		"example_addr prints as hex",
+		q_text(db, "SELECT printf('%x', example_addr) FROM violations", buf, sizeof(buf)),
+		"ffff888012345660");
+	CHECK_EQ_U64("example_addr & (size - 1) gives the misalignment",
+		     q_int(db, "SELECT example_addr & (size - 1) FROM violations"), 32);
+	CHECK_EQ_U64("violation count", q_int(db, "SELECT count FROM violations"), 3);
+
+	/* samples */
+	CHECK_EQ_U64("samples rows", rows_of(db, "samples", 1), NR_SAMPLES);
+	CHECK_EQ_STR("sample label",
+		     q_text(db, "SELECT label FROM samples WHERE seq = 1", buf, sizeof(buf)),
+		     "phase:mount");
+	CHECK_EQ_STR("sample without label is NULL",
+		     q_text(db, "SELECT label FROM samples WHERE seq = 0", buf, sizeof(buf)),
+		     "(null)");
+	CHECK_EQ_U64("sample slab_pages sum", q_int(db, "SELECT sum(slab_pages) FROM samples"),
+		     8 + 9 + 10);
+	CHECK_EQ_U64("sample waste_tail of seq 2",
+		     q_int(db, "SELECT waste_tail FROM samples WHERE seq = 2"), 22);
+	CHECK_EQ_U64("sample t_ns of seq 2", q_int(db, "SELECT t_ns FROM samples WHERE seq = 2"),
+		     2001000);
+
+	/* sample_caches */
+	CHECK_EQ_U64("sample_caches rows", rows_of(db, "sample_caches", 1), NR_SAMPLE_CACHES);
+	CHECK_EQ_U64("sample_caches live_req_bytes of (1, dentry)",
+		     q_int(db, "SELECT live_req_bytes FROM sample_caches"
+			       " WHERE seq = 1 AND cache = 'dentry'"),
+		     300);
+	sqlite3_close(db);
+}
+
+/* Case 2: a rolled-back run leaves nothing; the next committed run reuses
+ * its id and run 1 is untouched. */
+static void test_rollback(const char *db_path)
+{
+	int64_t before[NR_CHILD_TABLES], after[NR_CHILD_TABLES];
+	struct err e = {0};
+	struct rec *r = NULL;
+	int64_t run_id = -1;
+	sqlite3 *db;
+	int ret;
+
+	db = db_open_ro(db_path);
+	if (!db)
+		return;
+	snapshot(db, 1, before);
+
+	ret = rec_open(db_path, &r, &e);
+	CHECK("rec_open reopens an existing database", ret == 0);
+	if (ret) {
+		printf("# %s\n", e.msg);
+		sqlite3_close(db);
+		return;
+	}
+	CHECK("rec_run_begin", rec_run_begin(r, &run_info, &run_id, &e) == 0);
+	CHECK_EQ_U64("second run gets run_id 2", run_id, 2);
+	CHECK("rows of the doomed run are written", write_rows(r, &e) == 0);
+	CHECK("rec_run_end(commit=false) succeeds", rec_run_end(r, NULL, false, &e) == 0);
+
+	CHECK_EQ_U64("rolled-back run has no runs row",
+		     q_int(db, "SELECT count(*) FROM runs WHERE run_id = 2"), 0);
+	for (size_t i = 0; i < NR_CHILD_TABLES; i++) {
+		char name[64];
+		(void)snprintf(name, sizeof(name), "rolled-back run has no %s rows",
+			       child_tables[i]);
+		CHECK_EQ_U64(name, rows_of(db, child_tables[i], 2), 0);
+	}
+
+	ret = rec_run_begin(r, &run_info, &run_id, &e);
+	CHECK("a new run begins after a rollback", ret == 0);
+	CHECK_EQ_U64("it reuses the rolled-back id", run_id, 2);
+	CHECK("its rows are written", write_rows(r, &e) == 0);
+	CHECK("and committed", rec_run_end(r, &totals, true, &e) == 0);
+	rec_close(r);
+
+	CHECK_EQ_U64("two runs now", q_int(db, "SELECT count(*) FROM runs"), 2);
+	CHECK_EQ_U64("both done", q_int(db, "SELECT count(*) FROM runs WHERE status = 'done'"), 2);
+	CHECK_EQ_U64("run 2 has its samples", rows_of(db, "samples", 2), NR_SAMPLES);
+	snapshot(db, 1, after);
+	CHECK("run 1 rows are untouched", memcmp(before, after, sizeof(before)) == 0);
+	sqlite3_close(db);
+}
+
+/* Case 3: closing with a run open (an interrupted replay) rolls it back. */
+static void test_close_interrupted(const char *db_path)
+{
+	struct err e = {0};
+	struct rec *r = NULL;
+	int64_t run_id = -1;
+	char journal[PATH_MAX_LEN + 64];
+	sqlite3 *db;
+
+	if (rec_open(db_path, &r, &e)) {
+		CHECK("rec_open for the interrupted run", 0);
+		printf("# %s\n", e.msg);
+		return;
+	}
+	CHECK("interrupted run begins", rec_run_begin(r, &run_info, &run_id, &e) == 0);
+	CHECK_EQ_U64("interrupted run is run 3", run_id, 3);
+	CHECK("interrupted run writes rows", write_rows(r, &e) == 0);
+	rec_close(r);
+
+	(void)snprintf(journal, sizeof(journal), "%s-journal", db_path);
+	CHECK("no hot journal after rec_close", !file_exists(journal));
+	db = db_open_ro(db_path);
+	if (!db)
+		return;
+	CHECK_EQ_U64("interrupted run has no runs row",
+		     q_int(db, "SELECT count(*) FROM runs WHERE run_id = 3"), 0);
+	for (size_t i = 0; i < NR_CHILD_TABLES; i++) {
+		char name[64];
+		(void)snprintf(name, sizeof(name), "interrupted run has no %s rows",
+			       child_tables[i]);
+		CHECK_EQ_U64(name, rows_of(db, child_tables[i], 3), 0);
+	}
+	CHECK_EQ_U64("earlier runs kept", q_int(db, "SELECT count(*) FROM runs"), 2);
+	CHECK_EQ_U64("run 1 samples kept", rows_of(db, "samples", 1), NR_SAMPLES);
+	CHECK_EQ_U64("run 2 caches kept", rows_of(db, "caches", 2), 3);
+	sqlite3_close(db);
+}
+
+/* Case 4: misuse and constraint errors come back as codes with messages. */
+static void test_misuse(const char *db_path)
+{
+	struct rec_cache_row dup = caches[0];
+	struct err e = {0};
+	struct rec *r = NULL;
+	int64_t run_id = -1, other = -1;
+	sqlite3 *db;
+	int ret;
+
+	if (rec_open(db_path, &r, &e)) {
+		CHECK("rec_open for misuse cases", 0);
+		printf("# %s\n", e.msg);
+		return;
+	}
+	ret = rec_count(r, &counts[0], &e);
+	CHECK_EQ_U64("row without a run fails with SLABSIM_EUSAGE", (uint64_t)-ret,
+		     -SLABSIM_EUSAGE);
+	CHECK("... saying no run is open", strstr(e.msg, "no run is open") != NULL);
+	ret = rec_run_end(r, &totals, true, &e);
+	CHECK_EQ_U64("rec_run_end without a run fails", (uint64_t)-ret, -SLABSIM_EUSAGE);
+
+	CHECK("first rec_run_begin", rec_run_begin(r, &run_info, &run_id, &e) == 0);
+	err_clear(&e);
+	ret = rec_run_begin(r, &run_info, &other, &e);
+	CHECK_EQ_U64("second rec_run_begin fails with SLABSIM_EUSAGE", (uint64_t)-ret,
+		     -SLABSIM_EUSAGE);
+	CHECK("... saying a run is already open", strstr(e.msg, "is already open") != NULL);
+	CHECK("... naming the database", strstr(e.msg, db_path) != NULL);
+	printf("# %s\n", e.msg);
+	CHECK_EQ_U64("... and leaves run_id alone", (uint64_t)other, (uint64_t)-1);
+
+	CHECK("a cache row", rec_cache(r, &dup, &e) == 0);
+	err_clear(&e);
+	ret = rec_cache(r, &dup, &e);
+	CHECK_EQ_U64("a duplicate cache row fails with SLABSIM_EIO", (uint64_t)-ret, -SLABSIM_EIO);
+	CHECK("... with SQLite's message",
+	      strstr(e.msg, "UNIQUE constraint failed: caches") != NULL);
+	CHECK("... naming the database", strstr(e.msg, db_path) != NULL);
+	printf("# %s\n", e.msg);
+	dup.cache = NULL;
+	ret = rec_cache(r, &dup, &e);
+	CHECK("a NULL cache name fails", ret == SLABSIM_EIO && strstr(e.msg, "NOT NULL") != NULL);
+	CHECK("the run survives a failed row", rec_run_end(r, &totals, true, &e) == 0);
+	rec_close(r);
+
+	db = db_open_ro(db_path);
+	if (!db)
+		return;
+	CHECK_EQ_U64("the surviving run kept its one cache row", rows_of(db, "caches", run_id), 1);
+	sqlite3_close(db);
+}
+
+/* Case 5: files that are not ours are refused and left as they were. */
+static void test_foreign_files(const struct tmp *t)
+{
+	static const char text[] = "this is a trace, not a database\nkmalloc ...\n";
+	char path[PATH_MAX_LEN + 32], buf[128];
+	struct err e = {0};
+	struct rec *r = (struct rec *)&e; /* must come back NULL */
+	sqlite3 *db = NULL;
+	FILE *f;
+	int ret;
+
+	tmp_path(t, "notes.txt", path, sizeof(path));
+	if (write_file(path, text)) {
+		CHECK("write a text file", 0);
+		return;
+	}
+	ret = rec_open(path, &r, &e);
+	CHECK_EQ_U64("text file: SLABSIM_EIO", (uint64_t)-ret, -SLABSIM_EIO);
+	CHECK("text file: *out is NULL", r == NULL);
+	CHECK("text file: message names the path", strstr(e.msg, path) != NULL);
+	CHECK("text file: message says not a slabsim/SQLite database",
+	      strstr(e.msg, "not a slabsim/SQLite database") != NULL);
+	printf("# %s\n", e.msg);
+	f = fopen(path, "r");
+	buf[0] = '\0';
+	if (f) {
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+		buf[n] = '\0';
+		(void)fclose(f);
+	}
+	CHECK_EQ_STR("text file is left unchanged", buf, text);
+
+	/* A SQLite database of something else. */
+	tmp_path(t, "other.db", path, sizeof(path));
+	if (sqlite3_open(path, &db) != SQLITE_OK ||
+	    sqlite3_exec(db, "CREATE TABLE notes (x)", NULL, NULL, NULL) != SQLITE_OK) {
+		CHECK("create another application's database", 0);
+		sqlite3_close(db);
+		return;
+	}
+	sqlite3_close(db);
+	err_clear(&e);
+	ret = rec_open(path, &r, &e);
+	CHECK_EQ_U64("other SQLite database: SLABSIM_EIO", (uint64_t)-ret, -SLABSIM_EIO);
+	CHECK("other SQLite database: message says so",
+	      strstr(e.msg, path) && strstr(e.msg, "not a slabsim results database"));
+	printf("# %s\n", e.msg);
+	db = db_open_ro(path);
+	CHECK_EQ_U64("other SQLite database gained no tables",
+		     db ? q_int(db, "SELECT count(*) FROM sqlite_master") : -1, 1);
+	sqlite3_close(db);
+
+	/* A slabsim database from the future. */
+	tmp_path(t, "newer.db", path, sizeof(path));
+	if (rec_open(path, &r, &e)) {
+		CHECK("create a database to age", 0);
+		return;
+	}
+	rec_close(r);
+	db = NULL;
+	if (sqlite3_open(path, &db) != SQLITE_OK ||
+	    sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL) != SQLITE_OK) {
+		CHECK("set a newer schema version", 0);
+		sqlite3_close(db);
+		return;
+	}
+	sqlite3_close(db);
+	err_clear(&e);
+	ret = rec_open(path, &r, &e);
+	CHECK("newer schema: SLABSIM_EIO naming both versions",
+	      ret == SLABSIM_EIO && strstr(e.msg, path) && strstr(e.msg, "99") &&
+		      strstr(e.msg, "newer"));
+	printf("# %s\n", e.msg);
+
+	/* A directory. */
+	err_clear(&e);
+	ret = rec_open(t->dir, &r, &e);
+	CHECK("directory: SLABSIM_EIO naming the path",
+	      ret == SLABSIM_EIO && r == NULL && strstr(e.msg, t->dir) != NULL);
+	printf("# %s\n", e.msg);
+}
+
+/* Case 6: a write-protected database. */
+static void test_read_only(const char *db_path)
+{
+	struct err e = {0};
+	struct rec *r = NULL;
+	int ret;
+
+	if (geteuid() == 0) {
+		/* root ignores the mode bits, so SQLite would open it read-write */
+		printf("ok %u - read-only database gives SLABSIM_EIO # SKIP running as root\n",
+		       ++check_n);
+		return;
+	}
+	if (chmod(db_path, 0444)) {
+		CHECK("chmod 0444", 0);
+		return;
+	}
+	ret = rec_open(db_path, &r, &e);
+	CHECK("read-only database gives SLABSIM_EIO naming the path",
+	      ret == SLABSIM_EIO && r == NULL && strstr(e.msg, db_path) != NULL);
+	CHECK("... saying it is read-only", strstr(e.msg, "read-only") != NULL);
+	printf("# %s\n", e.msg);
+	rec_close(r);
+	(void)chmod(db_path, 0644);
+}
+
+/* Case 7: deleting a run cascades to its rows (the schema's foreign keys). */
+static void test_cascade(const char *db_path)
+{
+	sqlite3 *db = NULL;
+	int64_t other_before, other_after;
+
+	if (sqlite3_open(db_path, &db) != SQLITE_OK) {
+		CHECK("open for delete", 0);
+		sqlite3_close(db);
+		return;
+	}
+	other_before = rows_of(db, "samples", 2);
+	CHECK("DELETE FROM runs WHERE run_id = 1",
+	      sqlite3_exec(db, "PRAGMA foreign_keys = ON; DELETE FROM runs WHERE run_id = 1", NULL,
+			   NULL, NULL) == SQLITE_OK);
+	for (size_t i = 0; i < NR_CHILD_TABLES; i++) {
+		char name[64];
+		(void)snprintf(name, sizeof(name), "delete cascades to %s", child_tables[i]);
+		CHECK_EQ_U64(name, rows_of(db, child_tables[i], 1), 0);
+	}
+	other_after = rows_of(db, "samples", 2);
+	CHECK_EQ_U64("other runs keep their rows", other_after, other_before);
+	sqlite3_close(db);
+}
+
+/* ---- benchmark ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int bench(uint64_t nr_rows)
+{
+	struct tmp t;
+	char path[PATH_MAX_LEN + 32];
+	struct err e = {0};
+	struct rec *r = NULL;
+	double t0, t1, t2;
+	int ret = 1;
+
+	if (tmp_create(&t))
+		return 1;
+	tmp_path(&t, "bench.db", path, sizeof(path));
+	if (rec_open(path, &r, &e) || rec_run_begin(r, &run_info, NULL, &e))
+		goto out;
+	t0 = now_s();
+	for (uint64_t seq = 0; seq < nr_rows; seq++) {
+		struct rec_sample_row s = {
+			.seq = seq,
+			.t_ns = seq * 1000,
+			.event_idx = seq * 1000,
+			.slab_pages = 5000 + seq % 97,
+			.large_pages = 12,
+			.live_objs = 200000 + seq % 1013,
+			.live_req_bytes = 30000000 + seq,
+			.waste_rounding = 1000000 + seq % 7,
+			.waste_layout = 200000,
+			.waste_free_slots = 3000000 + seq % 11,
+			.waste_tail = 40000,
+		};
+		if (rec_sample(r, &s, &e))
+			goto out;
+	}
+	t1 = now_s();
+	for (uint64_t i = 0; i < nr_rows; i++) {
+		static const char *const names[] = {"kmalloc-64", "kmalloc-128", "dentry",
+						    "inode_cache"};
+		struct rec_sample_cache_row sc = {
+			.seq = i / 4,
+			.cache = names[i % 4],
+			.slabs = i % 100,
+			.pages = i % 100,
+			.live_objs = i % 5000,
+			.live_req_bytes = i % 500000,
+		};
+		if (rec_sample_cache(r, &sc, &e))
+			goto out;
+	}
+	t2 = now_s();
+	if (rec_run_end(r, &totals, true, &e))
+		goto out;
+	printf("samples: %" PRIu64 " rows in %.3f s = %.0f rows/s\n", nr_rows, t1 - t0,
+	       (double)nr_rows / (t1 - t0));
+	printf("sample_caches: %" PRIu64 " rows in %.3f s = %.0f rows/s\n", nr_rows, t2 - t1,
+	       (double)nr_rows / (t2 - t1));
+	printf("commit: %.3f s\n", now_s() - t2);
+	ret = 0;
+out:
+	if (ret)
+		printf("bench failed: %s\n", e.msg);
+	rec_close(r);
+	tmp_destroy(&t);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	char db_path[PATH_MAX_LEN + 32];
+	struct tmp t;
+
+	if (argc >= 2 && !strcmp(argv[1], "--bench"))
+		return bench(argc >= 3 ? strtoull(argv[2], NULL, 10) : 1000000);
+
+	if (tmp_create(&t)) {
+		printf("Bail out! mkdtemp failed\n");
+		return 1;
+	}
+	tmp_path(&t, "results.db", db_path, sizeof(db_path));
+
+	test_config_hash();
+	test_commit_and_read_back(db_path);
+	test_rollback(db_path);
+	test_close_interrupted(db_path);
+	test_misuse(db_path);
+	test_foreign_files(&t);
+	test_read_only(db_path);
+	test_cascade(db_path);
+	rec_close(NULL);
+
+	tmp_destroy(&t);
+	return check_done();
+}
