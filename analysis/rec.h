@@ -4,7 +4,8 @@
  * prepared statements. Every run is written inside one transaction opened by
  * rec_run_begin() and closed by rec_run_end(): an interrupted run leaves no
  * half-run behind, and runs committed earlier are never touched. All sizes are
- * bytes, all times virtual nanoseconds.
+ * bytes, all times virtual nanoseconds. A struct rec must be used by one
+ * thread at a time.
  */
 #ifndef SLABSIM_REC_H
 #define SLABSIM_REC_H

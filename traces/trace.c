@@ -1,1 +1,969 @@
-/* placeholder: being written */ typedef int placeholder_t;
+/* trace.c - streaming reader for the ftrace text of the kmem: slab events.
+ *
+ * One parser serves tracefs `trace`/`trace_pipe`, `trace-cmd report` and
+ * `perf script`: all print "<task><sep><pid> [<cpu>] <flags>? <sec>.<frac>:
+ * <event>: <fields>" and differ only in the separator ('-' or blanks), perf's
+ * "kmem:" prefix and trace-cmd's "(sym+off)" token. Lines are split in one
+ * fixed buffer (read(2) + memchr) and parsed in place by pointer scanning, so
+ * memory is that buffer (TRACE_LINE_MAX) whatever the trace length; longer
+ * lines are counted malformed and skipped. Compressed files are piped through
+ * gzip/xz/zstd started with posix_spawnp; a decompressor that fails is an I/O
+ * error at end of input, never a silently short trace.
+ */
+#include "trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* posix_spawnp needs it; POSIX has no header that must declare it. */
+extern char **environ;
+
+/* Longest line kept, newline included. Kernel event lines are a few hundred
+ * bytes and a trace_marker write is at most a page, so anything longer is
+ * not a trace line; skipping it keeps memory bounded on hostile input. */
+#define TRACE_LINE_MAX (1u << 20)
+
+#define MSG_MAX	    256 /* parse messages, as in trace_stats */
+#define EXCERPT_MAX 64	/* bytes of input quoted in a message */
+
+const char *const trace_ev_names[TRACE_EV_NR] = {
+	[TRACE_EV_KMALLOC] = "kmalloc",
+	[TRACE_EV_KMALLOC_NODE] = "kmalloc_node",
+	[TRACE_EV_CACHE_ALLOC] = "kmem_cache_alloc",
+	[TRACE_EV_CACHE_ALLOC_NODE] = "kmem_cache_alloc_node",
+	[TRACE_EV_KFREE] = "kfree",
+	[TRACE_EV_CACHE_FREE] = "kmem_cache_free",
+	[TRACE_EV_MARKER] = "tracing_mark_write",
+};
+
+struct trace_reader {
+	char *path;
+	bool strict;
+	int fd;		  /* lines come from here: the file, stdin or the child's stdout */
+	bool own_fd;	  /* false for stdin */
+	int src_fd;	  /* compressed file, the child's stdin (shared offset); -1 */
+	int err_fd;	  /* the child's stderr; -1 */
+	pid_t child;	  /* decompressor, -1 when none or reaped */
+	const char *prog; /* "gzip", "xz", "zstd" or NULL */
+	bool at_eof;
+	bool skipping; /* inside a line longer than TRACE_LINE_MAX */
+	uint64_t line_no;
+	uint64_t bytes_read;
+	uint64_t size_bytes; /* st_size of a regular file, else 0 */
+	char *buf;	     /* TRACE_LINE_MAX + 1 bytes: room for a NUL after a full line */
+	size_t start, end;   /* unparsed bytes are buf[start, end) */
+	struct err fail;     /* sticky I/O error */
+	struct trace_stats stats;
+};
+
+/* ---- Small scanning helpers ---------------------------------------------- */
+
+static inline bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static inline bool is_digit(char c)
+{
+	return (unsigned char)(c - '0') < 10;
+}
+
+static inline int hex_digit(char c)
+{
+	if (is_digit(c))
+		return c - '0';
+	c = (char)(c | 0x20);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool span_is(const char *s, size_t n, const char *lit)
+{
+	return strlen(lit) == n && memcmp(s, lit, n) == 0;
+}
+
+/* Decimal digits [s, e) into *out; false if empty, not a number or > 2^64-1. */
+static bool parse_dec(const char *s, const char *e, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (s == e)
+		return false;
+	if (e - s < 20) { /* 19 digits cannot overflow: skip the check */
+		for (; s < e; s++) {
+			if (!is_digit(*s))
+				return false;
+			v = v * 10 + (uint64_t)(*s - '0');
+		}
+	} else {
+		for (; s < e; s++) {
+			unsigned d = (unsigned)(*s - '0');
+			if (!is_digit(*s) || v > (UINT64_MAX - d) / 10)
+				return false;
+			v = v * 10 + d;
+		}
+	}
+	*out = v;
+	return true;
+}
+
+/* Hex digits [s, e), with or without 0x; false if empty or > 64 bits. */
+static bool parse_hex(const char *s, const char *e, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (e - s > 2 && s[0] == '0' && (s[1] | 0x20) == 'x')
+		s += 2;
+	if (s == e)
+		return false;
+	for (; s < e; s++) {
+		int d = hex_digit(*s);
+		if (d < 0 || v >> 60)
+			return false;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return true;
+}
+
+/* A decimal int32 with optional '-' in [s, e). */
+static bool parse_i32(const char *s, const char *e, int32_t *out)
+{
+	bool neg = s < e && *s == '-';
+	uint64_t v;
+
+	if (!parse_dec(s + neg, e, &v) || v > (uint64_t)INT32_MAX + neg)
+		return false;
+	*out = neg ? (int32_t)(-(int64_t)v) : (int32_t)v;
+	return true;
+}
+
+/* Quote [s, e) for a message: "'text'" (cut at EXCERPT_MAX bytes, '?' for
+ * bytes that are not printable ASCII) or "end of line" when empty. */
+static const char *quote(char dst[EXCERPT_MAX + 8], const char *s, const char *e)
+{
+	size_t n = 0;
+
+	if (s >= e)
+		return "end of line";
+	dst[n++] = '\'';
+	while (s < e && n <= EXCERPT_MAX) {
+		unsigned char c = (unsigned char)*s++;
+		dst[n++] = (char)(c >= 0x20 && c < 0x7f ? c : '?');
+	}
+	if (s < e) {
+		memcpy(dst + n, "...", 3);
+		n += 3;
+	}
+	dst[n++] = '\'';
+	dst[n] = '\0';
+	return dst;
+}
+
+static char *token_end(char *p)
+{
+	while (*p && !is_blank(*p))
+		p++;
+	return p;
+}
+
+__attribute__((format(printf, 2, 3))) static int bad(char *msg, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, MSG_MAX, fmt, ap);
+	va_end(ap);
+	return SLABSIM_EINPUT;
+}
+
+/* ---- gfp_flags -------------------------------------------------------------- */
+
+/* Raw gfp bits, as printed in hex by 5.x for bits without a name, or whole by
+ * libtraceevent's "[FAILED TO PARSE]" fallback. Values from the kernel's
+ * ___GFP_* definitions, identical in v5.4 include/linux/gfp.h and v6.1
+ * include/linux/gfp_types.h (the layout dates from "mm: shuffle GFP_* flags",
+ * 2019; kernels before it put __GFP_ACCOUNT at 0x100000 and are misread). */
+enum {
+	RAW_GFP_DMA = 0x01u,
+	RAW_GFP_RECLAIMABLE = 0x10u,
+	RAW_GFP_ACCOUNT = 0x400000u,
+};
+
+static uint32_t raw_gfp_bits(uint64_t raw)
+{
+	return (raw & RAW_GFP_DMA ? TRACE_GFP_DMA : 0u) |
+	       (raw & RAW_GFP_RECLAIMABLE ? TRACE_GFP_RECLAIMABLE : 0u) |
+	       (raw & RAW_GFP_ACCOUNT ? TRACE_GFP_ACCOUNT : 0u);
+}
+
+/* Only these names (from show_gfp_flags() in include/trace/events/mmflags.h)
+ * carry a bit that picks a kmalloc cache type; the rest are ignored. */
+static uint32_t named_gfp_bits(const char *s, size_t n)
+{
+	if (span_is(s, n, "GFP_DMA") || span_is(s, n, "__GFP_DMA"))
+		return TRACE_GFP_DMA;
+	if (span_is(s, n, "__GFP_RECLAIMABLE") || span_is(s, n, "GFP_TEMPORARY")) /* < 4.14 */
+		return TRACE_GFP_RECLAIMABLE;
+	if (span_is(s, n, "__GFP_ACCOUNT") || span_is(s, n, "GFP_KERNEL_ACCOUNT"))
+		return TRACE_GFP_ACCOUNT;
+	return 0;
+}
+
+/* "A|B|0x100", "0x400cc0", "3264", "none", or "" (6.1 blanks it under the
+ * nohash-ptr option: not known, not an error). */
+static bool parse_gfp(const char *s, const char *e, uint32_t *gfp)
+{
+	uint32_t bits = TRACE_GFP_KNOWN;
+
+	if (s == e)
+		return true;
+	if (span_is(s, (size_t)(e - s), "none")) {
+		*gfp |= bits;
+		return true;
+	}
+	for (;;) {
+		const char *i = s;
+		uint64_t raw;
+
+		while (s < e && *s != '|')
+			s++;
+		if (s == i)
+			return false;
+		if (is_digit(*i)) {
+			bool hex = s - i > 2 && i[1] == 'x';
+			if (!(hex ? parse_hex(i, s, &raw) : parse_dec(i, s, &raw)))
+				return false;
+			bits |= raw_gfp_bits(raw);
+		} else {
+			bits |= named_gfp_bits(i, (size_t)(s - i));
+		}
+		if (s == e)
+			break;
+		s++;
+	}
+	*gfp |= bits;
+	return true;
+}
+
+/* ---- Line parser ---------------------------------------------------------- */
+
+/* "CPU:<n> [LOST <m> EVENTS]", "CPU:<n> [LOST EVENTS]" (tracefs) or
+ * "CPU:<n> [<m> EVENTS DROPPED]" (trace-cmd); p points at "CPU:". */
+static bool parse_lost(const char *p, uint64_t *lost)
+{
+	const char *d;
+	uint64_t n = 0;
+
+	p += 4;
+	if (!is_digit(*p))
+		return false;
+	while (is_digit(*p))
+		p++;
+	while (is_blank(*p))
+		p++;
+	if (*p++ != '[')
+		return false;
+	if (starts_with(p, "LOST EVENTS]")) {
+		p += strlen("LOST EVENTS]");
+	} else {
+		bool lost_form = starts_with(p, "LOST ");
+		if (lost_form)
+			p += 5;
+		for (d = p; is_digit(*p); p++)
+			;
+		if (!parse_dec(d, p, &n))
+			return false;
+		if (lost_form && starts_with(p, " EVENTS]"))
+			p += strlen(" EVENTS]");
+		else if (!lost_form && starts_with(p, " EVENTS DROPPED]"))
+			p += strlen(" EVENTS DROPPED]");
+		else
+			return false;
+	}
+	while (is_blank(*p))
+		p++;
+	if (*p)
+		return false;
+	*lost = n;
+	return true;
+}
+
+/* trace-cmd report's own header lines ("version = 6", "cpus=2",
+ * "CPU 0 is empty", "CPU 1 data recorded at offset=..."). */
+static bool is_tracecmd_header(const char *p)
+{
+	if (starts_with(p, "version = ") || starts_with(p, "cpus="))
+		return true;
+	if (!starts_with(p, "CPU ") || !is_digit(p[4]))
+		return false;
+	for (p += 4; is_digit(*p); p++)
+		;
+	return strcmp(p, " is empty") == 0 || starts_with(p, " data recorded");
+}
+
+/* "<sec>.<frac>:" with 1 to 9 fraction digits, to ns in integers (a double
+ * loses nanoseconds after ~104 days of uptime). *endp: the ':'. */
+static bool parse_timestamp(char *p, char **endp, uint64_t *t_ns)
+{
+	char *d = p;
+	uint64_t sec, frac = 0;
+	int nfrac = 0;
+
+	while (is_digit(*p))
+		p++;
+	if (*p != '.' || !parse_dec(d, p, &sec) || sec > UINT64_MAX / 1000000000u)
+		return false;
+	for (p++; is_digit(*p); p++) {
+		if (++nfrac > 9)
+			return false;
+		frac = frac * 10 + (uint64_t)(*p - '0');
+	}
+	if (nfrac == 0 || *p != ':')
+		return false;
+	for (; nfrac < 9; nfrac++)
+		frac *= 10;
+	sec *= 1000000000u;
+	if (frac > UINT64_MAX - sec)
+		return false;
+	*t_ns = sec + frac;
+	*endp = p;
+	return true;
+}
+
+/* Name to event type; -1 for any other event. */
+static int event_type(const char *s, size_t n)
+{
+	for (int t = 0; t < TRACE_EV_NR; t++)
+		if (strncmp(trace_ev_names[t], s, n) == 0 && trace_ev_names[t][n] == '\0')
+			return t;
+	return -1;
+}
+
+static bool is_alloc(enum trace_ev_type t)
+{
+	return t == TRACE_EV_KMALLOC || t == TRACE_EV_KMALLOC_NODE || t == TRACE_EV_CACHE_ALLOC ||
+	       t == TRACE_EV_CACHE_ALLOC_NODE;
+}
+
+/* The "key=value ..." part of a slab event, from p to the NUL. Tokens are
+ * NUL-terminated in place so call_site and name can point into the line. */
+static int parse_fields(char *p, struct trace_event *ev, char *msg)
+{
+	char q[EXCERPT_MAX + 8];
+	const char *call_site = NULL, *sym = NULL;
+	bool have_ptr = false, have_req = false, have_alloc = false;
+	const char *ev_name = trace_ev_names[ev->type];
+
+	for (;;) {
+		char *t, *eq = NULL, *te, *v;
+		size_t klen;
+
+		while (is_blank(*p))
+			p++;
+		if (!*p)
+			break;
+		for (t = p; *p && !is_blank(*p); p++)
+			if (*p == '=' && !eq)
+				eq = p;
+		te = p;
+		if (*p)
+			*p++ = '\0';
+		if (!eq) {
+			/* trace-cmd's kmem plugin: "(func+0x2a)" before call_site= */
+			if (*t == '(' && te - t > 2 && te[-1] == ')') {
+				te[-1] = '\0';
+				sym = t + 1;
+			}
+			continue; /* and "[FAILED TO PARSE]" */
+		}
+		klen = (size_t)(eq - t);
+		v = eq + 1;
+		if (span_is(t, klen, "ptr")) {
+			/* "(null)": %p of NULL before hashed pointers */
+			if (span_is(v, (size_t)(te - v), "(null)"))
+				ev->ptr = 0;
+			else if (!parse_hex(v, te, &ev->ptr))
+				return bad(msg, "expected 'ptr=<hex>', got %s", quote(q, t, te));
+			have_ptr = true;
+		} else if (span_is(t, klen, "bytes_req")) {
+			if (!parse_dec(v, te, &ev->bytes_req))
+				return bad(msg, "expected 'bytes_req=<n>', got %s",
+					   quote(q, t, te));
+			have_req = true;
+		} else if (span_is(t, klen, "bytes_alloc")) {
+			if (!parse_dec(v, te, &ev->bytes_alloc))
+				return bad(msg, "expected 'bytes_alloc=<n>', got %s",
+					   quote(q, t, te));
+			have_alloc = true;
+		} else if (span_is(t, klen, "call_site")) {
+			call_site = v;
+		} else if (span_is(t, klen, "gfp_flags")) {
+			ev->gfp &= ~(uint32_t)TRACE_GFP_KNOWN;
+			if (!parse_gfp(v, te, &ev->gfp))
+				return bad(msg, "expected 'gfp_flags=<flag>|...', got %s",
+					   quote(q, t, te));
+		} else if (span_is(t, klen, "node")) {
+			if (span_is(v, (size_t)(te - v), "any"))
+				ev->node = -1;
+			else if (!parse_i32(v, te, &ev->node))
+				return bad(msg, "expected 'node=<int>', got %s", quote(q, t, te));
+		} else if (span_is(t, klen, "accounted")) {
+			size_t n = (size_t)(te - v);
+			if (span_is(v, n, "true") || span_is(v, n, "1"))
+				ev->accounted = 1;
+			else if (span_is(v, n, "false") || span_is(v, n, "0"))
+				ev->accounted = 0;
+			else
+				return bad(msg, "expected 'accounted=true|false', got %s",
+					   quote(q, t, te));
+		} else if (span_is(t, klen, "name")) {
+			ev->name = v;
+		}
+	}
+
+	if (!have_ptr)
+		return bad(msg, "expected 'ptr=<hex>' in %s event, got no ptr field", ev_name);
+	if (is_alloc(ev->type) && !have_req)
+		return bad(msg, "expected 'bytes_req=<n>' in %s event, got no bytes_req field",
+			   ev_name);
+	if (is_alloc(ev->type) && !have_alloc)
+		return bad(msg, "expected 'bytes_alloc=<n>' in %s event, got no bytes_alloc field",
+			   ev_name);
+	if (sym)
+		ev->call_site = sym;
+	else if (call_site)
+		ev->call_site = call_site;
+	if (ev->accounted == 1)
+		ev->gfp |= TRACE_GFP_ACCOUNT;
+	return 1;
+}
+
+/* Parse s (NUL at end, no NUL before it). Returns 1 for a slab event or a
+ * marker, 0 for other recognised lines (*kind), SLABSIM_EINPUT with msg. */
+static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_line_kind *kind,
+		      uint64_t *lost, char *msg)
+{
+	char q[EXCERPT_MAX + 8];
+	char *p = s, *lb, *rb, *te, *d, *ts, *name, *name_end, *sys = NULL;
+	uint64_t v;
+	int type;
+
+	*ev = (struct trace_event){.pid = -1, .node = -1, .accounted = -1, .call_site = ""};
+	*kind = TRACE_LINE_HEADER;
+	while (is_blank(*p))
+		p++;
+	if (!*p || *p == '#')
+		return 0;
+	if (p[0] == 'C' && p[1] == 'P' && p[2] == 'U') {
+		if (p[3] == ':' && parse_lost(p, lost)) {
+			*kind = TRACE_LINE_LOST;
+			return 0;
+		}
+		if (is_tracecmd_header(p))
+			return 0;
+	} else if ((*p == 'v' || *p == 'c') && is_tracecmd_header(p)) {
+		return 0;
+	}
+
+	/* [cpu]: the first "[digits]" with a blank (or the line start) before
+	 * and a blank after. Task names may hold blanks, '-' and brackets. */
+	for (lb = p;; lb++) {
+		lb = memchr(lb, '[', (size_t)(end - lb));
+		if (!lb)
+			return bad(
+				msg,
+				"expected '<task>-<pid> [<cpu>]' at the start of the line, got %s",
+				quote(q, p, end));
+		if ((lb == p || is_blank(lb[-1])) && is_digit(lb[1])) {
+			for (rb = lb + 1; is_digit(*rb); rb++)
+				;
+			if (*rb == ']' && (is_blank(rb[1]) || !rb[1]))
+				break;
+		}
+	}
+	if (!parse_dec(lb + 1, rb, &v) || v > UINT32_MAX)
+		return bad(msg, "expected '[<cpu>]', got %s", quote(q, lb, rb + 1));
+	ev->cpu = (uint32_t)v;
+
+	/* pid: the digits after the last '-' (tracefs, trace-cmd) or after
+	 * blanks (perf, which may also print "pid/tid"). tracefs' record-tgid
+	 * option adds "(<tgid>)" before [cpu]. */
+	te = lb;
+	while (te > p && is_blank(te[-1]))
+		te--;
+	if (te > p && te[-1] == ')') {
+		char *o = te - 1;
+		while (o > p && (is_digit(o[-1]) || is_blank(o[-1]) || o[-1] == '-'))
+			o--;
+		if (o > p && o[-1] == '(') {
+			te = o - 1;
+			while (te > p && is_blank(te[-1]))
+				te--;
+		}
+	}
+	for (d = te; d > p && is_digit(d[-1]); d--)
+		;
+	if (d > p + 1 && d[-1] == '/' && d < te && is_digit(d[-2])) {
+		te = d - 1;
+		for (d = te; d > p && is_digit(d[-1]); d--)
+			;
+	}
+	if (d < te && (d == p || d[-1] == '-' || is_blank(d[-1]))) {
+		if (!parse_dec(d, te, &v) || v > INT32_MAX)
+			return bad(msg, "expected '<task>-<pid>', got %s", quote(q, p, te));
+		ev->pid = (int32_t)v;
+	}
+
+	/* The irq-flags column ("d..1.") is optional; its first character
+	 * (irqs-off) is never a digit, a timestamp's always is. */
+	p = rb + 1;
+	while (is_blank(*p))
+		p++;
+	if (*p && !is_digit(*p)) {
+		p = token_end(p);
+		while (is_blank(*p))
+			p++;
+	}
+
+	ts = p;
+	if (!parse_timestamp(ts, &p, &ev->t_ns))
+		return bad(msg, "expected '<seconds>.<fraction>:' after '[<cpu>]', got %s",
+			   quote(q, ts, token_end(ts)));
+
+	p++;
+	while (is_blank(*p))
+		p++;
+	name = p;
+	p = token_end(p);
+	if (p == name || p[-1] != ':')
+		return bad(msg, "expected '<event>:' after the timestamp, got %s",
+			   quote(q, name, p));
+	name_end = p - 1;
+	for (d = name_end; d > name; d--) {
+		if (d[-1] == ':') { /* perf: "kmem:kmalloc:" */
+			sys = name;
+			name = d;
+			break;
+		}
+	}
+
+	type = event_type(name, (size_t)(name_end - name));
+	if (type == TRACE_EV_MARKER) {
+		char *e = end;
+		while (is_blank(*p))
+			p++;
+		while (e > p && is_blank(e[-1]))
+			e--;
+		*e = '\0';
+		ev->type = TRACE_EV_MARKER;
+		ev->text = p;
+		*kind = TRACE_LINE_EVENT;
+		return 1;
+	}
+	if (type < 0 || (sys && !span_is(sys, (size_t)(name - 1 - sys), "kmem"))) {
+		*kind = TRACE_LINE_OTHER_EVENT;
+		return 0;
+	}
+	ev->type = (enum trace_ev_type)type;
+	*kind = TRACE_LINE_EVENT;
+	return parse_fields(p, ev, msg);
+}
+
+int trace_parse_line(char *line, struct trace_event *ev, enum trace_line_kind *kind,
+		     uint64_t *lost_count, struct err *e)
+{
+	char msg[MSG_MAX];
+	size_t len = strlen(line);
+	enum trace_line_kind k;
+	uint64_t lost = 0;
+	int rc;
+
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		line[--len] = '\0';
+	rc = parse_line(line, line + len, ev, &k, &lost, msg);
+	if (kind)
+		*kind = k;
+	if (lost_count)
+		*lost_count = lost;
+	if (rc < 0)
+		return err_set(e, rc, "%s", msg);
+	return rc;
+}
+
+/* ---- Input: files, stdin, decompressor children ---------------------------- */
+
+/* Move fd above 0-2 with FD_CLOEXEC: the child's dup2() onto 0-2 must never
+ * meet a source that is already there (if our stdio was closed). */
+static int fd_above_stdio(int fd)
+{
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	int saved = errno;
+
+	close(fd);
+	errno = saved;
+	return nfd;
+}
+
+static const char *decompressor_for(const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
+		return "gzip";
+	if (n > 3 && strcmp(path + n - 3, ".xz") == 0)
+		return "xz";
+	if (n > 4 && strcmp(path + n - 4, ".zst") == 0)
+		return "zstd";
+	return NULL;
+}
+
+/* Start "<prog> -dc" reading r->src_fd, writing into a pipe we read. The file
+ * goes in as stdin, not by name: names starting with '-' stay harmless, and
+ * the shared file offset tells trace_progress() how far the child got. */
+static int spawn_decompressor(struct trace_reader *r)
+{
+	int out[2] = {-1, -1}, errp[2] = {-1, -1};
+	char *argv[] = {(char *)r->prog, (char *)"-dc", NULL};
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t dflt;
+	pid_t pid;
+	int rc;
+
+	if (pipe(out) || (out[0] = fd_above_stdio(out[0])) < 0 ||
+	    (out[1] = fd_above_stdio(out[1])) < 0 || pipe(errp) ||
+	    (errp[0] = fd_above_stdio(errp[0])) < 0 || (errp[1] = fd_above_stdio(errp[1])) < 0) {
+		rc = errno;
+		for (int i = 0; i < 2; i++) {
+			if (out[i] >= 0)
+				close(out[i]);
+			if (errp[i] >= 0)
+				close(errp[i]);
+		}
+		return err_at(&r->fail, SLABSIM_EIO, r->path, 0, "cannot create a pipe: %s",
+			      strerror(rc));
+	}
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, r->src_fd, STDIN_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, errp[1], STDERR_FILENO);
+	/* If we ignore SIGPIPE, the child would too; it must die when
+	 * trace_close() stops reading early. */
+	posix_spawnattr_init(&attr);
+	sigemptyset(&dflt);
+	sigaddset(&dflt, SIGPIPE);
+	posix_spawnattr_setsigdefault(&attr, &dflt);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+	rc = posix_spawnp(&pid, r->prog, &fa, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&fa);
+	close(out[1]);
+	close(errp[1]);
+	if (rc) {
+		close(out[0]);
+		close(errp[0]);
+		return err_at(&r->fail, SLABSIM_EIO, r->path, 0, "cannot run '%s': %s", r->prog,
+			      strerror(rc));
+	}
+	r->fd = out[0];
+	r->own_fd = true;
+	r->err_fd = errp[0];
+	r->child = pid;
+	return 0;
+}
+
+/* At end of the child's output: collect its status and the first line of its
+ * stderr (e.g. "gzip: stdin: unexpected end of file"). */
+static int reap_child(struct trace_reader *r)
+{
+	char why[160] = "";
+	size_t n = 0;
+	int status;
+	pid_t w;
+
+	for (;;) {
+		char tmp[512];
+		ssize_t k = read(r->err_fd, tmp, sizeof(tmp));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		for (ssize_t i = 0; i < k && n + 1 < sizeof(why); i++)
+			why[n++] = tmp[i];
+	}
+	why[n] = '\0';
+	why[strcspn(why, "\n")] = '\0';
+	close(r->err_fd);
+	r->err_fd = -1;
+
+	do
+		w = waitpid(r->child, &status, 0);
+	while (w < 0 && errno == EINTR);
+	r->child = -1;
+	if (w < 0)
+		return err_at(&r->fail, SLABSIM_EIO, r->path, 0,
+			      "cannot wait for decompressor '%s': %s", r->prog, strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFEXITED(status))
+		return err_at(&r->fail, SLABSIM_EIO, r->path, 0,
+			      "decompressor '%s' failed (exit %d)%s%s", r->prog,
+			      WEXITSTATUS(status), why[0] ? ": " : "", why);
+	return err_at(&r->fail, SLABSIM_EIO, r->path, 0, "decompressor '%s' killed by signal %d",
+		      r->prog, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+int trace_open(const char *path, const struct trace_opts *opts, struct trace_reader **out,
+	       struct err *e)
+{
+	struct trace_reader *r;
+	struct stat st;
+	size_t len;
+	int fd, saved;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
+	r->fd = r->src_fd = r->err_fd = -1;
+	r->child = -1;
+	r->strict = opts && opts->strict;
+	len = strlen(path) + 1;
+	r->path = malloc(len);
+	r->buf = malloc(TRACE_LINE_MAX + 1);
+	if (!r->path || !r->buf) {
+		trace_close(r);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
+	}
+	memcpy(r->path, path, len);
+
+	if (strcmp(path, "-") == 0) {
+		r->fd = STDIN_FILENO;
+		*out = r;
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0) {
+		/* open() accepts a directory; say so now, not at the first read */
+		saved = S_ISDIR(st.st_mode) ? EISDIR : 0;
+		if (S_ISREG(st.st_mode))
+			r->size_bytes = (uint64_t)st.st_size;
+	} else {
+		saved = errno ? errno : EIO;
+	}
+	if (saved) {
+		if (fd >= 0)
+			close(fd);
+		trace_close(r);
+		return err_at(e, SLABSIM_EIO, path, 0, "%s", strerror(saved));
+	}
+	r->prog = decompressor_for(path);
+	if (!r->prog) {
+		r->fd = fd;
+		r->own_fd = true;
+	} else if ((r->src_fd = fd_above_stdio(fd)) < 0 || spawn_decompressor(r) < 0) {
+		if (r->src_fd < 0)
+			err_at(&r->fail, SLABSIM_EIO, path, 0, "%s", strerror(errno));
+		if (e)
+			*e = r->fail;
+		trace_close(r);
+		return SLABSIM_EIO;
+	}
+	*out = r;
+	return 0;
+}
+
+/* Read more input after buf[end]. At end of a decompressor's output, its exit
+ * status decides between end of input and an I/O error. */
+static int fill(struct trace_reader *r)
+{
+	ssize_t n;
+
+	do
+		n = read(r->fd, r->buf + r->end, TRACE_LINE_MAX - r->end);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return err_at(&r->fail, SLABSIM_EIO, r->path, 0, "read error: %s", strerror(errno));
+	if (n == 0) {
+		r->at_eof = true;
+		return r->child > 0 ? reap_child(r) : 0;
+	}
+	r->end += (size_t)n;
+	r->bytes_read += (uint64_t)n;
+	return 0;
+}
+
+/* The next line, NUL-terminated without its newline: 1, 0 at end of input, or
+ * SLABSIM_EIO. *too_long: the line exceeded TRACE_LINE_MAX and was dropped. */
+static int next_line(struct trace_reader *r, char **line, size_t *len, bool *too_long)
+{
+	*too_long = false;
+	for (;;) {
+		char *s = r->buf + r->start;
+		size_t avail = r->end - r->start;
+		char *nl = avail ? memchr(s, '\n', avail) : NULL;
+		int rc;
+
+		if (nl || (r->at_eof && (avail || r->skipping))) {
+			size_t n = nl ? (size_t)(nl - s) : avail;
+			s[n] = '\0';
+			*line = s;
+			*len = n;
+			r->start += nl ? n + 1 : n;
+			*too_long = r->skipping;
+			r->skipping = false;
+			return 1;
+		}
+		if (r->at_eof)
+			return 0;
+		if (r->start) {
+			memmove(r->buf, s, avail);
+			r->start = 0;
+			r->end = avail;
+		}
+		if (r->end == TRACE_LINE_MAX) {
+			r->skipping = true;
+			r->end = 0;
+		}
+		rc = fill(r);
+		if (rc < 0)
+			return rc;
+	}
+}
+
+static int malformed(struct trace_reader *r, const char *msg, struct err *e)
+{
+	struct trace_stats *st = &r->stats;
+
+	if (st->malformed++ == 0) {
+		st->first_malformed_line = r->line_no;
+		(void)snprintf(st->first_malformed_msg, sizeof(st->first_malformed_msg), "%s", msg);
+	}
+	if (r->strict)
+		return err_at(e, SLABSIM_EINPUT, r->path, r->line_no, "%s", msg);
+	return 0;
+}
+
+int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
+{
+	for (;;) {
+		char msg[MSG_MAX];
+		enum trace_line_kind kind = TRACE_LINE_EVENT;
+		uint64_t lost = 0;
+		bool too_long;
+		char *line, *nul;
+		size_t len;
+		int rc;
+
+		if (r->fail.code) {
+			if (e)
+				*e = r->fail;
+			return r->fail.code;
+		}
+		rc = next_line(r, &line, &len, &too_long);
+		if (rc < 0)
+			continue; /* reported from r->fail above */
+		if (rc == 0)
+			return 0;
+		r->line_no++;
+		r->stats.lines++;
+
+		if (too_long) {
+			rc = bad(msg, "expected a line of at most %u bytes, got a longer one",
+				 TRACE_LINE_MAX);
+		} else {
+			if (len && line[len - 1] == '\r')
+				line[--len] = '\0';
+			nul = memchr(line, '\0', len);
+			if (nul)
+				rc = bad(msg, "expected text, got a NUL byte at column %zu",
+					 (size_t)(nul - line) + 1);
+			else
+				rc = parse_line(line, line + len, ev, &kind, &lost, msg);
+		}
+
+		if (rc == 1) {
+			ev->line = r->line_no;
+			r->stats.events[ev->type]++;
+			return 1;
+		}
+		if (rc < 0) {
+			rc = malformed(r, msg, e);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		switch (kind) {
+		case TRACE_LINE_LOST:
+			r->stats.lost_markers++;
+			r->stats.lost_events += lost;
+			break;
+		case TRACE_LINE_OTHER_EVENT:
+			r->stats.other_events++;
+			break;
+		default:
+			r->stats.header_lines++;
+			break;
+		}
+	}
+}
+
+const struct trace_stats *trace_stats(const struct trace_reader *r)
+{
+	return &r->stats;
+}
+
+const char *trace_path(const struct trace_reader *r)
+{
+	return r->path;
+}
+
+void trace_progress(const struct trace_reader *r, uint64_t *done, uint64_t *total)
+{
+	*done = r->bytes_read;
+	*total = r->size_bytes;
+	if (r->src_fd >= 0) {
+		/* The child's stdin shares this open file description. */
+		off_t off = lseek(r->src_fd, 0, SEEK_CUR);
+		*done = off < 0 ? 0 : (uint64_t)off;
+	}
+}
+
+void trace_close(struct trace_reader *r)
+{
+	if (!r)
+		return;
+	/* Closing the pipe first lets a child still writing die of SIGPIPE. */
+	if (r->own_fd && r->fd >= 0)
+		close(r->fd);
+	if (r->err_fd >= 0)
+		close(r->err_fd);
+	if (r->src_fd >= 0)
+		close(r->src_fd);
+	if (r->child > 0) {
+		int status;
+		while (waitpid(r->child, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	free(r->buf);
+	free(r->path);
+	free(r);
+}

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,6 +66,23 @@ static int file_exists(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0;
+}
+
+/* A rollback journal counts as hot once its header magic is non-zero. */
+static int journal_is_hot(const char *path)
+{
+	unsigned char magic[8] = {0};
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(magic, 1, sizeof(magic), f);
+	(void)fclose(f);
+	for (size_t i = 0; i < n; i++)
+		if (magic[i])
+			return 1;
+	return 0;
 }
 
 static int write_file(const char *path, const char *text)
@@ -613,6 +631,59 @@ static void test_close_interrupted(const char *db_path)
 	sqlite3_close(db);
 }
 
+/* Case 3b: a replay that dies mid-run (no rec_close) leaves a hot journal;
+ * the next rec_open must roll it back. Enough samples are written that
+ * SQLite spills pages into the database file before the crash; with fewer,
+ * the journal's magic is still zero and SQLite rightly ignores it. */
+static void test_crash(const char *db_path)
+{
+	char journal[PATH_MAX_LEN + 64];
+	struct err e = {0};
+	struct rec *r = NULL;
+	int64_t runs_before, samples_before;
+	sqlite3 *db;
+	int status = 0;
+	pid_t pid;
+
+	db = db_open_ro(db_path);
+	if (!db)
+		return;
+	runs_before = q_int(db, "SELECT count(*) FROM runs");
+	samples_before = q_int(db, "SELECT count(*) FROM samples");
+	sqlite3_close(db);
+
+	(void)fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (rec_open(db_path, &r, &e) || rec_run_begin(r, &run_info, NULL, &e))
+			_exit(2);
+		for (uint64_t seq = 0; seq < 200000; seq++) {
+			struct rec_sample_row row = {.seq = seq, .t_ns = seq, .slab_pages = seq};
+			if (rec_sample(r, &row, &e))
+				_exit(3);
+		}
+		_exit(0); /* no rec_run_end, no rec_close: the process dies */
+	}
+	CHECK("crashing writer ran", pid > 0 && waitpid(pid, &status, 0) == pid &&
+					     WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	(void)snprintf(journal, sizeof(journal), "%s-journal", db_path);
+	CHECK("the crash left a hot journal (magic written)", journal_is_hot(journal));
+
+	CHECK("rec_open recovers", rec_open(db_path, &r, &e) == 0);
+	rec_close(r);
+	CHECK("the hot journal is gone", !file_exists(journal));
+	db = db_open_ro(db_path);
+	if (!db)
+		return;
+	CHECK_EQ_U64("the crashed run left no runs row", q_int(db, "SELECT count(*) FROM runs"),
+		     runs_before);
+	CHECK_EQ_U64("the crashed run left no samples", q_int(db, "SELECT count(*) FROM samples"),
+		     samples_before);
+	CHECK_EQ_STR("integrity_check after recovery",
+		     q_text(db, "PRAGMA integrity_check", journal, sizeof(journal)), "ok");
+	sqlite3_close(db);
+}
+
 /* Case 4: misuse and constraint errors come back as codes with messages. */
 static void test_misuse(const char *db_path)
 {
@@ -634,6 +705,22 @@ static void test_misuse(const char *db_path)
 	CHECK("... saying no run is open", strstr(e.msg, "no run is open") != NULL);
 	ret = rec_run_end(r, &totals, true, &e);
 	CHECK_EQ_U64("rec_run_end without a run fails", (uint64_t)-ret, -SLABSIM_EUSAGE);
+
+	{
+		struct rec_run_info bad = run_info;
+
+		bad.allocator = NULL;
+		ret = rec_run_begin(r, &bad, &other, &e);
+		CHECK("a runs row without allocator fails with SLABSIM_EIO",
+		      ret == SLABSIM_EIO && strstr(e.msg, "runs.allocator") != NULL);
+		printf("# %s\n", e.msg);
+	}
+	CHECK("a run begins after a failed begin", rec_run_begin(r, &run_info, &other, &e) == 0);
+	ret = rec_run_end(r, NULL, true, &e);
+	CHECK("commit without totals fails with SLABSIM_EUSAGE and ends the run",
+	      ret == SLABSIM_EUSAGE && strstr(e.msg, "was rolled back") != NULL);
+	printf("# %s\n", e.msg);
+	other = -1;
 
 	CHECK("first rec_run_begin", rec_run_begin(r, &run_info, &run_id, &e) == 0);
 	err_clear(&e);
@@ -811,7 +898,7 @@ static double now_s(void)
 
 static int bench(uint64_t nr_rows)
 {
-	struct tmp t;
+	struct tmp t = {{0}};
 	char path[PATH_MAX_LEN + 32];
 	struct err e = {0};
 	struct rec *r = NULL;
@@ -876,7 +963,7 @@ out:
 int main(int argc, char **argv)
 {
 	char db_path[PATH_MAX_LEN + 32];
-	struct tmp t;
+	struct tmp t = {{0}};
 
 	if (argc >= 2 && !strcmp(argv[1], "--bench"))
 		return bench(argc >= 3 ? strtoull(argv[2], NULL, 10) : 1000000);
@@ -891,6 +978,7 @@ int main(int argc, char **argv)
 	test_commit_and_read_back(db_path);
 	test_rollback(db_path);
 	test_close_interrupted(db_path);
+	test_crash(db_path);
 	test_misuse(db_path);
 	test_foreign_files(&t);
 	test_read_only(db_path);
