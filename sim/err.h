@@ -40,8 +40,7 @@ void err_clear(struct err *e);
 
 /* Store code and a printf-style message in e (may be NULL). Returns code, so
  * callers can write `return err_set(e, SLABSIM_EINPUT, "...")`. */
-int err_set(struct err *e, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int err_set(struct err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* As err_set, prefixing "path:line: " (line 0 omits the line). */
 int err_at(struct err *e, int code, const char *path, unsigned long line, const char *fmt, ...)

@@ -52,7 +52,8 @@ static void usage_model_opts(FILE *f)
 		"                        of current kernels)\n"
 		"  --align natural|none  kmalloc alignment: natural = power-of-two sizes aligned\n"
 		"                        to their size (Linux 5.4+, default); none = Linux 5.3\n"
-		"  --slub-debug FLAGS    slub_debug letters for every cache: F Z P U T, '-' = none\n"
+		"  --slub-debug FLAGS    slub_debug letters for every cache: F Z P U T, '-' = "
+		"none\n"
 		"  --nr-cpus N           possible = present CPUs (default 2); trace CPUs >= N\n"
 		"                        are folded modulo N and counted\n"
 		"  --slub-min-order N    slub_min_order (default 0)\n"
@@ -97,13 +98,12 @@ static void usage_replay(FILE *f)
 
 static void usage_layout(FILE *f)
 {
-	fprintf(f,
-		"Usage: slabsim layout [OPTIONS]\n"
-		"\n"
-		"Print, for every kmalloc cache, the figures /sys/kernel/slab/<cache>/ shows:\n"
-		"name, object_size, slab_size, align, order, objs_per_slab, min_partial,\n"
-		"cpu_partial.\n"
-		"\n");
+	fprintf(f, "Usage: slabsim layout [OPTIONS]\n"
+		   "\n"
+		   "Print, for every kmalloc cache, the figures /sys/kernel/slab/<cache>/ shows:\n"
+		   "name, object_size, slab_size, align, order, objs_per_slab, min_partial,\n"
+		   "cpu_partial.\n"
+		   "\n");
 	usage_model_opts(f);
 	fprintf(f,
 		"  --format table|tsv    output format (default table; tsv has a header row)\n"
@@ -144,7 +144,9 @@ enum {
 		{"slub-max-order", required_argument, NULL, OPT_MAX_ORDER},                        \
 		{"slub-min-objects", required_argument, NULL, OPT_MIN_OBJECTS},                    \
 		{"no-cpu-partial", no_argument, NULL, OPT_NO_CPU_PARTIAL},                         \
-		{"help", no_argument, NULL, 'h'}
+	{                                                                                          \
+		"help", no_argument, NULL, 'h'                                                     \
+	}
 
 struct model_args {
 	const char *allocator;
@@ -163,8 +165,8 @@ static int parse_u32(const char *opt, const char *s, uint32_t lo, uint32_t hi, u
 	*out = (uint32_t)v;
 	return 0;
 bad:
-	fprintf(stderr, "slabsim: %s expects a whole number from %u to %u, got '%s'\n", opt, lo,
-		hi, s);
+	fprintf(stderr, "slabsim: %s expects a whole number from %u to %u, got '%s'\n", opt, lo, hi,
+		s);
 	return -1;
 }
 
@@ -199,7 +201,8 @@ static int model_opt(struct model_args *m, int c, const char *arg)
 		else if (strcmp(arg, "none") == 0)
 			m->cfg.align = POLICY_ALIGN_NONE;
 		else {
-			fprintf(stderr, "slabsim: --align expects natural or none, got '%s'\n", arg);
+			fprintf(stderr, "slabsim: --align expects natural or none, got '%s'\n",
+				arg);
 			return -1;
 		}
 		return 1;
@@ -222,9 +225,8 @@ static int model_opt(struct model_args *m, int c, const char *arg)
 			       ? -1
 			       : 1;
 	case OPT_MIN_OBJECTS:
-		return parse_u32("--slub-min-objects", arg, 0, 32767, &m->cfg.slub_min_objects)
-			       ? -1
-			       : 1;
+		return parse_u32("--slub-min-objects", arg, 0, 32767, &m->cfg.slub_min_objects) ? -1
+												: 1;
 	case OPT_NO_CPU_PARTIAL:
 		m->cfg.cpu_partial = false;
 		return 1;
@@ -272,7 +274,8 @@ static int cmd_layout(int argc, char **argv)
 			if (strcmp(optarg, "tsv") == 0)
 				tsv = true;
 			else if (strcmp(optarg, "table") != 0) {
-				fprintf(stderr, "slabsim: --format expects table or tsv, got '%s'\n",
+				fprintf(stderr,
+					"slabsim: --format expects table or tsv, got '%s'\n",
 					optarg);
 				return bad_usage("layout");
 			}
@@ -293,8 +296,8 @@ static int cmd_layout(int argc, char **argv)
 		fprintf(stderr, "slabsim: %s\n", e.msg);
 		return err_exit_code(e.code);
 	}
-	const char *cols[] = {"name",          "object_size", "slab_size",  "align",
-			      "order",         "objs_per_slab", "min_partial", "cpu_partial"};
+	const char *cols[] = {"name",  "object_size",	"slab_size",   "align",
+			      "order", "objs_per_slab", "min_partial", "cpu_partial"};
 	if (tsv)
 		printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cols[0], cols[1], cols[2], cols[3],
 		       cols[4], cols[5], cols[6], cols[7]);
@@ -421,7 +424,8 @@ static int cmd_replay(int argc, char **argv)
 			if (strcmp(optarg, "json") == 0)
 				json = true;
 			else if (strcmp(optarg, "table") != 0) {
-				fprintf(stderr, "slabsim: --format expects table or json, got '%s'\n",
+				fprintf(stderr,
+					"slabsim: --format expects table or json, got '%s'\n",
 					optarg);
 				return bad_usage("replay");
 			}
@@ -527,7 +531,8 @@ static int cmd_replay(int argc, char **argv)
 			.version = SLABSIM_VERSION,
 		};
 		int64_t run_id;
-		if ((rc = rec_open(db, &rec, &e)) || (rc = rec_run_begin(rec, &info, &run_id, &e))) {
+		if ((rc = rec_open(db, &rec, &e)) ||
+		    (rc = rec_run_begin(rec, &info, &run_id, &e))) {
 			status = fail(&e);
 			goto out;
 		}

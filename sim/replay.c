@@ -41,11 +41,11 @@ const char *const sim_anomaly_names[SIM_AN_NR] = {
 /* One live object. */
 struct live {
 	struct policy_obj obj;
-	uint64_t req;      /* bytes requested */
-	uint32_t acct;     /* root cache id, or UINT32_MAX for large kmallocs */
-	uint32_t site;     /* call-site id */
-	uint32_t cpu;      /* allocating CPU (after folding) */
-	uint32_t next_free;/* pool free list */
+	uint64_t req;	    /* bytes requested */
+	uint32_t acct;	    /* root cache id, or UINT32_MAX for large kmallocs */
+	uint32_t site;	    /* call-site id */
+	uint32_t cpu;	    /* allocating CPU (after folding) */
+	uint32_t next_free; /* pool free list */
 };
 
 /* Per root cache. */
@@ -72,9 +72,9 @@ struct sim {
 	struct live *pool;
 	uint32_t pool_len, pool_cap, pool_free;
 	/* caches as the trace names them */
-	struct strtab names;       /* cache names seen */
-	struct u64map name_cache;  /* name id -> policy cache id */
-	struct u64map learned;     /* hash(site, osz, slot) -> name id + 1 */
+	struct strtab names;	  /* cache names seen */
+	struct u64map name_cache; /* name id -> policy cache id */
+	struct u64map learned;	  /* hash(site, osz, slot) -> name id + 1 */
 	struct cache_acct *acct;
 	uint32_t acct_cap;
 	/* call sites */
@@ -97,6 +97,7 @@ struct sim {
 	bool started;
 	uint64_t next_sample_ns, next_sample_ev, nsamples;
 	struct rec *rec;
+	const char *src; /* input name for messages: the trace path, or "events" */
 	/* progress */
 	struct trace_reader *reader;
 	struct timespec t0;
@@ -162,6 +163,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	strtab_init(&s->names);
 	strtab_init(&s->sites);
 	s->pool_free = UINT32_MAX;
+	s->src = "events";
 	int rc = o->ops->create(&o->cfg, &s->p, e);
 	if (rc) {
 		sim_destroy(s);
@@ -266,8 +268,10 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t *id, 
 	struct policy_cache_spec spec = {.name = name, .no_merge = true};
 	uint64_t osz = ev->bytes_req, slot = ev->bytes_alloc;
 	if (osz == 0 || osz > LAYOUT_KMALLOC_MAX_SIZE || slot > LAYOUT_KMALLOC_MAX_SIZE)
-		return err_at(e, SLABSIM_EINPUT, "", ev->line,
-			      "kmem_cache_alloc of an object of %" PRIu64 " bytes", osz);
+		return err_set(
+			e, SLABSIM_EINPUT,
+			"expected a kmem_cache_alloc object size of 1..%u bytes, got %" PRIu64,
+			LAYOUT_KMALLOC_MAX_SIZE, osz);
 	if (!infer_spec(s, (uint32_t)osz, (uint32_t)slot, &spec)) {
 		anomaly(s, SIM_AN_CACHE_GUESSED, ev->line);
 		spec.object_size = (uint32_t)(slot >= osz ? slot : osz);
@@ -526,17 +530,8 @@ static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		      u64map_get(&s->name_cache, nid, &cid) && cid == s->pool[idx64].acct))
 			anomaly(s, SIM_AN_FREE_OTHER_CACHE, ev->line);
 	}
-	uint32_t acct = s->pool[idx64].acct;
-	int rc = do_free(s, (uint32_t)idx64, cpu, e);
-	if (rc)
-		return rc;
-	if (acct != UINT32_MAX) {
-		struct policy_cache_info ci;
-		s->p->ops->cache_info(s->p, acct, &ci);
-		/* pages only fall on a free; the peak is unchanged */
-		(void)ci;
-	}
-	return 0;
+	/* pages only fall on a free: no peak to update */
+	return do_free(s, (uint32_t)idx64, cpu, e);
 }
 
 /* ---- totals and sampling ---- */
@@ -666,11 +661,19 @@ int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 	default:
 		return 0;
 	}
-	if (rc)
-		return rc;
+	if (rc) {
+		/* name the event's place in the input */
+		char why[SLABSIM_ERR_MSG_MAX];
+		(void)snprintf(why, sizeof(why), "%s", e ? e->msg : "");
+		return err_at(e, rc, s->src, ev->line, "%s", why);
+	}
 	s->nevents++;
-	if (s->o.check && (rc = s->p->ops->check(s->p, e)))
-		return err_at(e, rc, "", ev->line, "after this event: %s", e ? e->msg : "");
+	if (s->o.check && (rc = s->p->ops->check(s->p, e))) {
+		char why[SLABSIM_ERR_MSG_MAX];
+		(void)snprintf(why, sizeof(why), "%s", e ? e->msg : "");
+		return err_at(e, rc, s->src, ev->line,
+			      "model invariant broken after this event: %s", why);
+	}
 	return maybe_sample(s, e);
 }
 
@@ -716,7 +719,8 @@ static void progress(struct sim *s, bool final)
 	struct timespec now;
 	trace_progress(s->reader, &done, &total);
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	double el = (double)(now.tv_sec - s->t0.tv_sec) + (double)(now.tv_nsec - s->t0.tv_nsec) / 1e9;
+	double el =
+		(double)(now.tv_sec - s->t0.tv_sec) + (double)(now.tv_nsec - s->t0.tv_nsec) / 1e9;
 	double rate = el > 0 ? (double)s->nevents / el : 0;
 	FILE *f = s->o.progress_out;
 	if (total) {
@@ -724,8 +728,8 @@ static void progress(struct sim *s, bool final)
 		int w = 30, fill = (int)(frac * w);
 		double eta = frac > 0 ? el / frac - el : 0;
 		fprintf(f, "\r[%.*s%*s] %5.1f%%  %" PRIu64 " events  %.0f ev/s  ETA %.0fs ", fill,
-			"##############################", w - fill, "", frac * 100, s->nevents, rate,
-			final ? 0.0 : eta);
+			"##############################", w - fill, "", frac * 100, s->nevents,
+			rate, final ? 0.0 : eta);
 	} else {
 		fprintf(f, "\r%" PRIu64 " events  %.0f ev/s ", s->nevents, rate);
 	}
@@ -741,15 +745,11 @@ int sim_replay(struct sim *s, struct trace_reader *r, struct rec *rec, struct er
 	int rc;
 	s->rec = rec;
 	s->reader = r;
+	s->src = trace_path(r);
 	clock_gettime(CLOCK_MONOTONIC, &s->t0);
 	while ((rc = trace_next(r, &ev, e)) == 1) {
-		if ((rc = sim_event(s, &ev, e))) {
-			if (e && e->msg[0] == ':') { /* err_at with an empty path: add ours */
-				struct err tmp = *e;
-				err_set(e, tmp.code, "%s%s", trace_path(r), tmp.msg);
-			}
+		if ((rc = sim_event(s, &ev, e)))
 			break;
-		}
 		if (s->o.progress && s->nevents - s->last_progress_ev >= (1u << 16)) {
 			s->last_progress_ev = s->nevents;
 			progress(s, false);
@@ -757,6 +757,7 @@ int sim_replay(struct sim *s, struct trace_reader *r, struct rec *rec, struct er
 	}
 	if (s->o.progress && s->bar_drawn)
 		progress(s, true);
+	s->src = "events";
 	if (rc < 0)
 		return rc;
 	return take_sample(s, "end", e);
@@ -1035,8 +1036,8 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 	for (uint32_t i = 0; i < shown; i++) {
 		const struct rec_cache_row *r = &rows[i];
 		fprintf(out,
-			"%-24s %7u %7u %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %9" PRIu64
-			" %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %6" PRIu64 "\n",
+			"%-24s %7u %7u %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64
+			" %9" PRIu64 " %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %6" PRIu64 "\n",
 			r->cache, r->object_size, r->slab_size, r->live_objs, r->slabs, r->pages,
 			r->peak_pages, r->waste_rounding, r->waste_layout, r->waste_free_slots,
 			r->waste_tail, r->align_violations);

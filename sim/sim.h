@@ -22,16 +22,16 @@ struct rec;
 /* Anomalies of real traces (counted by kind, reported, never fatal). */
 enum sim_anomaly {
 	SIM_AN_FREE_UNKNOWN = 0, /* free of a pointer never seen allocated */
-	SIM_AN_FREE_NULL,        /* kfree(NULL) */
-	SIM_AN_FREE_ZERO_SIZE,   /* kfree(ZERO_SIZE_PTR) (raw pointers only) */
-	SIM_AN_ALLOC_LIVE,       /* allocation at a still-live address: a missed free */
-	SIM_AN_ALLOC_NULL,       /* allocation event with ptr 0 (failed allocation) */
-	SIM_AN_ALLOC_ZERO,       /* allocation of 0 bytes */
-	SIM_AN_ALLOC_TOO_BIG,    /* kmalloc above 4 MiB */
-	SIM_AN_ALLOC_LT_REQ,     /* bytes_alloc < bytes_req in the trace */
-	SIM_AN_TIME_BACKWARDS,   /* timestamp older than the previous event */
-	SIM_AN_CPU_FOLDED,       /* event CPU >= --nr-cpus, folded modulo nr_cpus */
-	SIM_AN_CACHE_GUESSED,    /* cache geometry not inferable: object_size taken as bytes_alloc */
+	SIM_AN_FREE_NULL,	 /* kfree(NULL) */
+	SIM_AN_FREE_ZERO_SIZE,	 /* kfree(ZERO_SIZE_PTR) (raw pointers only) */
+	SIM_AN_ALLOC_LIVE,	 /* allocation at a still-live address: a missed free */
+	SIM_AN_ALLOC_NULL,	 /* allocation event with ptr 0 (failed allocation) */
+	SIM_AN_ALLOC_ZERO,	 /* allocation of 0 bytes */
+	SIM_AN_ALLOC_TOO_BIG,	 /* kmalloc above 4 MiB */
+	SIM_AN_ALLOC_LT_REQ,	 /* bytes_alloc < bytes_req in the trace */
+	SIM_AN_TIME_BACKWARDS,	 /* timestamp older than the previous event */
+	SIM_AN_CPU_FOLDED,	 /* event CPU >= --nr-cpus, folded modulo nr_cpus */
+	SIM_AN_CACHE_GUESSED, /* cache geometry not inferable: object_size taken as bytes_alloc */
 	SIM_AN_FREE_OTHER_CACHE, /* kmem_cache_free name= differs from the allocating cache */
 	SIM_AN_NR,
 };
@@ -44,10 +44,10 @@ struct sim_opts {
 	struct policy_cfg cfg;
 	uint64_t sample_every_ns;     /* 0 = not by time */
 	uint64_t sample_every_events; /* 0 = not by count */
-	bool sample_caches;           /* also write per-cache samples */
-	bool check;                   /* run the policy's invariant walk after every event */
-	bool progress;                /* progress bar on stderr */
-	FILE *progress_out;           /* where the bar goes (default stderr) */
+	bool sample_caches;	      /* also write per-cache samples */
+	bool check;		      /* run the policy's invariant walk after every event */
+	bool progress;		      /* progress bar on stderr */
+	FILE *progress_out;	      /* where the bar goes (default stderr) */
 };
 
 struct sim;
@@ -84,7 +84,7 @@ int sim_write_slabinfo(const struct sim *s, FILE *out);
 
 /* Totals now (live set and the policy's pages), for tests. */
 struct sim_totals {
-	uint64_t events[8];   /* by enum trace_ev_type */
+	uint64_t events[8]; /* by enum trace_ev_type */
 	uint64_t anomalies[SIM_AN_NR];
 	uint64_t live_objs, live_req_bytes;
 	uint64_t slab_pages, large_pages, peak_slab_pages, peak_slab_pages_t_ns;

@@ -143,8 +143,7 @@ static void test_min_partial(void)
 	CHECK_EQ_U64("slabs freed so far", ci.slabs_freed, 2);
 	/* slabinfo active_objs = total - free on node partial:
 	 * 5 slabs * 64 - (64 + 1 + 1 + 1) */
-	CHECK_EQ_U64("slabinfo active objects", ci.total_objects - ci.free_in_partial,
-		     5 * 64 - 67);
+	CHECK_EQ_U64("slabinfo active objects", ci.total_objects - ci.free_in_partial, 5 * 64 - 67);
 	check_ok(&f, "invariants (min_partial)");
 	f.ops->destroy(f.p);
 }

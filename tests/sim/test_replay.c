@@ -37,11 +37,12 @@ static void check_identity(struct sim *s, const char *name)
 {
 	struct sim_totals t;
 	sim_totals(s, &t);
-	uint64_t parts = t.live_req_bytes + t.waste_rounding + t.waste_layout +
-			 t.waste_free_slots + t.waste_tail;
+	uint64_t parts = t.live_req_bytes + t.waste_rounding + t.waste_layout + t.waste_free_slots +
+			 t.waste_tail;
 	if (!check_report(parts == t.slab_bytes, name, __FILE__, __LINE__))
 		printf("#   slab+large bytes %" PRIu64 ", live %" PRIu64 " + rounding %" PRIu64
-		       " + layout %" PRIu64 " + free %" PRIu64 " + tail %" PRIu64 " = %" PRIu64 "\n",
+		       " + layout %" PRIu64 " + free %" PRIu64 " + tail %" PRIu64 " = %" PRIu64
+		       "\n",
 		       t.slab_bytes, t.live_req_bytes, t.waste_rounding, t.waste_layout,
 		       t.waste_free_slots, t.waste_tail, parts);
 }
@@ -242,8 +243,9 @@ int main(int argc, char **argv)
 	test_anomalies();
 	test_random("slub", POLICY_KERNEL_5_4, 0);
 	test_random("slub", POLICY_KERNEL_6_1, 0);
-	test_random("slub", POLICY_KERNEL_5_4, POLICY_F_RED_ZONE | POLICY_F_POISON |
-						       POLICY_F_STORE_USER | POLICY_F_CONSISTENCY);
+	test_random("slub", POLICY_KERNEL_5_4,
+		    POLICY_F_RED_ZONE | POLICY_F_POISON | POLICY_F_STORE_USER |
+			    POLICY_F_CONSISTENCY);
 	test_random("exact", POLICY_KERNEL_5_4, 0);
 	return check_done();
 }
