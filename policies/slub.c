@@ -82,6 +82,8 @@ struct cache {
 	/* root caches only: */
 	struct cpu_state *cpus;
 	struct slab_list partial, full;
+	uint64_t partial_free; /* free objects on node-partial slabs */
+	uint64_t nr_cpu_slabs; /* slabs that are CPU slabs or on per-CPU partial stacks */
 	uint64_t nr_slabs, live, slabs_allocated, slabs_freed;
 };
 
@@ -148,10 +150,34 @@ static void list_del(struct slab_list *l, struct slab *sl)
 	l->nr--;
 }
 
+static bool on_cpu(uint8_t where)
+{
+	return where == ON_CPU || where == ON_CPU_PARTIAL;
+}
+
+/* Every change of a slab's place goes through here, so the per-cache counts
+ * that slabinfo needs stay O(1) to read. */
+static void set_where(struct cache *k, struct slab *sl, enum where w)
+{
+	if (on_cpu(sl->where) && !on_cpu(w))
+		k->nr_cpu_slabs--;
+	else if (!on_cpu(sl->where) && on_cpu(w))
+		k->nr_cpu_slabs++;
+	sl->where = (uint8_t)w;
+}
+
 static void add_partial(struct cache *k, struct slab *sl, bool tail)
 {
-	sl->where = ON_NODE_PARTIAL;
+	set_where(k, sl, ON_NODE_PARTIAL);
 	list_add(&k->partial, sl, tail);
+	k->partial_free += sl->objects - sl->inuse;
+}
+
+static void remove_partial(struct cache *k, struct slab *sl)
+{
+	list_del(&k->partial, sl);
+	k->partial_free -= sl->objects - sl->inuse;
+	set_where(k, sl, ON_NONE);
 }
 
 /* ---- slabs and pages ---- */
@@ -190,6 +216,7 @@ static int new_slab(struct slub *s, struct cache *k, struct slab **out, struct e
 
 static void discard_slab(struct slub *s, struct cache *k, struct slab *sl)
 {
+	set_where(k, sl, ON_NONE);
 	(void)u64map_del(&s->slabs, sl->base, NULL);
 	(void)buddy_free(&s->buddy, sl->base, k->g.order);
 	k->nr_slabs--;
@@ -257,7 +284,7 @@ static void put_cpu_partial(struct slub *s, struct cache *k, struct slab *sl, ui
 	sl->pobjects = pobjects;
 	sl->pnext = old;
 	sl->frozen = 1;
-	sl->where = ON_CPU_PARTIAL;
+	set_where(k, sl, ON_CPU_PARTIAL);
 	sl->cpu = cpu;
 	c->partial = sl;
 }
@@ -277,10 +304,10 @@ static bool get_partial(struct slub *s, struct cache *k, uint32_t cpu)
 	while (sl) {
 		struct slab *next = sl->next;
 		uint32_t nfree = sl->objects - sl->inuse;
-		list_del(&k->partial, sl);
+		remove_partial(k, sl);
 		if (first) {
 			sl->frozen = 1;
-			sl->where = ON_CPU;
+			set_where(k, sl, ON_CPU);
 			sl->cpu = cpu;
 			c->slab = sl;
 			c->freelist = sl->freelist;
@@ -335,10 +362,10 @@ static void deactivate_slab(struct slub *s, struct cache *k, struct slab *sl, in
 	} else if (sl->freelist >= 0) {
 		add_partial(k, sl, tail);
 	} else if (cache_debug(k)) {
-		sl->where = ON_FULL;
+		set_where(k, sl, ON_FULL);
 		list_add(&k->full, sl, true);
 	} else {
-		sl->where = ON_NONE;
+		set_where(k, sl, ON_NONE);
 	}
 }
 
@@ -349,7 +376,7 @@ static int alloc_debug(struct slub *s, struct cache *k, struct slab **osl, int32
 {
 	struct slab *sl = k->partial.head;
 	if (sl) {
-		list_del(&k->partial, sl);
+		remove_partial(k, sl);
 	} else {
 		int rc = new_slab(s, k, &sl, e);
 		if (rc)
@@ -394,14 +421,14 @@ static int alloc_obj(struct slub *s, struct cache *k, uint32_t cpu, struct slab 
 			}
 			/* full: unfrozen, on no list */
 			sl->frozen = 0;
-			sl->where = ON_NONE;
+			set_where(k, sl, ON_NONE);
 			c->slab = NULL;
 		}
 		if (c->partial) {
 			struct slab *sl = c->partial;
 			c->partial = sl->pnext;
 			sl->pnext = NULL;
-			sl->where = ON_CPU;
+			set_where(k, sl, ON_CPU);
 			c->slab = sl;
 			continue;
 		}
@@ -412,7 +439,7 @@ static int alloc_obj(struct slub *s, struct cache *k, uint32_t cpu, struct slab 
 		if (rc)
 			return rc;
 		sl->frozen = 1;
-		sl->where = ON_CPU;
+		set_where(k, sl, ON_CPU);
 		sl->cpu = cpu;
 		c->slab = sl;
 		c->freelist = sl->freelist;
@@ -435,6 +462,8 @@ static void free_obj(struct slub *s, struct cache *k, struct slab *sl, int32_t i
 	sl->next_free[idx] = sl->freelist;
 	sl->freelist = idx;
 	sl->inuse--;
+	if (sl->where == ON_NODE_PARTIAL)
+		k->partial_free++;
 	if (was_frozen)
 		return;
 	if (has_cpu_partial(s, k) && !prior) {
@@ -443,7 +472,7 @@ static void free_obj(struct slub *s, struct cache *k, struct slab *sl, int32_t i
 	}
 	if (sl->inuse == 0 && k->partial.nr >= k->g.min_partial) {
 		if (prior)
-			list_del(&k->partial, sl);
+			remove_partial(k, sl);
 		else if (sl->where == ON_FULL)
 			list_del(&k->full, sl);
 		discard_slab(s, k, sl);
@@ -744,14 +773,8 @@ static void slub_cache_info(const struct policy *p, uint32_t id, struct policy_c
 	out->total_objects = k->nr_slabs * k->g.objs_per_slab;
 	out->inuse_objects = k->live;
 	out->nr_partial = k->partial.nr;
-	for (const struct slab *sl = k->partial.head; sl; sl = sl->next)
-		out->free_in_partial += sl->objects - sl->inuse;
-	for (uint32_t c = 0; c < s->base.cfg.nr_cpus; c++) {
-		if (k->cpus[c].slab)
-			out->cpu_slabs++;
-		for (const struct slab *sl = k->cpus[c].partial; sl; sl = sl->pnext)
-			out->cpu_slabs++;
-	}
+	out->free_in_partial = k->partial_free;
+	out->cpu_slabs = k->nr_cpu_slabs;
 	out->slabs_allocated = k->slabs_allocated;
 	out->slabs_freed = k->slabs_freed;
 }
@@ -813,6 +836,12 @@ static int slub_check(const struct policy *p, struct err *e)
 		for (const struct slab *sl = k->partial.head; sl; sl = sl->next, seen++)
 			if ((rc = check_slab(s, k, sl, ON_NODE_PARTIAL, &free_objs, e)))
 				return rc;
+		if (free_objs != k->partial_free)
+			return err_set(e, SLABSIM_EMODEL,
+				       "%s: %" PRIu64
+				       " free objects on node-partial slabs, counted %" PRIu64,
+				       k->name, free_objs, k->partial_free);
+		uint64_t on_cpus = 0;
 		for (const struct slab *sl = k->full.head; sl; sl = sl->next, seen++)
 			if ((rc = check_slab(s, k, sl, ON_FULL, &free_objs, e)))
 				return rc;
@@ -820,6 +849,7 @@ static int slub_check(const struct policy *p, struct err *e)
 			const struct cpu_state *cs = &k->cpus[c];
 			if (cs->slab) {
 				seen++;
+				on_cpus++;
 				if ((rc = check_slab(s, k, cs->slab, ON_CPU, &free_objs, e)))
 					return rc;
 				free_objs += count_chain(cs->slab, cs->freelist, cs->slab->objects);
@@ -827,10 +857,15 @@ static int slub_check(const struct policy *p, struct err *e)
 				return err_set(e, SLABSIM_EMODEL,
 					       "%s: CPU %u has a freelist but no slab", k->name, c);
 			}
-			for (const struct slab *sl = cs->partial; sl; sl = sl->pnext, seen++)
+			for (const struct slab *sl = cs->partial; sl;
+			     sl = sl->pnext, seen++, on_cpus++)
 				if ((rc = check_slab(s, k, sl, ON_CPU_PARTIAL, &free_objs, e)))
 					return rc;
 		}
+		if (on_cpus != k->nr_cpu_slabs)
+			return err_set(e, SLABSIM_EMODEL,
+				       "%s: %" PRIu64 " slabs held by CPUs, counted %" PRIu64,
+				       k->name, on_cpus, k->nr_cpu_slabs);
 		if (seen > k->nr_slabs)
 			return err_set(e, SLABSIM_EMODEL,
 				       "%s: %" PRIu64 " slabs on lists, %" PRIu64 " held", k->name,
