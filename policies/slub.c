@@ -289,6 +289,19 @@ static void put_cpu_partial(struct slub *s, struct cache *k, struct slab *sl, ui
 	c->partial = sl;
 }
 
+/* acquire_slab() for the CPU slab: freeze it and move its whole freelist to
+ * the CPU's lockless freelist (all its objects now count as in use). */
+static void make_cpu_slab(struct cache *k, struct cpu_state *c, struct slab *sl, uint32_t cpu)
+{
+	sl->frozen = 1;
+	set_where(k, sl, ON_CPU);
+	sl->cpu = cpu;
+	c->slab = sl;
+	c->freelist = sl->freelist;
+	sl->freelist = -1;
+	sl->inuse = sl->objects;
+}
+
 /* get_partial_node: the head slab becomes the CPU slab with its whole
  * freelist; further slabs are frozen onto the CPU's partial stack until
  * enough free objects (5.4) or slabs (6.1) were taken. */
@@ -306,13 +319,7 @@ static bool get_partial(struct slub *s, struct cache *k, uint32_t cpu)
 		uint32_t nfree = sl->objects - sl->inuse;
 		remove_partial(k, sl);
 		if (first) {
-			sl->frozen = 1;
-			set_where(k, sl, ON_CPU);
-			sl->cpu = cpu;
-			c->slab = sl;
-			c->freelist = sl->freelist;
-			sl->freelist = -1;
-			sl->inuse = sl->objects;
+			make_cpu_slab(k, c, sl, cpu);
 			first = false;
 		} else {
 			put_cpu_partial(s, k, sl, cpu, false);
@@ -438,13 +445,7 @@ static int alloc_obj(struct slub *s, struct cache *k, uint32_t cpu, struct slab 
 		int rc = new_slab(s, k, &sl, e);
 		if (rc)
 			return rc;
-		sl->frozen = 1;
-		set_where(k, sl, ON_CPU);
-		sl->cpu = cpu;
-		c->slab = sl;
-		c->freelist = sl->freelist;
-		sl->freelist = -1;
-		sl->inuse = sl->objects;
+		make_cpu_slab(k, c, sl, cpu);
 	}
 }
 

@@ -113,19 +113,30 @@ static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
 
 /* ---- growable arrays ---- */
 
+/* Grow a zero-filled array of elem-byte records so that index need exists.
+ * Returns the (possibly moved) array, or NULL when out of memory (arr is then
+ * still valid and unchanged). */
+static void *grow_zeroed(void *arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+	if (need < *cap)
+		return arr;
+	uint32_t ncap = *cap ? *cap : 256;
+	while (ncap <= need)
+		ncap *= 2;
+	char *n = realloc(arr, (size_t)ncap * elem);
+	if (!n)
+		return NULL;
+	memset(n + (size_t)*cap * elem, 0, (size_t)(ncap - *cap) * elem);
+	*cap = ncap;
+	return n;
+}
+
 static int grow_acct(struct sim *s, uint32_t id)
 {
-	if (id < s->acct_cap)
-		return 0;
-	uint32_t ncap = s->acct_cap ? s->acct_cap : 256;
-	while (ncap <= id)
-		ncap *= 2;
-	struct cache_acct *n = realloc(s->acct, ncap * sizeof(*n));
+	struct cache_acct *n = grow_zeroed(s->acct, &s->acct_cap, id, sizeof(*s->acct));
 	if (!n)
 		return SLABSIM_ENOMEM;
-	memset(n + s->acct_cap, 0, (ncap - s->acct_cap) * sizeof(*n));
 	s->acct = n;
-	s->acct_cap = ncap;
 	return 0;
 }
 
@@ -134,15 +145,10 @@ static int intern_site(struct sim *s, const char *cs, uint32_t *id)
 	int rc = strtab_intern(&s->sites, cs && *cs ? cs : "?", id);
 	if (rc)
 		return rc;
-	if (*id < s->site_cap)
-		return 0;
-	uint32_t ncap = s->site_cap ? s->site_cap * 2 : 256;
-	struct site_acct *n = realloc(s->site, ncap * sizeof(*n));
+	struct site_acct *n = grow_zeroed(s->site, &s->site_cap, *id, sizeof(*s->site));
 	if (!n)
 		return SLABSIM_ENOMEM;
-	memset(n + s->site_cap, 0, (ncap - s->site_cap) * sizeof(*n));
 	s->site = n;
-	s->site_cap = ncap;
 	return 0;
 }
 
