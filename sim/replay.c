@@ -92,6 +92,7 @@ struct sim {
 	uint64_t peak_slab_pages, peak_slab_pages_t_ns;
 	uint64_t violations_total;
 	uint64_t perf_bytes_req, perf_bytes_alloc_trace, perf_bytes_alloc_model;
+	uint64_t alloc_size_mismatch; /* allocations whose model slot differs from the trace's */
 	/* clock and sampling */
 	uint64_t now_ns, t_first_ns;
 	bool started;
@@ -470,6 +471,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	s->perf_bytes_req += ev->bytes_req;
 	s->perf_bytes_alloc_trace += ev->bytes_alloc;
 	s->perf_bytes_alloc_model += l->obj.bytes_alloc;
+	if (l->obj.bytes_alloc != ev->bytes_alloc)
+		s->alloc_size_mismatch++;
 	s->live_objs++;
 	s->live_req += ev->bytes_req;
 	if (l->acct != UINT32_MAX) {
@@ -558,6 +561,10 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	out->peak_slab_pages_t_ns = s->peak_slab_pages_t_ns;
 	out->align_violations = s->violations_total;
 	out->samples = s->nsamples;
+	out->bytes_req_total = s->perf_bytes_req;
+	out->bytes_alloc_trace_total = s->perf_bytes_alloc_trace;
+	out->bytes_alloc_model_total = s->perf_bytes_alloc_model;
+	out->alloc_size_mismatch = s->alloc_size_mismatch;
 	uint32_t n = s->p->ops->nr_caches(s->p);
 	for (uint32_t id = 0; id < n; id++) {
 		struct policy_cache_info ci;
@@ -975,10 +982,15 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 			", \"peak_slab_pages_t_ns\": %" PRIu64 ", \"large_pages\": %" PRIu64
 			", \"waste\": {\"rounding\": %" PRIu64 ", \"layout\": %" PRIu64
 			", \"free_slots\": %" PRIu64 ", \"slab_tail\": %" PRIu64
-			"}, \"align_violations\": %" PRIu64 ", \"samples\": %" PRIu64 "},\n",
+			"}, \"align_violations\": %" PRIu64 ", \"samples\": %" PRIu64
+			", \"bytes_req_total\": %" PRIu64 ", \"bytes_alloc_trace_total\": %" PRIu64
+			", \"bytes_alloc_model_total\": %" PRIu64
+			", \"bytes_alloc_mismatches\": %" PRIu64 "},\n",
 			t.live_objs, t.live_req_bytes, t.slab_pages, t.peak_slab_pages,
 			t.peak_slab_pages_t_ns, t.large_pages, t.waste_rounding, t.waste_layout,
-			t.waste_free_slots, t.waste_tail, t.align_violations, t.samples);
+			t.waste_free_slots, t.waste_tail, t.align_violations, t.samples,
+			t.bytes_req_total, t.bytes_alloc_trace_total, t.bytes_alloc_model_total,
+			t.alloc_size_mismatch);
 		fprintf(out, "  \"caches\": [");
 		for (uint32_t i = 0; i < nrows; i++) {
 			const struct rec_cache_row *r = &rows[i];
@@ -1031,10 +1043,13 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 		"pages %" PRIu64 "\n"
 		"waste bytes: rounding %" PRIu64 ", layout %" PRIu64 ", free slots %" PRIu64
 		", slab tail %" PRIu64 "\n"
-		"alignment violations %" PRIu64 "\n\n",
+		"alignment violations %" PRIu64 "\n"
+		"bytes_alloc: trace %" PRIu64 ", model %" PRIu64 " (differs on %" PRIu64
+		" allocations)\n\n",
 		t.live_objs, t.live_req_bytes, t.slab_pages, t.peak_slab_pages,
 		(double)t.peak_slab_pages_t_ns / 1e9, t.large_pages, t.waste_rounding,
-		t.waste_layout, t.waste_free_slots, t.waste_tail, t.align_violations);
+		t.waste_layout, t.waste_free_slots, t.waste_tail, t.align_violations,
+		t.bytes_alloc_trace_total, t.bytes_alloc_model_total, t.alloc_size_mismatch);
 	fprintf(out, "%-24s %7s %7s %8s %6s %6s %6s %9s %8s %9s %8s %6s\n", "cache", "objsize",
 		"slotsz", "live", "slabs", "pages", "peak", "rounding", "layout", "free", "tail",
 		"misal");

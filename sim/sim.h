@@ -92,6 +92,13 @@ struct sim_totals {
 	uint64_t slab_bytes; /* slab_pages * PAGE_SIZE + large pages * PAGE_SIZE */
 	uint64_t align_violations;
 	uint64_t samples;
+	/* perf kmem stat style sums over every allocation event */
+	uint64_t bytes_req_total;
+	uint64_t bytes_alloc_trace_total; /* bytes_alloc as the trace reports it */
+	uint64_t bytes_alloc_model_total; /* bytes_alloc as the model computes it */
+	/* allocations where the model's bytes_alloc differs from the trace's:
+	 * 0 when the model runs the recorded kernel's configuration */
+	uint64_t alloc_size_mismatch;
 };
 void sim_totals(const struct sim *s, struct sim_totals *out);
 

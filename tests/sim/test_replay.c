@@ -81,6 +81,13 @@ static void test_sample_trace(const char *path)
 	/* natural alignment holds for every kmalloc under SLUB without debug */
 	CHECK_EQ_U64("no alignment violations (SLUB, natural)", t.align_violations, 0);
 	check_identity(s, "waste identity on the sample trace");
+	/* the model runs the recorded kernel's configuration: every slot size it
+	 * computes must equal the bytes_alloc the kernel traced (sum from
+	 * awk: 315552, see tests/traces/test_trace.c) */
+	CHECK_EQ_U64("model bytes_alloc equals the trace's on every allocation",
+		     t.alloc_size_mismatch, 0);
+	CHECK_EQ_U64("sum of traced bytes_alloc", t.bytes_alloc_trace_total, 315552);
+	CHECK_EQ_U64("sum of model bytes_alloc", t.bytes_alloc_model_total, 315552);
 	trace_close(r);
 	sim_destroy(s);
 }
