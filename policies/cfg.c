@@ -129,3 +129,29 @@ const char *policy_slub_debug_str(uint32_t flags, char *buf)
 	buf[n] = '\0';
 	return buf;
 }
+
+const char *policy_align_name(enum policy_align a)
+{
+	switch (a) {
+	case POLICY_ALIGN_NONE:
+		return "none";
+	case POLICY_ALIGN_NATURAL:
+		return "natural";
+	case POLICY_ALIGN_CAP512:
+		return "cap512";
+	}
+	return "?";
+}
+
+int policy_parse_align(const char *s, enum policy_align *out, struct err *e)
+{
+	static const enum policy_align all[] = {POLICY_ALIGN_NONE, POLICY_ALIGN_NATURAL,
+						POLICY_ALIGN_CAP512};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		if (strcmp(s, policy_align_name(all[i])) == 0) {
+			*out = all[i];
+			return 0;
+		}
+	}
+	return err_set(e, SLABSIM_EUSAGE, "expected natural, none or cap512, got '%s'", s);
+}

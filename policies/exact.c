@@ -63,8 +63,9 @@ static int exact_alloc(struct policy *p, const struct policy_alloc_req *r, struc
 			       "allocation of %" PRIu64 " bytes: sizes are 1..%u", size,
 			       LAYOUT_KMALLOC_MAX_SIZE);
 	uint64_t align = 8;
-	if (p->cfg.align == POLICY_ALIGN_NATURAL && r->cache == POLICY_KMALLOC && is_pow2(size))
-		align = size > 8 ? size : 8;
+	if (r->cache == POLICY_KMALLOC && is_pow2(size))
+		align = size > POLICY_PAGE_SIZE ? (p->cfg.align == POLICY_ALIGN_NONE ? 8 : size)
+						: layout_kmalloc_align(&p->cfg, (uint32_t)size);
 	x->next_addr = (x->next_addr + align - 1) & ~(align - 1);
 	out->addr = x->next_addr;
 	out->cache = 0;

@@ -196,10 +196,20 @@ uint32_t layout_kmalloc_align(const struct policy_cfg *cfg, uint32_t size)
 {
 	/* 59bb47985c1d (5.4): natural alignment for power-of-two sizes,
 	 * whatever the debug options do to the layout */
-	if (cfg->align == POLICY_ALIGN_NATURAL && is_power_of_2(size) &&
-	    size > ARCH_KMALLOC_MINALIGN)
+	if (!is_power_of_2(size) || size <= ARCH_KMALLOC_MINALIGN)
+		return ARCH_KMALLOC_MINALIGN;
+	switch (cfg->align) {
+	case POLICY_ALIGN_NATURAL:
 		return size;
-	return ARCH_KMALLOC_MINALIGN;
+	case POLICY_ALIGN_CAP512:
+		/* the LSF/MM 2019 alternative: a guarantee capped at 512 bytes
+		 * below a page, page alignment from a page up */
+		if (size <= 512)
+			return size;
+		return size < POLICY_PAGE_SIZE ? 512 : POLICY_PAGE_SIZE;
+	default:
+		return ARCH_KMALLOC_MINALIGN;
+	}
 }
 
 /* order_objects() */

@@ -42,7 +42,14 @@ enum policy_kernel {
 enum policy_align {
 	POLICY_ALIGN_NONE = 0,    /* before 59bb47985c1d (Linux 5.3) */
 	POLICY_ALIGN_NATURAL = 1, /* power-of-two sizes aligned to their size (5.4+) */
+	POLICY_ALIGN_CAP512 = 2,  /* LSF/MM 2019 proposal: natural up to 512 bytes, 512 below a
+				     page, page-aligned from a page up */
 };
+
+/* "none", "natural", "cap512". */
+const char *policy_align_name(enum policy_align a);
+/* Parse an --align value; returns 0 or SLABSIM_EUSAGE. */
+int policy_parse_align(const char *s, enum policy_align *out, struct err *e);
 
 enum policy_kmalloc_type {
 	POLICY_KMALLOC_NORMAL = 0, /* kmalloc-N */
@@ -196,6 +203,11 @@ struct policy_ops {
 	/* Walk every invariant; SLABSIM_EMODEL with a message on the first
 	 * violation. Costly: for tests and --check. */
 	int (*check)(const struct policy *p, struct err *e);
+	/* Periodic kernel work (SLAB's cache_reap). Optional: NULL when the
+	 * model has none. The engine calls it once with the time of the first
+	 * event, then at every time it asked for, before any event at or after
+	 * that time. OUT: *next_ns, the next absolute time, UINT64_MAX = never. */
+	int (*timer)(struct policy *p, uint64_t now_ns, uint64_t *next_ns, struct err *e);
 };
 
 /* The table of all policies, NULL-terminated. */

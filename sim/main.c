@@ -7,6 +7,7 @@
 #include "sim.h"
 #include "trace.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -50,8 +51,10 @@ static void usage_model_opts(FILE *f)
 		"  --allocator NAME      allocator model: slub (default), exact\n"
 		"  --kernel 5.4|6.1      kernel rule profile (default 5.4; use 6.1 for traces\n"
 		"                        of current kernels)\n"
-		"  --align natural|none  kmalloc alignment: natural = power-of-two sizes aligned\n"
-		"                        to their size (Linux 5.4+, default); none = Linux 5.3\n"
+		"  --align POLICY        kmalloc alignment of power-of-two sizes: natural =\n"
+		"                        aligned to their size (Linux 5.4+, default); none =\n"
+		"                        Linux 5.3; cap512 = natural up to 512 bytes, 512 below\n"
+		"                        a page, page-aligned from a page up (LSF/MM 2019)\n"
 		"  --slub-debug FLAGS    slub_debug letters for every cache: F Z P U T, '-' = "
 		"none\n"
 		"  --nr-cpus N           possible = present CPUs (default 2); trace CPUs >= N\n"
@@ -196,13 +199,8 @@ static int model_opt(struct model_args *m, int c, const char *arg)
 		}
 		return 1;
 	case OPT_ALIGN:
-		if (strcmp(arg, "natural") == 0)
-			m->cfg.align = POLICY_ALIGN_NATURAL;
-		else if (strcmp(arg, "none") == 0)
-			m->cfg.align = POLICY_ALIGN_NONE;
-		else {
-			fprintf(stderr, "slabsim: --align expects natural or none, got '%s'\n",
-				arg);
+		if (policy_parse_align(arg, &m->cfg.align, &e)) {
+			fprintf(stderr, "slabsim: --align %s\n", e.msg);
 			return -1;
 		}
 		return 1;
@@ -415,6 +413,11 @@ static int cmd_replay(int argc, char **argv)
 			quiet = true;
 			break;
 		case OPT_DB:
+			if (!*optarg) {
+				fprintf(stderr,
+					"slabsim: --db needs a file name (or use --no-db)\n");
+				return bad_usage("replay");
+			}
 			db = optarg;
 			break;
 		case OPT_NO_DB:
@@ -487,8 +490,17 @@ static int cmd_replay(int argc, char **argv)
 	double t0 = now_seconds();
 	err_clear(&e);
 
-	if ((rc = sim_create(&so, &s, &e)))
+	FILE *slabinfo_f = NULL;
+	if (slabinfo && !(slabinfo_f = fopen(slabinfo, "w"))) {
+		/* refuse before replaying, not after the run is recorded */
+		fprintf(stderr, "slabsim: %s: %s\n", slabinfo, strerror(errno));
+		return SLABSIM_EXIT_IO;
+	}
+	if ((rc = sim_create(&so, &s, &e))) {
+		if (slabinfo_f)
+			fclose(slabinfo_f);
 		return fail(&e);
+	}
 	if (name_pass && strcmp(path, "-") != 0) {
 		struct trace_opts lax = {.strict = false};
 		if ((rc = trace_open(path, &lax, &tr, &e)) || (rc = sim_learn_names(s, tr, &e))) {
@@ -505,7 +517,7 @@ static int cmd_replay(int argc, char **argv)
 	if (db) {
 		char cfg_json[512], dbg[8];
 		const char *kernel = m.cfg.kernel == POLICY_KERNEL_6_1 ? "6.1" : "5.4";
-		const char *align = m.cfg.align == POLICY_ALIGN_NATURAL ? "natural" : "none";
+		const char *align = policy_align_name(m.cfg.align);
 		policy_slub_debug_str(m.cfg.slub_debug, dbg);
 		(void)snprintf(cfg_json, sizeof(cfg_json),
 			       "{\"allocator\":\"%s\",\"kernel\":\"%s\",\"align\":\"%s\","
@@ -549,10 +561,13 @@ static int cmd_replay(int argc, char **argv)
 	}
 	if (!quiet)
 		sim_print_summary(s, stdout, json, path, trace_stats(tr));
-	if (slabinfo) {
-		FILE *f = fopen(slabinfo, "w");
-		if (!f || sim_write_slabinfo(s, f) || fclose(f)) {
-			fprintf(stderr, "slabsim: %s: cannot write the slabinfo file\n", slabinfo);
+	if (slabinfo_f) {
+		int bad = sim_write_slabinfo(s, slabinfo_f);
+		bad |= fclose(slabinfo_f);
+		slabinfo_f = NULL;
+		if (bad) {
+			fprintf(stderr, "slabsim: %s: cannot write the slabinfo file%s\n", slabinfo,
+				rec ? " (the run is recorded)" : "");
 			status = SLABSIM_EXIT_IO;
 		}
 	}
@@ -561,6 +576,8 @@ static int cmd_replay(int argc, char **argv)
 		status = SLABSIM_EXIT_IO;
 	}
 out:
+	if (slabinfo_f)
+		fclose(slabinfo_f);
 	rec_close(rec);
 	trace_close(tr);
 	sim_destroy(s);
@@ -595,10 +612,16 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (strcmp(cmd, "replay") == 0)
+	/* getopt_long names argv[0] in its messages: "slabsim replay: ..." */
+	static char replay_name[] = "slabsim replay", layout_name[] = "slabsim layout";
+	if (strcmp(cmd, "replay") == 0) {
+		argv[1] = replay_name;
 		return cmd_replay(argc - 1, argv + 1);
-	if (strcmp(cmd, "layout") == 0)
+	}
+	if (strcmp(cmd, "layout") == 0) {
+		argv[1] = layout_name;
 		return cmd_layout(argc - 1, argv + 1);
+	}
 	fprintf(stderr, "slabsim: unknown command '%s'\n", cmd);
 	usage_main(stderr);
 	return SLABSIM_EXIT_USAGE;

@@ -9,6 +9,7 @@
  * holds exactly at every sample (tests assert it).
  */
 #include "sim.h"
+#include "evq.h"
 #include "layout.h"
 #include "rec.h"
 #include "strtab.h"
@@ -81,7 +82,8 @@ struct sim {
 	struct strtab sites;
 	struct site_acct *site;
 	uint32_t site_cap;
-	struct u64map violations; /* (acct, site, log2 size) -> count */
+	struct u64map violations;     /* (acct, site, log2 size) -> count */
+	struct u64map violation_addr; /* same key -> first misaligned address */
 	/* totals */
 	uint64_t events[TRACE_EV_NR];
 	uint64_t anomalies[SIM_AN_NR];
@@ -93,6 +95,9 @@ struct sim {
 	uint64_t violations_total;
 	uint64_t perf_bytes_req, perf_bytes_alloc_trace, perf_bytes_alloc_model;
 	uint64_t alloc_size_mismatch; /* allocations whose model slot differs from the trace's */
+	/* scheduled work: the policy's timers */
+	struct evq q;
+	uint64_t timer_runs;
 	/* clock and sampling */
 	uint64_t now_ns, t_first_ns;
 	bool started;
@@ -163,10 +168,12 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	s->o = *o;
 	if (!s->o.progress_out)
 		s->o.progress_out = stderr;
+	evq_init(&s->q);
 	u64map_init(&s->live_index);
 	u64map_init(&s->name_cache);
 	u64map_init(&s->learned);
 	u64map_init(&s->violations);
+	u64map_init(&s->violation_addr);
 	strtab_init(&s->names);
 	strtab_init(&s->sites);
 	s->pool_free = UINT32_MAX;
@@ -190,10 +197,12 @@ void sim_destroy(struct sim *s)
 		return;
 	if (s->p)
 		s->p->ops->destroy(s->p);
+	evq_fini(&s->q);
 	u64map_fini(&s->live_index);
 	u64map_fini(&s->name_cache);
 	u64map_fini(&s->learned);
 	u64map_fini(&s->violations);
+	u64map_fini(&s->violation_addr);
 	strtab_fini(&s->names);
 	strtab_fini(&s->sites);
 	free(s->pool);
@@ -277,8 +286,9 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t *id, 
 	if (osz == 0 || osz > LAYOUT_KMALLOC_MAX_SIZE || slot > LAYOUT_KMALLOC_MAX_SIZE)
 		return err_set(
 			e, SLABSIM_EINPUT,
-			"expected a kmem_cache_alloc object size of 1..%u bytes, got %" PRIu64,
-			LAYOUT_KMALLOC_MAX_SIZE, osz);
+			"expected kmem_cache_alloc sizes of 1..%u bytes, got bytes_req=%" PRIu64
+			" bytes_alloc=%" PRIu64,
+			LAYOUT_KMALLOC_MAX_SIZE, osz, slot);
 	if (!infer_spec(s, (uint32_t)osz, (uint32_t)slot, &spec)) {
 		anomaly(s, SIM_AN_CACHE_GUESSED, ev->line);
 		spec.object_size = (uint32_t)(slot >= osz ? slot : osz);
@@ -494,7 +504,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		uint64_t *cnt = u64map_ref(&s->violations, key);
 		if (cnt)
 			(*cnt)++;
-		else if ((rc = u64map_put(&s->violations, key, 1)))
+		else if ((rc = u64map_put(&s->violations, key, 1)) ||
+			 (rc = u64map_put(&s->violation_addr, key, l->obj.addr)))
 			return err_set(e, rc, "out of memory");
 	}
 	update_peaks(s, l->acct);
@@ -587,11 +598,11 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 {
 	struct sim_totals t;
 	sim_totals(s, &t);
-	s->nsamples++;
+	uint64_t seq = s->nsamples++;
 	if (!s->rec)
 		return 0;
 	struct rec_sample_row row = {
-		.seq = s->nsamples,
+		.seq = seq,
 		.t_ns = s->now_ns,
 		.event_idx = s->nevents,
 		.label = label,
@@ -614,7 +625,7 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 		if (ci.alias_of != id || (!ci.nr_slabs && !s->acct[id].live_objs))
 			continue;
 		struct rec_sample_cache_row cr = {
-			.seq = s->nsamples,
+			.seq = seq,
 			.cache = ci.name,
 			.slabs = ci.nr_slabs,
 			.pages = ci.nr_pages,
@@ -643,6 +654,35 @@ static int maybe_sample(struct sim *s, struct err *e)
 	return due ? take_sample(s, NULL, e) : 0;
 }
 
+enum { SIM_EV_TIMER = 1 };
+
+static int run_timer(struct sim *s, uint64_t t_ns, struct err *e)
+{
+	uint64_t next = UINT64_MAX;
+	int rc = s->p->ops->timer(s->p, t_ns, &next, e);
+	s->timer_runs++;
+	if (!rc && next != UINT64_MAX &&
+	    evq_push(&s->q, next > t_ns ? next : t_ns + 1, SIM_EV_TIMER, 0))
+		rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+	return rc;
+}
+
+/* Run the scheduled work due at or before t_ns, in time order. */
+static int advance_to(struct sim *s, uint64_t t_ns, struct err *e)
+{
+	const struct evq_item *top;
+	while ((top = evq_peek(&s->q)) && top->t_ns <= t_ns) {
+		struct evq_item it;
+		evq_pop(&s->q, &it);
+		if (it.t_ns > s->now_ns)
+			s->now_ns = it.t_ns;
+		int rc = run_timer(s, it.t_ns, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	int rc = 0;
@@ -651,7 +691,11 @@ int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 		s->t_first_ns = s->now_ns = ev->t_ns;
 		s->next_sample_ns = ev->t_ns + s->o.sample_every_ns;
 		s->next_sample_ev = s->o.sample_every_events;
+		if (s->p->ops->timer && (rc = run_timer(s, ev->t_ns, e)))
+			return rc;
 	}
+	if ((rc = advance_to(s, ev->t_ns, e)))
+		return rc;
 	if (ev->t_ns < s->now_ns)
 		anomaly(s, SIM_AN_TIME_BACKWARDS, ev->line);
 	else
@@ -773,6 +817,8 @@ int sim_replay(struct sim *s, struct trace_reader *r, struct rec *rec, struct er
 	s->src = "events";
 	if (rc < 0)
 		return rc;
+	/* always one sample labelled "end" with the final state (it may repeat
+	 * the last periodic one) */
 	return take_sample(s, "end", e);
 }
 
@@ -884,6 +930,7 @@ int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *
 			.size = 1ULL << (key & 0xff),
 			.count = cnt,
 		};
+		(void)u64map_get(&s->violation_addr, key, &v.example_addr);
 		if ((rc = rec_violation(rec, &v, e)))
 			return rc;
 	}
@@ -950,7 +997,7 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 	if (rows)
 		qsort(rows, nrows, sizeof(*rows), cmp_pages_desc);
 	const char *kernel = cfg->kernel == POLICY_KERNEL_6_1 ? "6.1" : "5.4";
-	const char *align = cfg->align == POLICY_ALIGN_NATURAL ? "natural" : "none";
+	const char *align = policy_align_name(cfg->align);
 	policy_slub_debug_str(cfg->slub_debug, dbg);
 
 	if (json) {
@@ -973,9 +1020,14 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 			fprintf(out,
 				"  \"lines\": {\"total\": %" PRIu64 ", \"header\": %" PRIu64
 				", \"other_events\": %" PRIu64 ", \"malformed\": %" PRIu64
-				", \"lost_markers\": %" PRIu64 ", \"lost_events\": %" PRIu64 "},\n",
+				", \"lost_markers\": %" PRIu64 ", \"lost_events\": %" PRIu64
+				", \"first_malformed_line\": %" PRIu64 ", \"first_malformed\": ",
 				ts->lines, ts->header_lines, ts->other_events, ts->malformed,
-				ts->lost_markers, ts->lost_events);
+				ts->lost_markers, ts->lost_events, ts->first_malformed_line);
+		if (ts) {
+			json_str(out, ts->malformed ? ts->first_malformed_msg : "");
+			fprintf(out, "},\n");
+		}
 		fprintf(out,
 			"  \"totals\": {\"live_objects\": %" PRIu64 ", \"live_req_bytes\": %" PRIu64
 			", \"slab_pages\": %" PRIu64 ", \"peak_slab_pages\": %" PRIu64
@@ -1018,10 +1070,13 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 	fprintf(out, "allocator %s, kernel %s, align %s, slub_debug %s, nr_cpus %u\n\n",
 		s->p->ops->name, kernel, align, dbg, cfg->nr_cpus);
 	fprintf(out, "events:");
+	bool any_ev = false;
 	for (int i = 0; i < TRACE_EV_NR; i++)
-		if (s->events[i])
+		if (s->events[i]) {
 			fprintf(out, " %s %" PRIu64, trace_ev_names[i], s->events[i]);
-	fprintf(out, "\n");
+			any_ev = true;
+		}
+	fprintf(out, "%s\n", any_ev ? "" : " none");
 	if (ts)
 		fprintf(out,
 			"lines: %" PRIu64 " (header %" PRIu64 ", other events %" PRIu64
@@ -1029,6 +1084,10 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 			" events)\n",
 			ts->lines, ts->header_lines, ts->other_events, ts->malformed,
 			ts->lost_markers, ts->lost_events);
+	if (ts && ts->malformed)
+		fprintf(out, "first malformed line: %s:%" PRIu64 ": %s\n",
+			trace_path_str ? trace_path_str : "-", ts->first_malformed_line,
+			ts->first_malformed_msg);
 	fprintf(out, "anomalies:");
 	bool any = false;
 	for (int i = 0; i < SIM_AN_NR; i++)

@@ -710,7 +710,9 @@ static int reap_child(struct trace_reader *r)
 			why[n++] = tmp[i];
 	}
 	why[n] = '\0';
-	why[strcspn(why, "\n")] = '\0';
+	/* the first non-empty line: gzip 1.12 starts its message with a newline */
+	char *reason = why + strspn(why, "\n");
+	reason[strcspn(reason, "\n")] = '\0';
 	close(r->err_fd);
 	r->err_fd = -1;
 
@@ -726,7 +728,7 @@ static int reap_child(struct trace_reader *r)
 	if (WIFEXITED(status))
 		return err_at(&r->fail, SLABSIM_EIO, r->path, 0,
 			      "decompressor '%s' failed (exit %d)%s%s", r->prog,
-			      WEXITSTATUS(status), why[0] ? ": " : "", why);
+			      WEXITSTATUS(status), reason[0] ? ": " : "", reason);
 	return err_at(&r->fail, SLABSIM_EIO, r->path, 0, "decompressor '%s' killed by signal %d",
 		      r->prog, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
