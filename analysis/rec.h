@@ -18,22 +18,22 @@
 /* The configuration and input of one run (the `runs` row). Strings are
  * borrowed for the duration of the call. */
 struct rec_run_info {
-	const char *command;    /* "replay", "synth", ... */
+	const char *command;	/* "replay", "synth", ... */
 	const char *trace_path; /* input as given, or NULL */
-	const char *allocator;  /* policy name */
-	const char *kernel;     /* "5.4" or "6.1" */
-	const char *align;      /* "natural", "none", ... */
+	const char *allocator;	/* policy name */
+	const char *kernel;	/* "5.4" or "6.1" */
+	const char *align;	/* "natural", "none", ... */
 	const char *slub_debug; /* letters or "-" */
 	uint32_t nr_cpus;
 	uint32_t slub_min_order, slub_max_order, slub_min_objects;
 	const char *sample_every; /* as given, e.g. "1000ev" or "10ms" */
 	const char *config_json;  /* the full configuration, for humans and hashing */
-	const char *version;      /* slabsim version string */
+	const char *version;	  /* slabsim version string */
 };
 
 /* Final totals of a run (an UPDATE of the `runs` row by rec_run_end). */
 struct rec_run_totals {
-	uint64_t events;        /* slab events replayed */
+	uint64_t events; /* slab events replayed */
 	uint64_t t_first_ns, t_last_ns;
 	uint64_t final_slab_pages, peak_slab_pages, peak_slab_pages_t_ns;
 	uint64_t final_large_pages;
@@ -58,13 +58,13 @@ struct rec_cache_row {
 	uint32_t object_size, slab_size, align, order, objs_per_slab;
 	uint64_t allocs, frees;
 	uint64_t live_objs, live_req_bytes;
-	uint64_t slabs, pages;             /* at the end */
+	uint64_t slabs, pages; /* at the end */
 	uint64_t peak_pages, peak_pages_t_ns;
 	uint64_t peak_live_objs;
-	uint64_t waste_rounding;  /* Σ(object_size - req) over live objects */
-	uint64_t waste_layout;    /* live * (slab_size - object_size) */
-	uint64_t waste_free_slots;/* free slots * slab_size */
-	uint64_t waste_tail;      /* slabs * (slab bytes - objs_per_slab * slab_size) */
+	uint64_t waste_rounding;   /* Σ(object_size - req) over live objects */
+	uint64_t waste_layout;	   /* live * (slab_size - object_size) */
+	uint64_t waste_free_slots; /* free slots * slab_size */
+	uint64_t waste_tail;	   /* slabs * (slab bytes - objs_per_slab * slab_size) */
 	uint64_t align_violations;
 };
 

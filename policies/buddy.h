@@ -21,10 +21,10 @@ struct buddy_stack {
 };
 
 struct buddy {
-	uint64_t top;                           /* next never-used MAX_ORDER block */
-	struct u64map free[11];                 /* block address -> 1, per order */
-	struct buddy_stack stack[11];           /* LIFO of free blocks (lazily pruned) */
-	uint64_t pages_out;                     /* pages handed out and not returned */
+	uint64_t top;		      /* next never-used MAX_ORDER block */
+	struct u64map free[11];	      /* block address -> 1, per order */
+	struct buddy_stack stack[11]; /* LIFO of free blocks (lazily pruned) */
+	uint64_t pages_out;	      /* pages handed out and not returned */
 	uint64_t peak_pages_out;
 };
 

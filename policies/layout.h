@@ -12,8 +12,8 @@
 
 /* SLUB kmalloc limits on x86_64 (reference 1). */
 #define LAYOUT_SLUB_KMALLOC_SHIFT_LOW  3
-#define LAYOUT_SLUB_KMALLOC_SHIFT_HIGH 13 /* kmalloc-8k is the largest cache */
-#define LAYOUT_KMALLOC_MAX_SIZE        (1u << 22) /* 4 MiB: larger kmallocs fail */
+#define LAYOUT_SLUB_KMALLOC_SHIFT_HIGH 13	  /* kmalloc-8k is the largest cache */
+#define LAYOUT_KMALLOC_MAX_SIZE	       (1u << 22) /* 4 MiB: larger kmallocs fail */
 
 /* get_order(): smallest order with PAGE_SIZE << order >= size (size >= 1). */
 uint32_t layout_get_order(uint64_t size);

@@ -40,7 +40,7 @@ enum policy_kernel {
 
 /* kmalloc alignment policies. */
 enum policy_align {
-	POLICY_ALIGN_NONE = 0,    /* before 59bb47985c1d (Linux 5.3) */
+	POLICY_ALIGN_NONE = 0,	  /* before 59bb47985c1d (Linux 5.3) */
 	POLICY_ALIGN_NATURAL = 1, /* power-of-two sizes aligned to their size (5.4+) */
 	POLICY_ALIGN_CAP512 = 2,  /* LSF/MM 2019 proposal: natural up to 512 bytes, 512 below a
 				     page, page-aligned from a page up */
@@ -53,19 +53,19 @@ int policy_parse_align(const char *s, enum policy_align *out, struct err *e);
 
 enum policy_kmalloc_type {
 	POLICY_KMALLOC_NORMAL = 0, /* kmalloc-N */
-	POLICY_KMALLOC_RECLAIM,    /* kmalloc-rcl-N */
-	POLICY_KMALLOC_DMA,        /* dma-kmalloc-N */
-	POLICY_KMALLOC_CGROUP,     /* kmalloc-cg-N (6.1 only; NORMAL under 5.4) */
+	POLICY_KMALLOC_RECLAIM,	   /* kmalloc-rcl-N */
+	POLICY_KMALLOC_DMA,	   /* dma-kmalloc-N */
+	POLICY_KMALLOC_CGROUP,	   /* kmalloc-cg-N (6.1 only; NORMAL under 5.4) */
 	POLICY_KMALLOC_NR_TYPES,
 };
 
 /* Cache flags (a subset of the kernel's SLAB_* flags, our own bit values). */
 enum {
 	POLICY_F_CONSISTENCY = 1u << 0, /* slub_debug F: SLAB_CONSISTENCY_CHECKS */
-	POLICY_F_RED_ZONE = 1u << 1,    /* Z */
-	POLICY_F_POISON = 1u << 2,      /* P */
-	POLICY_F_STORE_USER = 1u << 3,  /* U */
-	POLICY_F_TRACE = 1u << 4,       /* T */
+	POLICY_F_RED_ZONE = 1u << 1,	/* Z */
+	POLICY_F_POISON = 1u << 2,	/* P */
+	POLICY_F_STORE_USER = 1u << 3,	/* U */
+	POLICY_F_TRACE = 1u << 4,	/* T */
 	POLICY_F_HWCACHE_ALIGN = 1u << 8,
 	POLICY_F_RECLAIM_ACCOUNT = 1u << 9,
 	POLICY_F_CACHE_DMA = 1u << 10,
@@ -78,14 +78,14 @@ enum {
 struct policy_cfg {
 	enum policy_kernel kernel;
 	enum policy_align align;
-	uint32_t slub_debug;       /* POLICY_F_* debug bits ORed into every cache */
-	uint32_t nr_cpus;          /* nr_cpu_ids = present CPUs; events name CPUs < nr_cpus */
+	uint32_t slub_debug;	   /* POLICY_F_* debug bits ORed into every cache */
+	uint32_t nr_cpus;	   /* nr_cpu_ids = present CPUs; events name CPUs < nr_cpus */
 	uint32_t slub_min_order;   /* default 0 */
 	uint32_t slub_max_order;   /* default 3 (PAGE_ALLOC_COSTLY_ORDER) */
 	uint32_t slub_min_objects; /* default 0 = automatic */
-	bool nomerge;              /* slab_nomerge */
-	bool cpu_partial;          /* CONFIG_SLUB_CPU_PARTIAL (default true) */
-	uint32_t cache_line;       /* cache_line_size(), default 64 */
+	bool nomerge;		   /* slab_nomerge */
+	bool cpu_partial;	   /* CONFIG_SLUB_CPU_PARTIAL (default true) */
+	uint32_t cache_line;	   /* cache_line_size(), default 64 */
 };
 
 /* Fill *c with the defaults above (5.4, natural, no debug, 2 CPUs). */
@@ -101,45 +101,45 @@ const char *policy_slub_debug_str(uint32_t flags, char *buf);
 struct policy_cache_spec {
 	const char *name;     /* copied by the policy */
 	uint32_t object_size; /* bytes */
-	uint32_t align;       /* requested alignment (0 = none) */
-	uint32_t flags;       /* POLICY_F_*; slub_debug bits are added by the policy */
+	uint32_t align;	      /* requested alignment (0 = none) */
+	uint32_t flags;	      /* POLICY_F_*; slub_debug bits are added by the policy */
 	uint32_t usersize;    /* hardened-usercopy whitelist size; != 0 blocks merging */
-	bool ctor;            /* has a constructor */
-	bool no_merge;        /* never alias (e.g. a cache seen as a distinct root in a trace) */
+	bool ctor;	      /* has a constructor */
+	bool no_merge;	      /* never alias (e.g. a cache seen as a distinct root in a trace) */
 };
 
 /* Geometry of one cache: the /sys/kernel/slab/<cache>/ figures and the layout
  * internals that produce them. */
 struct policy_geom {
-	uint32_t object_size;    /* sysfs object_size */
-	uint32_t size;           /* sysfs slab_size: the stride */
-	uint32_t align;          /* sysfs align (s->align) */
-	uint32_t order;          /* sysfs order */
-	uint32_t objs_per_slab;  /* sysfs objs_per_slab */
-	uint32_t inuse;          /* end of object + right red zone (SLUB s->inuse) */
-	uint32_t offset;         /* free pointer offset (SLUB s->offset) */
-	uint32_t red_left_pad;   /* bytes before the object in each slot */
-	uint32_t min_partial;    /* sysfs min_partial */
-	uint32_t cpu_partial;    /* sysfs cpu_partial (objects) */
+	uint32_t object_size;	    /* sysfs object_size */
+	uint32_t size;		    /* sysfs slab_size: the stride */
+	uint32_t align;		    /* sysfs align (s->align) */
+	uint32_t order;		    /* sysfs order */
+	uint32_t objs_per_slab;	    /* sysfs objs_per_slab */
+	uint32_t inuse;		    /* end of object + right red zone (SLUB s->inuse) */
+	uint32_t offset;	    /* free pointer offset (SLUB s->offset) */
+	uint32_t red_left_pad;	    /* bytes before the object in each slot */
+	uint32_t min_partial;	    /* sysfs min_partial */
+	uint32_t cpu_partial;	    /* sysfs cpu_partial (objects) */
 	uint32_t cpu_partial_slabs; /* 6.1: slab limit derived from cpu_partial */
-	uint32_t flags;          /* POLICY_F_* after slub_debug */
+	uint32_t flags;		    /* POLICY_F_* after slub_debug */
 };
 
 /* Figures of one cache at the current instant. */
 struct policy_cache_info {
 	const char *name; /* valid for the policy's lifetime */
 	struct policy_geom g;
-	bool kmalloc;            /* one of the kmalloc caches */
-	uint32_t alias_of;       /* id of the root cache, or its own id */
-	uint64_t nr_slabs;       /* slabs held (all lists, cpu slabs included) */
-	uint64_t nr_pages;       /* nr_slabs << order */
-	uint64_t total_objects;  /* nr_slabs * objs_per_slab */
-	uint64_t inuse_objects;  /* objects handed out and not freed */
-	uint64_t nr_partial;     /* slabs on the node partial list */
-	uint64_t free_in_partial;/* free objects in node-partial slabs (slabinfo active_objs) */
-	uint64_t cpu_slabs;      /* cpu slabs + per-CPU partial slabs */
-	uint64_t slabs_allocated;/* slabs taken from the page allocator so far */
-	uint64_t slabs_freed;    /* slabs given back so far */
+	bool kmalloc;		  /* one of the kmalloc caches */
+	uint32_t alias_of;	  /* id of the root cache, or its own id */
+	uint64_t nr_slabs;	  /* slabs held (all lists, cpu slabs included) */
+	uint64_t nr_pages;	  /* nr_slabs << order */
+	uint64_t total_objects;	  /* nr_slabs * objs_per_slab */
+	uint64_t inuse_objects;	  /* objects handed out and not freed */
+	uint64_t nr_partial;	  /* slabs on the node partial list */
+	uint64_t free_in_partial; /* free objects in node-partial slabs (slabinfo active_objs) */
+	uint64_t cpu_slabs;	  /* cpu slabs + per-CPU partial slabs */
+	uint64_t slabs_allocated; /* slabs taken from the page allocator so far */
+	uint64_t slabs_freed;	  /* slabs given back so far */
 };
 
 /* Totals across the whole policy. */
@@ -150,25 +150,25 @@ struct policy_stats {
 	uint64_t buddy_pages; /* pages the simulated buddy allocator has handed out */
 };
 
-#define POLICY_KMALLOC  UINT32_MAX /* policy_alloc_req.cache: a kmalloc */
+#define POLICY_KMALLOC	UINT32_MAX /* policy_alloc_req.cache: a kmalloc */
 #define POLICY_NO_CACHE UINT32_MAX /* policy_obj.cache: page-allocator object */
 
 struct policy_alloc_req {
-	uint32_t cache;  /* id from cache_create, or POLICY_KMALLOC */
-	uint64_t size;   /* kmalloc: bytes requested; ignored for cache allocs */
+	uint32_t cache; /* id from cache_create, or POLICY_KMALLOC */
+	uint64_t size;	/* kmalloc: bytes requested; ignored for cache allocs */
 	enum policy_kmalloc_type ktype;
-	uint32_t cpu;    /* < cfg.nr_cpus */
-	int32_t node;    /* requested node, -1 = any */
+	uint32_t cpu; /* < cfg.nr_cpus */
+	int32_t node; /* requested node, -1 = any */
 };
 
 /* An allocated object as the policy describes it. The caller keeps it and
  * hands it back to free(). */
 struct policy_obj {
-	uint64_t addr;        /* simulated address (never a host pointer) */
-	uint32_t cache;       /* serving cache id, or POLICY_NO_CACHE */
-	uint32_t order;       /* page order, for POLICY_NO_CACHE objects */
+	uint64_t addr;	      /* simulated address (never a host pointer) */
+	uint32_t cache;	      /* serving cache id, or POLICY_NO_CACHE */
+	uint32_t order;	      /* page order, for POLICY_NO_CACHE objects */
 	uint64_t bytes_alloc; /* what the kernel would trace as bytes_alloc */
-	uint64_t size;        /* bytes requested (kept for allocators that need it) */
+	uint64_t size;	      /* bytes requested (kept for allocators that need it) */
 };
 
 struct policy;

@@ -11,10 +11,10 @@
 #include <stdint.h>
 
 struct evq_item {
-	uint64_t t_ns;  /* when */
-	uint64_t seq;   /* tie-break: insertion order */
-	uint32_t kind;  /* what (the caller's enumeration) */
-	uint64_t data;  /* with what (the caller's payload) */
+	uint64_t t_ns; /* when */
+	uint64_t seq;  /* tie-break: insertion order */
+	uint32_t kind; /* what (the caller's enumeration) */
+	uint64_t data; /* with what (the caller's payload) */
 };
 
 struct evq {

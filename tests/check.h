@@ -32,7 +32,7 @@ static inline int check_report(int ok, const char *name, const char *file, int l
 	do {                                                                                       \
 		uint64_t got_ = (uint64_t)(got), want_ = (uint64_t)(want);                         \
 		if (!check_report(got_ == want_, (name), __FILE__, __LINE__))                      \
-			printf("#   got %" PRIu64 ", want %" PRIu64 "\n", got_, want_);             \
+			printf("#   got %" PRIu64 ", want %" PRIu64 "\n", got_, want_);            \
 	} while (0)
 
 #define CHECK_EQ_STR(name, got, want)                                                              \

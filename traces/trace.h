@@ -18,7 +18,7 @@
 enum trace_ev_type {
 	TRACE_EV_KMALLOC = 0,
 	TRACE_EV_KMALLOC_NODE,
-	TRACE_EV_CACHE_ALLOC,      /* kmem_cache_alloc */
+	TRACE_EV_CACHE_ALLOC,	   /* kmem_cache_alloc */
 	TRACE_EV_CACHE_ALLOC_NODE, /* kmem_cache_alloc_node */
 	TRACE_EV_KFREE,
 	TRACE_EV_CACHE_FREE, /* kmem_cache_free */
@@ -32,39 +32,39 @@ extern const char *const trace_ev_names[TRACE_EV_NR];
 /* gfp bits that choose the kmalloc cache type. */
 enum {
 	TRACE_GFP_RECLAIMABLE = 1u << 0, /* __GFP_RECLAIMABLE: kmalloc-rcl-N */
-	TRACE_GFP_DMA = 1u << 1,         /* GFP_DMA / __GFP_DMA: dma-kmalloc-N */
-	TRACE_GFP_ACCOUNT = 1u << 2,     /* __GFP_ACCOUNT (or accounted=true): kmalloc-cg-N (6.1) */
-	TRACE_GFP_KNOWN = 1u << 7,       /* gfp_flags= was present and understood */
+	TRACE_GFP_DMA = 1u << 1,	 /* GFP_DMA / __GFP_DMA: dma-kmalloc-N */
+	TRACE_GFP_ACCOUNT = 1u << 2,	 /* __GFP_ACCOUNT (or accounted=true): kmalloc-cg-N (6.1) */
+	TRACE_GFP_KNOWN = 1u << 7,	 /* gfp_flags= was present and understood */
 };
 
 /* One parsed event. String members point into the reader's line buffer and
  * are valid until the next trace_next() call. */
 struct trace_event {
 	enum trace_ev_type type;
-	uint64_t t_ns;         /* timestamp, converted to ns */
-	uint32_t cpu;          /* [NNN] */
-	int32_t pid;           /* -1 if absent */
-	uint64_t ptr;          /* ptr= (hashed or raw; 0 for NULL) */
+	uint64_t t_ns;	       /* timestamp, converted to ns */
+	uint32_t cpu;	       /* [NNN] */
+	int32_t pid;	       /* -1 if absent */
+	uint64_t ptr;	       /* ptr= (hashed or raw; 0 for NULL) */
 	uint64_t bytes_req;    /* allocations only */
 	uint64_t bytes_alloc;  /* allocations only */
-	int32_t node;          /* node=, -1 if absent or "any" */
+	int32_t node;	       /* node=, -1 if absent or "any" */
 	int8_t accounted;      /* accounted=: 1 true, 0 false, -1 absent */
-	uint32_t gfp;          /* TRACE_GFP_* bits */
+	uint32_t gfp;	       /* TRACE_GFP_* bits */
 	const char *call_site; /* symbolic "func+0x2e/0x40" or hex text; "" if absent */
 	const char *name;      /* kmem_cache_free name= (6.1); NULL if absent */
 	const char *text;      /* TRACE_EV_MARKER: the marker text */
-	uint64_t line;         /* line number in the input (1-based) */
+	uint64_t line;	       /* line number in the input (1-based) */
 };
 
 /* What the reader has seen so far (counts of lines by kind). */
 struct trace_stats {
-	uint64_t lines;          /* every line read */
-	uint64_t header_lines;   /* '#' comments, trace-cmd/perf headers, blank */
+	uint64_t lines;	       /* every line read */
+	uint64_t header_lines; /* '#' comments, trace-cmd/perf headers, blank */
 	uint64_t events[TRACE_EV_NR];
-	uint64_t other_events;   /* well-formed event lines of other events */
-	uint64_t malformed;      /* lines that could not be parsed (skipped unless strict) */
-	uint64_t lost_markers;   /* "CPU:N [LOST M EVENTS]" and similar lines */
-	uint64_t lost_events;    /* sum of M over those lines (unknown counts add 0) */
+	uint64_t other_events; /* well-formed event lines of other events */
+	uint64_t malformed;    /* lines that could not be parsed (skipped unless strict) */
+	uint64_t lost_markers; /* "CPU:N [LOST M EVENTS]" and similar lines */
+	uint64_t lost_events;  /* sum of M over those lines (unknown counts add 0) */
 	uint64_t first_malformed_line;
 	char first_malformed_msg[256]; /* what was expected on that line */
 };

@@ -124,7 +124,8 @@ int main(int argc, char **argv)
 	}
 	trace_close(r);
 	sim_totals(s, &tot);
-	printf("events=%" PRIu64 " name_pass_s=%.6f parse_copy_s=%.6f model_s=%.6f live_objs=%" PRIu64
+	printf("events=%" PRIu64
+	       " name_pass_s=%.6f parse_copy_s=%.6f model_s=%.6f live_objs=%" PRIu64
 	       " slab_pages=%" PRIu64 "\n",
 	       n, t_names, t_parse, t_model, tot.live_objs, tot.slab_pages);
 	free(buf);
