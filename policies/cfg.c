@@ -41,6 +41,8 @@ void policy_cfg_default(struct policy_cfg *c)
 	c->nomerge = false;
 	c->cpu_partial = true;
 	c->cache_line = 64;
+	c->slab_debug = false;
+	c->slab_max_order = 1;
 }
 
 static bool is_word(const char *s, const char *word)

@@ -72,6 +72,8 @@ static int exact_alloc(struct policy *p, const struct policy_alloc_req *r, struc
 	out->order = 0;
 	out->bytes_alloc = size;
 	out->size = size;
+	out->slot_bytes = out->object_bytes = size;
+	out->meta_bytes = 0;
 	x->next_addr += size;
 	x->live_bytes += size;
 	x->live_objs++;

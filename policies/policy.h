@@ -11,10 +11,16 @@
  *           stride: object + red zones + free pointer + tracking + padding.
  *   kmalloc cache  kmalloc-N / kmalloc-rcl-N / dma-kmalloc-N / kmalloc-cg-N.
  *   large kmalloc  above the largest kmalloc cache: whole pages, no cache.
- * Waste kinds (per cache, over live objects; they add up exactly):
- *   slab bytes = live requested + rounding (object_size - req)
- *              + layout (size - object_size) + free slots (free objs * size)
- *              + tail (slabs * (slab bytes - objs_per_slab * size)).
+ * Waste kinds (per cache and in total; they add up exactly):
+ *   page bytes = live requested
+ *              + rounding  Σ (object_bytes - requested)   size classes, page rounding
+ *              + layout    Σ meta_bytes + internal_bytes  red zones, tracking, headers
+ *              + tail      tail_bytes                     slab tails, colour left-over
+ *              + free      the rest: free slots (SLUB/SLAB: free objects * size),
+ *                          free units and alignment fragments (SLOB).
+ * Policies report per object (policy_obj) and per cache (tail, internal);
+ * the engine sums. For slab allocators, free must equal
+ * (total_objects - inuse_objects) * size: tests check it.
  *
  * A policy is an ops table (const, shared) plus an instance (all state). Find
  * one by name with policy_find(); configuration travels in policy_cfg, never
@@ -86,6 +92,9 @@ struct policy_cfg {
 	bool nomerge;		   /* slab_nomerge */
 	bool cpu_partial;	   /* CONFIG_SLUB_CPU_PARTIAL (default true) */
 	uint32_t cache_line;	   /* cache_line_size(), default 64 */
+	/* SLAB */
+	bool slab_debug;	 /* CONFIG_DEBUG_SLAB */
+	uint32_t slab_max_order; /* slab_max_order=, default 1 (> 32 MiB RAM) */
 };
 
 /* Fill *c with the defaults above (5.4, natural, no debug, 2 CPUs). */
@@ -123,6 +132,22 @@ struct policy_geom {
 	uint32_t cpu_partial;	    /* sysfs cpu_partial (objects) */
 	uint32_t cpu_partial_slabs; /* 6.1: slab limit derived from cpu_partial */
 	uint32_t flags;		    /* POLICY_F_* after slub_debug */
+	/* SLAB only (0 elsewhere): */
+	uint32_t colour;		    /* number of colours (left-over / colour_off) */
+	uint32_t colour_off;		    /* colour step: max(cache line, align) */
+	uint32_t left_over;		    /* bytes of a slab not in slots nor the freelist */
+	uint32_t freelist_mode;		    /* POLICY_FREELIST_* */
+	uint32_t obj_offset;		    /* DEBUG_SLAB: object start inside the slot */
+	uint32_t limit, batchcount, shared; /* enable_cpucache tunables */
+	uint32_t free_limit;		    /* (1 + CPUs) * batchcount + objs_per_slab */
+};
+
+/* Where SLAB keeps a slab's freelist index array. */
+enum {
+	POLICY_FREELIST_NONE = 0, /* not SLAB */
+	POLICY_FREELIST_OBJ,	  /* OBJFREELIST: inside a free object */
+	POLICY_FREELIST_OFF_SLAB, /* in an object of a kmalloc cache */
+	POLICY_FREELIST_ON_SLAB,  /* at the end of the slab */
 };
 
 /* Figures of one cache at the current instant. */
@@ -140,6 +165,12 @@ struct policy_cache_info {
 	uint64_t cpu_slabs;	  /* cpu slabs + per-CPU partial slabs */
 	uint64_t slabs_allocated; /* slabs taken from the page allocator so far */
 	uint64_t slabs_freed;	  /* slabs given back so far */
+	/* Waste the policy alone knows (the engine derives the rest from the
+	 * objects it handed out; see the identity at the top of this file): */
+	uint64_t tail_bytes;	 /* bytes of this cache's pages outside any slot (slab
+				    tail, colour left-over, on-slab freelists) */
+	uint64_t internal_bytes; /* slot bytes of this cache used by the allocator
+				    itself (SLAB's off-slab freelist arrays) */
 };
 
 /* Totals across the whole policy. */
@@ -148,6 +179,9 @@ struct policy_stats {
 	uint64_t large_pages; /* pages of large kmallocs (no cache) */
 	uint64_t large_objs;  /* live large kmallocs */
 	uint64_t buddy_pages; /* pages the simulated buddy allocator has handed out */
+	/* For allocators whose pages are shared by all caches (SLOB), cache_info
+	 * reports no pages; these give the totals instead (0 elsewhere). */
+	uint64_t shared_tail_bytes, shared_internal_bytes;
 };
 
 #define POLICY_KMALLOC	UINT32_MAX /* policy_alloc_req.cache: a kmalloc */
@@ -164,11 +198,18 @@ struct policy_alloc_req {
 /* An allocated object as the policy describes it. The caller keeps it and
  * hands it back to free(). */
 struct policy_obj {
-	uint64_t addr;	      /* simulated address (never a host pointer) */
-	uint32_t cache;	      /* serving cache id, or POLICY_NO_CACHE */
-	uint32_t order;	      /* page order, for POLICY_NO_CACHE objects */
-	uint64_t bytes_alloc; /* what the kernel would trace as bytes_alloc */
-	uint64_t size;	      /* bytes requested (kept for allocators that need it) */
+	uint64_t addr;	       /* simulated address (never a host pointer) */
+	uint32_t cache;	       /* serving cache id, or POLICY_NO_CACHE */
+	uint32_t order;	       /* page order, for POLICY_NO_CACHE objects */
+	uint64_t bytes_alloc;  /* what the kernel would trace as bytes_alloc */
+	uint64_t size;	       /* bytes requested (kept for allocators that need it) */
+	uint64_t slot_bytes;   /* bytes the object really occupies (its slot, SLOB
+				  block, or pages) */
+	uint64_t meta_bytes;   /* of slot_bytes, allocator metadata and padding
+				  (red zones, tracking, SLOB's size header) */
+	uint64_t object_bytes; /* of slot_bytes, the usable object (object_size):
+				  slot = object + meta, and object - requested is
+				  the size-class rounding */
 };
 
 struct policy;

@@ -701,6 +701,8 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 			out->order = order;
 			out->bytes_alloc = (uint64_t)POLICY_PAGE_SIZE << order;
 			out->size = r->size;
+			out->slot_bytes = out->object_bytes = out->bytes_alloc;
+			out->meta_bytes = 0;
 			s->large_pages += 1ULL << order;
 			s->large_objs++;
 			return 0;
@@ -720,6 +722,9 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	out->order = k->g.order;
 	out->bytes_alloc = k->g.size;
 	out->size = r->cache == POLICY_KMALLOC ? r->size : s->caches[id].g.object_size;
+	out->slot_bytes = k->g.size;
+	out->object_bytes = s->caches[id].g.object_size;
+	out->meta_bytes = k->g.size - out->object_bytes;
 	return 0;
 }
 
@@ -778,11 +783,13 @@ static void slub_cache_info(const struct policy *p, uint32_t id, struct policy_c
 	out->cpu_slabs = k->nr_cpu_slabs;
 	out->slabs_allocated = k->slabs_allocated;
 	out->slabs_freed = k->slabs_freed;
+	out->tail_bytes = k->nr_slabs * (slab_bytes(k) - (uint64_t)k->g.objs_per_slab * k->g.size);
 }
 
 static void slub_stats(const struct policy *p, struct policy_stats *out)
 {
 	const struct slub *s = (const struct slub *)p;
+	memset(out, 0, sizeof(*out));
 	out->slab_pages = s->slab_pages;
 	out->large_pages = s->large_pages;
 	out->large_objs = s->large_objs;

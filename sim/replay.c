@@ -53,6 +53,7 @@ struct live {
 struct cache_acct {
 	uint64_t allocs, frees;
 	uint64_t live_objs, live_req;
+	uint64_t live_slot, live_meta, live_object; /* Σ of the policy_obj figures */
 	uint64_t peak_pages, peak_pages_t_ns, peak_live_objs;
 	uint64_t violations;
 	uint64_t untraced_frees; /* frees naming this cache with no traced allocation */
@@ -388,6 +389,9 @@ static int do_free(struct sim *s, uint32_t idx, uint32_t cpu, struct err *e)
 		a->frees++;
 		a->live_objs--;
 		a->live_req -= l->req;
+		a->live_slot -= l->obj.slot_bytes;
+		a->live_meta -= l->obj.meta_bytes;
+		a->live_object -= l->obj.object_bytes;
 	} else {
 		s->large_live_req -= l->req;
 		s->large_live_bytes -= l->obj.bytes_alloc;
@@ -490,6 +494,9 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		a->allocs++;
 		a->live_objs++;
 		a->live_req += ev->bytes_req;
+		a->live_slot += l->obj.slot_bytes;
+		a->live_meta += l->obj.meta_bytes;
+		a->live_object += l->obj.object_bytes;
 	} else {
 		s->large_live_req += ev->bytes_req;
 		s->large_live_bytes += l->obj.bytes_alloc;
@@ -556,6 +563,28 @@ static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 
 /* ---- totals and sampling ---- */
 
+struct waste {
+	uint64_t rounding, layout, free, tail;
+};
+
+/* The waste of root cache id, from the engine's sums over its live objects
+ * and the policy's tail and internal bytes; free is what remains of its
+ * pages (0 for allocators whose pages are not per cache). */
+static struct waste cache_waste(const struct sim *s, uint32_t id,
+				const struct policy_cache_info *ci)
+{
+	const struct cache_acct *a = &s->acct[id];
+	struct waste w = {
+		.rounding = a->live_object - a->live_req,
+		.layout = a->live_meta + ci->internal_bytes,
+		.tail = ci->tail_bytes,
+	};
+	uint64_t bytes = ci->nr_pages * POLICY_PAGE_SIZE;
+	if (bytes)
+		w.free = bytes - a->live_slot - ci->tail_bytes - ci->internal_bytes;
+	return w;
+}
+
 void sim_totals(const struct sim *s, struct sim_totals *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -580,18 +609,25 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	for (uint32_t id = 0; id < n; id++) {
 		struct policy_cache_info ci;
 		s->p->ops->cache_info(s->p, id, &ci);
-		if (ci.alias_of != id || ci.g.size == 0)
+		if (ci.alias_of != id)
 			continue;
-		const struct cache_acct *a = &s->acct[id];
-		uint64_t sb = (uint64_t)POLICY_PAGE_SIZE << ci.g.order;
-		out->waste_rounding += a->live_objs * ci.g.object_size - a->live_req;
-		out->waste_layout += a->live_objs * (ci.g.size - ci.g.object_size);
-		out->waste_free_slots += (ci.total_objects - a->live_objs) * ci.g.size;
-		out->waste_tail += ci.nr_slabs * (sb - (uint64_t)ci.g.objs_per_slab * ci.g.size);
+		struct waste w = cache_waste(s, id, &ci);
+		out->waste_rounding += w.rounding;
+		out->waste_layout += w.layout;
+		out->waste_tail += w.tail;
+		out->live_slot_bytes += s->acct[id].live_slot;
+		if (ci.g.objs_per_slab)
+			out->free_slots_by_count +=
+				(ci.total_objects - ci.inuse_objects) * ci.g.size;
 	}
 	/* large kmallocs: the page rounding is their only waste */
 	out->waste_rounding += s->large_live_bytes - s->large_live_req;
+	out->waste_layout += st.shared_internal_bytes;
+	out->waste_tail += st.shared_tail_bytes;
 	out->slab_bytes = (st.slab_pages + st.large_pages) * POLICY_PAGE_SIZE;
+	/* free is the remainder: what no live object, tail or metadata holds */
+	out->waste_free_slots = out->slab_bytes - out->live_req_bytes - out->waste_rounding -
+				out->waste_layout - out->waste_tail;
 }
 
 static int take_sample(struct sim *s, const char *label, struct err *e)
@@ -828,7 +864,6 @@ static void cache_row(const struct sim *s, uint32_t id, const struct policy_cach
 		      struct rec_cache_row *row)
 {
 	const struct cache_acct *a = &s->acct[id];
-	uint64_t sb = (uint64_t)POLICY_PAGE_SIZE << ci->g.order;
 	memset(row, 0, sizeof(*row));
 	row->cache = ci->name;
 	row->kmalloc = ci->kmalloc;
@@ -846,12 +881,11 @@ static void cache_row(const struct sim *s, uint32_t id, const struct policy_cach
 	row->peak_pages = a->peak_pages;
 	row->peak_pages_t_ns = a->peak_pages_t_ns;
 	row->peak_live_objs = a->peak_live_objs;
-	if (ci->g.size) {
-		row->waste_rounding = a->live_objs * ci->g.object_size - a->live_req;
-		row->waste_layout = a->live_objs * (ci->g.size - ci->g.object_size);
-		row->waste_free_slots = (ci->total_objects - a->live_objs) * ci->g.size;
-		row->waste_tail = ci->nr_slabs * (sb - (uint64_t)ci->g.objs_per_slab * ci->g.size);
-	}
+	struct waste w = cache_waste(s, id, ci);
+	row->waste_rounding = w.rounding;
+	row->waste_layout = w.layout;
+	row->waste_free_slots = w.free;
+	row->waste_tail = w.tail;
 	row->align_violations = a->violations;
 }
 

@@ -89,7 +89,11 @@ struct sim_totals {
 	uint64_t live_objs, live_req_bytes;
 	uint64_t slab_pages, large_pages, peak_slab_pages, peak_slab_pages_t_ns;
 	uint64_t waste_rounding, waste_layout, waste_free_slots, waste_tail;
-	uint64_t slab_bytes; /* slab_pages * PAGE_SIZE + large pages * PAGE_SIZE */
+	uint64_t slab_bytes;	  /* slab_pages * PAGE_SIZE + large pages * PAGE_SIZE */
+	uint64_t live_slot_bytes; /* Σ slot bytes of live objects in caches */
+	/* Σ over slab caches of (total_objects - inuse_objects) * size, from the
+	 * policy's own counts: must equal waste_free_slots (tests check it) */
+	uint64_t free_slots_by_count;
 	uint64_t align_violations;
 	uint64_t samples;
 	/* perf kmem stat style sums over every allocation event */
