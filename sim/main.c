@@ -46,9 +46,12 @@ static void usage_main(FILE *f)
 
 static void usage_model_opts(FILE *f)
 {
+	fprintf(f, "Model options:\n"
+		   "  --allocator NAME      allocator model (default slub), one of:\n");
+	for (int i = 0; policy_table[i]; i++)
+		fprintf(f, "                          %-6s %s\n", policy_table[i]->name,
+			policy_table[i]->desc);
 	fprintf(f,
-		"Model options:\n"
-		"  --allocator NAME      allocator model: slub (default), exact\n"
 		"  --kernel 5.4|6.1      kernel rule profile (default 5.4; use 6.1 for traces\n"
 		"                        of current kernels)\n"
 		"  --align POLICY        kmalloc alignment of power-of-two sizes: natural =\n"
@@ -62,7 +65,9 @@ static void usage_model_opts(FILE *f)
 		"  --slub-min-order N    slub_min_order (default 0)\n"
 		"  --slub-max-order N    slub_max_order (default 3)\n"
 		"  --slub-min-objects N  slub_min_objects (default 0 = automatic)\n"
-		"  --no-cpu-partial      model CONFIG_SLUB_CPU_PARTIAL=n\n");
+		"  --no-cpu-partial      model CONFIG_SLUB_CPU_PARTIAL=n\n"
+		"  --slab-debug          SLAB: model CONFIG_DEBUG_SLAB (red zones, user word)\n"
+		"  --slab-max-order N    SLAB: slab_max_order (default 1)\n");
 }
 
 static void usage_replay(FILE *f)
@@ -124,6 +129,8 @@ enum {
 	OPT_MAX_ORDER,
 	OPT_MIN_OBJECTS,
 	OPT_NO_CPU_PARTIAL,
+	OPT_SLAB_DEBUG,
+	OPT_SLAB_MAX_ORDER,
 	OPT_DB,
 	OPT_NO_DB,
 	OPT_FORMAT,
@@ -147,6 +154,8 @@ enum {
 		{"slub-max-order", required_argument, NULL, OPT_MAX_ORDER},                        \
 		{"slub-min-objects", required_argument, NULL, OPT_MIN_OBJECTS},                    \
 		{"no-cpu-partial", no_argument, NULL, OPT_NO_CPU_PARTIAL},                         \
+		{"slab-debug", no_argument, NULL, OPT_SLAB_DEBUG},                                 \
+		{"slab-max-order", required_argument, NULL, OPT_SLAB_MAX_ORDER},                   \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
 	}
@@ -228,6 +237,14 @@ static int model_opt(struct model_args *m, int c, const char *arg)
 	case OPT_NO_CPU_PARTIAL:
 		m->cfg.cpu_partial = false;
 		return 1;
+	case OPT_SLAB_DEBUG:
+		m->cfg.slab_debug = true;
+		return 1;
+	case OPT_SLAB_MAX_ORDER:
+		return parse_u32("--slab-max-order", arg, 0, POLICY_MAX_ORDER - 1,
+				 &m->cfg.slab_max_order)
+			       ? -1
+			       : 1;
 	default:
 		return 0;
 	}
@@ -246,6 +263,102 @@ static int bad_usage(const char *cmd)
 }
 
 /* ---- layout ---- */
+
+/* Columns of `slabsim layout`: the /sys/kernel/slab attributes for SLUB,
+ * and /proc/slabinfo's figures (with the layout behind them) for SLAB. */
+enum layout_col {
+	COL_OBJECT_SIZE,
+	COL_SLAB_SIZE,
+	COL_ALIGN,
+	COL_ORDER,
+	COL_OBJS_PER_SLAB,
+	COL_PAGES_PER_SLAB,
+	COL_MIN_PARTIAL,
+	COL_CPU_PARTIAL,
+	COL_COLOUR,
+	COL_COLOUR_OFF,
+	COL_LEFT_OVER,
+	COL_FREELIST,
+	COL_LIMIT,
+	COL_BATCHCOUNT,
+	COL_SHARED,
+	COL_FREE_LIMIT,
+};
+
+static const char *const layout_col_names[] = {
+	[COL_OBJECT_SIZE] = "object_size",
+	[COL_SLAB_SIZE] = "slab_size",
+	[COL_ALIGN] = "align",
+	[COL_ORDER] = "order",
+	[COL_OBJS_PER_SLAB] = "objs_per_slab",
+	[COL_PAGES_PER_SLAB] = "pages_per_slab",
+	[COL_MIN_PARTIAL] = "min_partial",
+	[COL_CPU_PARTIAL] = "cpu_partial",
+	[COL_COLOUR] = "colour",
+	[COL_COLOUR_OFF] = "colour_off",
+	[COL_LEFT_OVER] = "left_over",
+	[COL_FREELIST] = "freelist",
+	[COL_LIMIT] = "limit",
+	[COL_BATCHCOUNT] = "batchcount",
+	[COL_SHARED] = "sharedfactor",
+	[COL_FREE_LIMIT] = "free_limit",
+};
+
+static const enum layout_col slub_cols[] = {
+	COL_OBJECT_SIZE,   COL_SLAB_SIZE,   COL_ALIGN,	     COL_ORDER,
+	COL_OBJS_PER_SLAB, COL_MIN_PARTIAL, COL_CPU_PARTIAL,
+};
+
+static const enum layout_col slab_cols[] = {
+	COL_OBJECT_SIZE,    COL_SLAB_SIZE,  COL_ALIGN,	    COL_ORDER,	    COL_OBJS_PER_SLAB,
+	COL_PAGES_PER_SLAB, COL_COLOUR,	    COL_COLOUR_OFF, COL_LEFT_OVER,  COL_FREELIST,
+	COL_LIMIT,	    COL_BATCHCOUNT, COL_SHARED,	    COL_FREE_LIMIT,
+};
+
+static int col_width(enum layout_col c)
+{
+	int w = (int)strlen(layout_col_names[c]);
+	return w < 6 ? 6 : w;
+}
+
+static uint32_t layout_col_value(const struct policy_geom *g, enum layout_col c)
+{
+	switch (c) {
+	case COL_OBJECT_SIZE:
+		return g->object_size;
+	case COL_SLAB_SIZE:
+		return g->size;
+	case COL_ALIGN:
+		return g->align;
+	case COL_ORDER:
+		return g->order;
+	case COL_OBJS_PER_SLAB:
+		return g->objs_per_slab;
+	case COL_PAGES_PER_SLAB:
+		return 1u << g->order;
+	case COL_MIN_PARTIAL:
+		return g->min_partial;
+	case COL_CPU_PARTIAL:
+		return g->cpu_partial;
+	case COL_COLOUR:
+		return g->colour;
+	case COL_COLOUR_OFF:
+		return g->colour_off;
+	case COL_LEFT_OVER:
+		return g->left_over;
+	case COL_FREELIST:
+		return g->freelist_mode;
+	case COL_LIMIT:
+		return g->limit;
+	case COL_BATCHCOUNT:
+		return g->batchcount;
+	case COL_SHARED:
+		return g->shared;
+	case COL_FREE_LIMIT:
+		return g->free_limit;
+	}
+	return 0;
+}
 
 static int cmd_layout(int argc, char **argv)
 {
@@ -294,30 +407,40 @@ static int cmd_layout(int argc, char **argv)
 		fprintf(stderr, "slabsim: %s\n", e.msg);
 		return err_exit_code(e.code);
 	}
-	const char *cols[] = {"name",  "object_size",	"slab_size",   "align",
-			      "order", "objs_per_slab", "min_partial", "cpu_partial"};
-	if (tsv)
-		printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cols[0], cols[1], cols[2], cols[3],
-		       cols[4], cols[5], cols[6], cols[7]);
-	else
-		printf("%-18s %11s %9s %6s %5s %13s %11s %11s\n", cols[0], cols[1], cols[2],
-		       cols[3], cols[4], cols[5], cols[6], cols[7]);
-	uint32_t n = ops->nr_caches(p);
+	bool slab = strcmp(ops->name, "slab") == 0;
+	const enum layout_col *cols = slab ? slab_cols : slub_cols;
+	size_t ncols = slab ? sizeof(slab_cols) / sizeof(slab_cols[0])
+			    : sizeof(slub_cols) / sizeof(slub_cols[0]);
+	printf(tsv ? "name" : "%-18s", "name");
+	for (size_t k = 0; k < ncols; k++) {
+		if (tsv)
+			printf("\t%s", layout_col_names[cols[k]]);
+		else
+			printf(" %*s", col_width(cols[k]), layout_col_names[cols[k]]);
+	}
+	printf("\n");
+	uint32_t n = ops->nr_caches(p), shown = 0;
 	for (uint32_t id = 0; id < n; id++) {
 		struct policy_cache_info ci;
 		ops->cache_info(p, id, &ci);
 		if (!ci.kmalloc)
 			continue;
-		const struct policy_geom *g = &ci.g;
-		if (tsv)
-			printf("%s\t%u\t%u\t%u\t%u\t%u\t%u\t%u\n", ci.name, g->object_size, g->size,
-			       g->align, g->order, g->objs_per_slab, g->min_partial,
-			       g->cpu_partial);
-		else
-			printf("%-18s %11u %9u %6u %5u %13u %11u %11u\n", ci.name, g->object_size,
-			       g->size, g->align, g->order, g->objs_per_slab, g->min_partial,
-			       g->cpu_partial);
+		printf(tsv ? "%s" : "%-18s", ci.name);
+		for (size_t k = 0; k < ncols; k++) {
+			if (tsv)
+				printf("\t%u", layout_col_value(&ci.g, cols[k]));
+			else
+				printf(" %*u", col_width(cols[k]),
+				       layout_col_value(&ci.g, cols[k]));
+		}
+		printf("\n");
+		shown++;
 	}
+	if (!shown)
+		fprintf(stderr,
+			"slabsim: %s has no kmalloc caches (kmalloc takes blocks from its "
+			"shared pages)\n",
+			ops->name);
 	ops->destroy(p);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "slabsim: error writing output\n");
