@@ -74,9 +74,12 @@ struct sim {
 	struct live *pool;
 	uint32_t pool_len, pool_cap, pool_free;
 	/* caches as the trace names them */
-	struct strtab names;	  /* cache names seen */
-	struct u64map name_cache; /* name id -> policy cache id */
-	struct u64map learned;	  /* hash(site, osz, slot) -> name id + 1 */
+	struct strtab names;	    /* cache names seen */
+	struct u64map name_cache;   /* name id -> policy cache id */
+	struct u64map learned;	    /* learn_key(site, osz, slot) -> name id + 1 */
+	struct u64map cache_by_key; /* learn_key(site, osz, slot) -> policy cache id */
+	uint32_t *root_of;	    /* policy cache id -> its root id + 1 (0: not known yet) */
+	uint32_t root_cap;
 	struct cache_acct *acct;
 	uint32_t acct_cap;
 	/* call sites */
@@ -173,6 +176,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->live_index);
 	u64map_init(&s->name_cache);
 	u64map_init(&s->learned);
+	u64map_init(&s->cache_by_key);
 	u64map_init(&s->violations);
 	u64map_init(&s->violation_addr);
 	strtab_init(&s->names);
@@ -202,6 +206,8 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->live_index);
 	u64map_fini(&s->name_cache);
 	u64map_fini(&s->learned);
+	u64map_fini(&s->cache_by_key);
+	free(s->root_of);
 	u64map_fini(&s->violations);
 	u64map_fini(&s->violation_addr);
 	strtab_fini(&s->names);
@@ -219,9 +225,13 @@ struct policy *sim_policy(const struct sim *s)
 
 /* ---- cache resolution ---- */
 
-static uint64_t learn_key(const char *site, uint64_t osz, uint64_t slot)
+/* (call site, object size, slot size) packed into one key: sizes are at most
+ * 4 MiB (23 bits; larger ones are refused before a cache is made) and call
+ * sites number far fewer than 2^18. */
+static uint64_t learn_key(uint32_t site, uint64_t osz, uint64_t slot)
 {
-	return strtab_hash(site, (osz << 32) ^ slot);
+	const uint64_t m = (1u << 23) - 1;
+	return ((uint64_t)site << 46) | ((osz & m) << 23) | (slot & m);
 }
 
 /* Infer how the recorded cache was created from its object size and slot
@@ -257,17 +267,22 @@ static bool infer_spec(const struct sim *s, uint32_t osz, uint32_t slot,
 	return false;
 }
 
-static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t *id, struct err *e)
+static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site, uint32_t *id,
+		     struct err *e)
 {
 	char buf[64];
 	const char *name = ev->name;
+	uint64_t key = learn_key(site, ev->bytes_req, ev->bytes_alloc);
 	uint32_t nid;
 	int rc;
 
 	if (!name) {
 		uint64_t v;
-		const char *cs = ev->call_site ? ev->call_site : "";
-		if (u64map_get(&s->learned, learn_key(cs, ev->bytes_req, ev->bytes_alloc), &v)) {
+		if (u64map_get(&s->cache_by_key, key, &v)) { /* the common case: seen before */
+			*id = (uint32_t)v;
+			return 0;
+		}
+		if (u64map_get(&s->learned, key, &v)) {
 			name = strtab_str(&s->names, (uint32_t)(v - 1));
 		} else {
 			(void)snprintf(buf, sizeof(buf), ":unnamed-%" PRIu64 "-%" PRIu64,
@@ -280,7 +295,7 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t *id, 
 	uint64_t cid;
 	if (u64map_get(&s->name_cache, nid, &cid)) {
 		*id = (uint32_t)cid;
-		return 0;
+		return ev->name ? 0 : u64map_put(&s->cache_by_key, key, cid);
 	}
 	struct policy_cache_spec spec = {.name = name, .no_merge = true};
 	uint64_t osz = ev->bytes_req, slot = ev->bytes_alloc;
@@ -299,7 +314,8 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t *id, 
 	rc = s->p->ops->cache_create(s->p, &spec, &c, e);
 	if (rc)
 		return rc;
-	if (u64map_put(&s->name_cache, nid, c) || grow_acct(s, s->p->ops->nr_caches(s->p)))
+	if (u64map_put(&s->name_cache, nid, c) || grow_acct(s, s->p->ops->nr_caches(s->p)) ||
+	    (!ev->name && u64map_put(&s->cache_by_key, key, c)))
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	*id = c;
 	return 0;
@@ -357,7 +373,10 @@ static void pool_put(struct sim *s, uint32_t idx)
 	s->pool_free = idx;
 }
 
-static void update_peaks(struct sim *s, uint32_t acct)
+/* After an allocation into root cache acct (UINT32_MAX: a large kmalloc);
+ * pages_before: the policy's slab pages before it. A cache's pages can only
+ * have grown if the total did. */
+static void update_peaks(struct sim *s, uint32_t acct, uint64_t pages_before)
 {
 	struct policy_stats st;
 	s->p->ops->stats(s->p, &st);
@@ -367,15 +386,35 @@ static void update_peaks(struct sim *s, uint32_t acct)
 	}
 	if (acct == UINT32_MAX)
 		return;
+	struct cache_acct *a = &s->acct[acct];
+	if (a->live_objs > a->peak_live_objs)
+		a->peak_live_objs = a->live_objs;
+	if (st.slab_pages <= pages_before)
+		return;
 	struct policy_cache_info ci;
 	s->p->ops->cache_info(s->p, acct, &ci);
-	struct cache_acct *a = &s->acct[acct];
 	if (ci.nr_pages > a->peak_pages) {
 		a->peak_pages = ci.nr_pages;
 		a->peak_pages_t_ns = s->now_ns;
 	}
-	if (a->live_objs > a->peak_live_objs)
-		a->peak_live_objs = a->live_objs;
+}
+
+/* The root (accounting) cache of policy cache id; aliases never change. */
+static int root_of(struct sim *s, uint32_t id, uint32_t *root)
+{
+	if (id >= s->root_cap) {
+		uint32_t *n = grow_zeroed(s->root_of, &s->root_cap, id, sizeof(*s->root_of));
+		if (!n)
+			return SLABSIM_ENOMEM;
+		s->root_of = n;
+	}
+	if (!s->root_of[id]) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, id, &ci);
+		s->root_of[id] = ci.alias_of + 1;
+	}
+	*root = s->root_of[id] - 1;
+	return 0;
 }
 
 static int do_free(struct sim *s, uint32_t idx, uint32_t cpu, struct err *e)
@@ -445,16 +484,18 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 			return rc;
 	}
 
+	uint32_t site;
+	if ((rc = intern_site(s, ev->call_site, &site)))
+		return err_set(e, rc, "out of memory");
 	struct policy_alloc_req r = {.cpu = cpu, .node = ev->node, .size = ev->bytes_req};
 	if (kmalloc) {
 		r.cache = POLICY_KMALLOC;
 		r.ktype = kmalloc_type(ev);
-	} else if ((rc = cache_for(s, ev, &r.cache, e))) {
+	} else if ((rc = cache_for(s, ev, site, &r.cache, e))) {
 		return rc;
 	}
-	uint32_t site;
-	if ((rc = intern_site(s, ev->call_site, &site)))
-		return err_set(e, rc, "out of memory");
+	struct policy_stats before;
+	s->p->ops->stats(s->p, &before);
 	uint32_t idx;
 	if ((rc = pool_get(s, &idx)))
 		return err_set(e, rc, "out of memory");
@@ -467,11 +508,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	l->site = site;
 	l->cpu = cpu;
 	l->acct = UINT32_MAX;
-	if (l->obj.cache != POLICY_NO_CACHE) {
-		struct policy_cache_info ci;
-		s->p->ops->cache_info(s->p, l->obj.cache, &ci);
-		l->acct = ci.alias_of;
-	}
+	if (l->obj.cache != POLICY_NO_CACHE && (rc = root_of(s, l->obj.cache, &l->acct)))
+		return err_set(e, rc, "out of memory");
 	if ((rc = u64map_put(&s->live_index, ev->ptr, idx)))
 		return err_set(e, rc, "out of memory");
 
@@ -515,7 +553,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 			 (rc = u64map_put(&s->violation_addr, key, l->obj.addr)))
 			return err_set(e, rc, "out of memory");
 	}
-	update_peaks(s, l->acct);
+	update_peaks(s, l->acct, before.slab_pages);
 	return 0;
 }
 
@@ -780,9 +818,10 @@ int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e)
 		if (ev.type == TRACE_EV_CACHE_ALLOC || ev.type == TRACE_EV_CACHE_ALLOC_NODE) {
 			if (ev.name || !ev.ptr)
 				continue;
-			uint64_t key = learn_key(ev.call_site ? ev.call_site : "", ev.bytes_req,
-						 ev.bytes_alloc);
-			if (u64map_put(&site_of, ev.ptr, key)) {
+			uint32_t site;
+			if (intern_site(s, ev.call_site, &site) ||
+			    u64map_put(&site_of, ev.ptr,
+				       learn_key(site, ev.bytes_req, ev.bytes_alloc))) {
 				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
 				break;
 			}
