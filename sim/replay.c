@@ -107,12 +107,8 @@ struct sim {
 	bool started;
 	uint64_t next_sample_ns, next_sample_ev, nsamples;
 	struct rec *rec;
-	const char *src; /* input name for messages: the trace path, or "events" */
-	/* progress */
-	struct trace_reader *reader;
-	struct timespec t0;
-	uint64_t last_progress_ev;
-	bool bar_drawn;
+	const char *src;	     /* input name for messages: the trace path, or "events" */
+	struct trace_reader *reader; /* during sim_replay, for the line counts */
 };
 
 static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
@@ -808,13 +804,64 @@ int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 	return maybe_sample(s, e);
 }
 
+/* A progress bar on a terminal: what is being done, how far through the
+ * input (when its size is known), events per second and the time left. */
+struct progress {
+	const char *what;
+	struct timespec t0;
+	uint64_t last; /* event count at the last redraw */
+	bool drawn;
+};
+
+static void progress_start(struct progress *pg, const char *what)
+{
+	pg->what = what;
+	pg->last = 0;
+	pg->drawn = false;
+	clock_gettime(CLOCK_MONOTONIC, &pg->t0);
+}
+
+static void progress_draw(const struct sim *s, struct progress *pg, struct trace_reader *r,
+			  uint64_t n, bool final)
+{
+	if (!s->o.progress || (!final && n - pg->last < (1u << 16)) || (final && !pg->drawn))
+		return;
+	uint64_t done, total;
+	struct timespec now;
+	pg->last = n;
+	trace_progress(r, &done, &total);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	double el =
+		(double)(now.tv_sec - pg->t0.tv_sec) + (double)(now.tv_nsec - pg->t0.tv_nsec) / 1e9;
+	double rate = el > 0 ? (double)n / el : 0;
+	FILE *f = s->o.progress_out;
+	if (total) {
+		double frac = (double)done / (double)total;
+		int w = 30, fill = (int)(frac * w);
+		double eta = frac > 0 ? el / frac - el : 0;
+		fprintf(f, "\r%-8s [%.*s%*s] %5.1f%%  %" PRIu64 " events  %.0f ev/s  ETA %.0fs ",
+			pg->what, fill, "##############################", w - fill, "", frac * 100,
+			n, rate, final ? 0.0 : eta);
+	} else {
+		fprintf(f, "\r%-8s %" PRIu64 " events  %.0f ev/s ", pg->what, n, rate);
+	}
+	if (final)
+		fputc('\n', f);
+	fflush(f);
+	pg->drawn = true;
+}
+
 int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e)
 {
 	struct u64map site_of; /* ptr -> learn key of its allocation */
 	struct trace_event ev;
 	int rc;
+	struct progress pg;
+	uint64_t n = 0;
 	u64map_init(&site_of);
+	progress_start(&pg, "names");
 	while ((rc = trace_next(r, &ev, e)) == 1) {
+		progress_draw(s, &pg, r, ++n, false);
 		if (ev.type == TRACE_EV_CACHE_ALLOC || ev.type == TRACE_EV_CACHE_ALLOC_NODE) {
 			if (ev.name || !ev.ptr)
 				continue;
@@ -839,56 +886,28 @@ int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e)
 			}
 		}
 	}
+	progress_draw(s, &pg, r, n, true);
 	u64map_fini(&site_of);
 	return rc < 0 ? rc : 0;
 }
 
 /* ---- progress ---- */
 
-static void progress(struct sim *s, bool final)
-{
-	uint64_t done, total;
-	struct timespec now;
-	trace_progress(s->reader, &done, &total);
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	double el =
-		(double)(now.tv_sec - s->t0.tv_sec) + (double)(now.tv_nsec - s->t0.tv_nsec) / 1e9;
-	double rate = el > 0 ? (double)s->nevents / el : 0;
-	FILE *f = s->o.progress_out;
-	if (total) {
-		double frac = (double)done / (double)total;
-		int w = 30, fill = (int)(frac * w);
-		double eta = frac > 0 ? el / frac - el : 0;
-		fprintf(f, "\r[%.*s%*s] %5.1f%%  %" PRIu64 " events  %.0f ev/s  ETA %.0fs ", fill,
-			"##############################", w - fill, "", frac * 100, s->nevents,
-			rate, final ? 0.0 : eta);
-	} else {
-		fprintf(f, "\r%" PRIu64 " events  %.0f ev/s ", s->nevents, rate);
-	}
-	if (final)
-		fputc('\n', f);
-	fflush(f);
-	s->bar_drawn = true;
-}
-
 int sim_replay(struct sim *s, struct trace_reader *r, struct rec *rec, struct err *e)
 {
 	struct trace_event ev;
 	int rc;
+	struct progress pg;
 	s->rec = rec;
 	s->reader = r;
 	s->src = trace_path(r);
-	clock_gettime(CLOCK_MONOTONIC, &s->t0);
+	progress_start(&pg, "replay");
 	while ((rc = trace_next(r, &ev, e)) == 1) {
 		if ((rc = sim_event(s, &ev, e)))
 			break;
-		if (s->o.progress && s->nevents - s->last_progress_ev >= (1u << 16)) {
-			s->last_progress_ev = s->nevents;
-			progress(s, false);
-		}
+		progress_draw(s, &pg, r, s->nevents, false);
 	}
-	if (s->o.progress && s->bar_drawn)
-		progress(s, true);
+	progress_draw(s, &pg, r, s->nevents, true);
 	s->src = "events";
 	if (rc < 0)
 		return rc;
