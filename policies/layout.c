@@ -1,5 +1,6 @@
 /* layout.c - the size, order and alignment arithmetic of the slab allocators
- * (the kernel's mm/slab_common.c plus SLUB's calculate_sizes/calculate_order),
+ * (the kernel's mm/slab_common.c plus SLUB's calculate_sizes/calculate_order,
+ * and SLAB's __kmem_cache_create layout in its own section at the end),
  * kept apart from the models so it can be checked against real /sys/kernel/slab
  * figures without running anything. Every function is a pure function of its
  * arguments; all sizes are computed in 64 bits and only narrowed once they are
@@ -425,4 +426,289 @@ int layout_slub_kmalloc(const struct policy_cfg *cfg, enum policy_kmalloc_type t
 		.usersize = (t == POLICY_KMALLOC_DMA && !is_61(cfg)) ? 0 : size,
 	};
 	return layout_slub(cfg, &spec, out, e);
+}
+
+/* ---- SLAB (mm/slab.c, v5.4) ----
+ *
+ * SLAB object layout (one slot of cachep->size bytes, object i of a slab at
+ * page + colour offset + i * size; the caller gets slot + obj_offset):
+ *
+ *   without CONFIG_DEBUG_SLAB:  | object_size | pad to ALIGN(size, align) |
+ *   with it (Z and U survive only while align <= 8):
+ *     | RZ1 8 | object_size, ALIGN 8 | RZ2 8 | last caller 8 | pad |
+ *     obj_offset = 8; P poisons the object in place and adds nothing.
+ *
+ * Slab layout: | colour offset | num slots | left-over | [freelist] |, where
+ * the freelist (num one-byte indexes) sits at the very end (ON_SLAB), in
+ * a kmalloc object (OFF_SLAB), or inside the slab's last free object
+ * (OBJFREELIST). colour = left_over / colour_off (colour_off = max(cache
+ * line, align)); each new slab moves the first object by one more colour_off.
+ *
+ * Read in mm/slab.c (v5.4): __kmem_cache_create, set_objfreelist_slab_cache,
+ * set_off_slab_cache, set_on_slab_cache, calculate_slab_order, cache_estimate,
+ * enable_cpucache and init_cache_node (free_limit); mm/slab_common.c:
+ * create_cache and create_boot_cache set cachep->size = object_size before
+ * __kmem_cache_create runs, which is why the off-slab test compares the
+ * freelist cache with half the *unrounded* object size.
+ */
+
+#define SLAB_OBJ_MIN_SIZE      16u  /* min(KMALLOC_MIN_SIZE, 16) */
+#define SLAB_OBJ_MAX_NUM       255u /* freelist_idx_t is one byte (PAGE_SIZE >> 8 <= 16) */
+#define SLAB_KMALLOC_MAX_ORDER 10u  /* KMALLOC_SHIFT_MAX - PAGE_SHIFT */
+#define SLAB_REDZONE_BYTES     8u   /* one unsigned long long; REDZONE_ALIGN is 8 too */
+#define SLAB_USER_WORD_BYTES   8u
+#define SLAB_DEBUG_LIMIT_CAP   32u /* enable_cpucache under DEBUG */
+/* FORCED_DEBUG keeps Z and U for objects of a page or more only if the 24
+ * bytes they add stay in the same power-of-two bracket. */
+#define SLAB_FORCED_DEBUG_GROWTH (SLAB_REDZONE_BYTES + 2 * SLAB_REDZONE_BYTES)
+
+enum slab_mode { SLAB_MODE_ON, SLAB_MODE_OBJ, SLAB_MODE_OFF };
+
+struct slab_estimate {
+	uint32_t num, order;
+	uint64_t left;
+};
+
+uint32_t layout_slab_kmalloc_index(uint64_t size)
+{
+	if (size == 0 || size > (1u << LAYOUT_SLAB_KMALLOC_SHIFT_HIGH))
+		return 0;
+	if (size <= 32)
+		return LAYOUT_SLAB_KMALLOC_SHIFT_LOW;
+	if (size <= 192)
+		return size_index[(size - 1) / 8];
+	return layout_fls(size - 1);
+}
+
+static bool slab_kmalloc_index_valid(uint32_t index)
+{
+	return index == 1 || index == 2 ||
+	       (index >= LAYOUT_SLAB_KMALLOC_SHIFT_LOW && index <= LAYOUT_SLAB_KMALLOC_SHIFT_HIGH);
+}
+
+/* Position of kmalloc-N in create_kmalloc_caches' order for one type:
+ * 32, 64, 96, 128, 192, 256, ... (96 right after 64, 192 right after 128). */
+static uint32_t slab_kmalloc_rank(uint32_t index)
+{
+	if (index == 1)
+		return 2;
+	if (index == 2)
+		return 4;
+	if (index <= 6)
+		return index - 5;
+	if (index == 7)
+		return 3;
+	return index - 3;
+}
+
+/* The off-slab conditions of calculate_slab_order for an order holding num
+ * objects: the freelist comes from kmalloc_slab(num) (a NORMAL cache), which
+ * must exist already, must not be off-slab itself (cache_grow_begin would
+ * recurse), and must be at most half the object. */
+static bool slab_freelist_cache_fits(const struct policy_cfg *cfg,
+				     const struct policy_cache_spec *spec, uint32_t num)
+{
+	uint32_t host = layout_slab_kmalloc_index(num);
+	struct policy_geom hg;
+
+	/* A NORMAL kmalloc cache being created at boot sees only the
+	 * kmalloc caches created before it; every other cache sees them all. */
+	if ((spec->flags & POLICY_F_KMALLOC) &&
+	    !(spec->flags & (POLICY_F_RECLAIM_ACCOUNT | POLICY_F_CACHE_DMA | POLICY_F_ACCOUNT))) {
+		uint32_t self = layout_slab_kmalloc_index(spec->object_size);
+		if (self && slab_kmalloc_rank(host) >= slab_kmalloc_rank(self))
+			return false;
+	}
+	if (layout_slab_kmalloc(cfg, POLICY_KMALLOC_NORMAL, host, &hg, NULL))
+		return false;
+	if (hg.freelist_mode == POLICY_FREELIST_OFF_SLAB)
+		return false;
+	return hg.size <= spec->object_size / 2;
+}
+
+/* cache_estimate + calculate_slab_order: the first order that is good
+ * enough; num = 0 when none holds an object. */
+static struct slab_estimate slab_calculate_order(const struct policy_cfg *cfg,
+						 const struct policy_cache_spec *spec,
+						 uint64_t size, uint32_t flags, enum slab_mode mode,
+						 uint32_t max_order)
+{
+	struct slab_estimate best = {0, 0, 0};
+
+	for (uint32_t order = 0; order <= SLAB_KMALLOC_MAX_ORDER; order++) {
+		uint64_t slab_bytes = (uint64_t)POLICY_PAGE_SIZE << order;
+		/* on-slab, each object also costs its one-byte index */
+		uint64_t unit = mode == SLAB_MODE_ON ? size + 1 : size;
+		uint64_t num = slab_bytes / unit;
+		uint64_t left = slab_bytes % unit;
+
+		if (!num)
+			continue;
+		if (num > SLAB_OBJ_MAX_NUM)
+			break;
+		if (mode == SLAB_MODE_OFF && !slab_freelist_cache_fits(cfg, spec, (uint32_t)num))
+			continue;
+		best.num = (uint32_t)num;
+		best.order = order;
+		best.left = left;
+		/* reclaimable caches take the first order that fits */
+		if (flags & POLICY_F_RECLAIM_ACCOUNT)
+			break;
+		if (order >= max_order)
+			break;
+		if (left * 8 <= slab_bytes)
+			break;
+	}
+	return best;
+}
+
+/* enable_cpucache(): limit by object size; batchcount is half of it */
+static uint32_t slab_limit(uint64_t size)
+{
+	if (size > 131072)
+		return 1;
+	if (size > POLICY_PAGE_SIZE)
+		return 8;
+	if (size > 1024)
+		return 24;
+	if (size > 256)
+		return 54;
+	return 120;
+}
+
+int layout_slab(const struct policy_cfg *cfg, const struct policy_cache_spec *spec,
+		struct policy_geom *out, struct err *e)
+{
+	const char *name = spec->name ? spec->name : "(unnamed)";
+	const uint32_t zpu = POLICY_F_RED_ZONE | POLICY_F_POISON | POLICY_F_STORE_USER;
+	uint32_t flags = spec->flags & ~POLICY_F_DEBUG_MASK;
+	uint64_t object_size = spec->object_size;
+	uint32_t max_order = cfg->slab_max_order;
+	int rc = check_cfg(cfg, e);
+
+	if (rc)
+		return rc;
+	if (object_size == 0)
+		return err_set(e, SLABSIM_EUSAGE, "cache %s: object_size 0", name);
+	/* CACHE_CREATE_MASK keeps Z P U only with CONFIG_DEBUG_SLAB */
+	if (cfg->slab_debug)
+		flags |= spec->flags & zpu;
+	uint64_t align = layout_calculate_alignment(cfg, flags, spec->align, spec->object_size);
+	if (!is_power_of_2(align))
+		return err_set(e, SLABSIM_EUSAGE,
+			       "cache %s: alignment %" PRIu64 " is not a power of two", name,
+			       align);
+	if (max_order > SLAB_KMALLOC_MAX_ORDER)
+		max_order = SLAB_KMALLOC_MAX_ORDER; /* slab_max_order_setup() */
+
+	/* FORCED_DEBUG, on the size as given */
+	if (cfg->slab_debug) {
+		if (object_size < POLICY_PAGE_SIZE ||
+		    layout_fls(object_size - 1) ==
+			    layout_fls(object_size - 1 + SLAB_FORCED_DEBUG_GROWTH))
+			flags |= POLICY_F_RED_ZONE | POLICY_F_STORE_USER;
+		if (!(flags & POLICY_F_TYPESAFE_BY_RCU))
+			flags |= POLICY_F_POISON;
+	}
+
+	uint64_t size = align_up(object_size, WORD_BYTES);
+	uint64_t ralign = WORD_BYTES;
+	if (flags & POLICY_F_RED_ZONE) {
+		ralign = SLAB_REDZONE_BYTES;
+		size = align_up(size, SLAB_REDZONE_BYTES);
+	}
+	if (ralign < align)
+		ralign = align;
+	/* The red zones and the user word are 8-byte words placed next to the
+	 * object: with a larger alignment they would push it off its
+	 * alignment, so SLAB drops them (every x86 kmalloc cache: align >= 32). */
+	if (ralign > ARCH_KMALLOC_MINALIGN)
+		flags &= ~(POLICY_F_RED_ZONE | POLICY_F_STORE_USER);
+	align = ralign;
+	uint64_t colour_off = cfg->cache_line > align ? cfg->cache_line : align;
+
+	uint32_t obj_offset = 0;
+	if (flags & POLICY_F_RED_ZONE) {
+		obj_offset += SLAB_REDZONE_BYTES;
+		size += 2 * SLAB_REDZONE_BYTES;
+	}
+	if (flags & POLICY_F_STORE_USER)
+		size += SLAB_USER_WORD_BYTES;
+	size = align_up(size, align);
+	if (size < SLAB_OBJ_MIN_SIZE)
+		size = align_up(SLAB_OBJ_MIN_SIZE, align);
+
+	/* Where the freelist goes: inside a free object if it fits there
+	 * (not with a ctor or RCU, whose free objects must stay intact), else
+	 * off-slab if that packs better than on-slab, else on-slab. */
+	struct slab_estimate est = {0, 0, 0};
+	uint32_t mode = POLICY_FREELIST_NONE;
+	if (!spec->ctor && !(flags & POLICY_F_TYPESAFE_BY_RCU)) {
+		est = slab_calculate_order(cfg, spec, size, flags, SLAB_MODE_OBJ, max_order);
+		if (est.num && est.num <= object_size)
+			mode = POLICY_FREELIST_OBJ;
+	}
+	if (mode == POLICY_FREELIST_NONE) {
+		est = slab_calculate_order(cfg, spec, size, flags, SLAB_MODE_OFF, max_order);
+		/* if the left-over could hold the array, keep it on the slab */
+		if (est.num && est.left < est.num)
+			mode = POLICY_FREELIST_OFF_SLAB;
+	}
+	if (mode == POLICY_FREELIST_NONE) {
+		est = slab_calculate_order(cfg, spec, size, flags, SLAB_MODE_ON, max_order);
+		if (!est.num)
+			return err_set(e, SLABSIM_EUSAGE,
+				       "cache %s: no slab order up to %u holds a %" PRIu64
+				       "-byte object",
+				       name, SLAB_KMALLOC_MAX_ORDER, size);
+		mode = POLICY_FREELIST_ON_SLAB;
+	}
+
+	*out = (struct policy_geom){0};
+	out->object_size = spec->object_size;
+	out->size = (uint32_t)size;
+	out->align = (uint32_t)align;
+	out->order = est.order;
+	out->objs_per_slab = est.num;
+	out->red_left_pad = obj_offset;
+	out->flags = flags;
+	out->colour_off = (uint32_t)colour_off;
+	out->colour = (uint32_t)(est.left / colour_off);
+	out->left_over = (uint32_t)est.left;
+	out->freelist_mode = mode;
+	out->obj_offset = obj_offset;
+
+	/* enable_cpucache(); the shared array only pays off with more than one
+	 * CPU, and is not used above a page */
+	uint32_t limit = slab_limit(size);
+	if (cfg->slab_debug && limit > SLAB_DEBUG_LIMIT_CAP)
+		limit = SLAB_DEBUG_LIMIT_CAP; /* bounds irq-off time of debug checks */
+	out->limit = limit;
+	out->batchcount = (limit + 1) / 2;
+	out->shared = size <= POLICY_PAGE_SIZE && cfg->nr_cpus > 1 ? 8 : 0;
+	/* init_cache_node(): one node holding every CPU */
+	out->free_limit = (1 + cfg->nr_cpus) * out->batchcount + out->objs_per_slab;
+	return 0;
+}
+
+int layout_slab_kmalloc(const struct policy_cfg *cfg, enum policy_kmalloc_type t, uint32_t index,
+			struct policy_geom *out, struct err *e)
+{
+	char name[32];
+
+	if ((unsigned)t >= POLICY_KMALLOC_NR_TYPES)
+		return err_set(e, SLABSIM_EUSAGE, "unknown kmalloc type %d", (int)t);
+	if (!slab_kmalloc_index_valid(index))
+		return err_set(e, SLABSIM_EUSAGE, "no SLAB kmalloc cache has index %u", index);
+	t = layout_kmalloc_type(cfg, t);
+
+	uint32_t size = layout_kmalloc_size(index);
+	struct policy_cache_spec spec = {
+		.name = layout_kmalloc_name(t, index, name),
+		.object_size = size,
+		.align = layout_kmalloc_align(cfg, size),
+		.flags = layout_kmalloc_flags(t) | POLICY_F_HWCACHE_ALIGN,
+		.usersize = (t == POLICY_KMALLOC_DMA && !is_61(cfg)) ? 0 : size,
+	};
+	return layout_slab(cfg, &spec, out, e);
 }

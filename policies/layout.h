@@ -1,7 +1,8 @@
 /* layout.h - size, order and alignment arithmetic shared by the models
  * (the kernel's mm/slab_common.c split): kmalloc size classes and names,
- * calculate_alignment, create_boot_cache's alignment rule, and SLUB's
- * calculate_sizes/calculate_order. Pure functions of their arguments.
+ * calculate_alignment, create_boot_cache's alignment rule, SLUB's
+ * calculate_sizes/calculate_order and SLAB's __kmem_cache_create layout,
+ * calculate_slab_order and enable_cpucache. Pure functions of their arguments.
  */
 #ifndef SLABSIM_LAYOUT_H
 #define SLABSIM_LAYOUT_H
@@ -66,6 +67,41 @@ int layout_slub(const struct policy_cfg *cfg, const struct policy_cache_spec *sp
 /* SLUB: the geometry of kmalloc cache (t, index) under cfg; t goes through
  * layout_kmalloc_type() first. SLABSIM_EUSAGE for an index outside 1..13. */
 int layout_slub_kmalloc(const struct policy_cfg *cfg, enum policy_kmalloc_type t, uint32_t index,
+			struct policy_geom *out, struct err *e);
+
+/* SLAB kmalloc limits on x86_64 (reference 1): KMALLOC_MIN_SIZE is 32, so
+ * kmallocs of 1..32 bytes use kmalloc-32; kmalloc-4M is the largest cache
+ * and larger kmallocs fail (SLAB has no page-allocator path). */
+#define LAYOUT_SLAB_KMALLOC_SHIFT_LOW  5
+#define LAYOUT_SLAB_KMALLOC_SHIFT_HIGH 22
+
+/* kmalloc_index() for SLAB: as layout_kmalloc_index, but 1..32 -> 5
+ * (setup_kmalloc_cache_index_table) and sizes up to 4 MiB (index 22).
+ * Returns 0 for size 0 and above 4 MiB. */
+uint32_t layout_slab_kmalloc_index(uint64_t size);
+
+/* SLAB: the full geometry of a cache created with spec under cfg:
+ * __kmem_cache_create's layout (with cfg->slab_debug: CONFIG_DEBUG_SLAB's
+ * forced red zone, user word and poisoning), the freelist placement
+ * (OBJFREELIST, OFF_SLAB, ON_SLAB), calculate_slab_order with
+ * cfg->slab_max_order (clamped to 0..10 as slab_max_order= is), colouring
+ * and enable_cpucache's tunables with free_limit for one node of
+ * cfg->nr_cpus CPUs. cfg->slub_debug is ignored (SLAB's kmem_cache_flags
+ * adds nothing); without slab_debug the spec's Z P U bits are dropped, and F
+ * and T always are (CACHE_CREATE_MASK). The SLUB-only fields (inuse, offset,
+ * min_partial, cpu_partial*) are 0; red_left_pad = obj_offset. Returns 0, or
+ * SLABSIM_EUSAGE for object_size 0, an alignment that is not a power of two,
+ * an unknown cfg->kernel, nr_cpus 0, or an object no order up to 10 holds
+ * (the kernel's -E2BIG). *out is written only on success. */
+int layout_slab(const struct policy_cfg *cfg, const struct policy_cache_spec *spec,
+		struct policy_geom *out, struct err *e);
+
+/* SLAB: the geometry of kmalloc cache (t, index) under cfg, created as
+ * create_kmalloc_caches does (ARCH_KMALLOC_FLAGS = HWCACHE_ALIGN plus the
+ * type's flags, create_boot_cache's alignment); t goes through
+ * layout_kmalloc_type() first. SLABSIM_EUSAGE for an index that is neither
+ * 1, 2 nor 5..22. */
+int layout_slab_kmalloc(const struct policy_cfg *cfg, enum policy_kmalloc_type t, uint32_t index,
 			struct policy_geom *out, struct err *e);
 
 #endif

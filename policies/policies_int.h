@@ -5,6 +5,8 @@
 #include "policy.h"
 
 extern const struct policy_ops slub_ops;
+extern const struct policy_ops slab_ops;
+extern const struct policy_ops slob_ops;
 extern const struct policy_ops exact_ops;
 
 #endif

@@ -6,6 +6,8 @@
 
 const struct policy_ops *const policy_table[] = {
 	&slub_ops,
+	&slab_ops,
+	&slob_ops,
 	&exact_ops,
 	NULL,
 };

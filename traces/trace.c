@@ -78,14 +78,29 @@ static inline bool is_digit(char c)
 	return (unsigned char)(c - '0') < 10;
 }
 
+/* A hex digit's value with bit 4 set, 0 for any other byte. The set bit lets
+ * scan_hex() check 16 digits with one AND instead of a branch per digit. */
+static const uint8_t hex_tab[256] = {
+	['0'] = 0x10, ['1'] = 0x11, ['2'] = 0x12, ['3'] = 0x13, ['4'] = 0x14, ['5'] = 0x15,
+	['6'] = 0x16, ['7'] = 0x17, ['8'] = 0x18, ['9'] = 0x19, ['a'] = 0x1a, ['b'] = 0x1b,
+	['c'] = 0x1c, ['d'] = 0x1d, ['e'] = 0x1e, ['f'] = 0x1f, ['A'] = 0x1a, ['B'] = 0x1b,
+	['C'] = 0x1c, ['D'] = 0x1d, ['E'] = 0x1e, ['F'] = 0x1f,
+};
+
+/* Bytes that end a token: a blank or the NUL at the end of the line (a table:
+ * one load instead of three compares, at the end of every value). */
+static const bool ends_token[256] = {['\0'] = true, [' '] = true, ['\t'] = true};
+
+static inline bool is_end(char c)
+{
+	return ends_token[(unsigned char)c];
+}
+
 static inline int hex_digit(char c)
 {
-	if (is_digit(c))
-		return c - '0';
-	c = (char)(c | 0x20);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
+	unsigned x = hex_tab[(unsigned char)c];
+
+	return x ? (int)(x & 15) : -1;
 }
 
 static bool starts_with(const char *s, const char *prefix)
@@ -142,16 +157,87 @@ static bool parse_hex(const char *s, const char *e, uint64_t *out)
 	return true;
 }
 
-/* A decimal int32 with optional '-' in [s, e). */
-static bool parse_i32(const char *s, const char *e, int32_t *out)
+/* The field parsers below read a value in place and stop at the first byte
+ * that does not belong to it; the caller accepts the value only if that byte
+ * ends the token (is_end), so each value is read once. They return that
+ * byte's address, or NULL when the value is invalid, and write *out only on
+ * success. The token ends at the latest at the NUL of the line. */
+
+/* Decimal digits at s: NULL if none or > 2^64-1. */
+static const char *scan_dec(const char *s, uint64_t *out)
 {
-	bool neg = s < e && *s == '-';
+	const char *d = s;
+	uint64_t v = 0;
+
+	for (; is_digit(*s) && s - d < 19; s++) /* 19 digits cannot overflow */
+		v = v * 10 + (uint64_t)(*s - '0');
+	for (; is_digit(*s); s++) {
+		unsigned c = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - c) / 10)
+			return NULL;
+		v = v * 10 + c;
+	}
+	if (s == d)
+		return NULL;
+	*out = v;
+	return s;
+}
+
+/* Hex digits at s, with or without 0x: NULL if none or > 64 bits. */
+static const char *scan_hex(const char *s, const char *end, uint64_t *out)
+{
+	const char *d;
+	uint64_t v = 0;
+	unsigned x;
+
+	if (s[0] == '0' && (s[1] | 0x20) == 'x')
+		s += 2;
+	/* Hashed and raw pointers are 16 digits: check them all, branch once. */
+	if (end - s >= 16 && is_end(s[16])) {
+		unsigned all = 0x10;
+		for (int i = 0; i < 16; i++) {
+			x = hex_tab[(unsigned char)s[i]];
+			all &= x;
+			v = v << 4 | (x & 15);
+		}
+		if (all) {
+			*out = v;
+			return s + 16;
+		}
+		v = 0; /* a blank or a non-hex byte: the general loop finds which */
+	}
+	for (d = s; (x = hex_tab[(unsigned char)*s]) != 0; s++) {
+		if (v >> 60)
+			return NULL;
+		v = v << 4 | (x & 15);
+	}
+	if (s == d)
+		return NULL;
+	*out = v;
+	return s;
+}
+
+/* A decimal int32 with optional '-' at s. */
+static const char *scan_i32(const char *s, int32_t *out)
+{
+	bool neg = *s == '-';
 	uint64_t v;
 
-	if (!parse_dec(s + neg, e, &v) || v > (uint64_t)INT32_MAX + neg)
-		return false;
+	s = scan_dec(s + neg, &v);
+	if (!s || v > (uint64_t)INT32_MAX + neg)
+		return NULL;
 	*out = neg ? (int32_t)(-(int64_t)v) : (int32_t)v;
-	return true;
+	return s;
+}
+
+/* Is the token at s exactly lit? end: the line's NUL. The first byte is
+ * tested inline: GCC calls memcmp for most lengths, and "(null)", "any" and
+ * "none" are rare values. */
+static inline bool word_is(const char *s, const char *end, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return (size_t)(end - s) >= n && s[0] == lit[0] && memcmp(s, lit, n) == 0 && is_end(s[n]);
 }
 
 /* Quote [s, e) for a message: "'text'" (cut at EXCERPT_MAX bytes, '?' for
@@ -176,9 +262,22 @@ static const char *quote(char dst[EXCERPT_MAX + 8], const char *s, const char *e
 	return dst;
 }
 
-static char *token_end(char *p)
+/* The blank or NUL that ends the token at p; end: the line's NUL. Eight bytes
+ * at a time (no NUL before end, so only blanks are looked for) while they are
+ * in the line: call_site= values are 20-60 bytes on every event. */
+static char *token_end(char *p, const char *end)
 {
-	while (*p && !is_blank(*p))
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+
+	for (; end - p >= 8; p += 8) {
+		uint64_t x, sp, tab;
+		memcpy(&x, p, 8);
+		sp = x ^ (ones * ' ');
+		tab = x ^ (ones * '\t');
+		if ((((sp - ones) & ~sp) | ((tab - ones) & ~tab)) & highs)
+			break; /* a blank in these 8 bytes */
+	}
+	while (!is_end(*p))
 		p++;
 	return p;
 }
@@ -226,40 +325,44 @@ static uint32_t named_gfp_bits(const char *s, size_t n)
 	return 0;
 }
 
+/* Bytes that end one flag of gfp_flags=: '|' and those that end the token. */
+static const bool ends_flag[256] = {['\0'] = true, [' '] = true, ['\t'] = true, ['|'] = true};
+
 /* "A|B|0x100", "0x400cc0", "3264", "none", or "" (6.1 blanks it under the
- * nohash-ptr option: not known, not an error). */
-static bool parse_gfp(const char *s, const char *e, uint32_t *gfp)
+ * nohash-ptr option: not known, not an error), at s; end: the line's NUL.
+ * Returns where the value ends, NULL if it is malformed (as scan_dec). */
+static const char *scan_gfp(const char *s, const char *end, uint32_t *gfp)
 {
 	uint32_t bits = TRACE_GFP_KNOWN;
 
-	if (s == e)
-		return true;
-	if (span_is(s, (size_t)(e - s), "none")) {
+	if (is_end(*s))
+		return s;
+	if (word_is(s, end, "none")) {
 		*gfp |= bits;
-		return true;
+		return s + 4;
 	}
 	for (;;) {
 		const char *i = s;
 		uint64_t raw;
 
-		while (s < e && *s != '|')
+		while (!ends_flag[(unsigned char)*s])
 			s++;
 		if (s == i)
-			return false;
+			return NULL;
 		if (is_digit(*i)) {
 			bool hex = s - i > 2 && i[1] == 'x';
 			if (!(hex ? parse_hex(i, s, &raw) : parse_dec(i, s, &raw)))
-				return false;
+				return NULL;
 			bits |= raw_gfp_bits(raw);
 		} else {
 			bits |= named_gfp_bits(i, (size_t)(s - i));
 		}
-		if (s == e)
+		if (*s != '|')
 			break;
 		s++;
 	}
 	*gfp |= bits;
-	return true;
+	return s;
 }
 
 /* ---- Line parser ---------------------------------------------------------- */
@@ -347,13 +450,38 @@ static bool parse_timestamp(char *p, char **endp, uint64_t *t_ns)
 	return true;
 }
 
-/* Name to event type; -1 for any other event. */
+/* Name to event type; -1 for any other event. The names differ in length,
+ * so the length picks the one candidate. */
 static int event_type(const char *s, size_t n)
 {
-	for (int t = 0; t < TRACE_EV_NR; t++)
-		if (strncmp(trace_ev_names[t], s, n) == 0 && trace_ev_names[t][n] == '\0')
-			return t;
-	return -1;
+	int t;
+
+	switch (n) {
+	case 5:
+		t = TRACE_EV_KFREE;
+		break;
+	case 7:
+		t = TRACE_EV_KMALLOC;
+		break;
+	case 12:
+		t = TRACE_EV_KMALLOC_NODE;
+		break;
+	case 15:
+		t = TRACE_EV_CACHE_FREE;
+		break;
+	case 16:
+		t = TRACE_EV_CACHE_ALLOC;
+		break;
+	case 18:
+		t = TRACE_EV_MARKER;
+		break;
+	case 21:
+		t = TRACE_EV_CACHE_ALLOC_NODE;
+		break;
+	default:
+		return -1;
+	}
+	return memcmp(s, trace_ev_names[t], n) == 0 ? t : -1;
 }
 
 static bool is_alloc(enum trace_ev_type t)
@@ -362,9 +490,82 @@ static bool is_alloc(enum trace_ev_type t)
 	       t == TRACE_EV_CACHE_ALLOC_NODE;
 }
 
-/* The "key=value ..." part of a slab event, from p to the NUL. Tokens are
- * NUL-terminated in place so call_site and name can point into the line. */
-static int parse_fields(char *p, struct trace_event *ev, char *msg)
+enum field {
+	F_OTHER, /* unknown key, or a token without '=' */
+	F_PTR,
+	F_BYTES_REQ,
+	F_BYTES_ALLOC,
+	F_CALL_SITE,
+	F_GFP_FLAGS,
+	F_NODE,
+	F_ACCOUNTED,
+	F_NAME,
+};
+
+/* Does the token at t start with key ("name=": so the key is the token up to
+ * its first '=')? *v: the value after it. Inline so that strlen and memcmp
+ * see a literal. */
+static inline bool key_is(char *t, const char *end, const char *key, char **v)
+{
+	size_t n = strlen(key);
+
+	if ((size_t)(end - t) < n || memcmp(t, key, n) != 0)
+		return false;
+	*v = t + n;
+	return true;
+}
+
+/* The field the token at t names, by its first byte and then its key; *v: the
+ * value. */
+static enum field field_of(char *t, const char *end, char **v)
+{
+	switch (*t) {
+	case 'a':
+		if (key_is(t, end, "accounted=", v))
+			return F_ACCOUNTED;
+		break;
+	case 'b':
+		if (key_is(t, end, "bytes_req=", v))
+			return F_BYTES_REQ;
+		if (key_is(t, end, "bytes_alloc=", v))
+			return F_BYTES_ALLOC;
+		break;
+	case 'c':
+		if (key_is(t, end, "call_site=", v))
+			return F_CALL_SITE;
+		break;
+	case 'g':
+		if (key_is(t, end, "gfp_flags=", v))
+			return F_GFP_FLAGS;
+		break;
+	case 'n':
+		if (key_is(t, end, "node=", v))
+			return F_NODE;
+		if (key_is(t, end, "name=", v))
+			return F_NAME;
+		break;
+	case 'p':
+		if (key_is(t, end, "ptr=", v))
+			return F_PTR;
+		break;
+	}
+	return F_OTHER;
+}
+
+/* NUL-terminate the token at p, for a string member to point to; returns
+ * where the next token may start. */
+static char *cut_token(char *p, const char *end)
+{
+	p = token_end(p, end);
+	if (*p)
+		*p++ = '\0';
+	return p;
+}
+
+/* The "key=value ..." part of a slab event, from p to end (the NUL). Each
+ * value is parsed where it starts, stopping at the blank after it; call_site
+ * and name are NUL-terminated in place so that they can point into the line. */
+static int parse_fields(char *p, char *end, struct trace_event *ev, char *msg)
 {
 	char q[EXCERPT_MAX + 8];
 	const char *call_site = NULL, *sym = NULL;
@@ -372,69 +573,95 @@ static int parse_fields(char *p, struct trace_event *ev, char *msg)
 	const char *ev_name = trace_ev_names[ev->type];
 
 	for (;;) {
-		char *t, *eq = NULL, *te, *v;
-		size_t klen;
+		char *t, *v, *te;
+		const char *ve;
+		uint64_t n;
+		int32_t node;
 
 		while (is_blank(*p))
 			p++;
 		if (!*p)
 			break;
-		for (t = p; *p && !is_blank(*p); p++)
-			if (*p == '=' && !eq)
-				eq = p;
-		te = p;
-		if (*p)
-			*p++ = '\0';
-		if (!eq) {
-			/* trace-cmd's kmem plugin: "(func+0x2a)" before call_site= */
-			if (*t == '(' && te - t > 2 && te[-1] == ')') {
-				te[-1] = '\0';
-				sym = t + 1;
-			}
-			continue; /* and "[FAILED TO PARSE]" */
-		}
-		klen = (size_t)(eq - t);
-		v = eq + 1;
-		if (span_is(t, klen, "ptr")) {
+		t = p;
+		switch (field_of(t, end, &v)) {
+		case F_PTR:
 			/* "(null)": %p of NULL before hashed pointers */
-			if (span_is(v, (size_t)(te - v), "(null)"))
+			if (word_is(v, end, "(null)")) {
 				ev->ptr = 0;
-			else if (!parse_hex(v, te, &ev->ptr))
-				return bad(msg, "expected 'ptr=<hex>', got %s", quote(q, t, te));
+				ve = v + 6;
+			} else if (!(ve = scan_hex(v, end, &n)) || !is_end(*ve)) {
+				return bad(msg, "expected 'ptr=<hex>', got %s",
+					   quote(q, t, token_end(v, end)));
+			} else {
+				ev->ptr = n;
+			}
 			have_ptr = true;
-		} else if (span_is(t, klen, "bytes_req")) {
-			if (!parse_dec(v, te, &ev->bytes_req))
+			p = (char *)ve;
+			break;
+		case F_BYTES_REQ:
+			if (!(ve = scan_dec(v, &n)) || !is_end(*ve))
 				return bad(msg, "expected 'bytes_req=<n>', got %s",
-					   quote(q, t, te));
+					   quote(q, t, token_end(v, end)));
+			ev->bytes_req = n;
 			have_req = true;
-		} else if (span_is(t, klen, "bytes_alloc")) {
-			if (!parse_dec(v, te, &ev->bytes_alloc))
+			p = (char *)ve;
+			break;
+		case F_BYTES_ALLOC:
+			if (!(ve = scan_dec(v, &n)) || !is_end(*ve))
 				return bad(msg, "expected 'bytes_alloc=<n>', got %s",
-					   quote(q, t, te));
+					   quote(q, t, token_end(v, end)));
+			ev->bytes_alloc = n;
 			have_alloc = true;
-		} else if (span_is(t, klen, "call_site")) {
-			call_site = v;
-		} else if (span_is(t, klen, "gfp_flags")) {
-			ev->gfp &= ~(uint32_t)TRACE_GFP_KNOWN;
-			if (!parse_gfp(v, te, &ev->gfp))
-				return bad(msg, "expected 'gfp_flags=<flag>|...', got %s",
-					   quote(q, t, te));
-		} else if (span_is(t, klen, "node")) {
-			if (span_is(v, (size_t)(te - v), "any"))
+			p = (char *)ve;
+			break;
+		case F_NODE:
+			if (word_is(v, end, "any")) {
 				ev->node = -1;
-			else if (!parse_i32(v, te, &ev->node))
-				return bad(msg, "expected 'node=<int>', got %s", quote(q, t, te));
-		} else if (span_is(t, klen, "accounted")) {
-			size_t n = (size_t)(te - v);
-			if (span_is(v, n, "true") || span_is(v, n, "1"))
+				p = v + 3;
+				break;
+			}
+			if (!(ve = scan_i32(v, &node)) || !is_end(*ve))
+				return bad(msg, "expected 'node=<int>', got %s",
+					   quote(q, t, token_end(v, end)));
+			ev->node = node;
+			p = (char *)ve;
+			break;
+		case F_ACCOUNTED:
+			if (word_is(v, end, "true") || word_is(v, end, "1"))
 				ev->accounted = 1;
-			else if (span_is(v, n, "false") || span_is(v, n, "0"))
+			else if (word_is(v, end, "false") || word_is(v, end, "0"))
 				ev->accounted = 0;
 			else
 				return bad(msg, "expected 'accounted=true|false', got %s",
-					   quote(q, t, te));
-		} else if (span_is(t, klen, "name")) {
+					   quote(q, t, token_end(v, end)));
+			p = token_end(v, end);
+			break;
+		case F_GFP_FLAGS:
+			ev->gfp &= ~(uint32_t)TRACE_GFP_KNOWN;
+			if (!(ve = scan_gfp(v, end, &ev->gfp)))
+				return bad(msg, "expected 'gfp_flags=<flag>|...', got %s",
+					   quote(q, t, token_end(v, end)));
+			p = (char *)ve;
+			break;
+		case F_CALL_SITE:
+			call_site = v;
+			p = cut_token(v, end);
+			break;
+		case F_NAME:
 			ev->name = v;
+			p = cut_token(v, end);
+			break;
+		case F_OTHER:
+			te = token_end(t, end);
+			/* trace-cmd's kmem plugin: "(func+0x2a)" before call_site=;
+			 * skipped: other keys, and "[FAILED TO PARSE]" */
+			if (*t == '(' && te - t > 2 && te[-1] == ')' &&
+			    !memchr(t, '=', (size_t)(te - t))) {
+				te[-1] = '\0';
+				sym = t + 1;
+			}
+			p = te;
+			break;
 		}
 	}
 
@@ -537,7 +764,7 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 	while (is_blank(*p))
 		p++;
 	if (*p && !is_digit(*p)) {
-		p = token_end(p);
+		p = token_end(p, end);
 		while (is_blank(*p))
 			p++;
 	}
@@ -545,13 +772,13 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 	ts = p;
 	if (!parse_timestamp(ts, &p, &ev->t_ns))
 		return bad(msg, "expected '<seconds>.<fraction>:' after '[<cpu>]', got %s",
-			   quote(q, ts, token_end(ts)));
+			   quote(q, ts, token_end(ts, end)));
 
 	p++;
 	while (is_blank(*p))
 		p++;
 	name = p;
-	p = token_end(p);
+	p = token_end(p, end);
 	if (p == name || p[-1] != ':')
 		return bad(msg, "expected '<event>:' after the timestamp, got %s",
 			   quote(q, name, p));
@@ -583,7 +810,7 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 	}
 	ev->type = (enum trace_ev_type)type;
 	*kind = TRACE_LINE_EVENT;
-	return parse_fields(p, ev, msg);
+	return parse_fields(p, end, ev, msg);
 }
 
 int trace_parse_line(char *line, struct trace_event *ev, enum trace_line_kind *kind,

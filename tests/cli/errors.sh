@@ -84,7 +84,7 @@ usage "--slub-debug X" replay \
 	replay "$good" --no-db --slub-debug X
 usage "--slub-debug O (not modelled)" layout "slabsim: --slub-debug: slub_debug option 'O' is not modelled" \
 	layout --slub-debug O
-usage "--allocator nope" replay "slabsim: unknown allocator 'nope' (known: slub exact)" \
+usage "--allocator nope" replay "slabsim: unknown allocator 'nope' (known: slub slab slob exact)" \
 	replay "$good" --no-db --allocator nope
 usage "--sample-every 0" replay \
 	"slabsim: --sample-every expects N, Nev, Nns, Nus, Nms or Ns with N > 0, got '0'" \

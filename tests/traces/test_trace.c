@@ -298,6 +298,9 @@ static void test_tracecmd(void)
 	CHECK_EQ_U64("trace-cmd d..1: pid", ev.pid, 4242);
 	CHECK_EQ_U64("trace-cmd d..1: cpu", ev.cpu, 1);
 	CHECK_EQ_STR("trace-cmd kfree: call_site", ev.call_site, "kfree_skb+0x10");
+	/* Only a token without '=' is the symbol; "(x=1)" is some other field. */
+	parse_event("  a-1 [000] 1.5: kfree: (x=1) call_site=f+0x1/0x2 ptr=1", buf, &ev);
+	CHECK_EQ_STR("trace-cmd: '(x=1)' is not a symbol", ev.call_site, "f+0x1/0x2");
 
 	/* libtraceevent's fallback when it cannot parse the print format. */
 	rc = parse("  a-7 [000] 9.000001: kmalloc: [FAILED TO PARSE] call_site=0xffffffffa0123456 "
@@ -448,6 +451,14 @@ static void test_malformed(void)
 		  "expected 'ptr=<hex>', got 'ptr=0xzz'");
 	check_bad("ptr over 64 bits", "a-1 [000] 1.5: kfree: ptr=0x1ffffffffffffffff",
 		  "expected 'ptr=<hex>', got 'ptr=0x1ffffffffffffffff'");
+	/* 16 digits take a fast path, other lengths a loop: both must agree. */
+	check_bad("ptr of 16 digits, one not hex", "a-1 [000] 1.5: kfree: ptr=00000000a11f67bg",
+		  "expected 'ptr=<hex>', got 'ptr=00000000a11f67bg'");
+	check_bad("ptr 0x without digits", "a-1 [000] 1.5: kfree: ptr=0x",
+		  "expected 'ptr=<hex>', got 'ptr=0x'");
+	rc = parse("a-1 [000] 1.5: kfree: ptr=000000000000000000001", buf, &ev, &kind, &lost, &e);
+	CHECK_EQ_U64("ptr of 21 digits, leading zeros: accepted", rc, 1);
+	CHECK_EQ_U64("ptr of 21 digits, leading zeros: value", ev.ptr, 1);
 	check_bad("kfree without ptr", "a-1 [000] 1.5: kfree: call_site=f+0x1/0x2",
 		  "expected 'ptr=<hex>' in kfree event, got no ptr field");
 	check_bad("kmalloc without bytes_alloc",
