@@ -115,6 +115,8 @@ static void usage_layout(FILE *f)
 	usage_model_opts(f);
 	fprintf(f,
 		"  --format table|tsv    output format (default table; tsv has a header row)\n"
+		"SLAB's freelist column: 1 inside a free object (OBJFREELIST), 2 off-slab,\n"
+		"3 on-slab. SLOB has no kmalloc caches: nothing is printed.\n"
 		"  -h, --help            this help\n\n%s",
 		exit_codes_help);
 }
@@ -411,15 +413,22 @@ static int cmd_layout(int argc, char **argv)
 	const enum layout_col *cols = slab ? slab_cols : slub_cols;
 	size_t ncols = slab ? sizeof(slab_cols) / sizeof(slab_cols[0])
 			    : sizeof(slub_cols) / sizeof(slub_cols[0]);
-	printf(tsv ? "name" : "%-18s", "name");
-	for (size_t k = 0; k < ncols; k++) {
+	uint32_t n = ops->nr_caches(p), shown = 0;
+	for (uint32_t id = 0; id < n; id++) {
+		struct policy_cache_info ci;
+		ops->cache_info(p, id, &ci);
+		shown += ci.kmalloc;
+	}
+	if (shown) /* a header only above rows */
+		printf(tsv ? "name" : "%-18s", "name");
+	for (size_t k = 0; shown && k < ncols; k++) {
 		if (tsv)
 			printf("\t%s", layout_col_names[cols[k]]);
 		else
 			printf(" %*s", col_width(cols[k]), layout_col_names[cols[k]]);
 	}
-	printf("\n");
-	uint32_t n = ops->nr_caches(p), shown = 0;
+	if (shown)
+		printf("\n");
 	for (uint32_t id = 0; id < n; id++) {
 		struct policy_cache_info ci;
 		ops->cache_info(p, id, &ci);
@@ -434,7 +443,6 @@ static int cmd_layout(int argc, char **argv)
 				       layout_col_value(&ci.g, cols[k]));
 		}
 		printf("\n");
-		shown++;
 	}
 	if (!shown)
 		fprintf(stderr,
@@ -646,10 +654,12 @@ static int cmd_replay(int argc, char **argv)
 			       "{\"allocator\":\"%s\",\"kernel\":\"%s\",\"align\":\"%s\","
 			       "\"slub_debug\":\"%s\",\"nr_cpus\":%u,\"slub_min_order\":%u,"
 			       "\"slub_max_order\":%u,\"slub_min_objects\":%u,\"cpu_partial\":%s,"
-			       "\"sample_every\":\"%s\"}",
+			       "\"slab_debug\":%s,\"slab_max_order\":%u,\"sample_every\":\"%s\"}",
 			       m.allocator, kernel, align, dbg, m.cfg.nr_cpus, m.cfg.slub_min_order,
 			       m.cfg.slub_max_order, m.cfg.slub_min_objects,
-			       m.cfg.cpu_partial ? "true" : "false", sample_spec);
+			       m.cfg.cpu_partial ? "true" : "false",
+			       m.cfg.slab_debug ? "true" : "false", m.cfg.slab_max_order,
+			       sample_spec);
 		struct rec_run_info info = {
 			.command = "replay",
 			.trace_path = path,

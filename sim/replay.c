@@ -1097,8 +1097,10 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 		json_str(out, trace_path_str ? trace_path_str : "");
 		fprintf(out,
 			",\n  \"config\": {\"allocator\": \"%s\", \"kernel\": \"%s\", \"align\": "
-			"\"%s\", \"slub_debug\": \"%s\", \"nr_cpus\": %u},\n",
-			s->p->ops->name, kernel, align, dbg, cfg->nr_cpus);
+			"\"%s\", \"slub_debug\": \"%s\", \"nr_cpus\": %u, \"slab_debug\": %s, "
+			"\"slab_max_order\": %u},\n",
+			s->p->ops->name, kernel, align, dbg, cfg->nr_cpus,
+			cfg->slab_debug ? "true" : "false", cfg->slab_max_order);
 		fprintf(out, "  \"events\": {");
 		for (int i = 0; i < TRACE_EV_NR; i++)
 			fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", trace_ev_names[i],
