@@ -2,14 +2,13 @@
  * row here. */
 #include "policies_int.h"
 
+#include "layout.h"
+
+#include <inttypes.h>
 #include <string.h>
 
 const struct policy_ops *const policy_table[] = {
-	&slub_ops,
-	&slab_ops,
-	&slob_ops,
-	&exact_ops,
-	NULL,
+	&slub_ops, &slab_ops, &slob_ops, &exact_ops, NULL,
 };
 
 const struct policy_ops *policy_find(const char *name)
@@ -18,4 +17,32 @@ const struct policy_ops *policy_find(const char *name)
 		if (strcmp(policy_table[i]->name, name) == 0)
 			return policy_table[i];
 	return NULL;
+}
+
+int policy_check_alloc(const struct policy *p, const struct policy_alloc_req *r, uint32_t nr_caches,
+		       struct err *e)
+{
+	if (r->cpu >= p->cfg.nr_cpus)
+		return err_set(e, SLABSIM_EUSAGE, "CPU %u is not below --nr-cpus %u", r->cpu,
+			       p->cfg.nr_cpus);
+	if (r->cache == POLICY_KMALLOC) {
+		if (r->size == 0 || r->size > LAYOUT_KMALLOC_MAX_SIZE)
+			return err_set(e, SLABSIM_EUSAGE,
+				       "kmalloc of %" PRIu64 " bytes: sizes are 1..%u", r->size,
+				       LAYOUT_KMALLOC_MAX_SIZE);
+	} else if (r->cache >= nr_caches) {
+		return err_set(e, SLABSIM_EUSAGE, "no cache with id %u", r->cache);
+	}
+	return 0;
+}
+
+int policy_check_free(const struct policy *p, const struct policy_obj *o, uint32_t cpu,
+		      uint32_t nr_caches, struct err *e)
+{
+	if (cpu >= p->cfg.nr_cpus)
+		return err_set(e, SLABSIM_EUSAGE, "CPU %u is not below --nr-cpus %u", cpu,
+			       p->cfg.nr_cpus);
+	if (o->cache != POLICY_NO_CACHE && o->cache >= nr_caches)
+		return err_set(e, SLABSIM_EUSAGE, "no cache with id %u", o->cache);
+	return 0;
 }

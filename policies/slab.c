@@ -938,21 +938,15 @@ static int slab_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	struct slab_model *m = (struct slab_model *)p;
 	uint32_t id = r->cache;
 
-	if (r->cpu >= p->cfg.nr_cpus)
-		return err_set(e, SLABSIM_EUSAGE, "CPU %u is not below --nr-cpus %u", r->cpu,
-			       p->cfg.nr_cpus);
+	int rc0 = policy_check_alloc(p, r, m->nr_caches, e);
+	if (rc0)
+		return rc0;
 	if (id == POLICY_KMALLOC) {
 		/* __do_kmalloc: NULL above KMALLOC_MAX_CACHE_SIZE, no page path */
-		if (r->size == 0 || r->size > LAYOUT_KMALLOC_MAX_SIZE)
-			return err_set(e, SLABSIM_EUSAGE,
-				       "kmalloc of %" PRIu64 " bytes: SLAB serves 1..%u", r->size,
-				       LAYOUT_KMALLOC_MAX_SIZE);
 		id = slab_kmalloc_cache(p, r->size, r->ktype);
 		if (id == POLICY_NO_CACHE)
 			return err_set(e, SLABSIM_EUSAGE, "kmalloc of %" PRIu64 " bytes: no cache",
 				       r->size);
-	} else if (id >= m->nr_caches) {
-		return err_set(e, SLABSIM_EUSAGE, "no cache with id %u", id);
 	}
 	/* one node: a requested node (r->node) changes nothing */
 	struct cache *k = &m->caches[m->caches[id].root];
@@ -975,11 +969,11 @@ static int slab_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 static int slab_free(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e)
 {
 	struct slab_model *m = (struct slab_model *)p;
-	if (cpu >= p->cfg.nr_cpus)
-		return err_set(e, SLABSIM_EUSAGE, "CPU %u is not below --nr-cpus %u", cpu,
-			       p->cfg.nr_cpus);
-	if (o->cache >= m->nr_caches)
-		return err_set(e, SLABSIM_EUSAGE, "no cache with id %u", o->cache);
+	int rc0 = policy_check_free(p, o, cpu, m->nr_caches, e);
+	if (rc0)
+		return rc0;
+	if (o->cache == POLICY_NO_CACHE)
+		return err_set(e, SLABSIM_EUSAGE, "SLAB has no page-allocator objects");
 	struct cache *k = &m->caches[m->caches[o->cache].root];
 	struct slab *sl;
 	uint32_t idx;

@@ -683,14 +683,10 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	struct slub *s = (struct slub *)p;
 	uint32_t id = r->cache;
 
-	if (r->cpu >= p->cfg.nr_cpus)
-		return err_set(e, SLABSIM_EUSAGE, "CPU %u is not below --nr-cpus %u", r->cpu,
-			       p->cfg.nr_cpus);
+	int rc0 = policy_check_alloc(p, r, s->nr_caches, e);
+	if (rc0)
+		return rc0;
 	if (id == POLICY_KMALLOC) {
-		if (r->size == 0 || r->size > LAYOUT_KMALLOC_MAX_SIZE)
-			return err_set(e, SLABSIM_EUSAGE,
-				       "kmalloc of %" PRIu64 " bytes: sizes are 1..%u", r->size,
-				       LAYOUT_KMALLOC_MAX_SIZE);
 		id = slub_kmalloc_cache(p, r->size, r->ktype);
 		if (id == POLICY_NO_CACHE) { /* kmalloc_large: whole pages */
 			uint32_t order = layout_get_order(r->size);
@@ -707,8 +703,6 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 			s->large_objs++;
 			return 0;
 		}
-	} else if (id >= s->nr_caches) {
-		return err_set(e, SLABSIM_EUSAGE, "no cache with id %u", id);
 	}
 	struct cache *k = &s->caches[s->caches[id].root];
 	struct slab *sl;
@@ -731,16 +725,14 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 static int slub_free(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e)
 {
 	struct slub *s = (struct slub *)p;
-	if (cpu >= p->cfg.nr_cpus)
-		return err_set(e, SLABSIM_EUSAGE, "CPU %u is not below --nr-cpus %u", cpu,
-			       p->cfg.nr_cpus);
+	int rc0 = policy_check_free(p, o, cpu, s->nr_caches, e);
+	if (rc0)
+		return rc0;
 	if (o->cache == POLICY_NO_CACHE) {
 		s->large_pages -= 1ULL << o->order;
 		s->large_objs--;
 		return buddy_free(&s->buddy, o->addr, o->order);
 	}
-	if (o->cache >= s->nr_caches)
-		return err_set(e, SLABSIM_EUSAGE, "no cache with id %u", o->cache);
 	struct cache *k = &s->caches[s->caches[o->cache].root];
 	uint64_t bytes = slab_bytes(k);
 	uint64_t base = BUDDY_BASE + ((o->addr - BUDDY_BASE) & ~(bytes - 1));
