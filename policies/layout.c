@@ -712,3 +712,37 @@ int layout_slab_kmalloc(const struct policy_cfg *cfg, enum policy_kmalloc_type t
 	};
 	return layout_slab(cfg, &spec, out, e);
 }
+
+/* ---- merging ---- */
+
+bool layout_merge_request(const struct policy_cfg *cfg, const struct policy_cache_spec *spec,
+			  uint32_t flags, uint64_t *size, uint32_t *align)
+{
+	if (cfg->nomerge || spec->ctor || spec->no_merge || spec->usersize ||
+	    (flags & LAYOUT_NEVER_MERGE))
+		return false;
+	uint64_t sz = ((uint64_t)spec->object_size + 7) & ~7ULL;
+	uint32_t al = layout_calculate_alignment(cfg, flags, spec->align, (uint32_t)sz);
+	*size = (sz + al - 1) / al * al;
+	*align = al;
+	return true;
+}
+
+bool layout_merge_target(const struct policy_cfg *cfg, const struct policy_geom *g, bool kmalloc,
+			 bool ctor, uint32_t usersize, bool no_merge)
+{
+	if (no_merge || ctor || usersize || (g->flags & LAYOUT_NEVER_MERGE))
+		return false;
+	/* 6.1 pins kmalloc caches (refcount -1 with MEMCG_KMEM) */
+	return !(kmalloc && cfg->kernel == POLICY_KERNEL_6_1);
+}
+
+bool layout_merge_fits(const struct policy_geom *g, uint64_t size, uint32_t align, uint32_t flags,
+		       bool slab)
+{
+	if (size > g->size || (flags & LAYOUT_MERGE_SAME) != (g->flags & LAYOUT_MERGE_SAME))
+		return false;
+	if (g->size % align || g->size - size >= sizeof(void *))
+		return false;
+	return !slab || (align <= g->align && g->align % align == 0);
+}

@@ -7,6 +7,7 @@
 #ifndef SLABSIM_LAYOUT_H
 #define SLABSIM_LAYOUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "policy.h"
@@ -103,5 +104,28 @@ int layout_slab(const struct policy_cfg *cfg, const struct policy_cache_spec *sp
  * 1, 2 nor 5..22. */
 int layout_slab_kmalloc(const struct policy_cfg *cfg, enum policy_kmalloc_type t, uint32_t index,
 			struct policy_geom *out, struct err *e);
+
+/* ---- merging (find_mergeable, mm/slab_common.c), shared by SLAB and SLUB ---- */
+
+/* Flags that forbid merging, and flags both caches must agree on. */
+#define LAYOUT_NEVER_MERGE                                                                         \
+	(POLICY_F_RED_ZONE | POLICY_F_POISON | POLICY_F_STORE_USER | POLICY_F_TRACE |              \
+	 POLICY_F_TYPESAFE_BY_RCU)
+#define LAYOUT_MERGE_SAME (POLICY_F_RECLAIM_ACCOUNT | POLICY_F_CACHE_DMA | POLICY_F_ACCOUNT)
+
+/* The request side: a cache created with spec and (after the allocator's
+ * debug options) flags may merge at all? If so, OUT: the size and alignment
+ * a target must fit. */
+bool layout_merge_request(const struct policy_cfg *cfg, const struct policy_cache_spec *spec,
+			  uint32_t flags, uint64_t *size, uint32_t *align);
+
+/* slab_unmergeable(): may an existing root cache be a merge target at all? */
+bool layout_merge_target(const struct policy_cfg *cfg, const struct policy_geom *g, bool kmalloc,
+			 bool ctor, uint32_t usersize, bool no_merge);
+
+/* The candidate side: does target geometry g take a request of (size, align,
+ * flags)? slab: SLAB's extra rule that g's alignment is a multiple of align. */
+bool layout_merge_fits(const struct policy_geom *g, uint64_t size, uint32_t align, uint32_t flags,
+		       bool slab);
 
 #endif

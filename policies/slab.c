@@ -740,23 +740,12 @@ static int add_cache(struct slab_model *m, const char *name, const struct policy
 	return 0;
 }
 
-#define NEVER_MERGE                                                                                \
-	(POLICY_F_RED_ZONE | POLICY_F_POISON | POLICY_F_STORE_USER | POLICY_F_TRACE |              \
-	 POLICY_F_TYPESAFE_BY_RCU)
-#define MERGE_SAME (POLICY_F_RECLAIM_ACCOUNT | POLICY_F_CACHE_DMA | POLICY_F_ACCOUNT)
-
 /* slab_unmergeable(): under DEBUG_SLAB every cache carries P (or RCU), so
  * nothing merges then. */
 static bool mergeable_target(const struct slab_model *m, const struct cache *k)
 {
-	if (k->root != cache_id(m, k))
-		return false;
-	if (k->no_merge || k->ctor || k->usersize || (k->g.flags & NEVER_MERGE))
-		return false;
-	/* 6.1 pins kmalloc caches (refcount -1 with MEMCG_KMEM) */
-	if (k->kmalloc && m->base.cfg.kernel == POLICY_KERNEL_6_1)
-		return false;
-	return true;
+	return k->root == cache_id(m, k) && layout_merge_target(&m->base.cfg, &k->g, k->kmalloc,
+								k->ctor, k->usersize, k->no_merge);
 }
 
 /* find_mergeable(). The kernel walks slab_root_caches backwards, and
@@ -764,32 +753,18 @@ static bool mergeable_target(const struct slab_model *m, const struct cache *k)
  * needs the target's alignment to be a multiple of the new one. */
 static uint32_t find_mergeable(const struct slab_model *m, const struct policy_cache_spec *spec)
 {
-	const struct policy_cfg *cfg = &m->base.cfg;
 	/* kmem_cache_flags() adds nothing under SLAB; CACHE_CREATE_MASK drops
 	 * the debug bits without DEBUG_SLAB */
-	uint32_t flags = spec->flags & ~POLICY_F_DEBUG_MASK;
-	if (cfg->slab_debug)
+	uint32_t flags = spec->flags & ~POLICY_F_DEBUG_MASK, align;
+	if (m->base.cfg.slab_debug)
 		flags |= spec->flags & (POLICY_F_RED_ZONE | POLICY_F_POISON | POLICY_F_STORE_USER);
-	if (cfg->nomerge || spec->ctor || spec->no_merge || spec->usersize || (flags & NEVER_MERGE))
+	uint64_t size;
+	if (!layout_merge_request(&m->base.cfg, spec, flags, &size, &align))
 		return UINT32_MAX;
-	uint64_t size = ((uint64_t)spec->object_size + 7) & ~7ULL;
-	uint32_t align = layout_calculate_alignment(cfg, flags, spec->align, (uint32_t)size);
-	size = (size + align - 1) / align * align;
 	for (uint32_t i = 0; i < m->nr_caches; i++) {
 		const struct cache *k = &m->caches[i];
-		if (!mergeable_target(m, k))
-			continue;
-		if (size > k->g.size)
-			continue;
-		if ((flags & MERGE_SAME) != (k->g.flags & MERGE_SAME))
-			continue;
-		if (k->g.size % align)
-			continue;
-		if (k->g.size - size >= 8)
-			continue;
-		if (align > k->g.align || k->g.align % align)
-			continue;
-		return i;
+		if (mergeable_target(m, k) && layout_merge_fits(&k->g, size, align, flags, true))
+			return i;
 	}
 	return UINT32_MAX;
 }

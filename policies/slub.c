@@ -528,46 +528,25 @@ static int add_cache(struct slub *s, const char *name, const struct policy_geom 
 	return 0;
 }
 
-#define NEVER_MERGE                                                                                \
-	(POLICY_F_RED_ZONE | POLICY_F_POISON | POLICY_F_STORE_USER | POLICY_F_TRACE |              \
-	 POLICY_F_TYPESAFE_BY_RCU)
-#define MERGE_SAME (POLICY_F_RECLAIM_ACCOUNT | POLICY_F_CACHE_DMA | POLICY_F_ACCOUNT)
-
 static bool mergeable_target(const struct slub *s, const struct cache *k)
 {
-	if (k->root != (uint32_t)(k - s->caches))
-		return false;
-	if (k->no_merge || k->ctor || k->usersize || (k->g.flags & NEVER_MERGE))
-		return false;
-	/* 6.1 pins kmalloc caches (refcount -1 with MEMCG_KMEM) */
-	if (k->kmalloc && is_61(s))
-		return false;
-	return true;
+	return k->root == (uint32_t)(k - s->caches) &&
+	       layout_merge_target(&s->base.cfg, &k->g, k->kmalloc, k->ctor, k->usersize,
+				   k->no_merge);
 }
 
-/* find_mergeable(): the newest compatible root cache, or UINT32_MAX. */
+/* find_mergeable(): the kernel walks slab_root_caches backwards and new
+ * caches are added at its head, so the OLDEST compatible root wins. */
 static uint32_t find_mergeable(const struct slub *s, const struct policy_cache_spec *spec)
 {
-	const struct policy_cfg *cfg = &s->base.cfg;
-	uint32_t flags = spec->flags | cfg->slub_debug;
-	if (cfg->nomerge || spec->ctor || spec->no_merge || spec->usersize || (flags & NEVER_MERGE))
+	uint32_t flags = spec->flags | s->base.cfg.slub_debug, align;
+	uint64_t size;
+	if (!layout_merge_request(&s->base.cfg, spec, flags, &size, &align))
 		return UINT32_MAX;
-	uint32_t align = layout_calculate_alignment(cfg, flags, spec->align, spec->object_size);
-	uint64_t size = ((uint64_t)spec->object_size + 7) & ~7ULL;
-	size = (size + align - 1) / align * align;
-	for (uint32_t i = s->nr_caches; i-- > 0;) {
+	for (uint32_t i = 0; i < s->nr_caches; i++) {
 		const struct cache *k = &s->caches[i];
-		if (!mergeable_target(s, k))
-			continue;
-		if (size > k->g.size)
-			continue;
-		if ((flags & MERGE_SAME) != (k->g.flags & MERGE_SAME))
-			continue;
-		if (k->g.size % align)
-			continue;
-		if (k->g.size - size >= 8)
-			continue;
-		return i;
+		if (mergeable_target(s, k) && layout_merge_fits(&k->g, size, align, flags, false))
+			return i;
 	}
 	return UINT32_MAX;
 }
