@@ -107,8 +107,8 @@ struct sim {
 	bool started;
 	uint64_t next_sample_ns, next_sample_ev, nsamples;
 	struct rec *rec;
-	const char *src;	     /* input name for messages: the trace path, or "events" */
-	struct trace_reader *reader; /* during sim_replay, for the line counts */
+	const char *src; /* input name for messages: the trace path, or "events" */
+	const struct trace_stats *line_stats; /* of the last text trace replayed, or NULL */
 };
 
 static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
@@ -821,7 +821,7 @@ static void progress_start(struct progress *pg, const char *what)
 	clock_gettime(CLOCK_MONOTONIC, &pg->t0);
 }
 
-static void progress_draw(const struct sim *s, struct progress *pg, struct trace_reader *r,
+static void progress_draw(const struct sim *s, struct progress *pg, const struct sim_source *src,
 			  uint64_t n, bool final)
 {
 	if (!s->o.progress || (!final && n - pg->last < (1u << 16)) || (final && !pg->drawn))
@@ -829,7 +829,9 @@ static void progress_draw(const struct sim *s, struct progress *pg, struct trace
 	uint64_t done, total;
 	struct timespec now;
 	pg->last = n;
-	trace_progress(r, &done, &total);
+	done = total = 0;
+	if (src->progress)
+		src->progress(src->ctx, &done, &total);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	double el =
 		(double)(now.tv_sec - pg->t0.tv_sec) + (double)(now.tv_nsec - pg->t0.tv_nsec) / 1e9;
@@ -853,6 +855,13 @@ static void progress_draw(const struct sim *s, struct progress *pg, struct trace
 
 int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e)
 {
+	struct sim_source src;
+	sim_source_trace(&src, r);
+	return sim_learn_names_source(s, &src, e);
+}
+
+int sim_learn_names_source(struct sim *s, const struct sim_source *src, struct err *e)
+{
 	struct u64map site_of; /* ptr -> learn key of its allocation */
 	struct trace_event ev;
 	int rc;
@@ -860,8 +869,8 @@ int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e)
 	uint64_t n = 0;
 	u64map_init(&site_of);
 	progress_start(&pg, "names");
-	while ((rc = trace_next(r, &ev, e)) == 1) {
-		progress_draw(s, &pg, r, ++n, false);
+	while ((rc = src->next(src->ctx, &ev, e)) == 1) {
+		progress_draw(s, &pg, src, ++n, false);
 		if (ev.type == TRACE_EV_CACHE_ALLOC || ev.type == TRACE_EV_CACHE_ALLOC_NODE) {
 			if (ev.name || !ev.ptr)
 				continue;
@@ -886,28 +895,62 @@ int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e)
 			}
 		}
 	}
-	progress_draw(s, &pg, r, n, true);
+	progress_draw(s, &pg, src, n, true);
 	u64map_fini(&site_of);
 	return rc < 0 ? rc : 0;
 }
 
 /* ---- progress ---- */
 
+static int source_trace_next(void *ctx, struct trace_event *ev, struct err *e)
+{
+	return trace_next(ctx, ev, e);
+}
+
+static void source_trace_progress(void *ctx, uint64_t *done, uint64_t *total)
+{
+	trace_progress(ctx, done, total);
+}
+
+static const struct trace_stats *source_trace_stats(void *ctx)
+{
+	return trace_stats(ctx);
+}
+
+void sim_source_trace(struct sim_source *src, struct trace_reader *r)
+{
+	*src = (struct sim_source){
+		.ctx = r,
+		.next = source_trace_next,
+		.progress = source_trace_progress,
+		.stats = source_trace_stats,
+		.name = trace_path(r),
+	};
+}
+
 int sim_replay(struct sim *s, struct trace_reader *r, struct rec *rec, struct err *e)
+{
+	struct sim_source src;
+	sim_source_trace(&src, r);
+	return sim_replay_source(s, &src, rec, e);
+}
+
+int sim_replay_source(struct sim *s, const struct sim_source *src, struct rec *rec, struct err *e)
 {
 	struct trace_event ev;
 	int rc;
 	struct progress pg;
 	s->rec = rec;
-	s->reader = r;
-	s->src = trace_path(r);
+	s->src = src->name ? src->name : "events";
 	progress_start(&pg, "replay");
-	while ((rc = trace_next(r, &ev, e)) == 1) {
+	while ((rc = src->next(src->ctx, &ev, e)) == 1) {
 		if ((rc = sim_event(s, &ev, e)))
 			break;
-		progress_draw(s, &pg, r, s->nevents, false);
+		progress_draw(s, &pg, src, s->nevents, false);
 	}
-	progress_draw(s, &pg, r, s->nevents, true);
+	progress_draw(s, &pg, src, s->nevents, true);
+	/* the counts stay valid until the source is closed, after sim_record */
+	s->line_stats = src->stats ? src->stats(src->ctx) : NULL;
 	s->src = "events";
 	if (rc < 0)
 		return rc;
@@ -967,8 +1010,8 @@ int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *
 		if ((rc = rec_count(rec, &c, e)))
 			return rc;
 	}
-	if (s->reader) {
-		const struct trace_stats *ts = trace_stats(s->reader);
+	if (s->line_stats) {
+		const struct trace_stats *ts = s->line_stats;
 		struct rec_count lines[] = {
 			{"line", "total", ts->lines, 0},
 			{"line", "header", ts->header_lines, 0},

@@ -56,17 +56,39 @@ struct sim;
 int sim_create(const struct sim_opts *o, struct sim **out, struct err *e);
 void sim_destroy(struct sim *s);
 
+/* A stream of events in time order: a text trace, a synthetic workload, an
+ * already parsed event array. next returns 1 with an event, 0 at the end, or
+ * a negative error code with e set. */
+struct sim_source {
+	void *ctx;
+	int (*next)(void *ctx, struct trace_event *ev, struct err *e);
+	/* done/total units of the source (bytes, events); NULL or total 0 =
+	 * unknown. For the progress bar. */
+	void (*progress)(void *ctx, uint64_t *done, uint64_t *total);
+	/* line counts of a text trace, valid until the source is closed; NULL
+	 * for sources that have no lines */
+	const struct trace_stats *(*stats)(void *ctx);
+	const char *name; /* path or label used in messages; NULL = "events" */
+};
+
+/* A source reading r (borrowed). */
+void sim_source_trace(struct sim_source *src, struct trace_reader *r);
+
 /* Learn cache names from a first pass over a trace: kmem_cache_alloc events
  * of 6.1 name no cache, but the matching kmem_cache_free does, so (call site,
  * object size, slot size) -> name is learned here and used by sim_replay.
  * Optional; without it names are learned as the replay goes. */
 int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e);
+int sim_learn_names_source(struct sim *s, const struct sim_source *src, struct err *e);
 
 /* Replay every event of r. With rec non-NULL, samples go to the open run of
  * rec as they are taken (rec_run_begin must have been called). Returns 0, or
  * the first input/model/IO error (samples already written stay in the open
  * run; the caller decides to commit or roll back). */
 int sim_replay(struct sim *s, struct trace_reader *r, struct rec *rec, struct err *e);
+/* The same for any source. Line counts are recorded when src->stats is set;
+ * the source must stay open until sim_record. */
+int sim_replay_source(struct sim *s, const struct sim_source *src, struct rec *rec, struct err *e);
 
 /* Apply one event (what sim_replay does per event). */
 int sim_event(struct sim *s, const struct trace_event *ev, struct err *e);

@@ -1,0 +1,202 @@
+/* cli.c - model options and helpers shared by the subcommands. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char cli_exit_codes_help[] =
+	"Exit status:\n"
+	"  0  success\n"
+	"  1  usage error (bad option or value)\n"
+	"  2  bad input (malformed trace line with --strict, impossible event)\n"
+	"  3  I/O or SQLite error (unreadable trace, unwritable database or output)\n"
+	"  4  model invariant violated (--check)\n";
+
+void cli_usage_model_opts(FILE *f)
+{
+	fprintf(f, "Model options:\n"
+		   "  --allocator NAME      allocator model (default slub), one of:\n");
+	for (int i = 0; policy_table[i]; i++)
+		fprintf(f, "                          %-6s %s\n", policy_table[i]->name,
+			policy_table[i]->desc);
+	fprintf(f,
+		"  --kernel 5.4|6.1      kernel rule profile (default 5.4; use 6.1 for traces\n"
+		"                        of current kernels)\n"
+		"  --align POLICY        kmalloc alignment of power-of-two sizes: natural =\n"
+		"                        aligned to their size (Linux 5.4+, default); none =\n"
+		"                        Linux 5.3; cap512 = natural up to 512 bytes, 512 below\n"
+		"                        a page, page-aligned from a page up (LSF/MM 2019)\n"
+		"  --slub-debug FLAGS    slub_debug letters for every cache: F Z P U T, '-' = "
+		"none\n"
+		"  --nr-cpus N           possible = present CPUs (default 2); trace CPUs >= N\n"
+		"                        are folded modulo N and counted\n"
+		"  --slub-min-order N    slub_min_order (default 0)\n"
+		"  --slub-max-order N    slub_max_order (default 3)\n"
+		"  --slub-min-objects N  slub_min_objects (default 0 = automatic)\n"
+		"  --no-cpu-partial      model CONFIG_SLUB_CPU_PARTIAL=n\n"
+		"  --slab-debug          SLAB: model CONFIG_DEBUG_SLAB (red zones, user word)\n"
+		"  --slab-max-order N    SLAB: slab_max_order (default 1)\n");
+}
+
+int cli_parse_u32(const char *opt, const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+	if (!*s || *s == '-')
+		goto bad;
+	v = strtoul(s, &end, 10);
+	if (*end || v < lo || v > hi)
+		goto bad;
+	*out = (uint32_t)v;
+	return 0;
+bad:
+	fprintf(stderr, "slabsim: %s expects a whole number from %u to %u, got '%s'\n", opt, lo, hi,
+		s);
+	return -1;
+}
+
+/* Returns 1 if the option was a model option, 0 if not, -1 on a bad value. */
+int cli_model_opt(struct cli_model *m, int c, const char *arg)
+{
+	struct err e;
+	switch (c) {
+	case CLI_OPT_ALLOCATOR:
+		if (!policy_find(arg)) {
+			fprintf(stderr, "slabsim: unknown allocator '%s' (known:", arg);
+			for (int i = 0; policy_table[i]; i++)
+				fprintf(stderr, " %s", policy_table[i]->name);
+			fprintf(stderr, ")\n");
+			return -1;
+		}
+		m->allocator = arg;
+		return 1;
+	case CLI_OPT_KERNEL:
+		if (strcmp(arg, "5.4") == 0)
+			m->cfg.kernel = POLICY_KERNEL_5_4;
+		else if (strcmp(arg, "6.1") == 0)
+			m->cfg.kernel = POLICY_KERNEL_6_1;
+		else {
+			fprintf(stderr, "slabsim: --kernel expects 5.4 or 6.1, got '%s'\n", arg);
+			return -1;
+		}
+		return 1;
+	case CLI_OPT_ALIGN:
+		if (policy_parse_align(arg, &m->cfg.align, &e)) {
+			fprintf(stderr, "slabsim: --align %s\n", e.msg);
+			return -1;
+		}
+		return 1;
+	case CLI_OPT_SLUB_DEBUG:
+		if (policy_parse_slub_debug(arg, &m->cfg.slub_debug, &e)) {
+			fprintf(stderr, "slabsim: --slub-debug: %s\n", e.msg);
+			return -1;
+		}
+		return 1;
+	case CLI_OPT_NR_CPUS:
+		return cli_parse_u32("--nr-cpus", arg, 1, 8192, &m->cfg.nr_cpus) ? -1 : 1;
+	case CLI_OPT_MIN_ORDER:
+		return cli_parse_u32("--slub-min-order", arg, 0, POLICY_MAX_ORDER - 1,
+				     &m->cfg.slub_min_order)
+			       ? -1
+			       : 1;
+	case CLI_OPT_MAX_ORDER:
+		return cli_parse_u32("--slub-max-order", arg, 0, POLICY_MAX_ORDER - 1,
+				     &m->cfg.slub_max_order)
+			       ? -1
+			       : 1;
+	case CLI_OPT_MIN_OBJECTS:
+		return cli_parse_u32("--slub-min-objects", arg, 0, 32767, &m->cfg.slub_min_objects)
+			       ? -1
+			       : 1;
+	case CLI_OPT_NO_CPU_PARTIAL:
+		m->cfg.cpu_partial = false;
+		return 1;
+	case CLI_OPT_SLAB_DEBUG:
+		m->cfg.slab_debug = true;
+		return 1;
+	case CLI_OPT_SLAB_MAX_ORDER:
+		return cli_parse_u32("--slab-max-order", arg, 0, POLICY_MAX_ORDER - 1,
+				     &m->cfg.slab_max_order)
+			       ? -1
+			       : 1;
+	default:
+		return 0;
+	}
+}
+
+void cli_model_defaults(struct cli_model *m)
+{
+	m->allocator = "slub";
+	policy_cfg_default(&m->cfg);
+}
+
+int cli_bad_usage(const char *cmd)
+{
+	fprintf(stderr, "Try 'slabsim %s --help'.\n", cmd);
+	return SLABSIM_EXIT_USAGE;
+}
+
+int cli_parse_sample_every(const char *s, uint64_t *ns, uint64_t *ev)
+{
+	char *end;
+	if (!*s || *s == '-')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || v == 0)
+		return -1;
+	uint64_t mul;
+	*ns = *ev = 0;
+	if (!*end || strcmp(end, "ev") == 0) {
+		*ev = v;
+		return 0;
+	} else if (strcmp(end, "ns") == 0) {
+		mul = 1;
+	} else if (strcmp(end, "us") == 0) {
+		mul = 1000;
+	} else if (strcmp(end, "ms") == 0) {
+		mul = 1000000;
+	} else if (strcmp(end, "s") == 0) {
+		mul = 1000000000;
+	} else {
+		return -1;
+	}
+	if (v > UINT64_MAX / mul)
+		return -1;
+	*ns = v * mul;
+	return 0;
+}
+
+double cli_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int cli_fail(struct err *e)
+{
+	fprintf(stderr, "slabsim: %s\n", e->msg);
+	return err_exit_code(e->code);
+}
+
+const char *cli_kernel_name(const struct cli_model *m)
+{
+	return m->cfg.kernel == POLICY_KERNEL_6_1 ? "6.1" : "5.4";
+}
+
+int cli_model_json(const struct cli_model *m, char *buf, size_t n)
+{
+	char dbg[8];
+	policy_slub_debug_str(m->cfg.slub_debug, dbg);
+	int w = snprintf(buf, n,
+			 "\"allocator\":\"%s\",\"kernel\":\"%s\",\"align\":\"%s\","
+			 "\"slub_debug\":\"%s\",\"nr_cpus\":%u,\"slub_min_order\":%u,"
+			 "\"slub_max_order\":%u,\"slub_min_objects\":%u,\"cpu_partial\":%s,"
+			 "\"slab_debug\":%s,\"slab_max_order\":%u",
+			 m->allocator, cli_kernel_name(m), policy_align_name(m->cfg.align), dbg,
+			 m->cfg.nr_cpus, m->cfg.slub_min_order, m->cfg.slub_max_order,
+			 m->cfg.slub_min_objects, m->cfg.cpu_partial ? "true" : "false",
+			 m->cfg.slab_debug ? "true" : "false", m->cfg.slab_max_order);
+	return w < 0 || (size_t)w >= n ? -1 : 0;
+}

@@ -1,0 +1,96 @@
+/* cli.h - what the subcommands of the slabsim command line share: the model
+ * options every command that builds a model takes, usage and error helpers,
+ * and the table of commands. Each command lives in its own sim/cmd_*.c. */
+#ifndef SLABSIM_CLI_H
+#define SLABSIM_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+#include "policy.h"
+
+/* The "Exit status:" paragraph every --help ends with. */
+extern const char cli_exit_codes_help[];
+
+/* getopt codes of the model options; commands number their own options
+ * from CLI_OPT_CMD up. */
+enum {
+	CLI_OPT_ALLOCATOR = 256,
+	CLI_OPT_KERNEL,
+	CLI_OPT_ALIGN,
+	CLI_OPT_SLUB_DEBUG,
+	CLI_OPT_NR_CPUS,
+	CLI_OPT_MIN_ORDER,
+	CLI_OPT_MAX_ORDER,
+	CLI_OPT_MIN_OBJECTS,
+	CLI_OPT_NO_CPU_PARTIAL,
+	CLI_OPT_SLAB_DEBUG,
+	CLI_OPT_SLAB_MAX_ORDER,
+	CLI_OPT_CMD = 400,
+};
+
+/* The model options and -h, for a command's struct option table. */
+#define CLI_MODEL_LONGOPTS                                                                         \
+	{"allocator", required_argument, NULL, CLI_OPT_ALLOCATOR},                                 \
+		{"kernel", required_argument, NULL, CLI_OPT_KERNEL},                               \
+		{"align", required_argument, NULL, CLI_OPT_ALIGN},                                 \
+		{"slub-debug", required_argument, NULL, CLI_OPT_SLUB_DEBUG},                       \
+		{"nr-cpus", required_argument, NULL, CLI_OPT_NR_CPUS},                             \
+		{"slub-min-order", required_argument, NULL, CLI_OPT_MIN_ORDER},                    \
+		{"slub-max-order", required_argument, NULL, CLI_OPT_MAX_ORDER},                    \
+		{"slub-min-objects", required_argument, NULL, CLI_OPT_MIN_OBJECTS},                \
+		{"no-cpu-partial", no_argument, NULL, CLI_OPT_NO_CPU_PARTIAL},                     \
+		{"slab-debug", no_argument, NULL, CLI_OPT_SLAB_DEBUG},                             \
+		{"slab-max-order", required_argument, NULL, CLI_OPT_SLAB_MAX_ORDER},               \
+	{                                                                                          \
+		"help", no_argument, NULL, 'h'                                                     \
+	}
+
+/* A model chosen on the command line. */
+struct cli_model {
+	const char *allocator;
+	struct policy_cfg cfg;
+};
+
+void cli_model_defaults(struct cli_model *m);
+/* Returns 1 if c was a model option, 0 if not, -1 on a bad value (message
+ * printed). */
+int cli_model_opt(struct cli_model *m, int c, const char *arg);
+void cli_usage_model_opts(FILE *f);
+/* The model as JSON members without braces ("allocator":"slub",...), the
+ * part of a run's config_json every command shares. Returns 0, or -1 if n
+ * is too small. */
+int cli_model_json(const struct cli_model *m, char *buf, size_t n);
+/* "5.4" or "6.1". */
+const char *cli_kernel_name(const struct cli_model *m);
+
+/* "Try 'slabsim CMD --help'." and SLABSIM_EXIT_USAGE. */
+int cli_bad_usage(const char *cmd);
+/* Print "slabsim: <msg>" and return the exit code of e->code. */
+int cli_fail(struct err *e);
+/* Whole number in [lo, hi]; prints "OPT expects ..." and returns -1 if not. */
+int cli_parse_u32(const char *opt, const char *s, uint32_t lo, uint32_t hi, uint32_t *out);
+/* --sample-every: N, Nev (events) or Nns/Nus/Nms/Ns (virtual time). */
+int cli_parse_sample_every(const char *s, uint64_t *ns, uint64_t *ev);
+/* Monotonic wall clock in seconds. */
+double cli_now(void);
+
+/* The commands: argv[0] is "slabsim CMD" (getopt names it in messages). */
+struct cli_cmd {
+	const char *name;
+	const char *synopsis; /* "replay TRACE" */
+	const char *summary;
+	int (*run)(int argc, char **argv);
+	void (*usage)(FILE *f);
+};
+
+int cmd_replay(int argc, char **argv);
+void usage_replay(FILE *f);
+int cmd_layout(int argc, char **argv);
+void usage_layout(FILE *f);
+
+#endif
