@@ -18,64 +18,63 @@ static inline uint64_t mix(uint64_t x)
 
 void u64map_init(struct u64map *m)
 {
-	m->keys = NULL;
-	m->vals = NULL;
-	m->used = NULL;
+	m->slots = NULL;
 	m->cap = 0;
 	m->len = 0;
+	m->has_empty_key = false;
+	m->empty_key_val = 0;
 }
 
 void u64map_fini(struct u64map *m)
 {
-	free(m->keys);
-	free(m->vals);
-	free(m->used);
+	free(m->slots);
 	u64map_init(m);
+}
+
+static struct u64map_slot *alloc_slots(size_t cap)
+{
+	struct u64map_slot *s = malloc(cap * sizeof(*s));
+	if (s)
+		for (size_t i = 0; i < cap; i++)
+			s[i].key = U64MAP_EMPTY;
+	return s;
 }
 
 static int grow(struct u64map *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 64;
-	struct u64map n = {
-		.keys = malloc(ncap * sizeof(uint64_t)),
-		.vals = malloc(ncap * sizeof(uint64_t)),
-		.used = calloc(ncap, 1),
-		.cap = ncap,
-		.len = 0,
-	};
-	if (!n.keys || !n.vals || !n.used) {
-		free(n.keys);
-		free(n.vals);
-		free(n.used);
+	struct u64map_slot *n = alloc_slots(ncap);
+	if (!n)
 		return SLABSIM_ENOMEM;
-	}
 	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->used[i])
+		if (m->slots[i].key == U64MAP_EMPTY)
 			continue;
-		size_t j = mix(m->keys[i]) & (ncap - 1);
-		while (n.used[j])
+		size_t j = mix(m->slots[i].key) & (ncap - 1);
+		while (n[j].key != U64MAP_EMPTY)
 			j = (j + 1) & (ncap - 1);
-		n.used[j] = 1;
-		n.keys[j] = m->keys[i];
-		n.vals[j] = m->vals[i];
-		n.len++;
+		n[j] = m->slots[i];
 	}
-	u64map_fini(m);
-	*m = n;
+	free(m->slots);
+	m->slots = n;
+	m->cap = ncap;
 	return 0;
 }
 
-static bool find(const struct u64map *m, uint64_t key, size_t *slot)
+/* Slot of key (true), or the free slot where it would go (false). */
+static inline bool find(const struct u64map *m, uint64_t key, size_t *slot)
 {
 	if (!m->cap)
 		return false;
 	size_t mask = m->cap - 1;
 	size_t i = mix(key) & mask;
-	while (m->used[i]) {
-		if (m->keys[i] == key) {
+	for (;;) {
+		uint64_t k = m->slots[i].key;
+		if (k == key) {
 			*slot = i;
 			return true;
 		}
+		if (k == U64MAP_EMPTY)
+			break;
 		i = (i + 1) & mask;
 	}
 	*slot = i;
@@ -85,8 +84,14 @@ static bool find(const struct u64map *m, uint64_t key, size_t *slot)
 int u64map_put(struct u64map *m, uint64_t key, uint64_t val)
 {
 	size_t i;
+	if (key == U64MAP_EMPTY) {
+		m->len += !m->has_empty_key;
+		m->has_empty_key = true;
+		m->empty_key_val = val;
+		return 0;
+	}
 	if (find(m, key, &i)) {
-		m->vals[i] = val;
+		m->slots[i].val = val;
 		return 0;
 	}
 	if ((m->len + 1) * 4 > m->cap * 3) {
@@ -95,51 +100,58 @@ int u64map_put(struct u64map *m, uint64_t key, uint64_t val)
 			return rc;
 		(void)find(m, key, &i);
 	}
-	m->used[i] = 1;
-	m->keys[i] = key;
-	m->vals[i] = val;
+	m->slots[i].key = key;
+	m->slots[i].val = val;
 	m->len++;
 	return 0;
 }
 
 bool u64map_get(const struct u64map *m, uint64_t key, uint64_t *val)
 {
-	size_t i;
-	if (!find(m, key, &i))
-		return false;
-	if (val)
-		*val = m->vals[i];
-	return true;
+	uint64_t *v = u64map_ref(m, key);
+	if (v && val)
+		*val = *v;
+	return v != NULL;
 }
 
 uint64_t *u64map_ref(const struct u64map *m, uint64_t key)
 {
 	size_t i;
-	return find(m, key, &i) ? &m->vals[i] : NULL;
+	if (key == U64MAP_EMPTY)
+		return m->has_empty_key ? (uint64_t *)&m->empty_key_val : NULL;
+	return find(m, key, &i) ? &m->slots[i].val : NULL;
 }
 
 bool u64map_del(struct u64map *m, uint64_t key, uint64_t *val)
 {
 	size_t i;
+	if (key == U64MAP_EMPTY) {
+		if (!m->has_empty_key)
+			return false;
+		if (val)
+			*val = m->empty_key_val;
+		m->has_empty_key = false;
+		m->len--;
+		return true;
+	}
 	if (!find(m, key, &i))
 		return false;
 	if (val)
-		*val = m->vals[i];
+		*val = m->slots[i].val;
 	size_t mask = m->cap - 1;
 	size_t j = i;
 	for (;;) {
 		j = (j + 1) & mask;
-		if (!m->used[j])
+		if (m->slots[j].key == U64MAP_EMPTY)
 			break;
-		size_t home = mix(m->keys[j]) & mask;
+		size_t home = mix(m->slots[j].key) & mask;
 		/* move j back into the hole at i unless its home lies in (i, j] */
 		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
-			m->keys[i] = m->keys[j];
-			m->vals[i] = m->vals[j];
+			m->slots[i] = m->slots[j];
 			i = j;
 		}
 	}
-	m->used[i] = 0;
+	m->slots[i].key = U64MAP_EMPTY;
 	m->len--;
 	return true;
 }
@@ -147,14 +159,22 @@ bool u64map_del(struct u64map *m, uint64_t key, uint64_t *val)
 bool u64map_next(const struct u64map *m, size_t *pos, uint64_t *key, uint64_t *val)
 {
 	for (size_t i = *pos; i < m->cap; i++) {
-		if (m->used[i]) {
-			*key = m->keys[i];
+		if (m->slots[i].key != U64MAP_EMPTY) {
+			*key = m->slots[i].key;
 			if (val)
-				*val = m->vals[i];
+				*val = m->slots[i].val;
 			*pos = i + 1;
 			return true;
 		}
 	}
-	*pos = m->cap;
+	/* the key U64MAP_EMPTY comes last, at position cap */
+	if (m->has_empty_key && *pos <= m->cap) {
+		*key = U64MAP_EMPTY;
+		if (val)
+			*val = m->empty_key_val;
+		*pos = m->cap + 1;
+		return true;
+	}
+	*pos = m->cap + 1;
 	return false;
 }

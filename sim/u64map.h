@@ -12,13 +12,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct u64map {
-	uint64_t *keys;
-	uint64_t *vals;
-	uint8_t *used;
-	size_t cap; /* power of two, or 0 */
-	size_t len;
+/* Key and value side by side: a lookup touches one cache line. */
+struct u64map_slot {
+	uint64_t key;
+	uint64_t val;
 };
+
+struct u64map {
+	struct u64map_slot *slots; /* key U64MAP_EMPTY marks a free slot */
+	size_t cap;		   /* power of two, or 0 */
+	size_t len;		   /* entries, including the one with key U64MAP_EMPTY */
+	bool has_empty_key;	   /* the key U64MAP_EMPTY itself is stored ... */
+	uint64_t empty_key_val;	   /* ... with this value, outside the slots */
+};
+
+/* The key value that marks free slots (any key may still be stored). */
+#define U64MAP_EMPTY UINT64_MAX
 
 /* Initialise an empty map (allocates nothing). */
 void u64map_init(struct u64map *m);

@@ -53,6 +53,26 @@ int main(void)
 	CHECK("iteration yields only present keys with their values", iter_ok);
 	CHECK_EQ_U64("iteration yields every key once", seen, present);
 	CHECK("get of 0 on empty map", !u64map_get(&(struct u64map){0}, 0, NULL));
+
+	/* UINT64_MAX marks free slots inside the map; it is still a valid key */
+	size_t before = u64map_len(&m);
+	uint64_t v = 0;
+	CHECK("UINT64_MAX absent at first", !u64map_get(&m, UINT64_MAX, NULL));
+	CHECK("put UINT64_MAX", u64map_put(&m, UINT64_MAX, 42) == 0);
+	CHECK("get UINT64_MAX", u64map_get(&m, UINT64_MAX, &v) && v == 42);
+	CHECK_EQ_U64("UINT64_MAX counts once", u64map_len(&m), before + 1);
+	pos = 0;
+	seen = 0;
+	bool last_is_max = false;
+	while (u64map_next(&m, &pos, &key, &val)) {
+		seen++;
+		last_is_max = key == UINT64_MAX && val == 42;
+	}
+	CHECK_EQ_U64("iteration includes UINT64_MAX", seen, before + 1);
+	CHECK("UINT64_MAX is iterated last", last_is_max);
+	CHECK("del UINT64_MAX", u64map_del(&m, UINT64_MAX, &v) && v == 42);
+	CHECK("UINT64_MAX gone", !u64map_get(&m, UINT64_MAX, NULL));
+	CHECK_EQ_U64("length back", u64map_len(&m), before);
 	u64map_fini(&m);
 	gsl_rng_free(rng);
 	return check_done();
