@@ -3,6 +3,7 @@
 #include "err.h"
 #include "layout.h"
 #include "policy.h"
+#include "prefetch.h"
 #include "rec.h"
 #include "sim.h"
 #include "trace.h"
@@ -24,6 +25,7 @@ enum {
 	OPT_NO_SAMPLE_CACHES,
 	OPT_STRICT,
 	OPT_NO_NAME_PASS,
+	OPT_NO_PREFETCH,
 	OPT_CHECK,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
@@ -52,6 +54,8 @@ void usage_replay(FILE *f)
 		"  --strict              stop at the first malformed line (default: count and\n"
 		"                        skip it, and report the count)\n"
 		"  --no-name-pass        do not read the trace twice to learn cache names\n"
+		"  --no-prefetch         parse on the replay thread (default: a second thread\n"
+		"                        parses ahead; same results, one core)\n"
 		"  --check               walk the model's invariants after every event (slow)\n"
 		"  --progress, --no-progress  progress bar on stderr (default: when a terminal)\n"
 		"  -q, --quiet           no summary on stdout\n"
@@ -61,6 +65,20 @@ void usage_replay(FILE *f)
 		"allocations at live addresses, kfree(NULL), lost events) are counted and\n"
 		"reported, never fatal.\n\n%s",
 		cli_exit_codes_help);
+}
+
+/* The replay reads the trace through a parser thread unless told not to. */
+static int open_source(struct trace_reader *tr, bool prefetch, struct trace_prefetch **pf,
+		       struct sim_source *src, struct err *e)
+{
+	if (!prefetch) {
+		sim_source_trace(src, tr);
+		return 0;
+	}
+	int rc = trace_prefetch_open(tr, pf, e);
+	if (!rc)
+		sim_source_prefetch(src, *pf, trace_path(tr));
+	return rc;
 }
 
 int cmd_replay(int argc, char **argv)
@@ -75,6 +93,7 @@ int cmd_replay(int argc, char **argv)
 		{"no-sample-caches", no_argument, NULL, OPT_NO_SAMPLE_CACHES},
 		{"strict", no_argument, NULL, OPT_STRICT},
 		{"no-name-pass", no_argument, NULL, OPT_NO_NAME_PASS},
+		{"no-prefetch", no_argument, NULL, OPT_NO_PREFETCH},
 		{"check", no_argument, NULL, OPT_CHECK},
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
@@ -83,6 +102,7 @@ int cmd_replay(int argc, char **argv)
 	};
 	struct cli_model m;
 	const char *db = "slabsim.db", *slabinfo = NULL, *sample_spec = "1000ev";
+	bool prefetch = true;
 	bool json = false, strict = false, name_pass = true, check = false, quiet = false;
 	bool sample_caches = true;
 	int progress = -1;
@@ -148,6 +168,9 @@ int cmd_replay(int argc, char **argv)
 		case OPT_NO_NAME_PASS:
 			name_pass = false;
 			break;
+		case OPT_NO_PREFETCH:
+			prefetch = false;
+			break;
 		case OPT_CHECK:
 			check = true;
 			break;
@@ -176,6 +199,7 @@ int cmd_replay(int argc, char **argv)
 	struct err e;
 	struct sim *s = NULL;
 	struct trace_reader *tr = NULL;
+	struct trace_prefetch *pf = NULL;
 	struct rec *rec = NULL;
 	struct trace_opts to = {.strict = strict};
 	int rc, status = 0;
@@ -195,14 +219,21 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (name_pass && strcmp(path, "-") != 0) {
 		struct trace_opts lax = {.strict = false};
-		if ((rc = trace_open(path, &lax, &tr, &e)) || (rc = sim_learn_names(s, tr, &e))) {
+		struct sim_source src;
+		if ((rc = trace_open(path, &lax, &tr, &e)) ||
+		    (rc = open_source(tr, prefetch, &pf, &src, &e)) ||
+		    (rc = sim_learn_names_source(s, &src, &e))) {
 			status = cli_fail(&e);
 			goto out;
 		}
+		trace_prefetch_close(pf);
+		pf = NULL;
 		trace_close(tr);
 		tr = NULL;
 	}
-	if ((rc = trace_open(path, &to, &tr, &e))) {
+	struct sim_source src;
+	if ((rc = trace_open(path, &to, &tr, &e)) ||
+	    (rc = open_source(tr, prefetch, &pf, &src, &e))) {
 		status = cli_fail(&e);
 		goto out;
 	}
@@ -236,7 +267,7 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	}
-	if ((rc = sim_replay(s, tr, rec, &e))) {
+	if ((rc = sim_replay_source(s, &src, rec, &e))) {
 		status = cli_fail(&e);
 		if (rec)
 			fprintf(stderr, "slabsim: the run was not recorded in %s\n", db);
@@ -266,6 +297,7 @@ out:
 	if (slabinfo_f)
 		fclose(slabinfo_f);
 	rec_close(rec);
+	trace_prefetch_close(pf);
 	trace_close(tr);
 	sim_destroy(s);
 	return status;

@@ -13,6 +13,7 @@
 #include "layout.h"
 #include "rec.h"
 #include "strtab.h"
+#include "prefetch.h"
 #include "trace.h"
 #include "u64map.h"
 
@@ -925,6 +926,32 @@ void sim_source_trace(struct sim_source *src, struct trace_reader *r)
 		.progress = source_trace_progress,
 		.stats = source_trace_stats,
 		.name = trace_path(r),
+	};
+}
+
+static int source_prefetch_next(void *ctx, struct trace_event *ev, struct err *e)
+{
+	return trace_prefetch_next(ctx, ev, e);
+}
+
+static void source_prefetch_progress(void *ctx, uint64_t *done, uint64_t *total)
+{
+	trace_prefetch_progress(ctx, done, total);
+}
+
+static const struct trace_stats *source_prefetch_stats(void *ctx)
+{
+	return trace_prefetch_stats(ctx);
+}
+
+void sim_source_prefetch(struct sim_source *src, struct trace_prefetch *p, const char *name)
+{
+	*src = (struct sim_source){
+		.ctx = p,
+		.next = source_prefetch_next,
+		.progress = source_prefetch_progress,
+		.stats = source_prefetch_stats,
+		.name = name,
 	};
 }
 

@@ -73,6 +73,9 @@ struct sim_source {
 
 /* A source reading r (borrowed). */
 void sim_source_trace(struct sim_source *src, struct trace_reader *r);
+/* A source reading a trace parsed ahead on another thread (borrowed). */
+struct trace_prefetch;
+void sim_source_prefetch(struct sim_source *src, struct trace_prefetch *p, const char *name);
 
 /* Learn cache names from a first pass over a trace: kmem_cache_alloc events
  * of 6.1 name no cache, but the matching kmem_cache_free does, so (call site,
