@@ -308,6 +308,19 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 	}
 	uint32_t c;
 	rc = s->p->ops->cache_create(s->p, &spec, &c, e);
+	if (rc == SLABSIM_EUSAGE) {
+		/* The trace's sizes make the cache impossible under this model
+		 * (4 MiB objects plus slub_debug metadata exceed an order-10
+		 * slab): bad input naming the line (exit 2), not a usage error.
+		 * Found by tests/fuzz/fuzz_replay. */
+		char why[SLABSIM_ERR_MSG_MAX / 2];
+		(void)snprintf(why, sizeof(why), "%s", e ? e->msg : "");
+		return err_set(
+			e, SLABSIM_EINPUT,
+			"expected a kmem_cache_alloc the model can lay out, got bytes_req=%" PRIu64
+			" bytes_alloc=%" PRIu64 " (%s)",
+			osz, slot, why);
+	}
 	if (rc)
 		return rc;
 	if (u64map_put(&s->name_cache, nid, c) || grow_acct(s, s->p->ops->nr_caches(s->p)) ||
@@ -1152,6 +1165,11 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 		for (int i = 0; i < SIM_AN_NR; i++)
 			fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", sim_anomaly_names[i],
 				s->anomalies[i]);
+		/* where each kind was first seen (input line, 0 = never) */
+		fprintf(out, "},\n  \"anomaly_first_lines\": {");
+		for (int i = 0; i < SIM_AN_NR; i++)
+			fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", sim_anomaly_names[i],
+				s->anomalies[i] ? s->anomaly_first_line[i] : 0);
 		fprintf(out, "},\n");
 		if (ts)
 			fprintf(out,
@@ -1232,7 +1250,17 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 			fprintf(out, " %s %" PRIu64, sim_anomaly_names[i], s->anomalies[i]);
 			any = true;
 		}
-	fprintf(out, "%s\n\n", any ? "" : " none");
+	fprintf(out, "%s\n", any ? "" : " none");
+	/* Anomalies are not fatal, but a user checking a trace needs to know
+	 * where to look: the input line of the first of each kind. */
+	const char *sep = "first anomaly lines: ";
+	for (int i = 0; i < SIM_AN_NR; i++)
+		if (s->anomalies[i] && s->anomaly_first_line[i]) {
+			fprintf(out, "%s%s %s:%" PRIu64, sep, sim_anomaly_names[i],
+				trace_path_str ? trace_path_str : "-", s->anomaly_first_line[i]);
+			sep = ", ";
+		}
+	fprintf(out, "%s\n", any && *sep == ',' ? "\n" : "");
 	fprintf(out,
 		"live objects %" PRIu64 " (%" PRIu64 " bytes requested)\n"
 		"slab pages %" PRIu64 " at the end, %" PRIu64 " at peak (t=%.6f s); large kmalloc "
