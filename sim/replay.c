@@ -268,10 +268,20 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 {
 	char buf[64];
 	const char *name = ev->name;
-	uint64_t key = learn_key(site, ev->bytes_req, ev->bytes_alloc);
+	uint64_t osz = ev->bytes_req, slot = ev->bytes_alloc;
 	uint32_t nid;
 	int rc;
 
+	/* Before any lookup: learn_key keeps 23 bits of each size, so a
+	 * bytes_alloc above 4 MiB would alias a small cache seen earlier and
+	 * be accepted or refused depending on what came before. */
+	if (osz == 0 || osz > LAYOUT_KMALLOC_MAX_SIZE || slot > LAYOUT_KMALLOC_MAX_SIZE)
+		return err_set(
+			e, SLABSIM_EINPUT,
+			"expected kmem_cache_alloc sizes of 1..%u bytes, got bytes_req=%" PRIu64
+			" bytes_alloc=%" PRIu64,
+			LAYOUT_KMALLOC_MAX_SIZE, osz, slot);
+	uint64_t key = learn_key(site, osz, slot);
 	if (!name) {
 		uint64_t v;
 		if (u64map_get(&s->cache_by_key, key, &v)) { /* the common case: seen before */
@@ -294,13 +304,6 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 		return ev->name ? 0 : u64map_put(&s->cache_by_key, key, cid);
 	}
 	struct policy_cache_spec spec = {.name = name, .no_merge = true};
-	uint64_t osz = ev->bytes_req, slot = ev->bytes_alloc;
-	if (osz == 0 || osz > LAYOUT_KMALLOC_MAX_SIZE || slot > LAYOUT_KMALLOC_MAX_SIZE)
-		return err_set(
-			e, SLABSIM_EINPUT,
-			"expected kmem_cache_alloc sizes of 1..%u bytes, got bytes_req=%" PRIu64
-			" bytes_alloc=%" PRIu64,
-			LAYOUT_KMALLOC_MAX_SIZE, osz, slot);
 	if (!infer_spec(s, (uint32_t)osz, (uint32_t)slot, &spec)) {
 		anomaly(s, SIM_AN_CACHE_GUESSED, ev->line);
 		spec.object_size = (uint32_t)(slot >= osz ? slot : osz);
@@ -313,7 +316,7 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 		 * (4 MiB objects plus slub_debug metadata exceed an order-10
 		 * slab): bad input naming the line (exit 2), not a usage error.
 		 * Found by tests/fuzz/fuzz_replay. */
-		char why[SLABSIM_ERR_MSG_MAX / 2];
+		char why[SLABSIM_ERR_MSG_MAX];
 		(void)snprintf(why, sizeof(why), "%s", e ? e->msg : "");
 		return err_set(
 			e, SLABSIM_EINPUT,
@@ -885,7 +888,9 @@ int sim_learn_names_source(struct sim *s, const struct sim_source *src, struct e
 	while ((rc = src->next(src->ctx, &ev, e)) == 1) {
 		progress_draw(s, &pg, src, ++n, false);
 		if (ev.type == TRACE_EV_CACHE_ALLOC || ev.type == TRACE_EV_CACHE_ALLOC_NODE) {
-			if (ev.name || !ev.ptr)
+			/* sizes the replay refuses must not alias a good key */
+			if (ev.name || !ev.ptr || ev.bytes_req > LAYOUT_KMALLOC_MAX_SIZE ||
+			    ev.bytes_alloc > LAYOUT_KMALLOC_MAX_SIZE)
 				continue;
 			uint32_t site;
 			if (intern_site(s, ev.call_site, &site) ||
