@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum {
@@ -280,11 +281,24 @@ int cmd_replay(int argc, char **argv)
 	if (!quiet)
 		sim_print_summary(s, stdout, json, path, trace_stats(tr));
 	if (slabinfo_f) {
-		int bad = sim_write_slabinfo(s, slabinfo_f);
-		bad |= fclose(slabinfo_f);
+		/* On a full disk the write fails in a flush: keep that errno,
+		 * and remove the truncated file rather than leave it looking
+		 * complete (only a regular file: never a device or a FIFO). */
+		struct stat st;
+		bool regular = fstat(fileno(slabinfo_f), &st) == 0 && S_ISREG(st.st_mode);
+		errno = 0;
+		int bad = sim_write_slabinfo(s, slabinfo_f) || fflush(slabinfo_f);
+		int why = errno;
+		if (fclose(slabinfo_f) && !bad) {
+			bad = 1;
+			why = errno;
+		}
 		slabinfo_f = NULL;
 		if (bad) {
-			fprintf(stderr, "slabsim: %s: cannot write the slabinfo file%s\n", slabinfo,
+			if (regular)
+				(void)unlink(slabinfo);
+			fprintf(stderr, "slabsim: %s: cannot write the slabinfo file: %s%s\n",
+				slabinfo, why ? strerror(why) : "write error",
 				rec ? " (the run is recorded)" : "");
 			status = SLABSIM_EXIT_IO;
 		}

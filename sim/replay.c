@@ -269,10 +269,20 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 {
 	char buf[64];
 	const char *name = ev->name;
-	uint64_t key = learn_key(site, ev->bytes_req, ev->bytes_alloc);
+	uint64_t osz = ev->bytes_req, slot = ev->bytes_alloc;
 	uint32_t nid;
 	int rc;
 
+	/* Before any lookup: learn_key keeps 23 bits of each size, so a
+	 * bytes_alloc above 4 MiB would alias a small cache seen earlier and
+	 * be accepted or refused depending on what came before. */
+	if (osz == 0 || osz > LAYOUT_KMALLOC_MAX_SIZE || slot > LAYOUT_KMALLOC_MAX_SIZE)
+		return err_set(
+			e, SLABSIM_EINPUT,
+			"expected kmem_cache_alloc sizes of 1..%u bytes, got bytes_req=%" PRIu64
+			" bytes_alloc=%" PRIu64,
+			LAYOUT_KMALLOC_MAX_SIZE, osz, slot);
+	uint64_t key = learn_key(site, osz, slot);
 	if (!name) {
 		uint64_t v;
 		if (u64map_get(&s->cache_by_key, key, &v)) { /* the common case: seen before */
@@ -295,13 +305,6 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 		return ev->name ? 0 : u64map_put(&s->cache_by_key, key, cid);
 	}
 	struct policy_cache_spec spec = {.name = name, .no_merge = true};
-	uint64_t osz = ev->bytes_req, slot = ev->bytes_alloc;
-	if (osz == 0 || osz > LAYOUT_KMALLOC_MAX_SIZE || slot > LAYOUT_KMALLOC_MAX_SIZE)
-		return err_set(
-			e, SLABSIM_EINPUT,
-			"expected kmem_cache_alloc sizes of 1..%u bytes, got bytes_req=%" PRIu64
-			" bytes_alloc=%" PRIu64,
-			LAYOUT_KMALLOC_MAX_SIZE, osz, slot);
 	if (!infer_spec(s, (uint32_t)osz, (uint32_t)slot, &spec)) {
 		anomaly(s, SIM_AN_CACHE_GUESSED, ev->line);
 		spec.object_size = (uint32_t)(slot >= osz ? slot : osz);
@@ -309,6 +312,19 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 	}
 	uint32_t c;
 	rc = s->p->ops->cache_create(s->p, &spec, &c, e);
+	if (rc == SLABSIM_EUSAGE) {
+		/* The trace's sizes make the cache impossible under this model
+		 * (4 MiB objects plus slub_debug metadata exceed an order-10
+		 * slab): bad input naming the line (exit 2), not a usage error.
+		 * Found by tests/fuzz/fuzz_replay. */
+		char why[SLABSIM_ERR_MSG_MAX];
+		(void)snprintf(why, sizeof(why), "%s", e ? e->msg : "");
+		return err_set(
+			e, SLABSIM_EINPUT,
+			"expected a kmem_cache_alloc the model can lay out, got bytes_req=%" PRIu64
+			" bytes_alloc=%" PRIu64 " (%s)",
+			osz, slot, why);
+	}
 	if (rc)
 		return rc;
 	if (u64map_put(&s->name_cache, nid, c) || grow_acct(s, s->p->ops->nr_caches(s->p)) ||
@@ -873,7 +889,9 @@ int sim_learn_names_source(struct sim *s, const struct sim_source *src, struct e
 	while ((rc = src->next(src->ctx, &ev, e)) == 1) {
 		progress_draw(s, &pg, src, ++n, false);
 		if (ev.type == TRACE_EV_CACHE_ALLOC || ev.type == TRACE_EV_CACHE_ALLOC_NODE) {
-			if (ev.name || !ev.ptr)
+			/* sizes the replay refuses must not alias a good key */
+			if (ev.name || !ev.ptr || ev.bytes_req > LAYOUT_KMALLOC_MAX_SIZE ||
+			    ev.bytes_alloc > LAYOUT_KMALLOC_MAX_SIZE)
 				continue;
 			uint32_t site;
 			if (intern_site(s, ev.call_site, &site) ||
@@ -1179,6 +1197,11 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 		for (int i = 0; i < SIM_AN_NR; i++)
 			fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", sim_anomaly_names[i],
 				s->anomalies[i]);
+		/* where each kind was first seen (input line, 0 = never) */
+		fprintf(out, "},\n  \"anomaly_first_lines\": {");
+		for (int i = 0; i < SIM_AN_NR; i++)
+			fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", sim_anomaly_names[i],
+				s->anomalies[i] ? s->anomaly_first_line[i] : 0);
 		fprintf(out, "},\n");
 		if (ts)
 			fprintf(out,
@@ -1259,7 +1282,17 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 			fprintf(out, " %s %" PRIu64, sim_anomaly_names[i], s->anomalies[i]);
 			any = true;
 		}
-	fprintf(out, "%s\n\n", any ? "" : " none");
+	fprintf(out, "%s\n", any ? "" : " none");
+	/* Anomalies are not fatal, but a user checking a trace needs to know
+	 * where to look: the input line of the first of each kind. */
+	const char *sep = "first anomaly lines: ";
+	for (int i = 0; i < SIM_AN_NR; i++)
+		if (s->anomalies[i] && s->anomaly_first_line[i]) {
+			fprintf(out, "%s%s %s:%" PRIu64, sep, sim_anomaly_names[i],
+				trace_path_str ? trace_path_str : "-", s->anomaly_first_line[i]);
+			sep = ", ";
+		}
+	fprintf(out, "%s\n", any && *sep == ',' ? "\n" : "");
 	fprintf(out,
 		"live objects %" PRIu64 " (%" PRIu64 " bytes requested)\n"
 		"slab pages %" PRIu64 " at the end, %" PRIu64 " at peak (t=%.6f s); large kmalloc "

@@ -31,7 +31,9 @@ extern char **environ;
 /* Longest line kept, newline included. Kernel event lines are a few hundred
  * bytes and a trace_marker write is at most a page, so anything longer is
  * not a trace line; skipping it keeps memory bounded on hostile input. */
+#ifndef TRACE_LINE_MAX /* the fuzz harness builds this file with a small one */
 #define TRACE_LINE_MAX (1u << 20)
+#endif
 
 #define MSG_MAX	    256 /* parse messages, as in trace_stats */
 #define EXCERPT_MAX 64	/* bytes of input quoted in a message */

@@ -55,6 +55,12 @@ tap_todo() {
 	fi
 }
 
+# tap_skip NAME REASON: a check that cannot run here (e.g. needs root).
+tap_skip() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+
 tap_diag() {
 	printf '%s\n' "$@" | sed 's/^/# /'
 }

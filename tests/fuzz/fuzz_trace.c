@@ -1,0 +1,232 @@
+/* fuzz_trace.c - libFuzzer harness for the ftrace reader (traces/trace.h).
+ *
+ * The input is a trace file. Each line goes through trace_parse_line() in a
+ * buffer of its exact size (ASan sees any read past it); then the whole input
+ * is read by the stream reader from a memfd, lax and strict, and the two must
+ * agree: the same events with the same fields, the same line counts, and
+ * under --strict an error naming "path:line" of the first malformed line.
+ * This harness compiles trace.c itself with a 256-byte TRACE_LINE_MAX, so
+ * short inputs exercise the refill, carry-over and too-long-line paths that
+ * need a megabyte with the real buffer.
+ */
+#define _GNU_SOURCE /* memfd_create */
+#include "trace.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_EVENTS 4096
+
+/* The fields of an event that do not point into the line buffer, plus a
+ * hash of the strings (they die with the next read). */
+struct ev_key {
+	int type;
+	uint64_t t_ns, ptr, bytes_req, bytes_alloc, line, str_hash;
+	uint32_t cpu, gfp;
+	int32_t pid, node;
+	int8_t accounted;
+};
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	if (!s)
+		return h * 31 + 7;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	return h * 31 + 1;
+}
+
+static struct ev_key key_of(const struct trace_event *ev, uint64_t line)
+{
+	/* strings must be valid C strings: hashing walks them to the NUL */
+	uint64_t h = hash_str(hash_str(0, ev->call_site), ev->name);
+	if (ev->type == TRACE_EV_MARKER)
+		h = hash_str(h, ev->text);
+	if ((unsigned)ev->type >= TRACE_EV_NR || !ev->call_site)
+		abort();
+	return (struct ev_key){.type = (int)ev->type,
+			       .t_ns = ev->t_ns,
+			       .ptr = ev->ptr,
+			       .bytes_req = ev->bytes_req,
+			       .bytes_alloc = ev->bytes_alloc,
+			       .line = line,
+			       .str_hash = h,
+			       .cpu = ev->cpu,
+			       .gfp = ev->gfp,
+			       .pid = ev->pid,
+			       .node = ev->node,
+			       .accounted = ev->accounted};
+}
+
+static bool key_eq(const struct ev_key *a, const struct ev_key *b)
+{
+	return a->type == b->type && a->t_ns == b->t_ns && a->ptr == b->ptr &&
+	       a->bytes_req == b->bytes_req && a->bytes_alloc == b->bytes_alloc &&
+	       a->line == b->line && a->str_hash == b->str_hash && a->cpu == b->cpu &&
+	       a->gfp == b->gfp && a->pid == b->pid && a->node == b->node &&
+	       a->accounted == b->accounted;
+}
+
+static struct ev_key want[MAX_EVENTS], got[MAX_EVENTS];
+
+static void fail(const char *what, uint64_t a, uint64_t b)
+{
+	fprintf(stderr, "fuzz_trace: %s: line parser %" PRIu64 ", stream reader %" PRIu64 "\n",
+		what, a, b);
+	abort();
+}
+
+/* What the stream reader should report, line by line, from trace_parse_line.
+ * Returns false when the input has a line the two treat differently on
+ * purpose (trace_parse_line strips every trailing CR, the reader one). */
+static bool expect(const uint8_t *data, size_t size, struct trace_stats *st, size_t *nwant)
+{
+	size_t pos = 0;
+	bool comparable = true;
+
+	memset(st, 0, sizeof(*st));
+	*nwant = 0;
+	while (pos < size) {
+		const uint8_t *nl = memchr(data + pos, '\n', size - pos);
+		size_t n = nl ? (size_t)(nl - (data + pos)) : size - pos;
+		size_t full = n;
+		char *line;
+		struct trace_event ev;
+		enum trace_line_kind kind;
+		uint64_t lost;
+		struct err e;
+		int rc;
+
+		st->lines++;
+		if (n && data[pos + n - 1] == '\r')
+			n--;
+		if (n && data[pos + n - 1] == '\r')
+			comparable = false;
+		line = malloc(n + 1); /* exact size: ASan catches reads past the NUL */
+		if (!line)
+			abort();
+		memcpy(line, data + pos, n);
+		line[n] = '\0';
+		if (full >= TRACE_LINE_MAX || memchr(line, '\0', n)) {
+			rc = -1; /* too long, or a NUL byte: malformed */
+		} else {
+			rc = trace_parse_line(line, &ev, &kind, &lost, &e);
+			if (rc < 0 && (rc != SLABSIM_EINPUT || !e.msg[0] ||
+				       strncmp(e.msg, "expected ", 9) != 0)) {
+				fprintf(stderr, "fuzz_trace: bad error %d '%s'\n", rc, e.msg);
+				abort();
+			}
+		}
+		if (rc == 1) {
+			if (*nwant == MAX_EVENTS)
+				comparable = false;
+			else
+				want[(*nwant)++] = key_of(&ev, st->lines);
+			st->events[ev.type]++;
+		} else if (rc < 0) {
+			if (!st->malformed++)
+				st->first_malformed_line = st->lines;
+		} else if (kind == TRACE_LINE_LOST) {
+			st->lost_markers++;
+			st->lost_events += lost;
+		} else if (kind == TRACE_LINE_OTHER_EVENT) {
+			st->other_events++;
+		} else {
+			st->header_lines++;
+		}
+		free(line);
+		pos += full + (nl != NULL);
+	}
+	return comparable;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct trace_stats st_want;
+	size_t nwant, ngot = 0;
+	bool comparable = expect(data, size, &st_want, &nwant);
+	char path[64];
+	int fd = memfd_create("fuzz_trace", MFD_CLOEXEC);
+	struct trace_reader *r;
+	struct trace_event ev;
+	struct err e;
+	int rc;
+
+	if (fd < 0)
+		abort();
+	if (size && write(fd, data, size) != (ssize_t)size)
+		abort();
+	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+
+	/* lax: every line counted, every event returned */
+	struct trace_opts lax = {.strict = false};
+	if (trace_open(path, &lax, &r, &e))
+		abort();
+	while ((rc = trace_next(r, &ev, &e)) == 1) {
+		if (ngot < MAX_EVENTS)
+			got[ngot] = key_of(&ev, ev.line);
+		ngot++;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "fuzz_trace: lax read failed: %s\n", e.msg);
+		abort();
+	}
+	const struct trace_stats *st = trace_stats(r);
+	uint64_t sum = st->header_lines + st->other_events + st->malformed + st->lost_markers;
+	for (int t = 0; t < TRACE_EV_NR; t++)
+		sum += st->events[t];
+	if (sum != st->lines)
+		fail("stream: lines by kind do not add up", sum, st->lines);
+	if (comparable) {
+		if (st->lines != st_want.lines)
+			fail("lines", st_want.lines, st->lines);
+		if (st->header_lines != st_want.header_lines)
+			fail("header lines", st_want.header_lines, st->header_lines);
+		if (st->other_events != st_want.other_events)
+			fail("other events", st_want.other_events, st->other_events);
+		if (st->malformed != st_want.malformed)
+			fail("malformed", st_want.malformed, st->malformed);
+		if (st->lost_markers != st_want.lost_markers ||
+		    st->lost_events != st_want.lost_events)
+			fail("lost events", st_want.lost_events, st->lost_events);
+		if (st->malformed && st->first_malformed_line != st_want.first_malformed_line)
+			fail("first malformed line", st_want.first_malformed_line,
+			     st->first_malformed_line);
+		if (ngot != nwant)
+			fail("events", nwant, ngot);
+		for (size_t i = 0; i < nwant; i++)
+			if (!key_eq(&want[i], &got[i]))
+				fail("event differs at index", i, i);
+	}
+	uint64_t first_bad = st->malformed ? st->first_malformed_line : 0;
+	trace_close(r);
+
+	/* strict: stops at the first malformed line, naming it */
+	struct trace_opts strict = {.strict = true};
+	if (trace_open(path, &strict, &r, &e))
+		abort();
+	while ((rc = trace_next(r, &ev, &e)) == 1)
+		;
+	if (first_bad) {
+		char prefix[96];
+		(void)snprintf(prefix, sizeof(prefix), "%s:%" PRIu64 ": expected ", path,
+			       first_bad);
+		if (rc != SLABSIM_EINPUT || strncmp(e.msg, prefix, strlen(prefix)) != 0) {
+			fprintf(stderr, "fuzz_trace: strict: rc %d '%s', want '%s...'\n", rc, e.msg,
+				prefix);
+			abort();
+		}
+	} else if (rc != 0) {
+		fprintf(stderr, "fuzz_trace: strict: rc %d '%s' on a clean input\n", rc, e.msg);
+		abort();
+	}
+	trace_close(r);
+	close(fd);
+	return 0;
+}
