@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "err.h"
+#include "metrics.h"
 #include "policy.h"
 
 struct trace_reader;
@@ -48,6 +49,8 @@ struct sim_opts {
 	bool check;		      /* run the policy's invariant walk after every event */
 	bool progress;		      /* progress bar on stderr */
 	FILE *progress_out;	      /* where the bar goes (default stderr) */
+	struct metrics_opts metrics;  /* docs/metrics.md figures (sample_cache is set
+					 from sample_caches) */
 };
 
 struct sim;
@@ -130,5 +133,8 @@ void sim_totals(const struct sim *s, struct sim_totals *out);
 
 /* The policy instance (borrowed; valid until sim_destroy). */
 struct policy *sim_policy(const struct sim *s);
+
+/* The docs/metrics.md figures (borrowed; valid until sim_destroy). */
+const struct metrics *sim_metrics(const struct sim *s);
 
 #endif
