@@ -17,13 +17,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One allocation pointer as perf keeps it. */
+/* What perf needs of every pointer it has seen, for "freed" and ping-pong
+ * (12 bytes; kept for every distinct pointer, as perf does). */
 struct perf_ptr {
+	uint32_t last_alloc; /* bytes_alloc of the last allocation (sizes are < 4 GiB) */
+	uint32_t site;	     /* call site of the last allocation */
+	int32_t alloc_cpu;   /* -1 once freed */
+};
+
+/* The per-pointer table of perf kmem stat --alloc, kept only when asked
+ * (metrics_opts.record_ptrs): index-parallel to ptrs. */
+struct perf_ptr_stat {
 	uint64_t ptr;
-	uint64_t bytes_req, bytes_alloc, last_alloc;
+	uint64_t bytes_req, bytes_alloc;
 	uint32_t hit, pingpong;
-	uint32_t site;	   /* call site of the last allocation */
-	int32_t alloc_cpu; /* -1 once freed */
 };
 
 /* One call site as perf keeps it. */
@@ -38,6 +45,7 @@ struct metrics {
 	/* perf kmem */
 	struct u64map ptr_index; /* ptr -> index into ptrs */
 	struct perf_ptr *ptrs;
+	struct perf_ptr_stat *pstats; /* NULL unless o.record_ptrs */
 	uint32_t nptrs, ptrs_cap;
 	struct perf_caller *callers; /* by call-site id */
 	uint32_t callers_cap;
@@ -80,6 +88,7 @@ void metrics_destroy(struct metrics *m)
 		return;
 	u64map_fini(&m->ptr_index);
 	free(m->ptrs);
+	free(m->pstats);
 	free(m->callers);
 	free(m);
 }
@@ -108,32 +117,38 @@ int metrics_perf_alloc(struct metrics *m, const struct trace_event *ev, uint32_t
 	uint64_t idx;
 	if (!c)
 		return SLABSIM_ENOMEM;
-	struct perf_ptr *p;
-	if (u64map_get(&m->ptr_index, ev->ptr, &idx)) {
-		p = &m->ptrs[idx];
-		p->hit++;
-		p->bytes_req += ev->bytes_req;
-		p->bytes_alloc += ev->bytes_alloc;
-	} else {
+	if (!u64map_get(&m->ptr_index, ev->ptr, &idx)) {
 		if (m->nptrs == m->ptrs_cap) {
 			uint32_t ncap = m->ptrs_cap ? m->ptrs_cap * 2 : 4096;
 			struct perf_ptr *n = realloc(m->ptrs, (size_t)ncap * sizeof(*n));
 			if (!n)
 				return SLABSIM_ENOMEM;
 			m->ptrs = n;
+			if (m->o.record_ptrs) {
+				struct perf_ptr_stat *ns =
+					realloc(m->pstats, (size_t)ncap * sizeof(*ns));
+				if (!ns)
+					return SLABSIM_ENOMEM;
+				m->pstats = ns;
+			}
 			m->ptrs_cap = ncap;
 		}
 		if (u64map_put(&m->ptr_index, ev->ptr, m->nptrs))
 			return SLABSIM_ENOMEM;
-		p = &m->ptrs[m->nptrs++];
-		*p = (struct perf_ptr){.ptr = ev->ptr,
-				       .hit = 1,
-				       .bytes_req = ev->bytes_req,
-				       .bytes_alloc = ev->bytes_alloc};
+		idx = m->nptrs++;
+		if (m->pstats)
+			m->pstats[idx] = (struct perf_ptr_stat){.ptr = ev->ptr};
 	}
+	struct perf_ptr *p = &m->ptrs[idx];
 	p->site = site;
 	p->alloc_cpu = (int32_t)ev->cpu;
-	p->last_alloc = ev->bytes_alloc;
+	p->last_alloc = ev->bytes_alloc > UINT32_MAX ? UINT32_MAX : (uint32_t)ev->bytes_alloc;
+	if (m->pstats) {
+		struct perf_ptr_stat *ps = &m->pstats[idx];
+		ps->hit++;
+		ps->bytes_req += ev->bytes_req;
+		ps->bytes_alloc += ev->bytes_alloc;
+	}
 	c->hit++;
 	c->bytes_req += ev->bytes_req;
 	c->bytes_alloc += ev->bytes_alloc;
@@ -154,7 +169,8 @@ void metrics_perf_free(struct metrics *m, const struct trace_event *ev)
 	m->frees++;
 	m->bytes_freed += p->last_alloc;
 	if ((int32_t)ev->cpu != p->alloc_cpu) {
-		p->pingpong++;
+		if (m->pstats)
+			m->pstats[idx].pingpong++;
 		m->callers[p->site].pingpong++; /* exists: the allocation made it */
 		m->pingpong++;
 	}
@@ -334,16 +350,16 @@ int metrics_print_perf(const struct metrics *m, FILE *out, bool caller, bool all
 		print_table(out, rows, n, true, &ctx, lines);
 		free(rows);
 	}
-	if (alloc) {
+	if (alloc && m->pstats) {
 		struct perf_row *rows = calloc(m->nptrs ? m->nptrs : 1, sizeof(*rows));
 		if (!rows)
 			return SLABSIM_ENOMEM;
 		for (uint32_t i = 0; i < m->nptrs; i++) {
-			const struct perf_ptr *p = &m->ptrs[i];
+			const struct perf_ptr_stat *q = &m->pstats[i];
 			rows[i] = (struct perf_row){
-				NULL,	      p->ptr,	      strtab_str(m->sites, p->site),
-				p->bytes_req, p->bytes_alloc, p->hit,
-				p->pingpong};
+				NULL,	      q->ptr,	      strtab_str(m->sites, m->ptrs[i].site),
+				q->bytes_req, q->bytes_alloc, q->hit,
+				q->pingpong};
 		}
 		print_table(out, rows, m->nptrs, false, &ctx, lines);
 		free(rows);
@@ -827,12 +843,11 @@ int metrics_record(const struct metrics *m, const struct policy *p, struct rec *
 			c->pingpong};
 		rc = rec_perf_caller(rec, &r, e);
 	}
-	for (uint32_t i = 0; !rc && m->o.record_ptrs && i < m->nptrs; i++) {
-		const struct perf_ptr *q = &m->ptrs[i];
-		struct rec_perf_row r = {
-			q->ptr,		q->site < m->sites->n ? strtab_str(m->sites, q->site) : "?",
-			q->hit,		q->bytes_req,
-			q->bytes_alloc, q->pingpong};
+	for (uint32_t i = 0; !rc && m->pstats && i < m->nptrs; i++) {
+		const struct perf_ptr_stat *q = &m->pstats[i];
+		struct rec_perf_row r = {q->ptr,	 strtab_str(m->sites, m->ptrs[i].site),
+					 q->hit,	 q->bytes_req,
+					 q->bytes_alloc, q->pingpong};
 		rc = rec_perf_ptr(rec, &r, e);
 	}
 	return rc;

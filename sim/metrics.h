@@ -31,7 +31,7 @@ struct trace_event;
 
 struct metrics_opts {
 	uint64_t mem_mib;  /* simulated zone size in MiB, a multiple of 4; 0 = default */
-	bool record_ptrs;  /* write the per-pointer table into the database */
+	bool record_ptrs;  /* keep the per-pointer table (--alloc): print and record it */
 	bool sample_cache; /* write per-cache slabinfo rows at every sample */
 };
 

@@ -3,7 +3,9 @@
  *
  * One struct sim owns one policy instance and everything measured about it.
  * Memory follows the live set (live pointers, caches, call sites), never the
- * trace length. Trace anomalies are counted, never fatal.
+ * trace length, except for perf kmem stat's record of every distinct pointer
+ * (12 bytes and a hash slot each; docs/metrics.md), which perf keeps too. Trace anomalies are
+ * counted, never fatal.
  */
 #ifndef SLABSIM_SIM_H
 #define SLABSIM_SIM_H

@@ -168,4 +168,15 @@ tap_is "samples: slabinfo space = slabs * (4096 << order) for every cache and sa
 tap_is "samples: the last sample's slabinfo totals are the run's" \
 	"$(sqlite3 ts.db "SELECT m.si_space = r.si_space AND m.si_used = r.si_used FROM sample_metrics m JOIN run_metrics r USING (run_id) WHERE m.seq = (SELECT max(seq) FROM samples)")" "1"
 
+# ---- a version 1 database is upgraded: the new tables are added ----
+"$bin" replay "$data/perf-hand.trace" --kernel 6.1 --db v1.db -q
+sqlite3 v1.db "DROP TABLE run_metrics; DROP TABLE perf_callers; DROP TABLE perf_ptrs;
+	DROP TABLE sample_metrics; DROP TABLE sample_orders; DROP TABLE sample_slabinfo;
+	PRAGMA user_version = 1"
+"$bin" replay "$data/perf-hand.trace" --kernel 6.1 --db v1.db -q 2> err
+tap_is "schema 1 -> 2: replay into a version 1 file" "$? $(cat err)" "0 "
+tap_is "schema 1 -> 2: user_version 2, two runs, metrics of the second only" \
+	"$(sqlite3 v1.db "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM runs), (SELECT group_concat(run_id) FROM run_metrics)")" \
+	"2|2|2"
+
 tap_done
