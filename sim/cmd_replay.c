@@ -35,6 +35,7 @@ enum {
 	OPT_SORT,
 	OPT_LINES,
 	OPT_SLABINFO_TOTALS,
+	OPT_SLABINFO_LIST,
 	OPT_FINAL_SYSFS,
 	OPT_MEM_MIB,
 };
@@ -42,6 +43,7 @@ enum {
 /* Options of the docs/metrics.md views (kept apart from the run options). */
 struct replay_views {
 	bool caller, alloc, perf, slabinfo_totals;
+	int slabinfo_list; /* 0 none, 1 by name, 2 by loss */
 	enum metrics_sort_key keys[METRICS_SORT_MAX];
 	int nkeys, lines;
 	const char *sysfs; /* --final-sysfs FILE */
@@ -78,6 +80,14 @@ static int views_opt(struct replay_views *v, int c, const char *arg)
 		return 1;
 	case OPT_SLABINFO_TOTALS:
 		v->slabinfo_totals = true;
+		return 1;
+	case OPT_SLABINFO_LIST:
+		if (strcmp(arg, "name") && strcmp(arg, "loss")) {
+			fprintf(stderr, "slabsim: --slabinfo expects name or loss, got '%s'\n",
+				arg);
+			return -1;
+		}
+		v->slabinfo_list = strcmp(arg, "loss") ? 1 : 2;
 		return 1;
 	case OPT_FINAL_SYSFS:
 		v->sysfs = arg;
@@ -136,6 +146,8 @@ void usage_replay(FILE *f)
 		"                        pingpong, frag (default frag,hit,bytes, as perf)\n"
 		"  -l, --lines N         print at most N rows per table (default all)\n"
 		"  --slabinfo-totals     totals as tools/mm/slabinfo -T prints them\n"
+		"  --slabinfo name|loss  the cache list as slabinfo prints it, by name or, as\n"
+		"                        slabinfo -L, by loss\n"
 		"  --final-sysfs FILE    write the sysfs attributes slabinfo reads (TSV), end "
 		"state\n"
 		"  --mem-mib N           simulated zone size for the unusable free space index\n"
@@ -170,6 +182,7 @@ int cmd_replay(int argc, char **argv)
 		{"sort", required_argument, NULL, OPT_SORT},
 		{"lines", required_argument, NULL, OPT_LINES},
 		{"slabinfo-totals", no_argument, NULL, OPT_SLABINFO_TOTALS},
+		{"slabinfo", required_argument, NULL, OPT_SLABINFO_LIST},
 		{"final-sysfs", required_argument, NULL, OPT_FINAL_SYSFS},
 		{"mem-mib", required_argument, NULL, OPT_MEM_MIB},
 		{NULL, 0, NULL, 0},
@@ -356,7 +369,8 @@ int cmd_replay(int argc, char **argv)
 		status = cli_fail(&e);
 		goto out;
 	}
-	bool views_on = views.caller || views.alloc || views.perf || views.slabinfo_totals;
+	bool views_on = views.caller || views.alloc || views.perf || views.slabinfo_totals ||
+			views.slabinfo_list;
 	if (!quiet && (json || !views_on))
 		sim_print_summary(s, stdout, json, path, trace_stats(tr));
 	if (!quiet && !json && views_on) {
@@ -373,6 +387,13 @@ int cmd_replay(int argc, char **argv)
 			if (views.caller || views.alloc || views.perf)
 				fputc('\n', stdout);
 			metrics_print_slabinfo_totals(sim_policy(s), stdout);
+		}
+		if (views.slabinfo_list) {
+			if (views.caller || views.alloc || views.perf || views.slabinfo_totals)
+				fputc('\n', stdout);
+			if (metrics_print_slabinfo_caches(sim_policy(s), stdout,
+							  views.slabinfo_list == 2))
+				status = SLABSIM_EXIT_IO;
 		}
 	}
 	if (sysfs_f) {

@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* What perf needs of every pointer it has seen, for "freed" and ping-pong
  * (12 bytes; kept for every distinct pointer, as perf does). */
@@ -468,6 +469,95 @@ void metrics_print_slabinfo_totals(const struct policy *p, FILE *out)
 	fprintf(out, "Memory    %15" PRIu64 "\n", t.space);
 	fprintf(out, "Used      %15" PRIu64 "\n", t.used);
 	fprintf(out, "Loss      %15" PRIu64 "\n", t.loss);
+}
+
+/* One line of the cache list, with what sorting needs. */
+struct si_line {
+	const char *name;
+	struct policy_cache_info ci;
+	struct metrics_slabinfo si;
+	uint32_t aliases;
+};
+
+static int si_by_name(const void *va, const void *vb)
+{
+	const struct si_line *a = va, *b = vb;
+	return strcasecmp(a->name, b->name);
+}
+
+static int si_by_loss(const void *va, const void *vb)
+{
+	const struct si_line *a = va, *b = vb;
+	if (a->si.loss != b->si.loss)
+		return a->si.loss < b->si.loss ? 1 : -1;
+	return strcasecmp(a->name, b->name);
+}
+
+int metrics_print_slabinfo_caches(const struct policy *p, FILE *out, bool by_loss)
+{
+	uint32_t n = p->ops->nr_caches(p), nl = 0;
+	struct si_line *l = calloc(n ? n : 1, sizeof(*l));
+	uint32_t *aliases = calloc(n ? n : 1, sizeof(*aliases));
+	if (!l || !aliases) {
+		free(l);
+		free(aliases);
+		return SLABSIM_ENOMEM;
+	}
+	for (uint32_t id = 0; id < n; id++) {
+		struct policy_cache_info ci;
+		p->ops->cache_info(p, id, &ci);
+		if (ci.alias_of != id)
+			aliases[ci.alias_of]++;
+	}
+	for (uint32_t id = 0; id < n; id++) {
+		struct si_line *x = &l[nl];
+		p->ops->cache_info(p, id, &x->ci);
+		/* slabinfo skips caches without slabs unless -z */
+		if (!slab_root(&x->ci, id) || !x->ci.nr_slabs)
+			continue;
+		x->name = x->ci.name;
+		x->aliases = aliases[id];
+		metrics_slabinfo_cache(&x->ci, &x->si);
+		nl++;
+	}
+	qsort(l, nl, sizeof(*l), by_loss ? si_by_loss : si_by_name);
+	fprintf(out,
+		"Name                   Objects Objsize           %s Slabs/Part/Cpu  O/S O %%Fr "
+		"%%Ef Flg\n",
+		by_loss ? " Loss" : "Space");
+	for (uint32_t i = 0; i < nl; i++) {
+		const struct si_line *x = &l[i];
+		char dist[64], flags[16], *f = flags;
+		uint32_t fl = x->ci.g.flags;
+		(void)snprintf(dist, sizeof(dist), "%" PRIu64 "/%" PRIu64 "/%" PRIu64,
+			       x->si.slabs - x->ci.cpu_slabs, x->si.partial, x->ci.cpu_slabs);
+		if (x->aliases)
+			*f++ = '*';
+		if (fl & POLICY_F_CACHE_DMA)
+			*f++ = 'd';
+		if (fl & POLICY_F_HWCACHE_ALIGN)
+			*f++ = 'A';
+		if (fl & POLICY_F_POISON)
+			*f++ = 'P';
+		if (fl & POLICY_F_RECLAIM_ACCOUNT)
+			*f++ = 'a';
+		if (fl & POLICY_F_RED_ZONE)
+			*f++ = 'Z';
+		if (fl & POLICY_F_CONSISTENCY)
+			*f++ = 'F';
+		if (fl & POLICY_F_STORE_USER)
+			*f++ = 'U';
+		if (fl & POLICY_F_TRACE)
+			*f++ = 'T';
+		*f = 0;
+		fprintf(out, "%-21s %8" PRIu64 " %7u %15" PRIu64 " %14s %4u %1u %3u %3u %s\n",
+			x->name, x->si.objects, x->ci.g.object_size,
+			by_loss ? x->si.loss : x->si.space, dist, x->ci.g.objs_per_slab,
+			x->ci.g.order, x->si.fr, x->si.ef, flags);
+	}
+	free(l);
+	free(aliases);
+	return ferror(out) ? SLABSIM_EIO : 0;
 }
 
 int metrics_write_sysfs(const struct policy *p, FILE *out)

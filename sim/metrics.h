@@ -105,6 +105,10 @@ struct metrics_slabinfo_totals {
 void metrics_slabinfo_totals(const struct policy *p, struct metrics_slabinfo_totals *out);
 /* As `slabinfo -T` prints its first block, with exact byte counts. */
 void metrics_print_slabinfo_totals(const struct policy *p, FILE *out);
+/* The cache list as `slabinfo` prints it (caches with slabs; by name, or
+ * with by_loss as `slabinfo -L`: by Loss, descending, Loss in the Space
+ * column), exact bytes instead of K/M/G. */
+int metrics_print_slabinfo_caches(const struct policy *p, FILE *out, bool by_loss);
 /* The sysfs attributes slabinfo reads, one root cache per line (TSV with a
  * header), for checking slabinfo's arithmetic on a simulated state. */
 int metrics_write_sysfs(const struct policy *p, FILE *out);

@@ -118,6 +118,17 @@ for cfg in "--kernel 6.1" "--kernel 5.4 --slub-debug FZPU --align none" \
 		"$(sed -n 's/.*Active: *\([0-9]*\)$/\1/p' tot)" "$(sed -n 's/^active //p' want)"
 done
 
+# slabinfo -L: caches with slabs, Loss = slabs * (4096 << order) - objects *
+# object_size (from the sysfs file), largest first
+"$bin" replay "$boot" --kernel 6.1 --no-db --final-sysfs fs --slabinfo loss > list 2> err
+tap_is "slabinfo -L: replay exits 0" "$? $(cat err)" "0 "
+awk -F '\t' 'NR > 1 && $6 > 0 { o = $4; b = 4096; while (o-- > 0) b *= 2; print $1, $6 * b - $8 * $2 }' fs > loss.want
+tap_is "slabinfo -L: losses in descending order, as awk computes them" \
+	"$(awk 'NR > 1 { print $4 }' list | tr '\n' ' ')" \
+	"$(awk '{ print $2 }' loss.want | sort -nr | tr '\n' ' ')"
+tap_is "slabinfo -L: each cache's loss" \
+	"$(awk 'NR > 1 { print $1, $4 }' list | sort)" "$(sort loss.want)"
+
 # ---- Johnstone & Wilson on a hand-made trace (data/jw-hand.trace) ----
 # 5.4 SLUB: kmalloc-4k = 8 objects per order-3 slab (32768 bytes),
 # kmalloc-64 = 64 per order-0 slab (4096 bytes). H = heap, L = live req.
