@@ -160,6 +160,96 @@ static const char schema_v1_sql[] =
 	" PRIMARY KEY (run_id, seq, cache)"
 	") WITHOUT ROWID;";
 
+/*
+ * Version 2 adds the tables of docs/metrics.md (the figures of perf kmem
+ * stat, tools/mm/slabinfo, Johnstone & Wilson and the unusable free space
+ * index). Additive: a version 1 file is upgraded by creating them.
+ */
+static const char schema_v2_sql[] =
+	"CREATE TABLE IF NOT EXISTS run_metrics ("
+	" run_id INTEGER NOT NULL PRIMARY KEY REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" perf_allocs INTEGER NOT NULL,"
+	" perf_frees INTEGER NOT NULL,"
+	" perf_bytes_req INTEGER NOT NULL,"
+	" perf_bytes_alloc INTEGER NOT NULL,"
+	" perf_bytes_alloc_model INTEGER NOT NULL,"
+	" perf_bytes_freed INTEGER NOT NULL,"
+	" perf_frag_pct REAL NOT NULL,"
+	" perf_cross_node INTEGER NOT NULL,"
+	" perf_pingpong INTEGER NOT NULL,"
+	" si_caches INTEGER NOT NULL,"
+	" si_active INTEGER NOT NULL,"
+	" si_space INTEGER NOT NULL,"
+	" si_used INTEGER NOT NULL,"
+	" si_loss INTEGER NOT NULL,"
+	" si_objects INTEGER NOT NULL,"
+	" si_partobj INTEGER NOT NULL,"
+	" si_slabs INTEGER NOT NULL,"
+	" si_partial INTEGER NOT NULL,"
+	" si_mratio INTEGER NOT NULL,"
+	" si_oratio INTEGER NOT NULL,"
+	" jw_heap_peak INTEGER NOT NULL,"
+	" jw_heap_peak_t_ns INTEGER NOT NULL,"
+	" jw_live_peak INTEGER NOT NULL,"
+	" jw_live_peak_t_ns INTEGER NOT NULL,"
+	" jw1 REAL, jw2 REAL, jw3 REAL, jw4 REAL,"
+	" mem_mib INTEGER NOT NULL,"
+	" free_pages INTEGER"
+	");"
+	"CREATE TABLE IF NOT EXISTS perf_callers ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" call_site TEXT NOT NULL,"
+	" hit INTEGER NOT NULL,"
+	" bytes_req INTEGER NOT NULL,"
+	" bytes_alloc INTEGER NOT NULL,"
+	" pingpong INTEGER NOT NULL,"
+	" PRIMARY KEY (run_id, call_site)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS perf_ptrs ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" ptr INTEGER NOT NULL,"
+	" call_site TEXT NOT NULL,"
+	" hit INTEGER NOT NULL,"
+	" bytes_req INTEGER NOT NULL,"
+	" bytes_alloc INTEGER NOT NULL,"
+	" pingpong INTEGER NOT NULL,"
+	" PRIMARY KEY (run_id, ptr)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS sample_metrics ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" seq INTEGER NOT NULL,"
+	" heap_bytes INTEGER NOT NULL,"
+	" si_space INTEGER NOT NULL,"
+	" si_used INTEGER NOT NULL,"
+	" si_objects INTEGER NOT NULL,"
+	" si_partobj INTEGER NOT NULL,"
+	" si_slabs INTEGER NOT NULL,"
+	" si_partial INTEGER NOT NULL,"
+	" free_pages INTEGER,"
+	" PRIMARY KEY (run_id, seq)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS sample_orders ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" seq INTEGER NOT NULL,"
+	" page_order INTEGER NOT NULL,"
+	" held_blocks INTEGER NOT NULL,"
+	" free_blocks INTEGER NOT NULL,"
+	" unusable_permille INTEGER NOT NULL,"
+	" PRIMARY KEY (run_id, seq, page_order)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS sample_slabinfo ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" seq INTEGER NOT NULL,"
+	" cache TEXT NOT NULL,"
+	" slabs INTEGER NOT NULL,"
+	" partial INTEGER NOT NULL,"
+	" objects INTEGER NOT NULL,"
+	" objects_partial INTEGER NOT NULL,"
+	" space INTEGER NOT NULL,"
+	" used INTEGER NOT NULL,"
+	" PRIMARY KEY (run_id, seq, cache)"
+	") WITHOUT ROWID;";
+
 #define REC_NOW_UTC "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
 enum stmt_id {
@@ -174,6 +264,12 @@ enum stmt_id {
 	ST_VIOLATION,
 	ST_SAMPLE,
 	ST_SAMPLE_CACHE,
+	ST_RUN_METRICS,
+	ST_PERF_CALLER,
+	ST_PERF_PTR,
+	ST_SAMPLE_METRICS,
+	ST_SAMPLE_ORDER,
+	ST_SAMPLE_SLABINFO,
 	NR_STMT,
 };
 
@@ -214,6 +310,27 @@ static const char *const stmt_sql[NR_STMT] = {
 		      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_SAMPLE_CACHE] = "INSERT INTO sample_caches (run_id, seq, cache, slabs, pages,"
 			    " live_objs, live_req_bytes) VALUES (?, ?, ?, ?, ?, ?, ?)",
+	[ST_RUN_METRICS] =
+		"INSERT INTO run_metrics (run_id, perf_allocs, perf_frees, perf_bytes_req,"
+		" perf_bytes_alloc, perf_bytes_alloc_model, perf_bytes_freed, perf_frag_pct,"
+		" perf_cross_node, perf_pingpong, si_caches, si_active, si_space, si_used, si_loss,"
+		" si_objects, si_partobj, si_slabs, si_partial, si_mratio, si_oratio, jw_heap_peak,"
+		" jw_heap_peak_t_ns, jw_live_peak, jw_live_peak_t_ns, jw1, jw2, jw3, jw4, mem_mib,"
+		" free_pages) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		"?,"
+		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_PERF_CALLER] = "INSERT INTO perf_callers (run_id, call_site, hit, bytes_req,"
+			   " bytes_alloc, pingpong) VALUES (?, ?, ?, ?, ?, ?)",
+	[ST_PERF_PTR] = "INSERT INTO perf_ptrs (run_id, ptr, call_site, hit, bytes_req,"
+			" bytes_alloc, pingpong) VALUES (?, ?, ?, ?, ?, ?, ?)",
+	[ST_SAMPLE_METRICS] = "INSERT INTO sample_metrics (run_id, seq, heap_bytes, si_space,"
+			      " si_used, si_objects, si_partobj, si_slabs, si_partial, free_pages)"
+			      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_SAMPLE_ORDER] = "INSERT INTO sample_orders (run_id, seq, page_order, held_blocks,"
+			    " free_blocks, unusable_permille) VALUES (?, ?, ?, ?, ?, ?)",
+	[ST_SAMPLE_SLABINFO] = "INSERT INTO sample_slabinfo (run_id, seq, cache, slabs, partial,"
+			       " objects, objects_partial, space, used)"
+			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
 };
 
 enum rec_state {
@@ -312,6 +429,8 @@ static int setup_schema(struct rec *r, struct err *e)
 	 * REC_SCHEMA_VERSION and upgrades from `version` here, step by step,
 	 * before the CREATE ... IF NOT EXISTS of the current tables. */
 	ret = exec_sql(r, schema_v1_sql, "cannot create the schema", e);
+	if (!ret) /* version 1 -> 2: new tables only */
+		ret = exec_sql(r, schema_v2_sql, "cannot create the schema", e);
 	if (ret)
 		goto rollback;
 	/* Leave an up-to-date file unmodified: opening must not change the
@@ -818,4 +937,139 @@ void rec_close(struct rec *r)
 	(void)sqlite3_close(r->db);
 	free(r->path);
 	free(r);
+}
+
+/* ---- metrics rows (schema version 2, docs/metrics.md) ---- */
+
+int rec_run_metrics(struct rec *r, const struct rec_run_metrics_row *m, struct err *e)
+{
+	struct bind b;
+
+	if (r->state != REC_RUN_OPEN)
+		return no_run(r, "rec_run_metrics", e);
+	b = bind_start(r, ST_RUN_METRICS);
+	bind_i64(&b, r->run_id);
+	bind_u64(&b, m->perf_allocs);
+	bind_u64(&b, m->perf_frees);
+	bind_u64(&b, m->perf_bytes_req);
+	bind_u64(&b, m->perf_bytes_alloc);
+	bind_u64(&b, m->perf_bytes_alloc_model);
+	bind_u64(&b, m->perf_bytes_freed);
+	bind_double(&b, m->perf_frag_pct);
+	bind_u64(&b, m->perf_cross_node);
+	bind_u64(&b, m->perf_pingpong);
+	bind_u64(&b, m->si_caches);
+	bind_u64(&b, m->si_active);
+	bind_u64(&b, m->si_space);
+	bind_u64(&b, m->si_used);
+	bind_u64(&b, m->si_loss);
+	bind_u64(&b, m->si_objects);
+	bind_u64(&b, m->si_partobj);
+	bind_u64(&b, m->si_slabs);
+	bind_u64(&b, m->si_partial);
+	bind_u64(&b, m->si_mratio);
+	bind_u64(&b, m->si_oratio);
+	bind_u64(&b, m->jw_heap_peak);
+	bind_u64(&b, m->jw_heap_peak_t_ns);
+	bind_u64(&b, m->jw_live_peak);
+	bind_u64(&b, m->jw_live_peak_t_ns);
+	for (int i = 0; i < 4; i++) {
+		if (m->jw[i] >= 0)
+			bind_double(&b, m->jw[i]);
+		else
+			bind_text(&b, NULL); /* undefined (no live bytes) */
+	}
+	bind_u64(&b, m->mem_mib);
+	if (m->have_pages)
+		bind_u64(&b, m->free_pages);
+	else
+		bind_text(&b, NULL);
+	return row_step(r, &b, "run_metrics", e);
+}
+
+static int perf_row(struct rec *r, enum stmt_id id, const struct rec_perf_row *p, bool ptr,
+		    struct err *e)
+{
+	struct bind b;
+
+	if (r->state != REC_RUN_OPEN)
+		return no_run(r, ptr ? "rec_perf_ptr" : "rec_perf_caller", e);
+	b = bind_start(r, id);
+	bind_i64(&b, r->run_id);
+	if (ptr)
+		bind_u64(&b, p->ptr);
+	bind_text(&b, p->call_site);
+	bind_u64(&b, p->hit);
+	bind_u64(&b, p->bytes_req);
+	bind_u64(&b, p->bytes_alloc);
+	bind_u64(&b, p->pingpong);
+	return row_step(r, &b, ptr ? "perf_ptrs" : "perf_callers", e);
+}
+
+int rec_perf_caller(struct rec *r, const struct rec_perf_row *p, struct err *e)
+{
+	return perf_row(r, ST_PERF_CALLER, p, false, e);
+}
+
+int rec_perf_ptr(struct rec *r, const struct rec_perf_row *p, struct err *e)
+{
+	return perf_row(r, ST_PERF_PTR, p, true, e);
+}
+
+int rec_sample_metrics(struct rec *r, const struct rec_sample_metrics_row *m, struct err *e)
+{
+	struct bind b;
+
+	if (r->state != REC_RUN_OPEN)
+		return no_run(r, "rec_sample_metrics", e);
+	b = bind_start(r, ST_SAMPLE_METRICS);
+	bind_i64(&b, r->run_id);
+	bind_u64(&b, m->seq);
+	bind_u64(&b, m->heap_bytes);
+	bind_u64(&b, m->si_space);
+	bind_u64(&b, m->si_used);
+	bind_u64(&b, m->si_objects);
+	bind_u64(&b, m->si_partobj);
+	bind_u64(&b, m->si_slabs);
+	bind_u64(&b, m->si_partial);
+	if (m->have_pages)
+		bind_u64(&b, m->free_pages);
+	else
+		bind_text(&b, NULL);
+	return row_step(r, &b, "sample_metrics", e);
+}
+
+int rec_sample_order(struct rec *r, const struct rec_sample_order_row *o, struct err *e)
+{
+	struct bind b;
+
+	if (r->state != REC_RUN_OPEN)
+		return no_run(r, "rec_sample_order", e);
+	b = bind_start(r, ST_SAMPLE_ORDER);
+	bind_i64(&b, r->run_id);
+	bind_u64(&b, o->seq);
+	bind_u64(&b, o->order);
+	bind_u64(&b, o->held_blocks);
+	bind_u64(&b, o->free_blocks);
+	bind_u64(&b, o->unusable_permille);
+	return row_step(r, &b, "sample_orders", e);
+}
+
+int rec_sample_slabinfo(struct rec *r, const struct rec_sample_slabinfo_row *c, struct err *e)
+{
+	struct bind b;
+
+	if (r->state != REC_RUN_OPEN)
+		return no_run(r, "rec_sample_slabinfo", e);
+	b = bind_start(r, ST_SAMPLE_SLABINFO);
+	bind_i64(&b, r->run_id);
+	bind_u64(&b, c->seq);
+	bind_text(&b, c->cache);
+	bind_u64(&b, c->slabs);
+	bind_u64(&b, c->partial);
+	bind_u64(&b, c->objects);
+	bind_u64(&b, c->objects_partial);
+	bind_u64(&b, c->space);
+	bind_u64(&b, c->used);
+	return row_step(r, &b, "sample_slabinfo", e);
 }

@@ -108,7 +108,7 @@ struct rec_sample_cache_row {
 struct rec;
 
 /* Schema version stored in PRAGMA user_version (docs/schema.md). */
-#define REC_SCHEMA_VERSION 1
+#define REC_SCHEMA_VERSION 2
 
 /* Open (creating if needed) the database at path and create/upgrade the
  * schema. OUT: *out, owned by the caller, released with rec_close(); NULL on
@@ -140,6 +140,58 @@ int rec_sample_cache(struct rec *r, const struct rec_sample_cache_row *s, struct
  * over whatever the result: a failed commit is rolled back. Errors:
  * SLABSIM_EUSAGE without an open run, SLABSIM_EIO. */
 int rec_run_end(struct rec *r, const struct rec_run_totals *t, bool commit, struct err *e);
+
+/* ---- schema version 2: the figures of docs/metrics.md ---- */
+
+/* One row per run (the `run_metrics` table). */
+struct rec_run_metrics_row {
+	uint64_t perf_allocs, perf_frees;
+	uint64_t perf_bytes_req, perf_bytes_alloc, perf_bytes_alloc_model, perf_bytes_freed;
+	double perf_frag_pct;
+	uint64_t perf_cross_node, perf_pingpong;
+	uint64_t si_caches, si_active, si_space, si_used, si_loss, si_objects, si_partobj;
+	uint64_t si_slabs, si_partial, si_mratio, si_oratio;
+	uint64_t jw_heap_peak, jw_heap_peak_t_ns, jw_live_peak, jw_live_peak_t_ns;
+	double jw[4]; /* J&W #1..#4 as ratios; negative = undefined (stored NULL) */
+	uint64_t mem_mib;
+	bool have_pages; /* free_pages defined (the model has a page allocator) */
+	uint64_t free_pages;
+};
+
+/* A perf kmem stat row: per call site (`perf_callers`) or per pointer
+ * (`perf_ptrs`, where call_site is the last allocating call site). */
+struct rec_perf_row {
+	uint64_t ptr;
+	const char *call_site;
+	uint64_t hit, bytes_req, bytes_alloc, pingpong;
+};
+
+/* Per sample (the `sample_metrics` table). */
+struct rec_sample_metrics_row {
+	uint64_t seq, heap_bytes;
+	uint64_t si_space, si_used, si_objects, si_partobj, si_slabs, si_partial;
+	bool have_pages;
+	uint64_t free_pages;
+};
+
+/* Per sample and page order (the `sample_orders` table). */
+struct rec_sample_order_row {
+	uint64_t seq, order, held_blocks, free_blocks, unusable_permille;
+};
+
+/* Per sample and cache, slabinfo figures (the `sample_slabinfo` table). */
+struct rec_sample_slabinfo_row {
+	uint64_t seq;
+	const char *cache;
+	uint64_t slabs, partial, objects, objects_partial, space, used;
+};
+
+int rec_run_metrics(struct rec *r, const struct rec_run_metrics_row *m, struct err *e);
+int rec_perf_caller(struct rec *r, const struct rec_perf_row *p, struct err *e);
+int rec_perf_ptr(struct rec *r, const struct rec_perf_row *p, struct err *e);
+int rec_sample_metrics(struct rec *r, const struct rec_sample_metrics_row *m, struct err *e);
+int rec_sample_order(struct rec *r, const struct rec_sample_order_row *o, struct err *e);
+int rec_sample_slabinfo(struct rec *r, const struct rec_sample_slabinfo_row *c, struct err *e);
 
 /* Close; rolls back an open run. r may be NULL. */
 void rec_close(struct rec *r);

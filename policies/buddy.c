@@ -29,6 +29,8 @@ void buddy_init(struct buddy *b)
 	}
 	b->pages_out = 0;
 	b->peak_pages_out = 0;
+	for (int o = 0; o < POLICY_MAX_ORDER; o++)
+		b->held[o] = 0;
 }
 
 void buddy_fini(struct buddy *b)
@@ -107,6 +109,7 @@ int buddy_alloc(struct buddy *b, uint32_t order, uint64_t *addr)
 			return rc;
 	}
 	b->pages_out += 1ULL << order;
+	b->held[order]++;
 	if (b->pages_out > b->peak_pages_out)
 		b->peak_pages_out = b->pages_out;
 	*addr = a;
@@ -116,6 +119,7 @@ int buddy_alloc(struct buddy *b, uint32_t order, uint64_t *addr)
 int buddy_free(struct buddy *b, uint64_t addr, uint32_t order)
 {
 	b->pages_out -= 1ULL << order;
+	b->held[order]--;
 	while (order < TOP_ORDER) {
 		uint64_t buddy = BUDDY_BASE + ((addr - BUDDY_BASE) ^ block_bytes(order));
 		if (!u64map_del(&b->free[order], buddy, NULL))
@@ -125,4 +129,13 @@ int buddy_free(struct buddy *b, uint64_t addr, uint32_t order)
 		order++;
 	}
 	return push_free(b, order, addr);
+}
+
+void buddy_orders(const struct buddy *b, struct policy_page_orders *out)
+{
+	for (int o = 0; o < POLICY_MAX_ORDER; o++) {
+		out->held_blocks[o] = b->held[o];
+		out->free_blocks[o] = u64map_len(&b->free[o]);
+	}
+	out->grown_pages = (b->top - BUDDY_BASE) / POLICY_PAGE_SIZE;
 }

@@ -26,6 +26,7 @@ struct buddy {
 	struct buddy_stack stack[11]; /* LIFO of free blocks (lazily pruned) */
 	uint64_t pages_out;	      /* pages handed out and not returned */
 	uint64_t peak_pages_out;
+	uint64_t held[11]; /* blocks handed out and not returned, per order */
 };
 
 void buddy_init(struct buddy *b);
@@ -34,5 +35,9 @@ void buddy_fini(struct buddy *b);
 int buddy_alloc(struct buddy *b, uint32_t order, uint64_t *addr);
 /* Return a block obtained from buddy_alloc with the same order. */
 int buddy_free(struct buddy *b, uint64_t addr, uint32_t order);
+
+struct policy_page_orders;
+/* Blocks held and free per order, and the pages grown so far (metrics). */
+void buddy_orders(const struct buddy *b, struct policy_page_orders *out);
 
 #endif

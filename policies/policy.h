@@ -184,6 +184,15 @@ struct policy_stats {
 	uint64_t shared_tail_bytes, shared_internal_bytes;
 };
 
+/* The simulated buddy allocator per order (policy_ops.page_orders). Free
+ * blocks are those on its free lists inside the address range grown so far
+ * (grown_pages, in MAX_ORDER steps); memory never touched is not counted. */
+struct policy_page_orders {
+	uint64_t held_blocks[POLICY_MAX_ORDER]; /* blocks handed out, by order */
+	uint64_t free_blocks[POLICY_MAX_ORDER]; /* blocks on the free lists, by order */
+	uint64_t grown_pages;			/* pages of the range grown so far */
+};
+
 #define POLICY_KMALLOC	UINT32_MAX /* policy_alloc_req.cache: a kmalloc */
 #define POLICY_NO_CACHE UINT32_MAX /* policy_obj.cache: page-allocator object */
 
@@ -249,6 +258,9 @@ struct policy_ops {
 	 * event, then at every time it asked for, before any event at or after
 	 * that time. OUT: *next_ns, the next absolute time, UINT64_MAX = never. */
 	int (*timer)(struct policy *p, uint64_t now_ns, uint64_t *next_ns, struct err *e);
+	/* The simulated page allocator per order. Optional: NULL when the model
+	 * has no buddy allocator (exact). */
+	void (*page_orders)(const struct policy *p, struct policy_page_orders *out);
 };
 
 /* The table of all policies, NULL-terminated. */

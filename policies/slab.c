@@ -1235,6 +1235,11 @@ out:
 	return rc;
 }
 
+static void slab_page_orders(const struct policy *p, struct policy_page_orders *out)
+{
+	buddy_orders(&((const struct slab_model *)p)->buddy, out);
+}
+
 const struct policy_ops slab_ops = {
 	.name = "slab",
 	.desc = "SLAB (mm/slab.c): per-CPU and shared arrays, free_limit, cache_reap",
@@ -1248,5 +1253,6 @@ const struct policy_ops slab_ops = {
 	.kmalloc_cache = slab_kmalloc_cache,
 	.stats = slab_stats,
 	.check = slab_check,
+	.page_orders = slab_page_orders,
 	.timer = slab_timer,
 };

@@ -843,6 +843,11 @@ uint64_t slob_list_pages(const struct policy *p, enum slob_list l, uint64_t *bas
 	return s->nr_on_list[l];
 }
 
+static void slob_page_orders(const struct policy *p, struct policy_page_orders *out)
+{
+	buddy_orders(&((const struct slob *)p)->buddy, out);
+}
+
 const struct policy_ops slob_ops = {
 	.name = "slob",
 	.desc = "SLOB (mm/slob.c): first-fit blocks on shared pages, 3 size lists, kmalloc header",
@@ -856,4 +861,5 @@ const struct policy_ops slob_ops = {
 	.kmalloc_cache = slob_kmalloc_cache,
 	.stats = slob_stats,
 	.check = slob_check,
+	.page_orders = slob_page_orders,
 };

@@ -869,6 +869,11 @@ static int slub_check(const struct policy *p, struct err *e)
 	return 0;
 }
 
+static void slub_page_orders(const struct policy *p, struct policy_page_orders *out)
+{
+	buddy_orders(&((const struct slub *)p)->buddy, out);
+}
+
 const struct policy_ops slub_ops = {
 	.name = "slub",
 	.desc = "SLUB (mm/slub.c): per-CPU slabs and partial lists, slub_debug F Z P U",
@@ -882,4 +887,5 @@ const struct policy_ops slub_ops = {
 	.kmalloc_cache = slub_kmalloc_cache,
 	.stats = slub_stats,
 	.check = slub_check,
+	.page_orders = slub_page_orders,
 };

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "err.h"
 #include "layout.h"
+#include "metrics.h"
 #include "policy.h"
 #include "prefetch.h"
 #include "rec.h"
@@ -30,7 +31,86 @@ enum {
 	OPT_CHECK,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
+	/* docs/metrics.md views */
+	OPT_CALLER,
+	OPT_ALLOC,
+	OPT_PERF,
+	OPT_SORT,
+	OPT_LINES,
+	OPT_SLABINFO_TOTALS,
+	OPT_SLABINFO_LIST,
+	OPT_FINAL_SYSFS,
+	OPT_MEM_MIB,
 };
+
+/* Options of the docs/metrics.md views (kept apart from the run options). */
+struct replay_views {
+	bool caller, alloc, perf, slabinfo_totals;
+	int slabinfo_list; /* 0 none, 1 by name, 2 by loss */
+	enum metrics_sort_key keys[METRICS_SORT_MAX];
+	int nkeys, lines;
+	const char *sysfs; /* --final-sysfs FILE */
+	uint64_t mem_mib;
+};
+
+/* Returns 1 if c was a view option, 0 if not, -1 on a bad value (message
+ * printed). */
+static int views_opt(struct replay_views *v, int c, const char *arg)
+{
+	struct err e;
+	uint32_t u;
+	switch (c) {
+	case OPT_CALLER:
+		v->caller = true;
+		return 1;
+	case OPT_ALLOC:
+		v->alloc = true;
+		return 1;
+	case OPT_PERF:
+		v->perf = true;
+		return 1;
+	case OPT_SORT:
+		err_clear(&e);
+		if (metrics_parse_sort(arg, v->keys, &v->nkeys, &e)) {
+			fprintf(stderr, "slabsim: %s\n", e.msg);
+			return -1;
+		}
+		return 1;
+	case OPT_LINES:
+		if (cli_parse_u32("--lines", arg, 1, UINT32_MAX / 2, &u))
+			return -1;
+		v->lines = (int)u;
+		return 1;
+	case OPT_SLABINFO_TOTALS:
+		v->slabinfo_totals = true;
+		return 1;
+	case OPT_SLABINFO_LIST:
+		if (strcmp(arg, "name") && strcmp(arg, "loss")) {
+			fprintf(stderr, "slabsim: --slabinfo expects name or loss, got '%s'\n",
+				arg);
+			return -1;
+		}
+		v->slabinfo_list = strcmp(arg, "loss") ? 1 : 2;
+		return 1;
+	case OPT_FINAL_SYSFS:
+		v->sysfs = arg;
+		return 1;
+	case OPT_MEM_MIB:
+		if (cli_parse_u32("--mem-mib", arg, 4, 1u << 30, &u))
+			return -1;
+		if (u % 4) {
+			fprintf(stderr,
+				"slabsim: --mem-mib expects a multiple of 4 (MAX_ORDER "
+				"blocks are 4 MiB), got %u\n",
+				u);
+			return -1;
+		}
+		v->mem_mib = u;
+		return 1;
+	default:
+		return 0;
+	}
+}
 
 void usage_replay(FILE *f)
 {
@@ -60,12 +140,29 @@ void usage_replay(FILE *f)
 		"  --check               walk the model's invariants after every event (slow)\n"
 		"  --progress, --no-progress  progress bar on stderr (default: when a terminal)\n"
 		"  -q, --quiet           no summary on stdout\n"
+		"\n"
+		"Metrics views (every figure is defined in docs/metrics.md; the views replace\n"
+		"the summary table on stdout):\n"
+		"  --caller              per call site table, as perf kmem stat --caller\n"
+		"  --alloc               per allocation pointer table, as perf kmem stat --alloc\n"
+		"                        (also records the table perf_ptrs in the database)\n"
+		"  --perf                perf kmem stat's SUMMARY alone\n"
+		"  -s, --sort KEYS       sort keys of those tables: ptr, callsite, bytes, hit,\n"
+		"                        pingpong, frag (default frag,hit,bytes, as perf)\n"
+		"  -l, --lines N         print at most N rows per table (default all)\n"
+		"  --slabinfo-totals     totals as tools/mm/slabinfo -T prints them\n"
+		"  --slabinfo name|loss  the cache list as slabinfo prints it, by name or, as\n"
+		"                        slabinfo -L, by loss\n"
+		"  --final-sysfs FILE    write the sysfs attributes slabinfo reads (TSV), end "
+		"state\n"
+		"  --mem-mib N           simulated zone size for the unusable free space index\n"
+		"                        (MiB, a multiple of 4; default %d)\n"
 		"  -h, --help            this help\n"
 		"\n"
 		"Anomalies of real traces (frees of pointers allocated before tracing began,\n"
 		"allocations at live addresses, kfree(NULL), lost events) are counted and\n"
 		"reported, never fatal.\n\n%s",
-		cli_exit_codes_help);
+		METRICS_MEM_MIB_DEFAULT, cli_exit_codes_help);
 }
 
 /* The replay reads the trace through a parser thread unless told not to. */
@@ -99,6 +196,15 @@ int cmd_replay(int argc, char **argv)
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 		{"quiet", no_argument, NULL, 'q'},
+		{"caller", no_argument, NULL, OPT_CALLER},
+		{"alloc", no_argument, NULL, OPT_ALLOC},
+		{"perf", no_argument, NULL, OPT_PERF},
+		{"sort", required_argument, NULL, OPT_SORT},
+		{"lines", required_argument, NULL, OPT_LINES},
+		{"slabinfo-totals", no_argument, NULL, OPT_SLABINFO_TOTALS},
+		{"slabinfo", required_argument, NULL, OPT_SLABINFO_LIST},
+		{"final-sysfs", required_argument, NULL, OPT_FINAL_SYSFS},
+		{"mem-mib", required_argument, NULL, OPT_MEM_MIB},
 		{NULL, 0, NULL, 0},
 	};
 	struct cli_model m;
@@ -109,12 +215,19 @@ int cmd_replay(int argc, char **argv)
 	int progress = -1;
 	int c, r;
 	struct sim_opts so = {0};
+	struct replay_views views = {.lines = -1};
 
 	cli_model_defaults(&m);
 	so.sample_every_events = 1000;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hqs:l:", longopts, NULL)) != -1) {
 		if ((r = cli_model_opt(&m, c, optarg)) < 0)
+			return cli_bad_usage("replay");
+		if (r)
+			continue;
+		if (c == 's' || c == 'l')
+			c = c == 's' ? OPT_SORT : OPT_LINES;
+		if ((r = views_opt(&views, c, optarg)) < 0)
 			return cli_bad_usage("replay");
 		if (r)
 			continue;
@@ -196,6 +309,8 @@ int cmd_replay(int argc, char **argv)
 	so.sample_caches = sample_caches;
 	so.check = check;
 	so.progress = progress < 0 ? isatty(STDERR_FILENO) : progress;
+	so.metrics.mem_mib = views.mem_mib;
+	so.metrics.record_ptrs = views.alloc;
 
 	struct err e;
 	struct sim *s = NULL;
@@ -207,15 +322,23 @@ int cmd_replay(int argc, char **argv)
 	double t0 = cli_now();
 	err_clear(&e);
 
-	FILE *slabinfo_f = NULL;
+	FILE *slabinfo_f = NULL, *sysfs_f = NULL;
 	if (slabinfo && !(slabinfo_f = fopen(slabinfo, "w"))) {
 		/* refuse before replaying, not after the run is recorded */
 		fprintf(stderr, "slabsim: %s: %s\n", slabinfo, strerror(errno));
 		return SLABSIM_EXIT_IO;
 	}
+	if (views.sysfs && !(sysfs_f = fopen(views.sysfs, "w"))) {
+		fprintf(stderr, "slabsim: %s: %s\n", views.sysfs, strerror(errno));
+		if (slabinfo_f)
+			fclose(slabinfo_f);
+		return SLABSIM_EXIT_IO;
+	}
 	if ((rc = sim_create(&so, &s, &e))) {
 		if (slabinfo_f)
 			fclose(slabinfo_f);
+		if (sysfs_f)
+			fclose(sysfs_f);
 		return cli_fail(&e);
 	}
 	if (name_pass && strcmp(path, "-") != 0) {
@@ -278,8 +401,43 @@ int cmd_replay(int argc, char **argv)
 		status = cli_fail(&e);
 		goto out;
 	}
-	if (!quiet)
+	bool views_on = views.caller || views.alloc || views.perf || views.slabinfo_totals ||
+			views.slabinfo_list;
+	if (!quiet && (json || !views_on))
 		sim_print_summary(s, stdout, json, path, trace_stats(tr));
+	if (!quiet && !json && views_on) {
+		struct sim_totals tt;
+		sim_totals(s, &tt);
+		if ((views.caller || views.alloc || views.perf) &&
+		    metrics_print_perf(sim_metrics(s), stdout, views.caller, views.alloc,
+				       views.keys, views.nkeys, views.lines,
+				       tt.bytes_alloc_model_total)) {
+			fprintf(stderr, "slabsim: out of memory\n");
+			status = SLABSIM_EXIT_IO;
+		}
+		if (views.slabinfo_totals) {
+			if (views.caller || views.alloc || views.perf)
+				fputc('\n', stdout);
+			metrics_print_slabinfo_totals(sim_policy(s), stdout);
+		}
+		if (views.slabinfo_list) {
+			if (views.caller || views.alloc || views.perf || views.slabinfo_totals)
+				fputc('\n', stdout);
+			if (metrics_print_slabinfo_caches(sim_policy(s), stdout,
+							  views.slabinfo_list == 2))
+				status = SLABSIM_EXIT_IO;
+		}
+	}
+	if (sysfs_f) {
+		int bad = metrics_write_sysfs(sim_policy(s), sysfs_f);
+		bad |= fclose(sysfs_f);
+		sysfs_f = NULL;
+		if (bad) {
+			fprintf(stderr, "slabsim: %s: cannot write the sysfs file%s\n", views.sysfs,
+				rec ? " (the run is recorded)" : "");
+			status = SLABSIM_EXIT_IO;
+		}
+	}
 	if (slabinfo_f) {
 		/* On a full disk the write fails in a flush: keep that errno,
 		 * and remove the truncated file rather than leave it looking
@@ -310,6 +468,8 @@ int cmd_replay(int argc, char **argv)
 out:
 	if (slabinfo_f)
 		fclose(slabinfo_f);
+	if (sysfs_f)
+		fclose(sysfs_f);
 	rec_close(rec);
 	trace_prefetch_close(pf);
 	trace_close(tr);

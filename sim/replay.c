@@ -11,6 +11,7 @@
 #include "sim.h"
 #include "evq.h"
 #include "layout.h"
+#include "metrics.h"
 #include "rec.h"
 #include "strtab.h"
 #include "prefetch.h"
@@ -110,6 +111,7 @@ struct sim {
 	struct rec *rec;
 	const char *src; /* input name for messages: the trace path, or "events" */
 	const struct trace_stats *line_stats; /* of the last text trace replayed, or NULL */
+	struct metrics *m;		      /* the figures of docs/metrics.md (metrics.c) */
 };
 
 static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
@@ -180,7 +182,14 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	strtab_init(&s->sites);
 	s->pool_free = UINT32_MAX;
 	s->src = "events";
-	int rc = o->ops->create(&o->cfg, &s->p, e);
+	struct metrics_opts mo = o->metrics;
+	mo.sample_cache = o->sample_caches;
+	int rc = metrics_create(&mo, &s->sites, &s->m, e);
+	if (rc) {
+		sim_destroy(s);
+		return rc;
+	}
+	rc = o->ops->create(&o->cfg, &s->p, e);
 	if (rc) {
 		sim_destroy(s);
 		return rc;
@@ -212,12 +221,41 @@ void sim_destroy(struct sim *s)
 	free(s->pool);
 	free(s->acct);
 	free(s->site);
+	metrics_destroy(s->m);
 	free(s);
 }
 
 struct policy *sim_policy(const struct sim *s)
 {
 	return s->p;
+}
+
+const struct metrics *sim_metrics(const struct sim *s)
+{
+	return s->m;
+}
+
+/* ---- metrics hooks (sim/metrics.c, docs/metrics.md) ---- */
+
+/* perf kmem stat counts every allocation event, before any of the engine's
+ * filters (NULL pointers, zero sizes). */
+static int metrics_alloc_hook(struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	uint32_t site;
+	int rc = intern_site(s, ev->call_site, &site);
+	if (!rc)
+		rc = metrics_perf_alloc(s->m, ev, site);
+	return rc ? err_set(e, rc, "out of memory") : 0;
+}
+
+/* Johnstone & Wilson: heap (slab + large kmalloc pages) and live requested
+ * bytes after every change of state (events and timers). */
+static void metrics_observe_now(struct sim *s)
+{
+	struct policy_stats st;
+	s->p->ops->stats(s->p, &st);
+	metrics_observe(s->m, s->now_ns, (st.slab_pages + st.large_pages) * POLICY_PAGE_SIZE,
+			s->live_req);
 }
 
 /* ---- cache resolution ---- */
@@ -475,6 +513,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	uint64_t idx64;
 	int rc;
 
+	if ((rc = metrics_alloc_hook(s, ev, e)))
+		return rc;
 	if (ev->ptr == 0) {
 		anomaly(s, SIM_AN_ALLOC_NULL, ev->line);
 		return 0;
@@ -575,6 +615,7 @@ static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 	uint32_t cpu = fold_cpu(s, ev);
 	uint64_t idx64;
 
+	metrics_perf_free(s->m, ev);
 	if (ev->ptr == 0) {
 		anomaly(s, SIM_AN_FREE_NULL, ev->line);
 		return 0;
@@ -703,6 +744,8 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 		.waste_tail = t.waste_tail,
 	};
 	int rc = rec_sample(s->rec, &row, e);
+	if (!rc)
+		rc = metrics_sample(s->m, s->p, s->rec, seq, t.slab_bytes, e);
 	if (rc || !s->o.sample_caches)
 		return rc;
 	uint32_t n = s->p->ops->nr_caches(s->p);
@@ -748,6 +791,8 @@ static int run_timer(struct sim *s, uint64_t t_ns, struct err *e)
 	uint64_t next = UINT64_MAX;
 	int rc = s->p->ops->timer(s->p, t_ns, &next, e);
 	s->timer_runs++;
+	if (!rc)
+		metrics_observe_now(s);
 	if (!rc && next != UINT64_MAX &&
 	    evq_push(&s->q, next > t_ns ? next : t_ns + 1, SIM_EV_TIMER, 0))
 		rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
@@ -812,6 +857,7 @@ int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 		return err_at(e, rc, s->src, ev->line, "%s", why);
 	}
 	s->nevents++;
+	metrics_observe_now(s);
 	if (s->o.check && (rc = s->p->ops->check(s->p, e))) {
 		char why[SLABSIM_ERR_MSG_MAX];
 		(void)snprintf(why, sizeof(why), "%s", e ? e->msg : "");
@@ -1129,6 +1175,9 @@ int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *
 		.align_violations = t.align_violations,
 		.wall_seconds = wall_seconds,
 	};
+	struct metrics_extra mx = {.bytes_alloc_model = t.bytes_alloc_model_total};
+	if ((rc = metrics_record(s->m, s->p, rec, &mx, e)))
+		return rc;
 	return rec_run_end(rec, &tot, true, e);
 }
 
@@ -1230,6 +1279,8 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 			t.waste_free_slots, t.waste_tail, t.align_violations, t.samples,
 			t.bytes_req_total, t.bytes_alloc_trace_total, t.bytes_alloc_model_total,
 			t.alloc_size_mismatch);
+		struct metrics_extra mx = {.bytes_alloc_model = t.bytes_alloc_model_total};
+		metrics_print_json(s->m, s->p, out, &mx);
 		fprintf(out, "  \"caches\": [");
 		for (uint32_t i = 0; i < nrows; i++) {
 			const struct rec_cache_row *r = &rows[i];
@@ -1306,6 +1357,8 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 		(double)t.peak_slab_pages_t_ns / 1e9, t.large_pages, t.waste_rounding,
 		t.waste_layout, t.waste_free_slots, t.waste_tail, t.align_violations,
 		t.bytes_alloc_trace_total, t.bytes_alloc_model_total, t.alloc_size_mismatch);
+	struct metrics_extra mx = {.bytes_alloc_model = t.bytes_alloc_model_total};
+	metrics_print_table(s->m, s->p, out, &mx);
 	fprintf(out, "%-24s %7s %7s %8s %6s %6s %6s %9s %8s %9s %8s %6s\n", "cache", "objsize",
 		"slotsz", "live", "slabs", "pages", "peak", "rounding", "layout", "free", "tail",
 		"misal");

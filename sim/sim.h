@@ -3,7 +3,9 @@
  *
  * One struct sim owns one policy instance and everything measured about it.
  * Memory follows the live set (live pointers, caches, call sites), never the
- * trace length. Trace anomalies are counted, never fatal.
+ * trace length, except for perf kmem stat's record of every distinct pointer
+ * (12 bytes and a hash slot each; docs/metrics.md), which perf keeps too. Trace anomalies are
+ * counted, never fatal.
  */
 #ifndef SLABSIM_SIM_H
 #define SLABSIM_SIM_H
@@ -13,6 +15,7 @@
 #include <stdio.h>
 
 #include "err.h"
+#include "metrics.h"
 #include "policy.h"
 
 struct trace_reader;
@@ -48,6 +51,8 @@ struct sim_opts {
 	bool check;		      /* run the policy's invariant walk after every event */
 	bool progress;		      /* progress bar on stderr */
 	FILE *progress_out;	      /* where the bar goes (default stderr) */
+	struct metrics_opts metrics;  /* docs/metrics.md figures (sample_cache is set
+					 from sample_caches) */
 };
 
 struct sim;
@@ -133,5 +138,8 @@ void sim_totals(const struct sim *s, struct sim_totals *out);
 
 /* The policy instance (borrowed; valid until sim_destroy). */
 struct policy *sim_policy(const struct sim *s);
+
+/* The docs/metrics.md figures (borrowed; valid until sim_destroy). */
+const struct metrics *sim_metrics(const struct sim *s);
 
 #endif

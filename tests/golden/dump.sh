@@ -67,4 +67,10 @@ SELECT * FROM samples ORDER BY run_id, seq;
 .print "== sample_caches"
 $(columns sample_caches)
 SELECT * FROM sample_caches ORDER BY run_id, seq, cache;
+.print "== run_metrics"
+$(columns run_metrics)
+SELECT * FROM run_metrics ORDER BY run_id;
+.print "== perf_callers"
+$(columns perf_callers)
+SELECT * FROM perf_callers ORDER BY run_id, call_site;
 SQL

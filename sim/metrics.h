@@ -1,0 +1,164 @@
+/* metrics.h - figures that mean what the tools users already know mean:
+ * perf kmem stat (slab mode), tools/mm/slabinfo (-T, the report view),
+ * /proc/slabinfo, Johnstone & Wilson's fragmentation, and the kernel's
+ * unusable free space index (/sys/kernel/debug/extfrag/unusable_index).
+ * docs/metrics.md defines every figure once; this module computes them.
+ *
+ * The engine (replay.c) feeds it every allocation and free event as perf
+ * sees them, and the heap and live bytes after every change; the slabinfo
+ * and page-level figures are read from the policy when asked. Memory: the
+ * per-call-site table follows the call sites; the per-pointer table follows
+ * the distinct pointers of the trace, which is what perf keeps too (perf
+ * never forgets a pointer either: a later free of it still counts).
+ */
+#ifndef SLABSIM_METRICS_H
+#define SLABSIM_METRICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+#include "policy.h"
+
+struct strtab;
+struct rec;
+struct trace_event;
+
+/* Zone size (MiB) that defines the free memory of the unusable index when
+ * --mem-mib is not given. */
+#define METRICS_MEM_MIB_DEFAULT 4096
+
+struct metrics_opts {
+	uint64_t mem_mib;  /* simulated zone size in MiB, a multiple of 4; 0 = default */
+	bool record_ptrs;  /* keep the per-pointer table (--alloc): print and record it */
+	bool sample_cache; /* write per-cache slabinfo rows at every sample */
+};
+
+struct metrics;
+
+/* sites: the engine's call-site names (borrowed; ids given to
+ * metrics_perf_alloc index it). Errors: SLABSIM_ENOMEM. */
+int metrics_create(const struct metrics_opts *o, const struct strtab *sites, struct metrics **out,
+		   struct err *e);
+void metrics_destroy(struct metrics *m);
+
+/* ---- perf kmem stat ---- */
+
+/* Every allocation event, before any filtering, as perf counts it; site is
+ * the call-site id. Returns 0 or SLABSIM_ENOMEM. */
+int metrics_perf_alloc(struct metrics *m, const struct trace_event *ev, uint32_t site);
+/* Every free event (kfree, kmem_cache_free). */
+void metrics_perf_free(struct metrics *m, const struct trace_event *ev);
+
+/* perf's totals. */
+struct metrics_perf_totals {
+	uint64_t allocs, frees; /* allocation events; frees of a known pointer */
+	uint64_t bytes_req, bytes_alloc, bytes_freed;
+	uint64_t cross_node; /* allocations asking for a node != the CPU's (all CPUs: node 0) */
+	uint64_t pingpong;   /* frees on another CPU than the pointer's last allocation */
+	double frag_pct;     /* 100 - 100 * bytes_req / bytes_alloc (0 if nothing allocated) */
+};
+void metrics_perf_totals(const struct metrics *m, struct metrics_perf_totals *out);
+
+/* perf kmem stat sort keys (--caller / --alloc -s KEY,...). */
+enum metrics_sort_key {
+	METRICS_SORT_PTR = 0,
+	METRICS_SORT_CALLSITE,
+	METRICS_SORT_BYTES,
+	METRICS_SORT_HIT,
+	METRICS_SORT_PINGPONG,
+	METRICS_SORT_FRAG,
+	METRICS_SORT_NR,
+};
+#define METRICS_SORT_MAX 8
+/* Parse "frag,hit,bytes". OUT: keys, *n. Errors: SLABSIM_EUSAGE naming the
+ * bad key. */
+int metrics_parse_sort(const char *s, enum metrics_sort_key *keys, int *n, struct err *e);
+
+/* Print as `perf kmem stat --caller/--alloc` does: the tables asked for
+ * (sorted by keys, nkeys 0 = perf's default frag,hit,bytes; lines < 0 = all),
+ * then perf's SUMMARY, then the model's bytes_alloc total. Returns 0 or
+ * SLABSIM_ENOMEM. */
+int metrics_print_perf(const struct metrics *m, FILE *out, bool caller, bool alloc,
+		       const enum metrics_sort_key *keys, int nkeys, int lines,
+		       uint64_t bytes_alloc_model);
+
+/* ---- tools/mm/slabinfo and /proc/slabinfo ---- */
+
+/* One cache as slabinfo reads it from sysfs. */
+struct metrics_slabinfo {
+	uint64_t slabs, partial;    /* all slabs; node-partial slabs */
+	uint64_t objects;	    /* sysfs objects: total - free objects on node lists */
+	uint64_t objects_partial;   /* in-use objects of node-partial slabs */
+	uint64_t total_objects;	    /* slabs * objs_per_slab */
+	uint64_t space, used, loss; /* slabs*B; objects*object_size; space - used */
+	uint32_t ef, fr;	    /* %Ef = 100*used/space (100 if no slabs); %Fr */
+};
+void metrics_slabinfo_cache(const struct policy_cache_info *ci, struct metrics_slabinfo *out);
+
+struct metrics_slabinfo_totals {
+	uint64_t caches, aliases, alias_targets, active; /* active: slabs and objects > 0 */
+	uint64_t space, used, loss, objects, partobj, slabs, partial;
+	uint64_t mratio, oratio; /* 100*loss/used, 100*partobj/objects (integer, as slabinfo) */
+};
+void metrics_slabinfo_totals(const struct policy *p, struct metrics_slabinfo_totals *out);
+/* As `slabinfo -T` prints its first block, with exact byte counts. */
+void metrics_print_slabinfo_totals(const struct policy *p, FILE *out);
+/* The cache list as `slabinfo` prints it (caches with slabs; by name, or
+ * with by_loss as `slabinfo -L`: by Loss, descending, Loss in the Space
+ * column), exact bytes instead of K/M/G. */
+int metrics_print_slabinfo_caches(const struct policy *p, FILE *out, bool by_loss);
+/* The sysfs attributes slabinfo reads, one root cache per line (TSV with a
+ * header), for checking slabinfo's arithmetic on a simulated state. */
+int metrics_write_sysfs(const struct policy *p, FILE *out);
+
+/* ---- Johnstone & Wilson ---- */
+
+/* After every change of state: heap = slab + large kmalloc bytes, live =
+ * live requested bytes, at virtual time t_ns. */
+void metrics_observe(struct metrics *m, uint64_t t_ns, uint64_t heap, uint64_t live);
+
+struct metrics_jw {
+	uint64_t heap_peak, heap_peak_t_ns, live_at_heap_peak;
+	uint64_t live_peak, live_peak_t_ns, heap_at_live_peak;
+	/* H/L ratios (1.25 = 25 % fragmentation); negative when undefined */
+	double f1, f2, f3, f4;
+};
+void metrics_jw(const struct metrics *m, struct metrics_jw *out);
+
+/* ---- page level ---- */
+
+struct metrics_pages {
+	bool have; /* false: the model has no page allocator (exact) */
+	uint64_t mem_mib, zone_pages, free_pages;
+	bool over; /* the model grew past the zone: untouched memory is 0 */
+	uint64_t held_blocks[POLICY_MAX_ORDER], free_blocks[POLICY_MAX_ORDER];
+	uint32_t unusable[POLICY_MAX_ORDER]; /* permille, 0..1000 */
+};
+void metrics_pages(const struct metrics *m, const struct policy *p, struct metrics_pages *out);
+/* mm/vmstat.c unusable_free_index: 1000 * (free pages - free pages in
+ * blocks of order >= order) / free pages; 1000 when nothing is free. */
+uint32_t metrics_unusable_index(const uint64_t free_blocks[POLICY_MAX_ORDER], uint32_t order);
+
+/* ---- output ---- */
+
+/* Extra figures for the outputs that the engine passes in. */
+struct metrics_extra {
+	uint64_t bytes_alloc_model; /* Σ bytes_alloc as the model gave them */
+};
+
+/* The summary's headline lines (table format). */
+void metrics_print_table(const struct metrics *m, const struct policy *p, FILE *out,
+			 const struct metrics_extra *x);
+/* The summary's "metrics" member (JSON), ending with ",\n". */
+void metrics_print_json(const struct metrics *m, const struct policy *p, FILE *out,
+			const struct metrics_extra *x);
+/* Rows of one sample (sample_metrics, sample_orders, sample_slabinfo). */
+int metrics_sample(const struct metrics *m, const struct policy *p, struct rec *rec, uint64_t seq,
+		   uint64_t heap, struct err *e);
+/* The run's rows (run_metrics, perf_callers, perf_ptrs). */
+int metrics_record(const struct metrics *m, const struct policy *p, struct rec *rec,
+		   const struct metrics_extra *x, struct err *e);
+
+#endif
