@@ -61,6 +61,7 @@ static int define_caches(const struct workload *w, struct sim *s, uint64_t *req,
 			.name = wc.name,
 			.object_size = wc.object_size,
 			.align = wc.align,
+			.usersize = wc.usersize,
 			.ctor = (wc.flags & WORKLOAD_CF_CTOR) != 0,
 		};
 		if (wc.flags & WORKLOAD_CF_HWCACHE)

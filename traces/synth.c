@@ -24,6 +24,7 @@ struct sstate {
 	uint64_t cont_seq; /* seq of the pending burst continuation */
 	uint64_t left;	   /* allocations left in the running burst */
 	double mean_gap;   /* ns between arrivals (burst starts) in this phase */
+	uint64_t period;   /* periodic: ns between arrivals in this phase */
 	bool active;
 	bool cache_account;
 };
@@ -133,12 +134,18 @@ static int push(struct synth *g, uint64_t t, uint32_t kind, uint32_t data, struc
 	return 0;
 }
 
-/* Draw stream i's next arrival (burst start) after t and schedule it. */
-static int schedule_arrival(struct synth *g, uint32_t i, uint64_t t, struct err *e)
+/* Draw stream i's next arrival (burst start) after t and schedule it;
+ * periodic streams draw nothing (the first arrival of a phase is at its
+ * start). */
+static int schedule_arrival(struct synth *g, uint32_t i, uint64_t t, bool first, struct err *e)
 {
 	struct sstate *s = &g->st[i];
 	s->arr_seq = NONE;
-	uint64_t gap = to_ns(gsl_ran_exponential(g->r, s->mean_gap));
+	uint64_t gap;
+	if (g->w->streams[i].arr.kind == WL_AR_PERIODIC)
+		gap = first ? 0 : s->period;
+	else
+		gap = to_ns(gsl_ran_exponential(g->r, s->mean_gap));
 	if (gap >= g->dur - t)
 		return 0; /* not before the end (a phase change redraws it) */
 	s->arr_seq = evq_next_seq(&g->q);
@@ -163,7 +170,10 @@ static int enter_phase(struct synth *g, uint32_t p, uint64_t t, struct err *e)
 			continue;
 		}
 		s->mean_gap = 1e9 / rate;
-		if ((rc = schedule_arrival(g, i, t, e)))
+		s->period = to_ns((double)ws->arr.gap_ns / ws->mult[p]);
+		if (!s->period)
+			s->period = 1;
+		if ((rc = schedule_arrival(g, i, t, true, e)))
 			return rc;
 	}
 	if (p + 1 < w->nphases && g->phase_end[p] < g->dur)
@@ -325,20 +335,20 @@ int synth_next(struct synth *g, struct trace_event *ev, struct err *e)
 				continue; /* redrawn at a phase change */
 			s->arr_seq = NONE;
 			const struct wl_stream *ws = &w->streams[i];
-			if (ws->arr.kind == WL_AR_POISSON) {
+			if (ws->arr.kind != WL_AR_BURST) {
 				if ((rc = do_alloc(g, i, it.t_ns, ev, e)) ||
-				    (rc = schedule_arrival(g, i, it.t_ns, e)))
+				    (rc = schedule_arrival(g, i, it.t_ns, false, e)))
 					return rc;
 				goto emit;
 			}
 			s->left += ws->arr.size;
 			if (s->cont_seq != NONE) { /* joins the running burst */
-				if ((rc = schedule_arrival(g, i, it.t_ns, e)))
+				if ((rc = schedule_arrival(g, i, it.t_ns, false, e)))
 					return rc;
 				continue;
 			}
 			if ((rc = do_alloc(g, i, it.t_ns, ev, e)) ||
-			    (rc = schedule_arrival(g, i, it.t_ns, e)))
+			    (rc = schedule_arrival(g, i, it.t_ns, false, e)))
 				return rc;
 			if (--s->left && ws->arr.gap_ns < g->dur - it.t_ns) {
 				s->cont_seq = evq_next_seq(&g->q);

@@ -22,6 +22,14 @@ struct parser {
 	enum { SEC_NONE, SEC_WORKLOAD, SEC_CACHE, SEC_STREAM, SEC_PHASE } sec;
 	uint32_t seen; /* keys seen in the current section (bit per key) */
 	bool had_workload;
+	/* `rate STREAM = X` lines, resolved at the end (streams may follow) */
+	struct pending_rate {
+		char *stream;
+		uint32_t phase;
+		double mult;
+		unsigned long line;
+	} * rates;
+	uint32_t nrates;
 };
 
 static int bad(struct parser *ps, const char *what, const char *got)
@@ -245,7 +253,7 @@ static int read_empirical_file(struct parser *ps, struct wl_size *sz, const char
 	int rc = 0;
 	while (fgets(buf, sizeof(buf), f)) {
 		ln++;
-		char *h = strchr(buf, '#');
+		char *h = strpbrk(buf, "#\n");
 		if (h)
 			*h = '\0';
 		char *words[3];
@@ -429,8 +437,16 @@ static int parse_arrival(struct parser *ps, struct wl_arrival *a, char *val)
 				   copy);
 		a->size = (uint32_t)sz;
 		a->kind = WL_AR_BURST;
+	} else if (n == 2 && strcmp(w[0], "periodic") == 0) {
+		if (!workload_parse_time(w[1], &a->gap_ns) || !a->gap_ns)
+			return bad(ps, "periodic INTERVAL with a time INTERVAL > 0", copy);
+		a->rate = 1e9 / (double)a->gap_ns;
+		a->kind = WL_AR_PERIODIC;
 	} else {
-		return bad(ps, "an arrival process (poisson RATE | burst RATE SIZE GAP)", copy);
+		return bad(ps,
+			   "an arrival process (poisson RATE | burst RATE SIZE GAP | periodic "
+			   "INTERVAL)",
+			   copy);
 	}
 	return 0;
 }
@@ -661,13 +677,13 @@ static int kv_workload(struct parser *ps, const char *key, char *val)
 static int kv_cache(struct parser *ps, const char *key, char *val)
 {
 	struct wl_cache *c = &ps->w->caches[ps->w->ncaches - 1];
-	static const char *const keys[] = {"object_size", "align", "flags"};
+	static const char *const keys[] = {"object_size", "align", "flags", "usersize"};
 	int k = -1, rc;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (strcmp(key, keys[i]) == 0)
 			k = i;
 	if (k < 0)
-		return bad(ps, "a [cache] key (object_size, align, flags)", key);
+		return bad(ps, "a [cache] key (object_size, align, flags, usersize)", key);
 	if ((rc = once(ps, k, key)))
 		return rc;
 	uint64_t v;
@@ -676,6 +692,10 @@ static int kv_cache(struct parser *ps, const char *key, char *val)
 			return bad(ps, "an object size from 1 to 4194304", val);
 		c->object_size = (uint32_t)v;
 		c->has_size = true;
+	} else if (k == 3) {
+		if (!parse_u64(val, 0, WL_MAX_SIZE, &v))
+			return bad(ps, "a usersize from 0 to 4194304", val);
+		c->usersize = (uint32_t)v;
 	} else if (k == 1) {
 		if (!parse_u64(val, 0, 4096, &v) || (v && !is_pow2(v)))
 			return bad(ps, "an alignment of 0 or a power of two up to 4096", val);
@@ -799,13 +819,22 @@ static int kv_phase(struct parser *ps, char *key, char *val)
 		return 0;
 	}
 	if (n == 2 && strcmp(kw[0], "rate") == 0) {
-		int s = find_stream(w, kw[1]);
-		if (s < 0)
-			return bad(ps, "'rate STREAM' naming a stream defined above", kw[1]);
 		double m;
+		if (!valid_name(kw[1]))
+			return bad(ps, "'rate STREAM' with a stream name", kw[1]);
 		if (!parse_double(val, &m) || m < 0 || m > 1e9)
 			return bad(ps, "a rate multiplier from 0 to 1e9", val);
-		w->streams[s].mult[w->nphases - 1] = m;
+		for (uint32_t i = 0; i < ps->nrates; i++)
+			if (ps->rates[i].phase == w->nphases - 1 &&
+			    strcmp(ps->rates[i].stream, kw[1]) == 0)
+				return bad(ps, "one 'rate STREAM' per stream and phase", kw[1]);
+		struct pending_rate *nr = realloc(ps->rates, (ps->nrates + 1) * sizeof(*nr));
+		if (!nr)
+			return oom(ps);
+		ps->rates = nr;
+		nr[ps->nrates] = (struct pending_rate){dupstr(kw[1]), w->nphases - 1, m, ps->line};
+		if (!nr[ps->nrates++].stream)
+			return oom(ps);
 		return 0;
 	}
 	return bad(ps, "a [phase] key (duration, rate STREAM)", n > 0 ? kw[0] : "");
@@ -850,6 +879,8 @@ static int finish(struct parser *ps)
 		ps->line = w->caches[i].line;
 		if (!w->caches[i].has_size)
 			return bad(ps, "object_size in this [cache] section", "nothing");
+		if (w->caches[i].usersize > w->caches[i].object_size)
+			return bad(ps, "a usersize no larger than object_size", "a larger one");
 	}
 	if (!w->nphases) {
 		w->phases = calloc(1, sizeof(*w->phases));
@@ -866,6 +897,14 @@ static int finish(struct parser *ps)
 		ps->line = 0;
 		return err_at(ps->e, SLABSIM_EINPUT, ps->name, 0,
 			      "expected at least one [stream NAME] section, got none");
+	}
+	for (uint32_t i = 0; i < ps->nrates; i++) {
+		ps->line = ps->rates[i].line;
+		int st = find_stream(w, ps->rates[i].stream);
+		if (st < 0)
+			return bad(ps, "'rate STREAM' naming a [stream] of this file",
+				   ps->rates[i].stream);
+		w->streams[st].mult[ps->rates[i].phase] = ps->rates[i].mult;
 	}
 	for (uint32_t i = 0; i < w->nstreams; i++) {
 		struct wl_stream *st = &w->streams[i];
@@ -1011,6 +1050,9 @@ int workload_parse(const char *name, const char *text, size_t len, struct worklo
 out:
 	free(buf);
 	free(ps.dir);
+	for (uint32_t i = 0; i < ps.nrates; i++)
+		free(ps.rates[i].stream);
+	free(ps.rates);
 	if (rc) {
 		workload_free(w);
 		return rc;
@@ -1128,6 +1170,7 @@ void workload_cache(const struct workload *w, uint32_t i, struct workload_cache 
 	out->object_size = w->caches[i].object_size;
 	out->align = w->caches[i].align;
 	out->flags = w->caches[i].flags;
+	out->usersize = w->caches[i].usersize;
 }
 uint32_t workload_nr_streams(const struct workload *w)
 {

@@ -48,6 +48,7 @@ const char *workload_rng_name(const struct workload *w);
 struct workload_cache {
 	const char *name;
 	uint32_t object_size, align, flags; /* flags: WORKLOAD_CF_* */
+	uint32_t usersize;		    /* usercopy whitelist; != 0 blocks merging */
 };
 uint32_t workload_nr_caches(const struct workload *w);
 void workload_cache(const struct workload *w, uint32_t i, struct workload_cache *out);

@@ -49,13 +49,13 @@ struct wl_life {
 	double alpha, xm; /* pareto: shape, scale in ns */
 };
 
-enum wl_arr_kind { WL_AR_NONE = 0, WL_AR_POISSON, WL_AR_BURST };
+enum wl_arr_kind { WL_AR_NONE = 0, WL_AR_POISSON, WL_AR_BURST, WL_AR_PERIODIC };
 
 struct wl_arrival {
 	enum wl_arr_kind kind;
 	double rate;	 /* per second: allocations (poisson) or bursts */
 	uint32_t size;	 /* burst size */
-	uint64_t gap_ns; /* within a burst */
+	uint64_t gap_ns; /* within a burst; periodic: the period */
 };
 
 enum wl_cpu_kind { WL_CPU_ALL = 0, WL_CPU_FIXED, WL_CPU_MIX };
@@ -89,7 +89,7 @@ struct wl_stream {
 
 struct wl_cache {
 	char *name;
-	uint32_t object_size, align, flags;
+	uint32_t object_size, align, flags, usersize;
 	unsigned long line;
 	bool has_size;
 };
