@@ -99,6 +99,7 @@ struct cli_workload {
 	uint64_t seed, duration_ns; /* chosen: option, else the spec's */
 	uint64_t *req, *alloc;	    /* per spec cache: traced sizes under the model */
 	struct synth *g;
+	char label[320]; /* "SPEC event": names events in messages */
 };
 /* Load the spec at path; seed and duration are the option strings or NULL.
  * Errors: SLABSIM_EUSAGE (bad option value, no duration), SLABSIM_EINPUT,

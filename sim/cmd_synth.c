@@ -140,8 +140,9 @@ void cli_workload_source(struct cli_workload *cw, struct sim_source *src)
 		.ctx = cw->g,
 		.next = src_next,
 		.progress = src_progress,
-		.name = workload_path(cw->w),
+		.name = cw->label,
 	};
+	(void)snprintf(cw->label, sizeof(cw->label), "%s event", workload_path(cw->w));
 }
 
 void cli_workload_close(struct cli_workload *cw)
@@ -196,6 +197,7 @@ enum {
 	OPT_WORKLOAD = CLI_OPT_CMD,
 	OPT_SEED,
 	OPT_DURATION,
+	OPT_STATS,
 };
 
 void usage_synth(FILE *f)
@@ -216,6 +218,8 @@ void usage_synth(FILE *f)
 		"  --duration T          virtual time to generate, e.g. 60s, 250ms, 2h\n"
 		"                        (default: the spec's)\n"
 		"  -o, --output FILE     write here (default stdout)\n"
+		"  --stats               print the generator's counts on stderr at the end\n"
+		"                        (events, peak pending frees, peak queue bytes)\n"
 		"  -h, --help            this help\n"
 		"\n");
 	cli_usage_model_opts(f);
@@ -230,11 +234,13 @@ int cmd_synth(int argc, char **argv)
 		{"seed", required_argument, NULL, OPT_SEED},
 		{"duration", required_argument, NULL, OPT_DURATION},
 		{"output", required_argument, NULL, 'o'},
+		{"stats", no_argument, NULL, OPT_STATS},
 		{NULL, 0, NULL, 0},
 	};
 	struct cli_model m;
 	const char *spec = NULL, *seed = NULL, *duration = NULL, *output = NULL;
 	int c, r;
+	bool stats = false;
 	cli_model_defaults(&m);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
@@ -257,6 +263,9 @@ int cmd_synth(int argc, char **argv)
 			break;
 		case OPT_DURATION:
 			duration = optarg;
+			break;
+		case OPT_STATS:
+			stats = true;
 			break;
 		default:
 			return cli_bad_usage("synth");
@@ -303,6 +312,14 @@ int cmd_synth(int argc, char **argv)
 	if (rc < 0) {
 		status = cli_fail(&e);
 		goto done;
+	}
+	if (stats) {
+		struct synth_stats st;
+		synth_stats(cw.g, &st);
+		fprintf(stderr,
+			"synth: %" PRIu64 " events (%" PRIu64 " allocations, %" PRIu64
+			" frees), peak pending frees %" PRIu64 ", peak queue %" PRIu64 " bytes\n",
+			st.events, st.allocs, st.frees, st.peak_pending, st.peak_queue_bytes);
 	}
 	if (bad || fflush(out) || ferror(out)) {
 		fprintf(stderr, "slabsim: %s: write error\n", output ? output : "stdout");
