@@ -1073,3 +1073,114 @@ int rec_sample_slabinfo(struct rec *r, const struct rec_sample_slabinfo_row *c, 
 	bind_u64(&b, c->used);
 	return row_step(r, &b, "sample_slabinfo", e);
 }
+
+/* ---- repetitions (replay --workload --repeat N) ----
+ * Self-contained: the tables are created on first use, in the transaction
+ * that fills them, so databases without repetitions keep the base schema. */
+
+static const char repeat_schema_sql[] =
+	"CREATE TABLE IF NOT EXISTS repetitions ("
+	" rep_id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" created TEXT NOT NULL,"
+	" spec_path TEXT NOT NULL,"
+	" spec_hash TEXT NOT NULL,"
+	" seed_first INTEGER NOT NULL,"
+	" n INTEGER NOT NULL,"
+	" config_json TEXT NOT NULL"
+	");"
+	"CREATE TABLE IF NOT EXISTS repetition_runs ("
+	" rep_id INTEGER NOT NULL REFERENCES repetitions (rep_id) ON DELETE CASCADE,"
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" seed INTEGER NOT NULL,"
+	" PRIMARY KEY (rep_id, run_id)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS repetition_stats ("
+	" rep_id INTEGER NOT NULL REFERENCES repetitions (rep_id) ON DELETE CASCADE,"
+	" figure TEXT NOT NULL,"
+	" n INTEGER NOT NULL,"
+	" mean REAL NOT NULL,"
+	" sd REAL NOT NULL,"
+	" ci95_lo REAL NOT NULL,"
+	" ci95_hi REAL NOT NULL,"
+	" PRIMARY KEY (rep_id, figure)"
+	") WITHOUT ROWID;";
+
+static int rep_exec(struct rec *r, const char *sql, sqlite3_stmt **st, struct err *e)
+{
+	int rc = sqlite3_prepare_v2(r->db, sql, -1, st, NULL);
+	return rc == SQLITE_OK ? 0 : db_error(r, rc, "cannot record the repetition", e);
+}
+
+int rec_repetition(struct rec *r, const struct rec_repeat_info *info, int64_t *rep_id,
+		   struct err *e)
+{
+	if (r->state != REC_IDLE)
+		return err_set(e, SLABSIM_EUSAGE, "rec_repetition: a run is open");
+	int ret = exec_sql(r, "BEGIN IMMEDIATE", "cannot lock the database", e);
+	if (ret)
+		return ret;
+	sqlite3_stmt *st = NULL;
+	ret = exec_sql(r, repeat_schema_sql, "cannot create the repetition tables", e);
+	if (!ret &&
+	    !(ret = rep_exec(r,
+			     "INSERT INTO repetitions (created, spec_path, spec_hash, "
+			     "seed_first, n, config_json) VALUES (" REC_NOW_UTC ", ?, ?, ?, ?, ?)",
+			     &st, e))) {
+		sqlite3_bind_text(st, 1, info->spec_path, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, info->spec_hash, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 3, u64_bits(info->seed_first));
+		sqlite3_bind_int64(st, 4, (int64_t)info->n);
+		sqlite3_bind_text(st, 5, info->config_json, -1, SQLITE_TRANSIENT);
+		int rc = sqlite3_step(st);
+		if (rc != SQLITE_DONE)
+			ret = db_error(r, rc, "cannot record the repetition", e);
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	int64_t id = sqlite3_last_insert_rowid(r->db);
+	if (!ret && !(ret = rep_exec(r,
+				     "INSERT INTO repetition_runs (rep_id, run_id, seed) VALUES "
+				     "(?, ?, ?)",
+				     &st, e))) {
+		for (uint32_t i = 0; i < info->n && !ret; i++) {
+			sqlite3_bind_int64(st, 1, id);
+			sqlite3_bind_int64(st, 2, info->run_ids[i]);
+			sqlite3_bind_int64(st, 3, u64_bits(info->seed_first + i));
+			int rc = sqlite3_step(st);
+			if (rc != SQLITE_DONE)
+				ret = db_error(r, rc, "cannot record the repetition", e);
+			sqlite3_reset(st);
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (!ret && !(ret = rep_exec(r,
+				     "INSERT INTO repetition_stats (rep_id, figure, n, mean, sd, "
+				     "ci95_lo, ci95_hi) VALUES (?, ?, ?, ?, ?, ?, ?)",
+				     &st, e))) {
+		for (uint32_t i = 0; i < info->nrows && !ret; i++) {
+			const struct rec_repeat_row *row = &info->rows[i];
+			sqlite3_bind_int64(st, 1, id);
+			sqlite3_bind_text(st, 2, row->figure, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(st, 3, (int64_t)info->n);
+			sqlite3_bind_double(st, 4, row->mean);
+			sqlite3_bind_double(st, 5, row->sd);
+			sqlite3_bind_double(st, 6, row->ci95_lo);
+			sqlite3_bind_double(st, 7, row->ci95_hi);
+			int rc = sqlite3_step(st);
+			if (rc != SQLITE_DONE)
+				ret = db_error(r, rc, "cannot record the repetition", e);
+			sqlite3_reset(st);
+		}
+		sqlite3_finalize(st);
+	}
+	if (ret) {
+		(void)sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+		return ret;
+	}
+	if ((ret = exec_sql(r, "COMMIT", "cannot commit the repetition", e)))
+		return ret;
+	if (rep_id)
+		*rep_id = id;
+	return 0;
+}

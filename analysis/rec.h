@@ -193,6 +193,26 @@ int rec_sample_metrics(struct rec *r, const struct rec_sample_metrics_row *m, st
 int rec_sample_order(struct rec *r, const struct rec_sample_order_row *o, struct err *e);
 int rec_sample_slabinfo(struct rec *r, const struct rec_sample_slabinfo_row *c, struct err *e);
 
+/* A summary of N runs of one workload with seeds seed_first.. (`replay
+ * --workload --repeat N`): the tables repetitions, repetition_runs and
+ * repetition_stats (docs/schema.md), created on first use. */
+struct rec_repeat_row {
+	const char *figure; /* "final_slab_pages", ... */
+	double mean, sd, ci95_lo, ci95_hi;
+};
+struct rec_repeat_info {
+	const char *spec_path, *spec_hash, *config_json;
+	uint64_t seed_first;
+	uint32_t n;		/* runs */
+	const int64_t *run_ids; /* n committed run ids, seed_first + i */
+	const struct rec_repeat_row *rows;
+	uint32_t nrows;
+};
+/* Record one repetition in its own transaction (no run may be open).
+ * OUT: *rep_id (may be NULL). Errors: SLABSIM_EUSAGE, SLABSIM_EIO. */
+int rec_repetition(struct rec *r, const struct rec_repeat_info *info, int64_t *rep_id,
+		   struct err *e);
+
 /* Close; rolls back an open run. r may be NULL. */
 void rec_close(struct rec *r);
 

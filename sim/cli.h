@@ -12,6 +12,7 @@
 
 #include "err.h"
 #include "policy.h"
+#include "sim.h"
 
 /* The "Exit status:" paragraph every --help ends with. */
 extern const char cli_exit_codes_help[];
@@ -88,9 +89,49 @@ struct cli_cmd {
 	void (*usage)(FILE *f);
 };
 
+/* A workload spec set up for one command (cmd_synth.c). */
+struct workload;
+struct synth;
+struct sim;
+struct sim_source;
+struct cli_workload {
+	struct workload *w;
+	uint64_t seed, duration_ns; /* chosen: option, else the spec's */
+	uint64_t *req, *alloc;	    /* per spec cache: traced sizes under the model */
+	struct synth *g;
+	char label[320]; /* "SPEC event": names events in messages */
+};
+/* Load the spec at path; seed and duration are the option strings or NULL.
+ * Errors: SLABSIM_EUSAGE (bad option value, no duration), SLABSIM_EINPUT,
+ * SLABSIM_EIO. cli_workload_close must be called in every case. */
+int cli_workload_open(struct cli_workload *cw, const char *path, const char *seed,
+		      const char *duration, struct err *e);
+/* Define the spec's caches on s and (re)start the generator with seed. */
+int cli_workload_start(struct cli_workload *cw, struct sim *s, uint64_t seed, struct err *e);
+/* Load the spec at path and create its caches on s (replay TRACE --caches). */
+int cli_define_workload_caches(const char *path, struct sim *s, struct err *e);
+/* The running generator as an event source. */
+void cli_workload_source(struct cli_workload *cw, struct sim_source *src);
+void cli_workload_close(struct cli_workload *cw);
+/* "workload":{...} for config_json (path, hash, name, rng, seed, duration). */
+int cli_workload_json(const struct cli_workload *cw, uint64_t seed, char *buf, size_t n);
+/* What `replay --workload` needs of replay's options (replay_workload.c). */
+struct cli_replay_ctl {
+	const struct cli_model *m;
+	struct sim_opts so;
+	const char *db, *slabinfo, *sample_spec;
+	bool json, quiet;
+};
+int cli_replay_workload(const struct cli_replay_ctl *c, const char *spec, const char *seed,
+			const char *duration, uint32_t repeat);
+/* A decimal uint64; 0 or -1. */
+int cli_parse_seed(const char *s, uint64_t *out);
+
 int cmd_replay(int argc, char **argv);
 void usage_replay(FILE *f);
 int cmd_layout(int argc, char **argv);
 void usage_layout(FILE *f);
+int cmd_synth(int argc, char **argv);
+void usage_synth(FILE *f);
 
 #endif

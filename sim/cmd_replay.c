@@ -41,6 +41,11 @@ enum {
 	OPT_SLABINFO_LIST,
 	OPT_FINAL_SYSFS,
 	OPT_MEM_MIB,
+	OPT_WORKLOAD, /* replay --workload (replay_workload.c) */
+	OPT_SEED,
+	OPT_DURATION,
+	OPT_REPEAT,
+	OPT_CACHES,
 };
 
 /* Options of the docs/metrics.md views (kept apart from the run options). */
@@ -116,6 +121,8 @@ void usage_replay(FILE *f)
 {
 	fprintf(f,
 		"Usage: slabsim replay TRACE [OPTIONS]\n"
+		"       slabsim replay --workload SPEC [--seed S] [--duration T] [--repeat N]\n"
+		"                      [OPTIONS]\n"
 		"\n"
 		"Replay the kmem: events of TRACE (ftrace text from tracefs, trace-cmd report or\n"
 		"perf script; .gz/.xz/.zst are decompressed; '-' reads stdin) through an\n"
@@ -157,6 +164,15 @@ void usage_replay(FILE *f)
 		"state\n"
 		"  --mem-mib N           simulated zone size for the unusable free space index\n"
 		"                        (MiB, a multiple of 4; default %d)\n"
+		"Synthetic workloads (docs/workloads.md), generated as they are replayed:\n"
+		"  --workload SPEC       replay the workload SPEC instead of a TRACE\n"
+		"  --seed S              its seed (default: the spec's, else 1)\n"
+		"  --duration T          virtual time, e.g. 60s (default: the spec's)\n"
+		"  --repeat N            run seeds S..S+N-1, each recorded as a run, and report\n"
+		"                        mean, sd and 95%% confidence interval of the headline\n"
+		"                        figures (table repetitions in the database)\n"
+		"  --caches SPEC         with a TRACE: create SPEC's caches first (replays a\n"
+		"                        `slabsim synth` trace exactly as --workload does)\n"
 		"  -h, --help            this help\n"
 		"\n"
 		"Anomalies of real traces (frees of pointers allocated before tracing began,\n"
@@ -205,8 +221,15 @@ int cmd_replay(int argc, char **argv)
 		{"slabinfo", required_argument, NULL, OPT_SLABINFO_LIST},
 		{"final-sysfs", required_argument, NULL, OPT_FINAL_SYSFS},
 		{"mem-mib", required_argument, NULL, OPT_MEM_MIB},
+		{"workload", required_argument, NULL, OPT_WORKLOAD},
+		{"seed", required_argument, NULL, OPT_SEED},
+		{"duration", required_argument, NULL, OPT_DURATION},
+		{"repeat", required_argument, NULL, OPT_REPEAT},
+		{"caches", required_argument, NULL, OPT_CACHES},
 		{NULL, 0, NULL, 0},
 	};
+	const char *workload = NULL, *seed = NULL, *duration = NULL, *caches = NULL;
+	uint32_t repeat = 1;
 	struct cli_model m;
 	const char *db = "slabsim.db", *slabinfo = NULL, *sample_spec = "1000ev";
 	bool prefetch = true;
@@ -294,9 +317,51 @@ int cmd_replay(int argc, char **argv)
 		case OPT_NO_PROGRESS:
 			progress = 0;
 			break;
+		case OPT_WORKLOAD:
+			workload = optarg;
+			break;
+		case OPT_SEED:
+			seed = optarg;
+			break;
+		case OPT_DURATION:
+			duration = optarg;
+			break;
+		case OPT_REPEAT:
+			if (cli_parse_u32("--repeat", optarg, 1, 1000000, &repeat))
+				return cli_bad_usage("replay");
+			break;
+		case OPT_CACHES:
+			caches = optarg;
+			break;
 		default:
 			return cli_bad_usage("replay");
 		}
+	}
+	if (workload) {
+		if (optind != argc || caches) {
+			fprintf(stderr, "slabsim: --workload replaces the TRACE argument%s\n",
+				caches ? " and --caches" : "");
+			return cli_bad_usage("replay");
+		}
+		struct cli_replay_ctl ctl = {
+			.m = &m,
+			.so = so,
+			.db = db,
+			.slabinfo = slabinfo,
+			.sample_spec = sample_spec,
+			.json = json,
+			.quiet = quiet,
+		};
+		ctl.so.ops = policy_find(m.allocator);
+		ctl.so.cfg = m.cfg;
+		ctl.so.sample_caches = sample_caches;
+		ctl.so.check = check;
+		ctl.so.progress = progress < 0 ? isatty(STDERR_FILENO) : progress;
+		return cli_replay_workload(&ctl, workload, seed, duration, repeat);
+	}
+	if (seed || duration || repeat != 1) {
+		fprintf(stderr, "slabsim: --seed, --duration and --repeat need --workload\n");
+		return cli_bad_usage("replay");
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, optind >= argc ? "slabsim: replay needs a TRACE argument\n"
@@ -340,6 +405,10 @@ int cmd_replay(int argc, char **argv)
 		if (sysfs_f)
 			fclose(sysfs_f);
 		return cli_fail(&e);
+	}
+	if (caches && (rc = cli_define_workload_caches(caches, s, &e))) {
+		status = cli_fail(&e);
+		goto out;
 	}
 	if (name_pass && strcmp(path, "-") != 0) {
 		struct trace_opts lax = {.strict = false};

@@ -76,11 +76,13 @@ struct sim {
 	struct live *pool;
 	uint32_t pool_len, pool_cap, pool_free;
 	/* caches as the trace names them */
-	struct strtab names;	    /* cache names seen */
-	struct u64map name_cache;   /* name id -> policy cache id */
-	struct u64map learned;	    /* learn_key(site, osz, slot) -> name id + 1 */
-	struct u64map cache_by_key; /* learn_key(site, osz, slot) -> policy cache id */
-	uint32_t *root_of;	    /* policy cache id -> its root id + 1 (0: not known yet) */
+	struct strtab names;	     /* cache names seen */
+	struct u64map name_cache;    /* name id -> policy cache id */
+	struct u64map learned;	     /* learn_key(site, osz, slot) -> name id + 1 */
+	struct u64map cache_by_key;  /* learn_key(site, osz, slot) -> policy cache id */
+	struct u64map defined;	     /* learn_key(0, osz, slot) -> sim_define_cache id */
+	struct u64map kmalloc_bytes; /* policy cache id -> slot size (sim_kmalloc_bytes) */
+	uint32_t *root_of;	     /* policy cache id -> its root id + 1 (0: not known yet) */
 	uint32_t root_cap;
 	struct cache_acct *acct;
 	uint32_t acct_cap;
@@ -176,6 +178,8 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->name_cache);
 	u64map_init(&s->learned);
 	u64map_init(&s->cache_by_key);
+	u64map_init(&s->defined);
+	u64map_init(&s->kmalloc_bytes);
 	u64map_init(&s->violations);
 	u64map_init(&s->violation_addr);
 	strtab_init(&s->names);
@@ -213,6 +217,8 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->name_cache);
 	u64map_fini(&s->learned);
 	u64map_fini(&s->cache_by_key);
+	u64map_fini(&s->defined);
+	u64map_fini(&s->kmalloc_bytes);
 	free(s->root_of);
 	u64map_fini(&s->violations);
 	u64map_fini(&s->violation_addr);
@@ -329,6 +335,10 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 		}
 		if (u64map_get(&s->learned, key, &v)) {
 			name = strtab_str(&s->names, (uint32_t)(v - 1));
+		} else if (u64map_get(&s->defined, learn_key(0, ev->bytes_req, ev->bytes_alloc),
+				      &v)) {
+			*id = (uint32_t)v; /* a defined cache whose name no free told */
+			return u64map_put(&s->cache_by_key, key, v);
 		} else {
 			(void)snprintf(buf, sizeof(buf), ":unnamed-%" PRIu64 "-%" PRIu64,
 				       ev->bytes_req, ev->bytes_alloc);
@@ -802,9 +812,8 @@ static int run_timer(struct sim *s, uint64_t t_ns, struct err *e)
 /* Run the scheduled work due at or before t_ns, in time order. */
 static int advance_to(struct sim *s, uint64_t t_ns, struct err *e)
 {
-	const struct evq_item *top;
-	while ((top = evq_peek(&s->q)) && top->t_ns <= t_ns) {
-		struct evq_item it;
+	struct evq_item it;
+	while (evq_peek(&s->q, &it) && it.t_ns <= t_ns) {
 		evq_pop(&s->q, &it);
 		if (it.t_ns > s->now_ns)
 			s->now_ns = it.t_ns;
@@ -1400,4 +1409,54 @@ int sim_write_slabinfo(const struct sim *s, FILE *out)
 			ci.g.objs_per_slab, 1 << ci.g.order, 0, 0, 0, ci.nr_slabs, ci.nr_slabs, 0);
 	}
 	return ferror(out) ? SLABSIM_EIO : 0;
+}
+
+/* ---- workloads ---- */
+
+int sim_define_cache(struct sim *s, const struct policy_cache_spec *spec, uint64_t *bytes_req,
+		     uint64_t *bytes_alloc, struct err *e)
+{
+	uint32_t nid, c;
+	uint64_t v;
+	int rc;
+	if ((rc = strtab_intern(&s->names, spec->name, &nid)))
+		return err_set(e, rc, "out of memory");
+	if (u64map_get(&s->name_cache, nid, NULL))
+		return err_set(e, SLABSIM_EUSAGE, "cache %s is defined twice", spec->name);
+	if ((rc = s->p->ops->cache_create(s->p, spec, &c, e)))
+		return rc;
+	if (u64map_put(&s->name_cache, nid, c) || grow_acct(s, s->p->ops->nr_caches(s->p)))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	struct policy_cache_info ci;
+	s->p->ops->cache_info(s->p, c, &ci);
+	/* SLOB keeps no geometry for caches: the kernel traces the object size */
+	*bytes_req = ci.g.object_size ? ci.g.object_size : spec->object_size;
+	*bytes_alloc = ci.g.size ? ci.g.size : *bytes_req;
+	uint64_t k = learn_key(0, *bytes_req, *bytes_alloc);
+	if (!u64map_get(&s->defined, k, &v) && u64map_put(&s->defined, k, c))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	return 0;
+}
+
+uint64_t sim_kmalloc_bytes(struct sim *s, uint64_t size, uint32_t gfp)
+{
+	struct trace_event ev = {.gfp = gfp, .accounted = -1};
+	uint32_t c = s->p->ops->kmalloc_cache(s->p, size, kmalloc_type(&ev));
+	uint64_t v;
+	if (c != POLICY_NO_CACHE) {
+		if (u64map_get(&s->kmalloc_bytes, c, &v))
+			return v;
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, c, &ci);
+		(void)u64map_put(&s->kmalloc_bytes, c, ci.g.size); /* a cache only */
+		return ci.g.size;
+	}
+	if (strcmp(s->p->ops->name, "exact") == 0)
+		return size;
+	if (strcmp(s->p->ops->name, "slob") == 0 && size < POLICY_PAGE_SIZE - 8)
+		return size + 8; /* SLOB_MINALIGN header on x86_64 */
+	uint64_t pages = (size + POLICY_PAGE_SIZE - 1) / POLICY_PAGE_SIZE, order = 0;
+	while ((UINT64_C(1) << order) < pages)
+		order++;
+	return (uint64_t)POLICY_PAGE_SIZE << order;
 }

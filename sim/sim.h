@@ -136,6 +136,22 @@ struct sim_totals {
 };
 void sim_totals(const struct sim *s, struct sim_totals *out);
 
+/* Create a cache the workload defines (kmem_cache_create), through the
+ * policy's create operation so its merging rules apply, before any event.
+ * Allocations naming spec->name go to it; a trace's unnamed
+ * kmem_cache_alloc whose (bytes_req, bytes_alloc) matches it and whose name
+ * was not learned goes to the first such cache. OUT: *bytes_req and
+ * *bytes_alloc, what the kernel would trace for it (the root's object size
+ * and slot size). Errors: SLABSIM_EUSAGE (impossible geometry, name already
+ * defined), SLABSIM_ENOMEM. */
+int sim_define_cache(struct sim *s, const struct policy_cache_spec *spec, uint64_t *bytes_req,
+		     uint64_t *bytes_alloc, struct err *e);
+
+/* bytes_alloc the model traces for a kmalloc of size with TRACE_GFP_* bits
+ * gfp: the kmalloc cache's slot size, whole pages above the largest cache,
+ * SLOB's size plus its header, the size itself for exact. */
+uint64_t sim_kmalloc_bytes(struct sim *s, uint64_t size, uint32_t gfp);
+
 /* The policy instance (borrowed; valid until sim_destroy). */
 struct policy *sim_policy(const struct sim *s);
 
