@@ -186,8 +186,11 @@ static int fig_memory(struct ctx *c, const struct pol *p, size_t np, struct plot
 			   "set ylabel 'slab memory (KiB)'\nset key outside right top\n"
 			   "set grid\nplot \\\n");
 		for (size_t i = 0; i < np; i++) {
-			fprintf(g, "  '%s.dat' index %zu using 1:2 with steps lw 1.5 title ",
-				fig->name, i);
+			/* 8 colours, then dashes: lines stay distinct */
+			fprintf(g,
+				"  '%s.dat' index %zu using 1:2 with steps lw 1.5 lc %zu dt %zu "
+				"title ",
+				fig->name, i, i % 8 + 1, i / 8 + 1);
 			gp_str(g, p[i].label);
 			fprintf(g, "%s\n", i + 1 < np ? ", \\" : "");
 		}
@@ -583,8 +586,10 @@ out:
 			   "set xrange [0:1]\nset yrange [0:1]\nset grid\n"
 			   "set key outside right top\nplot \\\n");
 		for (size_t i = 0; i < lines; i++) {
-			fprintf(g, "  '%s.dat' index %zu using 1:2 with steps lw 1.5 title ",
-				fig->name, i);
+			fprintf(g,
+				"  '%s.dat' index %zu using 1:2 with steps lw 1.5 lc %zu dt %zu "
+				"title ",
+				fig->name, i, i % 8 + 1, i / 8 + 1);
 			gp_str(g, titles[i]);
 			fprintf(g, "%s\n", i + 1 < lines ? ", \\" : "");
 		}

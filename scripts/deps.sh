@@ -2,7 +2,7 @@
 # Install the Debian packages slabsim needs to build, run and test, when any
 # is missing (Debian 12). Uses sudo when not root.
 set -eu
-pkgs="gcc libc6-dev pkg-config meson ninja-build libgsl-dev libsqlite3-dev sqlite3 gnuplot-nox gzip xz-utils zstd"
+pkgs="gcc libc6-dev pkg-config meson ninja-build libgsl-dev libsqlite3-dev sqlite3 gnuplot-nox gzip xz-utils zstd parallel"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -102,6 +102,27 @@ tap_is "after resuming: every planned configuration is there" \
 	"$("$bin" sweep long.sweep --db kill.db --dry-run | awk '$2 == "done"' | wc -l)" 40
 tap_is "the dead sweep's scratch directory was removed" "$(ls -d kill.db.sweep.* 2>/dev/null | wc -l)" 0
 
+# ---- SIGINT: workers stopped, finished runs kept, exit 130 ----
+"$bin" sweep long.sweep --db int.db -j 1 > out 2> err &
+pid=$!
+i=0
+while [ "$i" -lt 600 ]; do
+	n=$(q int.db "SELECT count(*) FROM runs" 2>/dev/null || echo 0)
+	[ "${n:-0}" -ge 2 ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -INT "$pid"
+wait "$pid"
+tap_is "SIGINT: exit status 130" "$?" 130
+tap_like "SIGINT: says how to resume" "$(cat err)" "rerun to resume"
+tap_is "SIGINT: database passes integrity_check" "$(q int.db "PRAGMA integrity_check")" ok
+tap_is "SIGINT: scratch directory removed" "$(ls -d int.db.sweep.* 2>/dev/null | wc -l)" 0
+n1=$(q int.db "SELECT count(*) FROM runs")
+"$bin" sweep long.sweep --db int.db -j 2 -q 2> err
+tap_is "SIGINT: rerun completes the 40 runs once each" \
+	"$(q int.db "SELECT count(*), count(DISTINCT config_hash) FROM runs") $([ "$n1" -lt 40 ] && echo resumed)" "40|40 resumed"
+
 # ---- shards + merge = one sweep ----
 # rows of every table, with run ids replaced by config hashes and the
 # columns that differ between runs of the same configuration dropped
