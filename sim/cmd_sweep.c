@@ -80,6 +80,7 @@ struct job {
 	char label[160];
 	pid_t pid;
 	double t0;
+	uint64_t nev; /* events of its trace */
 };
 
 /* Set by the SIGINT/SIGTERM handler: a signal handler can only reach a
@@ -209,6 +210,28 @@ static void clean_stale(const char *db)
 	closedir(d);
 }
 
+/* Parse path into *a, adding the time to *secs; 0 or -1 (message printed). */
+static int load_trace(const char *path, struct evarr **a, double *secs, bool quiet)
+{
+	struct err e;
+	double t0 = cli_now();
+	err_clear(&e);
+	if (evarr_load(path, a, &e)) {
+		fprintf(stderr, "slabsim: %s (its runs are skipped)\n", e.msg);
+		return -1;
+	}
+	double dt = cli_now() - t0;
+	*secs += dt;
+	uint64_t n = evarr_len(*a);
+	size_t b = evarr_bytes(*a);
+	if (!quiet)
+		fprintf(stderr,
+			"sweep: parsed %" PRIu64 " events of %s in %.3f s (%.1f MiB in memory, "
+			"%.1f bytes/event)\n",
+			n, path, dt, (double)b / 1048576.0, n ? (double)b / (double)n : 0.0);
+	return 0;
+}
+
 static void scratch_path(char *buf, size_t n, const char *tmp, size_t index)
 {
 	(void)snprintf(buf, n, "%s/run-%zu.db", tmp, index);
@@ -325,6 +348,8 @@ int cmd_sweep(int argc, char **argv)
 	struct sweep_run *runs = NULL;
 	struct job *jobs_v = NULL;
 	struct evarr **arr = NULL;
+	size_t *left = NULL;
+	double t_parse = 0;
 	struct merge *m = NULL;
 	size_t nruns = 0, njobs = 0, nshard_other = 0, ndone = 0;
 	int status = 0, rc;
@@ -394,28 +419,14 @@ int cmd_sweep(int argc, char **argv)
 	if (!njobs)
 		goto out;
 
-	/* parse each trace that has runs to do, once */
-	double t_parse = cli_now();
-	uint64_t parsed_events = 0;
-	size_t parsed_bytes = 0;
-	for (size_t i = 0; i < njobs; i++) {
-		size_t t = jobs_v[i].r.trace_idx;
-		if (arr[t])
-			continue;
-		if ((rc = evarr_load(jobs_v[i].r.trace, &arr[t], &e))) {
-			status = cli_fail(&e);
-			goto out;
-		}
-		parsed_events += evarr_len(arr[t]);
-		parsed_bytes += evarr_bytes(arr[t]);
+	/* runs left per trace: a trace's events are freed after its last run */
+	if (!(left = calloc(sweep_spec_ntraces(spec), sizeof(*left)))) {
+		fprintf(stderr, "slabsim: out of memory\n");
+		status = SLABSIM_EXIT_IO;
+		goto out;
 	}
-	t_parse = cli_now() - t_parse;
-	if (!quiet)
-		fprintf(stderr,
-			"sweep: parsed %" PRIu64 " events in %.3f s (%.1f MiB in memory, %.1f "
-			"bytes/event)\n",
-			parsed_events, t_parse, (double)parsed_bytes / 1048576.0,
-			parsed_events ? (double)parsed_bytes / (double)parsed_events : 0.0);
+	for (size_t i = 0; i < njobs; i++)
+		left[jobs_v[i].r.trace_idx]++;
 
 	clean_stale(db);
 	(void)snprintf(tmp, sizeof(tmp), "%s.sweep.%ld", db, (long)getpid());
@@ -446,7 +457,22 @@ int cmd_sweep(int argc, char **argv)
 	while ((next < njobs || running) && !stop_signal) {
 		while (next < njobs && running < jobs && !stop_signal) {
 			struct job *j = &jobs_v[next];
+			size_t t = j->r.trace_idx;
 			char scratch[4200];
+			/* parse each trace once, when its first run starts (the
+			 * workers of the previous trace keep running meanwhile) */
+			if (!arr[t] && load_trace(j->r.trace, &arr[t], &t_parse, quiet)) {
+				if (!status)
+					status = SLABSIM_EXIT_IO;
+				for (; next < njobs && jobs_v[next].r.trace_idx == t; next++) {
+					pg.done++;
+					pg.failed++;
+					left[t]--;
+				}
+				progress_show(&pg, NULL, 0, false, 0);
+				continue;
+			}
+			j->nev = evarr_len(arr[t]);
 			scratch_path(scratch, sizeof(scratch), tmp, j->r.index);
 			unlink_scratch(tmp, j->r.index);
 			j->t0 = cli_now();
@@ -514,8 +540,12 @@ int cmd_sweep(int argc, char **argv)
 		if (!ok)
 			pg.failed++;
 		else
-			pg.events += evarr_len(arr[j->r.trace_idx]);
-		progress_show(&pg, j, secs, ok, evarr_len(arr[j->r.trace_idx]));
+			pg.events += j->nev;
+		progress_show(&pg, j, secs, ok, j->nev);
+		if (--left[j->r.trace_idx] == 0) {
+			evarr_free(arr[j->r.trace_idx]);
+			arr[j->r.trace_idx] = NULL;
+		}
 	}
 stop:
 	if (stop_signal) {
@@ -547,6 +577,7 @@ out:
 		for (size_t t = 0; t < sweep_spec_ntraces(spec); t++)
 			evarr_free(arr[t]);
 	free(arr);
+	free(left);
 	free(jobs_v);
 	free(runs);
 	sweep_spec_free(spec);

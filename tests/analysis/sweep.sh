@@ -69,6 +69,14 @@ for t in counts caches sites violations samples sample_caches; do
 	tap_is "parsed events replay like the text trace: $t rows" "$b" "$a"
 done
 
+# a trace that cannot be read: its runs fail, the other trace's run
+printf 'trace = missing.trace\ntrace = %s\nkernel = 6.1\n' "$boot" > two.sweep
+"$bin" sweep two.sweep --db two.db -j 2 > out 2> err
+tap_is "unreadable trace: exit 3" "$?" 3
+tap_like "unreadable trace: named" "$(cat err)" "missing.trace"
+tap_is "unreadable trace: the other trace's run is recorded" \
+	"$(q two.db "SELECT count(*) FROM runs WHERE trace_path = '$boot'")" 1
+
 # ---- resumption after SIGKILL ----
 # 40 runs, one worker: long enough to kill after the first few
 sed 's/^nr_cpus = 2$/nr_cpus = 1, 2, 3, 4/' small.sweep > long.sweep

@@ -11,6 +11,7 @@
 #include "sweep.h"
 #include "trace.h"
 
+#include <gsl/gsl_rng.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,6 +180,57 @@ static void check_spec(void)
 	CHECK("shards of 10 runs: 4, 3, 3", cnt[1] == 4 && cnt[2] == 3 && cnt[3] == 3);
 }
 
+/* Random byte mutations of a valid spec (GSL's generator, fixed seed): the
+ * parser must answer 0 or EINPUT, never crash (ASan run), and a spec it
+ * accepts must expand to 1..SWEEP_MAX_RUNS runs. */
+static void check_mutations(void)
+{
+	static const char base[] = "# c\ntrace = a\nallocator = slub, slab, slob\n"
+				   "align = none, natural\nslub_debug = -, FZPU\n"
+				   "slab_debug = off, on\nnr_cpus = 1, 2\nsample_every = 100ev\n";
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	char buf[sizeof(base) + 16];
+	unsigned bad = 0, accepted = 0;
+	gsl_rng_set(r, 5);
+	for (int it = 0; it < 5000; it++) {
+		size_t len = sizeof(base) - 1;
+		memcpy(buf, base, len);
+		unsigned k = 1 + (unsigned)gsl_rng_uniform_int(r, 4);
+		for (unsigned m = 0; m < k && len > 0; m++) {
+			size_t at = gsl_rng_uniform_int(r, len);
+			switch (gsl_rng_uniform_int(r, 3)) {
+			case 0:
+				buf[at] = (char)gsl_rng_uniform_int(r, 256);
+				break;
+			case 1:
+				buf[at] = "=,#\n \t-0"[gsl_rng_uniform_int(r, 8)];
+				break;
+			default:
+				len = at; /* truncate */
+				break;
+			}
+		}
+		struct sweep_spec *s;
+		struct sweep_run *runs;
+		size_t n;
+		struct err e;
+		int rc = sweep_spec_parse(buf, len, "m.sweep", &s, &e);
+		if (rc == 0) {
+			accepted++;
+			if (sweep_expand(s, &runs, &n, &e) || n < 1 || n > SWEEP_MAX_RUNS)
+				bad++;
+			else
+				free(runs);
+			sweep_spec_free(s);
+		} else if (rc != SLABSIM_EINPUT || strncmp(e.msg, "m.sweep", 7) != 0) {
+			bad++;
+		}
+	}
+	gsl_rng_free(r);
+	CHECK_EQ_U64("5000 mutated specs: accepted or refused with m.sweep:...", bad, 0);
+	CHECK("some mutated specs are still accepted", accepted > 0);
+}
+
 int main(int argc, char **argv)
 {
 	struct evarr *a;
@@ -200,5 +252,6 @@ int main(int argc, char **argv)
 	CHECK("evarr: a missing file is an I/O error",
 	      evarr_load("/nonexistent/x.trace", &a, &e) == SLABSIM_EIO);
 	check_spec();
+	check_mutations();
 	return check_done();
 }
