@@ -133,5 +133,15 @@ int cmd_layout(int argc, char **argv);
 void usage_layout(FILE *f);
 int cmd_synth(int argc, char **argv);
 void usage_synth(FILE *f);
+int cmd_sweep(int argc, char **argv);
+void usage_sweep(FILE *f);
+int cmd_merge(int argc, char **argv);
+void usage_merge(FILE *f);
+int cmd_query(int argc, char **argv);
+void usage_query(FILE *f);
+int cmd_plot(int argc, char **argv);
+void usage_plot(FILE *f);
+int cmd_report(int argc, char **argv);
+void usage_report(FILE *f);
 
 #endif

@@ -25,6 +25,15 @@ static const struct cli_cmd commands[] = {
 	 usage_layout},
 	{"synth", "synth --workload SPEC", "write a synthetic workload as an ftrace text trace",
 	 cmd_synth, usage_synth},
+	{"sweep", "sweep SPEC", "run every configuration of a sweep spec in parallel workers",
+	 cmd_sweep, usage_sweep},
+	{"merge", "merge OUT IN...", "combine results databases (e.g. the shards of a sweep)",
+	 cmd_merge, usage_merge},
+	{"query", "query NAME", "run a named query on a results database", cmd_query, usage_query},
+	{"plot", "plot", "draw the graphs of a results database with gnuplot", cmd_plot,
+	 usage_plot},
+	{"report", "report", "write an HTML report (plots and tables) of a results database",
+	 cmd_report, usage_report},
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

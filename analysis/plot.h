@@ -1,0 +1,43 @@
+/* plot.h - graphs of a results database, drawn by the gnuplot program.
+ *
+ * Each figure NAME is written as NAME.dat (the numbers, with a header
+ * comment naming the columns and units), NAME.gp (the gnuplot script, kept so
+ * users can restyle it) and, rendered by gnuplot from inside the output
+ * directory, NAME.png (pngcairo) and NAME.svg.
+ */
+#ifndef SLABSIM_PLOT_H
+#define SLABSIM_PLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+
+#define PLOT_NFIGS 5
+
+struct plot_opts {
+	const char *trace;   /* runs of this trace_path for figures 1, 3-5; NULL = the
+				trace with the most runs */
+	const char *gnuplot; /* program; NULL = "gnuplot" */
+	bool render;	     /* run gnuplot (false: only .dat and .gp) */
+};
+
+struct plot_fig {
+	char name[32];	 /* file stem: "memory-time", ... */
+	char title[200]; /* what it shows */
+	bool drawn;	 /* false: no data for it (the reason is in note) */
+	char note[200];
+};
+
+struct plot_result {
+	struct plot_fig figs[PLOT_NFIGS];
+	char trace[1024]; /* the trace the per-trace figures use */
+};
+
+/* Write (and render) every figure of the database at db_path into out_dir
+ * (created if missing). Errors: SLABSIM_EIO (database, files, gnuplot
+ * missing or failing), SLABSIM_ENOMEM. */
+int plot_all(const char *db_path, const char *out_dir, const struct plot_opts *o,
+	     struct plot_result *res, struct err *e);
+
+#endif

@@ -1,0 +1,336 @@
+/* query.c - the named queries and their printers (see query.h). */
+#include "query.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The newest finished run of every configuration, with a debug label:
+ * SLAB's CONFIG_DEBUG_SLAB as on/off, SLUB's slub_debug letters, else off. */
+#define LATEST                                                                                     \
+	"WITH latest AS (\n"                                                                       \
+	"  SELECT r.*, CASE\n"                                                                     \
+	"      WHEN r.allocator = 'slab' THEN\n"                                                   \
+	"        CASE WHEN json_extract(r.config_json, '$.slab_debug') THEN 'on' ELSE 'off' END\n" \
+	"      WHEN r.slub_debug IS NULL OR r.slub_debug IN ('', '-') THEN 'off'\n"                \
+	"      ELSE r.slub_debug END AS debug\n"                                                   \
+	"  FROM runs r\n"                                                                          \
+	"  WHERE r.status = 'done' AND r.run_id = (\n"                                             \
+	"    SELECT max(s.run_id) FROM runs s\n"                                                   \
+	"    WHERE s.config_hash = r.config_hash AND s.status = 'done'))\n"
+
+const char query_latest_cte[] = LATEST;
+
+const struct query_def query_table[] = {
+	{"align-overhead",
+	 "memory overhead of natural alignment: natural vs none runs of the same "
+	 "configuration, per allocator, kernel and debug setting",
+	 LATEST
+	 ", pairs AS (\n"
+	 "  SELECT n.allocator, n.kernel, n.debug,\n"
+	 "         n.peak_slab_pages AS natural_peak, u.peak_slab_pages AS none_peak,\n"
+	 "         n.final_slab_pages AS natural_final, u.final_slab_pages AS none_final\n"
+	 "  FROM latest n JOIN latest u\n"
+	 "    ON u.trace_path IS n.trace_path AND u.align = 'none'\n"
+	 "   AND u.config_json = replace(n.config_json, '\"align\":\"natural\"',\n"
+	 "                               '\"align\":\"none\"')\n"
+	 "  WHERE n.align = 'natural')\n"
+	 "SELECT allocator, kernel, debug, count(*) AS pairs,\n"
+	 "       sum(none_peak) AS none_peak_pages, sum(natural_peak) AS natural_peak_pages,\n"
+	 "       sum(natural_peak - none_peak) AS extra_peak_pages,\n"
+	 "       round(100.0 * sum(natural_peak - none_peak) / sum(none_peak), 3)\n"
+	 "         AS extra_peak_pct,\n"
+	 "       sum(natural_final - none_final) AS extra_final_pages\n"
+	 "FROM pairs\n"
+	 "GROUP BY allocator, kernel, debug\n"
+	 "ORDER BY allocator, kernel, debug"},
+	{"top-waste",
+	 "the caches that waste most: the 5 root caches with the most waste bytes (rounding + "
+	 "layout + free slots + slab tail) at the end of each run",
+	 LATEST ", w AS (\n"
+		"  SELECT l.run_id, l.allocator, l.align, l.debug, c.cache, c.pages,\n"
+		"         c.waste_rounding + c.waste_layout + c.waste_free_slots + c.waste_tail\n"
+		"           AS waste_bytes,\n"
+		"         c.waste_rounding, c.waste_layout, c.waste_free_slots, c.waste_tail\n"
+		"  FROM latest l JOIN caches c ON c.run_id = l.run_id\n"
+		"  WHERE c.alias_of IS NULL AND c.pages > 0),\n"
+		"ranked AS (\n"
+		"  SELECT *, row_number() OVER (PARTITION BY run_id\n"
+		"                               ORDER BY waste_bytes DESC, cache) AS rank\n"
+		"  FROM w)\n"
+		"SELECT run_id, allocator, align, debug, rank, cache, pages, waste_bytes,\n"
+		"       round(100.0 * waste_bytes / (pages * 4096), 1) AS waste_pct,\n"
+		"       waste_rounding, waste_layout, waste_free_slots, waste_tail\n"
+		"FROM ranked WHERE rank <= 5\n"
+		"ORDER BY run_id, rank"},
+	{"unaligned-sites",
+	 "call sites that would see unaligned objects: power-of-two kmallocs off their "
+	 "natural alignment in align=none runs, per run and call site",
+	 LATEST "SELECT l.run_id, l.allocator, l.kernel, l.debug, v.call_site,\n"
+		"       sum(v.count) AS unaligned_allocs,\n"
+		"       group_concat(DISTINCT v.size) AS sizes,\n"
+		"       s.allocs AS site_allocs,\n"
+		"       round(100.0 * sum(v.count) / s.allocs, 2) AS pct_of_site\n"
+		"FROM latest l JOIN violations v ON v.run_id = l.run_id\n"
+		"LEFT JOIN sites s ON s.run_id = v.run_id AND s.call_site = v.call_site\n"
+		"WHERE l.align = 'none'\n"
+		"GROUP BY l.run_id, v.call_site\n"
+		"ORDER BY l.run_id, unaligned_allocs DESC, v.call_site"},
+	{"waste-by-kind",
+	 "waste at the end of each run by kind (bytes, root caches summed): size-class "
+	 "rounding, layout and debug metadata, free slots, slab tails",
+	 LATEST "SELECT l.run_id, l.allocator, l.kernel, l.align, l.debug,\n"
+		"       sum(c.live_req_bytes) AS live_req_bytes,\n"
+		"       sum(c.waste_rounding) AS rounding, sum(c.waste_layout) AS layout,\n"
+		"       sum(c.waste_free_slots) AS free_slots, sum(c.waste_tail) AS tail,\n"
+		"       sum(c.pages) AS pages\n"
+		"FROM latest l JOIN caches c ON c.run_id = l.run_id\n"
+		"WHERE c.alias_of IS NULL\n"
+		"GROUP BY l.run_id\n"
+		"ORDER BY l.run_id"},
+	{"runs", "the newest finished run of every configuration, with its headline figures",
+	 LATEST "SELECT run_id, command, trace_path, allocator, kernel, align, debug, nr_cpus,\n"
+		"       events, peak_slab_pages, final_slab_pages, align_violations,\n"
+		"       round(wall_seconds, 3) AS wall_seconds\n"
+		"FROM latest\n"
+		"ORDER BY run_id"},
+	{NULL, NULL, NULL},
+};
+
+const struct query_def *query_find(const char *name)
+{
+	for (const struct query_def *q = query_table; q->name; q++)
+		if (!strcmp(q->name, name))
+			return q;
+	return NULL;
+}
+
+int query_open(const char *path, sqlite3 **out, struct err *e)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	*out = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		int rc = err_set(e, SLABSIM_EIO, "%s: cannot open: %s", path,
+				 db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return rc;
+	}
+	(void)sqlite3_busy_timeout(db, 5000);
+	/* PRAGMA application_id: "slab" (analysis/rec.c) */
+	if (sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int64(st, 0) != 0x736c6162) {
+		int rc = err_set(e, SLABSIM_EIO, "%s: not a slabsim results database%s%s", path,
+				 st ? "" : ": ", st ? "" : sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+		return rc;
+	}
+	sqlite3_finalize(st);
+	*out = db;
+	return 0;
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void html_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '"')
+			fputs("&quot;", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* A cell as text: NULL as "" in tables and csv. */
+static char *cell(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return strdup(t ? (const char *)t : "");
+}
+
+int query_print(sqlite3 *db, const char *sql, enum query_format fmt, FILE *out,
+		unsigned long *nrows, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc, nc;
+	unsigned long n = 0;
+	char **cells = NULL; /* table: every cell, row-major, to size columns */
+	int *numeric = NULL;
+	size_t ncells = 0, cap = 0;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return err_set(e, SLABSIM_EIO, "query: %s", sqlite3_errmsg(db));
+	nc = sqlite3_column_count(st);
+	if (fmt == QUERY_CSV) {
+		for (int i = 0; i < nc; i++) {
+			if (i)
+				fputc(',', out);
+			csv_field(out, sqlite3_column_name(st, i));
+		}
+		fputc('\n', out);
+	} else if (fmt == QUERY_JSON) {
+		fputc('[', out);
+	} else if (fmt == QUERY_HTML) {
+		fputs("<table>\n<tr>", out);
+		for (int i = 0; i < nc; i++) {
+			fputs("<th>", out);
+			html_text(out, sqlite3_column_name(st, i));
+			fputs("</th>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	numeric = calloc((size_t)nc + 1, sizeof(*numeric));
+	if (!numeric) {
+		sqlite3_finalize(st);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (fmt == QUERY_CSV) {
+			for (int i = 0; i < nc; i++) {
+				const unsigned char *t = sqlite3_column_text(st, i);
+				if (i)
+					fputc(',', out);
+				csv_field(out, t ? (const char *)t : "");
+			}
+			fputc('\n', out);
+		} else if (fmt == QUERY_JSON) {
+			fputs(n ? ",\n {" : "\n {", out);
+			for (int i = 0; i < nc; i++) {
+				if (i)
+					fputs(", ", out);
+				json_string(out, sqlite3_column_name(st, i));
+				fputs(": ", out);
+				int ty = sqlite3_column_type(st, i);
+				if (ty == SQLITE_NULL)
+					fputs("null", out);
+				else if (ty == SQLITE_INTEGER)
+					fprintf(out, "%lld", sqlite3_column_int64(st, i));
+				else if (ty == SQLITE_FLOAT)
+					fprintf(out, "%.15g", sqlite3_column_double(st, i));
+				else
+					json_string(out, (const char *)sqlite3_column_text(st, i));
+			}
+			fputc('}', out);
+		} else if (fmt == QUERY_HTML) {
+			fputs("<tr>", out);
+			for (int i = 0; i < nc; i++) {
+				int ty = sqlite3_column_type(st, i);
+				const unsigned char *t = sqlite3_column_text(st, i);
+				fputs(ty == SQLITE_INTEGER || ty == SQLITE_FLOAT ? "<td class=n>"
+										 : "<td>",
+				      out);
+				html_text(out, t ? (const char *)t : "");
+				fputs("</td>", out);
+			}
+			fputs("</tr>\n", out);
+		} else {
+			if (ncells + (size_t)nc > cap) {
+				cap = (ncells + (size_t)nc) * 2;
+				char **nb = realloc(cells, cap * sizeof(*nb));
+				if (!nb) {
+					rc = SQLITE_NOMEM;
+					break;
+				}
+				cells = nb;
+			}
+			for (int i = 0; i < nc; i++) {
+				int ty = sqlite3_column_type(st, i);
+				if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT)
+					numeric[i] = 1;
+				cells[ncells++] = cell(st, i);
+			}
+		}
+		n++;
+	}
+	int bad = rc != SQLITE_DONE;
+	if (bad)
+		rc = err_set(e, SLABSIM_EIO, "query: %s", sqlite3_errmsg(db));
+	else
+		rc = 0;
+	if (fmt == QUERY_JSON)
+		fputs(n ? "\n]\n" : "]\n", out);
+	if (fmt == QUERY_HTML)
+		fputs("</table>\n", out);
+	if (fmt == QUERY_TABLE && !bad) {
+		size_t *w = calloc((size_t)nc + 1, sizeof(*w));
+		if (w) {
+			for (int i = 0; i < nc; i++)
+				w[i] = strlen(sqlite3_column_name(st, i));
+			for (size_t k = 0; k < ncells; k++) {
+				size_t l = cells[k] ? strlen(cells[k]) : 0;
+				if (l > w[k % (size_t)nc])
+					w[k % (size_t)nc] = l;
+			}
+			for (int i = 0; i < nc; i++)
+				fprintf(out, "%s%-*s", i ? "  " : "", i == nc - 1 ? 0 : (int)w[i],
+					sqlite3_column_name(st, i));
+			fputc('\n', out);
+			for (int i = 0; i < nc; i++) {
+				fputs(i ? "  " : "", out);
+				for (size_t k = 0; k < w[i]; k++)
+					fputc('-', out);
+			}
+			fputc('\n', out);
+			for (size_t k = 0; k < ncells; k++) {
+				int i = (int)(k % (size_t)nc);
+				const char *c = cells[k] ? cells[k] : "";
+				if (numeric[i])
+					fprintf(out, "%s%*s", i ? "  " : "", (int)w[i], c);
+				else
+					fprintf(out, "%s%-*s", i ? "  " : "",
+						i == nc - 1 ? 0 : (int)w[i], c);
+				if (i == nc - 1)
+					fputc('\n', out);
+			}
+			if (!n)
+				fputs("(no rows)\n", out);
+			free(w);
+		}
+	}
+	for (size_t k = 0; k < ncells; k++)
+		free(cells[k]);
+	free(cells);
+	free(numeric);
+	sqlite3_finalize(st);
+	if (nrows)
+		*nrows = n;
+	return rc;
+}

@@ -1,0 +1,44 @@
+/* query.h - named queries on a results database and their output formats
+ * (table for people, csv and json for scripts). The SQL of every named query
+ * is printed in docs/schema.md. */
+#ifndef SLABSIM_QUERY_H
+#define SLABSIM_QUERY_H
+
+#include <stdio.h>
+
+#include "err.h"
+
+struct sqlite3;
+
+struct query_def {
+	const char *name;
+	const char *desc;
+	const char *sql;
+};
+
+/* "WITH latest AS (...)": the newest finished run of every configuration
+ * (runs.* plus a debug label column), for queries built elsewhere; append
+ * ", more AS (...)" or a SELECT. */
+extern const char query_latest_cte[];
+
+/* The named queries, ending with a {NULL} row. */
+extern const struct query_def query_table[];
+const struct query_def *query_find(const char *name);
+
+enum query_format {
+	QUERY_TABLE = 0,
+	QUERY_CSV,
+	QUERY_JSON,
+	QUERY_HTML, /* a <table> (the report) */
+};
+
+/* Open a slabsim results file read-only. Errors: SLABSIM_EIO (missing, not
+ * SQLite, not slabsim's). */
+int query_open(const char *path, struct sqlite3 **db, struct err *e);
+
+/* Run sql and print every row in fmt. OUT: *nrows (may be NULL). Errors:
+ * SLABSIM_EIO. */
+int query_print(struct sqlite3 *db, const char *sql, enum query_format fmt, FILE *out,
+		unsigned long *nrows, struct err *e);
+
+#endif

@@ -1,0 +1,14 @@
+/* report.h - a self-contained HTML page of a results database: the plots
+ * (plot.h) embedded as data: URIs, and summary tables (the named queries). */
+#ifndef SLABSIM_REPORT_H
+#define SLABSIM_REPORT_H
+
+#include "err.h"
+#include "plot.h"
+
+/* Draw the plots into out_dir and write out_dir/index.html. Errors: those of
+ * plot_all(), SLABSIM_EIO. */
+int report_write(const char *db_path, const char *out_dir, const struct plot_opts *o,
+		 struct err *e);
+
+#endif

@@ -1,0 +1,497 @@
+/* sweep.c - sweep specifications (see sweep.h, docs/sweeps.md). */
+#include "sweep.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum axis {
+	AX_ALLOCATOR,
+	AX_KERNEL,
+	AX_NR_CPUS,
+	AX_ALIGN,
+	AX_SLUB_DEBUG,
+	AX_SLAB_DEBUG,
+	AX_SLUB_MIN_ORDER,
+	AX_SLUB_MAX_ORDER,
+	AX_SLUB_MIN_OBJECTS,
+	AX_CPU_PARTIAL,
+	AX_SLAB_MAX_ORDER,
+	AX_NR,
+};
+
+/* Which allocators read an axis: NULL = all. */
+static const char *const axis_names[AX_NR] = {
+	"allocator",	    "kernel",	   "nr_cpus",	     "align",
+	"slub_debug",	    "slab_debug",  "slub_min_order", "slub_max_order",
+	"slub_min_objects", "cpu_partial", "slab_max_order",
+};
+static const char *const axis_only[AX_NR] = {
+	[AX_SLUB_DEBUG] = "slub",     [AX_SLAB_DEBUG] = "slab",	      [AX_SLUB_MIN_ORDER] = "slub",
+	[AX_SLUB_MAX_ORDER] = "slub", [AX_SLUB_MIN_OBJECTS] = "slub", [AX_CPU_PARTIAL] = "slub",
+	[AX_SLAB_MAX_ORDER] = "slab",
+};
+
+struct vec {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+struct sweep_spec {
+	char **traces;
+	size_t ntraces;
+	struct vec ax[AX_NR];
+	char *sample_every;
+};
+
+static int vec_push(struct vec *x, uint32_t v)
+{
+	for (size_t i = 0; i < x->n; i++)
+		if (x->v[i] == v)
+			return 1; /* duplicate */
+	if (x->n == x->cap) {
+		size_t ncap = x->cap ? x->cap * 2 : 8;
+		uint32_t *n = realloc(x->v, ncap * sizeof(*n));
+		if (!n)
+			return SLABSIM_ENOMEM;
+		x->v = n;
+		x->cap = ncap;
+	}
+	x->v[x->n++] = v;
+	return 0;
+}
+
+void sweep_spec_free(struct sweep_spec *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->ntraces; i++)
+		free(s->traces[i]);
+	free(s->traces);
+	for (int a = 0; a < AX_NR; a++)
+		free(s->ax[a].v);
+	free(s->sample_every);
+	free(s);
+}
+
+size_t sweep_spec_ntraces(const struct sweep_spec *s)
+{
+	return s->ntraces;
+}
+
+const char *sweep_spec_trace(const struct sweep_spec *s, size_t i)
+{
+	return s->traces[i];
+}
+
+static char *trim(char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	size_t n = strlen(p);
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+		p[--n] = '\0';
+	return p;
+}
+
+static int parse_num(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	char *end;
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_bool(const char *s, uint32_t *out)
+{
+	if (!strcmp(s, "on") || !strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "1"))
+		*out = 1;
+	else if (!strcmp(s, "off") || !strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "0"))
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
+/* One value of an axis; returns 0, or -1 with what was expected in why. */
+static int parse_value(enum axis a, const char *v, uint32_t *out, char *why, size_t wn)
+{
+	struct err e;
+	switch (a) {
+	case AX_ALLOCATOR:
+		for (uint32_t i = 0; policy_table[i]; i++) {
+			if (!strcmp(policy_table[i]->name, v)) {
+				*out = i;
+				return 0;
+			}
+		}
+		(void)snprintf(why, wn, "an allocator (");
+		for (int i = 0; policy_table[i]; i++) {
+			size_t l = strlen(why);
+			(void)snprintf(why + l, wn - l, "%s%s", i ? ", " : "",
+				       policy_table[i]->name);
+		}
+		strncat(why, ")", wn - strlen(why) - 1);
+		return -1;
+	case AX_KERNEL:
+		if (!strcmp(v, "5.4"))
+			*out = POLICY_KERNEL_5_4;
+		else if (!strcmp(v, "6.1"))
+			*out = POLICY_KERNEL_6_1;
+		else {
+			(void)snprintf(why, wn, "5.4 or 6.1");
+			return -1;
+		}
+		return 0;
+	case AX_ALIGN: {
+		enum policy_align al;
+		if (policy_parse_align(v, &al, &e)) {
+			(void)snprintf(why, wn, "none, natural or cap512");
+			return -1;
+		}
+		*out = al;
+		return 0;
+	}
+	case AX_SLUB_DEBUG:
+		if (policy_parse_slub_debug(v, out, &e)) {
+			(void)snprintf(why, wn, "slub_debug letters F Z P U T or '-' (%.100s)",
+				       e.msg);
+			return -1;
+		}
+		return 0;
+	case AX_SLAB_DEBUG:
+	case AX_CPU_PARTIAL:
+		if (parse_bool(v, out)) {
+			(void)snprintf(why, wn, "on or off");
+			return -1;
+		}
+		return 0;
+	case AX_NR_CPUS:
+		if (parse_num(v, 1, 8192, out)) {
+			(void)snprintf(why, wn, "a whole number from 1 to 8192");
+			return -1;
+		}
+		return 0;
+	case AX_SLUB_MIN_OBJECTS:
+		if (parse_num(v, 0, 32767, out)) {
+			(void)snprintf(why, wn, "a whole number from 0 to 32767");
+			return -1;
+		}
+		return 0;
+	default: /* page orders */
+		if (parse_num(v, 0, POLICY_MAX_ORDER - 1, out)) {
+			(void)snprintf(why, wn, "a page order from 0 to %d", POLICY_MAX_ORDER - 1);
+			return -1;
+		}
+		return 0;
+	}
+}
+
+#define bad(e, name, line, fmt, ...)                                                               \
+	err_set(e, SLABSIM_EINPUT, "%s:%zu: " fmt, name, line, __VA_ARGS__)
+
+static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t ln, struct err *e)
+{
+	char *p = trim(line);
+	if (!*p || *p == '#')
+		return 0;
+	char *eq = strchr(p, '=');
+	if (!eq)
+		return bad(e, name, ln, "expected 'key = value[, value...]', got '%.60s'", p);
+	*eq = '\0';
+	char *key = trim(p), *val = trim(eq + 1);
+	if (!*val)
+		return bad(e, name, ln, "%s: expected a value after '='", key);
+	if (!strcmp(key, "trace")) {
+		/* one path per line: paths may hold commas */
+		char **n = realloc(s->traces, (s->ntraces + 1) * sizeof(*n));
+		if (!n)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		s->traces = n;
+		for (size_t i = 0; i < s->ntraces; i++)
+			if (!strcmp(s->traces[i], val))
+				return bad(e, name, ln, "trace '%.200s' is listed twice", val);
+		if (!(s->traces[s->ntraces] = strdup(val)))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		s->ntraces++;
+		return 0;
+	}
+	if (!strcmp(key, "workload") || !strcmp(key, "seed") || !strcmp(key, "seeds"))
+		return bad(e, name, ln,
+			   "%s: synthetic workloads (and their seeds) are not supported yet by "
+			   "this build of slabsim",
+			   key);
+	if (!strcmp(key, "sample_every")) {
+		if (s->sample_every)
+			return bad(e, name, ln, "%s is given twice (it is not an axis)",
+				   "sample_every");
+		if (strchr(val, ','))
+			return bad(e, name, ln, "sample_every takes one value, got '%.60s'", val);
+		if (!(s->sample_every = strdup(val)))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		return 0;
+	}
+	int a;
+	for (a = 0; a < AX_NR; a++)
+		if (!strcmp(key, axis_names[a]))
+			break;
+	if (a == AX_NR)
+		return bad(
+			e, name, ln,
+			"unknown key '%.60s' (expected trace, workload, seed, allocator, kernel, "
+			"nr_cpus, align, slub_debug, slab_debug, slub_min_order, slub_max_order, "
+			"slub_min_objects, cpu_partial, slab_max_order or sample_every)",
+			key);
+	for (char *tok = val, *next; tok; tok = next) {
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = '\0';
+		char *v = trim(tok);
+		uint32_t x;
+		char why[200] = "";
+		if (!*v)
+			return bad(e, name, ln, "%s: empty value in the list", key);
+		if (parse_value((enum axis)a, v, &x, why, sizeof(why))) {
+			char msg[300];
+			(void)snprintf(msg, sizeof(msg), "%s: expected %s, got", key, why);
+			return bad(e, name, ln, "%s '%.60s'", msg, v);
+		}
+		int rc = vec_push(&s->ax[a], x);
+		if (rc == 1)
+			return bad(e, name, ln, "%s: value '%.60s' is listed twice", key, v);
+		if (rc)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+int sweep_spec_parse(const char *buf, size_t len, const char *name, struct sweep_spec **out,
+		     struct err *e)
+{
+	*out = NULL;
+	struct sweep_spec *s = calloc(1, sizeof(*s));
+	char *line = NULL;
+	int rc = 0;
+	size_t ln = 0;
+	if (!s)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	for (size_t pos = 0; pos < len;) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t l = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+		ln++;
+		if (memchr(buf + pos, '\0', l)) {
+			rc = err_set(e, SLABSIM_EINPUT, "%s:%zu: expected text, got a NUL byte",
+				     name, ln);
+			goto fail;
+		}
+		free(line);
+		if (!(line = malloc(l + 1))) {
+			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+			goto fail;
+		}
+		memcpy(line, buf + pos, l);
+		line[l] = '\0';
+		if ((rc = parse_line(s, line, name, ln, e)))
+			goto fail;
+		pos += l + 1;
+	}
+	free(line);
+	line = NULL;
+	if (!s->ntraces) {
+		rc = err_set(e, SLABSIM_EINPUT, "%s: expected at least one 'trace = PATH' line",
+			     name);
+		goto fail;
+	}
+	/* the product's size, before anyone allocates it */
+	uint64_t total = s->ntraces;
+	for (int a = 0; a < AX_NR; a++) {
+		total *= s->ax[a].n ? s->ax[a].n : 1;
+		if (total > SWEEP_MAX_RUNS) {
+			rc = err_set(e, SLABSIM_EINPUT, "%s: the sweep has more than %u runs", name,
+				     SWEEP_MAX_RUNS);
+			goto fail;
+		}
+	}
+	*out = s;
+	return 0;
+fail:
+	free(line);
+	sweep_spec_free(s);
+	return rc;
+}
+
+int sweep_spec_load(const char *path, struct sweep_spec **out, struct err *e)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	if (!f)
+		return err_set(e, SLABSIM_EIO, "%s: %s", path, strerror(errno));
+	for (;;) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			if (cap > (64u << 20)) {
+				fclose(f);
+				free(buf);
+				return err_set(e, SLABSIM_EINPUT,
+					       "%s: expected a sweep spec, got more than 64 MiB",
+					       path);
+			}
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				fclose(f);
+				free(buf);
+				return err_set(e, SLABSIM_ENOMEM, "out of memory");
+			}
+			buf = nb;
+		}
+		size_t r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	int bad_read = ferror(f);
+	fclose(f);
+	if (bad_read) {
+		free(buf);
+		return err_set(e, SLABSIM_EIO, "%s: read error", path);
+	}
+	int rc = sweep_spec_parse(buf, n, path, out, e);
+	free(buf);
+	return rc;
+}
+
+static bool applies(enum axis a, const char *allocator)
+{
+	return !axis_only[a] || !strcmp(axis_only[a], allocator);
+}
+
+static void set_axis(struct policy_cfg *c, enum axis a, uint32_t v)
+{
+	switch (a) {
+	case AX_KERNEL:
+		c->kernel = (enum policy_kernel)v;
+		break;
+	case AX_NR_CPUS:
+		c->nr_cpus = v;
+		break;
+	case AX_ALIGN:
+		c->align = (enum policy_align)v;
+		break;
+	case AX_SLUB_DEBUG:
+		c->slub_debug = v;
+		break;
+	case AX_SLAB_DEBUG:
+		c->slab_debug = v != 0;
+		break;
+	case AX_SLUB_MIN_ORDER:
+		c->slub_min_order = v;
+		break;
+	case AX_SLUB_MAX_ORDER:
+		c->slub_max_order = v;
+		break;
+	case AX_SLUB_MIN_OBJECTS:
+		c->slub_min_objects = v;
+		break;
+	case AX_CPU_PARTIAL:
+		c->cpu_partial = v != 0;
+		break;
+	case AX_SLAB_MAX_ORDER:
+		c->slab_max_order = v;
+		break;
+	default:
+		break;
+	}
+}
+
+int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n, struct err *e)
+{
+	static const uint32_t slub_idx_default = 0;
+	struct vec alloc = s->ax[AX_ALLOCATOR];
+	uint32_t slub_idx = slub_idx_default;
+	size_t total = 0, cap = 0;
+	struct sweep_run *r = NULL;
+
+	for (uint32_t i = 0; policy_table[i]; i++)
+		if (!strcmp(policy_table[i]->name, "slub"))
+			slub_idx = i;
+	if (!alloc.n) {
+		alloc.v = &slub_idx;
+		alloc.n = 1;
+	}
+	*runs = NULL;
+	*n = 0;
+	for (size_t t = 0; t < s->ntraces; t++) {
+		for (size_t ai = 0; ai < alloc.n; ai++) {
+			const char *an = policy_table[alloc.v[ai]]->name;
+			/* odometer over the axes after the allocator that apply */
+			size_t idx[AX_NR] = {0};
+			for (;;) {
+				struct sweep_run x = {
+					.index = total,
+					.trace = s->traces[t],
+					.trace_idx = t,
+					.allocator = an,
+					.sample_every =
+						s->sample_every ? s->sample_every : "1000ev",
+				};
+				policy_cfg_default(&x.cfg);
+				for (int a = AX_KERNEL; a < AX_NR; a++)
+					if (s->ax[a].n && applies((enum axis)a, an))
+						set_axis(&x.cfg, (enum axis)a, s->ax[a].v[idx[a]]);
+				if (total == cap) {
+					cap = cap ? cap * 2 : 64;
+					struct sweep_run *nr = realloc(r, cap * sizeof(*nr));
+					if (!nr) {
+						free(r);
+						return err_set(e, SLABSIM_ENOMEM, "out of memory");
+					}
+					r = nr;
+				}
+				r[total++] = x;
+				int a;
+				for (a = AX_NR - 1; a >= AX_KERNEL; a--) {
+					if (!s->ax[a].n || !applies((enum axis)a, an))
+						continue;
+					if (++idx[a] < s->ax[a].n)
+						break;
+					idx[a] = 0;
+				}
+				if (a < AX_KERNEL)
+					break;
+			}
+		}
+	}
+	*runs = r;
+	*n = total;
+	return 0;
+}
+
+int sweep_parse_shard(const char *arg, uint32_t *i, uint32_t *n, struct err *e)
+{
+	unsigned long a, b;
+	char *end;
+	if (*arg < '0' || *arg > '9')
+		goto bad;
+	errno = 0;
+	a = strtoul(arg, &end, 10);
+	if (errno || *end != '/' || end[1] < '0' || end[1] > '9')
+		goto bad;
+	b = strtoul(end + 1, &end, 10);
+	if (errno || *end || b < 1 || b > 1000000 || a < 1 || a > b)
+		goto bad;
+	*i = (uint32_t)a;
+	*n = (uint32_t)b;
+	return 0;
+bad:
+	return err_set(e, SLABSIM_EUSAGE,
+		       "--shard expects I/N with 1 <= I <= N (the I-th of N parts), got '%s'", arg);
+}

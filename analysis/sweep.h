@@ -1,0 +1,61 @@
+/* sweep.h - sweep specifications: axes of configurations, their Cartesian
+ * product, and shards of it (docs/sweeps.md).
+ *
+ * A spec is text, parsed from a buffer (the fuzzer feeds it arbitrary
+ * bytes). Axes that a model does not read (slub_debug for SLAB, ...) apply
+ * only to the allocators that read them, so the product holds no two runs
+ * that would model the same thing.
+ */
+#ifndef SLABSIM_SWEEP_H
+#define SLABSIM_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "policy.h"
+
+/* A spec may not expand to more runs than this (a typo in a range should
+ * not plan a billion runs). */
+#define SWEEP_MAX_RUNS 1000000u
+
+struct sweep_spec;
+
+/* One run of the product. Strings point into the spec. */
+struct sweep_run {
+	size_t index;	       /* position in the full product, from 0 */
+	const char *trace;     /* trace path as written in the spec */
+	size_t trace_idx;      /* index into the spec's traces */
+	const char *allocator; /* policy name */
+	struct policy_cfg cfg;
+	const char *sample_every; /* e.g. "1000ev"; checked by the caller */
+};
+
+/* Parse len bytes of buf (need not be NUL-terminated). name is used in
+ * messages ("name:line: ..."). OUT: *out, freed with sweep_spec_free().
+ * Errors: SLABSIM_EINPUT (a message naming the line and what was expected),
+ * SLABSIM_ENOMEM. */
+int sweep_spec_parse(const char *buf, size_t len, const char *name, struct sweep_spec **out,
+		     struct err *e);
+/* Read and parse a file. Errors: SLABSIM_EIO, and those of the parser. */
+int sweep_spec_load(const char *path, struct sweep_spec **out, struct err *e);
+void sweep_spec_free(struct sweep_spec *s);
+
+size_t sweep_spec_ntraces(const struct sweep_spec *s);
+const char *sweep_spec_trace(const struct sweep_spec *s, size_t i);
+
+/* The product in a fixed order (traces outermost, then allocator, kernel,
+ * nr_cpus, align, the debug axes, the order limits). OUT: *runs (free()),
+ * *n. Errors: SLABSIM_ENOMEM. */
+int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n, struct err *e);
+
+/* --shard I/N: run index k belongs to shard I (1-based) when k % N == I - 1.
+ * Parses "I/N"; returns 0 or SLABSIM_EUSAGE with a message. */
+int sweep_parse_shard(const char *arg, uint32_t *i, uint32_t *n, struct err *e);
+static inline bool sweep_in_shard(size_t index, uint32_t i, uint32_t n)
+{
+	return n == 0 || index % n == i - 1;
+}
+
+#endif

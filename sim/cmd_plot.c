@@ -1,0 +1,96 @@
+/* cmd_plot.c - `slabsim plot --db FILE --out DIR`. */
+#include "cli.h"
+#include "err.h"
+#include "plot.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+enum {
+	OPT_DB = CLI_OPT_CMD,
+	OPT_OUT,
+	OPT_TRACE,
+	OPT_NO_RENDER,
+};
+
+void usage_plot(FILE *f)
+{
+	fprintf(f,
+		"Usage: slabsim plot --db FILE --out DIR [--trace PATH]\n"
+		"\n"
+		"Draw the graphs of a results database with gnuplot into DIR: for each figure\n"
+		"NAME.dat (the numbers), NAME.gp (the script, to restyle), NAME.png (pngcairo)\n"
+		"and NAME.svg. Figures: memory-time (slab memory over virtual time, one line\n"
+		"per policy), align-overhead (natural vs none per allocator and debug setting),\n"
+		"waste-by-kind (stacked), top-caches (per allocator), occupancy-cdf (CDF of\n"
+		"slab occupancy from the per-cache samples).\n"
+		"\n"
+		"Options:\n"
+		"  --db FILE       results database (default slabsim.db)\n"
+		"  --out DIR       output directory (created if missing; required)\n"
+		"  --trace PATH    trace_path of the runs the per-trace figures show (default:\n"
+		"                  the trace with the most runs)\n"
+		"  --no-render     write the .dat and .gp files only, do not run gnuplot\n"
+		"  -h, --help      this help\n\n%s",
+		cli_exit_codes_help);
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, OPT_DB},
+		{"out", required_argument, NULL, OPT_OUT},
+		{"trace", required_argument, NULL, OPT_TRACE},
+		{"no-render", no_argument, NULL, OPT_NO_RENDER},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *db = "slabsim.db", *out = NULL;
+	struct plot_opts po = {.render = true};
+	struct err e;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage_plot(stdout);
+			return 0;
+		case OPT_DB:
+			db = optarg;
+			break;
+		case OPT_OUT:
+			out = optarg;
+			break;
+		case OPT_TRACE:
+			po.trace = optarg;
+			break;
+		case OPT_NO_RENDER:
+			po.render = false;
+			break;
+		default:
+			return cli_bad_usage("plot");
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "slabsim: plot takes no arguments besides its options\n");
+		return cli_bad_usage("plot");
+	}
+	if (!out || !*out) {
+		fprintf(stderr, "slabsim: plot needs --out DIR\n");
+		return cli_bad_usage("plot");
+	}
+	err_clear(&e);
+	struct plot_result pr;
+	if (plot_all(db, out, &po, &pr, &e))
+		return cli_fail(&e);
+	for (int i = 0; i < PLOT_NFIGS; i++) {
+		if (pr.figs[i].drawn)
+			printf("%s/%s.%s\n", out, pr.figs[i].name, po.render ? "png" : "gp");
+		else
+			fprintf(stderr, "slabsim: plot %s not drawn: %s\n", pr.figs[i].name,
+				pr.figs[i].note);
+	}
+	return 0;
+}

@@ -1,0 +1,585 @@
+/* cmd_sweep.c - `slabsim sweep SPEC`: the Cartesian product of a sweep spec
+ * (docs/sweeps.md), each trace parsed once, runs in forked workers.
+ *
+ * Who writes the database: the parent only. Each worker records its run in
+ * its own scratch file (one rec transaction, as `replay` does) and exits;
+ * the parent then copies that run into the database in one short
+ * transaction (merge_file, the code `slabsim merge` uses) and deletes the
+ * scratch file. Workers never wait on the database's write lock (a run holds
+ * its transaction open for the whole replay, so workers sharing one file
+ * would serialise), SQLite sees one writer, and a kill at any moment loses
+ * only runs whose scratch file was not merged yet: the parent's copy is one
+ * transaction in a rollback journal.
+ */
+#include "cli.h"
+#include "err.h"
+#include "evarr.h"
+#include "merge.h"
+#include "policy.h"
+#include "rec.h"
+#include "sim.h"
+#include "sweep.h"
+#include "trace.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum {
+	OPT_DB = CLI_OPT_CMD,
+	OPT_SHARD,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
+	OPT_DRY_RUN,
+};
+
+void usage_sweep(FILE *f)
+{
+	fprintf(f,
+		"Usage: slabsim sweep SPEC [--db FILE] [-j N] [--shard I/N]\n"
+		"\n"
+		"Run every configuration of the sweep spec SPEC (docs/sweeps.md): the Cartesian\n"
+		"product of its traces, allocators, kernels, CPU counts, alignment policies,\n"
+		"debug settings and order limits. Each trace is parsed once; runs execute in\n"
+		"forked worker processes and are recorded in FILE, one transaction per run.\n"
+		"Runs whose configuration (runs.config_hash) is already done in FILE are\n"
+		"skipped, so an interrupted sweep resumes where it stopped.\n"
+		"\n"
+		"Options:\n"
+		"  --db FILE             results database (default slabsim.db)\n"
+		"  -j, --jobs N          worker processes (default: online CPUs)\n"
+		"  --shard I/N           run only the I-th of N disjoint parts (1 <= I <= N);\n"
+		"                        combine the parts' files with 'slabsim merge'\n"
+		"  --dry-run             list the runs (index, done or not, configuration)\n"
+		"  --progress, --no-progress  progress bar on stderr (default: when a terminal;\n"
+		"                        otherwise one log line per run)\n"
+		"  -q, --quiet           no log lines and no summary\n"
+		"  -h, --help            this help\n"
+		"\n"
+		"A run that fails (bad input, model invariant) is reported and the others go on;\n"
+		"the exit status is then that of the first failure. SIGINT or SIGTERM stops the\n"
+		"workers and exits with 130; finished runs are kept.\n\n%s",
+		cli_exit_codes_help);
+}
+
+/* A planned run. */
+struct job {
+	struct sweep_run r;
+	char hash[REC_CONFIG_HASH_LEN + 1];
+	char json[768];
+	char label[160];
+	pid_t pid;
+	double t0;
+	uint64_t nev; /* events of its trace */
+};
+
+/* Set by the SIGINT/SIGTERM handler: a signal handler can only reach a
+ * global, so this is the one piece of global state (read by the parent's
+ * wait loop). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void make_label(const struct sweep_run *r, char *buf, size_t n)
+{
+	char dbg[8];
+	policy_slub_debug_str(r->cfg.slub_debug, dbg);
+	int w = snprintf(buf, n, "%s kernel=%s nr_cpus=%u align=%s", r->allocator,
+			 r->cfg.kernel == POLICY_KERNEL_6_1 ? "6.1" : "5.4", r->cfg.nr_cpus,
+			 policy_align_name(r->cfg.align));
+	if (w < 0 || (size_t)w >= n)
+		return;
+	if (!strcmp(r->allocator, "slub"))
+		(void)snprintf(buf + w, n - (size_t)w, " slub_debug=%s", dbg);
+	else if (!strcmp(r->allocator, "slab"))
+		(void)snprintf(buf + w, n - (size_t)w, " slab_debug=%s",
+			       r->cfg.slab_debug ? "on" : "off");
+}
+
+/* The worker: replay one run from the parsed events into a scratch file. */
+static int run_one(const struct job *j, const struct evarr *ev, const char *scratch)
+{
+	struct sim_opts so = {0};
+	struct sim *s = NULL;
+	struct rec *rec = NULL;
+	struct sim_source src;
+	struct evarr_cursor cur;
+	struct err e;
+	int rc;
+	double t0 = cli_now();
+
+	err_clear(&e);
+	so.ops = policy_find(j->r.allocator);
+	so.cfg = j->r.cfg;
+	so.sample_caches = true;
+	(void)cli_parse_sample_every(j->r.sample_every, &so.sample_every_ns,
+				     &so.sample_every_events);
+	char dbg[8];
+	policy_slub_debug_str(j->r.cfg.slub_debug, dbg);
+	struct rec_run_info info = {
+		.command = "sweep",
+		.trace_path = j->r.trace,
+		.allocator = j->r.allocator,
+		.kernel = j->r.cfg.kernel == POLICY_KERNEL_6_1 ? "6.1" : "5.4",
+		.align = policy_align_name(j->r.cfg.align),
+		.slub_debug = dbg,
+		.nr_cpus = j->r.cfg.nr_cpus,
+		.slub_min_order = j->r.cfg.slub_min_order,
+		.slub_max_order = j->r.cfg.slub_max_order,
+		.slub_min_objects = j->r.cfg.slub_min_objects,
+		.sample_every = j->r.sample_every,
+		.config_json = j->json,
+		.version = SLABSIM_VERSION,
+	};
+	if ((rc = sim_create(&so, &s, &e)))
+		goto out;
+	evarr_source(&src, &cur, ev);
+	if ((rc = sim_learn_names_source(s, &src, &e)))
+		goto out;
+	evarr_source(&src, &cur, ev);
+	if ((rc = rec_open(scratch, &rec, &e)) || (rc = rec_run_begin(rec, &info, NULL, &e)) ||
+	    (rc = sim_replay_source(s, &src, rec, &e)) ||
+	    (rc = sim_record(s, rec, cli_now() - t0, &e)))
+		goto out;
+out:
+	if (rc)
+		fprintf(stderr, "slabsim: sweep run %zu (%s): %s\n", j->r.index, j->label, e.msg);
+	rec_close(rec);
+	sim_destroy(s);
+	return rc ? err_exit_code(rc) : 0;
+}
+
+/* Remove dir/<files> and dir. */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *de;
+		char p[4096];
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			(void)snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+			(void)unlink(p);
+		}
+		closedir(d);
+	}
+	(void)rmdir(dir);
+}
+
+/* Scratch directories of sweeps on the same database whose process is gone
+ * (killed): "<db>.sweep.<pid>". */
+static void clean_stale(const char *db)
+{
+	const char *slash = strrchr(db, '/');
+	char dir[4096];
+	const char *base = slash ? slash + 1 : db;
+	if (slash)
+		(void)snprintf(dir, sizeof(dir), "%.*s", (int)(slash - db) + 1, db);
+	else
+		(void)snprintf(dir, sizeof(dir), ".");
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	size_t bl = strlen(base);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, base, bl) != 0 || strncmp(de->d_name + bl, ".sweep.", 7))
+			continue;
+		char *end;
+		long pid = strtol(de->d_name + bl + 7, &end, 10);
+		if (*end || pid <= 0 || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+			continue;
+		char p[4400];
+		(void)snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		remove_dir(p);
+	}
+	closedir(d);
+}
+
+/* Parse path into *a, adding the time to *secs; 0 or -1 (message printed). */
+static int load_trace(const char *path, struct evarr **a, double *secs, bool quiet)
+{
+	struct err e;
+	double t0 = cli_now();
+	err_clear(&e);
+	if (evarr_load(path, a, &e)) {
+		fprintf(stderr, "slabsim: %s (its runs are skipped)\n", e.msg);
+		return -1;
+	}
+	double dt = cli_now() - t0;
+	*secs += dt;
+	uint64_t n = evarr_len(*a);
+	size_t b = evarr_bytes(*a);
+	if (!quiet)
+		fprintf(stderr,
+			"sweep: parsed %" PRIu64 " events of %s in %.3f s (%.1f MiB in memory, "
+			"%.1f bytes/event)\n",
+			n, path, dt, (double)b / 1048576.0, n ? (double)b / (double)n : 0.0);
+	return 0;
+}
+
+static void scratch_path(char *buf, size_t n, const char *tmp, size_t index)
+{
+	(void)snprintf(buf, n, "%s/run-%zu.db", tmp, index);
+}
+
+static void unlink_scratch(const char *tmp, size_t index)
+{
+	char p[4200], pj[4300];
+	scratch_path(p, sizeof(p), tmp, index);
+	(void)snprintf(pj, sizeof(pj), "%s-journal", p);
+	(void)unlink(p);
+	(void)unlink(pj);
+}
+
+struct progress {
+	bool bar, quiet;
+	size_t total, done, failed;
+	uint64_t events;
+	double t0;
+};
+
+static void progress_show(const struct progress *pg, const struct job *j, double secs, bool ok,
+			  uint64_t nev)
+{
+	double el = cli_now() - pg->t0;
+	double rate = el > 0 ? (double)pg->events / el : 0;
+	double eta = pg->done ? el / (double)pg->done * (double)(pg->total - pg->done) : 0;
+	if (pg->quiet)
+		return;
+	if (pg->bar) {
+		int w = 30, fill = pg->total ? (int)((double)pg->done / (double)pg->total * w) : w;
+		fprintf(stderr, "\rsweep [%.*s%*s] %zu/%zu runs  %.0f ev/s  ETA %.0fs%s ", fill,
+			"##############################", w - fill, "", pg->done, pg->total, rate,
+			eta, pg->failed ? "  (failures)" : "");
+		if (pg->done == pg->total)
+			fputc('\n', stderr);
+	} else if (j) {
+		fprintf(stderr,
+			"sweep: [%zu/%zu] %s run %zu: %s (%" PRIu64
+			" events, %.2f s); %.0f ev/s, ETA %.0f s\n",
+			pg->done, pg->total, ok ? "done" : "FAILED", j->r.index, j->label, nev,
+			secs, rate, eta);
+	}
+	fflush(stderr);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, OPT_DB},
+		{"jobs", required_argument, NULL, 'j'},
+		{"shard", required_argument, NULL, OPT_SHARD},
+		{"progress", no_argument, NULL, OPT_PROGRESS},
+		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *db = "slabsim.db";
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t jobs = ncpu > 0 ? (uint32_t)ncpu : 1, shard_i = 0, shard_n = 0;
+	int progress = -1, c;
+	bool quiet = false, dry = false;
+	struct err e;
+
+	err_clear(&e);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hqj:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage_sweep(stdout);
+			return 0;
+		case 'q':
+			quiet = true;
+			break;
+		case 'j':
+			if (cli_parse_u32("-j", optarg, 1, 1024, &jobs))
+				return cli_bad_usage("sweep");
+			break;
+		case OPT_DB:
+			if (!*optarg) {
+				fprintf(stderr, "slabsim: --db needs a file name\n");
+				return cli_bad_usage("sweep");
+			}
+			db = optarg;
+			break;
+		case OPT_SHARD:
+			if (sweep_parse_shard(optarg, &shard_i, &shard_n, &e)) {
+				fprintf(stderr, "slabsim: %s\n", e.msg);
+				return cli_bad_usage("sweep");
+			}
+			break;
+		case OPT_PROGRESS:
+			progress = 1;
+			break;
+		case OPT_NO_PROGRESS:
+			progress = 0;
+			break;
+		case OPT_DRY_RUN:
+			dry = true;
+			break;
+		default:
+			return cli_bad_usage("sweep");
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, optind >= argc ? "slabsim: sweep needs a SPEC argument\n"
+					       : "slabsim: sweep takes one SPEC argument\n");
+		return cli_bad_usage("sweep");
+	}
+	const char *spec_path = argv[optind];
+	struct sweep_spec *spec = NULL;
+	struct sweep_run *runs = NULL;
+	struct job *jobs_v = NULL;
+	struct evarr **arr = NULL;
+	size_t *left = NULL;
+	double t_parse = 0;
+	struct merge *m = NULL;
+	size_t nruns = 0, njobs = 0, nshard_other = 0, ndone = 0;
+	int status = 0, rc;
+	char tmp[4096] = "";
+
+	if ((rc = sweep_spec_load(spec_path, &spec, &e)) ||
+	    (rc = sweep_expand(spec, &runs, &nruns, &e))) {
+		status = cli_fail(&e);
+		goto out;
+	}
+	if (!(jobs_v = calloc(nruns ? nruns : 1, sizeof(*jobs_v))) ||
+	    !(arr = calloc(sweep_spec_ntraces(spec), sizeof(*arr)))) {
+		fprintf(stderr, "slabsim: out of memory\n");
+		status = SLABSIM_EXIT_IO;
+		goto out;
+	}
+	if ((rc = merge_open(db, &m, &e))) {
+		status = cli_fail(&e);
+		goto out;
+	}
+	/* plan: configuration JSON and hash (the same as `replay` writes for the
+	 * same model and trace path), shard, already done */
+	for (size_t i = 0; i < nruns; i++) {
+		struct job *j = &jobs_v[njobs];
+		uint64_t ns, ev;
+		char model[600];
+		struct cli_model cm = {.allocator = runs[i].allocator, .cfg = runs[i].cfg};
+		if (cli_parse_sample_every(runs[i].sample_every, &ns, &ev)) {
+			fprintf(stderr,
+				"slabsim: %s: sample_every expects N, Nev, Nns, Nus, Nms or Ns "
+				"with N > 0, got '%s'\n",
+				spec_path, runs[i].sample_every);
+			status = SLABSIM_EXIT_INPUT;
+			goto out;
+		}
+		if (!sweep_in_shard(i, shard_i, shard_n)) {
+			nshard_other++;
+			continue;
+		}
+		j->r = runs[i];
+		(void)cli_model_json(&cm, model, sizeof(model));
+		(void)snprintf(j->json, sizeof(j->json), "{%s,\"sample_every\":\"%s\"}", model,
+			       runs[i].sample_every);
+		rec_config_hash(j->json, j->r.trace, j->hash);
+		make_label(&j->r, j->label, sizeof(j->label));
+		int has = merge_has_config(m, j->hash, &e);
+		if (has < 0) {
+			status = cli_fail(&e);
+			goto out;
+		}
+		if (dry)
+			printf("%zu\t%s\t%s\t%s\t%s\n", j->r.index, has ? "done" : "todo",
+			       j->r.trace, j->label, j->hash);
+		if (has) {
+			ndone++;
+			continue;
+		}
+		njobs++;
+	}
+	if (dry)
+		goto out;
+	if (!quiet)
+		fprintf(stderr,
+			"sweep: %zu runs in %s; %zu in other shards, %zu already done, %zu to "
+			"run with %u workers\n",
+			nruns, spec_path, nshard_other, ndone, njobs, jobs);
+	if (!njobs)
+		goto out;
+
+	/* runs left per trace: a trace's events are freed after its last run */
+	if (!(left = calloc(sweep_spec_ntraces(spec), sizeof(*left)))) {
+		fprintf(stderr, "slabsim: out of memory\n");
+		status = SLABSIM_EXIT_IO;
+		goto out;
+	}
+	for (size_t i = 0; i < njobs; i++)
+		left[jobs_v[i].r.trace_idx]++;
+
+	clean_stale(db);
+	(void)snprintf(tmp, sizeof(tmp), "%s.sweep.%ld", db, (long)getpid());
+	if (mkdir(tmp, 0700) != 0) {
+		fprintf(stderr, "slabsim: %s: %s\n", tmp, strerror(errno));
+		tmp[0] = '\0';
+		status = SLABSIM_EXIT_IO;
+		goto out;
+	}
+
+	struct sigaction sa = {0}, old_int, old_term;
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGINT, &sa, &old_int);
+	(void)sigaction(SIGTERM, &sa, &old_term);
+	fflush(stdout);
+	fflush(stderr);
+
+	struct progress pg = {
+		.bar = progress < 0 ? isatty(STDERR_FILENO) : progress,
+		.quiet = quiet,
+		.total = njobs,
+		.t0 = cli_now(),
+	};
+	size_t next = 0, running = 0;
+	double replay_secs = 0;
+	progress_show(&pg, NULL, 0, true, 0);
+	while ((next < njobs || running) && !stop_signal) {
+		while (next < njobs && running < jobs && !stop_signal) {
+			struct job *j = &jobs_v[next];
+			size_t t = j->r.trace_idx;
+			char scratch[4200];
+			/* parse each trace once, when its first run starts (the
+			 * workers of the previous trace keep running meanwhile) */
+			if (!arr[t] && load_trace(j->r.trace, &arr[t], &t_parse, quiet)) {
+				if (!status)
+					status = SLABSIM_EXIT_IO;
+				for (; next < njobs && jobs_v[next].r.trace_idx == t; next++) {
+					pg.done++;
+					pg.failed++;
+					left[t]--;
+				}
+				progress_show(&pg, NULL, 0, false, 0);
+				continue;
+			}
+			j->nev = evarr_len(arr[t]);
+			scratch_path(scratch, sizeof(scratch), tmp, j->r.index);
+			unlink_scratch(tmp, j->r.index);
+			j->t0 = cli_now();
+			pid_t pid = fork();
+			if (pid < 0) {
+				fprintf(stderr, "slabsim: fork: %s\n", strerror(errno));
+				if (!running) {
+					status = SLABSIM_EXIT_IO;
+					goto stop;
+				}
+				break;
+			}
+			if (pid == 0) {
+				/* die with the parent: a killed sweep leaves no
+				 * workers writing scratch files nobody merges */
+				(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+				if (getppid() == 1)
+					_exit(SLABSIM_EXIT_IO);
+				(void)sigaction(SIGINT, &old_int, NULL);
+				(void)sigaction(SIGTERM, &old_term, NULL);
+				_exit(run_one(j, arr[j->r.trace_idx], scratch));
+			}
+			j->pid = pid;
+			next++;
+			running++;
+		}
+		int ws;
+		pid_t pid = waitpid(-1, &ws, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		struct job *j = NULL;
+		for (size_t i = 0; i < next; i++)
+			if (jobs_v[i].pid == pid)
+				j = &jobs_v[i];
+		if (!j)
+			continue;
+		running--;
+		j->pid = 0;
+		double secs = cli_now() - j->t0;
+		replay_secs += secs;
+		bool ok = WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
+		if (ok) {
+			char scratch[4200];
+			scratch_path(scratch, sizeof(scratch), tmp, j->r.index);
+			if ((rc = merge_file(m, scratch, NULL, &e))) {
+				fprintf(stderr, "slabsim: sweep run %zu (%s): %s\n", j->r.index,
+					j->label, e.msg);
+				ok = false;
+				if (!status)
+					status = err_exit_code(rc);
+			}
+		} else if (!status) {
+			status = WIFEXITED(ws) ? WEXITSTATUS(ws) : SLABSIM_EXIT_IO;
+			if (!WIFEXITED(ws) && !stop_signal)
+				fprintf(stderr,
+					"slabsim: sweep run %zu (%s): worker killed by "
+					"signal %d\n",
+					j->r.index, j->label, WTERMSIG(ws));
+		}
+		unlink_scratch(tmp, j->r.index);
+		pg.done++;
+		if (!ok)
+			pg.failed++;
+		else
+			pg.events += j->nev;
+		progress_show(&pg, j, secs, ok, j->nev);
+		if (--left[j->r.trace_idx] == 0) {
+			evarr_free(arr[j->r.trace_idx]);
+			arr[j->r.trace_idx] = NULL;
+		}
+	}
+stop:
+	if (stop_signal) {
+		for (size_t i = 0; i < next; i++)
+			if (jobs_v[i].pid > 0)
+				(void)kill(jobs_v[i].pid, SIGTERM);
+		while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+			;
+		if (pg.bar && !quiet)
+			fputc('\n', stderr);
+		fprintf(stderr,
+			"slabsim: sweep interrupted; %zu of %zu runs recorded, rerun to resume\n",
+			pg.done - pg.failed, njobs);
+		status = 130;
+	} else if (!quiet) {
+		double wall = cli_now() - pg.t0;
+		fprintf(stderr,
+			"sweep: %zu runs, %zu failed; parse %.3f s, replay %.3f s (sum over "
+			"workers), wall %.3f s\n",
+			pg.done, pg.failed, t_parse, replay_secs, wall);
+	}
+	(void)sigaction(SIGINT, &old_int, NULL);
+	(void)sigaction(SIGTERM, &old_term, NULL);
+out:
+	if (tmp[0])
+		remove_dir(tmp);
+	merge_close(m);
+	if (arr)
+		for (size_t t = 0; t < sweep_spec_ntraces(spec); t++)
+			evarr_free(arr[t]);
+	free(arr);
+	free(left);
+	free(jobs_v);
+	free(runs);
+	sweep_spec_free(spec);
+	return status;
+}
