@@ -23,6 +23,8 @@ static const struct cli_cmd commands[] = {
 	 cmd_replay, usage_replay},
 	{"layout", "layout", "print the geometry of every kmalloc cache of a model", cmd_layout,
 	 usage_layout},
+	{"fit", "fit TRACE", "fit a workload spec (sizes, rates, lifetimes) to a trace", cmd_fit,
+	 usage_fit},
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
