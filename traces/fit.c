@@ -226,16 +226,32 @@ static void fmt_num(double v, int sig, char *buf, size_t n)
 
 void fit_fmt_time(double s, char *buf, size_t n)
 {
+	/* whole ns (the spec's times are exact decimal ns), 6 significant digits */
 	static const struct {
 		const char *unit;
-		double scale;
-	} units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}};
+		uint64_t div;
+		int dec;
+	} units[] = {{"ns", 1, 0}, {"us", 1000, 3}, {"ms", 1000000, 6}, {"s", 1000000000, 9}};
+	double x = s * 1e9;
+	uint64_t t = x < 1.0 ? 1 : x > 9e18 ? (uint64_t)9e18 : (uint64_t)llround(x);
+	uint64_t p = 1;
+	while (t / p >= 1000000)
+		p *= 10;
+	t = (t + p / 2) / p * p;
 	size_t u = 0;
-	while (u + 1 < sizeof(units) / sizeof(units[0]) && s >= units[u + 1].scale)
+	while (u + 1 < sizeof(units) / sizeof(units[0]) && t >= units[u + 1].div)
 		u++;
-	char num[64];
-	fmt_num(s / units[u].scale, 6, num, sizeof(num));
-	(void)snprintf(buf, n, "%s%s", num, units[u].unit);
+	uint64_t whole = t / units[u].div, frac = t % units[u].div;
+	int dec = units[u].dec;
+	while (dec > 0 && frac % 10 == 0) {
+		frac /= 10;
+		dec--;
+	}
+	if (dec)
+		(void)snprintf(buf, n, "%" PRIu64 ".%0*" PRIu64 "%s", whole, dec, frac,
+			       units[u].unit);
+	else
+		(void)snprintf(buf, n, "%" PRIu64 "%s", whole, units[u].unit);
 }
 
 /* ---- accumulators ---- */
@@ -679,7 +695,7 @@ static void acc_cache_name(const struct fit *f, const struct acc *a, char *buf, 
 	else
 		(void)snprintf(buf, n, "unnamed-%u-%u", a->req, a->slot);
 	for (char *p = buf; *p; p++)
-		if (*p == ' ' || *p == '\t' || *p == ']' || *p == '#' || *p == ';')
+		if (*p <= ' ' || strchr("[]=,#;", *p))
 			*p = '_';
 }
 
@@ -1167,9 +1183,14 @@ void fit_write_spec(const struct fit *f, FILE *out, const char *source)
 			fprintf(out, "target = cache %s\n",
 				strtab_str(&f->names, f->caches[s->cache].name));
 		}
-		fprintf(out, "site = %s\n",
-			strtab_str(&f->sites, r->site)[0] ? strtab_str(&f->sites, r->site)
-							  : s->name);
+		char site[256];
+		(void)snprintf(site, sizeof(site), "%s",
+			       strtab_str(&f->sites, r->site)[0] ? strtab_str(&f->sites, r->site)
+								 : s->name);
+		for (char *q = site; *q; q++)
+			if (*q <= ' ' || *q == '#' || *q == ';')
+				*q = '_';
+		fprintf(out, "site = %s\n", site);
 		if (a->kind == ACC_KMALLOC) {
 			if (s->nsizes0 > s->nsizes)
 				fprintf(out,

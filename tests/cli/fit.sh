@@ -12,8 +12,8 @@
 #   CPU 1 living 10, 20, 40, 80, 160, 320 us, none censored. Exponential
 #   MLE mean 630/6 = 105 us, logL = -6 ln(105e-6) - 6 = 48.9693. Lognormal
 #   MLE (closed form without censoring): mu = ln(10 us) + 2.5 ln 2 (median
-#   56.5685 us), sigma = ln 2 sqrt(17.5/6) = 1.18377, logL = -Σ ln t
-#   - 6 ln sigma - 3 ln(2 pi) - 3 = 49.1545. AIC 2 - 2(48.9693) = -95.94 <
+#   56568.5 ns, written in whole ns: 56.569us), sigma = ln 2 sqrt(17.5/6)
+#   = 1.18377, logL = -Σ ln t - 6 ln sigma - 3 ln(2 pi) - 3 = 49.1545. AIC 2 - 2(48.9693) = -95.94 <
 #   4 - 2(49.1545) = -94.31: exponential 105us.
 # - c_alloc (kmalloc, __GFP_RECLAIMABLE): 200 bytes at 500 and 700 us on CPU
 #   0; the first freed after 30 us. One pair < 5: the pooled fit. Pooled:
@@ -42,7 +42,7 @@ tap_is "hand: spec equals the hand-written one" "$(spec_body hand.spec)" \
 tap_like "hand: pooled exponential mean 608.571us" "$(grep '^# pooled' hand.spec)" \
 	"exponential mean 608.571us"
 tap_like "hand: b_alloc lognormal alternative (closed form)" \
-	"$(grep -A5 '^\[stream b_alloc' hand.spec)" "lognormal median 56.5685us sigma 1.18377"
+	"$(grep -A5 '^\[stream b_alloc' hand.spec)" "lognormal median 56.569us sigma 1.18377"
 tap_like "hand: ignored frees reported on stderr" "$(cat hand.err)" \
 	"ignored 1 frees of pointers allocated before the trace, 1 kfree(NULL)"
 

@@ -173,6 +173,10 @@ static void test_fmt_time(void)
 	CHECK_EQ_STR("500 ns", b, "500ns");
 	fit_fmt_time(1234.5678, b, sizeof(b));
 	CHECK_EQ_STR("1234.57 s (6 digits, no exponent)", b, "1234.57s");
+	fit_fmt_time(17.0175e-6, b, sizeof(b));
+	CHECK_EQ_STR("17017.5 ns rounds to whole ns", b, "17.018us");
+	fit_fmt_time(0.2e-9, b, sizeof(b));
+	CHECK_EQ_STR("at least 1 ns", b, "1ns");
 }
 
 /* Feed one kmalloc site's arrivals at the given times (ns) to a fit and
