@@ -104,21 +104,111 @@ double fit_life_lognormal_ll(const struct fit_life *l, double mu, double sigma)
 	return ll;
 }
 
+/* ln(p + (1 - p) S) without cancelling when p is tiny: S is given by its
+ * log (ln Q or -c/mean). */
+static double log_mix(double p, double log_s)
+{
+	double a = log(p), b = log1p(-p) + log_s;
+	double m = a > b ? a : b;
+	return m + log(exp(a - m) + exp(b - m));
+}
+
+double fit_life_exp_cure_ll(const struct fit_life *l, double mean, double p)
+{
+	double d = (double)l->events;
+	double ll = d * log1p(-p) - d * log(mean) - l->sum_t / mean;
+	for (size_t i = 0; i < l->n_cens; i++)
+		ll += log_mix(p, -l->cens[i] / mean);
+	return ll;
+}
+
+double fit_life_lognormal_cure_ll(const struct fit_life *l, double mu, double sigma, double p)
+{
+	struct fit_life ev = *l;
+	ev.n_cens = 0; /* the events' part of the plain lognormal */
+	double ll = (double)l->events * log1p(-p) + fit_life_lognormal_ll(&ev, mu, sigma);
+	for (size_t i = 0; i < l->n_cens; i++)
+		ll += log_mix(p, log_q((log(l->cens[i]) - mu) / sigma));
+	return ll;
+}
+
+static double logistic(double x)
+{
+	return 1.0 / (1.0 + exp(-x));
+}
+
+/* -logL of each family on unconstrained coordinates: sigma and the
+ * exponential mean through exp(), the immortal fraction p through the
+ * logistic function. */
+static double neg(double ll)
+{
+	return isfinite(ll) ? -ll : GSL_POSINF;
+}
+
 static double ln_objective(const gsl_vector *x, void *p)
 {
-	const struct fit_life *l = p;
 	double sigma = exp(gsl_vector_get(x, 1));
 	if (!(sigma > 1e-9) || !isfinite(sigma))
 		return GSL_POSINF;
-	double ll = fit_life_lognormal_ll(l, gsl_vector_get(x, 0), sigma);
-	return isfinite(ll) ? -ll : GSL_POSINF;
+	return neg(fit_life_lognormal_ll(p, gsl_vector_get(x, 0), sigma));
+}
+
+static double ec_objective(const gsl_vector *x, void *p)
+{
+	double mean = exp(gsl_vector_get(x, 0)), q = logistic(gsl_vector_get(x, 1));
+	if (!(mean > 0) || !isfinite(mean) || !(q > 0) || !(q < 1))
+		return GSL_POSINF;
+	return neg(fit_life_exp_cure_ll(p, mean, q));
+}
+
+static double lc_objective(const gsl_vector *x, void *p)
+{
+	double sigma = exp(gsl_vector_get(x, 1)), q = logistic(gsl_vector_get(x, 2));
+	if (!(sigma > 1e-9) || !isfinite(sigma) || !(q > 0) || !(q < 1))
+		return GSL_POSINF;
+	return neg(fit_life_lognormal_cure_ll(p, gsl_vector_get(x, 0), sigma, q));
+}
+
+/* Nelder-Mead (gsl_multimin nmsimplex2) from x0 with initial steps st, to a
+ * simplex size of 1e-10. Returns the iterations, x0 holds the minimum; -1 if
+ * GSL could not allocate. */
+static int nm_minimise(double (*f)(const gsl_vector *, void *), void *params, size_t n, double *x0,
+		       const double *st)
+{
+	gsl_multimin_fminimizer *m =
+		gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, n);
+	gsl_vector *x = gsl_vector_alloc(n), *step = gsl_vector_alloc(n);
+	int it = -1;
+	if (m && x && step) {
+		for (size_t i = 0; i < n; i++) {
+			gsl_vector_set(x, i, x0[i]);
+			gsl_vector_set(step, i, st[i]);
+		}
+		gsl_multimin_function fn = {.f = f, .n = n, .params = params};
+		gsl_multimin_fminimizer_set(m, &fn, x, step);
+		int status = GSL_CONTINUE;
+		it = 0;
+		while (status == GSL_CONTINUE && it < 10000) {
+			it++;
+			if (gsl_multimin_fminimizer_iterate(m))
+				break;
+			status = gsl_multimin_test_size(gsl_multimin_fminimizer_size(m), 1e-10);
+		}
+		for (size_t i = 0; i < n; i++)
+			x0[i] = gsl_vector_get(m->x, i);
+	}
+	gsl_vector_free(x);
+	gsl_vector_free(step);
+	gsl_multimin_fminimizer_free(m);
+	return it;
 }
 
 static double surv_fit(const struct fit_life_result *r, double t)
 {
-	if (r->chosen == FIT_DIST_EXP)
-		return exp(-t / r->exp_mean);
-	return gsl_cdf_gaussian_Q(log(t) - r->ln_mu, r->ln_sigma);
+	double s0 = r->chosen == FIT_DIST_EXP
+			    ? exp(-t / r->sel_mean)
+			    : gsl_cdf_gaussian_Q(log(t) - r->sel_mu, r->sel_sigma);
+	return r->sel_p + (1.0 - r->sel_p) * s0;
 }
 
 /* Kolmogorov-Smirnov distance between the Kaplan-Meier estimate and the
@@ -141,61 +231,88 @@ static double ks_km(const struct fit_life *l, const struct fit_life_result *r)
 	return ks;
 }
 
-void fit_life_estimate(const struct fit_life *l, struct fit_life_result *r)
+void fit_life_estimate(const struct fit_life *l, bool cure, struct fit_life_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->events = l->events;
 	r->censored = l->n_cens;
 	if (l->events == 0)
 		return;
-	double d = (double)l->events;
+	double d = (double)l->events, best;
 	/* exponential: d / λ = total time at risk */
 	r->exp_mean = (l->sum_t + l->sum_cens) / d;
 	r->exp_ll = -d * log(r->exp_mean) - d;
 	r->exp_aic = 2.0 - 2.0 * r->exp_ll;
 	r->chosen = FIT_DIST_EXP;
+	r->sel_mean = r->exp_mean;
+	best = r->exp_aic;
 
 	/* lognormal: start from the moments of the observed ln t */
 	double mu0 = l->sum_lt / d;
 	double var0 = l->sum_lt2 / d - mu0 * mu0;
-	if (var0 < 1e-12 && l->n_cens == 0)
-		goto ks; /* no spread: the MLE degenerates (σ -> 0) */
 	double sd0 = var0 > 1e-6 ? sqrt(var0) : 1.0;
-	const gsl_multimin_fminimizer_type *T = gsl_multimin_fminimizer_nmsimplex2;
-	gsl_multimin_fminimizer *m = gsl_multimin_fminimizer_alloc(T, 2);
-	gsl_vector *x = gsl_vector_alloc(2), *step = gsl_vector_alloc(2);
-	if (!m || !x || !step)
-		goto free_min;
-	gsl_vector_set(x, 0, mu0);
-	gsl_vector_set(x, 1, log(sd0));
-	gsl_vector_set(step, 0, sd0);
-	gsl_vector_set(step, 1, 0.5);
-	gsl_multimin_function fn = {.f = ln_objective, .n = 2, .params = (void *)l};
-	gsl_multimin_fminimizer_set(m, &fn, x, step);
-	int status = GSL_CONTINUE, it = 0;
-	while (status == GSL_CONTINUE && it < 5000) {
-		it++;
-		if (gsl_multimin_fminimizer_iterate(m))
-			break;
-		status = gsl_multimin_test_size(gsl_multimin_fminimizer_size(m), 1e-10);
+	if (var0 >= 1e-12 || l->n_cens) { /* else no spread: σ -> 0 */
+		double x[2] = {mu0, log(sd0)}, st[2] = {sd0, 0.5};
+		int it = nm_minimise(ln_objective, (void *)l, 2, x, st);
+		double sigma = exp(x[1]), ll = fit_life_lognormal_ll(l, x[0], sigma);
+		if (it >= 0 && isfinite(ll) && sigma > 1e-9) {
+			r->ln_ok = true;
+			r->ln_mu = x[0];
+			r->ln_sigma = sigma;
+			r->ln_ll = ll;
+			r->ln_aic = 4.0 - 2.0 * ll;
+			r->ln_iter = it;
+			if (r->ln_aic < best) {
+				best = r->ln_aic;
+				r->chosen = FIT_DIST_LOGNORMAL;
+				r->sel_mu = x[0];
+				r->sel_sigma = sigma;
+			}
+		}
 	}
-	double mu = gsl_vector_get(m->x, 0), sigma = exp(gsl_vector_get(m->x, 1));
-	double ll = fit_life_lognormal_ll(l, mu, sigma);
-	if (isfinite(ll) && sigma > 1e-9) {
-		r->ln_ok = true;
-		r->ln_mu = mu;
-		r->ln_sigma = sigma;
-		r->ln_ll = ll;
-		r->ln_aic = 4.0 - 2.0 * ll;
-		r->ln_iter = it;
-		if (r->ln_aic < r->exp_aic)
-			r->chosen = FIT_DIST_LOGNORMAL;
+	if (cure && l->n_cens) {
+		/* with an immortal fraction p: start at half the censored share */
+		double p0 = 0.5 * (double)l->n_cens / (d + (double)l->n_cens);
+		double xe[2] = {log(l->sum_t / d), log(p0 / (1 - p0))}, se[2] = {1.0, 1.0};
+		if (nm_minimise(ec_objective, (void *)l, 2, xe, se) >= 0) {
+			double mean = exp(xe[0]), q = logistic(xe[1]);
+			double ll = fit_life_exp_cure_ll(l, mean, q);
+			if (isfinite(ll)) {
+				r->ec_ok = true;
+				r->ec_mean = mean;
+				r->ec_p = q;
+				r->ec_ll = ll;
+				r->ec_aic = 4.0 - 2.0 * ll;
+				if (r->ec_aic < best) {
+					best = r->ec_aic;
+					r->chosen = FIT_DIST_EXP;
+					r->sel_mean = mean;
+					r->sel_p = q;
+				}
+			}
+		}
+		double xl[3] = {mu0, log(sd0), log(p0 / (1 - p0))}, sl[3] = {sd0, 0.5, 1.0};
+		if ((var0 >= 1e-12 || l->n_cens > 1) &&
+		    nm_minimise(lc_objective, (void *)l, 3, xl, sl) >= 0) {
+			double sigma = exp(xl[1]), q = logistic(xl[2]);
+			double ll = fit_life_lognormal_cure_ll(l, xl[0], sigma, q);
+			if (isfinite(ll) && sigma > 1e-9) {
+				r->lc_ok = true;
+				r->lc_mu = xl[0];
+				r->lc_sigma = sigma;
+				r->lc_p = q;
+				r->lc_ll = ll;
+				r->lc_aic = 6.0 - 2.0 * ll;
+				if (r->lc_aic < best) {
+					best = r->lc_aic;
+					r->chosen = FIT_DIST_LOGNORMAL;
+					r->sel_mu = xl[0];
+					r->sel_sigma = sigma;
+					r->sel_p = q;
+				}
+			}
+		}
 	}
-free_min:
-	gsl_vector_free(x);
-	gsl_vector_free(step);
-	gsl_multimin_fminimizer_free(m);
-ks:
 	r->ks = ks_km(l, r);
 }
 
@@ -1026,10 +1143,12 @@ int fit_finish(struct fit *f, struct err *e)
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		f->c.censored++;
 	}
+	/* the pooled lifetimes: of the objects of sites that free (the others
+	 * are `forever`), without an immortal fraction (a site's own) */
 	for (uint32_t i = 0; i < f->nacc; i++)
-		if (fit_life_merge(&f->pooled, &f->accs[i].life))
+		if (f->accs[i].life.events && fit_life_merge(&f->pooled, &f->accs[i].life))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	fit_life_estimate(&f->pooled, &f->pooled_r);
+	fit_life_estimate(&f->pooled, false, &f->pooled_r);
 	if (build_streams(f) || build_caches(f))
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	f->c.streams = f->nstreams;
@@ -1067,7 +1186,7 @@ int fit_finish(struct fit *f, struct err *e)
 			break;
 		}
 		build_arrival(f, s);
-		fit_life_estimate(&s->a.life, &s->lr);
+		fit_life_estimate(&s->a.life, true, &s->lr);
 		if (s->a.life.events == 0)
 			s->rule = LT_FOREVER;
 		else if (s->a.life.events < f->o.min_pairs)
@@ -1086,11 +1205,11 @@ static void fmt_life(const struct fit_life_result *r, char *buf, size_t n)
 	char a[64];
 	if (r->chosen == FIT_DIST_LOGNORMAL) {
 		char sg[64];
-		fit_fmt_time(exp(r->ln_mu), a, sizeof(a));
-		fmt_num(r->ln_sigma, 6, sg, sizeof(sg));
+		fit_fmt_time(exp(r->sel_mu), a, sizeof(a));
+		fmt_num(r->sel_sigma, 6, sg, sizeof(sg));
 		(void)snprintf(buf, n, "lognormal %s %s", a, sg);
 	} else if (r->chosen == FIT_DIST_EXP) {
-		fit_fmt_time(r->exp_mean, a, sizeof(a));
+		fit_fmt_time(r->sel_mean, a, sizeof(a));
 		(void)snprintf(buf, n, "exponential %s", a);
 	} else {
 		(void)snprintf(buf, n, "forever");
@@ -1116,13 +1235,140 @@ static void write_fit_comment(FILE *out, const char *what, const struct fit_life
 	} else {
 		fprintf(out, "; lognormal not fitted (no spread)");
 	}
-	fprintf(out, "; chosen %s, KS vs Kaplan-Meier %.4f\n",
-		r->chosen == FIT_DIST_LOGNORMAL ? "lognormal" : "exponential", r->ks);
+	if (r->ec_ok) {
+		fit_fmt_time(r->ec_mean, b, sizeof(b));
+		fprintf(out, "; exponential+immortal mean %s p %.4f logL %.4f AIC %.4f", b, r->ec_p,
+			r->ec_ll, r->ec_aic);
+	}
+	if (r->lc_ok) {
+		fit_fmt_time(exp(r->lc_mu), b, sizeof(b));
+		fprintf(out, "; lognormal+immortal median %s sigma %.6g p %.4f logL %.4f AIC %.4f",
+			b, r->lc_sigma, r->lc_p, r->lc_ll, r->lc_aic);
+	}
+	fprintf(out, "; chosen %s%s, KS vs Kaplan-Meier %.4f\n",
+		r->chosen == FIT_DIST_LOGNORMAL ? "lognormal" : "exponential",
+		r->sel_p > 0 ? "+immortal" : "", r->ks);
+}
+
+/* One stream. part 0: the stream (at rate x (1 - p) when an immortal
+ * fraction p was fitted); part 1: its immortal fraction, rate x p, forever. */
+static void write_stream(const struct fit *f, const struct stream *s, FILE *out, int part, double p)
+{
+	const struct fit_counts *c = &f->c;
+	char num[64];
+	const struct acc *a = &s->a;
+	const struct acc *r = &f->accs[s->rep];
+	char f0[64], f1[64];
+	fit_fmt_time((double)(a->first_t - c->first_ns) * 1e-9, f0, sizeof(f0));
+	fit_fmt_time((double)(a->last_t - c->first_ns) * 1e-9, f1, sizeof(f1));
+	double factor = part ? p : 1.0 - p;
+	fprintf(out, "\n[stream %s%s]\n", s->name, part ? "-forever" : "");
+	if (part)
+		fprintf(out, "# the immortal fraction p = %.4f of stream %s\n", p, s->name);
+	else if (p > 0)
+		fprintf(out, "# its immortal fraction p = %.4f is stream %s-forever (rate x p)\n",
+			p, s->name);
+	if (!part) {
+		fprintf(out, "# %" PRIu64 " allocations from %s to %s after the start", a->allocs,
+			f0, f1);
+		if (s->nfine > 1)
+			fprintf(out, "; %u %s merged", s->nfine,
+				s->folded ? "streams under --min-allocs" : "sites/geometries");
+		fprintf(out, "\n");
+	}
+	if (a->kind == ACC_KMALLOC) {
+		fprintf(out, "target = kmalloc\ngfp = %s\n", gfp_names[a->gfp]);
+	} else {
+		fprintf(out, "target = cache %s\n",
+			strtab_str(&f->names, f->caches[s->cache].name));
+	}
+	char site[256];
+	(void)snprintf(site, sizeof(site), "%s",
+		       strtab_str(&f->sites, r->site)[0] ? strtab_str(&f->sites, r->site)
+							 : s->name);
+	for (char *q = site; *q; q++)
+		if (*q <= ' ' || *q == '#' || *q == ';')
+			*q = '_';
+	fprintf(out, "site = %s\n", site);
+	if (a->kind == ACC_KMALLOC) {
+		if (s->nsizes0 > s->nsizes)
+			fprintf(out,
+				"# %u distinct sizes, capped at %u (lightest merged into "
+				"the next larger)\n",
+				s->nsizes0, s->nsizes);
+		if (s->nsizes == 1) {
+			fprintf(out, "size = fixed %" PRIu64 "\n", s->size_v[0]);
+		} else {
+			fprintf(out, "size = empirical ");
+			for (uint32_t j = 0; j < s->nsizes; j++)
+				fprintf(out, "%s%" PRIu64 ":%" PRIu64, j ? "," : "", s->size_v[j],
+					s->size_w[j]);
+			fprintf(out, "\n");
+		}
+	} else if (s->nsizes0 > 1 || (s->nsizes && s->size_v[0] != f->caches[s->cache].req)) {
+		fprintf(out, "# traced object sizes differ from object_size:");
+		for (uint32_t j = 0; j < s->nsizes; j++)
+			fprintf(out, " %" PRIu64 ":%" PRIu64, s->size_v[j], s->size_w[j]);
+		fprintf(out, "\n");
+	}
+	char life[192];
+	if (part) {
+		fprintf(out, "lifetime = forever\n");
+	} else {
+		write_fit_comment(out, "lifetimes", &s->lr);
+	}
+	switch (part ? (enum lt_rule) - 1 : s->rule) {
+	case LT_FOREVER:
+		fprintf(out, "lifetime = forever\n");
+		break;
+	case LT_POOLED:
+		fmt_life(&f->pooled_r, life, sizeof(life));
+		fprintf(out, "# fewer than %u pairs: the pooled fit\nlifetime = %s\n",
+			f->o.min_pairs, life);
+		break;
+	case LT_FIT:
+		fmt_life(&s->lr, life, sizeof(life));
+		fprintf(out, "lifetime = %s\n", life);
+		break;
+	default:
+		break;
+	}
+	if (!a->gaps_ok)
+		fprintf(out, "# arrivals of merged streams: burstiness not measured\n");
+	else if (a->ngaps >= 2)
+		fprintf(out, "# inter-arrival CV %.3f over %" PRIu64 " gaps (Poisson: 1 +- %.3f)\n",
+			s->cv, a->ngaps, 1.0 / sqrt((double)a->ngaps));
+	if (s->burst) {
+		char g[64];
+		fmt_num(s->rate * factor, 6, num, sizeof(num));
+		fit_fmt_time(s->bgap, g, sizeof(g));
+		fprintf(out, "# about %" PRIu64 " bursts: runs of gaps under the mean gap\n",
+			s->bursts);
+		fprintf(out, "arrival = burst %s %" PRIu64 " %s\n", num, s->bsize, g);
+	} else {
+		fmt_num(s->rate * factor, 6, num, sizeof(num));
+		fprintf(out, "arrival = poisson %s\n", num);
+	}
+	uint32_t used = 0, last = 0;
+	for (uint32_t j = 0; j < a->ncpu; j++)
+		if (a->cpu[j]) {
+			used++;
+			last = j;
+		}
+	if (used == 1) {
+		fprintf(out, "cpu = %u\n", last);
+	} else {
+		fprintf(out, "cpu = ");
+		for (uint32_t j = 0, k = 0; j < a->ncpu; j++)
+			if (a->cpu[j])
+				fprintf(out, "%s%u:%" PRIu64, k++ ? "," : "", j, a->cpu[j]);
+		fprintf(out, "\n");
+	}
 }
 
 void fit_write_spec(const struct fit *f, FILE *out, const char *source)
 {
-	char t[64], num[64];
+	char t[64];
 	const struct fit_counts *c = &f->c;
 	fit_fmt_time(f->span, t, sizeof(t));
 	fprintf(out,
@@ -1165,104 +1411,11 @@ void fit_write_spec(const struct fit *f, FILE *out, const char *source)
 
 	for (uint32_t i = 0; i < f->nstreams; i++) {
 		const struct stream *s = &f->streams[i];
-		const struct acc *a = &s->a;
-		const struct acc *r = &f->accs[s->rep];
-		char f0[64], f1[64];
-		fit_fmt_time((double)(a->first_t - c->first_ns) * 1e-9, f0, sizeof(f0));
-		fit_fmt_time((double)(a->last_t - c->first_ns) * 1e-9, f1, sizeof(f1));
-		fprintf(out, "\n[stream %s]\n", s->name);
-		fprintf(out, "# %" PRIu64 " allocations from %s to %s after the start", a->allocs,
-			f0, f1);
-		if (s->nfine > 1)
-			fprintf(out, "; %u %s merged", s->nfine,
-				s->folded ? "streams under --min-allocs" : "sites/geometries");
-		fprintf(out, "\n");
-		if (a->kind == ACC_KMALLOC) {
-			fprintf(out, "target = kmalloc\ngfp = %s\n", gfp_names[a->gfp]);
-		} else {
-			fprintf(out, "target = cache %s\n",
-				strtab_str(&f->names, f->caches[s->cache].name));
-		}
-		char site[256];
-		(void)snprintf(site, sizeof(site), "%s",
-			       strtab_str(&f->sites, r->site)[0] ? strtab_str(&f->sites, r->site)
-								 : s->name);
-		for (char *q = site; *q; q++)
-			if (*q <= ' ' || *q == '#' || *q == ';')
-				*q = '_';
-		fprintf(out, "site = %s\n", site);
-		if (a->kind == ACC_KMALLOC) {
-			if (s->nsizes0 > s->nsizes)
-				fprintf(out,
-					"# %u distinct sizes, capped at %u (lightest merged into "
-					"the next larger)\n",
-					s->nsizes0, s->nsizes);
-			if (s->nsizes == 1) {
-				fprintf(out, "size = fixed %" PRIu64 "\n", s->size_v[0]);
-			} else {
-				fprintf(out, "size = empirical ");
-				for (uint32_t j = 0; j < s->nsizes; j++)
-					fprintf(out, "%s%" PRIu64 ":%" PRIu64, j ? "," : "",
-						s->size_v[j], s->size_w[j]);
-				fprintf(out, "\n");
-			}
-		} else if (s->nsizes0 > 1 ||
-			   (s->nsizes && s->size_v[0] != f->caches[s->cache].req)) {
-			fprintf(out, "# traced object sizes differ from object_size:");
-			for (uint32_t j = 0; j < s->nsizes; j++)
-				fprintf(out, " %" PRIu64 ":%" PRIu64, s->size_v[j], s->size_w[j]);
-			fprintf(out, "\n");
-		}
-		char life[192];
-		write_fit_comment(out, "lifetimes", &s->lr);
-		switch (s->rule) {
-		case LT_FOREVER:
-			fprintf(out, "lifetime = forever\n");
-			break;
-		case LT_POOLED:
-			fmt_life(&f->pooled_r, life, sizeof(life));
-			fprintf(out, "# fewer than %u pairs: the pooled fit\nlifetime = %s\n",
-				f->o.min_pairs, life);
-			break;
-		case LT_FIT:
-			fmt_life(&s->lr, life, sizeof(life));
-			fprintf(out, "lifetime = %s\n", life);
-			break;
-		}
-		if (!a->gaps_ok)
-			fprintf(out, "# arrivals of merged streams: burstiness not measured\n");
-		else if (a->ngaps >= 2)
-			fprintf(out,
-				"# inter-arrival CV %.3f over %" PRIu64
-				" gaps (Poisson: 1 +- %.3f)\n",
-				s->cv, a->ngaps, 1.0 / sqrt((double)a->ngaps));
-		if (s->burst) {
-			char g[64];
-			fmt_num(s->rate, 6, num, sizeof(num));
-			fit_fmt_time(s->bgap, g, sizeof(g));
-			fprintf(out,
-				"# about %" PRIu64 " bursts: runs of gaps under the mean gap\n",
-				s->bursts);
-			fprintf(out, "arrival = burst %s %" PRIu64 " %s\n", num, s->bsize, g);
-		} else {
-			fmt_num(s->rate, 6, num, sizeof(num));
-			fprintf(out, "arrival = poisson %s\n", num);
-		}
-		uint32_t used = 0, last = 0;
-		for (uint32_t j = 0; j < a->ncpu; j++)
-			if (a->cpu[j]) {
-				used++;
-				last = j;
-			}
-		if (used == 1) {
-			fprintf(out, "cpu = %u\n", last);
-		} else {
-			fprintf(out, "cpu = ");
-			for (uint32_t j = 0, k = 0; j < a->ncpu; j++)
-				if (a->cpu[j])
-					fprintf(out, "%s%u:%" PRIu64, k++ ? "," : "", j, a->cpu[j]);
-			fprintf(out, "\n");
-		}
+		const struct fit_life_result *lr = s->rule == LT_POOLED ? &f->pooled_r : &s->lr;
+		double p = s->rule == LT_FOREVER ? 0.0 : lr->sel_p;
+		write_stream(f, s, out, 0, p);
+		if (p > 0)
+			write_stream(f, s, out, 1, p);
 	}
 }
 
@@ -1276,40 +1429,31 @@ void fit_write_report(const struct fit *f, FILE *out)
 		" pairs, %" PRIu64 " censored; ignored %" PRIu64
 		" frees of pointers allocated before the trace, %" PRIu64 " kfree(NULL)\n",
 		c->allocs, c->frees, t, c->pairs, c->censored, c->free_unknown, c->free_null);
-	fprintf(out, "%-44s %8s %7s %6s %-11s %12s %8s %8s\n", "stream", "allocs", "pairs", "cens",
-		"lifetime", "param", "sigma", "KS");
+	fprintf(out, "%-44s %8s %7s %6s %-11s %12s %8s %8s %8s\n", "stream", "allocs", "pairs",
+		"cens", "lifetime", "param", "sigma", "immortal", "KS");
 	for (uint32_t i = 0; i < f->nstreams; i++) {
 		const struct stream *s = &f->streams[i];
 		const struct fit_life_result *r = s->rule == LT_POOLED ? &f->pooled_r : &s->lr;
-		char p[64] = "-", sg[32] = "-", ks[32] = "-";
+		char p[64] = "-", sg[32] = "-", ks[32] = "-", im[32] = "-";
 		const char *d = "forever";
 		if (s->rule != LT_FOREVER) {
-			if (r->chosen == FIT_DIST_LOGNORMAL) {
-				d = "lognormal";
-				fit_fmt_time(exp(r->ln_mu), p, sizeof(p));
-				(void)snprintf(sg, sizeof(sg), "%.4g", r->ln_sigma);
+			bool ln = r->chosen == FIT_DIST_LOGNORMAL;
+			if (ln) {
+				fit_fmt_time(exp(r->sel_mu), p, sizeof(p));
+				(void)snprintf(sg, sizeof(sg), "%.4g", r->sel_sigma);
 			} else {
-				d = "exponential";
-				fit_fmt_time(r->exp_mean, p, sizeof(p));
+				fit_fmt_time(r->sel_mean, p, sizeof(p));
 			}
 			if (s->rule == LT_FIT)
 				(void)snprintf(ks, sizeof(ks), "%.4f", s->lr.ks);
-			else
-				d = r->chosen == FIT_DIST_LOGNORMAL ? "pooled-ln" : "pooled-exp";
+			d = s->rule == LT_FIT ? (ln ? "lognormal" : "exponential")
+					      : (ln ? "pooled-ln" : "pooled-exp");
+			if (r->sel_p > 0)
+				(void)snprintf(im, sizeof(im), "%.4f", r->sel_p);
 		}
-		fprintf(out, "%-44.44s %8" PRIu64 " %7" PRIu64 " %6zu %-11s %12s %8s %8s\n",
-			s->name, s->a.allocs, s->a.life.events, s->a.life.n_cens, d, p, sg, ks);
+		fprintf(out, "%-44.44s %8" PRIu64 " %7" PRIu64 " %6zu %-11s %12s %8s %8s %8s\n",
+			s->name, s->a.allocs, s->a.life.events, s->a.life.n_cens, d, p, sg, im, ks);
 	}
-	const struct fit_life_result *r = &f->pooled_r;
-	if (r->events) {
-		char a[64], b[64] = "-";
-		fit_fmt_time(r->exp_mean, a, sizeof(a));
-		if (r->ln_ok)
-			fit_fmt_time(exp(r->ln_mu), b, sizeof(b));
-		fprintf(out,
-			"pooled: exponential mean %s AIC %.2f; lognormal median %s sigma %.4g AIC "
-			"%.2f; chosen %s, KS %.4f\n",
-			a, r->exp_aic, b, r->ln_sigma, r->ln_aic,
-			r->chosen == FIT_DIST_LOGNORMAL ? "lognormal" : "exponential", r->ks);
-	}
+	if (f->pooled_r.events)
+		write_fit_comment(out, "pooled", &f->pooled_r);
 }

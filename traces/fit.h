@@ -46,14 +46,22 @@ enum fit_dist {
 	FIT_DIST_LOGNORMAL,
 };
 
+/* Four models: exponential, lognormal, and each with an immortal fraction
+ * p (a cure model: S(t) = p + (1 - p) S0(t); needs censored objects). */
 struct fit_life_result {
 	uint64_t events, censored;
 	double exp_mean, exp_ll, exp_aic;      /* seconds */
 	bool ln_ok;			       /* lognormal fitted (needs spread) */
 	double ln_mu, ln_sigma, ln_ll, ln_aic; /* ln(seconds) */
-	enum fit_dist chosen;		       /* smaller AIC */
-	double ks;   /* sup |KM - fitted survival| at the histogram's bin edges */
-	int ln_iter; /* Nelder-Mead iterations */
+	int ln_iter;			       /* Nelder-Mead iterations */
+	bool ec_ok;			       /* exponential + immortal fraction */
+	double ec_mean, ec_p, ec_ll, ec_aic;
+	bool lc_ok; /* lognormal + immortal fraction */
+	double lc_mu, lc_sigma, lc_p, lc_ll, lc_aic;
+	/* the model of smallest AIC: its family, parameters and p (0: none) */
+	enum fit_dist chosen;
+	double sel_mean, sel_mu, sel_sigma, sel_p;
+	double ks; /* sup |KM - fitted survival| at the histogram's bin edges */
 };
 
 void fit_life_init(struct fit_life *l);
@@ -64,11 +72,19 @@ void fit_life_event(struct fit_life *l, double t);
 int fit_life_censored(struct fit_life *l, double c);
 /* dst += src. Returns 0 or SLABSIM_ENOMEM. */
 int fit_life_merge(struct fit_life *dst, const struct fit_life *src);
-/* Fit both families. Exponential: closed form mean = (Σ t + Σ c) / events.
- * Lognormal: Nelder-Mead (gsl_multimin) on (μ, ln σ). */
-void fit_life_estimate(const struct fit_life *l, struct fit_life_result *r);
-/* Log-likelihood of the lognormal with censoring at (mu, sigma). */
+/* Fit the four models (two without cure) and choose by AIC. Exponential: closed form mean =
+ * (Σ t + Σ c) / events. The others: Nelder-Mead (gsl_multimin) on
+ * (μ, ln σ), (ln mean, logit p), (μ, ln σ, logit p). */
+void fit_life_estimate(const struct fit_life *l, bool cure, struct fit_life_result *r);
+/* Log-likelihoods with censoring: lognormal at (mu, sigma); with an
+ * immortal fraction p, exponential (mean, p) and lognormal (mu, sigma, p). */
 double fit_life_lognormal_ll(const struct fit_life *l, double mu, double sigma);
+/* ... and with an immortal fraction p: exponential (mean, p), lognormal
+ * (mu, sigma, p). */
+double fit_life_exp_cure_ll(const struct fit_life *l, double mean, double p);
+double fit_life_lognormal_cure_ll(const struct fit_life *l, double mu, double sigma, double p);
+double fit_life_exp_cure_ll(const struct fit_life *l, double mean, double p);
+double fit_life_lognormal_cure_ll(const struct fit_life *l, double mu, double sigma, double p);
 
 /* ---- the whole-trace fit ---- */
 

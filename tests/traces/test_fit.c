@@ -23,6 +23,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,7 +46,7 @@ static void test_exp_closed_form(void)
 	fit_life_event(&l, 2);
 	fit_life_event(&l, 3);
 	CHECK("censored time stored", fit_life_censored(&l, 4) == 0);
-	fit_life_estimate(&l, &r);
+	fit_life_estimate(&l, true, &r);
 	CLOSE("exp closed form: mean 10/3", r.exp_mean, 10.0 / 3.0, 1e-12);
 	CLOSE("exp closed form: logL", r.exp_ll, -6.6119184129, 1e-9);
 	CLOSE("exp closed form: AIC = 2 - 2 logL", r.exp_aic, 2 + 2 * 6.6119184129, 1e-8);
@@ -70,7 +71,7 @@ static void test_exp_closed_form(void)
 	fit_life_init(&l3);
 	for (int k = 0; k < 4; k++)
 		fit_life_event(&l3, exp(k));
-	fit_life_estimate(&l3, &r);
+	fit_life_estimate(&l3, true, &r);
 	CHECK("uncensored lognormal fitted", r.ln_ok);
 	CLOSE("uncensored lognormal: mu = mean ln t", r.ln_mu, 1.5, 1e-6);
 	CLOSE("uncensored lognormal: sigma^2 = mean square", r.ln_sigma * r.ln_sigma, 1.25, 1e-6);
@@ -102,13 +103,14 @@ static void test_exp_recovery(gsl_rng *rng)
 	const double mean = 2.0;
 	fit_life_init(&l);
 	sample(&l, rng, 20000, 10.0, 0, mean, 0);
-	fit_life_estimate(&l, &r);
+	fit_life_estimate(&l, true, &r);
 	double se = mean / sqrt((double)r.events);
 	printf("# exponential: %llu events %llu censored, mean %.5f (SE %.5f), KS %.4f\n",
 	       (unsigned long long)r.events, (unsigned long long)r.censored, r.exp_mean, se, r.ks);
 	CHECK("exp sample: some censored", r.censored > 1000);
 	CLOSE("exp sample: mean within 4 SE", r.exp_mean, mean, 4 * se);
-	CHECK("exp sample: AIC picks exponential", r.chosen == FIT_DIST_EXP);
+	CHECK("exp sample: AIC picks exponential, no immortal fraction",
+	      r.chosen == FIT_DIST_EXP && r.sel_p == 0);
 	/* Kolmogorov's 1% critical value 1.63/sqrt(n), with n = events */
 	CHECK("exp sample: KS vs Kaplan-Meier < 1.63/sqrt(d)",
 	      r.ks < 1.63 / sqrt((double)r.events));
@@ -122,7 +124,7 @@ static void test_lognormal_recovery(gsl_rng *rng)
 	const double mu = log(0.5), sigma = 1.2;
 	fit_life_init(&l);
 	sample(&l, rng, 20000, 10.0, 1, mu, sigma);
-	fit_life_estimate(&l, &r);
+	fit_life_estimate(&l, true, &r);
 	CHECK("lognormal sample: fitted", r.ln_ok);
 	/* observed information by central differences in (mu, sigma) */
 	const double h = 1e-4;
@@ -151,12 +153,65 @@ static void test_lognormal_recovery(gsl_rng *rng)
 	CHECK("lognormal sample: SE(mu) >= sigma/sqrt(n)", se_mu >= sigma / sqrt(20000.0) * 0.9);
 	CLOSE("lognormal sample: mu within 4 SE", r.ln_mu, mu, 4 * se_mu);
 	CLOSE("lognormal sample: sigma within 4 SE", r.ln_sigma, sigma, 4 * se_s);
-	CHECK("lognormal sample: AIC picks lognormal", r.chosen == FIT_DIST_LOGNORMAL);
+	CHECK("lognormal sample: AIC picks lognormal, no immortal fraction",
+	      r.chosen == FIT_DIST_LOGNORMAL && r.sel_p == 0);
 	CHECK("lognormal sample: KS vs Kaplan-Meier < 1.63/sqrt(d)",
 	      r.ks < 1.63 / sqrt((double)r.events));
 	/* moving off the MLE lowers logL */
 	CHECK("lognormal sample: logL(MLE) > logL(MLE + 3 SE)",
 	      r.ln_ll > fit_life_lognormal_ll(&l, m + 3 * se_mu, s));
+	fit_life_fini(&l);
+}
+
+/* A share p of the objects is never freed, the rest live Exp(mean): the cure
+ * model recovers (mean, p) within 4 SE (inverse observed information). */
+static void test_cure_recovery(gsl_rng *rng)
+{
+	struct fit_life l;
+	struct fit_life_result r;
+	const double mean = 1.0, p = 0.3, T = 10.0;
+	fit_life_init(&l);
+	for (size_t i = 0; i < 20000; i++) {
+		double a = gsl_ran_flat(rng, 0, T);
+		bool immortal = gsl_rng_uniform(rng) < p;
+		double x = gsl_ran_exponential(rng, mean);
+		if (immortal || a + x > T)
+			(void)fit_life_censored(&l, T - a);
+		else
+			fit_life_event(&l, x);
+	}
+	fit_life_estimate(&l, true, &r);
+	CHECK("cure sample: exponential+immortal fitted", r.ec_ok);
+	const double h = 1e-4;
+	double m = r.ec_mean, q = r.ec_p;
+	double f0 = fit_life_exp_cure_ll(&l, m, q);
+	double fmm =
+		(fit_life_exp_cure_ll(&l, m + h, q) - 2 * f0 + fit_life_exp_cure_ll(&l, m - h, q)) /
+		(h * h);
+	double fqq =
+		(fit_life_exp_cure_ll(&l, m, q + h) - 2 * f0 + fit_life_exp_cure_ll(&l, m, q - h)) /
+		(h * h);
+	double fmq =
+		(fit_life_exp_cure_ll(&l, m + h, q + h) - fit_life_exp_cure_ll(&l, m + h, q - h) -
+		 fit_life_exp_cure_ll(&l, m - h, q + h) + fit_life_exp_cure_ll(&l, m - h, q - h)) /
+		(4 * h * h);
+	double det = fmm * fqq - fmq * fmq;
+	double se_m = sqrt(-fqq / det), se_q = sqrt(-fmm / det);
+	printf("# cure: %llu events %llu censored, mean %.5f (SE %.5f) p %.5f (SE %.5f), KS %.4f\n",
+	       (unsigned long long)r.events, (unsigned long long)r.censored, m, se_m, q, se_q,
+	       r.ks);
+	CHECK("cure sample: a maximum", fmm < 0 && det > 0);
+	CLOSE("cure sample: mean within 4 SE", m, mean, 4 * se_m);
+	CLOSE("cure sample: p within 4 SE", q, p, 4 * se_q);
+	CHECK("cure sample: AIC picks exponential+immortal",
+	      r.chosen == FIT_DIST_EXP && r.sel_p == r.ec_p);
+	CHECK("cure sample: KS vs Kaplan-Meier < 1.63/sqrt(d)",
+	      r.ks < 1.63 / sqrt((double)r.events));
+	/* the same sample without cure models: the plain exponential's mean is
+	 * inflated by the immortal objects' censoring times */
+	fit_life_estimate(&l, false, &r);
+	CHECK("cure off: no immortal fraction", r.sel_p == 0 && !r.ec_ok && !r.lc_ok);
+	CHECK("cure off: plain exponential mean > 2x the true mean", r.exp_mean > 2 * mean);
 	fit_life_fini(&l);
 }
 
@@ -288,6 +343,7 @@ int main(void)
 	test_exp_closed_form();
 	test_exp_recovery(rng);
 	test_lognormal_recovery(rng);
+	test_cure_recovery(rng);
 	test_fmt_time();
 	test_arrivals(rng);
 	gsl_rng_free(rng);
