@@ -35,6 +35,7 @@ struct fit_life {
 	uint64_t events;
 	double sum_t, sum_lt, sum_lt2; /* Σ t, Σ ln t, Σ (ln t)^2 over events */
 	double *cens;		       /* censoring times */
+	double *cens_w;		       /* their weights (NULL: all 1) */
 	size_t n_cens, cap_cens;
 	double sum_cens;
 	uint64_t ev_bins[FIT_LIFE_BINS];
