@@ -1081,9 +1081,42 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Sorted size histogram, capped at max_sizes entries: the lightest size
- * merges into its upper neighbour (the largest into its lower one), so that
- * sizes only grow and the heavy sizes stay exact. */
+/* The kmalloc size class of a request (x86-64: 96 and 192 exist). */
+static uint64_t kclass(uint64_t size)
+{
+	static const uint64_t small[] = {8, 16, 32, 64, 96, 128, 192};
+	for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++)
+		if (size <= small[i])
+			return small[i];
+	uint64_t c = 256;
+	while (c < size)
+		c <<= 1;
+	return c;
+}
+
+/* Merge the sorted (size, count) pairs with equal sizes; returns the new n. */
+static size_t merge_equal(uint64_t *pairs, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (w && pairs[2 * (w - 1)] == pairs[2 * i]) {
+			pairs[2 * (w - 1) + 1] += pairs[2 * i + 1];
+		} else {
+			pairs[2 * w] = pairs[2 * i];
+			pairs[2 * w + 1] = pairs[2 * i + 1];
+			w++;
+		}
+	}
+	return w;
+}
+
+/* Sorted size histogram, capped at max_sizes entries, keeping every
+ * allocation in its kmalloc size class whenever possible: the size with the
+ * smallest count merges into its larger neighbour if that is in the same
+ * class, else into its smaller one if that is, else into the larger one (the
+ * largest size: into the smaller one). Above 4096 distinct sizes they are
+ * first rounded up to multiples of 8, 16, 32, ... bytes, never past their
+ * class, so that the merging loop stays quadratic in 4096 at most. */
 static int build_sizes(struct fit *f, struct stream *s)
 {
 	size_t n = u64map_len(&s->a.sizes), pos = 0, i = 0;
@@ -1099,12 +1132,26 @@ static int build_sizes(struct fit *f, struct stream *s)
 	qsort(pairs, n, 2 * sizeof(*pairs), cmp_u64);
 	s->nsizes0 = (uint32_t)n;
 	uint32_t cap = f->o.max_sizes ? f->o.max_sizes : 1;
+	for (uint64_t g = 8; n > 4096 && n > cap && g <= (1u << 22); g *= 2) {
+		for (size_t j = 0; j < n; j++) {
+			uint64_t z = pairs[2 * j], c = kclass(z), r = (z + g - 1) / g * g;
+			pairs[2 * j] = r < c ? r : c > z ? c : z;
+		}
+		n = merge_equal(pairs, n); /* rounding up keeps the order */
+	}
 	while (n > cap) {
 		size_t lo = 0;
 		for (size_t j = 1; j < n; j++)
 			if (pairs[2 * j + 1] < pairs[2 * lo + 1])
 				lo = j;
-		size_t into = lo + 1 < n ? lo + 1 : lo - 1;
+		uint64_t c = kclass(pairs[2 * lo]);
+		size_t into;
+		if (lo + 1 < n && kclass(pairs[2 * lo + 2]) == c)
+			into = lo + 1;
+		else if (lo > 0 && kclass(pairs[2 * lo - 2]) == c)
+			into = lo - 1;
+		else
+			into = lo + 1 < n ? lo + 1 : lo - 1;
 		pairs[2 * into + 1] += pairs[2 * lo + 1];
 		memmove(&pairs[2 * lo], &pairs[2 * lo + 2], (n - lo - 1) * 2 * sizeof(*pairs));
 		n--;
@@ -1360,7 +1407,7 @@ static void write_stream(const struct fit *f, const struct stream *s, FILE *out,
 		if (s->nsizes0 > s->nsizes)
 			fprintf(out,
 				"# %u distinct sizes, capped at %u (lightest merged into "
-				"the next larger)\n",
+				"a neighbour in its kmalloc class)\n",
 				s->nsizes0, s->nsizes);
 		if (s->nsizes == 1) {
 			fprintf(out, "size = fixed %" PRIu64 "\n", s->size_v[0]);

@@ -329,10 +329,70 @@ static void test_arrivals(gsl_rng *rng)
 		CHECK_EQ_STR("burst stream: gap unit", unit, "us");
 		/* overlapping bursts shorten a few gaps: within 1 us */
 		CLOSE("burst stream: gap 10 us", gap, 10.0, 1.0);
-		printf("# %zu bursts drawn; %s", nb, p);
+		printf("# %zu bursts drawn; %.*s\n", nb, (int)strcspn(p, "\n"), p);
 	}
 	free(spec);
 	free(t);
+}
+
+/* The size line of a kmalloc site allocating the given sizes, with the
+ * histogram capped at max_sizes. */
+static void size_line(const uint64_t *sizes, size_t n, uint32_t max_sizes, char *out, size_t len)
+{
+	struct fit_opts o;
+	struct fit *f;
+	struct err e;
+	out[0] = '\0';
+	fit_opts_default(&o);
+	o.max_sizes = max_sizes;
+	if (fit_create(&o, &f, &e))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct trace_event ev = {.type = TRACE_EV_KMALLOC,
+					 .t_ns = 1000 * (uint64_t)(i + 1),
+					 .ptr = 0x1000 + 64 * (uint64_t)i,
+					 .bytes_req = sizes[i],
+					 .bytes_alloc = sizes[i],
+					 .call_site = "s+0x1/0x2",
+					 .node = -1,
+					 .accounted = -1};
+		(void)fit_event(f, &ev, &e);
+	}
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *m = open_memstream(&buf, &blen);
+	if (m && fit_finish(f, &e) == 0)
+		fit_write_spec(f, m, "test");
+	if (m)
+		fclose(m);
+	const char *p = buf ? strstr(buf, "\nsize = ") : NULL;
+	if (p) {
+		size_t k = strcspn(p + 1, "\n");
+		(void)snprintf(out, len, "%.*s", (int)k, p + 1);
+	}
+	free(buf);
+	fit_destroy(f);
+}
+
+static void test_size_cap(void)
+{
+	char line[256];
+	/* 60 x5, 64 x1, 65 x5, cap 2: the lightest, 64, merges into 60 (same
+	 * kmalloc class 64), not into 65 (class 96) */
+	uint64_t a[11] = {60, 60, 60, 60, 60, 64, 65, 65, 65, 65, 65};
+	size_line(a, 11, 2, line, sizeof(line));
+	CHECK_EQ_STR("size cap keeps the kmalloc class", line, "size = empirical 60:6,65:5");
+	/* 90 x1, 96 x3, 100 x3, cap 2: 90 merges up into 96 (both class 96) */
+	uint64_t b[7] = {90, 96, 96, 96, 100, 100, 100};
+	size_line(b, 7, 2, line, sizeof(line));
+	CHECK_EQ_STR("size cap merges up within a class", line, "size = empirical 96:4,100:3");
+	/* 8 x2, 64 x1, 512 x2, cap 2: no neighbour shares 64's class: up */
+	uint64_t c[5] = {8, 8, 64, 512, 512};
+	size_line(c, 5, 2, line, sizeof(line));
+	CHECK_EQ_STR("size cap without a same-class neighbour merges up", line,
+		     "size = empirical 8:2,512:3");
+	size_line(c, 5, 3, line, sizeof(line));
+	CHECK_EQ_STR("under the cap: exact", line, "size = empirical 8:2,64:1,512:2");
 }
 
 int main(void)
@@ -345,6 +405,7 @@ int main(void)
 	test_lognormal_recovery(rng);
 	test_cure_recovery(rng);
 	test_fmt_time();
+	test_size_cap();
 	test_arrivals(rng);
 	gsl_rng_free(rng);
 	return check_done();
