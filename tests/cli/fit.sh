@@ -136,4 +136,15 @@ tap_like "no allocation: message names the file" "$(cat err.txt)" "noalloc.trace
 "$bin" fit "$data/fit-hand.trace" -o "$tmp/no/such/dir.spec" 2> err.txt
 tap_is "unwritable -o: exit 3" "$?" "3"
 
+# stdin, and --strict on a malformed line (line 14: bytes_req=abc)
+tap_is "stdin: same body, workload named stdin" \
+	"$("$bin" fit - -q < "$data/fit-hand.trace" | spec_body /dev/stdin)" \
+	"$(spec_body "$data/fit-hand.spec" | sed 's/^name = fit-hand$/name = stdin/')"
+"$bin" fit "$data/err-strict-line14.trace" --strict -q > /dev/null 2> err.txt
+tap_is "--strict: exit 2 naming file:line" "$? $(sed 's/.*\(err-strict-line14.trace:14\).*/\1/' err.txt)" \
+	"2 err-strict-line14.trace:14"
+"$bin" fit "$data/err-strict-line14.trace" -q > lax.spec 2> err.txt
+tap_is "without --strict: exit 0, the skipped line counted in the spec" \
+	"$? $(tail -1 lax.spec)" "0 # 1 malformed lines skipped (first: line 14)"
+
 tap_done
