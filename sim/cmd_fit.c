@@ -32,15 +32,17 @@ void usage_fit(FILE *f)
 		"`slabsim synth` and `slabsim replay --workload` read: sizes as an empirical\n"
 		"histogram, Poisson or burst arrivals at the traced rate, the CPU mix, the\n"
 		"target, and lifetimes fitted by censored maximum likelihood (exponential or\n"
-		"lognormal, chosen by AIC). The fits are comments in the spec and a table on\n"
-		"stderr. The method is in docs/fit.md.\n"
+		"lognormal, each with or without an immortal fraction, chosen by AIC). The\n"
+		"fits are comments in the spec and a table on stderr. The method is in\n"
+		"docs/fit.md.\n"
 		"\n"
 		"Options:\n"
 		"  --by site|cache       one stream per call site (default) or per cache\n"
 		"  --min-allocs N        fold streams with fewer than N allocations into one\n"
 		"                        'other-TARGET' stream per target (default 1: none)\n"
-		"  --max-sizes N         distinct sizes kept per stream (default 64; the\n"
-		"                        lightest size merges into the next larger one)\n"
+		"  --max-sizes N         distinct sizes kept per stream, 1..16384 (default 64;\n"
+		"                        the lightest merges into a neighbour, preferably\n"
+		"                        one of its kmalloc class)\n"
 		"  --min-pairs N         fewer matched alloc/free pairs: the pooled fit, or\n"
 		"                        'forever' with none (default 5)\n"
 		"  --name NAME           workload name (default: the trace's file name)\n"
@@ -150,7 +152,7 @@ int cmd_fit(int argc, char **argv)
 			fo.min_allocs = v;
 			break;
 		case OPT_MAX_SIZES:
-			if (cli_parse_u32("--max-sizes", optarg, 1, 1u << 20, &v))
+			if (cli_parse_u32("--max-sizes", optarg, 1, 16384, &v))
 				return cli_bad_usage("fit");
 			fo.max_sizes = v;
 			break;
