@@ -735,6 +735,10 @@ static int on_alloc(struct fit *f, const struct trace_event *ev)
 		f->c.alloc_null++;
 		return 0;
 	}
+	if (ev->bytes_req == 0 || ev->bytes_req > FIT_SIZE_MAX || ev->bytes_alloc > FIT_SIZE_MAX) {
+		f->c.alloc_bad_size++; /* sizes the spec cannot state */
+		return 0;
+	}
 	if (acc_for(f, ev, &id))
 		return SLABSIM_ENOMEM;
 	struct acc *a = &f->accs[id];
@@ -1491,12 +1495,13 @@ void fit_write_spec(const struct fit *f, FILE *out, const char *source)
 		" live at the end (censored)\n"
 		"# ignored: %" PRIu64 " frees of pointers allocated before the trace, %" PRIu64
 		" kfree(NULL), %" PRIu64 " failed allocations, %" PRIu64
-		" allocations at a live address (old object dropped)\n"
+		" of 0 or over 4 MiB, %" PRIu64 " at a live address (old object dropped)\n"
 		"# streams by %s: %u (%u folded, --min-allocs %" PRIu64 "); timestamp resolution "
 		"%" PRIu64 " ns\n",
 		source, c->allocs, c->frees, c->pairs, c->censored, c->free_unknown, c->free_null,
-		c->alloc_null, c->alloc_live, f->o.by == FIT_BY_CACHE ? "cache" : "call site",
-		c->streams, c->folded, f->o.min_allocs, c->resolution_ns);
+		c->alloc_null, c->alloc_bad_size, c->alloc_live,
+		f->o.by == FIT_BY_CACHE ? "cache" : "call site", c->streams, c->folded,
+		f->o.min_allocs, c->resolution_ns);
 	write_fit_comment(out, "pooled lifetimes", &f->pooled_r);
 	fprintf(out, "\n[workload]\nname = %s\nseed = 1\nduration = %s\ncpus = %u\n", f->o.name, t,
 		f->max_cpu + 1);
@@ -1542,6 +1547,11 @@ void fit_write_report(const struct fit *f, FILE *out)
 		" pairs, %" PRIu64 " censored; ignored %" PRIu64
 		" frees of pointers allocated before the trace, %" PRIu64 " kfree(NULL)\n",
 		c->allocs, c->frees, t, c->pairs, c->censored, c->free_unknown, c->free_null);
+	if (c->alloc_null || c->alloc_bad_size || c->alloc_live)
+		fprintf(out,
+			"fit: ignored allocations: %" PRIu64 " failed, %" PRIu64
+			" of 0 or over 4 MiB, %" PRIu64 " at a live address\n",
+			c->alloc_null, c->alloc_bad_size, c->alloc_live);
 	fprintf(out, "%-44s %8s %7s %6s %-11s %12s %8s %8s %8s\n", "stream", "allocs", "pairs",
 		"cens", "lifetime", "param", "sigma", "immortal", "KS");
 	for (uint32_t i = 0; i < f->nstreams; i++) {

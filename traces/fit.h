@@ -21,6 +21,9 @@
 
 struct trace_event;
 
+/* The largest size a spec states (docs/workloads.md): 4 MiB. */
+#define FIT_SIZE_MAX 4194304u
+
 /* ---- lifetime estimation (public for the tests) ---- */
 
 /* Log-binned histogram of lifetimes in seconds: FIT_LIFE_PER_DECADE bins a
@@ -120,6 +123,7 @@ struct fit_counts {
 	uint64_t free_unknown;	 /* frees of pointers allocated before the trace began */
 	uint64_t free_null;	 /* kfree(NULL) */
 	uint64_t alloc_null;	 /* failed allocations (ptr 0): ignored */
+	uint64_t alloc_bad_size; /* bytes_req 0 or sizes over FIT_SIZE_MAX: ignored */
 	uint64_t alloc_live;	 /* allocation at a live address: the old object dropped */
 	uint64_t time_backwards; /* lifetimes < 0 (clamped to the floor) */
 	uint64_t first_ns, last_ns, resolution_ns;

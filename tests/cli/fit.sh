@@ -136,6 +136,17 @@ tap_like "no allocation: message names the file" "$(cat err.txt)" "noalloc.trace
 "$bin" fit "$data/fit-hand.trace" -o "$tmp/no/such/dir.spec" 2> err.txt
 tap_is "unwritable -o: exit 3" "$?" "3"
 
+# kmalloc(0) and a failed allocation are ignored and counted
+printf '%s\n' '# tracer: nop' \
+	'  kworker-7 [000] ..... 1.000000: kmalloc: call_site=f+0x1/0x2 ptr=0000000000000010 bytes_req=0 bytes_alloc=0 gfp_flags=GFP_KERNEL node=-1 accounted=false' \
+	'  kworker-7 [000] ..... 1.000001: kmalloc: call_site=f+0x1/0x2 ptr=0000000000000000 bytes_req=64 bytes_alloc=64 gfp_flags=GFP_KERNEL node=-1 accounted=false' \
+	'  kworker-7 [000] ..... 1.000002: kmalloc: call_site=f+0x1/0x2 ptr=0000000000000040 bytes_req=64 bytes_alloc=64 gfp_flags=GFP_KERNEL node=-1 accounted=false' \
+	> zero.trace
+"$bin" fit zero.trace > zero.spec 2> zero.err
+tap_is "kmalloc(0), failed: exit 0, one allocation kept" "$? $(sed -n 's/^# \([0-9]*\) allocations, .*/\1/p' zero.spec)" "0 1"
+tap_like "kmalloc(0), failed: counted on stderr" "$(cat zero.err)" \
+	"ignored allocations: 1 failed, 1 of 0 or over 4 MiB, 0 at a live address"
+
 # stdin, and --strict on a malformed line (line 14: bytes_req=abc)
 tap_is "stdin: same body, workload named stdin" \
 	"$("$bin" fit - -q < "$data/fit-hand.trace" | spec_body /dev/stdin)" \
