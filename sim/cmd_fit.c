@@ -18,6 +18,7 @@ enum {
 	OPT_MIN_ALLOCS,
 	OPT_MAX_SIZES,
 	OPT_MIN_PAIRS,
+	OPT_PERIODIC_BELOW,
 	OPT_NAME,
 	OPT_STRICT,
 };
@@ -45,6 +46,9 @@ void usage_fit(FILE *f)
 		"                        one of its kmalloc class)\n"
 		"  --min-pairs N         fewer matched alloc/free pairs: the pooled fit, or\n"
 		"                        'forever' with none (default 5)\n"
+		"  --periodic-below N    streams with fewer than N allocations arrive\n"
+		"                        'periodic SPAN/N': exactly the traced count\n"
+		"                        (default 10; 0: never)\n"
 		"  --name NAME           workload name (default: the trace's file name)\n"
 		"  --strict              stop at the first malformed line\n"
 		"  -o, --output FILE     write the spec to FILE (default stdout)\n"
@@ -108,6 +112,7 @@ int cmd_fit(int argc, char **argv)
 		{"min-allocs", required_argument, NULL, OPT_MIN_ALLOCS},
 		{"max-sizes", required_argument, NULL, OPT_MAX_SIZES},
 		{"min-pairs", required_argument, NULL, OPT_MIN_PAIRS},
+		{"periodic-below", required_argument, NULL, OPT_PERIODIC_BELOW},
 		{"name", required_argument, NULL, OPT_NAME},
 		{"strict", no_argument, NULL, OPT_STRICT},
 		{"output", required_argument, NULL, 'o'},
@@ -160,6 +165,11 @@ int cmd_fit(int argc, char **argv)
 			if (cli_parse_u32("--min-pairs", optarg, 1, UINT32_MAX, &v))
 				return cli_bad_usage("fit");
 			fo.min_pairs = v;
+			break;
+		case OPT_PERIODIC_BELOW:
+			if (cli_parse_u32("--periodic-below", optarg, 0, UINT32_MAX, &v))
+				return cli_bad_usage("fit");
+			fo.periodic_below = v;
 			break;
 		case OPT_NAME:
 			name = optarg;

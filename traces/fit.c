@@ -484,6 +484,7 @@ struct stream {
 	enum lt_rule rule;
 	double cv;
 	bool burst;
+	bool periodic;	   /* too few allocations for a process: every span/N */
 	double rate;	   /* poisson: allocations/s; burst: bursts/s */
 	uint64_t bsize;	   /* burst size */
 	double bgap;	   /* seconds between allocations of a burst */
@@ -531,6 +532,7 @@ void fit_opts_default(struct fit_opts *o)
 	o->min_allocs = 1;
 	o->max_sizes = 64;
 	o->min_pairs = 5;
+	o->periodic_below = 10;
 	o->name = "fitted";
 }
 
@@ -1303,7 +1305,11 @@ int fit_finish(struct fit *f, struct err *e)
 			break;
 		}
 		build_arrival(f, s);
-		fit_life_estimate(&s->a.life, true, &s->lr);
+		s->periodic = s->a.allocs < f->o.periodic_below;
+		if (s->periodic)
+			s->burst = false;
+		/* an immortal fraction would split a periodic stream's count */
+		fit_life_estimate(&s->a.life, !s->periodic, &s->lr);
 		if (s->a.life.events == 0)
 			s->rule = LT_FOREVER;
 		else if (s->a.life.events < f->o.min_pairs)
@@ -1455,7 +1461,15 @@ static void write_stream(const struct fit *f, const struct stream *s, FILE *out,
 	else if (a->ngaps >= 2)
 		fprintf(out, "# inter-arrival CV %.3f over %" PRIu64 " gaps (Poisson: 1 +- %.3f)\n",
 			s->cv, a->ngaps, 1.0 / sqrt((double)a->ngaps));
-	if (s->burst) {
+	if (s->periodic) {
+		char iv[64];
+		fit_fmt_time(f->span / (double)a->allocs, iv, sizeof(iv));
+		fprintf(out,
+			"# fewer than %u allocations: no process to fit; periodic gives exactly "
+			"the traced count over the span\n",
+			f->o.periodic_below);
+		fprintf(out, "arrival = periodic %s\n", iv);
+	} else if (s->burst) {
 		char g[64];
 		fmt_num(s->rate * factor, 6, num, sizeof(num));
 		fit_fmt_time(s->bgap, g, sizeof(g));
@@ -1515,6 +1529,9 @@ void fit_write_spec(const struct fit *f, FILE *out, const char *source)
 			fprintf(out, "; %u more geometries under this name (merged caches)",
 				ch->conflicts);
 		fprintf(out, "\nobject_size = %u\n", ch->req);
+		/* kmem_cache_free names the root cache: traced caches are roots, and
+		 * the replay never merges them; usersize keeps SLUB from it here */
+		fprintf(out, "usersize = %u\n", ch->req);
 		if (ch->geom_ok) {
 			if (ch->g.align > 8)
 				fprintf(out, "align = %u\n", ch->g.align);

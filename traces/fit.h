@@ -109,7 +109,10 @@ struct fit_opts {
 	uint64_t min_allocs; /* streams with fewer allocations fold into one per target */
 	uint32_t max_sizes;  /* distinct sizes kept per stream (the rest merged upwards) */
 	uint32_t min_pairs;  /* fewer matched pairs: `forever` if none, else the pooled fit */
-	const char *name;    /* workload name */
+	/* streams with fewer allocations arrive `periodic span/N`: exactly the
+	 * traced count (0 = never) */
+	uint32_t periodic_below;
+	const char *name; /* workload name */
 	/* May be NULL: then no align/flags are emitted. Returns true if found. */
 	bool (*infer)(void *ctx, uint32_t object_size, uint32_t slot, struct fit_cache_geom *g);
 	void *infer_ctx;

@@ -5,9 +5,13 @@
 # data/fit-hand.trace is made by hand; data/fit-hand.spec is the spec it must
 # give (comments and blank lines aside), worked out as follows. Span: first
 # event 100.000000 s, last 100.001000 s: duration 1 ms, so each rate is
-# allocations / 1 ms.
+# allocations / 1 ms. Every stream has fewer than 10 allocations, so by
+# default it arrives `periodic 1ms/N` (N = 4, 6, 2: 250us, 166666.67 ns
+# written in whole ns 166.667us, 500us); --periodic-below 0 gives the Poisson
+# rates 4000, 6000, 2000. Traced caches get usersize = object_size (never
+# merged, as in the replay).
 # - a_alloc (kmalloc, GFP_KERNEL): 4 allocations of 32, 32, 64, 100 bytes on
-#   CPUs 0, 0, 1, 1, never freed: lifetime forever, poisson 4000.
+#   CPUs 0, 0, 1, 1, never freed: lifetime forever.
 # - b_alloc (kmem_cache_alloc 80/80, freed as name=bcache): 6 allocations on
 #   CPU 1 living 10, 20, 40, 80, 160, 320 us, none censored. Exponential
 #   MLE mean 630/6 = 105 us, logL = -6 ln(105e-6) - 6 = 48.9693. Lognormal
@@ -46,6 +50,9 @@ tap_like "hand: pooled exponential mean 137.143us" "$(grep '^# pooled' hand.spec
 	"exponential mean 137.143us logL 55.2614 AIC -108.5228; lognormal median 70.077us sigma 1.33657 logL 56.0212"
 tap_like "hand: b_alloc lognormal alternative (closed form)" \
 	"$(grep -A5 '^\[stream b_alloc' hand.spec)" "lognormal median 56.569us sigma 1.18377"
+tap_is "--periodic-below 0: Poisson rates" \
+	"$("$bin" fit "$data/fit-hand.trace" -q --periodic-below 0 | grep '^arrival' | tr '\n' ' ')" \
+	"arrival = poisson 4000 arrival = poisson 6000 arrival = poisson 2000 "
 tap_like "hand: ignored frees reported on stderr" "$(cat hand.err)" \
 	"ignored 1 frees of pointers allocated before the trace, 1 kfree(NULL)"
 
@@ -66,9 +73,9 @@ tap_is "--min-allocs 2: streams" "$(grep '^\[stream' fold.spec | tr '\n' ' ')" \
 tap_is "--min-allocs 2: folded sizes" \
 	"$(sed -n '/^\[stream other-kmalloc-kernel\]/,/^$/p' fold.spec | grep '^size')" \
 	"size = empirical 64:1,100:1"
-tap_is "--min-allocs 2: folded rate 2 / 1 ms" \
+tap_is "--min-allocs 2: folded, 2 allocations in 1 ms" \
 	"$(sed -n '/^\[stream other-kmalloc-kernel\]/,/^$/p' fold.spec | grep '^arrival')" \
-	"arrival = poisson 2000"
+	"arrival = periodic 500us"
 # --max-sizes 2: the lightest size (64 or 100, first found: 64) merges up
 "$bin" fit "$data/fit-hand.trace" --max-sizes 2 -q > cap.spec
 tap_is "--max-sizes 2: 64 merged into 100" "$(grep '^size = empirical' cap.spec)" \
