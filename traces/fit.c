@@ -484,13 +484,12 @@ struct stream {
 	enum lt_rule rule;
 	double cv;
 	bool burst;
-	bool periodic;	   /* too few allocations for a process: every span/N */
-	double rate;	   /* poisson: allocations/s; burst: bursts/s */
-	uint64_t bsize;	   /* burst size */
-	double bgap;	   /* seconds between allocations of a burst */
-	uint64_t bursts;   /* bursts found */
-	bool folded;	   /* "other-" stream of small ones */
-	uint32_t stream_i; /* position */
+	bool periodic;	 /* too few allocations for a process: every span/N */
+	double rate;	 /* poisson: allocations/s; burst: bursts/s */
+	uint64_t bsize;	 /* burst size */
+	double bgap;	 /* seconds between allocations of a burst */
+	uint64_t bursts; /* bursts found */
+	bool folded;	 /* "other-" stream of small ones */
 };
 
 struct cache {
@@ -1502,6 +1501,12 @@ void fit_write_spec(const struct fit *f, FILE *out, const char *source)
 	char t[64];
 	const struct fit_counts *c = &f->c;
 	fit_fmt_time(f->span, t, sizeof(t));
+	uint32_t split = 0;
+	for (uint32_t i = 0; i < f->nstreams; i++) {
+		const struct stream *s = &f->streams[i];
+		const struct fit_life_result *lr = s->rule == LT_POOLED ? &f->pooled_r : &s->lr;
+		split += s->rule != LT_FOREVER && lr->sel_p > 0;
+	}
 	fprintf(out,
 		"# slabsim workload spec fitted by `slabsim fit` (docs/fit.md)\n"
 		"# source: %s\n"
@@ -1510,12 +1515,12 @@ void fit_write_spec(const struct fit *f, FILE *out, const char *source)
 		"# ignored: %" PRIu64 " frees of pointers allocated before the trace, %" PRIu64
 		" kfree(NULL), %" PRIu64 " failed allocations, %" PRIu64
 		" of 0 or over 4 MiB, %" PRIu64 " at a live address (old object dropped)\n"
-		"# streams by %s: %u (%u folded, --min-allocs %" PRIu64 "); timestamp resolution "
-		"%" PRIu64 " ns\n",
+		"# streams by %s: %u (%u folded, --min-allocs %" PRIu64
+		"), and %u immortal parts (-forever); timestamp resolution %" PRIu64 " ns\n",
 		source, c->allocs, c->frees, c->pairs, c->censored, c->free_unknown, c->free_null,
 		c->alloc_null, c->alloc_bad_size, c->alloc_live,
 		f->o.by == FIT_BY_CACHE ? "cache" : "call site", c->streams, c->folded,
-		f->o.min_allocs, c->resolution_ns);
+		f->o.min_allocs, split, c->resolution_ns);
 	write_fit_comment(out, "pooled lifetimes", &f->pooled_r);
 	fprintf(out, "\n[workload]\nname = %s\nseed = 1\nduration = %s\ncpus = %u\n", f->o.name, t,
 		f->max_cpu + 1);
