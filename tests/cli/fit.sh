@@ -1,6 +1,8 @@
 #!/bin/sh
 # fit.sh - `slabsim fit` through the CLI. TAP output.
-#   $1 slabsim binary, $2 tests/cli/data, $3 the bundled 6.1 trace
+#   $1 slabsim binary, $2 tests/cli/data, $3 the bundled 6.1 trace,
+#   [$4 a slabsim with `replay --workload` (default $1)]: the specs are fed
+#   to it when it has that option (the generator lives on another branch).
 #
 # data/fit-hand.trace is made by hand; data/fit-hand.spec is the spec it must
 # give (comments and blank lines aside), worked out as follows. Span: first
@@ -33,6 +35,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 bin=$(abs_path "$1") data=$(abs_path "$2") boot=$(abs_path "$3")
+gen=$(abs_path "${4:-$1}")
 LC_ALL=C
 export LC_ALL
 tmp=$(mktemp -d) || exit 1
@@ -128,6 +131,31 @@ rates=$(sed -n '/^\[stream acpi_ut_allocate_object_desc_dbg+0x39_0x70/,/^cpu/p' 
 	awk '/^arrival = poisson/ {s += $4} /^arrival = burst/ {s += $4 * $5} END {printf "%.6g", s}')
 tap_is "boot: immortal split keeps the rate 166 / 14.07 ms (rates have 6 digits)" \
 	"$(awk -v r="$rates" 'BEGIN {e = r / (166 / 0.01407) - 1; print (e < 1e-4 && e > -1e-4) ? "yes" : "no: " r}')" "yes"
+
+# The generator reads the specs: the hand spec's a_alloc (periodic, 4
+# allocations, forever) leaves exactly 4 live objects in kmalloc-32/64/128
+# whatever the seed draws for their sizes; bcache is created with 80 bytes.
+if "$gen" replay --help 2>/dev/null | grep -q -- '--workload'; then
+	for seed in 1 2 3; do
+		"$gen" replay --workload hand.spec --seed $seed --kernel 6.1 --no-db --format json \
+			> gen.json 2> gen.err
+		tap_is "generator, seed $seed: exit 0, a_alloc's 4 objects live" \
+			"$? $(grep -E '"name": "kmalloc-(32|64|128)"' gen.json |
+				sed 's/.*"live_objects": \([0-9]*\),.*/\1/' | awk '{s += $1} END {print s}')" \
+			"0 4"
+	done
+	tap_like "generator: bcache of 80 bytes" "$(grep '"name": "bcache"' gen.json)" \
+		'"object_size": 80, "slab_size": 80'
+	for spec in boot.spec cache.spec fold.spec; do
+		"$gen" replay --workload $spec --kernel 6.1 --no-db -q 2> gen.err
+		tap_is "generator reads $spec" "$? $(cat gen.err)" "0 "
+	done
+	"$bin" fit "$boot" --by cache -q > bootc.spec
+	"$gen" replay --workload bootc.spec --kernel 6.1 --no-db -q 2> gen.err
+	tap_is "generator reads the boot trace's --by cache spec" "$? $(cat gen.err)" "0 "
+else
+	tap_diag "no replay --workload in $gen: generator checks skipped"
+fi
 
 # Errors and their exit codes.
 "$bin" fit > /dev/null 2> err.txt
