@@ -168,6 +168,9 @@ printf '# tracer: nop\n  kworker-7 [000] ..... 1.000000: kfree: call_site=f+0x1/
 "$bin" fit noalloc.trace > /dev/null 2> err.txt
 tap_is "no allocation: exit 2" "$?" "2"
 tap_like "no allocation: message names the file" "$(cat err.txt)" "noalloc.trace"
+printf '# tracer: nop\n  kworker-7 [000] ..... 1.000000: kmalloc: call_site=f+0x1/0x2 ptr=0000000000000010 bytes_req=8 bytes_alloc=8 gfp_flags=GFP_KERNEL node=-1 accounted=false\n' > onetime.trace
+"$bin" fit onetime.trace > /dev/null 2> err.txt
+tap_is "a trace spanning no time: exit 2" "$? $(grep -c 'expected a trace spanning some time' err.txt)" "2 1"
 "$bin" fit "$data/fit-hand.trace" -o "$tmp/no/such/dir.spec" 2> err.txt
 tap_is "unwritable -o: exit 3" "$?" "3"
 
