@@ -143,5 +143,7 @@ int cmd_plot(int argc, char **argv);
 void usage_plot(FILE *f);
 int cmd_report(int argc, char **argv);
 void usage_report(FILE *f);
+int cmd_fit(int argc, char **argv);
+void usage_fit(FILE *f);
 
 #endif

@@ -34,6 +34,8 @@ static const struct cli_cmd commands[] = {
 	 usage_plot},
 	{"report", "report", "write an HTML report (plots and tables) of a results database",
 	 cmd_report, usage_report},
+	{"fit", "fit TRACE", "fit a workload spec (sizes, rates, lifetimes) to a trace", cmd_fit,
+	 usage_fit},
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
