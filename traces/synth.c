@@ -1,6 +1,7 @@
 /* synth.c - the workload generator behind synth.h. */
 #include "synth.h"
 #include "evq.h"
+#include "sim.h"
 #include "workload_int.h"
 
 #include <inttypes.h>
@@ -396,6 +397,26 @@ void synth_progress(const struct synth *g, uint64_t *done_ns, uint64_t *total_ns
 {
 	*done_ns = g->now;
 	*total_ns = g->dur;
+}
+
+static int src_next(void *ctx, struct trace_event *ev, struct err *e)
+{
+	return synth_next(ctx, ev, e);
+}
+
+static void src_progress(void *ctx, uint64_t *done, uint64_t *total)
+{
+	synth_progress(ctx, done, total);
+}
+
+void synth_source(struct synth *g, const char *name, struct sim_source *src)
+{
+	*src = (struct sim_source){
+		.ctx = g,
+		.next = src_next,
+		.progress = src_progress,
+		.name = name,
+	};
 }
 
 static const char *gfp_text(uint32_t gfp)

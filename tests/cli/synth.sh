@@ -75,6 +75,18 @@ tap_is "hand-192: cache geometry 200-byte slots, 20 per order-0 slab" \
 	"$(json_num "$c" slab_size) $(json_num "$c" objs_per_slab) $(json_num "$c" order)" \
 	"200 20 0"
 
+# ---- spec caches go through the model's create: SLUB merges them ----
+# Two caches of 60-byte objects, no flags: kmem_cache_create rounds 60 to 64
+# (8-byte words), so b60 finds a60 (same size, same flags) and becomes its
+# alias: one root, a60, with both streams' 2 x 100 objects (one every ms for
+# 100 ms each) in 200 / 64 -> 4 slabs of one page (64 objects of 64 bytes).
+printf '[workload]\nduration = 100ms\ncpus = 1\n[cache a60]\nobject_size = 60\n[cache b60]\nobject_size = 60\n[stream a]\ntarget = cache a60\nlifetime = forever\narrival = periodic 1ms\n[stream b]\ntarget = cache b60\nlifetime = forever\narrival = periodic 1ms\n' > merge.wl
+"$bin" replay --workload merge.wl --kernel 6.1 --no-db --format json > merge.json
+c=$(grep '"name": "a60"' merge.json)
+tap_is "merged spec caches: a60 holds 200 objects in 4 pages, b60 is no root" \
+	"$(json_num "$c" live_objects) $(json_num "$c" pages) $(grep -c '"name": "b60"' merge.json)" \
+	"200 4 0"
+
 # ---- the run records its generator ----
 "$bin" replay --workload "$data/hand-192.wl" --seed 42 --duration 700ms --db r.db -q
 tap_is "replay --workload --db exits 0" "$?" 0
