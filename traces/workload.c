@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LINE_MAX_LEN 4096
+#define LINE_MAX_LEN (1 << 20) /* long inline histograms */
+#define COPY_LEN     256       /* of a value, for messages */
 #define MAX_WORDS    8
 
 struct parser {
@@ -248,10 +249,11 @@ static int read_empirical_file(struct parser *ps, struct wl_size *sz, const char
 	if (!f)
 		return err_at(ps->e, SLABSIM_EIO, ps->name, ps->line, "cannot read %s: %s", path,
 			      strerror(errno));
-	char buf[256];
+	char *buf = NULL;
+	size_t cap = 0;
 	unsigned long ln = 0;
 	int rc = 0;
-	while (fgets(buf, sizeof(buf), f)) {
+	while (getline(&buf, &cap, f) >= 0) {
 		ln++;
 		char *h = strpbrk(buf, "#\n");
 		if (h)
@@ -272,6 +274,7 @@ static int read_empirical_file(struct parser *ps, struct wl_size *sz, const char
 		if ((rc = add_empirical(ps, sz, s, wgt)))
 			break;
 	}
+	free(buf);
 	fclose(f);
 	if (rc)
 		return rc;
@@ -291,15 +294,49 @@ static bool range_ok(const struct wl_size *sz)
 	return p >= 1e-3;
 }
 
+/* "empirical" has been read; rest is "@FILE" or "S:W, S:W, ..." (any
+ * length, blanks allowed after commas). */
+static int parse_empirical(struct parser *ps, struct wl_size *sz, char *rest, const char *copy)
+{
+	sz->kind = WL_SZ_EMPIRICAL;
+	rest = trim(rest);
+	if (*rest == '@') {
+		if (!rest[1] || strpbrk(rest, " \t"))
+			return bad(ps, "empirical @FILE", copy);
+		return read_empirical_file(ps, sz, rest + 1);
+	}
+	char *o = rest;
+	for (char *i = rest; *i; i++)
+		if (!is_blank(*i))
+			*o++ = *i;
+	*o = '\0';
+	if (!*rest)
+		return bad(ps, "empirical S:W,S:W,... or empirical @FILE", copy);
+	for (char *sv, *item = strtok_r(rest, ",", &sv); item; item = strtok_r(NULL, ",", &sv)) {
+		uint64_t s;
+		double wgt;
+		if (!parse_sw(item, ':', &s, &wgt))
+			return bad(ps,
+				   "empirical S:W,S:W,... with sizes 1..4194304 and weights >= 0",
+				   copy);
+		int rc = add_empirical(ps, sz, s, wgt);
+		if (rc)
+			return rc;
+	}
+	return finish_empirical(ps, sz, copy);
+}
+
 static int parse_size(struct parser *ps, struct wl_size *sz, char *val)
 {
-	char copy[LINE_MAX_LEN];
+	char copy[COPY_LEN];
 	(void)snprintf(copy, sizeof(copy), "%s", val);
+	memset(sz, 0, sizeof(*sz));
+	if (strncmp(val, "empirical", 9) == 0 && (is_blank(val[9]) || !val[9]))
+		return parse_empirical(ps, sz, val + 9, copy);
 	char *w[MAX_WORDS];
 	int n = split_words(val, w, MAX_WORDS);
 	if (n < 1)
 		return bad(ps, size_forms, copy);
-	memset(sz, 0, sizeof(*sz));
 	if (strcmp(w[0], "fixed") == 0) {
 		if (n != 2 || !parse_u64(w[1], 1, WL_MAX_SIZE, &sz->a))
 			return bad(ps, "fixed N with N in 1..4194304", copy);
@@ -339,33 +376,6 @@ static int parse_size(struct parser *ps, struct wl_size *sz, char *val)
 				   "<= 4194304",
 				   copy);
 		sz->kind = WL_SZ_POW2;
-	} else if (strcmp(w[0], "empirical") == 0) {
-		sz->kind = WL_SZ_EMPIRICAL;
-		if (n < 2)
-			return bad(ps, "empirical S:W,S:W,... or empirical @FILE", copy);
-		if (w[1][0] == '@') {
-			if (n != 2 || !w[1][1])
-				return bad(ps, "empirical @FILE", copy);
-			return read_empirical_file(ps, sz, w[1] + 1);
-		}
-		/* the list may have blanks after commas: join the words */
-		char list[LINE_MAX_LEN] = "";
-		for (int i = 1; i < n; i++)
-			strcat(list, w[i]);
-		for (char *sv, *item = strtok_r(list, ",", &sv); item;
-		     item = strtok_r(NULL, ",", &sv)) {
-			uint64_t s;
-			double wgt;
-			if (!parse_sw(item, ':', &s, &wgt))
-				return bad(ps,
-					   "empirical S:W,S:W,... with sizes 1..4194304 and "
-					   "weights >= 0",
-					   copy);
-			int rc = add_empirical(ps, sz, s, wgt);
-			if (rc)
-				return rc;
-		}
-		return finish_empirical(ps, sz, copy);
 	} else {
 		return bad(ps, size_forms, copy);
 	}
@@ -376,7 +386,7 @@ static int parse_lifetime(struct parser *ps, struct wl_life *lt, char *val)
 {
 	static const char forms[] = "a lifetime (exponential MEAN | lognormal MEDIAN SIGMA | "
 				    "pareto ALPHA XM | fixed T | phase | forever)";
-	char copy[LINE_MAX_LEN];
+	char copy[COPY_LEN];
 	(void)snprintf(copy, sizeof(copy), "%s", val);
 	char *w[MAX_WORDS];
 	int n = split_words(val, w, MAX_WORDS);
@@ -418,7 +428,7 @@ static int parse_lifetime(struct parser *ps, struct wl_life *lt, char *val)
 
 static int parse_arrival(struct parser *ps, struct wl_arrival *a, char *val)
 {
-	char copy[LINE_MAX_LEN];
+	char copy[COPY_LEN];
 	(void)snprintf(copy, sizeof(copy), "%s", val);
 	char *w[MAX_WORDS];
 	int n = split_words(val, w, MAX_WORDS);
@@ -454,7 +464,7 @@ static int parse_arrival(struct parser *ps, struct wl_arrival *a, char *val)
 static int parse_cpu(struct parser *ps, struct wl_cpu *c, char *val)
 {
 	static const char what[] = "a CPU (all | N | N:W,N:W,...) with N < 8192 and W >= 0";
-	char copy[LINE_MAX_LEN];
+	char copy[COPY_LEN];
 	(void)snprintf(copy, sizeof(copy), "%s", val);
 	uint64_t v;
 	c->line = ps->line;
@@ -533,7 +543,7 @@ static int find_phase(const struct workload *w, const char *name)
 static int section(struct parser *ps, char *s)
 {
 	struct workload *w = ps->w;
-	char copy[LINE_MAX_LEN];
+	char copy[COPY_LEN];
 	(void)snprintf(copy, sizeof(copy), "%s", s);
 	size_t len = strlen(s);
 	static const char what[] =
@@ -750,7 +760,7 @@ static int kv_stream(struct parser *ps, const char *key, char *val)
 		return rc;
 	switch (k) {
 	case 0: {
-		char copy[LINE_MAX_LEN];
+		char copy[COPY_LEN];
 		(void)snprintf(copy, sizeof(copy), "%s", val);
 		char *w[3];
 		int n = split_words(val, w, 3);
@@ -950,8 +960,7 @@ static int finish(struct parser *ps)
 			st->phase_mask = UINT64_MAX;
 		} else {
 			ps->line = st->phases_line;
-			char buf[LINE_MAX_LEN];
-			(void)snprintf(buf, sizeof(buf), "%s", st->phases_text);
+			char *buf = st->phases_text; /* consumed here */
 			char *o = buf;
 			for (char *q = buf; *q; q++)
 				if (!is_blank(*q))

@@ -496,14 +496,35 @@ static void test_errors(void)
 	int rc = workload_parse("dir/t.wl", t, strlen(t), &w, &e);
 	CHECK("missing @FILE: I/O error at t.wl:2",
 	      rc == SLABSIM_EIO && strstr(e.msg, "dir/t.wl:2: cannot read dir/no-such-file"));
-	/* a line longer than 4095 bytes */
-	static char longl[6000];
-	memset(longl, 'x', sizeof(longl) - 1);
+	/* a line longer than 1 MiB - 1 */
+	size_t biglen = (1u << 20) + 100;
+	char *longl = malloc(biglen + 1);
+	memset(longl, 'x', biglen);
+	longl[biglen] = '\0';
 	memcpy(longl, "[stream a]\n#", 12);
 	rc = workload_parse("t.wl", longl, strlen(longl), &w, &e);
 	CHECK("overlong line refused at t.wl:2",
 	      rc == SLABSIM_EINPUT &&
 		      strncmp(e.msg, "t.wl:2: expected a line of at most", 34) == 0);
+	/* a long inline histogram (sizes 1..20000, 150 kB on one line, blanks
+	 * after the commas) is fine: weight 1 each, mean 10000.5 */
+	size_t off = (size_t)sprintf(longl, "[stream a]\ntarget = kmalloc\nlifetime = forever\n"
+					    "arrival = poisson 1\nsize = empirical ");
+	for (int k = 1; k <= 20000; k++)
+		off += (size_t)sprintf(longl + off, "%s%d:1", k > 1 ? ", " : "", k);
+	rc = workload_parse("t.wl", longl, off, &w, &e);
+	if (CHECK("20000-entry inline histogram parses", rc == 0)) {
+		gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+		double sum = 0;
+		for (int i = 0; i < 100000; i++)
+			sum += (double)synth_draw_size(w, 0, r);
+		/* uniform on 1..20000: sd 5773.5, SE of the mean 18.3 */
+		CHECK("its mean within 5 SE of 10000.5", fabs(sum / 100000 - 10000.5) < 5 * 18.3);
+		gsl_rng_free(r);
+		workload_free(w);
+		w = NULL;
+	}
+	free(longl);
 	/* a NUL byte inside the text */
 	rc = workload_parse("t.wl", "[stream a]\0\n", 12, &w, &e);
 	CHECK("NUL byte refused", rc == SLABSIM_EINPUT && strstr(e.msg, "t.wl:1:"));
