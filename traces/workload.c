@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define LINE_MAX_LEN (1 << 20) /* long inline histograms */
 #define COPY_LEN     256       /* of a value, for messages */
@@ -249,6 +250,13 @@ static int read_empirical_file(struct parser *ps, struct wl_size *sz, const char
 	if (!f)
 		return err_at(ps->e, SLABSIM_EIO, ps->name, ps->line, "cannot read %s: %s", path,
 			      strerror(errno));
+	/* a regular file only: never block on a FIFO or read /dev/zero forever */
+	struct stat stt;
+	if (fstat(fileno(f), &stt) || !S_ISREG(stt.st_mode) || stt.st_size > (64 << 20)) {
+		fclose(f);
+		return err_at(ps->e, SLABSIM_EIO, ps->name, ps->line,
+			      "cannot read %s: not a regular file under 64 MiB", path);
+	}
 	char *buf = NULL;
 	size_t cap = 0;
 	unsigned long ln = 0;
@@ -367,14 +375,15 @@ static int parse_size(struct parser *ps, struct wl_size *sz, char *val)
 			return bad(ps, "a range [LO, HI] holding at least 0.1% of the distribution",
 				   copy);
 	} else if (strcmp(w[0], "pow2") == 0) {
-		if (n != 4 || !parse_double(w[1], &sz->p) || !(sz->p > 0 && sz->p <= 1) ||
+		if (n != 4 || !parse_double(w[1], &sz->p) || !(sz->p >= 1e-6 && sz->p <= 1) ||
 		    !parse_u64(w[2], 1, WL_MAX_SIZE, &sz->a) ||
 		    !parse_u64(w[3], sz->a, WL_MAX_SIZE, &sz->b) || !is_pow2(sz->a) ||
 		    !is_pow2(sz->b))
-			return bad(ps,
-				   "pow2 P LO HI with 0 < P <= 1 and powers of two 1 <= LO <= HI "
-				   "<= 4194304",
-				   copy);
+			return bad(
+				ps,
+				"pow2 P LO HI with 1e-6 <= P <= 1 and powers of two 1 <= LO <= HI "
+				"<= 4194304",
+				copy);
 		sz->kind = WL_SZ_POW2;
 	} else {
 		return bad(ps, size_forms, copy);
@@ -435,14 +444,14 @@ static int parse_arrival(struct parser *ps, struct wl_arrival *a, char *val)
 	memset(a, 0, sizeof(*a));
 	uint64_t sz;
 	if (n == 2 && strcmp(w[0], "poisson") == 0) {
-		if (!parse_double(w[1], &a->rate) || !(a->rate > 0) || a->rate > 1e12)
-			return bad(ps, "poisson RATE with 0 < RATE <= 1e12 per second", copy);
+		if (!parse_double(w[1], &a->rate) || !(a->rate > 0) || a->rate > 1e9)
+			return bad(ps, "poisson RATE with 0 < RATE <= 1e9 per second", copy);
 		a->kind = WL_AR_POISSON;
 	} else if (n == 4 && strcmp(w[0], "burst") == 0) {
-		if (!parse_double(w[1], &a->rate) || !(a->rate > 0) || a->rate > 1e12 ||
+		if (!parse_double(w[1], &a->rate) || !(a->rate > 0) || a->rate > 1e9 ||
 		    !parse_u64(w[2], 1, UINT32_MAX, &sz) || !workload_parse_time(w[3], &a->gap_ns))
 			return bad(ps,
-				   "burst RATE SIZE GAP with 0 < RATE <= 1e12, SIZE >= 1 and a "
+				   "burst RATE SIZE GAP with 0 < RATE <= 1e9, SIZE >= 1 and a "
 				   "time GAP",
 				   copy);
 		a->size = (uint32_t)sz;
@@ -914,7 +923,14 @@ static int finish(struct parser *ps)
 		if (st < 0)
 			return bad(ps, "'rate STREAM' naming a [stream] of this file",
 				   ps->rates[i].stream);
-		w->streams[st].mult[ps->rates[i].phase] = ps->rates[i].mult;
+		struct wl_stream *s = &w->streams[st];
+		s->mult[ps->rates[i].phase] = ps->rates[i].mult;
+		/* arrivals are whole ns apart: at most one per ns on average */
+		double per_s = s->arr.rate * ps->rates[i].mult *
+			       (s->arr.kind == WL_AR_BURST ? s->arr.size : 1);
+		if (per_s > 1e9)
+			return bad(ps, "at most 1e9 allocations per second (rate x multiplier)",
+				   ps->rates[i].stream);
 	}
 	for (uint32_t i = 0; i < w->nstreams; i++) {
 		struct wl_stream *st = &w->streams[i];
@@ -925,6 +941,9 @@ static int finish(struct parser *ps)
 			return bad(ps, "lifetime in this [stream] section", "nothing");
 		if (!st->arr.kind)
 			return bad(ps, "arrival in this [stream] section", "nothing");
+		if (st->arr.kind == WL_AR_BURST && st->arr.rate * st->arr.size > 1e9)
+			return bad(ps, "at most 1e9 allocations per second (RATE x SIZE)",
+				   st->name);
 		if (!st->site && !(st->site = dupstr(st->name)))
 			return oom(ps);
 		if (st->target_name) {

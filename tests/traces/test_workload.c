@@ -474,6 +474,13 @@ static void test_errors(void)
 		 "t.wl:3: expected a gfp of kernel, reclaimable, dma or account, got 'atomic'"},
 		{"[workload]\n[workload]\n", "t.wl:2: expected one [workload] section"},
 		{"[stream a]\ntarget = kmalloc\nsize = fixed 8\nlifetime = forever\narrival = "
+		 "poisson 1e6\n[phase p]\nrate a = 2000\n",
+		 "t.wl:7: expected at most 1e9 allocations per second (rate x multiplier), got "
+		 "'a'"},
+		{"[stream a]\ntarget = kmalloc\nsize = fixed 8\nlifetime = forever\narrival = "
+		 "burst 1e6 2000 0\n",
+		 "t.wl:1: expected at most 1e9 allocations per second (RATE x SIZE), got 'a'"},
+		{"[stream a]\ntarget = kmalloc\nsize = fixed 8\nlifetime = forever\narrival = "
 		 "periodic 0\n",
 		 "t.wl:5: expected periodic INTERVAL with a time INTERVAL > 0"},
 	};
@@ -489,6 +496,12 @@ static void test_errors(void)
 			printf("#   got rc %d: %s\n", rc, e.msg);
 		workload_free(w);
 	}
+	/* an @FILE that is not a regular file is refused (never read forever) */
+	const char *z = "[stream a]\nsize = empirical @/dev/zero\n";
+	struct workload *wz = NULL;
+	struct err ez;
+	CHECK("@/dev/zero refused", workload_parse("t.wl", z, strlen(z), &wz, &ez) == SLABSIM_EIO &&
+					    strstr(ez.msg, "not a regular file"));
 	/* an @FILE that does not exist is an I/O error naming the spec line */
 	const char *t = "[stream a]\nsize = empirical @no-such-file\n";
 	struct workload *w = NULL;
