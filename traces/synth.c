@@ -43,6 +43,9 @@ struct synth {
 	uint64_t live_ctr;
 	struct synth_stats stats;
 	bool done;
+	bool marker_due; /* phase marker of g->phase not yet emitted */
+	uint64_t marker_t;
+	char marker[80]; /* its text */
 };
 
 /* A non-negative double of ns to whole ns, rounding to nearest; values that
@@ -159,6 +162,13 @@ static int enter_phase(struct synth *g, uint32_t p, uint64_t t, struct err *e)
 	const struct workload *w = g->w;
 	int rc;
 	g->phase = p;
+	/* a user-space marker names the phase in the trace (and makes the
+	 * replay take a labelled sample): only for specs with [phase] sections */
+	if (w->phases[0].line) {
+		g->marker_due = true;
+		g->marker_t = t;
+		(void)snprintf(g->marker, sizeof(g->marker), "phase=%.60s", w->phases[p].name);
+	}
 	for (uint32_t i = 0; i < w->nstreams; i++) {
 		const struct wl_stream *ws = &w->streams[i];
 		struct sstate *s = &g->st[i];
@@ -305,6 +315,19 @@ int synth_next(struct synth *g, struct trace_event *ev, struct err *e)
 	struct evq_item it;
 	int rc;
 	while (!g->done) {
+		if (g->marker_due) {
+			g->marker_due = false;
+			*ev = (struct trace_event){
+				.type = TRACE_EV_MARKER,
+				.t_ns = g->marker_t,
+				.pid = 0,
+				.node = -1,
+				.accounted = -1,
+				.call_site = "",
+				.text = g->marker,
+			};
+			goto emit;
+		}
 		if (!evq_pop(&g->q, &it) || it.t_ns >= g->dur) {
 			g->done = true;
 			g->now = g->dur;
@@ -440,6 +463,9 @@ int synth_write_event(FILE *f, const struct trace_event *ev)
 	if (n < 0)
 		return -1;
 	switch (ev->type) {
+	case TRACE_EV_MARKER:
+		n = fprintf(f, "%s\n", ev->text);
+		break;
 	case TRACE_EV_KMALLOC:
 	case TRACE_EV_CACHE_ALLOC:
 		n = fprintf(f,

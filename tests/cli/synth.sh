@@ -70,6 +70,12 @@ tot=$(grep '"totals"' hand.json)
 got="live $(json_num "$tot" live_objects) pages $(json_num "$tot" slab_pages) peak $(json_num "$tot" peak_slab_pages) at $(json_num "$tot" peak_slab_pages_t_ns) layout $(json_num "$tot" layout) free $(json_num "$tot" free_slots) tail $(json_num "$tot" slab_tail)"
 tap_is "hand-192: figures worked out by hand" "$got" \
 	"live 50 pages 15 peak 15 at 466000000 layout 400 free 50000 tail 1440"
+# the phase markers make labelled samples; the one of `teardown` is taken at
+# 500 ms before that instant's frees: the end of build, 300 live in 15 pages
+"$bin" replay --workload "$data/hand-192.wl" --db hand.db -q
+tap_is "hand-192: phase samples (label, t, live, pages)" \
+	"$(sqlite3 hand.db "SELECT group_concat(label || ' ' || t_ns || ' ' || live_objs || ' ' || slab_pages, ', ') FROM (SELECT * FROM samples WHERE label LIKE 'phase=%' ORDER BY seq)")" \
+	"phase=build 0 0 0, phase=teardown 500000000 300 15"
 c=$(grep '"name": "obj"' hand.json)
 tap_is "hand-192: cache geometry 200-byte slots, 20 per order-0 slab" \
 	"$(json_num "$c" slab_size) $(json_num "$c" objs_per_slab) $(json_num "$c" order)" \

@@ -205,7 +205,7 @@ static void test_lifetimes(void)
 
 /* Generate the whole of spec with seed; counts by type and by CPU. */
 struct gen {
-	uint64_t allocs, frees, by_cpu[8], last_t;
+	uint64_t allocs, frees, markers, by_cpu[8], last_t;
 	bool ordered;
 	double gaps_sum, gaps_sq;
 	uint64_t gaps;
@@ -241,8 +241,10 @@ static bool generate(const char *spec, uint64_t seed, struct gen *out)
 				out->gaps++;
 			}
 			prev_alloc_t = ev.t_ns;
-		} else {
+		} else if (ev.type == TRACE_EV_KFREE || ev.type == TRACE_EV_CACHE_FREE) {
 			out->frees++;
+		} else {
+			out->markers++;
 		}
 	}
 	synth_destroy(g);
@@ -289,6 +291,7 @@ static void test_arrivals(void)
 	/* phase lifetime: phase a's objects are freed at 50 s, b's never */
 	CHECK("phases: frees are phase a's allocations (Poisson(100000))",
 	      fabs((double)g.frees - 1e5) <= 5 * sqrt(1e5) && g.frees < g.allocs);
+	CHECK_EQ_U64("phases: one marker per phase", g.markers, 2);
 
 	/* CPU mix 0:3,1:1 -> P(cpu 0) = 0.75 */
 	CHECK("cpu mix workload generates",
@@ -341,6 +344,8 @@ static bool same_event(const struct trace_event *a, const struct trace_event *b,
 		    strcmp(a->call_site, b->call_site) == 0;
 	if (a->type == TRACE_EV_KMALLOC || a->type == TRACE_EV_CACHE_ALLOC)
 		same = same && a->accounted == b->accounted && a->node == b->node;
+	if (a->type == TRACE_EV_MARKER)
+		same = same && strcmp(a->text, b->text) == 0;
 	if (names || a->type == TRACE_EV_CACHE_FREE)
 		same = same && (a->name == b->name ||
 				(a->name && b->name && strcmp(a->name, b->name) == 0));
@@ -383,6 +388,7 @@ static void test_determinism_and_roundtrip(void)
 	CHECK("every event kind occurs", kinds[TRACE_EV_KMALLOC] && kinds[TRACE_EV_KFREE] &&
 						 kinds[TRACE_EV_CACHE_ALLOC] &&
 						 kinds[TRACE_EV_CACHE_FREE]);
+	CHECK_EQ_U64("two phase markers", kinds[TRACE_EV_MARKER], 2);
 	fclose(f);
 	synth_destroy(g1);
 	synth_destroy(g2);
