@@ -289,7 +289,9 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 		} else if (u64map_get(&s->defined, learn_key(0, ev->bytes_req, ev->bytes_alloc),
 				      &v)) {
 			*id = (uint32_t)v; /* a defined cache whose name no free told */
-			return u64map_put(&s->cache_by_key, key, v);
+			if (u64map_put(&s->cache_by_key, key, v))
+				return err_set(e, SLABSIM_ENOMEM, "out of memory");
+			return 0;
 		} else {
 			(void)snprintf(buf, sizeof(buf), ":unnamed-%" PRIu64 "-%" PRIu64,
 				       ev->bytes_req, ev->bytes_alloc);
