@@ -144,6 +144,10 @@ tap_is "synth without --workload: exit 1" "$?" 1
 printf '[stream a]\ntarget = kmalloc\nsize = fixed 8\nlifetime = forever\narrival = poisson 1\n' > nodur.wl
 "$bin" synth --workload nodur.wl > out 2> err
 tap_like "no duration anywhere: usage error naming it" "$? $(cat err)" "1 slabsim: nodur.wl: no duration"
+printf '[workload]\nduration = 1s\n[cache kmalloc-64]\nobject_size = 64\n[stream a]\ntarget = cache kmalloc-64\nlifetime = forever\narrival = poisson 10\n' > km.wl
+"$bin" replay --workload km.wl --no-db > out 2> err
+tap_like "a spec cache named like a kmalloc cache: exit 2, told to use kmalloc" \
+	"$? $(cat err)" "2 slabsim: km.wl: [cache kmalloc-64]: expected a cache name the model does not have"
 "$bin" synth --workload "$data/hand-192.wl" -o /nonexistent-dir/x.trace > out 2> err
 tap_is "unwritable output: exit 3" "$?" 3
 
