@@ -124,25 +124,10 @@ int cli_workload_start(struct cli_workload *cw, struct sim *s, uint64_t seed, st
 	return synth_create(cw->w, seed, cw->duration_ns, &model, &cw->g, e);
 }
 
-static int src_next(void *ctx, struct trace_event *ev, struct err *e)
-{
-	return synth_next(ctx, ev, e);
-}
-
-static void src_progress(void *ctx, uint64_t *done, uint64_t *total)
-{
-	synth_progress(ctx, done, total);
-}
-
 void cli_workload_source(struct cli_workload *cw, struct sim_source *src)
 {
-	*src = (struct sim_source){
-		.ctx = cw->g,
-		.next = src_next,
-		.progress = src_progress,
-		.name = cw->label,
-	};
 	(void)snprintf(cw->label, sizeof(cw->label), "%s event", workload_path(cw->w));
+	synth_source(cw->g, cw->label, src);
 }
 
 void cli_workload_close(struct cli_workload *cw)

@@ -23,7 +23,7 @@ static const struct cli_cmd commands[] = {
 	 cmd_replay, usage_replay},
 	{"layout", "layout", "print the geometry of every kmalloc cache of a model", cmd_layout,
 	 usage_layout},
-	{"synth", "synth --workload SPEC", "write a synthetic workload as an ftrace text trace",
+	{"synth", "synth", "write a synthetic workload (--workload SPEC) as an ftrace text trace",
 	 cmd_synth, usage_synth},
 	{"sweep", "sweep SPEC", "run every configuration of a sweep spec in parallel workers",
 	 cmd_sweep, usage_sweep},

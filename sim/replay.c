@@ -338,7 +338,9 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 		} else if (u64map_get(&s->defined, learn_key(0, ev->bytes_req, ev->bytes_alloc),
 				      &v)) {
 			*id = (uint32_t)v; /* a defined cache whose name no free told */
-			return u64map_put(&s->cache_by_key, key, v);
+			if (u64map_put(&s->cache_by_key, key, v))
+				return err_set(e, SLABSIM_ENOMEM, "out of memory");
+			return 0;
 		} else {
 			(void)snprintf(buf, sizeof(buf), ":unnamed-%" PRIu64 "-%" PRIu64,
 				       ev->bytes_req, ev->bytes_alloc);
@@ -1423,6 +1425,16 @@ int sim_define_cache(struct sim *s, const struct policy_cache_spec *spec, uint64
 		return err_set(e, rc, "out of memory");
 	if (u64map_get(&s->name_cache, nid, NULL))
 		return err_set(e, SLABSIM_EUSAGE, "cache %s is defined twice", spec->name);
+	uint32_t n = s->p->ops->nr_caches(s->p);
+	for (uint32_t i = 0; i < n; i++) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, i, &ci);
+		if (strcmp(ci.name, spec->name) == 0)
+			return err_set(e, SLABSIM_EUSAGE,
+				       "expected a cache name the model does not have, got %s (for "
+				       "kmalloc caches use target = kmalloc)",
+				       spec->name);
+	}
 	if ((rc = s->p->ops->cache_create(s->p, spec, &c, e)))
 		return rc;
 	if (u64map_put(&s->name_cache, nid, c) || grow_acct(s, s->p->ops->nr_caches(s->p)))

@@ -1,6 +1,7 @@
 /* synth.c - the workload generator behind synth.h. */
 #include "synth.h"
 #include "evq.h"
+#include "sim.h"
 #include "workload_int.h"
 
 #include <inttypes.h>
@@ -42,6 +43,9 @@ struct synth {
 	uint64_t live_ctr;
 	struct synth_stats stats;
 	bool done;
+	bool marker_due; /* phase marker of g->phase not yet emitted */
+	uint64_t marker_t;
+	char marker[80]; /* its text */
 };
 
 /* A non-negative double of ns to whole ns, rounding to nearest; values that
@@ -158,6 +162,13 @@ static int enter_phase(struct synth *g, uint32_t p, uint64_t t, struct err *e)
 	const struct workload *w = g->w;
 	int rc;
 	g->phase = p;
+	/* a user-space marker names the phase in the trace (and makes the
+	 * replay take a labelled sample): only for specs with [phase] sections */
+	if (w->phases[0].line) {
+		g->marker_due = true;
+		g->marker_t = t;
+		(void)snprintf(g->marker, sizeof(g->marker), "phase=%.60s", w->phases[p].name);
+	}
 	for (uint32_t i = 0; i < w->nstreams; i++) {
 		const struct wl_stream *ws = &w->streams[i];
 		struct sstate *s = &g->st[i];
@@ -304,6 +315,19 @@ int synth_next(struct synth *g, struct trace_event *ev, struct err *e)
 	struct evq_item it;
 	int rc;
 	while (!g->done) {
+		if (g->marker_due) {
+			g->marker_due = false;
+			*ev = (struct trace_event){
+				.type = TRACE_EV_MARKER,
+				.t_ns = g->marker_t,
+				.pid = 0,
+				.node = -1,
+				.accounted = -1,
+				.call_site = "",
+				.text = g->marker,
+			};
+			goto emit;
+		}
 		if (!evq_pop(&g->q, &it) || it.t_ns >= g->dur) {
 			g->done = true;
 			g->now = g->dur;
@@ -398,6 +422,26 @@ void synth_progress(const struct synth *g, uint64_t *done_ns, uint64_t *total_ns
 	*total_ns = g->dur;
 }
 
+static int src_next(void *ctx, struct trace_event *ev, struct err *e)
+{
+	return synth_next(ctx, ev, e);
+}
+
+static void src_progress(void *ctx, uint64_t *done, uint64_t *total)
+{
+	synth_progress(ctx, done, total);
+}
+
+void synth_source(struct synth *g, const char *name, struct sim_source *src)
+{
+	*src = (struct sim_source){
+		.ctx = g,
+		.next = src_next,
+		.progress = src_progress,
+		.name = name,
+	};
+}
+
 static const char *gfp_text(uint32_t gfp)
 {
 	if (gfp & TRACE_GFP_DMA)
@@ -419,6 +463,9 @@ int synth_write_event(FILE *f, const struct trace_event *ev)
 	if (n < 0)
 		return -1;
 	switch (ev->type) {
+	case TRACE_EV_MARKER:
+		n = fprintf(f, "%s\n", ev->text);
+		break;
 	case TRACE_EV_KMALLOC:
 	case TRACE_EV_CACHE_ALLOC:
 		n = fprintf(f,

@@ -42,6 +42,12 @@ void synth_destroy(struct synth *g);
  * replay needs no name pass); ev->line is the event's 1-based number. */
 int synth_next(struct synth *g, struct trace_event *ev, struct err *e);
 
+/* g as an event source for the replay engine (sim/sim.h): next is
+ * synth_next, progress the virtual time reached out of the duration; name
+ * is used in messages as "NAME:EVENT-NUMBER" (borrowed). */
+struct sim_source;
+void synth_source(struct synth *g, const char *name, struct sim_source *src);
+
 /* Write ev as a tracefs text line (Linux 6.1 fields, ns timestamps). */
 int synth_write_event(FILE *f, const struct trace_event *ev);
 /* The header lines of a written trace. */

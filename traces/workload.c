@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#define LINE_MAX_LEN 4096
+#define LINE_MAX_LEN (1 << 20) /* long inline histograms */
+#define COPY_LEN     256       /* of a value, for messages */
 #define MAX_WORDS    8
 
 struct parser {
@@ -248,10 +250,18 @@ static int read_empirical_file(struct parser *ps, struct wl_size *sz, const char
 	if (!f)
 		return err_at(ps->e, SLABSIM_EIO, ps->name, ps->line, "cannot read %s: %s", path,
 			      strerror(errno));
-	char buf[256];
+	/* a regular file only: never block on a FIFO or read /dev/zero forever */
+	struct stat stt;
+	if (fstat(fileno(f), &stt) || !S_ISREG(stt.st_mode) || stt.st_size > (64 << 20)) {
+		fclose(f);
+		return err_at(ps->e, SLABSIM_EIO, ps->name, ps->line,
+			      "cannot read %s: not a regular file under 64 MiB", path);
+	}
+	char *buf = NULL;
+	size_t cap = 0;
 	unsigned long ln = 0;
 	int rc = 0;
-	while (fgets(buf, sizeof(buf), f)) {
+	while (getline(&buf, &cap, f) >= 0) {
 		ln++;
 		char *h = strpbrk(buf, "#\n");
 		if (h)
@@ -272,6 +282,7 @@ static int read_empirical_file(struct parser *ps, struct wl_size *sz, const char
 		if ((rc = add_empirical(ps, sz, s, wgt)))
 			break;
 	}
+	free(buf);
 	fclose(f);
 	if (rc)
 		return rc;
@@ -291,15 +302,49 @@ static bool range_ok(const struct wl_size *sz)
 	return p >= 1e-3;
 }
 
+/* "empirical" has been read; rest is "@FILE" or "S:W, S:W, ..." (any
+ * length, blanks allowed after commas). */
+static int parse_empirical(struct parser *ps, struct wl_size *sz, char *rest, const char *copy)
+{
+	sz->kind = WL_SZ_EMPIRICAL;
+	rest = trim(rest);
+	if (*rest == '@') {
+		if (!rest[1] || strpbrk(rest, " \t"))
+			return bad(ps, "empirical @FILE", copy);
+		return read_empirical_file(ps, sz, rest + 1);
+	}
+	char *o = rest;
+	for (char *i = rest; *i; i++)
+		if (!is_blank(*i))
+			*o++ = *i;
+	*o = '\0';
+	if (!*rest)
+		return bad(ps, "empirical S:W,S:W,... or empirical @FILE", copy);
+	for (char *sv, *item = strtok_r(rest, ",", &sv); item; item = strtok_r(NULL, ",", &sv)) {
+		uint64_t s;
+		double wgt;
+		if (!parse_sw(item, ':', &s, &wgt))
+			return bad(ps,
+				   "empirical S:W,S:W,... with sizes 1..4194304 and weights >= 0",
+				   copy);
+		int rc = add_empirical(ps, sz, s, wgt);
+		if (rc)
+			return rc;
+	}
+	return finish_empirical(ps, sz, copy);
+}
+
 static int parse_size(struct parser *ps, struct wl_size *sz, char *val)
 {
-	char copy[LINE_MAX_LEN];
+	char copy[COPY_LEN];
 	(void)snprintf(copy, sizeof(copy), "%s", val);
+	memset(sz, 0, sizeof(*sz));
+	if (strncmp(val, "empirical", 9) == 0 && (is_blank(val[9]) || !val[9]))
+		return parse_empirical(ps, sz, val + 9, copy);
 	char *w[MAX_WORDS];
 	int n = split_words(val, w, MAX_WORDS);
 	if (n < 1)
 		return bad(ps, size_forms, copy);
-	memset(sz, 0, sizeof(*sz));
 	if (strcmp(w[0], "fixed") == 0) {
 		if (n != 2 || !parse_u64(w[1], 1, WL_MAX_SIZE, &sz->a))
 			return bad(ps, "fixed N with N in 1..4194304", copy);
@@ -330,42 +375,16 @@ static int parse_size(struct parser *ps, struct wl_size *sz, char *val)
 			return bad(ps, "a range [LO, HI] holding at least 0.1% of the distribution",
 				   copy);
 	} else if (strcmp(w[0], "pow2") == 0) {
-		if (n != 4 || !parse_double(w[1], &sz->p) || !(sz->p > 0 && sz->p <= 1) ||
+		if (n != 4 || !parse_double(w[1], &sz->p) || !(sz->p >= 1e-6 && sz->p <= 1) ||
 		    !parse_u64(w[2], 1, WL_MAX_SIZE, &sz->a) ||
 		    !parse_u64(w[3], sz->a, WL_MAX_SIZE, &sz->b) || !is_pow2(sz->a) ||
 		    !is_pow2(sz->b))
-			return bad(ps,
-				   "pow2 P LO HI with 0 < P <= 1 and powers of two 1 <= LO <= HI "
-				   "<= 4194304",
-				   copy);
+			return bad(
+				ps,
+				"pow2 P LO HI with 1e-6 <= P <= 1 and powers of two 1 <= LO <= HI "
+				"<= 4194304",
+				copy);
 		sz->kind = WL_SZ_POW2;
-	} else if (strcmp(w[0], "empirical") == 0) {
-		sz->kind = WL_SZ_EMPIRICAL;
-		if (n < 2)
-			return bad(ps, "empirical S:W,S:W,... or empirical @FILE", copy);
-		if (w[1][0] == '@') {
-			if (n != 2 || !w[1][1])
-				return bad(ps, "empirical @FILE", copy);
-			return read_empirical_file(ps, sz, w[1] + 1);
-		}
-		/* the list may have blanks after commas: join the words */
-		char list[LINE_MAX_LEN] = "";
-		for (int i = 1; i < n; i++)
-			strcat(list, w[i]);
-		for (char *sv, *item = strtok_r(list, ",", &sv); item;
-		     item = strtok_r(NULL, ",", &sv)) {
-			uint64_t s;
-			double wgt;
-			if (!parse_sw(item, ':', &s, &wgt))
-				return bad(ps,
-					   "empirical S:W,S:W,... with sizes 1..4194304 and "
-					   "weights >= 0",
-					   copy);
-			int rc = add_empirical(ps, sz, s, wgt);
-			if (rc)
-				return rc;
-		}
-		return finish_empirical(ps, sz, copy);
 	} else {
 		return bad(ps, size_forms, copy);
 	}
@@ -376,7 +395,7 @@ static int parse_lifetime(struct parser *ps, struct wl_life *lt, char *val)
 {
 	static const char forms[] = "a lifetime (exponential MEAN | lognormal MEDIAN SIGMA | "
 				    "pareto ALPHA XM | fixed T | phase | forever)";
-	char copy[LINE_MAX_LEN];
+	char copy[COPY_LEN];
 	(void)snprintf(copy, sizeof(copy), "%s", val);
 	char *w[MAX_WORDS];
 	int n = split_words(val, w, MAX_WORDS);
@@ -418,21 +437,21 @@ static int parse_lifetime(struct parser *ps, struct wl_life *lt, char *val)
 
 static int parse_arrival(struct parser *ps, struct wl_arrival *a, char *val)
 {
-	char copy[LINE_MAX_LEN];
+	char copy[COPY_LEN];
 	(void)snprintf(copy, sizeof(copy), "%s", val);
 	char *w[MAX_WORDS];
 	int n = split_words(val, w, MAX_WORDS);
 	memset(a, 0, sizeof(*a));
 	uint64_t sz;
 	if (n == 2 && strcmp(w[0], "poisson") == 0) {
-		if (!parse_double(w[1], &a->rate) || !(a->rate > 0) || a->rate > 1e12)
-			return bad(ps, "poisson RATE with 0 < RATE <= 1e12 per second", copy);
+		if (!parse_double(w[1], &a->rate) || !(a->rate > 0) || a->rate > 1e9)
+			return bad(ps, "poisson RATE with 0 < RATE <= 1e9 per second", copy);
 		a->kind = WL_AR_POISSON;
 	} else if (n == 4 && strcmp(w[0], "burst") == 0) {
-		if (!parse_double(w[1], &a->rate) || !(a->rate > 0) || a->rate > 1e12 ||
+		if (!parse_double(w[1], &a->rate) || !(a->rate > 0) || a->rate > 1e9 ||
 		    !parse_u64(w[2], 1, UINT32_MAX, &sz) || !workload_parse_time(w[3], &a->gap_ns))
 			return bad(ps,
-				   "burst RATE SIZE GAP with 0 < RATE <= 1e12, SIZE >= 1 and a "
+				   "burst RATE SIZE GAP with 0 < RATE <= 1e9, SIZE >= 1 and a "
 				   "time GAP",
 				   copy);
 		a->size = (uint32_t)sz;
@@ -454,7 +473,7 @@ static int parse_arrival(struct parser *ps, struct wl_arrival *a, char *val)
 static int parse_cpu(struct parser *ps, struct wl_cpu *c, char *val)
 {
 	static const char what[] = "a CPU (all | N | N:W,N:W,...) with N < 8192 and W >= 0";
-	char copy[LINE_MAX_LEN];
+	char copy[COPY_LEN];
 	(void)snprintf(copy, sizeof(copy), "%s", val);
 	uint64_t v;
 	c->line = ps->line;
@@ -533,7 +552,7 @@ static int find_phase(const struct workload *w, const char *name)
 static int section(struct parser *ps, char *s)
 {
 	struct workload *w = ps->w;
-	char copy[LINE_MAX_LEN];
+	char copy[COPY_LEN];
 	(void)snprintf(copy, sizeof(copy), "%s", s);
 	size_t len = strlen(s);
 	static const char what[] =
@@ -750,7 +769,7 @@ static int kv_stream(struct parser *ps, const char *key, char *val)
 		return rc;
 	switch (k) {
 	case 0: {
-		char copy[LINE_MAX_LEN];
+		char copy[COPY_LEN];
 		(void)snprintf(copy, sizeof(copy), "%s", val);
 		char *w[3];
 		int n = split_words(val, w, 3);
@@ -904,7 +923,14 @@ static int finish(struct parser *ps)
 		if (st < 0)
 			return bad(ps, "'rate STREAM' naming a [stream] of this file",
 				   ps->rates[i].stream);
-		w->streams[st].mult[ps->rates[i].phase] = ps->rates[i].mult;
+		struct wl_stream *s = &w->streams[st];
+		s->mult[ps->rates[i].phase] = ps->rates[i].mult;
+		/* arrivals are whole ns apart: at most one per ns on average */
+		double per_s = s->arr.rate * ps->rates[i].mult *
+			       (s->arr.kind == WL_AR_BURST ? s->arr.size : 1);
+		if (per_s > 1e9)
+			return bad(ps, "at most 1e9 allocations per second (rate x multiplier)",
+				   ps->rates[i].stream);
 	}
 	for (uint32_t i = 0; i < w->nstreams; i++) {
 		struct wl_stream *st = &w->streams[i];
@@ -915,6 +941,9 @@ static int finish(struct parser *ps)
 			return bad(ps, "lifetime in this [stream] section", "nothing");
 		if (!st->arr.kind)
 			return bad(ps, "arrival in this [stream] section", "nothing");
+		if (st->arr.kind == WL_AR_BURST && st->arr.rate * st->arr.size > 1e9)
+			return bad(ps, "at most 1e9 allocations per second (RATE x SIZE)",
+				   st->name);
 		if (!st->site && !(st->site = dupstr(st->name)))
 			return oom(ps);
 		if (st->target_name) {
@@ -950,8 +979,7 @@ static int finish(struct parser *ps)
 			st->phase_mask = UINT64_MAX;
 		} else {
 			ps->line = st->phases_line;
-			char buf[LINE_MAX_LEN];
-			(void)snprintf(buf, sizeof(buf), "%s", st->phases_text);
+			char *buf = st->phases_text; /* consumed here */
 			char *o = buf;
 			for (char *q = buf; *q; q++)
 				if (!is_blank(*q))

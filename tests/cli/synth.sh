@@ -70,10 +70,28 @@ tot=$(grep '"totals"' hand.json)
 got="live $(json_num "$tot" live_objects) pages $(json_num "$tot" slab_pages) peak $(json_num "$tot" peak_slab_pages) at $(json_num "$tot" peak_slab_pages_t_ns) layout $(json_num "$tot" layout) free $(json_num "$tot" free_slots) tail $(json_num "$tot" slab_tail)"
 tap_is "hand-192: figures worked out by hand" "$got" \
 	"live 50 pages 15 peak 15 at 466000000 layout 400 free 50000 tail 1440"
+# the phase markers make labelled samples; the one of `teardown` is taken at
+# 500 ms before that instant's frees: the end of build, 300 live in 15 pages
+"$bin" replay --workload "$data/hand-192.wl" --db hand.db -q
+tap_is "hand-192: phase samples (label, t, live, pages)" \
+	"$(sqlite3 hand.db "SELECT group_concat(label || ' ' || t_ns || ' ' || live_objs || ' ' || slab_pages, ', ') FROM (SELECT * FROM samples WHERE label LIKE 'phase=%' ORDER BY seq)")" \
+	"phase=build 0 0 0, phase=teardown 500000000 300 15"
 c=$(grep '"name": "obj"' hand.json)
 tap_is "hand-192: cache geometry 200-byte slots, 20 per order-0 slab" \
 	"$(json_num "$c" slab_size) $(json_num "$c" objs_per_slab) $(json_num "$c" order)" \
 	"200 20 0"
+
+# ---- spec caches go through the model's create: SLUB merges them ----
+# Two caches of 60-byte objects, no flags: kmem_cache_create rounds 60 to 64
+# (8-byte words), so b60 finds a60 (same size, same flags) and becomes its
+# alias: one root, a60, with both streams' 2 x 100 objects (one every ms for
+# 100 ms each) in 200 / 64 -> 4 slabs of one page (64 objects of 64 bytes).
+printf '[workload]\nduration = 100ms\ncpus = 1\n[cache a60]\nobject_size = 60\n[cache b60]\nobject_size = 60\n[stream a]\ntarget = cache a60\nlifetime = forever\narrival = periodic 1ms\n[stream b]\ntarget = cache b60\nlifetime = forever\narrival = periodic 1ms\n' > merge.wl
+"$bin" replay --workload merge.wl --kernel 6.1 --no-db --format json > merge.json
+c=$(grep '"name": "a60"' merge.json)
+tap_is "merged spec caches: a60 holds 200 objects in 4 pages, b60 is no root" \
+	"$(json_num "$c" live_objects) $(json_num "$c" pages) $(grep -c '"name": "b60"' merge.json)" \
+	"200 4 0"
 
 # ---- the run records its generator ----
 "$bin" replay --workload "$data/hand-192.wl" --seed 42 --duration 700ms --db r.db -q
@@ -126,6 +144,10 @@ tap_is "synth without --workload: exit 1" "$?" 1
 printf '[stream a]\ntarget = kmalloc\nsize = fixed 8\nlifetime = forever\narrival = poisson 1\n' > nodur.wl
 "$bin" synth --workload nodur.wl > out 2> err
 tap_like "no duration anywhere: usage error naming it" "$? $(cat err)" "1 slabsim: nodur.wl: no duration"
+printf '[workload]\nduration = 1s\n[cache kmalloc-64]\nobject_size = 64\n[stream a]\ntarget = cache kmalloc-64\nlifetime = forever\narrival = poisson 10\n' > km.wl
+"$bin" replay --workload km.wl --no-db > out 2> err
+tap_like "a spec cache named like a kmalloc cache: exit 2, told to use kmalloc" \
+	"$? $(cat err)" "2 slabsim: km.wl: [cache kmalloc-64]: expected a cache name the model does not have"
 "$bin" synth --workload "$data/hand-192.wl" -o /nonexistent-dir/x.trace > out 2> err
 tap_is "unwritable output: exit 3" "$?" 3
 

@@ -205,7 +205,7 @@ static void test_lifetimes(void)
 
 /* Generate the whole of spec with seed; counts by type and by CPU. */
 struct gen {
-	uint64_t allocs, frees, by_cpu[8], last_t;
+	uint64_t allocs, frees, markers, by_cpu[8], last_t;
 	bool ordered;
 	double gaps_sum, gaps_sq;
 	uint64_t gaps;
@@ -241,8 +241,10 @@ static bool generate(const char *spec, uint64_t seed, struct gen *out)
 				out->gaps++;
 			}
 			prev_alloc_t = ev.t_ns;
-		} else {
+		} else if (ev.type == TRACE_EV_KFREE || ev.type == TRACE_EV_CACHE_FREE) {
 			out->frees++;
+		} else {
+			out->markers++;
 		}
 	}
 	synth_destroy(g);
@@ -289,6 +291,7 @@ static void test_arrivals(void)
 	/* phase lifetime: phase a's objects are freed at 50 s, b's never */
 	CHECK("phases: frees are phase a's allocations (Poisson(100000))",
 	      fabs((double)g.frees - 1e5) <= 5 * sqrt(1e5) && g.frees < g.allocs);
+	CHECK_EQ_U64("phases: one marker per phase", g.markers, 2);
 
 	/* CPU mix 0:3,1:1 -> P(cpu 0) = 0.75 */
 	CHECK("cpu mix workload generates",
@@ -341,6 +344,8 @@ static bool same_event(const struct trace_event *a, const struct trace_event *b,
 		    strcmp(a->call_site, b->call_site) == 0;
 	if (a->type == TRACE_EV_KMALLOC || a->type == TRACE_EV_CACHE_ALLOC)
 		same = same && a->accounted == b->accounted && a->node == b->node;
+	if (a->type == TRACE_EV_MARKER)
+		same = same && strcmp(a->text, b->text) == 0;
 	if (names || a->type == TRACE_EV_CACHE_FREE)
 		same = same && (a->name == b->name ||
 				(a->name && b->name && strcmp(a->name, b->name) == 0));
@@ -383,6 +388,7 @@ static void test_determinism_and_roundtrip(void)
 	CHECK("every event kind occurs", kinds[TRACE_EV_KMALLOC] && kinds[TRACE_EV_KFREE] &&
 						 kinds[TRACE_EV_CACHE_ALLOC] &&
 						 kinds[TRACE_EV_CACHE_FREE]);
+	CHECK_EQ_U64("two phase markers", kinds[TRACE_EV_MARKER], 2);
 	fclose(f);
 	synth_destroy(g1);
 	synth_destroy(g2);
@@ -474,6 +480,13 @@ static void test_errors(void)
 		 "t.wl:3: expected a gfp of kernel, reclaimable, dma or account, got 'atomic'"},
 		{"[workload]\n[workload]\n", "t.wl:2: expected one [workload] section"},
 		{"[stream a]\ntarget = kmalloc\nsize = fixed 8\nlifetime = forever\narrival = "
+		 "poisson 1e6\n[phase p]\nrate a = 2000\n",
+		 "t.wl:7: expected at most 1e9 allocations per second (rate x multiplier), got "
+		 "'a'"},
+		{"[stream a]\ntarget = kmalloc\nsize = fixed 8\nlifetime = forever\narrival = "
+		 "burst 1e6 2000 0\n",
+		 "t.wl:1: expected at most 1e9 allocations per second (RATE x SIZE), got 'a'"},
+		{"[stream a]\ntarget = kmalloc\nsize = fixed 8\nlifetime = forever\narrival = "
 		 "periodic 0\n",
 		 "t.wl:5: expected periodic INTERVAL with a time INTERVAL > 0"},
 	};
@@ -489,6 +502,12 @@ static void test_errors(void)
 			printf("#   got rc %d: %s\n", rc, e.msg);
 		workload_free(w);
 	}
+	/* an @FILE that is not a regular file is refused (never read forever) */
+	const char *z = "[stream a]\nsize = empirical @/dev/zero\n";
+	struct workload *wz = NULL;
+	struct err ez;
+	CHECK("@/dev/zero refused", workload_parse("t.wl", z, strlen(z), &wz, &ez) == SLABSIM_EIO &&
+					    strstr(ez.msg, "not a regular file"));
 	/* an @FILE that does not exist is an I/O error naming the spec line */
 	const char *t = "[stream a]\nsize = empirical @no-such-file\n";
 	struct workload *w = NULL;
@@ -496,14 +515,35 @@ static void test_errors(void)
 	int rc = workload_parse("dir/t.wl", t, strlen(t), &w, &e);
 	CHECK("missing @FILE: I/O error at t.wl:2",
 	      rc == SLABSIM_EIO && strstr(e.msg, "dir/t.wl:2: cannot read dir/no-such-file"));
-	/* a line longer than 4095 bytes */
-	static char longl[6000];
-	memset(longl, 'x', sizeof(longl) - 1);
+	/* a line longer than 1 MiB - 1 */
+	size_t biglen = (1u << 20) + 100;
+	char *longl = malloc(biglen + 1);
+	memset(longl, 'x', biglen);
+	longl[biglen] = '\0';
 	memcpy(longl, "[stream a]\n#", 12);
 	rc = workload_parse("t.wl", longl, strlen(longl), &w, &e);
 	CHECK("overlong line refused at t.wl:2",
 	      rc == SLABSIM_EINPUT &&
 		      strncmp(e.msg, "t.wl:2: expected a line of at most", 34) == 0);
+	/* a long inline histogram (sizes 1..20000, 150 kB on one line, blanks
+	 * after the commas) is fine: weight 1 each, mean 10000.5 */
+	size_t off = (size_t)sprintf(longl, "[stream a]\ntarget = kmalloc\nlifetime = forever\n"
+					    "arrival = poisson 1\nsize = empirical ");
+	for (int k = 1; k <= 20000; k++)
+		off += (size_t)sprintf(longl + off, "%s%d:1", k > 1 ? ", " : "", k);
+	rc = workload_parse("t.wl", longl, off, &w, &e);
+	if (CHECK("20000-entry inline histogram parses", rc == 0)) {
+		gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+		double sum = 0;
+		for (int i = 0; i < 100000; i++)
+			sum += (double)synth_draw_size(w, 0, r);
+		/* uniform on 1..20000: sd 5773.5, SE of the mean 18.3 */
+		CHECK("its mean within 5 SE of 10000.5", fabs(sum / 100000 - 10000.5) < 5 * 18.3);
+		gsl_rng_free(r);
+		workload_free(w);
+		w = NULL;
+	}
+	free(longl);
 	/* a NUL byte inside the text */
 	rc = workload_parse("t.wl", "[stream a]\0\n", 12, &w, &e);
 	CHECK("NUL byte refused", rc == SLABSIM_EINPUT && strstr(e.msg, "t.wl:1:"));
