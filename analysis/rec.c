@@ -819,3 +819,11 @@ void rec_close(struct rec *r)
 	free(r->path);
 	free(r);
 }
+
+struct sqlite3 *rec_run_db(struct rec *r, int64_t *run_id)
+{
+	if (!r || r->state != REC_RUN_OPEN)
+		return NULL;
+	*run_id = r->run_id;
+	return r->db;
+}

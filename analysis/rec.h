@@ -141,6 +141,11 @@ int rec_sample_cache(struct rec *r, const struct rec_sample_cache_row *s, struct
  * SLABSIM_EUSAGE without an open run, SLABSIM_EIO. */
 int rec_run_end(struct rec *r, const struct rec_run_totals *t, bool commit, struct err *e);
 
+/* The connection and the open run's id, for modules that keep their own
+ * tables of a run (analysis/vrec.h); NULL when no run is open. */
+struct sqlite3;
+struct sqlite3 *rec_run_db(struct rec *r, int64_t *run_id);
+
 /* Close; rolls back an open run. r may be NULL. */
 void rec_close(struct rec *r);
 

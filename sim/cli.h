@@ -92,5 +92,7 @@ int cmd_replay(int argc, char **argv);
 void usage_replay(FILE *f);
 int cmd_layout(int argc, char **argv);
 void usage_layout(FILE *f);
+int cmd_validate(int argc, char **argv);
+void usage_validate(FILE *f);
 
 #endif

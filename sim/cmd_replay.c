@@ -1,4 +1,5 @@
 /* cmd_replay.c - `slabsim replay TRACE`. */
+#include "capture.h"
 #include "cli.h"
 #include "err.h"
 #include "layout.h"
@@ -6,6 +7,7 @@
 #include "rec.h"
 #include "sim.h"
 #include "trace.h"
+#include "validate.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -27,16 +29,21 @@ enum {
 	OPT_CHECK,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
+	OPT_PHASE_SUMMARY,
 };
 
 void usage_replay(FILE *f)
 {
 	fprintf(f,
-		"Usage: slabsim replay TRACE [OPTIONS]\n"
+		"Usage: slabsim replay TRACE|CAPTURE_DIR [OPTIONS]\n"
 		"\n"
 		"Replay the kmem: events of TRACE (ftrace text from tracefs, trace-cmd report or\n"
 		"perf script; .gz/.xz/.zst are decompressed; '-' reads stdin) through an\n"
-		"allocator model, record the run in SQLite and print a summary.\n"
+		"allocator model, record the run in SQLite and print a summary. A capture\n"
+		"directory (docs/capture-format.md) configures the model from its metadata\n"
+		"(kernel profile, possible CPUs, slub_debug and slub_* parameters); model\n"
+		"options given here override it. Trace markers (trace_marker writes) are\n"
+		"labelled samples.\n"
 		"\n");
 	cli_usage_model_opts(f);
 	fprintf(f,
@@ -52,6 +59,8 @@ void usage_replay(FILE *f)
 		"  --strict              stop at the first malformed line (default: count and\n"
 		"                        skip it, and report the count)\n"
 		"  --no-name-pass        do not read the trace twice to learn cache names\n"
+		"  --phase-summary       print, per phase between markers, the change of slab\n"
+		"                        pages, waste and live objects per cache\n"
 		"  --check               walk the model's invariants after every event (slow)\n"
 		"  --progress, --no-progress  progress bar on stderr (default: when a terminal)\n"
 		"  -q, --quiet           no summary on stdout\n"
@@ -78,13 +87,15 @@ int cmd_replay(int argc, char **argv)
 		{"check", no_argument, NULL, OPT_CHECK},
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+		{"phase-summary", no_argument, NULL, OPT_PHASE_SUMMARY},
 		{"quiet", no_argument, NULL, 'q'},
 		{NULL, 0, NULL, 0},
 	};
 	struct cli_model m;
 	const char *db = "slabsim.db", *slabinfo = NULL, *sample_spec = "1000ev";
 	bool json = false, strict = false, name_pass = true, check = false, quiet = false;
-	bool sample_caches = true;
+	bool sample_caches = true, phase_summary = false;
+	uint32_t given = 0;
 	int progress = -1;
 	int c, r;
 	struct sim_opts so = {0};
@@ -95,9 +106,14 @@ int cmd_replay(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
 		if ((r = cli_model_opt(&m, c, optarg)) < 0)
 			return cli_bad_usage("replay");
-		if (r)
+		if (r) {
+			given |= VAL_GIVEN(c);
 			continue;
+		}
 		switch (c) {
+		case OPT_PHASE_SUMMARY:
+			phase_summary = true;
+			break;
 		case 'h':
 			usage_replay(stdout);
 			return 0;
@@ -167,31 +183,46 @@ int cmd_replay(int argc, char **argv)
 		return cli_bad_usage("replay");
 	}
 	const char *path = argv[optind];
+	struct err e;
+	struct capture *cap = NULL;
+	struct val_phases *phases = NULL;
+	err_clear(&e);
+	if (capture_is_dir(path)) {
+		if (capture_open(path, &cap, &e) ||
+		    val_capture_model(cap, &m, given, quiet ? NULL : stderr, &e)) {
+			capture_close(cap);
+			return cli_fail(&e);
+		}
+		path = cap->trace;
+	}
+	if (phase_summary && val_phases_create(&phases, &e)) {
+		capture_close(cap);
+		return cli_fail(&e);
+	}
+	so.on_marker = phases ? val_phases_marker : NULL;
+	so.marker_ctx = phases;
 	so.ops = policy_find(m.allocator);
 	so.cfg = m.cfg;
 	so.sample_caches = sample_caches;
 	so.check = check;
 	so.progress = progress < 0 ? isatty(STDERR_FILENO) : progress;
 
-	struct err e;
 	struct sim *s = NULL;
 	struct trace_reader *tr = NULL;
 	struct rec *rec = NULL;
 	struct trace_opts to = {.strict = strict};
 	int rc, status = 0;
 	double t0 = cli_now();
-	err_clear(&e);
-
 	FILE *slabinfo_f = NULL;
 	if (slabinfo && !(slabinfo_f = fopen(slabinfo, "w"))) {
 		/* refuse before replaying, not after the run is recorded */
 		fprintf(stderr, "slabsim: %s: %s\n", slabinfo, strerror(errno));
-		return SLABSIM_EXIT_IO;
+		status = SLABSIM_EXIT_IO;
+		goto out;
 	}
 	if ((rc = sim_create(&so, &s, &e))) {
-		if (slabinfo_f)
-			fclose(slabinfo_f);
-		return cli_fail(&e);
+		status = cli_fail(&e);
+		goto out;
 	}
 	if (name_pass && strcmp(path, "-") != 0) {
 		struct trace_opts lax = {.strict = false};
@@ -248,6 +279,10 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (!quiet)
 		sim_print_summary(s, stdout, json, path, trace_stats(tr));
+	if (phases && (rc = val_phases_print(phases, s, json ? stderr : stdout, &e))) {
+		status = cli_fail(&e);
+		goto out;
+	}
 	if (slabinfo_f) {
 		int bad = sim_write_slabinfo(s, slabinfo_f);
 		bad |= fclose(slabinfo_f);
@@ -268,5 +303,7 @@ out:
 	rec_close(rec);
 	trace_close(tr);
 	sim_destroy(s);
+	val_phases_destroy(phases);
+	capture_close(cap);
 	return status;
 }

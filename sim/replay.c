@@ -16,6 +16,7 @@
 #include "trace.h"
 #include "u64map.h"
 
+#include <gsl/gsl_rng.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,9 @@ struct cache_acct {
 	uint64_t peak_pages, peak_pages_t_ns, peak_live_objs;
 	uint64_t violations;
 	uint64_t untraced_frees; /* frees naming this cache with no traced allocation */
+	uint32_t *pre;		 /* pool indices of the start state's live objects */
+	uint32_t npre;
+	uint64_t pre_freed;
 };
 
 struct site_acct {
@@ -109,6 +113,8 @@ struct sim {
 	struct rec *rec;
 	const char *src; /* input name for messages: the trace path, or "events" */
 	const struct trace_stats *line_stats; /* of the last text trace replayed, or NULL */
+	gsl_rng *rng;			      /* picks start-state objects to free */
+	uint64_t unattributed_frees;
 };
 
 static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
@@ -209,6 +215,10 @@ void sim_destroy(struct sim *s)
 	strtab_fini(&s->names);
 	strtab_fini(&s->sites);
 	free(s->pool);
+	for (uint32_t i = 0; s->acct && i < s->acct_cap; i++)
+		free(s->acct[i].pre);
+	if (s->rng)
+		gsl_rng_free(s->rng);
 	free(s->acct);
 	free(s->site);
 	free(s);
@@ -568,17 +578,25 @@ static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 	}
 	if (!u64map_del(&s->live_index, ev->ptr, &idx64)) {
 		anomaly(s, SIM_AN_FREE_UNKNOWN, ev->line);
-		if (ev->name) {
-			uint32_t nid;
-			uint64_t cid;
-			if (strtab_find(&s->names, ev->name, &nid) &&
-			    u64map_get(&s->name_cache, nid, &cid)) {
-				struct policy_cache_info ci;
-				s->p->ops->cache_info(s->p, (uint32_t)cid, &ci);
-				s->acct[ci.alias_of].untraced_frees++;
-			}
+		uint32_t cid;
+		if (!ev->name || !sim_find_cache(s, ev->name, &cid)) {
+			s->unattributed_frees++;
+			return 0;
 		}
-		return 0;
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, cid, &ci);
+		struct cache_acct *a = &s->acct[ci.alias_of];
+		if (!a->npre) {
+			/* bulk allocations (6.1) emit no event */
+			a->untraced_frees++;
+			return 0;
+		}
+		/* an object of the start state: counts, not addresses, were recorded */
+		uint32_t j = (uint32_t)gsl_rng_uniform_int(s->rng, a->npre);
+		uint32_t idx = a->pre[j];
+		a->pre[j] = a->pre[--a->npre];
+		a->pre_freed++;
+		return do_free(s, idx, cpu, e);
 	}
 	if (ev->name && s->pool[idx64].acct != UINT32_MAX) {
 		struct policy_cache_info ci;
@@ -784,7 +802,9 @@ int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 		rc = on_free(s, ev, e);
 		break;
 	case TRACE_EV_MARKER:
-		return take_sample(s, ev->text, e);
+		if ((rc = take_sample(s, ev->text, e)))
+			return rc;
+		return s->o.on_marker ? s->o.on_marker(s->o.marker_ctx, s, ev, e) : 0;
 	default:
 		return 0;
 	}
@@ -1287,4 +1307,140 @@ int sim_write_slabinfo(const struct sim *s, FILE *out)
 			ci.g.objs_per_slab, 1 << ci.g.order, 0, 0, 0, ci.nr_slabs, ci.nr_slabs, 0);
 	}
 	return ferror(out) ? SLABSIM_EIO : 0;
+}
+
+/* ---- starting from a recorded state ---- */
+
+bool sim_find_cache(const struct sim *s, const char *name, uint32_t *id)
+{
+	uint32_t nid;
+	uint64_t cid;
+	if (strtab_find(&s->names, name, &nid) && u64map_get(&s->name_cache, nid, &cid)) {
+		*id = (uint32_t)cid;
+		return true;
+	}
+	/* kmalloc caches are made by the policy, never named by the trace */
+	uint32_t n = s->p->ops->nr_caches(s->p);
+	for (uint32_t i = 0; i < n; i++) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, i, &ci);
+		if (ci.kmalloc && strcmp(ci.name, name) == 0) {
+			*id = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+int sim_define_cache(struct sim *s, const struct policy_cache_spec *spec, uint32_t *id,
+		     struct err *e)
+{
+	uint32_t nid, c;
+	if (sim_find_cache(s, spec->name, id))
+		return 0;
+	int rc = s->p->ops->cache_create(s->p, spec, &c, e);
+	if (rc)
+		return rc;
+	if (strtab_intern(&s->names, spec->name, &nid) || u64map_put(&s->name_cache, nid, c) ||
+	    grow_acct(s, s->p->ops->nr_caches(s->p)))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	*id = c;
+	return 0;
+}
+
+int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs, struct err *e)
+{
+	if (!s->p->ops->prepopulate)
+		return err_set(e, SLABSIM_EUSAGE, "the %s model cannot start from a recorded state",
+			       s->p->ops->name);
+	if (nr_objs > UINT32_MAX / 2)
+		return err_set(e, SLABSIM_EUSAGE, "start state of %" PRIu64 " objects is too big",
+			       nr_objs);
+	if (!s->rng && !(s->rng = gsl_rng_alloc(gsl_rng_mt19937)))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	uint32_t root;
+	struct policy_obj *objs = calloc(nr_objs ? nr_objs : 1, sizeof(*objs));
+	if (!objs || root_of(s, id, &root) || grow_acct(s, root)) {
+		free(objs);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	int rc = s->p->ops->prepopulate(s->p, id, nr_objs, nr_slabs, objs, e);
+	struct cache_acct *a = &s->acct[root];
+	uint32_t *pre = rc ? NULL : realloc(a->pre, (a->npre + nr_objs + 1) * sizeof(*a->pre));
+	if (!rc && !pre)
+		rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (pre)
+		a->pre = pre;
+	for (uint64_t i = 0; !rc && i < nr_objs; i++) {
+		uint32_t idx;
+		if ((rc = pool_get(s, &idx))) {
+			rc = err_set(e, rc, "out of memory");
+			break;
+		}
+		struct live *l = &s->pool[idx];
+		l->obj = objs[i];
+		/* the request size is not recorded: count the object size */
+		l->req = objs[i].object_bytes;
+		l->acct = root;
+		l->cpu = 0;
+		if ((rc = intern_site(s, "(start state)", &l->site))) {
+			rc = err_set(e, rc, "out of memory");
+			break;
+		}
+		a->pre[a->npre++] = idx;
+		a->live_objs++;
+		a->live_req += l->req;
+		a->live_slot += l->obj.slot_bytes;
+		a->live_meta += l->obj.meta_bytes;
+		a->live_object += l->obj.object_bytes;
+		s->site[l->site].live_objs++;
+		s->site[l->site].live_req += l->req;
+		s->live_objs++;
+		s->live_req += l->req;
+	}
+	free(objs);
+	if (!rc) {
+		update_peaks(s, root, 0);
+		if (a->live_objs > a->peak_live_objs)
+			a->peak_live_objs = a->live_objs;
+	}
+	return rc;
+}
+
+uint32_t sim_nr_caches(const struct sim *s)
+{
+	return s->p->ops->nr_caches(s->p);
+}
+
+void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *out)
+{
+	struct policy_cache_info ci;
+	s->p->ops->cache_info(s->p, id, &ci);
+	const struct cache_acct *a = &s->acct[ci.alias_of];
+	memset(out, 0, sizeof(*out));
+	out->name = ci.name;
+	out->root = ci.alias_of == id;
+	out->kmalloc = ci.kmalloc;
+	out->slot_size = ci.g.size;
+	out->objs_per_slab = ci.g.objs_per_slab;
+	out->pages_per_slab = 1u << ci.g.order;
+	out->slabs = ci.nr_slabs;
+	out->pages = ci.nr_pages;
+	out->total_objects = ci.total_objects;
+	/* SLUB's get_slabinfo: every object not free on a node-partial slab is
+	 * active, so free slots of CPU slabs and per-CPU partial slabs count */
+	out->active_objs = ci.total_objects - ci.free_in_partial;
+	out->live_objs = a->live_objs;
+	out->live_req_bytes = a->live_req;
+	out->waste_bytes = ci.nr_pages * POLICY_PAGE_SIZE - a->live_req;
+	out->allocs = a->allocs;
+	out->frees = a->frees;
+	out->untraced_frees = a->untraced_frees;
+	out->pre_objs = a->npre;
+	out->pre_freed = a->pre_freed;
+}
+
+uint64_t sim_unattributed_frees(const struct sim *s)
+{
+	return s->unattributed_frees;
 }

@@ -39,6 +39,12 @@ enum sim_anomaly {
 /* Stable names of the anomaly kinds ("free_unknown_ptr", ...). */
 extern const char *const sim_anomaly_names[SIM_AN_NR];
 
+struct sim;
+
+/* Called at every marker event, after its labelled sample: validation
+ * compares the model with a snapshot there, --phase-summary closes a phase. */
+typedef int (*sim_marker_fn)(void *ctx, struct sim *s, const struct trace_event *ev, struct err *e);
+
 struct sim_opts {
 	const struct policy_ops *ops;
 	struct policy_cfg cfg;
@@ -48,9 +54,9 @@ struct sim_opts {
 	bool check;		      /* run the policy's invariant walk after every event */
 	bool progress;		      /* progress bar on stderr */
 	FILE *progress_out;	      /* where the bar goes (default stderr) */
+	sim_marker_fn on_marker;      /* NULL = none */
+	void *marker_ctx;
 };
-
-struct sim;
 
 /* Create the engine and its policy. Errors: SLABSIM_EUSAGE, SLABSIM_ENOMEM. */
 int sim_create(const struct sim_opts *o, struct sim **out, struct err *e);
@@ -127,6 +133,47 @@ struct sim_totals {
 	uint64_t alloc_size_mismatch;
 };
 void sim_totals(const struct sim *s, struct sim_totals *out);
+
+/* ---- starting from a recorded state (validation of captures) ---- */
+
+/* The policy cache id of the cache named name: a kmalloc cache, one defined
+ * with sim_define_cache, or one the trace named so far. */
+bool sim_find_cache(const struct sim *s, const char *name, uint32_t *id);
+
+/* Create the cache a trace will name spec->name (before the trace, from the
+ * recorded kernel's /sys/kernel/slab), so that its frees and the learned
+ * names of its allocations find it. An existing one is returned as is. */
+int sim_define_cache(struct sim *s, const struct policy_cache_spec *spec, uint32_t *id,
+		     struct err *e);
+
+/* Start cache id with nr_objs live objects in nr_slabs slabs (a start
+ * /proc/slabinfo). A later free of a pointer the trace never allocated that
+ * names the cache takes one of them, chosen at random (GSL, fixed seed),
+ * since the snapshot gives counts, not addresses. SLABSIM_EUSAGE when the
+ * policy cannot start from a state. */
+int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs, struct err *e);
+
+/* One cache now, by policy cache id. */
+struct sim_cache_state {
+	const char *name;
+	bool root; /* false for an alias: its figures are its root's */
+	bool kmalloc;
+	uint32_t slot_size, objs_per_slab, pages_per_slab;
+	uint64_t slabs, pages, total_objects;
+	uint64_t active_objs; /* as SLUB's /proc/slabinfo counts them */
+	uint64_t live_objs, live_req_bytes;
+	uint64_t waste_bytes;	 /* pages * PAGE_SIZE - live requested bytes */
+	uint64_t allocs, frees;	 /* traced */
+	uint64_t untraced_frees; /* frees of objects with no traced or recorded allocation */
+	uint64_t pre_objs;	 /* objects of the start state still live */
+	uint64_t pre_freed;	 /* objects of the start state freed by the trace */
+};
+uint32_t sim_nr_caches(const struct sim *s);
+void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *out);
+
+/* Frees of unknown pointers that named no cache (6.1 kfree): they cannot be
+ * matched to a start state or a cache. */
+uint64_t sim_unattributed_frees(const struct sim *s);
 
 /* The policy instance (borrowed; valid until sim_destroy). */
 struct policy *sim_policy(const struct sim *s);
