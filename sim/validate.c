@@ -765,16 +765,17 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 		}
 		fprintf(out, "%s]},\n", first ? "" : "\n  ");
 		fprintf(out,
-			"  \"end_state\": {\"start_state\": %s, \"caches_compared\": %u, "
+			"  \"end_state\": {\"has_slabinfo\": %s, \"start_state\": %s, "
+			"\"caches_compared\": %u, "
 			"\"real\": {\"active_objs\": %" PRIu64 ", \"total_objs\": %" PRIu64
 			", \"pages\": %" PRIu64 "}, \"predicted\": {\"active_objs\": %" PRIu64
 			", \"total_objs\": %" PRIu64 ", \"pages\": %" PRIu64
 			"}, \"weighted_page_error\": %.6f, \"untraced_allocations\": %" PRIu64
 			", \"unattributed_frees\": %" PRIu64,
-			c->has_start ? "true" : "false", sum.caches_compared, sum.real_active,
-			sum.real_objs, sum.real_pages, sum.predicted_active, sum.predicted_objs,
-			sum.predicted_pages, sum.weighted_page_error, sum.untraced_frees,
-			sum.unattributed_frees);
+			c->has_end ? "true" : "false", c->has_start ? "true" : "false",
+			sum.caches_compared, sum.real_active, sum.real_objs, sum.real_pages,
+			sum.predicted_active, sum.predicted_objs, sum.predicted_pages,
+			sum.weighted_page_error, sum.untraced_frees, sum.unattributed_frees);
 		if (!c->has_start)
 			fprintf(out, ", \"pre_trace_remainder_pages\": %" PRId64,
 				(int64_t)(sum.real_pages - sum.predicted_pages));
@@ -848,11 +849,16 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 					fprintf(out, "  %s %s: predicted %u, real %" PRId64 "\n",
 						l->name, lfield[f], l->pred[f], l->real[f]);
 		}
-		fprintf(out, "\nend state (%s): %u caches in slabinfo.txt\n",
-			c->has_start ? "the model started from slabinfo-start.txt"
-				     : "no slabinfo-start.txt: the model starts empty, objects "
-				       "allocated before the trace are the pre-trace remainder",
-			sum.caches_compared);
+		if (!c->has_end)
+			fprintf(out, "\nend state: no slabinfo.txt in the capture: the model's end "
+				     "state alone\n");
+		else
+			fprintf(out, "\nend state (%s): %u caches in slabinfo.txt\n",
+				c->has_start
+					? "the model started from slabinfo-start.txt"
+					: "no slabinfo-start.txt: the model starts empty, objects "
+					  "allocated before the trace are the pre-trace remainder",
+				sum.caches_compared);
 		fprintf(out,
 			"  total pages: real %" PRIu64 ", predicted %" PRIu64
 			" (memory-weighted error %.1f%%)\n"
