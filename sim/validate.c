@@ -707,6 +707,13 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 	}
 	/* ---- snapshots ---- */
 	sum.snapshots = v.nsnaps;
+	uint32_t files_unmatched = 0;
+	for (uint32_t i = 0; i < c->nsnapshots; i++) {
+		bool seen = false;
+		for (uint32_t j = 0; j < v.nsnaps && !seen; j++)
+			seen = strcmp(v.snaps[j].id, c->snapshot_ids[i]) == 0;
+		files_unmatched += !seen;
+	}
 	double mae = 0, swing = 0;
 	if (v.nsnaps) {
 		uint64_t lo = UINT64_MAX, hi = 0;
@@ -822,8 +829,10 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 			}
 			fprintf(out, "]}");
 		}
-		fprintf(out, "%s],\n  \"snap_markers_without_file\": %u,\n", v.nsnaps ? "\n  " : "",
-			v.snap_markers_missing);
+		fprintf(out,
+			"%s],\n  \"snap_markers_without_file\": %u,\n"
+			"  \"snapshot_files_without_marker\": %u,\n",
+			v.nsnaps ? "\n  " : "", v.snap_markers_missing, files_unmatched);
 		if (sum.pages_mae_over_swing >= 0)
 			fprintf(out, "  \"pages_mae_over_swing\": %.6f\n}\n",
 				sum.pages_mae_over_swing);
@@ -895,6 +904,8 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 		if (v.snap_markers_missing)
 			fprintf(out, " (%u SNAP markers without a snapshot file)",
 				v.snap_markers_missing);
+		if (files_unmatched)
+			fprintf(out, " (%u snapshot files without a SNAP marker)", files_unmatched);
 		fputc('\n', out);
 		for (uint32_t i = 0; i < v.nsnaps; i++)
 			fprintf(out,

@@ -50,6 +50,7 @@ snaps=$(sed -n 's/.*{"id": "\([^"]*\)", "t_ns": [0-9]*, "real_pages": \([0-9]*\)
 tap_is "snapshot series matched by SNAP ID (id real predicted)" "$snaps" "1 24 24;2 36 40;3 20 40;"
 tap_like "pages_mae_over_swing = 8 / 16" "$j" '"pages_mae_over_swing": 0.500000'
 tap_like "a SNAP marker without a snapshot file is counted" "$j" '"snap_markers_without_file": 1'
+tap_like "a snapshot file without a marker (7) is counted" "$j" '"snapshot_files_without_marker": 1'
 tap_like "layout: both root caches equal the attributes" "$j" \
 	'"layout": {"caches_compared": 2, "caches_mismatched": 0, "mismatches": []}'
 tap_like "end state totals (pages 20 vs 40, objects 32 vs 64)" "$j" \
