@@ -82,6 +82,7 @@ struct sim {
 	struct u64map name_cache;   /* name id -> policy cache id */
 	struct u64map learned;	    /* learn_key(site, osz, slot) -> name id + 1 */
 	struct u64map cache_by_key; /* learn_key(site, osz, slot) -> policy cache id */
+	struct u64map geom_name;    /* geom_key(osz, slot) -> name id + 1 (sim_name_geometry) */
 	uint32_t *root_of;	    /* policy cache id -> its root id + 1 (0: not known yet) */
 	uint32_t root_cap;
 	struct cache_acct *acct;
@@ -179,6 +180,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->name_cache);
 	u64map_init(&s->learned);
 	u64map_init(&s->cache_by_key);
+	u64map_init(&s->geom_name);
 	u64map_init(&s->violations);
 	u64map_init(&s->violation_addr);
 	strtab_init(&s->names);
@@ -209,6 +211,7 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->name_cache);
 	u64map_fini(&s->learned);
 	u64map_fini(&s->cache_by_key);
+	u64map_fini(&s->geom_name);
 	free(s->root_of);
 	u64map_fini(&s->violations);
 	u64map_fini(&s->violation_addr);
@@ -238,6 +241,11 @@ static uint64_t learn_key(uint32_t site, uint64_t osz, uint64_t slot)
 {
 	const uint64_t m = (1u << 23) - 1;
 	return ((uint64_t)site << 46) | ((osz & m) << 23) | (slot & m);
+}
+
+static uint64_t geom_key(uint64_t osz, uint64_t slot)
+{
+	return ((osz & ((1u << 23) - 1)) << 23) | (slot & ((1u << 23) - 1));
 }
 
 /* Infer how the recorded cache was created from its object size and slot
@@ -288,7 +296,8 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 			*id = (uint32_t)v;
 			return 0;
 		}
-		if (u64map_get(&s->learned, key, &v)) {
+		if (u64map_get(&s->learned, key, &v) ||
+		    u64map_get(&s->geom_name, geom_key(ev->bytes_req, ev->bytes_alloc), &v)) {
 			name = strtab_str(&s->names, (uint32_t)(v - 1));
 		} else {
 			(void)snprintf(buf, sizeof(buf), ":unnamed-%" PRIu64 "-%" PRIu64,
@@ -1443,4 +1452,14 @@ void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *o
 uint64_t sim_unattributed_frees(const struct sim *s)
 {
 	return s->unattributed_frees;
+}
+
+int sim_name_geometry(struct sim *s, uint32_t object_size, uint32_t slot_size, const char *name,
+		      struct err *e)
+{
+	uint32_t nid;
+	if (strtab_intern(&s->names, name, &nid) ||
+	    u64map_put(&s->geom_name, geom_key(object_size, slot_size), (uint64_t)nid + 1))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	return 0;
 }

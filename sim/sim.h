@@ -146,6 +146,13 @@ bool sim_find_cache(const struct sim *s, const char *name, uint32_t *id);
 int sim_define_cache(struct sim *s, const struct policy_cache_spec *spec, uint32_t *id,
 		     struct err *e);
 
+/* Name the cache of kmem_cache_alloc events of (object_size, slot_size)
+ * whose name the trace does not tell (6.1 allocations name no cache, and
+ * the name pass learns only from objects freed in the trace): when the
+ * recorded kernel had exactly one cache of that geometry, it is that one. */
+int sim_name_geometry(struct sim *s, uint32_t object_size, uint32_t slot_size, const char *name,
+		      struct err *e);
+
 /* Start cache id with nr_objs live objects in nr_slabs slabs (a start
  * /proc/slabinfo). A later free of a pointer the trace never allocated that
  * names the cache takes one of them, chosen at random (GSL, fixed seed),

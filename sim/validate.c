@@ -454,6 +454,50 @@ static int cmp_end(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+static bool kmalloc_name(const char *n)
+{
+	return strncmp(n, "kmalloc-", 8) == 0 || strncmp(n, "dma-kmalloc-", 12) == 0;
+}
+
+/* The name /proc/slabinfo (and the trace) give root row r: its own, or for
+ * a merged root (":A-0000064") the alias that slabinfo.txt lists. */
+static const char *slabinfo_name(const struct capture *c, const struct capture_attrs_row *r)
+{
+	if (r->name[0] != ':')
+		return r->name;
+	for (uint32_t i = 0; i < c->attrs.n; i++) {
+		const struct capture_attrs_row *a = &c->attrs.rows[i];
+		if (a->link_target && strcmp(a->link_target, r->name) == 0 &&
+		    capture_slabinfo_find(&c->end, a->name))
+			return a->name;
+	}
+	return NULL;
+}
+
+/* Name unnamed allocations by geometry where the recorded kernel had one
+ * root cache of that (object_size, slab_size). */
+static int name_geometries(struct sim *s, const struct capture *c, struct err *e)
+{
+	const struct capture_attrs *a = &c->attrs;
+	for (uint32_t i = 0; i < a->n; i++) {
+		const struct capture_attrs_row *r = &a->rows[i];
+		int64_t osz = r->v[CAPTURE_A_OBJECT_SIZE], sz = r->v[CAPTURE_A_SLAB_SIZE];
+		if (r->link_target || osz <= 0 || sz <= 0 || kmalloc_name(r->name))
+			continue;
+		uint32_t same = 0;
+		for (uint32_t j = 0; j < a->n; j++)
+			same += !a->rows[j].link_target &&
+				a->rows[j].v[CAPTURE_A_OBJECT_SIZE] == osz &&
+				a->rows[j].v[CAPTURE_A_SLAB_SIZE] == sz;
+		const char *name = slabinfo_name(c, r);
+		int rc;
+		if (same == 1 && name &&
+		    (rc = sim_name_geometry(s, (uint32_t)osz, (uint32_t)sz, name, e)))
+			return rc;
+	}
+	return 0;
+}
+
 /* Define the caches the capture's slabinfo files name, from slab-attrs.tsv
  * (or, without it, from the slot size), and start them from the start
  * snapshot when there is one. */
@@ -461,6 +505,8 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 {
 	const struct capture_slabinfo *lists[2] = {&c->start, &c->end};
 	int rc;
+	if (c->has_attrs && c->has_end && (rc = name_geometries(s, c, e)))
+		return rc;
 	for (int l = 0; l < 2; l++) {
 		for (uint32_t i = 0; i < lists[l]->n; i++) {
 			const struct capture_slabinfo_row *row = &lists[l]->rows[i];
