@@ -40,6 +40,13 @@ const char *const sim_anomaly_names[SIM_AN_NR] = {
 
 #define ZERO_SIZE_PTR 16
 
+/* A raw kernel address (no_hash_pointers, slub_debug, nohash-ptr): the
+ * direct map and vmalloc live in the top half. Hashed pointers are 32-bit. */
+static bool is_raw_ptr(uint64_t p)
+{
+	return p >> 47 == 0x1ffff;
+}
+
 /* One live object. */
 struct live {
 	struct policy_obj obj;
@@ -83,6 +90,7 @@ struct sim {
 	struct u64map learned;	    /* learn_key(site, osz, slot) -> name id + 1 */
 	struct u64map cache_by_key; /* learn_key(site, osz, slot) -> policy cache id */
 	struct u64map geom_name;    /* geom_key(osz, slot) -> name id + 1 (sim_name_geometry) */
+	struct u64map trace_slab;   /* raw pointers: the trace's slab base -> root cache id + 1 */
 	uint32_t *root_of;	    /* policy cache id -> its root id + 1 (0: not known yet) */
 	uint32_t root_cap;
 	struct cache_acct *acct;
@@ -181,6 +189,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->learned);
 	u64map_init(&s->cache_by_key);
 	u64map_init(&s->geom_name);
+	u64map_init(&s->trace_slab);
 	u64map_init(&s->violations);
 	u64map_init(&s->violation_addr);
 	strtab_init(&s->names);
@@ -212,6 +221,7 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->learned);
 	u64map_fini(&s->cache_by_key);
 	u64map_fini(&s->geom_name);
+	u64map_fini(&s->trace_slab);
 	free(s->root_of);
 	u64map_fini(&s->violations);
 	u64map_fini(&s->violation_addr);
@@ -527,6 +537,13 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		return err_set(e, rc, "out of memory");
 	if ((rc = u64map_put(&s->live_index, ev->ptr, idx)))
 		return err_set(e, rc, "out of memory");
+	if (l->acct != UINT32_MAX && is_raw_ptr(ev->ptr)) {
+		/* slabs are naturally aligned blocks of the page allocator:
+		 * remember which cache this one of the real kernel belongs to */
+		uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << l->obj.order) - 1;
+		if ((rc = u64map_put(&s->trace_slab, ev->ptr & ~mask, (uint64_t)l->acct + 1)))
+			return err_set(e, rc, "out of memory");
+	}
 
 	struct site_acct *st = &s->site[site];
 	st->allocs++;
@@ -572,6 +589,26 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	return 0;
 }
 
+/* The cache of a freed raw pointer the trace never allocated, from the
+ * slabs of the real kernel that traced allocations were seen in. */
+static bool slab_cache_of(struct sim *s, uint64_t ptr, uint32_t *cid)
+{
+	if (!is_raw_ptr(ptr))
+		return false;
+	for (uint32_t order = 0; order < POLICY_MAX_ORDER; order++) {
+		uint64_t v, mask = ((uint64_t)POLICY_PAGE_SIZE << order) - 1;
+		if (!u64map_get(&s->trace_slab, ptr & ~mask, &v))
+			continue;
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, (uint32_t)(v - 1), &ci);
+		if (ci.g.order == order) {
+			*cid = (uint32_t)(v - 1);
+			return true;
+		}
+	}
+	return false;
+}
+
 static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	uint32_t cpu = fold_cpu(s, ev);
@@ -588,7 +625,8 @@ static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 	if (!u64map_del(&s->live_index, ev->ptr, &idx64)) {
 		anomaly(s, SIM_AN_FREE_UNKNOWN, ev->line);
 		uint32_t cid;
-		if (!ev->name || !sim_find_cache(s, ev->name, &cid)) {
+		if (ev->name ? !sim_find_cache(s, ev->name, &cid)
+			     : !slab_cache_of(s, ev->ptr, &cid)) {
 			s->unattributed_frees++;
 			return 0;
 		}

@@ -118,6 +118,21 @@ capture: nr_cpu_ids 2 (possible)"
 tap_like "replay config: kernel 6.1, 2 CPUs" "$r" "allocator slub, kernel 6.1, align natural, slub_debug -, nr_cpus 2"
 
 # ---------------------------------------------------------------------------
+# Raw pointers (capture-b, no_hash_pointers): a kfree names no cache in 6.1,
+# but a raw address lies in a naturally aligned slab. Start: kmalloc-4k 7
+# objects in 1 slab (8 slots, order 3 = 32 KiB). The traced kmalloc at
+# ffff888005007000 fills the free slot and shows that the 32 KiB block at
+# ffff888005000000 is a kmalloc-4k slab; the kfree of ffff888005001000 (never
+# allocated in the trace) is in it: one start object is freed (7 + 1 - 1 = 7
+# live). The kfree of ffff888009000000 lies in no known slab: unattributed.
+# ---------------------------------------------------------------------------
+"$bin" validate "$data/capture-b" --no-db -q --format json > "$tmp/b.json"
+b=$(cat "$tmp/b.json")
+tap_like "raw pointer: a kfree of a start object is found by its slab" "$b" \
+	'"slabs": 1, "pages": 8, "live_objs": 7}, "untraced_allocations": 0, "start_objs_freed": 1}'
+tap_like "raw pointer in no known slab: unattributed" "$b" '"unattributed_frees": 1'
+
+# ---------------------------------------------------------------------------
 # Metadata: a capture per case, with the trace of capture-a.
 # ---------------------------------------------------------------------------
 # mkcap DIR UNAME CMDLINE NCPUS
