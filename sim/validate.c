@@ -729,7 +729,7 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 		.start_state = c->has_start,
 		.pages_mae_over_swing = -1,
 	};
-	uint64_t abs_err = 0;
+	uint64_t abs_err = 0, real_slabs = 0, pred_slabs = 0;
 	for (uint32_t i = 0; i < nrows; i++) {
 		const struct end_row *er = &rows[i];
 		if (er->in_real)
@@ -741,6 +741,8 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 		sum.real_active += er->real_active;
 		sum.predicted_active += er->m.active_objs;
 		sum.untraced_frees += er->m.untraced_frees;
+		real_slabs += er->real_slabs;
+		pred_slabs += er->m.slabs;
 		abs_err += er->real_pages > er->m.pages ? er->real_pages - er->m.pages
 							: er->m.pages - er->real_pages;
 	}
@@ -821,14 +823,16 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 			"  \"end_state\": {\"has_slabinfo\": %s, \"start_state\": %s, "
 			"\"caches_compared\": %u, "
 			"\"real\": {\"active_objs\": %" PRIu64 ", \"total_objs\": %" PRIu64
-			", \"pages\": %" PRIu64 "}, \"predicted\": {\"active_objs\": %" PRIu64
-			", \"total_objs\": %" PRIu64 ", \"pages\": %" PRIu64
+			", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
+			"}, \"predicted\": {\"active_objs\": %" PRIu64 ", \"total_objs\": %" PRIu64
+			", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
 			"}, \"weighted_page_error\": %.6f, \"untraced_allocations\": %" PRIu64
 			", \"unattributed_frees\": %" PRIu64,
 			c->has_end ? "true" : "false", c->has_start ? "true" : "false",
-			sum.caches_compared, sum.real_active, sum.real_objs, sum.real_pages,
-			sum.predicted_active, sum.predicted_objs, sum.predicted_pages,
-			sum.weighted_page_error, sum.untraced_frees, sum.unattributed_frees);
+			sum.caches_compared, sum.real_active, sum.real_objs, real_slabs,
+			sum.real_pages, sum.predicted_active, sum.predicted_objs, pred_slabs,
+			sum.predicted_pages, sum.weighted_page_error, sum.untraced_frees,
+			sum.unattributed_frees);
 		if (!c->has_start)
 			fprintf(out, ", \"pre_trace_remainder_pages\": %" PRId64,
 				(int64_t)(sum.real_pages - sum.predicted_pages));

@@ -53,8 +53,8 @@ tap_like "a SNAP marker without a snapshot file is counted" "$j" '"snap_markers_
 tap_like "a snapshot file without a marker (7) is counted" "$j" '"snapshot_files_without_marker": 1'
 tap_like "layout: both root caches equal the attributes" "$j" \
 	'"layout": {"caches_compared": 2, "caches_mismatched": 0, "mismatches": []}'
-tap_like "end state totals: real" "$j" '"real": {"active_objs": 28, "total_objs": 32, "pages": 20}, "predicted": {'
-tap_like "end state totals: predicted objects 64, pages 40" "$j" '"total_objs": 64, "pages": 40}, "weighted_page_error"'
+tap_like "end state totals: real" "$j" '"real": {"active_objs": 28, "total_objs": 32, "slabs": 3, "pages": 20}, "predicted": {'
+tap_like "end state totals: predicted objects 64, slabs 4 + 2, pages 40" "$j" '"total_objs": 64, "slabs": 6, "pages": 40}, "weighted_page_error"'
 tap_like "memory-weighted page error 20/20" "$j" '"weighted_page_error": 1.000000'
 tap_like "kmalloc-4k end state: 4 slabs, every slot active" "$j" \
 	'{"name": "kmalloc-4k", "in_real": true, "in_model": true, "real": {"active_objs": 16, "total_objs": 16, "slabs": 2, "pages": 16}, "predicted": {"active_objs": 32, "total_objs": 32, "slabs": 4, "pages": 32, "live_objs": 16}'
