@@ -23,8 +23,8 @@ static const struct cli_cmd commands[] = {
 	 cmd_replay, usage_replay},
 	{"layout", "layout", "print the geometry of every kmalloc cache of a model", cmd_layout,
 	 usage_layout},
-	{"validate", "validate CAPTURE_DIR",
-	 "compare a model with the kernel that recorded a capture", cmd_validate, usage_validate},
+	{"validate", "validate DIR", "compare a model with the kernel that recorded a capture",
+	 cmd_validate, usage_validate},
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

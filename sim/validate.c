@@ -15,8 +15,9 @@
 
 enum policy_kernel val_kernel_profile(uint32_t major, uint32_t minor)
 {
-	(void)minor;
-	return major >= 6 ? POLICY_KERNEL_6_1 : POLICY_KERNEL_5_4;
+	/* the 6.1 rules are there from 5.16 (per-CPU partial lists limited by
+	 * slabs; the mid-object free pointer and kmalloc-cg-N came before) */
+	return major > 5 || (major == 5 && minor >= 16) ? POLICY_KERNEL_6_1 : POLICY_KERNEL_5_4;
 }
 
 /* The letters of one slub_debug block as policy_parse_slub_debug takes

@@ -29,8 +29,8 @@
 int val_capture_model(const struct capture *c, struct cli_model *m, uint32_t given, FILE *notes,
 		      struct err *e);
 
-/* The kernel profile for kernel version major.minor: 6.1 from 6.0 up, 5.4
- * below (the two profiles the models have). */
+/* The kernel profile for kernel version major.minor, the closer of the two
+ * the models have: 6.1 from 5.16 up, 5.4 below. */
 enum policy_kernel val_kernel_profile(uint32_t major, uint32_t minor);
 
 /* The spec kmem_cache_create() must have had for a /sys/kernel/slab row:

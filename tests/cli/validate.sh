@@ -163,6 +163,10 @@ tap_is "explicit options override the capture: no notes" "$(conf m2 --kernel 5.4
 "$bin" replay m2 --no-db --format json --kernel 5.4 --nr-cpus 2 --slub-debug Z 2>/dev/null > "$tmp/m2o.json"
 tap_like "explicit options override the capture: config" "$(cat "$tmp/m2o.json")" \
 	'"kernel": "5.4", "align": "natural", "slub_debug": "Z", "nr_cpus": 2'
+mkcap m5 "Linux h 5.15.0-91-generic #101" "" "possible=2\n"
+tap_like "5.15 -> profile 5.4" "$(conf m5)" "capture: kernel 5.15.0-91-generic -> profile 5.4"
+mkcap m6 "Linux h 5.16.20 #1" "" "possible=2\n"
+tap_like "5.16 -> profile 6.1" "$(conf m6)" "capture: kernel 5.16.20 -> profile 6.1"
 mkcap m3 "Linux h 6.1.0-57-amd64 #1" "slub_debug=FZPU;-" "possible=2\n"
 tap_like "'-' resets the flags (6.1)" "$(conf m3)" "capture: slub_debug - for every cache"
 mkcap m4 "Linux h 6.1.0-57-amd64 #1" "slub_debug=FZPUO" "possible=2\n"
