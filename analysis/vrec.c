@@ -25,7 +25,9 @@ static const char vrec_schema_sql[] =
 	" snapshots INTEGER NOT NULL,"
 	" pages_mae_over_swing REAL,"
 	" untraced_frees INTEGER NOT NULL,"
-	" unattributed_frees INTEGER NOT NULL"
+	" unattributed_frees INTEGER NOT NULL,"
+	" anchor_id TEXT,"
+	" pages_mae_over_swing_unanchored REAL"
 	");"
 	"CREATE TABLE IF NOT EXISTS validation_layout ("
 	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
@@ -59,6 +61,8 @@ static const char vrec_schema_sql[] =
 	" t_ns INTEGER NOT NULL,"
 	" real_pages INTEGER NOT NULL,"
 	" predicted_pages INTEGER NOT NULL,"
+	" anchor INTEGER NOT NULL,"
+	" predicted_unanchored INTEGER NOT NULL,"
 	" PRIMARY KEY (run_id, seq)"
 	") WITHOUT ROWID;";
 
@@ -110,8 +114,9 @@ int vrec_summary(struct rec *r, const struct vrec_summary *v, struct err *e)
 		      " layout_compared, layout_mismatched, caches_compared, real_pages,"
 		      " predicted_pages, weighted_page_error, real_objs, predicted_objs,"
 		      " real_active, predicted_active, snapshots, pages_mae_over_swing,"
-		      " untraced_frees, unattributed_frees) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-		      " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+		      " untraced_frees, unattributed_frees, anchor_id,"
+		      " pages_mae_over_swing_unanchored) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+		      " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
 		      &st, e);
 	if (rc)
 		return rc;
@@ -138,6 +143,11 @@ int vrec_summary(struct rec *r, const struct vrec_summary *v, struct err *e)
 		sqlite3_bind_null(st, 16);
 	bind_u(st, 17, v->untraced_frees);
 	bind_u(st, 18, v->unattributed_frees);
+	bind_text(st, 19, v->anchor_id);
+	if (v->pages_mae_over_swing_unanchored >= 0)
+		sqlite3_bind_double(st, 20, v->pages_mae_over_swing_unanchored);
+	else
+		sqlite3_bind_null(st, 20);
 	return step(st, e);
 }
 
@@ -194,7 +204,8 @@ int vrec_snapshot(struct rec *r, const struct vrec_snapshot_row *row, struct err
 	sqlite3_stmt *st;
 	int rc = prep(r,
 		      "INSERT INTO validation_snapshots (run_id, seq, id, t_ns, real_pages,"
-		      " predicted_pages) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+		      " predicted_pages, anchor, predicted_unanchored)"
+		      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 		      &st, e);
 	if (rc)
 		return rc;
@@ -203,5 +214,7 @@ int vrec_snapshot(struct rec *r, const struct vrec_snapshot_row *row, struct err
 	bind_u(st, 4, row->t_ns);
 	bind_u(st, 5, row->real_pages);
 	bind_u(st, 6, row->predicted_pages);
+	bind_u(st, 7, row->anchor);
+	bind_u(st, 8, row->predicted_unanchored);
 	return step(st, e);
 }

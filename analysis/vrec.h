@@ -25,7 +25,11 @@ struct vrec_summary {
 	uint64_t real_objs, predicted_objs;
 	uint64_t real_active, predicted_active;
 	uint32_t snapshots;
-	double pages_mae_over_swing; /* < 0: undefined (fewer than 2 snapshots, no swing) */
+	double pages_mae_over_swing; /* < 0: undefined (too few snapshots, no swing) */
+	/* without slabinfo-start.txt: the snapshot taken as the start state
+	 * (NULL if none), and the figure without it (< 0: undefined) */
+	const char *anchor_id;
+	double pages_mae_over_swing_unanchored;
 	uint64_t untraced_frees, unattributed_frees;
 };
 
@@ -51,6 +55,8 @@ struct vrec_snapshot_row {
 	const char *id;
 	uint64_t t_ns;
 	uint64_t real_pages, predicted_pages;
+	bool anchor;
+	uint64_t predicted_unanchored;
 };
 
 int vrec_summary(struct rec *r, const struct vrec_summary *v, struct err *e);

@@ -1468,6 +1468,7 @@ void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *o
 	out->name = ci.name;
 	out->root = ci.alias_of == id;
 	out->kmalloc = ci.kmalloc;
+	out->object_size = ci.g.object_size;
 	out->slot_size = ci.g.size;
 	out->objs_per_slab = ci.g.objs_per_slab;
 	out->pages_per_slab = 1u << ci.g.order;

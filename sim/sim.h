@@ -165,7 +165,7 @@ struct sim_cache_state {
 	const char *name;
 	bool root; /* false for an alias: its figures are its root's */
 	bool kmalloc;
-	uint32_t slot_size, objs_per_slab, pages_per_slab;
+	uint32_t object_size, slot_size, objs_per_slab, pages_per_slab;
 	uint64_t slabs, pages, total_objects;
 	uint64_t active_objs; /* as SLUB's /proc/slabinfo counts them */
 	uint64_t live_objs, live_req_bytes;

@@ -346,6 +346,8 @@ struct snap_res {
 	char *id;
 	uint64_t t_ns;
 	uint64_t real_pages, pred_pages;
+	uint64_t pred_unanchored; /* the prediction of the model without an anchor */
+	bool anchor;		  /* the snapshot the pre-trace remainder was taken from */
 	uint32_t ncaches;
 	struct snap_cache {
 		const char *name; /* borrowed from the sim or the slabinfo (kept) */
@@ -356,6 +358,9 @@ struct snap_res {
 
 struct vctx {
 	struct capture *c;
+	bool anchor;	       /* top up the pre-trace remainder at the first snapshot */
+	uint64_t anchor_pages; /* pages added there */
+	uint64_t anchor_objs;
 	struct snap_res *snaps;
 	uint32_t nsnaps, cap;
 	uint32_t snap_markers_missing; /* SNAP markers with no snapshot file */
@@ -369,6 +374,9 @@ static bool have_snapshot(const struct capture *c, const char *id)
 			return true;
 	return false;
 }
+
+static int define_cache(struct sim *s, const struct capture *c,
+			const struct capture_slabinfo_row *row, struct err *e);
 
 static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struct err *e)
 {
@@ -422,6 +430,98 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 			struct sim_cache_state cs;
 			sim_cache_state(s, id2, &cs);
 			sc->pred_pages = cs.pages;
+		}
+	}
+	if (!v->anchor || v->nsnaps != 1)
+		return 0;
+	/* No start snapshot (a boot capture): the first snapshot is the start
+	 * state. What the kernel held beyond the model there (objects made
+	 * before tracing began) is added as live objects in slabs; later frees
+	 * of pointers the trace never allocated take from them. */
+	r->anchor = true;
+	struct deficit {
+		uint32_t id;
+		uint64_t slabs, objs;
+		int64_t osz, size; /* geometry of the recorded cache, -1 unknown */
+	} *d = calloc(r->si.n ? r->si.n : 1, sizeof(*d));
+	if (!d)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	int rc2 = 0;
+	for (uint32_t i = 0; i < r->si.n; i++) {
+		const struct capture_slabinfo_row *row = &r->si.rows[i];
+		uint32_t id2;
+		d[i].osz = d[i].size = -1;
+		if (!row->num_slabs)
+			continue;
+		if (!sim_find_cache(s, row->name, &id2)) {
+			if ((rc2 = define_cache(s, v->c, row, e)))
+				break;
+			if (!sim_find_cache(s, row->name, &id2))
+				continue;
+		}
+		struct sim_cache_state cs;
+		sim_cache_state(s, id2, &cs);
+		if (!cs.root)
+			continue;
+		uint64_t real_slabs = row->num_slabs * row->pagesperslab / cs.pages_per_slab;
+		if (real_slabs <= cs.slabs)
+			continue;
+		d[i].id = id2;
+		d[i].slabs = real_slabs - cs.slabs;
+		d[i].objs =
+			row->active_objs > cs.active_objs ? row->active_objs - cs.active_objs : 0;
+		const struct capture_attrs_row *ar =
+			v->c->has_attrs ? attrs_root(&v->c->attrs, row->name) : NULL;
+		if (ar) {
+			d[i].osz = ar->v[CAPTURE_A_OBJECT_SIZE];
+			d[i].size = ar->v[CAPTURE_A_SLAB_SIZE];
+		}
+	}
+	/* Model caches the snapshot does not name (allocations whose cache the
+	 * trace never named) hold part of what named caches of their geometry
+	 * lack: count their slabs against those deficits first. */
+	n = sim_nr_caches(s);
+	for (uint32_t id2 = 0; !rc2 && id2 < n; id2++) {
+		struct sim_cache_state cs;
+		sim_cache_state(s, id2, &cs);
+		if (!cs.root || !cs.slabs || capture_slabinfo_find(&r->si, cs.name))
+			continue;
+		uint64_t left = cs.slabs, objs_left = cs.active_objs;
+		for (uint32_t i = 0; left && i < r->si.n; i++) {
+			if (!d[i].slabs || d[i].osz != cs.object_size || d[i].size != cs.slot_size)
+				continue;
+			uint64_t take = left < d[i].slabs ? left : d[i].slabs;
+			uint64_t otake = objs_left * take / left;
+			d[i].slabs -= take;
+			d[i].objs -= otake < d[i].objs ? otake : d[i].objs;
+			left -= take;
+			objs_left -= otake;
+		}
+	}
+	for (uint32_t i = 0; !rc2 && i < r->si.n; i++) {
+		if (!d[i].slabs)
+			continue;
+		struct sim_cache_state cs;
+		sim_cache_state(s, d[i].id, &cs);
+		uint64_t objs = d[i].objs;
+		if (objs > d[i].slabs * cs.objs_per_slab)
+			objs = d[i].slabs * cs.objs_per_slab;
+		if ((rc2 = sim_prepopulate(s, d[i].id, objs, d[i].slabs, e)))
+			break;
+		v->anchor_pages += d[i].slabs * cs.pages_per_slab;
+		v->anchor_objs += objs;
+	}
+	free(d);
+	if (rc2)
+		return rc2;
+	sim_totals(s, &t);
+	r->pred_pages = t.slab_pages;
+	for (uint32_t i = 0; i < r->ncaches; i++) {
+		uint32_t id2;
+		if (sim_find_cache(s, r->caches[i].name, &id2)) {
+			struct sim_cache_state cs;
+			sim_cache_state(s, id2, &cs);
+			r->caches[i].pred_pages = cs.pages;
 		}
 	}
 	return 0;
@@ -499,6 +599,29 @@ static int name_geometries(struct sim *s, const struct capture *c, struct err *e
 	return 0;
 }
 
+/* Define the cache of a slabinfo row from slab-attrs.tsv, or from the slot
+ * size when the capture has no attributes for it. A cache the model cannot
+ * lay out is left to the trace. */
+static int define_cache(struct sim *s, const struct capture *c,
+			const struct capture_slabinfo_row *row, struct err *e)
+{
+	struct policy_cache_spec spec;
+	const struct capture_attrs_row *ar = c->has_attrs ? attrs_root(&c->attrs, row->name) : NULL;
+	uint32_t id;
+	if (!ar || !val_attrs_spec(ar, &spec)) {
+		memset(&spec, 0, sizeof(spec));
+		spec.object_size = row->objsize;
+		spec.align = 8;
+		spec.no_merge = true;
+	}
+	spec.name = row->name;
+	struct policy_cfg plain = sim_policy(s)->cfg;
+	struct policy_geom g;
+	if (layout_slub(&plain, &spec, &g, NULL))
+		return 0;
+	return sim_define_cache(s, &spec, &id, e);
+}
+
 /* Define the caches the capture's slabinfo files name, from slab-attrs.tsv
  * (or, without it, from the slot size), and start them from the start
  * snapshot when there is one. */
@@ -514,23 +637,7 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 			uint32_t id;
 			if (sim_find_cache(s, row->name, &id))
 				continue;
-			struct policy_cache_spec spec;
-			const struct capture_attrs_row *ar =
-				c->has_attrs ? attrs_root(&c->attrs, row->name) : NULL;
-			if (!ar || !val_attrs_spec(ar, &spec)) {
-				/* the slot size is all slabinfo tells */
-				memset(&spec, 0, sizeof(spec));
-				spec.object_size = row->objsize;
-				spec.align = 8;
-				spec.no_merge = true;
-			}
-			spec.name = row->name;
-			struct policy_cfg plain = sim_policy(s)->cfg;
-			struct policy_geom g;
-			/* a cache the model cannot lay out is left to the trace */
-			if (layout_slub(&plain, &spec, &g, NULL))
-				continue;
-			if ((rc = sim_define_cache(s, &spec, &id, e)))
+			if ((rc = define_cache(s, c, row, e)))
 				return rc;
 		}
 	}
@@ -622,11 +729,47 @@ static void layout_check(const struct capture *c, const struct sim *s, struct la
 	}
 }
 
-int val_run(const struct val_opts *o, struct capture *c, struct err *e)
+/* Build the model of o for c, name its caches, start it (slabinfo-start.txt)
+ * and replay the trace, comparing at every SNAP marker into v. rec may be
+ * NULL. OUT: *out, the model after the replay, and *trout, the trace reader
+ * (open until the run is recorded). */
+static int replay_pass(const struct val_opts *o, struct capture *c, struct rec *rec, struct vctx *v,
+		       bool notes, struct sim **out, struct trace_reader **trout, struct err *e)
 {
 	struct sim_opts so = {0};
-	struct vctx v = {.c = c};
+	struct trace_reader *tr = NULL;
 	struct sim *s = NULL;
+	int rc;
+	so.ops = policy_find(o->model.allocator);
+	so.cfg = o->model.cfg;
+	so.progress = o->progress;
+	so.on_marker = on_snap;
+	so.marker_ctx = v;
+	so.sample_every_events = 1000;
+	so.sample_caches = false;
+	if ((rc = sim_create(&so, &s, e)))
+		return rc;
+	struct trace_opts lax = {.strict = false};
+	if ((rc = setup_caches(s, c, notes ? o->notes : NULL, e)) ||
+	    (rc = trace_open(c->trace, &lax, &tr, e)) || (rc = sim_learn_names(s, tr, e)))
+		goto fail;
+	trace_close(tr);
+	tr = NULL;
+	if ((rc = trace_open(c->trace, &lax, &tr, e)) || (rc = sim_replay(s, tr, rec, e)))
+		goto fail;
+	*out = s;
+	*trout = tr; /* its line counts are recorded with the run */
+	return 0;
+fail:
+	trace_close(tr);
+	sim_destroy(s);
+	return rc;
+}
+
+int val_run(const struct val_opts *o, struct capture *c, struct err *e)
+{
+	struct vctx v = {.c = c}, v0 = {.c = c};
+	struct sim *s = NULL, *s0 = NULL;
 	struct trace_reader *tr = NULL;
 	struct rec *rec = NULL;
 	struct layout_res *lay = NULL;
@@ -636,37 +779,28 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 	double t0 = cli_now();
 	FILE *out = o->out;
 
-	so.ops = policy_find(o->model.allocator);
-	so.cfg = o->model.cfg;
-	so.progress = o->progress;
-	so.on_marker = on_snap;
-	so.marker_ctx = &v;
-	so.sample_every_events = 1000;
-	so.sample_caches = false;
-	if (strcmp(so.ops->name, "slub") != 0)
+	if (strcmp(o->model.allocator, "slub") != 0)
 		return err_set(e, SLABSIM_EUSAGE,
 			       "validate compares with SLUB's /sys/kernel/slab and /proc/slabinfo: "
 			       "use --allocator slub");
-	if ((rc = sim_create(&so, &s, e)))
-		return rc;
-	if ((rc = setup_caches(s, c, o->notes, e)))
-		goto out;
-	if (c->has_attrs)
-		layout_check(c, s, &lay, &nlay);
-
-	struct trace_opts lax = {.strict = false};
-	if ((rc = trace_open(c->trace, &lax, &tr, e)) || (rc = sim_learn_names(s, tr, e)))
-		goto out;
-	trace_close(tr);
-	tr = NULL;
-	if ((rc = trace_open(c->trace, &lax, &tr, e)))
-		goto out;
+	/* a boot capture: the first snapshot is the start state (see on_snap);
+	 * a first pass without it gives the unanchored series */
+	v.anchor = o->anchor && !c->has_start && c->nsnapshots > 0;
+	if (v.anchor) {
+		if ((rc = replay_pass(o, c, NULL, &v0, false, &s0, &tr, e)))
+			goto out;
+		sim_destroy(s0);
+		s0 = NULL;
+		trace_close(tr);
+		tr = NULL;
+	}
 	if (o->db) {
 		char cfg_json[700], model_json[512], dbg[8];
 		policy_slub_debug_str(o->model.cfg.slub_debug, dbg);
 		(void)cli_model_json(&o->model, model_json, sizeof(model_json));
-		(void)snprintf(cfg_json, sizeof(cfg_json), "{%s,\"sample_every\":\"1000ev\"}",
-			       model_json);
+		(void)snprintf(cfg_json, sizeof(cfg_json),
+			       "{%s,\"sample_every\":\"1000ev\",\"anchor\":%s}", model_json,
+			       v.anchor ? "true" : "false");
 		struct rec_run_info info = {
 			.command = "validate",
 			.trace_path = c->trace,
@@ -685,8 +819,16 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 		if ((rc = rec_open(o->db, &rec, e)) || (rc = rec_run_begin(rec, &info, NULL, e)))
 			goto out;
 	}
-	if ((rc = sim_replay(s, tr, rec, e)))
+	if ((rc = replay_pass(o, c, rec, &v, true, &s, &tr, e)))
 		goto out;
+	if (c->has_attrs)
+		layout_check(c, s, &lay, &nlay);
+	for (uint32_t i = 0; i < v.nsnaps; i++) {
+		v.snaps[i].pred_unanchored = v.snaps[i].pred_pages;
+		for (uint32_t j = 0; v.anchor && j < v0.nsnaps; j++)
+			if (strcmp(v0.snaps[j].id, v.snaps[i].id) == 0)
+				v.snaps[i].pred_unanchored = v0.snaps[j].pred_pages;
+	}
 
 	/* ---- end state ---- */
 	uint32_t n = sim_nr_caches(s);
@@ -763,22 +905,34 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 			seen = strcmp(v.snaps[j].id, c->snapshot_ids[i]) == 0;
 		files_unmatched += !seen;
 	}
-	double mae = 0, swing = 0;
+	/* MAE over the scored snapshots (all but an anchor), divided by the
+	 * real swing over all of them; the unanchored figure over all */
+	double mae = 0, mae0 = 0, swing = 0, ratio0 = -1;
+	uint32_t scored = 0;
 	if (v.nsnaps) {
 		uint64_t lo = UINT64_MAX, hi = 0;
 		for (uint32_t i = 0; i < v.nsnaps; i++) {
 			const struct snap_res *r = &v.snaps[i];
-			mae += fabs((double)r->pred_pages - (double)r->real_pages);
+			if (!r->anchor) {
+				mae += fabs((double)r->pred_pages - (double)r->real_pages);
+				scored++;
+			}
+			mae0 += fabs((double)r->pred_unanchored - (double)r->real_pages);
 			if (r->real_pages < lo)
 				lo = r->real_pages;
 			if (r->real_pages > hi)
 				hi = r->real_pages;
 		}
-		mae /= v.nsnaps;
+		mae = scored ? mae / scored : 0;
+		mae0 /= v.nsnaps;
 		swing = (double)(hi - lo);
-		if (swing > 0)
+		if (swing > 0 && scored)
 			sum.pages_mae_over_swing = mae / swing;
+		if (swing > 0)
+			ratio0 = mae0 / swing;
 	}
+	sum.pages_mae_over_swing_unanchored = ratio0;
+	sum.anchor_id = v.anchor && v.nsnaps ? v.snaps[0].id : NULL;
 
 	/* ---- report ---- */
 	if (o->json) {
@@ -863,8 +1017,10 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 			json_str(out, r->id);
 			fprintf(out,
 				", \"t_ns\": %" PRIu64 ", \"real_pages\": %" PRIu64
-				", \"predicted_pages\": %" PRIu64 ", \"caches\": [",
-				r->t_ns, r->real_pages, r->pred_pages);
+				", \"predicted_pages\": %" PRIu64 ", \"anchor\": %s"
+				", \"predicted_pages_unanchored\": %" PRIu64 ", \"caches\": [",
+				r->t_ns, r->real_pages, r->pred_pages, r->anchor ? "true" : "false",
+				r->pred_unanchored);
 			bool f1 = true;
 			for (uint32_t j = 0; j < r->ncaches; j++) {
 				const struct snap_cache *sc = &r->caches[j];
@@ -884,6 +1040,18 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 			"%s],\n  \"snap_markers_without_file\": %u,\n"
 			"  \"snapshot_files_without_marker\": %u,\n",
 			v.nsnaps ? "\n  " : "", v.snap_markers_missing, files_unmatched);
+		fprintf(out, "  \"anchor\": ");
+		if (v.anchor && v.nsnaps)
+			fprintf(out,
+				"{\"id\": \"%s\", \"pages_added\": %" PRIu64
+				", \"objects_added\": %" PRIu64 "},\n",
+				v.snaps[0].id, v.anchor_pages, v.anchor_objs);
+		else
+			fprintf(out, "null,\n");
+		if (ratio0 >= 0)
+			fprintf(out, "  \"pages_mae_over_swing_unanchored\": %.6f,\n", ratio0);
+		else
+			fprintf(out, "  \"pages_mae_over_swing_unanchored\": null,\n");
 		if (sum.pages_mae_over_swing >= 0)
 			fprintf(out, "  \"pages_mae_over_swing\": %.6f\n}\n",
 				sum.pages_mae_over_swing);
@@ -958,20 +1126,38 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 		if (files_unmatched)
 			fprintf(out, " (%u snapshot files without a SNAP marker)", files_unmatched);
 		fputc('\n', out);
-		for (uint32_t i = 0; i < v.nsnaps; i++)
+		if (v.anchor && v.nsnaps)
 			fprintf(out,
-				"  %-12s t=%.6f s  real %7" PRIu64 " pages  predicted %7" PRIu64
-				"  error %+" PRId64 "\n",
-				v.snaps[i].id, (double)v.snaps[i].t_ns / 1e9, v.snaps[i].real_pages,
-				v.snaps[i].pred_pages,
-				(int64_t)(v.snaps[i].pred_pages - v.snaps[i].real_pages));
+				"  no slabinfo-start.txt: snapshot %s is the start state; the "
+				"kernel "
+				"held %" PRIu64 " pages (%" PRIu64
+				" objects) beyond the model there,\n  added to the model at that "
+				"marker (it is not scored; --no-anchor to turn off)\n",
+				v.snaps[0].id, v.anchor_pages, v.anchor_objs);
+		fprintf(out, "  %-14s %12s %8s %9s %8s%s\n", "id", "t", "real", "predicted",
+			"error", v.anchor ? "  unanchored" : "");
+		for (uint32_t i = 0; i < v.nsnaps; i++) {
+			const struct snap_res *r = &v.snaps[i];
+			fprintf(out, "  %-14s %10.6f s %8" PRIu64 " %9" PRIu64 " %+8" PRId64, r->id,
+				(double)r->t_ns / 1e9, r->real_pages, r->pred_pages,
+				(int64_t)(r->pred_pages - r->real_pages));
+			if (v.anchor)
+				fprintf(out, "  %10" PRIu64 "%s", r->pred_unanchored,
+					r->anchor ? "  (anchor)" : "");
+			fputc('\n', out);
+		}
 		if (sum.pages_mae_over_swing >= 0)
 			fprintf(out,
-				"pages_mae_over_swing %.4f (MAE %.1f pages, real swing %.0f)\n",
-				sum.pages_mae_over_swing, mae, swing);
+				"pages_mae_over_swing %.4f (MAE %.1f pages over %u snapshots, real "
+				"swing %.0f)\n",
+				sum.pages_mae_over_swing, mae, scored, swing);
 		else
 			fprintf(out, "pages_mae_over_swing undefined (%s)\n",
-				v.nsnaps < 2 ? "fewer than 2 snapshots" : "no real swing");
+				scored < 1 || v.nsnaps < 2 ? "too few snapshots" : "no real swing");
+		if (v.anchor && ratio0 >= 0)
+			fprintf(out,
+				"pages_mae_over_swing without the anchor %.4f (MAE %.1f pages)\n",
+				ratio0, mae0);
 	}
 
 	/* ---- database ---- */
@@ -1010,9 +1196,13 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 				goto out;
 		}
 		for (uint32_t i = 0; i < v.nsnaps; i++) {
-			struct vrec_snapshot_row sr = {i, v.snaps[i].id, v.snaps[i].t_ns,
+			struct vrec_snapshot_row sr = {i,
+						       v.snaps[i].id,
+						       v.snaps[i].t_ns,
 						       v.snaps[i].real_pages,
-						       v.snaps[i].pred_pages};
+						       v.snaps[i].pred_pages,
+						       v.snaps[i].anchor,
+						       v.snaps[i].pred_unanchored};
 			if ((rc = vrec_snapshot(rec, &sr, e)))
 				goto out;
 		}
@@ -1023,6 +1213,7 @@ out:
 	free(rows);
 	free(lay);
 	vctx_fini(&v);
+	vctx_fini(&v0);
 	rec_close(rec);
 	trace_close(tr);
 	sim_destroy(s);

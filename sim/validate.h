@@ -58,6 +58,9 @@ struct val_opts {
 	bool json;
 	const char *db; /* NULL = no database */
 	bool progress;
+	/* without slabinfo-start.txt, take the first snapshot as the start
+	 * state (the pre-trace remainder found there is added to the model) */
+	bool anchor;
 	FILE *out, *notes;
 };
 

@@ -86,7 +86,7 @@ tap_is "SQLite: the run is a validate run" "$(q "SELECT command, kernel, nr_cpus
 
 # The same in the table format.
 "$bin" validate "$cap" --no-db -q > "$tmp/v.txt" 2>&1
-tap_like "table: headline" "$(cat "$tmp/v.txt")" "pages_mae_over_swing 0.5000 (MAE 8.0 pages, real swing 16)"
+tap_like "table: headline" "$(cat "$tmp/v.txt")" "pages_mae_over_swing 0.5000 (MAE 8.0 pages over 3 snapshots, real swing 16)"
 
 # ---------------------------------------------------------------------------
 # Markers as labelled samples, and the phase summary. replay of the capture
@@ -116,6 +116,43 @@ tap_like "replay notes the configuration taken" "$(cat "$tmp/r.err")" \
 	"capture: kernel 6.1.0-57-amd64 -> profile 6.1
 capture: nr_cpu_ids 2 (possible)"
 tap_like "replay config: kernel 6.1, 2 CPUs" "$r" "allocator slub, kernel 6.1, align natural, slub_debug -, nr_cpus 2"
+
+# ---------------------------------------------------------------------------
+# The same capture without slabinfo-start.txt (a boot capture): the model
+# starts empty and snapshot 1 is its start state (the anchor).
+# At SNAP 1 the model has kmalloc-4k 1 slab (6 objects, the CPU slab: all 8
+# slots active) and no test_obj. Snapshot 1: kmalloc-4k 2 slabs, 16 active;
+# test_obj 2 slabs, 20 active. Added: kmalloc-4k 1 slab with 16 - 8 = 8
+# objects, test_obj 2 slabs with 20 objects: 16 pages, 28 objects; predicted
+# 24 = real 24 there (not scored).
+# 9 kmallocs: 2 fill the CPU slab, 7 go to a new one: kmalloc-4k 3 slabs =
+# 24 pages; test_obj 8 pages (its 8 frees take start objects). SNAP 2:
+# predicted 32, real 36 (-4). 9 kfrees return no page. SNAP 3: predicted 32,
+# real 20 (+12). MAE over snapshots 2 and 3 = (4 + 12) / 2 = 8; real swing
+# over all three 36 - 20 = 16 -> 0.5.
+# Unanchored: 8, 16, 16 pages vs 24, 36, 20: MAE (16 + 20 + 4) / 3 = 40/3,
+# / 16 = 0.833333.
+# ---------------------------------------------------------------------------
+mkdir boot && cp -r "$cap"/* boot/ && rm boot/slabinfo-start.txt
+"$bin" validate boot --db "$tmp/boot.db" -q --format json > "$tmp/boot.json"
+bj=$(cat "$tmp/boot.json")
+bsnaps=$(sed -n 's/.*{"id": "\([^"]*\)", "t_ns": [0-9]*, "real_pages": \([0-9]*\), "predicted_pages": \([0-9]*\), "anchor": \([a-z]*\), "predicted_pages_unanchored": \([0-9]*\).*/\1 \2 \3 \4 \5/p' "$tmp/boot.json" | tr '\n' ';')
+tap_is "boot capture: series (id real predicted anchor unanchored)" "$bsnaps" \
+	"1 24 24 true 8;2 36 32 false 16;3 20 32 false 16;"
+tap_like "boot capture: what the anchor added" "$bj" '"anchor": {"id": "1", "pages_added": 16, "objects_added": 28}'
+tap_like "boot capture: pages_mae_over_swing (4 + 12) / 2 / 16" "$bj" '"pages_mae_over_swing": 0.500000'
+tap_like "boot capture: unanchored 40/3 / 16" "$bj" '"pages_mae_over_swing_unanchored": 0.833333'
+tap_is "boot capture, SQLite: anchor and both figures" \
+	"$(sqlite3 -batch -init /dev/null "$tmp/boot.db" "SELECT anchor_id, round(pages_mae_over_swing, 6), round(pages_mae_over_swing_unanchored, 6), start_state FROM validations")" \
+	"1|0.5|0.833333|0"
+tap_is "boot capture, SQLite: series" \
+	"$(sqlite3 -batch -init /dev/null "$tmp/boot.db" "SELECT group_concat(id || ':' || anchor || ':' || predicted_pages || ':' || predicted_unanchored, ' ') FROM (SELECT * FROM validation_snapshots ORDER BY seq)")" \
+	"1:1:24:8 2:0:32:16 3:0:32:16"
+"$bin" validate boot --no-db -q --format json --no-anchor > "$tmp/boot0.json"
+tap_like "--no-anchor: the unanchored series is the headline" "$(cat "$tmp/boot0.json")" \
+	'"anchor": null,
+  "pages_mae_over_swing_unanchored": 0.833333,
+  "pages_mae_over_swing": 0.833333'
 
 # ---------------------------------------------------------------------------
 # Raw pointers (capture-b, no_hash_pointers): a kfree names no cache in 6.1,
