@@ -988,9 +988,13 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 			sum.real_pages, sum.predicted_active, sum.predicted_objs, pred_slabs,
 			sum.predicted_pages, sum.weighted_page_error, sum.untraced_frees,
 			sum.unattributed_frees);
+		/* the objects made before tracing began: what the anchor added, or
+		 * without one what the model lacks at the end */
 		if (!c->has_start)
 			fprintf(out, ", \"pre_trace_remainder_pages\": %" PRId64,
-				(int64_t)(sum.real_pages - sum.predicted_pages));
+				v.anchor && v.nsnaps
+					? (int64_t)v.anchor_pages
+					: (int64_t)(sum.real_pages - sum.predicted_pages));
 		fprintf(out, ",\n    \"caches\": [");
 		for (uint32_t i = 0; i < nrows; i++) {
 			const struct end_row *er = &rows[i];
@@ -1082,8 +1086,10 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 				     "state alone\n");
 		else
 			fprintf(out, "\nend state (%s): %u caches in slabinfo.txt\n",
-				c->has_start
-					? "the model started from slabinfo-start.txt"
+				c->has_start ? "the model started from slabinfo-start.txt"
+				: v.anchor && v.nsnaps
+					? "no slabinfo-start.txt: the model starts empty and takes "
+					  "the first snapshot as its start state"
 					: "no slabinfo-start.txt: the model starts empty, objects "
 					  "allocated before the trace are the pre-trace remainder",
 				sum.caches_compared);
@@ -1094,7 +1100,12 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 			"; active objects: real %" PRIu64 ", predicted %" PRIu64 "\n",
 			sum.real_pages, sum.predicted_pages, 100 * sum.weighted_page_error,
 			sum.real_objs, sum.predicted_objs, sum.real_active, sum.predicted_active);
-		if (!c->has_start)
+		if (!c->has_start && v.anchor && v.nsnaps)
+			fprintf(out,
+				"  pre-trace remainder: %" PRIu64 " pages (%" PRIu64
+				" objects) added at snapshot %s\n",
+				v.anchor_pages, v.anchor_objs, v.snaps[0].id);
+		else if (!c->has_start)
 			fprintf(out,
 				"  pre-trace remainder: %" PRId64 " pages (real - predicted)\n",
 				(int64_t)(sum.real_pages - sum.predicted_pages));
