@@ -270,20 +270,27 @@ static bool infer_spec(const struct sim *s, uint32_t osz, uint32_t slot,
 	rec_cfg.kernel = POLICY_KERNEL_6_1;
 	rec_cfg.nr_cpus = s->o.cfg.nr_cpus;
 	static const uint32_t flag_try[] = {0, POLICY_F_HWCACHE_ALIGN};
-	for (int ctor = 0; ctor < 2; ctor++) {
-		for (size_t f = 0; f < 2; f++) {
-			for (uint32_t align = 8; align <= 4096; align *= 2) {
-				if (f && align > 8)
-					break;
-				struct policy_cache_spec t = *spec;
-				t.object_size = osz;
-				t.flags = flag_try[f];
-				t.align = align;
-				t.ctor = ctor;
-				struct policy_geom g;
-				if (layout_slub(&rec_cfg, &t, &g, NULL) == 0 && g.size == slot) {
-					*spec = t;
-					return true;
+	/* a trace recorded under slub_debug (the model then runs with it):
+	 * the slot holds the debug metadata too */
+	for (int dbg = 0; dbg < 2; dbg++, rec_cfg.slub_debug = s->o.cfg.slub_debug) {
+		if (dbg && !s->o.cfg.slub_debug)
+			break;
+		for (int ctor = 0; ctor < 2; ctor++) {
+			for (size_t f = 0; f < 2; f++) {
+				for (uint32_t align = 8; align <= 4096; align *= 2) {
+					if (f && align > 8)
+						break;
+					struct policy_cache_spec t = *spec;
+					t.object_size = osz;
+					t.flags = flag_try[f];
+					t.align = align;
+					t.ctor = ctor;
+					struct policy_geom g;
+					if (layout_slub(&rec_cfg, &t, &g, NULL) == 0 &&
+					    g.size == slot) {
+						*spec = t;
+						return true;
+					}
 				}
 			}
 		}

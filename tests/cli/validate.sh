@@ -213,6 +213,16 @@ tap_like "slub_min/max_order, min_objects, slab_nomerge from the command line" \
 	"$(cat "$tmp/m2.json")" \
 	'"config": {"kernel": "6.1", "nr_cpus": 3, "slub_debug": "FZPU", "slub_min_order": 1, "slub_max_order": 2, "slub_min_objects": 8, "nomerge": true}'
 
+# A trace recorded under slub_debug=FZPU: a real 6.1 kernel traced an object
+# of 1024 bytes in a 1216-byte slot (seen in a qemu capture); the cache's
+# creation is inferred with the debug metadata, not guessed.
+printf '%s\n' "# tracer: nop" \
+	"            sh-100     [000] .....  5.000001: kmem_cache_alloc: call_site=get_obj+0x5/0x20 ptr=ffff888004000100 bytes_req=1024 bytes_alloc=1216 gfp_flags=GFP_KERNEL node=-1 accounted=false" \
+	> dbg.trace
+"$bin" replay dbg.trace --kernel 6.1 --slub-debug FZPU --no-db --format json > "$tmp/dbg.json"
+tap_is "slub_debug trace: geometry inferred, not guessed" \
+	"$(json_num "$(grep '"anomalies"' "$tmp/dbg.json")" cache_geometry_guessed):$(grep -c '"object_size": 1024, "slab_size": 1216' "$tmp/dbg.json")" "0:1"
+
 # ---------------------------------------------------------------------------
 # Errors name the file and line.
 # ---------------------------------------------------------------------------
