@@ -940,6 +940,10 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 		json_str(out, c->dir);
 		fprintf(out, ",\n  \"kernel_release\": ");
 		json_str(out, c->has_uname ? c->release : "");
+		if (c->has_lost)
+			fprintf(out, ",\n  \"lost_events\": %" PRIu64, c->lost_events);
+		else
+			fprintf(out, ",\n  \"lost_events\": null");
 		char dbg[8];
 		fprintf(out,
 			",\n  \"config\": {\"kernel\": \"%s\", \"nr_cpus\": %u, \"slub_debug\": "
@@ -1063,6 +1067,11 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 			fprintf(out, "  \"pages_mae_over_swing\": null\n}\n");
 	} else {
 		fprintf(out, "slabsim validate of %s\n", c->dir);
+		if (c->has_lost && c->lost_events)
+			fprintf(out,
+				"warning: the ring buffer lost %" PRIu64
+				" events (lost-events.txt): the trace is incomplete\n",
+				c->lost_events);
 		char dbg[8];
 		fprintf(out, "kernel %s (profile %s), nr_cpus %u, slub_debug %s\n\n",
 			c->has_uname ? c->release : "unknown", cli_kernel_name(&o->model),

@@ -621,6 +621,51 @@ static int read_ncpus(struct capture *c, const char *path, struct err *e)
 	return rc;
 }
 
+/* ---- lost-events.txt ---- */
+
+/* "cpuN <key>: <value>" lines of each CPU's ring-buffer stats; other keys
+ * (entries, bytes, timestamps) are ignored. */
+static int read_lost(struct capture *c, const char *path, struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	uint64_t lno = 0;
+	int rc = 0;
+	if (!f)
+		return err_at(e, SLABSIM_EIO, path, 0, "cannot open: %s", strerror(errno));
+	while (getline(&line, &cap, f) > 0) {
+		lno++;
+		chomp(line);
+		char *colon = strrchr(line, ':');
+		if (!*line)
+			continue;
+		if (strncmp(line, "cpu", 3) != 0 || !colon || !strchr(line, ' ')) {
+			rc = err_at(e, SLABSIM_EINPUT, path, lno,
+				    "expected 'cpuN <key>: <value>', got '%.40s'", line);
+			break;
+		}
+		*colon = '\0';
+		const char *key = strchr(line, ' ') + 1;
+		char *val = colon + 1;
+		while (isspace((unsigned char)*val))
+			val++;
+		uint64_t v;
+		if (strcmp(key, "overrun") != 0 && strcmp(key, "commit overrun") != 0 &&
+		    strcmp(key, "dropped events") != 0)
+			continue;
+		if (!parse_u64(val, &v)) {
+			rc = err_at(e, SLABSIM_EINPUT, path, lno, "expected a count after '%s:'",
+				    key);
+			break;
+		}
+		c->lost_events += v;
+	}
+	free(line);
+	(void)fclose(f);
+	return rc;
+}
+
 /* ---- the directory ---- */
 
 static int cmp_str(const void *a, const void *b)
@@ -718,6 +763,12 @@ int capture_open(const char *dir, struct capture **out, struct err *e)
 	PART("ncpus.txt");
 	if (file_exists(p) && (rc = read_ncpus(c, p, e)))
 		goto fail;
+	PART("lost-events.txt");
+	if (file_exists(p)) {
+		if ((rc = read_lost(c, p, e)))
+			goto fail;
+		c->has_lost = true;
+	}
 	PART("slab-attrs.tsv");
 	if (file_exists(p)) {
 		if ((rc = capture_read_attrs(p, &c->attrs, e)))

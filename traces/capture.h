@@ -126,6 +126,10 @@ struct capture {
 	struct capture_cmdline cmdline;
 	/* ncpus.txt: 0 when absent */
 	uint32_t nproc, online, possible;
+	/* lost-events.txt: Σ over CPUs of overrun + commit overrun + dropped
+	 * events (events the ring buffer lost) */
+	bool has_lost;
+	uint64_t lost_events;
 	bool has_attrs, has_end, has_start;
 	struct capture_attrs attrs;    /* slab-attrs.tsv */
 	struct capture_slabinfo end;   /* slabinfo.txt */

@@ -134,11 +134,15 @@ tap_like "replay config: kernel 6.1, 2 CPUs" "$r" "allocator slub, kernel 6.1, a
 # / 16 = 0.833333.
 # ---------------------------------------------------------------------------
 mkdir boot && cp -r "$cap"/* boot/ && rm boot/slabinfo-start.txt
+printf 'cpu0 entries: 40\ncpu0 overrun: 2\ncpu0 commit overrun: 0\ncpu0 oldest event ts:     0.000000\ncpu0 dropped events: 1\ncpu1 overrun: 0\ncpu1 dropped events: 0\n' > boot/lost-events.txt
 "$bin" validate boot --db "$tmp/boot.db" -q --format json > "$tmp/boot.json"
 bj=$(cat "$tmp/boot.json")
 bsnaps=$(sed -n 's/.*{"id": "\([^"]*\)", "t_ns": [0-9]*, "real_pages": \([0-9]*\), "predicted_pages": \([0-9]*\), "anchor": \([a-z]*\), "predicted_pages_unanchored": \([0-9]*\).*/\1 \2 \3 \4 \5/p' "$tmp/boot.json" | tr '\n' ';')
 tap_is "boot capture: series (id real predicted anchor unanchored)" "$bsnaps" \
 	"1 24 24 true 8;2 36 32 false 16;3 20 32 false 16;"
+tap_like "lost events: overrun 2 + dropped 1" "$bj" '"lost_events": 3,'
+tap_like "lost events: the table warns" "$("$bin" validate boot --no-db -q)" \
+	"warning: the ring buffer lost 3 events (lost-events.txt): the trace is incomplete"
 tap_like "boot capture: what the anchor added" "$bj" '"anchor": {"id": "1", "pages_added": 16, "objects_added": 28}'
 tap_like "boot capture: pages_mae_over_swing (4 + 12) / 2 / 16" "$bj" '"pages_mae_over_swing": 0.500000'
 tap_like "boot capture: unanchored 40/3 / 16" "$bj" '"pages_mae_over_swing_unanchored": 0.833333'
@@ -234,6 +238,10 @@ mkdir bad2 && cp "$cap/trace.txt" bad2/ && printf 'possible=two\n' > bad2/ncpus.
 "$bin" validate bad2 --no-db -q > /dev/null 2> "$tmp/e2"
 tap_is "malformed ncpus.txt: exit 2, file:line" "$?:$(cat "$tmp/e2")" \
 	"2:slabsim: bad2/ncpus.txt:1: expected possible=<count> or a CPU list like 0-3, got 'two'"
+mkdir bad4 && cp "$cap/trace.txt" bad4/ && printf 'cpu0 overrun: many\n' > bad4/lost-events.txt
+"$bin" validate bad4 --no-db -q > /dev/null 2> "$tmp/e4"
+tap_is "malformed lost-events.txt: exit 2, file:line" "$?:$(cat "$tmp/e4")" \
+	"2:slabsim: bad4/lost-events.txt:1: expected a count after 'overrun:'"
 mkdir bad3 && cp "$cap/trace.txt" bad3/ && echo "console=ttyS0 slub_debug=FQ" > bad3/cmdline.txt
 "$bin" validate bad3 --no-db -q > /dev/null 2> "$tmp/e3"
 tap_is "bad slub_debug letter: exit 2" "$?:$(cat "$tmp/e3")" \
