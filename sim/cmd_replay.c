@@ -221,7 +221,7 @@ int cmd_replay(int argc, char **argv)
 		status = SLABSIM_EXIT_IO;
 		goto out;
 	}
-	if ((rc = sim_create(&so, &s, &e))) {
+	if ((rc = sim_create(&so, &s, &e)) || (cap && (rc = val_capture_caches(s, cap, &e)))) {
 		status = cli_fail(&e);
 		goto out;
 	}

@@ -625,7 +625,7 @@ static int define_cache(struct sim *s, const struct capture *c,
 /* Define the caches the capture's slabinfo files name, from slab-attrs.tsv
  * (or, without it, from the slot size), and start them from the start
  * snapshot when there is one. */
-static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, struct err *e)
+int val_capture_caches(struct sim *s, const struct capture *c, struct err *e)
 {
 	const struct capture_slabinfo *lists[2] = {&c->start, &c->end};
 	int rc;
@@ -641,6 +641,14 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 				return rc;
 		}
 	}
+	return 0;
+}
+
+static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, struct err *e)
+{
+	int rc;
+	if ((rc = val_capture_caches(s, c, e)))
+		return rc;
 	if (!c->has_start)
 		return 0;
 	uint64_t objs = 0, slabs = 0;

@@ -38,6 +38,11 @@ enum policy_kernel val_kernel_profile(uint32_t major, uint32_t minor);
  * calculate_alignment derives it), ctor. false if object_size is missing. */
 bool val_attrs_spec(const struct capture_attrs_row *r, struct policy_cache_spec *spec);
 
+/* Create in s the caches the capture's slabinfo files name, laid out from
+ * slab-attrs.tsv, and name unnamed allocations by a geometry unique among
+ * the recorded kernel's root caches (sim_name_geometry). Before a replay. */
+int val_capture_caches(struct sim *s, const struct capture *c, struct err *e);
+
 /* ---- phase summary (replay --phase-summary) ---- */
 
 struct val_phases;

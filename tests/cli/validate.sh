@@ -116,6 +116,11 @@ tap_like "replay notes the configuration taken" "$(cat "$tmp/r.err")" \
 	"capture: kernel 6.1.0-57-amd64 -> profile 6.1
 capture: nr_cpu_ids 2 (possible)"
 tap_like "replay config: kernel 6.1, 2 CPUs" "$r" "allocator slub, kernel 6.1, align natural, slub_debug -, nr_cpus 2"
+# replay of a capture names the cache of the unnamed (1024, 1024) allocation
+# from slab-attrs.tsv too (test_obj, its only root cache of that geometry)
+"$bin" replay "$cap" --no-db --format json 2>/dev/null > "$tmp/r.json"
+tap_like "replay of a capture: caches named from slab-attrs.tsv" "$(cat "$tmp/r.json")" \
+	'"name": "test_obj", "object_size": 1024, "slab_size": 1024, "align": 8, "order": 2, "objs_per_slab": 16, "live_objects": 1,'
 
 # ---------------------------------------------------------------------------
 # The same capture without slabinfo-start.txt (a boot capture): the model
