@@ -271,9 +271,12 @@ static bool infer_spec(const struct sim *s, uint32_t osz, uint32_t slot,
 	rec_cfg.nr_cpus = s->o.cfg.nr_cpus;
 	static const uint32_t flag_try[] = {0, POLICY_F_HWCACHE_ALIGN};
 	/* a trace recorded under slub_debug (the model then runs with it):
-	 * the slot holds the debug metadata too */
-	for (int dbg = 0; dbg < 2; dbg++, rec_cfg.slub_debug = s->o.cfg.slub_debug) {
-		if (dbg && !s->o.cfg.slub_debug)
+	 * the slot holds the debug metadata too. Tried first, since a plain
+	 * layout with a large alignment can give the same slot (64 bytes
+	 * aligned to 256 vs 64 bytes with F Z P U). */
+	rec_cfg.slub_debug = s->o.cfg.slub_debug;
+	for (int pass = 0; pass < 2; pass++, rec_cfg.slub_debug = 0) {
+		if (pass && !s->o.cfg.slub_debug)
 			break;
 		for (int ctor = 0; ctor < 2; ctor++) {
 			for (size_t f = 0; f < 2; f++) {

@@ -232,6 +232,16 @@ printf '%s\n' "# tracer: nop" \
 tap_is "slub_debug trace: geometry inferred, not guessed" \
 	"$(json_num "$(grep '"anomalies"' "$tmp/dbg.json")" cache_geometry_guessed):$(grep -c '"object_size": 1024, "slab_size": 1216' "$tmp/dbg.json")" "0:1"
 
+# 64 bytes in a 256-byte slot (kmem_cache_node of a real 6.1 FZPU kernel):
+# a plain layout aligned to 256 also gives 256, but the model runs with F Z P
+# U, where that spec would be 512 bytes: the debug layout must win.
+printf '%s\n' "# tracer: nop" \
+	"            sh-100     [000] .....  5.000001: kmem_cache_alloc: call_site=get_node+0x5/0x20 ptr=ffff888004000200 bytes_req=64 bytes_alloc=256 gfp_flags=GFP_KERNEL node=-1 accounted=false" \
+	> dbg64.trace
+"$bin" replay dbg64.trace --kernel 6.1 --slub-debug FZPU --no-db --format json > "$tmp/dbg64.json"
+tap_is "slub_debug trace: 64 in 256 stays 256 under FZPU" \
+	"$(grep -c '"object_size": 64, "slab_size": 256' "$tmp/dbg64.json")" 1
+
 # ---------------------------------------------------------------------------
 # Errors name the file and line.
 # ---------------------------------------------------------------------------
