@@ -4,7 +4,7 @@
 #   - layout: zero mismatches (the goal of issue 6);
 #   - snapshots: pages_mae_over_swing <= 0.10 (issue 9's bar; a model that
 #     predicts "no change" scores 0.3 to 0.5). Measured on qemu-boot captures
-#     of Debian 6.1: 0.0012 (2 CPUs), 0.0043 (8 possible CPUs), 0.0152 (2 CPUs,
+#     of Debian 6.1: 0.0012 (2 CPUs), 0.0043 (8 possible CPUs), 0.0016 (2 CPUs,
 #     slub_debug=FZPU), so 0.10 leaves room for other captures while still
 #     failing a model that loses track;
 #   - end state: total pages within 5% and the memory-weighted per-cache
