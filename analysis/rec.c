@@ -1184,3 +1184,11 @@ int rec_repetition(struct rec *r, const struct rec_repeat_info *info, int64_t *r
 		*rep_id = id;
 	return 0;
 }
+
+struct sqlite3 *rec_run_db(struct rec *r, int64_t *run_id)
+{
+	if (!r || r->state != REC_RUN_OPEN)
+		return NULL;
+	*run_id = r->run_id;
+	return r->db;
+}

@@ -212,6 +212,10 @@ struct rec_repeat_info {
  * OUT: *rep_id (may be NULL). Errors: SLABSIM_EUSAGE, SLABSIM_EIO. */
 int rec_repetition(struct rec *r, const struct rec_repeat_info *info, int64_t *rep_id,
 		   struct err *e);
+/* The connection and the open run's id, for modules that keep their own
+ * tables of a run (analysis/vrec.h); NULL when no run is open. */
+struct sqlite3;
+struct sqlite3 *rec_run_db(struct rec *r, int64_t *run_id);
 
 /* Close; rolls back an open run. r may be NULL. */
 void rec_close(struct rec *r);

@@ -261,6 +261,15 @@ struct policy_ops {
 	/* The simulated page allocator per order. Optional: NULL when the model
 	 * has no buddy allocator (exact). */
 	void (*page_orders)(const struct policy *p, struct policy_page_orders *out);
+	/* Start from a recorded state (a /proc/slabinfo taken before a trace
+	 * began): put nr_objs live objects into nr_slabs new slabs of cache id,
+	 * full slabs first, the rest of the free slots on the node partial
+	 * list (what slabinfo counts as not active). OUT: objs[0..nr_objs-1],
+	 * to be freed like any allocated object. Optional: NULL when the model
+	 * cannot. Errors: SLABSIM_EUSAGE (bad id, nr_objs above nr_slabs *
+	 * objs_per_slab), SLABSIM_ENOMEM. */
+	int (*prepopulate)(struct policy *p, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs,
+			   struct policy_obj *objs, struct err *e);
 };
 
 /* The table of all policies, NULL-terminated. */

@@ -874,6 +874,49 @@ static void slub_page_orders(const struct policy *p, struct policy_page_orders *
 	buddy_orders(&((const struct slub *)p)->buddy, out);
 }
 
+static int slub_prepopulate(struct policy *p, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs,
+			    struct policy_obj *objs, struct err *e)
+{
+	struct slub *s = (struct slub *)p;
+	if (id >= s->nr_caches)
+		return err_set(e, SLABSIM_EUSAGE, "prepopulate: no cache %u", id);
+	struct cache *a = &s->caches[id];
+	struct cache *k = &s->caches[a->root];
+	if (nr_objs > nr_slabs * k->g.objs_per_slab)
+		return err_set(e, SLABSIM_EUSAGE,
+			       "prepopulate %s: %" PRIu64 " objects do not fit %" PRIu64
+			       " slabs of %u",
+			       a->name, nr_objs, nr_slabs, k->g.objs_per_slab);
+	uint64_t left = nr_objs, n = 0;
+	for (uint64_t i = 0; i < nr_slabs; i++) {
+		struct slab *sl;
+		int rc = new_slab(s, k, &sl, e);
+		if (rc)
+			return rc;
+		while (left && sl->freelist >= 0) {
+			int32_t idx = sl->freelist;
+			sl->freelist = sl->next_free[idx];
+			sl->inuse++;
+			left--;
+			k->live++;
+			struct policy_obj *o = &objs[n++];
+			o->addr = obj_addr(k, sl, idx);
+			o->cache = id;
+			o->order = k->g.order;
+			o->bytes_alloc = o->slot_bytes = k->g.size;
+			o->size = o->object_bytes = a->g.object_size;
+			o->meta_bytes = k->g.size - a->g.object_size;
+		}
+		if (sl->inuse < sl->objects) {
+			add_partial(k, sl, true);
+		} else if (cache_debug(k)) {
+			set_where(k, sl, ON_FULL);
+			list_add(&k->full, sl, true);
+		}
+	}
+	return 0;
+}
+
 const struct policy_ops slub_ops = {
 	.name = "slub",
 	.desc = "SLUB (mm/slub.c): per-CPU slabs and partial lists, slub_debug F Z P U",
@@ -888,4 +931,5 @@ const struct policy_ops slub_ops = {
 	.stats = slub_stats,
 	.check = slub_check,
 	.page_orders = slub_page_orders,
+	.prepopulate = slub_prepopulate,
 };

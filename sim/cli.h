@@ -145,5 +145,7 @@ int cmd_report(int argc, char **argv);
 void usage_report(FILE *f);
 int cmd_fit(int argc, char **argv);
 void usage_fit(FILE *f);
+int cmd_validate(int argc, char **argv);
+void usage_validate(FILE *f);
 
 #endif

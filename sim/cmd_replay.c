@@ -1,4 +1,5 @@
 /* cmd_replay.c - `slabsim replay TRACE`. */
+#include "capture.h"
 #include "cli.h"
 #include "err.h"
 #include "layout.h"
@@ -8,6 +9,7 @@
 #include "rec.h"
 #include "sim.h"
 #include "trace.h"
+#include "validate.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -46,6 +48,7 @@ enum {
 	OPT_DURATION,
 	OPT_REPEAT,
 	OPT_CACHES,
+	OPT_PHASE_SUMMARY,
 };
 
 /* Options of the docs/metrics.md views (kept apart from the run options). */
@@ -120,13 +123,17 @@ static int views_opt(struct replay_views *v, int c, const char *arg)
 void usage_replay(FILE *f)
 {
 	fprintf(f,
-		"Usage: slabsim replay TRACE [OPTIONS]\n"
+		"Usage: slabsim replay TRACE|CAPTURE_DIR [OPTIONS]\n"
 		"       slabsim replay --workload SPEC [--seed S] [--duration T] [--repeat N]\n"
 		"                      [OPTIONS]\n"
 		"\n"
 		"Replay the kmem: events of TRACE (ftrace text from tracefs, trace-cmd report or\n"
 		"perf script; .gz/.xz/.zst are decompressed; '-' reads stdin) through an\n"
-		"allocator model, record the run in SQLite and print a summary.\n"
+		"allocator model, record the run in SQLite and print a summary. A capture\n"
+		"directory (docs/capture-format.md) configures the model from its metadata\n"
+		"(kernel profile, possible CPUs, slub_debug and slub_* parameters); model\n"
+		"options given here override it. Trace markers (trace_marker writes) are\n"
+		"labelled samples.\n"
 		"\n");
 	cli_usage_model_opts(f);
 	fprintf(f,
@@ -144,6 +151,9 @@ void usage_replay(FILE *f)
 		"  --no-name-pass        do not read the trace twice to learn cache names\n"
 		"  --no-prefetch         parse on the replay thread (default: a second thread\n"
 		"                        parses ahead; same results, one core)\n"
+		"  --phase-summary       print, per phase between markers, the change of slab\n"
+		"                        pages, waste and live objects per cache (on stderr\n"
+		"                        with --format json)\n"
 		"  --check               walk the model's invariants after every event (slow)\n"
 		"  --progress, --no-progress  progress bar on stderr (default: when a terminal)\n"
 		"  -q, --quiet           no summary on stdout\n"
@@ -211,6 +221,7 @@ int cmd_replay(int argc, char **argv)
 		{"check", no_argument, NULL, OPT_CHECK},
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+		{"phase-summary", no_argument, NULL, OPT_PHASE_SUMMARY},
 		{"quiet", no_argument, NULL, 'q'},
 		{"caller", no_argument, NULL, OPT_CALLER},
 		{"alloc", no_argument, NULL, OPT_ALLOC},
@@ -234,7 +245,8 @@ int cmd_replay(int argc, char **argv)
 	const char *db = "slabsim.db", *slabinfo = NULL, *sample_spec = "1000ev";
 	bool prefetch = true;
 	bool json = false, strict = false, name_pass = true, check = false, quiet = false;
-	bool sample_caches = true;
+	bool sample_caches = true, phase_summary = false;
+	uint32_t given = 0;
 	int progress = -1;
 	int c, r;
 	struct sim_opts so = {0};
@@ -246,8 +258,10 @@ int cmd_replay(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "hqs:l:", longopts, NULL)) != -1) {
 		if ((r = cli_model_opt(&m, c, optarg)) < 0)
 			return cli_bad_usage("replay");
-		if (r)
+		if (r) {
+			given |= VAL_GIVEN(c);
 			continue;
+		}
 		if (c == 's' || c == 'l')
 			c = c == 's' ? OPT_SORT : OPT_LINES;
 		if ((r = views_opt(&views, c, optarg)) < 0)
@@ -255,6 +269,9 @@ int cmd_replay(int argc, char **argv)
 		if (r)
 			continue;
 		switch (c) {
+		case OPT_PHASE_SUMMARY:
+			phase_summary = true;
+			break;
 		case 'h':
 			usage_replay(stdout);
 			return 0;
@@ -369,6 +386,24 @@ int cmd_replay(int argc, char **argv)
 		return cli_bad_usage("replay");
 	}
 	const char *path = argv[optind];
+	struct err e;
+	struct capture *cap = NULL;
+	struct val_phases *phases = NULL;
+	err_clear(&e);
+	if (capture_is_dir(path)) {
+		if (capture_open(path, &cap, &e) ||
+		    val_capture_model(cap, &m, given, quiet ? NULL : stderr, &e)) {
+			capture_close(cap);
+			return cli_fail(&e);
+		}
+		path = cap->trace;
+	}
+	if (phase_summary && val_phases_create(&phases, &e)) {
+		capture_close(cap);
+		return cli_fail(&e);
+	}
+	so.on_marker = phases ? val_phases_marker : NULL;
+	so.marker_ctx = phases;
 	so.ops = policy_find(m.allocator);
 	so.cfg = m.cfg;
 	so.sample_caches = sample_caches;
@@ -377,7 +412,6 @@ int cmd_replay(int argc, char **argv)
 	so.metrics.mem_mib = views.mem_mib;
 	so.metrics.record_ptrs = views.alloc;
 
-	struct err e;
 	struct sim *s = NULL;
 	struct trace_reader *tr = NULL;
 	struct trace_prefetch *pf = NULL;
@@ -385,26 +419,21 @@ int cmd_replay(int argc, char **argv)
 	struct trace_opts to = {.strict = strict};
 	int rc, status = 0;
 	double t0 = cli_now();
-	err_clear(&e);
-
 	FILE *slabinfo_f = NULL, *sysfs_f = NULL;
 	if (slabinfo && !(slabinfo_f = fopen(slabinfo, "w"))) {
 		/* refuse before replaying, not after the run is recorded */
 		fprintf(stderr, "slabsim: %s: %s\n", slabinfo, strerror(errno));
-		return SLABSIM_EXIT_IO;
+		status = SLABSIM_EXIT_IO;
+		goto out;
 	}
 	if (views.sysfs && !(sysfs_f = fopen(views.sysfs, "w"))) {
 		fprintf(stderr, "slabsim: %s: %s\n", views.sysfs, strerror(errno));
-		if (slabinfo_f)
-			fclose(slabinfo_f);
-		return SLABSIM_EXIT_IO;
+		status = SLABSIM_EXIT_IO;
+		goto out;
 	}
-	if ((rc = sim_create(&so, &s, &e))) {
-		if (slabinfo_f)
-			fclose(slabinfo_f);
-		if (sysfs_f)
-			fclose(sysfs_f);
-		return cli_fail(&e);
+	if ((rc = sim_create(&so, &s, &e)) || (cap && (rc = val_capture_caches(s, cap, &e)))) {
+		status = cli_fail(&e);
+		goto out;
 	}
 	if (caches && (rc = cli_define_workload_caches(caches, s, &e))) {
 		status = cli_fail(&e);
@@ -507,6 +536,10 @@ int cmd_replay(int argc, char **argv)
 			status = SLABSIM_EXIT_IO;
 		}
 	}
+	if (phases && (rc = val_phases_print(phases, s, json ? stderr : stdout, &e))) {
+		status = cli_fail(&e);
+		goto out;
+	}
 	if (slabinfo_f) {
 		/* On a full disk the write fails in a flush: keep that errno,
 		 * and remove the truncated file rather than leave it looking
@@ -543,5 +576,7 @@ out:
 	trace_prefetch_close(pf);
 	trace_close(tr);
 	sim_destroy(s);
+	val_phases_destroy(phases);
+	capture_close(cap);
 	return status;
 }

@@ -36,6 +36,8 @@ static const struct cli_cmd commands[] = {
 	 cmd_report, usage_report},
 	{"fit", "fit TRACE", "fit a workload spec (sizes, rates, lifetimes) to a trace", cmd_fit,
 	 usage_fit},
+	{"validate", "validate DIR", "compare a model with the kernel that recorded a capture",
+	 cmd_validate, usage_validate},
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

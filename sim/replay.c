@@ -18,6 +18,7 @@
 #include "trace.h"
 #include "u64map.h"
 
+#include <gsl/gsl_rng.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,13 @@ const char *const sim_anomaly_names[SIM_AN_NR] = {
 
 #define ZERO_SIZE_PTR 16
 
+/* A raw kernel address (no_hash_pointers, slub_debug, nohash-ptr): the
+ * direct map and vmalloc live in the top half. Hashed pointers are 32-bit. */
+static bool is_raw_ptr(uint64_t p)
+{
+	return p >> 47 == 0x1ffff;
+}
+
 /* One live object. */
 struct live {
 	struct policy_obj obj;
@@ -59,6 +67,9 @@ struct cache_acct {
 	uint64_t peak_pages, peak_pages_t_ns, peak_live_objs;
 	uint64_t violations;
 	uint64_t untraced_frees; /* frees naming this cache with no traced allocation */
+	uint32_t *pre;		 /* pool indices of the start state's live objects */
+	uint32_t npre;
+	uint64_t pre_freed;
 };
 
 struct site_acct {
@@ -82,6 +93,8 @@ struct sim {
 	struct u64map cache_by_key;  /* learn_key(site, osz, slot) -> policy cache id */
 	struct u64map defined;	     /* learn_key(0, osz, slot) -> sim_define_cache id */
 	struct u64map kmalloc_bytes; /* policy cache id -> slot size (sim_kmalloc_bytes) */
+	struct u64map geom_name;     /* geom_key(osz, slot) -> name id + 1 (sim_name_geometry) */
+	struct u64map trace_slab;    /* raw pointers: the trace's slab base -> root cache id + 1 */
 	uint32_t *root_of;	     /* policy cache id -> its root id + 1 (0: not known yet) */
 	uint32_t root_cap;
 	struct cache_acct *acct;
@@ -114,6 +127,8 @@ struct sim {
 	const char *src; /* input name for messages: the trace path, or "events" */
 	const struct trace_stats *line_stats; /* of the last text trace replayed, or NULL */
 	struct metrics *m;		      /* the figures of docs/metrics.md (metrics.c) */
+	gsl_rng *rng;			      /* picks start-state objects to free */
+	uint64_t unattributed_frees;
 };
 
 static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
@@ -180,6 +195,8 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->cache_by_key);
 	u64map_init(&s->defined);
 	u64map_init(&s->kmalloc_bytes);
+	u64map_init(&s->geom_name);
+	u64map_init(&s->trace_slab);
 	u64map_init(&s->violations);
 	u64map_init(&s->violation_addr);
 	strtab_init(&s->names);
@@ -219,12 +236,18 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->cache_by_key);
 	u64map_fini(&s->defined);
 	u64map_fini(&s->kmalloc_bytes);
+	u64map_fini(&s->geom_name);
+	u64map_fini(&s->trace_slab);
 	free(s->root_of);
 	u64map_fini(&s->violations);
 	u64map_fini(&s->violation_addr);
 	strtab_fini(&s->names);
 	strtab_fini(&s->sites);
 	free(s->pool);
+	for (uint32_t i = 0; s->acct && i < s->acct_cap; i++)
+		free(s->acct[i].pre);
+	if (s->rng)
+		gsl_rng_free(s->rng);
 	free(s->acct);
 	free(s->site);
 	metrics_destroy(s->m);
@@ -275,6 +298,11 @@ static uint64_t learn_key(uint32_t site, uint64_t osz, uint64_t slot)
 	return ((uint64_t)site << 46) | ((osz & m) << 23) | (slot & m);
 }
 
+static uint64_t geom_key(uint64_t osz, uint64_t slot)
+{
+	return ((osz & ((1u << 23) - 1)) << 23) | (slot & ((1u << 23) - 1));
+}
+
 /* Infer how the recorded cache was created from its object size and slot
  * (6.1 and 5.4 without slub_debug lay out caches alike): plain, HWCACHE
  * aligned, with a constructor (free pointer moved out), or an explicit
@@ -287,20 +315,30 @@ static bool infer_spec(const struct sim *s, uint32_t osz, uint32_t slot,
 	rec_cfg.kernel = POLICY_KERNEL_6_1;
 	rec_cfg.nr_cpus = s->o.cfg.nr_cpus;
 	static const uint32_t flag_try[] = {0, POLICY_F_HWCACHE_ALIGN};
-	for (int ctor = 0; ctor < 2; ctor++) {
-		for (size_t f = 0; f < 2; f++) {
-			for (uint32_t align = 8; align <= 4096; align *= 2) {
-				if (f && align > 8)
-					break;
-				struct policy_cache_spec t = *spec;
-				t.object_size = osz;
-				t.flags = flag_try[f];
-				t.align = align;
-				t.ctor = ctor;
-				struct policy_geom g;
-				if (layout_slub(&rec_cfg, &t, &g, NULL) == 0 && g.size == slot) {
-					*spec = t;
-					return true;
+	/* a trace recorded under slub_debug (the model then runs with it):
+	 * the slot holds the debug metadata too. Tried first, since a plain
+	 * layout with a large alignment can give the same slot (64 bytes
+	 * aligned to 256 vs 64 bytes with F Z P U). */
+	rec_cfg.slub_debug = s->o.cfg.slub_debug;
+	for (int pass = 0; pass < 2; pass++, rec_cfg.slub_debug = 0) {
+		if (pass && !s->o.cfg.slub_debug)
+			break;
+		for (int ctor = 0; ctor < 2; ctor++) {
+			for (size_t f = 0; f < 2; f++) {
+				for (uint32_t align = 8; align <= 4096; align *= 2) {
+					if (f && align > 8)
+						break;
+					struct policy_cache_spec t = *spec;
+					t.object_size = osz;
+					t.flags = flag_try[f];
+					t.align = align;
+					t.ctor = ctor;
+					struct policy_geom g;
+					if (layout_slub(&rec_cfg, &t, &g, NULL) == 0 &&
+					    g.size == slot) {
+						*spec = t;
+						return true;
+					}
 				}
 			}
 		}
@@ -333,7 +371,8 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 			*id = (uint32_t)v;
 			return 0;
 		}
-		if (u64map_get(&s->learned, key, &v)) {
+		if (u64map_get(&s->learned, key, &v) ||
+		    u64map_get(&s->geom_name, geom_key(ev->bytes_req, ev->bytes_alloc), &v)) {
 			name = strtab_str(&s->names, (uint32_t)(v - 1));
 		} else if (u64map_get(&s->defined, learn_key(0, ev->bytes_req, ev->bytes_alloc),
 				      &v)) {
@@ -577,6 +616,13 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		return err_set(e, rc, "out of memory");
 	if ((rc = u64map_put(&s->live_index, ev->ptr, idx)))
 		return err_set(e, rc, "out of memory");
+	if (l->acct != UINT32_MAX && is_raw_ptr(ev->ptr)) {
+		/* slabs are naturally aligned blocks of the page allocator:
+		 * remember which cache this one of the real kernel belongs to */
+		uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << l->obj.order) - 1;
+		if ((rc = u64map_put(&s->trace_slab, ev->ptr & ~mask, (uint64_t)l->acct + 1)))
+			return err_set(e, rc, "out of memory");
+	}
 
 	struct site_acct *st = &s->site[site];
 	st->allocs++;
@@ -622,6 +668,26 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	return 0;
 }
 
+/* The cache of a freed raw pointer the trace never allocated, from the
+ * slabs of the real kernel that traced allocations were seen in. */
+static bool slab_cache_of(struct sim *s, uint64_t ptr, uint32_t *cid)
+{
+	if (!is_raw_ptr(ptr))
+		return false;
+	for (uint32_t order = 0; order < POLICY_MAX_ORDER; order++) {
+		uint64_t v, mask = ((uint64_t)POLICY_PAGE_SIZE << order) - 1;
+		if (!u64map_get(&s->trace_slab, ptr & ~mask, &v))
+			continue;
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, (uint32_t)(v - 1), &ci);
+		if (ci.g.order == order) {
+			*cid = (uint32_t)(v - 1);
+			return true;
+		}
+	}
+	return false;
+}
+
 static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	uint32_t cpu = fold_cpu(s, ev);
@@ -638,17 +704,26 @@ static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 	}
 	if (!u64map_del(&s->live_index, ev->ptr, &idx64)) {
 		anomaly(s, SIM_AN_FREE_UNKNOWN, ev->line);
-		if (ev->name) {
-			uint32_t nid;
-			uint64_t cid;
-			if (strtab_find(&s->names, ev->name, &nid) &&
-			    u64map_get(&s->name_cache, nid, &cid)) {
-				struct policy_cache_info ci;
-				s->p->ops->cache_info(s->p, (uint32_t)cid, &ci);
-				s->acct[ci.alias_of].untraced_frees++;
-			}
+		uint32_t cid;
+		if (ev->name ? !sim_find_cache(s, ev->name, &cid)
+			     : !slab_cache_of(s, ev->ptr, &cid)) {
+			s->unattributed_frees++;
+			return 0;
 		}
-		return 0;
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, cid, &ci);
+		struct cache_acct *a = &s->acct[ci.alias_of];
+		if (!a->npre) {
+			/* bulk allocations (6.1) emit no event */
+			a->untraced_frees++;
+			return 0;
+		}
+		/* an object of the start state: counts, not addresses, were recorded */
+		uint32_t j = (uint32_t)gsl_rng_uniform_int(s->rng, a->npre);
+		uint32_t idx = a->pre[j];
+		a->pre[j] = a->pre[--a->npre];
+		a->pre_freed++;
+		return do_free(s, idx, cpu, e);
 	}
 	if (ev->name && s->pool[idx64].acct != UINT32_MAX) {
 		struct policy_cache_info ci;
@@ -857,7 +932,9 @@ int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 		rc = on_free(s, ev, e);
 		break;
 	case TRACE_EV_MARKER:
-		return take_sample(s, ev->text, e);
+		if ((rc = take_sample(s, ev->text, e)))
+			return rc;
+		return s->o.on_marker ? s->o.on_marker(s->o.marker_ctx, s, ev, e) : 0;
 	default:
 		return 0;
 	}
@@ -1471,4 +1548,151 @@ uint64_t sim_kmalloc_bytes(struct sim *s, uint64_t size, uint32_t gfp)
 	while ((UINT64_C(1) << order) < pages)
 		order++;
 	return (uint64_t)POLICY_PAGE_SIZE << order;
+}
+
+/* ---- starting from a recorded state ---- */
+
+bool sim_find_cache(const struct sim *s, const char *name, uint32_t *id)
+{
+	uint32_t nid;
+	uint64_t cid;
+	if (strtab_find(&s->names, name, &nid) && u64map_get(&s->name_cache, nid, &cid)) {
+		*id = (uint32_t)cid;
+		return true;
+	}
+	/* kmalloc caches are made by the policy, never named by the trace */
+	uint32_t n = s->p->ops->nr_caches(s->p);
+	for (uint32_t i = 0; i < n; i++) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, i, &ci);
+		if (ci.kmalloc && strcmp(ci.name, name) == 0) {
+			*id = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+int sim_ensure_cache(struct sim *s, const struct policy_cache_spec *spec, uint32_t *id,
+		     struct err *e)
+{
+	uint32_t nid, c;
+	if (sim_find_cache(s, spec->name, id))
+		return 0;
+	int rc = s->p->ops->cache_create(s->p, spec, &c, e);
+	if (rc)
+		return rc;
+	if (strtab_intern(&s->names, spec->name, &nid) || u64map_put(&s->name_cache, nid, c) ||
+	    grow_acct(s, s->p->ops->nr_caches(s->p)))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	*id = c;
+	return 0;
+}
+
+int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs, struct err *e)
+{
+	if (!s->p->ops->prepopulate)
+		return err_set(e, SLABSIM_EUSAGE, "the %s model cannot start from a recorded state",
+			       s->p->ops->name);
+	if (nr_objs > UINT32_MAX / 2)
+		return err_set(e, SLABSIM_EUSAGE, "start state of %" PRIu64 " objects is too big",
+			       nr_objs);
+	if (!s->rng && !(s->rng = gsl_rng_alloc(gsl_rng_mt19937)))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	uint32_t root;
+	struct policy_obj *objs = calloc(nr_objs ? nr_objs : 1, sizeof(*objs));
+	if (!objs || root_of(s, id, &root) || grow_acct(s, root)) {
+		free(objs);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	int rc = s->p->ops->prepopulate(s->p, id, nr_objs, nr_slabs, objs, e);
+	struct cache_acct *a = &s->acct[root];
+	uint32_t *pre = rc ? NULL : realloc(a->pre, (a->npre + nr_objs + 1) * sizeof(*a->pre));
+	if (!rc && !pre)
+		rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (pre)
+		a->pre = pre;
+	for (uint64_t i = 0; !rc && i < nr_objs; i++) {
+		uint32_t idx;
+		if ((rc = pool_get(s, &idx))) {
+			rc = err_set(e, rc, "out of memory");
+			break;
+		}
+		struct live *l = &s->pool[idx];
+		l->obj = objs[i];
+		/* the request size is not recorded: count the object size */
+		l->req = objs[i].object_bytes;
+		l->acct = root;
+		l->cpu = 0;
+		if ((rc = intern_site(s, "(start state)", &l->site))) {
+			rc = err_set(e, rc, "out of memory");
+			break;
+		}
+		a->pre[a->npre++] = idx;
+		a->live_objs++;
+		a->live_req += l->req;
+		a->live_slot += l->obj.slot_bytes;
+		a->live_meta += l->obj.meta_bytes;
+		a->live_object += l->obj.object_bytes;
+		s->site[l->site].live_objs++;
+		s->site[l->site].live_req += l->req;
+		s->live_objs++;
+		s->live_req += l->req;
+	}
+	free(objs);
+	if (!rc) {
+		update_peaks(s, root, 0);
+		if (a->live_objs > a->peak_live_objs)
+			a->peak_live_objs = a->live_objs;
+	}
+	return rc;
+}
+
+uint32_t sim_nr_caches(const struct sim *s)
+{
+	return s->p->ops->nr_caches(s->p);
+}
+
+void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *out)
+{
+	struct policy_cache_info ci;
+	s->p->ops->cache_info(s->p, id, &ci);
+	const struct cache_acct *a = &s->acct[ci.alias_of];
+	memset(out, 0, sizeof(*out));
+	out->name = ci.name;
+	out->root = ci.alias_of == id;
+	out->kmalloc = ci.kmalloc;
+	out->object_size = ci.g.object_size;
+	out->slot_size = ci.g.size;
+	out->objs_per_slab = ci.g.objs_per_slab;
+	out->pages_per_slab = 1u << ci.g.order;
+	out->slabs = ci.nr_slabs;
+	out->pages = ci.nr_pages;
+	out->total_objects = ci.total_objects;
+	/* SLUB's get_slabinfo: every object not free on a node-partial slab is
+	 * active, so free slots of CPU slabs and per-CPU partial slabs count */
+	out->active_objs = ci.total_objects - ci.free_in_partial;
+	out->live_objs = a->live_objs;
+	out->live_req_bytes = a->live_req;
+	out->waste_bytes = ci.nr_pages * POLICY_PAGE_SIZE - a->live_req;
+	out->allocs = a->allocs;
+	out->frees = a->frees;
+	out->untraced_frees = a->untraced_frees;
+	out->pre_objs = a->npre;
+	out->pre_freed = a->pre_freed;
+}
+
+uint64_t sim_unattributed_frees(const struct sim *s)
+{
+	return s->unattributed_frees;
+}
+
+int sim_name_geometry(struct sim *s, uint32_t object_size, uint32_t slot_size, const char *name,
+		      struct err *e)
+{
+	uint32_t nid;
+	if (strtab_intern(&s->names, name, &nid) ||
+	    u64map_put(&s->geom_name, geom_key(object_size, slot_size), (uint64_t)nid + 1))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	return 0;
 }

@@ -42,6 +42,12 @@ enum sim_anomaly {
 /* Stable names of the anomaly kinds ("free_unknown_ptr", ...). */
 extern const char *const sim_anomaly_names[SIM_AN_NR];
 
+struct sim;
+
+/* Called at every marker event, after its labelled sample: validation
+ * compares the model with a snapshot there, --phase-summary closes a phase. */
+typedef int (*sim_marker_fn)(void *ctx, struct sim *s, const struct trace_event *ev, struct err *e);
+
 struct sim_opts {
 	const struct policy_ops *ops;
 	struct policy_cfg cfg;
@@ -53,9 +59,9 @@ struct sim_opts {
 	FILE *progress_out;	      /* where the bar goes (default stderr) */
 	struct metrics_opts metrics;  /* docs/metrics.md figures (sample_cache is set
 					 from sample_caches) */
+	sim_marker_fn on_marker;      /* NULL = none */
+	void *marker_ctx;
 };
-
-struct sim;
 
 /* Create the engine and its policy. Errors: SLABSIM_EUSAGE, SLABSIM_ENOMEM. */
 int sim_create(const struct sim_opts *o, struct sim **out, struct err *e);
@@ -151,6 +157,54 @@ int sim_define_cache(struct sim *s, const struct policy_cache_spec *spec, uint64
  * gfp: the kmalloc cache's slot size, whole pages above the largest cache,
  * SLOB's size plus its header, the size itself for exact. */
 uint64_t sim_kmalloc_bytes(struct sim *s, uint64_t size, uint32_t gfp);
+/* ---- starting from a recorded state (validation of captures) ---- */
+
+/* The policy cache id of the cache named name: a kmalloc cache, one defined
+ * with sim_define_cache, or one the trace named so far. */
+bool sim_find_cache(const struct sim *s, const char *name, uint32_t *id);
+
+/* Create the cache a trace will name spec->name (before the trace, from the
+ * recorded kernel's /sys/kernel/slab), so that its frees and the learned
+ * names of its allocations find it. An existing one is returned as is
+ * (unlike sim_define_cache, which refuses a name defined twice). */
+int sim_ensure_cache(struct sim *s, const struct policy_cache_spec *spec, uint32_t *id,
+		     struct err *e);
+
+/* Name the cache of kmem_cache_alloc events of (object_size, slot_size)
+ * whose name the trace does not tell (6.1 allocations name no cache, and
+ * the name pass learns only from objects freed in the trace): when the
+ * recorded kernel had exactly one cache of that geometry, it is that one. */
+int sim_name_geometry(struct sim *s, uint32_t object_size, uint32_t slot_size, const char *name,
+		      struct err *e);
+
+/* Start cache id with nr_objs live objects in nr_slabs slabs (a start
+ * /proc/slabinfo). A later free of a pointer the trace never allocated that
+ * names the cache takes one of them, chosen at random (GSL, fixed seed),
+ * since the snapshot gives counts, not addresses. SLABSIM_EUSAGE when the
+ * policy cannot start from a state. */
+int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs, struct err *e);
+
+/* One cache now, by policy cache id. */
+struct sim_cache_state {
+	const char *name;
+	bool root; /* false for an alias: its figures are its root's */
+	bool kmalloc;
+	uint32_t object_size, slot_size, objs_per_slab, pages_per_slab;
+	uint64_t slabs, pages, total_objects;
+	uint64_t active_objs; /* as SLUB's /proc/slabinfo counts them */
+	uint64_t live_objs, live_req_bytes;
+	uint64_t waste_bytes;	 /* pages * PAGE_SIZE - live requested bytes */
+	uint64_t allocs, frees;	 /* traced */
+	uint64_t untraced_frees; /* frees of objects with no traced or recorded allocation */
+	uint64_t pre_objs;	 /* objects of the start state still live */
+	uint64_t pre_freed;	 /* objects of the start state freed by the trace */
+};
+uint32_t sim_nr_caches(const struct sim *s);
+void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *out);
+
+/* Frees of unknown pointers that named no cache (6.1 kfree): they cannot be
+ * matched to a start state or a cache. */
+uint64_t sim_unattributed_frees(const struct sim *s);
 
 /* The policy instance (borrowed; valid until sim_destroy). */
 struct policy *sim_policy(const struct sim *s);

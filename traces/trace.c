@@ -684,6 +684,26 @@ static int parse_fields(char *p, char *end, struct trace_event *ev, char *msg)
 	return 1;
 }
 
+/* The body of an ftrace print event: skip the writer's address as
+ * "tracing_mark_write:", "<hex>:" or "ip=<hex> buf=". Returns the text. */
+static char *skip_print_ip(char *p, char *end)
+{
+	char *t, *te;
+	while (is_blank(*p))
+		p++;
+	t = p;
+	te = token_end(t, end);
+	if (te - t > 3 && memcmp(t, "ip=", 3) == 0) {
+		char *b = te;
+		while (is_blank(*b))
+			b++;
+		return end - b >= 4 && memcmp(b, "buf=", 4) == 0 ? b + 4 : p;
+	}
+	if (te > t + 1 && te[-1] == ':')
+		return te;
+	return p;
+}
+
 /* Parse s (NUL at end, no NUL before it). Returns 1 for a slab event or a
  * marker, 0 for other recognised lines (*kind), SLABSIM_EINPUT with msg. */
 static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_line_kind *kind,
@@ -794,6 +814,14 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 	}
 
 	type = event_type(name, (size_t)(name_end - name));
+	/* trace-cmd report prints a trace_marker write as the ftrace "print"
+	 * event, "print: tracing_mark_write: TEXT", perf script as
+	 * "ftrace:print: ..." with the same body (or "ip=0x... buf=TEXT") */
+	if (type < 0 && span_is(name, (size_t)(name_end - name), "print") &&
+	    (!sys || span_is(sys, (size_t)(name - 1 - sys), "ftrace"))) {
+		p = skip_print_ip(p, end);
+		type = TRACE_EV_MARKER;
+	}
 	if (type == TRACE_EV_MARKER) {
 		char *e = end;
 		while (is_blank(*p))

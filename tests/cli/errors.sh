@@ -107,7 +107,9 @@ tap_is "usage errors create no default database" "$?" 0
 
 expect "missing trace: exit 3, the path named" 3 "slabsim: $tmp/missing.trace: No such file or directory" \
 	replay "$tmp/missing.trace"
-expect "trace is a directory" 3 "slabsim: $tmp: Is a directory" replay "$tmp" --no-db
+# a directory is read as a capture directory (docs/capture-format.md)
+expect "trace is a directory without a trace file" 3 \
+	"slabsim: $tmp: capture directory without trace.txt.zst or trace.txt" replay "$tmp" --no-db
 [ ! -e slabsim.db ]
 tap_is "a missing trace creates no default database" "$?" 0
 

@@ -232,8 +232,44 @@ static void test_merge(void)
 	f.ops->destroy(f.p);
 }
 
+/* Start state (a slabinfo before the trace): 70 live objects in 3 slabs of
+ * kmalloc-64 (64 per slab) = one full slab + one with 6 objects on the node
+ * partial list (58 free) + one empty slab there (64 free). Freeing the 6
+ * objects of the second slab empties it: 2 partial slabs < min_partial 5, so
+ * it stays; the first allocation on CPU 0 then takes a node-partial slab. */
+static void test_prepopulate(void)
+{
+	struct fixture f;
+	struct err e;
+	setup(&f, POLICY_KERNEL_6_1, 0, true);
+	struct policy_obj *objs = calloc(70, sizeof(*objs));
+	int rc = f.ops->prepopulate(f.p, f.k64, 70, 3, objs, &e);
+	CHECK_EQ_U64("prepopulate: succeeds", rc, 0);
+	struct policy_cache_info ci = info64(&f);
+	CHECK_EQ_U64("prepopulate: 3 slabs", ci.nr_slabs, 3);
+	CHECK_EQ_U64("prepopulate: 70 in use", ci.inuse_objects, 70);
+	CHECK_EQ_U64("prepopulate: 2 node-partial slabs", ci.nr_partial, 2);
+	CHECK_EQ_U64("prepopulate: 58 + 64 free on them", ci.free_in_partial, 122);
+	CHECK_EQ_U64("prepopulate: objects in slab 1 and 2 (addresses 64 apart)",
+		     objs[69].addr - objs[0].addr, 69 * 64);
+	check_ok(&f, "prepopulate: invariants");
+	for (int i = 64; i < 70; i++)
+		kfree_on(&f, &objs[i], 0);
+	ci = info64(&f);
+	CHECK_EQ_U64("prepopulate: emptied slab kept (min_partial)", ci.nr_slabs, 3);
+	CHECK_EQ_U64("prepopulate: 64 in use", ci.inuse_objects, 64);
+	check_ok(&f, "prepopulate: invariants after frees");
+	(void)kmalloc64(&f, 0);
+	CHECK_EQ_U64("prepopulate: an allocation reuses a partial slab", info64(&f).nr_slabs, 3);
+	rc = f.ops->prepopulate(f.p, f.k64, 200, 3, objs, &e);
+	CHECK("prepopulate: 200 objects do not fit 3 slabs", rc == SLABSIM_EUSAGE);
+	free(objs);
+	f.ops->destroy(f.p);
+}
+
 int main(void)
 {
+	test_prepopulate();
 	test_cpu_partial_drain(POLICY_KERNEL_6_1);
 	test_cpu_partial_drain(POLICY_KERNEL_5_4);
 	test_min_partial();

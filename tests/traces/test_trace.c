@@ -420,6 +420,30 @@ static void test_non_slab_lines(void)
 	CHECK_EQ_U64("marker: pid", ev.pid, 300);
 	parse_event("  bash-300 [000] ..... 10.6: tracing_mark_write:", buf, &ev);
 	CHECK_EQ_STR("marker: empty text", ev.text, "");
+
+	/* trace-cmd report: the ftrace print event with the writer's address
+	 * resolved, or as hex when kallsyms were not recorded */
+	parse_event("            bash-300   [000]    10.700000: print:                "
+		    "tracing_mark_write: SNAP 3",
+		    buf, &ev);
+	CHECK_EQ_U64("trace-cmd print: type", ev.type, TRACE_EV_MARKER);
+	CHECK_EQ_STR("trace-cmd print: text", ev.text, "SNAP 3");
+	CHECK_EQ_U64("trace-cmd print: t_ns", ev.t_ns, 10700000000ull);
+	parse_event("  bash-300 [001] 10.8: print: ffffffff8120e1a0: phase two", buf, &ev);
+	CHECK_EQ_STR("trace-cmd print, hex ip: text", ev.text, "phase two");
+	CHECK_EQ_U64("trace-cmd print, hex ip: cpu", ev.cpu, 1);
+	/* perf script: "ftrace:print:" with the same body, or raw fields */
+	parse_event("            bash   300 [000]    10.900000: ftrace:print: tracing_mark_write: "
+		    "SNAP 4",
+		    buf, &ev);
+	CHECK_EQ_STR("perf ftrace:print: text", ev.text, "SNAP 4");
+	parse_event("  bash 300 [000] 11.0: ftrace:print: ip=0xffffffff8120e1a0 buf=SNAP 5", buf,
+		    &ev);
+	CHECK_EQ_STR("perf ftrace:print ip= buf=: text", ev.text, "SNAP 5");
+	CHECK_EQ_U64("perf ftrace:print: pid", ev.pid, 300);
+	/* print events of other systems are other events */
+	rc = parse("  bash 300 [000] 11.1: foo:print: x", buf, &ev, &kind, &lost, &e);
+	CHECK("foo:print: other event", rc == 0 && kind == TRACE_LINE_OTHER_EVENT);
 }
 
 static void test_malformed(void)

@@ -1,0 +1,152 @@
+/* cmd_validate.c - `slabsim validate CAPTURE_DIR`. */
+#include "capture.h"
+#include "cli.h"
+#include "err.h"
+#include "validate.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+	OPT_DB = CLI_OPT_CMD,
+	OPT_NO_DB,
+	OPT_FORMAT,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
+	OPT_NO_ANCHOR,
+};
+
+void usage_validate(FILE *f)
+{
+	fprintf(f, "Usage: slabsim validate CAPTURE_DIR [OPTIONS]\n"
+		   "\n"
+		   "Compare the model with the kernel that recorded CAPTURE_DIR (the directory\n"
+		   "traces/capture/record or qemu-boot writes; docs/capture-format.md):\n"
+		   "  layout     for every root cache of slab-attrs.tsv: object_size, slab_size,\n"
+		   "             align, order and objs_per_slab predicted vs real;\n"
+		   "  end state  the trace replayed from slabinfo-start.txt (when present) vs\n"
+		   "             slabinfo.txt: active and total objects, slabs and pages per\n"
+		   "             cache and in total (error weighted by memory);\n"
+		   "  snapshots  at every 'SNAP ID' marker, the model's slab pages vs\n"
+		   "             snapshots/ID.slabinfo, and pages_mae_over_swing = mean absolute\n"
+		   "             error of total slab pages / (largest - smallest real total).\n"
+		   "             Without slabinfo-start.txt (a boot capture) the model starts\n"
+		   "             empty and the first snapshot is its start state: what the kernel\n"
+		   "             held beyond the model there (objects made before tracing began)\n"
+		   "             is added at that marker, and that snapshot is not scored; the\n"
+		   "             figures without this anchor are reported too.\n"
+		   "The model is configured from uname.txt (kernel profile), ncpus.txt (possible\n"
+		   "CPUs) and cmdline.txt (slub_debug, slub_min/max_order, slub_min_objects,\n"
+		   "slab_nomerge); model options given here override them. Nothing is fitted to\n"
+		   "the state it is compared with.\n"
+		   "\n");
+	cli_usage_model_opts(f);
+	fprintf(f,
+		"\n"
+		"Run options:\n"
+		"  --db FILE             results database (default slabsim.db)\n"
+		"  --no-db               do not record the validation\n"
+		"  --format table|json   report format on stdout (default table)\n"
+		"  --no-anchor           without slabinfo-start.txt (a boot capture), do not take\n"
+		"                        the first snapshot as the start state\n"
+		"  --progress, --no-progress  progress bar on stderr (default: when a terminal)\n"
+		"  -q, --quiet           no notes on stderr about the configuration taken\n"
+		"  -h, --help            this help\n\n%s",
+		cli_exit_codes_help);
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		CLI_MODEL_LONGOPTS,
+		{"db", required_argument, NULL, OPT_DB},
+		{"no-db", no_argument, NULL, OPT_NO_DB},
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"progress", no_argument, NULL, OPT_PROGRESS},
+		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+		{"no-anchor", no_argument, NULL, OPT_NO_ANCHOR},
+		{"quiet", no_argument, NULL, 'q'},
+		{NULL, 0, NULL, 0},
+	};
+	struct val_opts o = {.db = "slabsim.db", .out = stdout, .notes = stderr, .anchor = true};
+	uint32_t given = 0;
+	int progress = -1, c, r;
+
+	cli_model_defaults(&o.model);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
+		if ((r = cli_model_opt(&o.model, c, optarg)) < 0)
+			return cli_bad_usage("validate");
+		if (r) {
+			given |= VAL_GIVEN(c);
+			continue;
+		}
+		switch (c) {
+		case 'h':
+			usage_validate(stdout);
+			return 0;
+		case 'q':
+			o.notes = NULL;
+			break;
+		case OPT_DB:
+			if (!*optarg) {
+				fprintf(stderr,
+					"slabsim: --db needs a file name (or use --no-db)\n");
+				return cli_bad_usage("validate");
+			}
+			o.db = optarg;
+			break;
+		case OPT_NO_DB:
+			o.db = NULL;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "json") == 0)
+				o.json = true;
+			else if (strcmp(optarg, "table") != 0) {
+				fprintf(stderr,
+					"slabsim: --format expects table or json, got '%s'\n",
+					optarg);
+				return cli_bad_usage("validate");
+			}
+			break;
+		case OPT_PROGRESS:
+			progress = 1;
+			break;
+		case OPT_NO_PROGRESS:
+			progress = 0;
+			break;
+		case OPT_NO_ANCHOR:
+			o.anchor = false;
+			break;
+		default:
+			return cli_bad_usage("validate");
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, optind >= argc
+					? "slabsim: validate needs a CAPTURE_DIR argument\n"
+					: "slabsim: validate takes one CAPTURE_DIR argument\n");
+		return cli_bad_usage("validate");
+	}
+	o.dir = argv[optind];
+	o.progress = progress < 0 ? isatty(STDERR_FILENO) : progress;
+
+	struct err e;
+	struct capture *cap = NULL;
+	err_clear(&e);
+	if (capture_open(o.dir, &cap, &e))
+		return cli_fail(&e);
+	int status = 0;
+	if (val_capture_model(cap, &o.model, given, o.notes, &e) || val_run(&o, cap, &e)) {
+		status = cli_fail(&e);
+		if (o.db)
+			fprintf(stderr, "slabsim: the validation was not recorded in %s\n", o.db);
+	} else if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "slabsim: error writing output\n");
+		status = SLABSIM_EXIT_IO;
+	}
+	capture_close(cap);
+	return status;
+}

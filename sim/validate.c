@@ -1,0 +1,1249 @@
+/* validate.c - captures against the model: configuration from a capture's
+ * metadata, `slabsim validate`, and replay's phase summary (validate.h). */
+#include "validate.h"
+#include "layout.h"
+#include "rec.h"
+#include "trace.h"
+#include "vrec.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- configuration ---- */
+
+enum policy_kernel val_kernel_profile(uint32_t major, uint32_t minor)
+{
+	/* the 6.1 rules are there from 5.16 (per-CPU partial lists limited by
+	 * slabs; the mid-object free pointer and kmalloc-cg-N came before) */
+	return major > 5 || (major == 5 && minor >= 16) ? POLICY_KERNEL_6_1 : POLICY_KERNEL_5_4;
+}
+
+/* The letters of one slub_debug block as policy_parse_slub_debug takes
+ * them: '-' resets what came before (6.1), O and A have no model (noted). */
+static void debug_letters(const char *flags, char *out, bool *had_o)
+{
+	size_t n = 0;
+	if (!*flags) {
+		strcpy(out, "FZPU"); /* no letters: DEBUG_DEFAULT_FLAGS */
+		return;
+	}
+	for (const char *p = flags; *p; p++) {
+		char ch = *p;
+		if (ch == '-')
+			n = 0;
+		else if (ch == 'o' || ch == 'O')
+			*had_o = true;
+		else if (ch != 'a' && ch != 'A' && n < 15)
+			out[n++] = ch;
+	}
+	out[n] = '\0';
+	if (!n)
+		strcpy(out, "-");
+}
+
+int val_capture_model(const struct capture *c, struct cli_model *m, uint32_t given, FILE *notes,
+		      struct err *e)
+{
+	if (c->has_uname && !(given & VAL_GIVEN(CLI_OPT_KERNEL))) {
+		m->cfg.kernel = val_kernel_profile(c->major, c->minor);
+		if (notes)
+			fprintf(notes, "capture: kernel %s -> profile %s\n", c->release,
+				cli_kernel_name(m));
+	}
+	uint32_t cpus = c->possible ? c->possible : c->online ? c->online : c->nproc;
+	if (cpus && !(given & VAL_GIVEN(CLI_OPT_NR_CPUS))) {
+		m->cfg.nr_cpus = cpus;
+		if (notes)
+			fprintf(notes, "capture: nr_cpu_ids %u (%s)\n", cpus,
+				c->possible ? "possible"
+				: c->online ? "online"
+					    : "nproc");
+	}
+	if (!c->has_cmdline)
+		return 0;
+	const struct capture_cmdline *cl = &c->cmdline;
+	if (cl->slub_debug_given && !(given & VAL_GIVEN(CLI_OPT_SLUB_DEBUG))) {
+		uint32_t flags = 0;
+		bool had_o = false, per_cache = false;
+		for (uint32_t i = 0; i < cl->ndebug; i++) {
+			char letters[24];
+			uint32_t f;
+			if (cl->debug[i].ncaches) {
+				per_cache = true;
+				continue;
+			}
+			debug_letters(cl->debug[i].flags, letters, &had_o);
+			int rc = policy_parse_slub_debug(letters, &f, e);
+			if (rc)
+				return err_set(e, SLABSIM_EINPUT, "%s/cmdline.txt: slub_debug: %s",
+					       c->dir, e->msg);
+			flags = strcmp(letters, "-") == 0 ? 0 : flags | f;
+		}
+		m->cfg.slub_debug = flags;
+		if (notes) {
+			char dbg[8];
+			fprintf(notes, "capture: slub_debug %s for every cache\n",
+				policy_slub_debug_str(flags, dbg));
+			if (per_cache)
+				fprintf(notes,
+					"capture: slub_debug lists for named caches are not "
+					"modelled (the model applies one set of flags to every "
+					"cache); the layout check uses each cache's own flags\n");
+			if (had_o)
+				fprintf(notes, "capture: slub_debug flag O is not modelled\n");
+		}
+	}
+	if (cl->slub_min_order >= 0 && !(given & VAL_GIVEN(CLI_OPT_MIN_ORDER)))
+		m->cfg.slub_min_order = (uint32_t)cl->slub_min_order;
+	if (cl->slub_max_order >= 0 && !(given & VAL_GIVEN(CLI_OPT_MAX_ORDER)))
+		m->cfg.slub_max_order = (uint32_t)cl->slub_max_order;
+	if (cl->slub_min_objects >= 0 && !(given & VAL_GIVEN(CLI_OPT_MIN_OBJECTS)))
+		m->cfg.slub_min_objects = (uint32_t)cl->slub_min_objects;
+	if (m->cfg.slub_min_order >= POLICY_MAX_ORDER || m->cfg.slub_max_order >= POLICY_MAX_ORDER)
+		return err_set(e, SLABSIM_EINPUT,
+			       "%s/cmdline.txt: slub_min_order/slub_max_order above %d", c->dir,
+			       POLICY_MAX_ORDER - 1);
+	if (cl->nomerge)
+		m->cfg.nomerge = true;
+	return 0;
+}
+
+bool val_attrs_spec(const struct capture_attrs_row *r, struct policy_cache_spec *spec)
+{
+	const int64_t *v = r->v;
+	if (v[CAPTURE_A_OBJECT_SIZE] <= 0)
+		return false;
+	bool hw = v[CAPTURE_A_HWCACHE_ALIGN] > 0;
+	memset(spec, 0, sizeof(*spec));
+	spec->name = r->name;
+	spec->object_size = (uint32_t)v[CAPTURE_A_OBJECT_SIZE];
+	/* sysfs align is calculate_alignment()'s result; for a cache without
+	 * HWCACHE_ALIGN it is the alignment asked for (at least 8), which
+	 * calculate_alignment returns unchanged */
+	spec->align = hw || v[CAPTURE_A_ALIGN] < 0 ? 0 : (uint32_t)v[CAPTURE_A_ALIGN];
+	static const struct {
+		enum capture_attr a;
+		uint32_t f;
+	} fl[] = {
+		{CAPTURE_A_HWCACHE_ALIGN, POLICY_F_HWCACHE_ALIGN},
+		{CAPTURE_A_CACHE_DMA, POLICY_F_CACHE_DMA},
+		{CAPTURE_A_RECLAIM_ACCOUNT, POLICY_F_RECLAIM_ACCOUNT},
+		{CAPTURE_A_DESTROY_BY_RCU, POLICY_F_TYPESAFE_BY_RCU},
+		{CAPTURE_A_SANITY_CHECKS, POLICY_F_CONSISTENCY},
+		{CAPTURE_A_RED_ZONE, POLICY_F_RED_ZONE},
+		{CAPTURE_A_POISON, POLICY_F_POISON},
+		{CAPTURE_A_STORE_USER, POLICY_F_STORE_USER},
+		{CAPTURE_A_TRACE, POLICY_F_TRACE},
+	};
+	for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++)
+		if (v[fl[i].a] > 0)
+			spec->flags |= fl[i].f;
+	spec->ctor = r->has_ctor > 0;
+	spec->usersize = v[CAPTURE_A_USERSIZE] > 0 ? (uint32_t)v[CAPTURE_A_USERSIZE] : 0;
+	spec->no_merge = true; /* a root in the kernel: keep it one in the model */
+	return true;
+}
+
+static const struct capture_attrs_row *attrs_find(const struct capture_attrs *a, const char *name)
+{
+	for (uint32_t i = 0; i < a->n; i++)
+		if (strcmp(a->rows[i].name, name) == 0)
+			return &a->rows[i];
+	return NULL;
+}
+
+/* The root row of name (following an alias link once). */
+static const struct capture_attrs_row *attrs_root(const struct capture_attrs *a, const char *name)
+{
+	const struct capture_attrs_row *r = attrs_find(a, name);
+	if (r && r->link_target)
+		r = attrs_find(a, r->link_target);
+	return r;
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+/* ---- phase summary ---- */
+
+struct phase_fig {
+	uint64_t pages, waste, live;
+};
+
+struct phase_snap {
+	char *label;
+	uint64_t t_ns;
+	uint32_t n;
+	struct phase_fig *c; /* by policy cache id; roots only, others 0 */
+	struct phase_fig total;
+};
+
+struct val_phases {
+	struct phase_snap *snaps;
+	uint32_t n, cap;
+};
+
+int val_phases_create(struct val_phases **out, struct err *e)
+{
+	if (!(*out = calloc(1, sizeof(**out))))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	return 0;
+}
+
+void val_phases_destroy(struct val_phases *p)
+{
+	if (!p)
+		return;
+	for (uint32_t i = 0; i < p->n; i++) {
+		free(p->snaps[i].label);
+		free(p->snaps[i].c);
+	}
+	free(p->snaps);
+	free(p);
+}
+
+static int phase_take(struct val_phases *p, const struct sim *s, const char *label, uint64_t t_ns,
+		      struct err *e)
+{
+	if (p->n == p->cap) {
+		uint32_t nc = p->cap ? p->cap * 2 : 16;
+		struct phase_snap *ns = realloc(p->snaps, nc * sizeof(*ns));
+		if (!ns)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		p->snaps = ns;
+		p->cap = nc;
+	}
+	struct phase_snap *ps = &p->snaps[p->n];
+	memset(ps, 0, sizeof(*ps));
+	ps->n = sim_nr_caches(s);
+	ps->t_ns = t_ns;
+	ps->c = calloc(ps->n ? ps->n : 1, sizeof(*ps->c));
+	size_t ll = strlen(label) + 1;
+	ps->label = malloc(ll);
+	if (!ps->c || !ps->label) {
+		free(ps->c);
+		free(ps->label);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	memcpy(ps->label, label, ll);
+	for (uint32_t id = 0; id < ps->n; id++) {
+		struct sim_cache_state cs;
+		sim_cache_state(s, id, &cs);
+		if (!cs.root)
+			continue;
+		ps->c[id] = (struct phase_fig){cs.pages, cs.waste_bytes, cs.live_objs};
+		ps->total.pages += cs.pages;
+		ps->total.waste += cs.waste_bytes;
+		ps->total.live += cs.live_objs;
+	}
+	p->n++;
+	return 0;
+}
+
+int val_phases_marker(void *ctx, struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	return phase_take(ctx, s, ev->text ? ev->text : "", ev->t_ns, e);
+}
+
+struct phase_delta {
+	uint32_t id;
+	int64_t pages, waste, live;
+};
+
+static int cmp_delta(const void *a, const void *b)
+{
+	const struct phase_delta *x = a, *y = b;
+	int64_t ax = llabs(x->pages), ay = llabs(y->pages);
+	if (ax != ay)
+		return ax < ay ? 1 : -1;
+	if (llabs(x->waste) != llabs(y->waste))
+		return llabs(x->waste) < llabs(y->waste) ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int val_phases_print(struct val_phases *p, const struct sim *s, FILE *out, struct err *e)
+{
+	int rc = phase_take(p, s, "end", 0, e);
+	if (rc)
+		return rc;
+	struct phase_snap zero = {.label = "start", .n = 0};
+	uint32_t n = sim_nr_caches(s);
+	struct phase_delta *d = calloc(n ? n : 1, sizeof(*d));
+	if (!d)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	fprintf(out,
+		"\nphases (%u markers): change of slab pages, waste bytes (pages - requested) "
+		"and live objects\n",
+		p->n - 1);
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct phase_snap *a = i ? &p->snaps[i - 1] : &zero, *b = &p->snaps[i];
+		fprintf(out,
+			"phase %u: %s -> %s: pages %+" PRId64 " (%" PRIu64 " -> %" PRIu64
+			"), waste %+" PRId64 " bytes, live objects %+" PRId64 "\n",
+			i + 1, a->label, b->label, (int64_t)(b->total.pages - a->total.pages),
+			a->total.pages, b->total.pages, (int64_t)(b->total.waste - a->total.waste),
+			(int64_t)(b->total.live - a->total.live));
+		uint32_t nd = 0;
+		for (uint32_t id = 0; id < b->n; id++) {
+			struct phase_fig fa = id < a->n ? a->c[id] : (struct phase_fig){0};
+			const struct phase_fig *fb = &b->c[id];
+			struct phase_delta x = {id, (int64_t)(fb->pages - fa.pages),
+						(int64_t)(fb->waste - fa.waste),
+						(int64_t)(fb->live - fa.live)};
+			if (x.pages || x.waste || x.live)
+				d[nd++] = x;
+		}
+		qsort(d, nd, sizeof(*d), cmp_delta);
+		uint32_t shown = nd < 10 ? nd : 10;
+		for (uint32_t j = 0; j < shown; j++) {
+			struct sim_cache_state cs;
+			sim_cache_state(s, d[j].id, &cs);
+			fprintf(out,
+				"  %-24s pages %+6" PRId64 "  waste %+10" PRId64 "  live %+8" PRId64
+				"\n",
+				cs.name, d[j].pages, d[j].waste, d[j].live);
+		}
+		if (nd > shown)
+			fprintf(out, "  ... %u more caches changed\n", nd - shown);
+	}
+	free(d);
+	return 0;
+}
+
+/* ---- validate ---- */
+
+enum { L_OBJECT_SIZE, L_SLAB_SIZE, L_ALIGN, L_ORDER, L_OBJS, L_NR };
+static const char *const lfield[L_NR] = {"object_size", "slab_size", "align", "order",
+					 "objs_per_slab"};
+static const enum capture_attr lattr[L_NR] = {CAPTURE_A_OBJECT_SIZE, CAPTURE_A_SLAB_SIZE,
+					      CAPTURE_A_ALIGN, CAPTURE_A_ORDER,
+					      CAPTURE_A_OBJS_PER_SLAB};
+
+struct layout_res {
+	const char *name;
+	uint32_t pred[L_NR];
+	int64_t real[L_NR];
+	uint32_t bad; /* bit per field */
+	bool failed;  /* layout_slub refused the spec */
+	char why[128];
+};
+
+struct snap_res {
+	char *id;
+	uint64_t t_ns;
+	uint64_t real_pages, pred_pages;
+	uint64_t pred_unanchored; /* the prediction of the model without an anchor */
+	bool anchor;		  /* the snapshot the pre-trace remainder was taken from */
+	uint32_t ncaches;
+	struct snap_cache {
+		const char *name; /* borrowed from the sim or the slabinfo (kept) */
+		uint64_t real_pages, pred_pages;
+	} * caches;
+	struct capture_slabinfo si; /* kept for the names */
+};
+
+struct vctx {
+	struct capture *c;
+	bool anchor;	       /* top up the pre-trace remainder at the first snapshot */
+	uint64_t anchor_pages; /* pages added there */
+	uint64_t anchor_objs;
+	struct snap_res *snaps;
+	uint32_t nsnaps, cap;
+	uint32_t snap_markers_missing; /* SNAP markers with no snapshot file */
+	uint32_t snap_markers_dup;
+};
+
+static bool have_snapshot(const struct capture *c, const char *id)
+{
+	for (uint32_t i = 0; i < c->nsnapshots; i++)
+		if (strcmp(c->snapshot_ids[i], id) == 0)
+			return true;
+	return false;
+}
+
+static int define_cache(struct sim *s, const struct capture *c,
+			const struct capture_slabinfo_row *row, struct err *e);
+
+static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	struct vctx *v = ctx;
+	const char *id = capture_snap_id(ev->text);
+	if (!id)
+		return 0;
+	if (!have_snapshot(v->c, id)) {
+		v->snap_markers_missing++;
+		return 0;
+	}
+	for (uint32_t i = 0; i < v->nsnaps; i++)
+		if (strcmp(v->snaps[i].id, id) == 0) {
+			v->snap_markers_dup++;
+			return 0;
+		}
+	if (v->nsnaps == v->cap) {
+		uint32_t nc = v->cap ? v->cap * 2 : 16;
+		struct snap_res *n = realloc(v->snaps, nc * sizeof(*n));
+		if (!n)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		v->snaps = n;
+		v->cap = nc;
+	}
+	struct snap_res *r = &v->snaps[v->nsnaps];
+	memset(r, 0, sizeof(*r));
+	size_t il = strlen(id) + 1;
+	if (!(r->id = malloc(il)))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	memcpy(r->id, id, il);
+	v->nsnaps++;
+	r->t_ns = ev->t_ns;
+	int rc = capture_read_snapshot(v->c, id, &r->si, e);
+	if (rc)
+		return rc;
+	r->real_pages = capture_slabinfo_pages(&r->si);
+	struct sim_totals t;
+	sim_totals(s, &t);
+	r->pred_pages = t.slab_pages;
+	uint32_t n = sim_nr_caches(s);
+	r->caches = calloc((size_t)r->si.n + n + 1, sizeof(*r->caches));
+	if (!r->caches)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < r->si.n; i++) {
+		const struct capture_slabinfo_row *row = &r->si.rows[i];
+		struct snap_cache *sc = &r->caches[r->ncaches++];
+		sc->name = row->name;
+		sc->real_pages = row->num_slabs * row->pagesperslab;
+		uint32_t id2;
+		if (sim_find_cache(s, row->name, &id2)) {
+			struct sim_cache_state cs;
+			sim_cache_state(s, id2, &cs);
+			sc->pred_pages = cs.pages;
+		}
+	}
+	if (!v->anchor || v->nsnaps != 1)
+		return 0;
+	/* No start snapshot (a boot capture): the first snapshot is the start
+	 * state. What the kernel held beyond the model there (objects made
+	 * before tracing began) is added as live objects in slabs; later frees
+	 * of pointers the trace never allocated take from them. */
+	r->anchor = true;
+	struct deficit {
+		uint32_t id;
+		uint64_t slabs, objs;
+		int64_t osz, size; /* geometry of the recorded cache, -1 unknown */
+	} *d = calloc(r->si.n ? r->si.n : 1, sizeof(*d));
+	if (!d)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	int rc2 = 0;
+	for (uint32_t i = 0; i < r->si.n; i++) {
+		const struct capture_slabinfo_row *row = &r->si.rows[i];
+		uint32_t id2;
+		d[i].osz = d[i].size = -1;
+		if (!row->num_slabs)
+			continue;
+		if (!sim_find_cache(s, row->name, &id2)) {
+			if ((rc2 = define_cache(s, v->c, row, e)))
+				break;
+			if (!sim_find_cache(s, row->name, &id2))
+				continue;
+		}
+		struct sim_cache_state cs;
+		sim_cache_state(s, id2, &cs);
+		if (!cs.root)
+			continue;
+		uint64_t real_slabs = row->num_slabs * row->pagesperslab / cs.pages_per_slab;
+		if (real_slabs <= cs.slabs)
+			continue;
+		d[i].id = id2;
+		d[i].slabs = real_slabs - cs.slabs;
+		d[i].objs =
+			row->active_objs > cs.active_objs ? row->active_objs - cs.active_objs : 0;
+		const struct capture_attrs_row *ar =
+			v->c->has_attrs ? attrs_root(&v->c->attrs, row->name) : NULL;
+		if (ar) {
+			d[i].osz = ar->v[CAPTURE_A_OBJECT_SIZE];
+			d[i].size = ar->v[CAPTURE_A_SLAB_SIZE];
+		}
+	}
+	/* Model caches the snapshot does not name (allocations whose cache the
+	 * trace never named) hold part of what named caches of their geometry
+	 * lack: count their slabs against those deficits first. */
+	n = sim_nr_caches(s);
+	for (uint32_t id2 = 0; !rc2 && id2 < n; id2++) {
+		struct sim_cache_state cs;
+		sim_cache_state(s, id2, &cs);
+		if (!cs.root || !cs.slabs || capture_slabinfo_find(&r->si, cs.name))
+			continue;
+		uint64_t left = cs.slabs, objs_left = cs.active_objs;
+		for (uint32_t i = 0; left && i < r->si.n; i++) {
+			if (!d[i].slabs || d[i].osz != cs.object_size || d[i].size != cs.slot_size)
+				continue;
+			uint64_t take = left < d[i].slabs ? left : d[i].slabs;
+			uint64_t otake = objs_left * take / left;
+			d[i].slabs -= take;
+			d[i].objs -= otake < d[i].objs ? otake : d[i].objs;
+			left -= take;
+			objs_left -= otake;
+		}
+	}
+	for (uint32_t i = 0; !rc2 && i < r->si.n; i++) {
+		if (!d[i].slabs)
+			continue;
+		struct sim_cache_state cs;
+		sim_cache_state(s, d[i].id, &cs);
+		uint64_t objs = d[i].objs;
+		if (objs > d[i].slabs * cs.objs_per_slab)
+			objs = d[i].slabs * cs.objs_per_slab;
+		if ((rc2 = sim_prepopulate(s, d[i].id, objs, d[i].slabs, e)))
+			break;
+		v->anchor_pages += d[i].slabs * cs.pages_per_slab;
+		v->anchor_objs += objs;
+	}
+	free(d);
+	if (rc2)
+		return rc2;
+	sim_totals(s, &t);
+	r->pred_pages = t.slab_pages;
+	for (uint32_t i = 0; i < r->ncaches; i++) {
+		uint32_t id2;
+		if (sim_find_cache(s, r->caches[i].name, &id2)) {
+			struct sim_cache_state cs;
+			sim_cache_state(s, id2, &cs);
+			r->caches[i].pred_pages = cs.pages;
+		}
+	}
+	return 0;
+}
+
+static void vctx_fini(struct vctx *v)
+{
+	for (uint32_t i = 0; i < v->nsnaps; i++) {
+		free(v->snaps[i].id);
+		free(v->snaps[i].caches);
+		capture_slabinfo_free(&v->snaps[i].si);
+	}
+	free(v->snaps);
+}
+
+/* End-state row of one cache. */
+struct end_row {
+	const char *name;
+	bool in_real, in_model;
+	uint64_t real_active, real_objs, real_slabs, real_pages;
+	struct sim_cache_state m;
+};
+
+static int cmp_end(const void *a, const void *b)
+{
+	const struct end_row *x = a, *y = b;
+	uint64_t ax = x->real_pages > x->m.pages ? x->real_pages : x->m.pages;
+	uint64_t ay = y->real_pages > y->m.pages ? y->real_pages : y->m.pages;
+	if (ax != ay)
+		return ax < ay ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static bool kmalloc_name(const char *n)
+{
+	return strncmp(n, "kmalloc-", 8) == 0 || strncmp(n, "dma-kmalloc-", 12) == 0;
+}
+
+/* The name /proc/slabinfo (and the trace) give root row r: its own, or for
+ * a merged root (":A-0000064") the alias that slabinfo.txt lists. */
+static const char *slabinfo_name(const struct capture *c, const struct capture_attrs_row *r)
+{
+	if (r->name[0] != ':')
+		return r->name;
+	for (uint32_t i = 0; i < c->attrs.n; i++) {
+		const struct capture_attrs_row *a = &c->attrs.rows[i];
+		if (a->link_target && strcmp(a->link_target, r->name) == 0 &&
+		    capture_slabinfo_find(&c->end, a->name))
+			return a->name;
+	}
+	return NULL;
+}
+
+/* Name unnamed allocations by geometry where the recorded kernel had one
+ * root cache of that (object_size, slab_size). */
+static int name_geometries(struct sim *s, const struct capture *c, struct err *e)
+{
+	const struct capture_attrs *a = &c->attrs;
+	for (uint32_t i = 0; i < a->n; i++) {
+		const struct capture_attrs_row *r = &a->rows[i];
+		int64_t osz = r->v[CAPTURE_A_OBJECT_SIZE], sz = r->v[CAPTURE_A_SLAB_SIZE];
+		if (r->link_target || osz <= 0 || sz <= 0 || kmalloc_name(r->name))
+			continue;
+		uint32_t same = 0;
+		for (uint32_t j = 0; j < a->n; j++)
+			same += !a->rows[j].link_target &&
+				a->rows[j].v[CAPTURE_A_OBJECT_SIZE] == osz &&
+				a->rows[j].v[CAPTURE_A_SLAB_SIZE] == sz;
+		const char *name = slabinfo_name(c, r);
+		int rc;
+		if (same == 1 && name &&
+		    (rc = sim_name_geometry(s, (uint32_t)osz, (uint32_t)sz, name, e)))
+			return rc;
+	}
+	return 0;
+}
+
+/* Define the cache of a slabinfo row from slab-attrs.tsv, or from the slot
+ * size when the capture has no attributes for it. A cache the model cannot
+ * lay out is left to the trace. */
+static int define_cache(struct sim *s, const struct capture *c,
+			const struct capture_slabinfo_row *row, struct err *e)
+{
+	struct policy_cache_spec spec;
+	const struct capture_attrs_row *ar = c->has_attrs ? attrs_root(&c->attrs, row->name) : NULL;
+	uint32_t id;
+	if (!ar || !val_attrs_spec(ar, &spec)) {
+		memset(&spec, 0, sizeof(spec));
+		spec.object_size = row->objsize;
+		spec.align = 8;
+		spec.no_merge = true;
+	}
+	spec.name = row->name;
+	struct policy_cfg plain = sim_policy(s)->cfg;
+	struct policy_geom g;
+	if (layout_slub(&plain, &spec, &g, NULL))
+		return 0;
+	return sim_ensure_cache(s, &spec, &id, e);
+}
+
+/* Define the caches the capture's slabinfo files name, from slab-attrs.tsv
+ * (or, without it, from the slot size), and start them from the start
+ * snapshot when there is one. */
+int val_capture_caches(struct sim *s, const struct capture *c, struct err *e)
+{
+	const struct capture_slabinfo *lists[2] = {&c->start, &c->end};
+	int rc;
+	if (c->has_attrs && c->has_end && (rc = name_geometries(s, c, e)))
+		return rc;
+	for (int l = 0; l < 2; l++) {
+		for (uint32_t i = 0; i < lists[l]->n; i++) {
+			const struct capture_slabinfo_row *row = &lists[l]->rows[i];
+			uint32_t id;
+			if (sim_find_cache(s, row->name, &id))
+				continue;
+			if ((rc = define_cache(s, c, row, e)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, struct err *e)
+{
+	int rc;
+	if ((rc = val_capture_caches(s, c, e)))
+		return rc;
+	if (!c->has_start)
+		return 0;
+	uint64_t objs = 0, slabs = 0;
+	uint32_t skipped = 0;
+	for (uint32_t i = 0; i < c->start.n; i++) {
+		const struct capture_slabinfo_row *row = &c->start.rows[i];
+		uint32_t id;
+		if (!row->num_slabs)
+			continue;
+		if (!sim_find_cache(s, row->name, &id)) {
+			skipped++;
+			continue;
+		}
+		struct sim_cache_state cs;
+		sim_cache_state(s, id, &cs);
+		/* the model's geometry decides how many objects fit: never more
+		 * than its slabs hold */
+		uint64_t nslabs = row->num_slabs * row->pagesperslab / cs.pages_per_slab;
+		if (!nslabs)
+			nslabs = 1;
+		uint64_t n = row->active_objs;
+		if (n > nslabs * cs.objs_per_slab)
+			n = nslabs * cs.objs_per_slab;
+		if ((rc = sim_prepopulate(s, id, n, nslabs, e)))
+			return rc;
+		objs += n;
+		slabs += nslabs;
+	}
+	if (notes)
+		fprintf(notes,
+			"capture: start state from slabinfo-start.txt: %" PRIu64
+			" objects in %" PRIu64 " slabs%s\n",
+			objs, slabs, skipped ? " (caches the model cannot lay out skipped)" : "");
+	return 0;
+}
+
+static void layout_check(const struct capture *c, const struct sim *s, struct layout_res **out,
+			 uint32_t *nout)
+{
+	*out = calloc(c->attrs.n ? c->attrs.n : 1, sizeof(**out));
+	*nout = 0;
+	if (!*out)
+		return;
+	struct policy_cfg cfg = sim_policy((struct sim *)s)->cfg;
+	cfg.slub_debug = 0; /* each cache's own debug flags come from its attributes */
+	for (uint32_t i = 0; i < c->attrs.n; i++) {
+		const struct capture_attrs_row *r = &c->attrs.rows[i];
+		if (r->link_target)
+			continue; /* an alias: its figures are its root's */
+		struct layout_res *lr = &(*out)[(*nout)++];
+		lr->name = r->name;
+		for (int f = 0; f < L_NR; f++)
+			lr->real[f] = r->v[lattr[f]];
+		struct policy_geom g;
+		uint32_t id;
+		struct policy *p = sim_policy((struct sim *)s);
+		struct policy_cache_info ci;
+		bool km = false;
+		if (sim_find_cache(s, r->name, &id)) {
+			p->ops->cache_info(p, id, &ci);
+			km = ci.kmalloc;
+		}
+		if (km) {
+			/* the model's own kmalloc cache: its configuration predicts */
+			g = ci.g;
+		} else {
+			struct policy_cache_spec spec;
+			struct err e;
+			if (!val_attrs_spec(r, &spec)) {
+				lr->failed = true;
+				(void)snprintf(lr->why, sizeof(lr->why), "no object_size");
+				continue;
+			}
+			if (layout_slub(&cfg, &spec, &g, &e)) {
+				lr->failed = true;
+				(void)snprintf(lr->why, sizeof(lr->why), "%.120s", e.msg);
+				continue;
+			}
+		}
+		uint32_t pred[L_NR] = {g.object_size, g.size, g.align, g.order, g.objs_per_slab};
+		for (int f = 0; f < L_NR; f++) {
+			lr->pred[f] = pred[f];
+			if (lr->real[f] >= 0 && (int64_t)pred[f] != lr->real[f])
+				lr->bad |= 1u << f;
+		}
+	}
+}
+
+/* Build the model of o for c, name its caches, start it (slabinfo-start.txt)
+ * and replay the trace, comparing at every SNAP marker into v. rec may be
+ * NULL. OUT: *out, the model after the replay, and *trout, the trace reader
+ * (open until the run is recorded). */
+static int replay_pass(const struct val_opts *o, struct capture *c, struct rec *rec, struct vctx *v,
+		       bool notes, struct sim **out, struct trace_reader **trout, struct err *e)
+{
+	struct sim_opts so = {0};
+	struct trace_reader *tr = NULL;
+	struct sim *s = NULL;
+	int rc;
+	so.ops = policy_find(o->model.allocator);
+	so.cfg = o->model.cfg;
+	so.progress = o->progress;
+	so.on_marker = on_snap;
+	so.marker_ctx = v;
+	so.sample_every_events = 1000;
+	so.sample_caches = false;
+	if ((rc = sim_create(&so, &s, e)))
+		return rc;
+	struct trace_opts lax = {.strict = false};
+	if ((rc = setup_caches(s, c, notes ? o->notes : NULL, e)) ||
+	    (rc = trace_open(c->trace, &lax, &tr, e)) || (rc = sim_learn_names(s, tr, e)))
+		goto fail;
+	trace_close(tr);
+	tr = NULL;
+	if ((rc = trace_open(c->trace, &lax, &tr, e)) || (rc = sim_replay(s, tr, rec, e)))
+		goto fail;
+	*out = s;
+	*trout = tr; /* its line counts are recorded with the run */
+	return 0;
+fail:
+	trace_close(tr);
+	sim_destroy(s);
+	return rc;
+}
+
+int val_run(const struct val_opts *o, struct capture *c, struct err *e)
+{
+	struct vctx v = {.c = c}, v0 = {.c = c};
+	struct sim *s = NULL, *s0 = NULL;
+	struct trace_reader *tr = NULL;
+	struct rec *rec = NULL;
+	struct layout_res *lay = NULL;
+	struct end_row *rows = NULL;
+	uint32_t nlay = 0, nrows = 0;
+	int rc;
+	double t0 = cli_now();
+	FILE *out = o->out;
+
+	if (strcmp(o->model.allocator, "slub") != 0)
+		return err_set(e, SLABSIM_EUSAGE,
+			       "validate compares with SLUB's /sys/kernel/slab and /proc/slabinfo: "
+			       "use --allocator slub");
+	/* a boot capture: the first snapshot is the start state (see on_snap);
+	 * a first pass without it gives the unanchored series */
+	v.anchor = o->anchor && !c->has_start && c->nsnapshots > 0;
+	if (v.anchor) {
+		if ((rc = replay_pass(o, c, NULL, &v0, false, &s0, &tr, e)))
+			goto out;
+		sim_destroy(s0);
+		s0 = NULL;
+		trace_close(tr);
+		tr = NULL;
+	}
+	if (o->db) {
+		char cfg_json[700], model_json[512], dbg[8];
+		policy_slub_debug_str(o->model.cfg.slub_debug, dbg);
+		(void)cli_model_json(&o->model, model_json, sizeof(model_json));
+		(void)snprintf(cfg_json, sizeof(cfg_json),
+			       "{%s,\"sample_every\":\"1000ev\",\"anchor\":%s}", model_json,
+			       v.anchor ? "true" : "false");
+		struct rec_run_info info = {
+			.command = "validate",
+			.trace_path = c->trace,
+			.allocator = o->model.allocator,
+			.kernel = cli_kernel_name(&o->model),
+			.align = policy_align_name(o->model.cfg.align),
+			.slub_debug = dbg,
+			.nr_cpus = o->model.cfg.nr_cpus,
+			.slub_min_order = o->model.cfg.slub_min_order,
+			.slub_max_order = o->model.cfg.slub_max_order,
+			.slub_min_objects = o->model.cfg.slub_min_objects,
+			.sample_every = "1000ev",
+			.config_json = cfg_json,
+			.version = SLABSIM_VERSION,
+		};
+		if ((rc = rec_open(o->db, &rec, e)) || (rc = rec_run_begin(rec, &info, NULL, e)))
+			goto out;
+	}
+	if ((rc = replay_pass(o, c, rec, &v, true, &s, &tr, e)))
+		goto out;
+	if (c->has_attrs)
+		layout_check(c, s, &lay, &nlay);
+	for (uint32_t i = 0; i < v.nsnaps; i++) {
+		v.snaps[i].pred_unanchored = v.snaps[i].pred_pages;
+		for (uint32_t j = 0; v.anchor && j < v0.nsnaps; j++)
+			if (strcmp(v0.snaps[j].id, v.snaps[i].id) == 0)
+				v.snaps[i].pred_unanchored = v0.snaps[j].pred_pages;
+	}
+
+	/* ---- end state ---- */
+	uint32_t n = sim_nr_caches(s);
+	rows = calloc((size_t)c->end.n + n + 1, sizeof(*rows));
+	if (!rows) {
+		rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < c->end.n; i++) {
+		const struct capture_slabinfo_row *r = &c->end.rows[i];
+		struct end_row *er = &rows[nrows++];
+		er->name = r->name;
+		er->in_real = true;
+		er->real_active = r->active_objs;
+		er->real_objs = r->num_objs;
+		er->real_slabs = r->num_slabs;
+		er->real_pages = r->num_slabs * r->pagesperslab;
+		uint32_t id;
+		if (sim_find_cache(s, r->name, &id)) {
+			sim_cache_state(s, id, &er->m);
+			er->in_model = er->m.root;
+			if (!er->m.root)
+				memset(&er->m, 0, sizeof(er->m));
+		}
+	}
+	for (uint32_t id = 0; id < n; id++) {
+		struct sim_cache_state cs;
+		sim_cache_state(s, id, &cs);
+		if (!cs.root || (!cs.pages && !cs.live_objs && !cs.allocs && !cs.untraced_frees) ||
+		    (c->has_end && capture_slabinfo_find(&c->end, cs.name)))
+			continue;
+		struct end_row *er = &rows[nrows++];
+		er->name = cs.name;
+		er->in_model = true;
+		er->m = cs;
+	}
+	qsort(rows, nrows, sizeof(*rows), cmp_end);
+	struct vrec_summary sum = {
+		.capture_dir = c->dir,
+		.kernel_release = c->has_uname ? c->release : NULL,
+		.start_state = c->has_start,
+		.pages_mae_over_swing = -1,
+	};
+	uint64_t abs_err = 0, real_slabs = 0, pred_slabs = 0;
+	for (uint32_t i = 0; i < nrows; i++) {
+		const struct end_row *er = &rows[i];
+		if (er->in_real)
+			sum.caches_compared++;
+		sum.real_pages += er->real_pages;
+		sum.predicted_pages += er->m.pages;
+		sum.real_objs += er->real_objs;
+		sum.predicted_objs += er->m.total_objects;
+		sum.real_active += er->real_active;
+		sum.predicted_active += er->m.active_objs;
+		sum.untraced_frees += er->m.untraced_frees;
+		real_slabs += er->real_slabs;
+		pred_slabs += er->m.slabs;
+		abs_err += er->real_pages > er->m.pages ? er->real_pages - er->m.pages
+							: er->m.pages - er->real_pages;
+	}
+	sum.weighted_page_error = sum.real_pages ? (double)abs_err / (double)sum.real_pages : 0;
+	sum.unattributed_frees = sim_unattributed_frees(s);
+	for (uint32_t i = 0; i < nlay; i++) {
+		sum.layout_compared++;
+		if (lay[i].bad || lay[i].failed)
+			sum.layout_mismatched++;
+	}
+	/* ---- snapshots ---- */
+	sum.snapshots = v.nsnaps;
+	uint32_t files_unmatched = 0;
+	for (uint32_t i = 0; i < c->nsnapshots; i++) {
+		bool seen = false;
+		for (uint32_t j = 0; j < v.nsnaps && !seen; j++)
+			seen = strcmp(v.snaps[j].id, c->snapshot_ids[i]) == 0;
+		files_unmatched += !seen;
+	}
+	/* MAE over the scored snapshots (all but an anchor), divided by the
+	 * real swing over all of them; the unanchored figure over all */
+	double mae = 0, mae0 = 0, swing = 0, ratio0 = -1;
+	uint32_t scored = 0;
+	if (v.nsnaps) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+		for (uint32_t i = 0; i < v.nsnaps; i++) {
+			const struct snap_res *r = &v.snaps[i];
+			if (!r->anchor) {
+				mae += fabs((double)r->pred_pages - (double)r->real_pages);
+				scored++;
+			}
+			mae0 += fabs((double)r->pred_unanchored - (double)r->real_pages);
+			if (r->real_pages < lo)
+				lo = r->real_pages;
+			if (r->real_pages > hi)
+				hi = r->real_pages;
+		}
+		mae = scored ? mae / scored : 0;
+		mae0 /= v.nsnaps;
+		swing = (double)(hi - lo);
+		if (swing > 0 && scored)
+			sum.pages_mae_over_swing = mae / swing;
+		if (swing > 0)
+			ratio0 = mae0 / swing;
+	}
+	sum.pages_mae_over_swing_unanchored = ratio0;
+	sum.anchor_id = v.anchor && v.nsnaps ? v.snaps[0].id : NULL;
+
+	/* ---- report ---- */
+	if (o->json) {
+		fprintf(out, "{\n  \"capture\": ");
+		json_str(out, c->dir);
+		fprintf(out, ",\n  \"kernel_release\": ");
+		json_str(out, c->has_uname ? c->release : "");
+		if (c->has_lost)
+			fprintf(out, ",\n  \"lost_events\": %" PRIu64, c->lost_events);
+		else
+			fprintf(out, ",\n  \"lost_events\": null");
+		char dbg[8];
+		fprintf(out,
+			",\n  \"config\": {\"kernel\": \"%s\", \"nr_cpus\": %u, \"slub_debug\": "
+			"\"%s\", \"slub_min_order\": %u, \"slub_max_order\": %u, "
+			"\"slub_min_objects\": %u, \"nomerge\": %s},\n",
+			cli_kernel_name(&o->model), o->model.cfg.nr_cpus,
+			policy_slub_debug_str(o->model.cfg.slub_debug, dbg),
+			o->model.cfg.slub_min_order, o->model.cfg.slub_max_order,
+			o->model.cfg.slub_min_objects, o->model.cfg.nomerge ? "true" : "false");
+		fprintf(out,
+			"  \"layout\": {\"caches_compared\": %u, \"caches_mismatched\": %u, "
+			"\"mismatches\": [",
+			sum.layout_compared, sum.layout_mismatched);
+		bool first = true;
+		for (uint32_t i = 0; i < nlay; i++) {
+			const struct layout_res *l = &lay[i];
+			if (!l->bad && !l->failed)
+				continue;
+			fprintf(out, "%s\n    {\"cache\": ", first ? "" : ",");
+			first = false;
+			json_str(out, l->name);
+			if (l->failed) {
+				fprintf(out, ", \"error\": ");
+				json_str(out, l->why);
+			}
+			for (int f = 0; !l->failed && f < L_NR; f++)
+				if (l->bad & (1u << f))
+					fprintf(out,
+						", \"%s\": {\"predicted\": %u, \"real\": %" PRId64
+						"}",
+						lfield[f], l->pred[f], l->real[f]);
+			fputc('}', out);
+		}
+		fprintf(out, "%s]},\n", first ? "" : "\n  ");
+		fprintf(out,
+			"  \"end_state\": {\"has_slabinfo\": %s, \"start_state\": %s, "
+			"\"caches_compared\": %u, "
+			"\"real\": {\"active_objs\": %" PRIu64 ", \"total_objs\": %" PRIu64
+			", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
+			"}, \"predicted\": {\"active_objs\": %" PRIu64 ", \"total_objs\": %" PRIu64
+			", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
+			"}, \"weighted_page_error\": %.6f, \"untraced_allocations\": %" PRIu64
+			", \"unattributed_frees\": %" PRIu64,
+			c->has_end ? "true" : "false", c->has_start ? "true" : "false",
+			sum.caches_compared, sum.real_active, sum.real_objs, real_slabs,
+			sum.real_pages, sum.predicted_active, sum.predicted_objs, pred_slabs,
+			sum.predicted_pages, sum.weighted_page_error, sum.untraced_frees,
+			sum.unattributed_frees);
+		/* the objects made before tracing began: what the anchor added, or
+		 * without one what the model lacks at the end */
+		if (!c->has_start)
+			fprintf(out, ", \"pre_trace_remainder_pages\": %" PRId64,
+				v.anchor && v.nsnaps
+					? (int64_t)v.anchor_pages
+					: (int64_t)(sum.real_pages - sum.predicted_pages));
+		fprintf(out, ",\n    \"caches\": [");
+		for (uint32_t i = 0; i < nrows; i++) {
+			const struct end_row *er = &rows[i];
+			fprintf(out, "%s\n      {\"name\": ", i ? "," : "");
+			json_str(out, er->name);
+			fprintf(out,
+				", \"in_real\": %s, \"in_model\": %s, \"real\": {\"active_objs\": "
+				"%" PRIu64 ", \"total_objs\": %" PRIu64 ", \"slabs\": %" PRIu64
+				", \"pages\": %" PRIu64
+				"}, \"predicted\": {\"active_objs\": %" PRIu64
+				", \"total_objs\": %" PRIu64 ", \"slabs\": %" PRIu64
+				", \"pages\": %" PRIu64 ", \"live_objs\": %" PRIu64
+				"}, \"untraced_allocations\": %" PRIu64
+				", \"start_objs_freed\": %" PRIu64 "}",
+				er->in_real ? "true" : "false", er->in_model ? "true" : "false",
+				er->real_active, er->real_objs, er->real_slabs, er->real_pages,
+				er->m.active_objs, er->m.total_objects, er->m.slabs, er->m.pages,
+				er->m.live_objs, er->m.untraced_frees, er->m.pre_freed);
+		}
+		fprintf(out, "\n    ]},\n  \"snapshots\": [");
+		for (uint32_t i = 0; i < v.nsnaps; i++) {
+			const struct snap_res *r = &v.snaps[i];
+			fprintf(out, "%s\n    {\"id\": ", i ? "," : "");
+			json_str(out, r->id);
+			fprintf(out,
+				", \"t_ns\": %" PRIu64 ", \"real_pages\": %" PRIu64
+				", \"predicted_pages\": %" PRIu64 ", \"anchor\": %s"
+				", \"predicted_pages_unanchored\": %" PRIu64 ", \"caches\": [",
+				r->t_ns, r->real_pages, r->pred_pages, r->anchor ? "true" : "false",
+				r->pred_unanchored);
+			bool f1 = true;
+			for (uint32_t j = 0; j < r->ncaches; j++) {
+				const struct snap_cache *sc = &r->caches[j];
+				if (!sc->real_pages && !sc->pred_pages)
+					continue;
+				fprintf(out, "%s{\"name\": ", f1 ? "" : ", ");
+				f1 = false;
+				json_str(out, sc->name);
+				fprintf(out,
+					", \"real_pages\": %" PRIu64
+					", \"predicted_pages\": %" PRIu64 "}",
+					sc->real_pages, sc->pred_pages);
+			}
+			fprintf(out, "]}");
+		}
+		fprintf(out,
+			"%s],\n  \"snap_markers_without_file\": %u,\n"
+			"  \"snapshot_files_without_marker\": %u,\n",
+			v.nsnaps ? "\n  " : "", v.snap_markers_missing, files_unmatched);
+		fprintf(out, "  \"anchor\": ");
+		if (v.anchor && v.nsnaps)
+			fprintf(out,
+				"{\"id\": \"%s\", \"pages_added\": %" PRIu64
+				", \"objects_added\": %" PRIu64 "},\n",
+				v.snaps[0].id, v.anchor_pages, v.anchor_objs);
+		else
+			fprintf(out, "null,\n");
+		if (ratio0 >= 0)
+			fprintf(out, "  \"pages_mae_over_swing_unanchored\": %.6f,\n", ratio0);
+		else
+			fprintf(out, "  \"pages_mae_over_swing_unanchored\": null,\n");
+		if (sum.pages_mae_over_swing >= 0)
+			fprintf(out, "  \"pages_mae_over_swing\": %.6f\n}\n",
+				sum.pages_mae_over_swing);
+		else
+			fprintf(out, "  \"pages_mae_over_swing\": null\n}\n");
+	} else {
+		fprintf(out, "slabsim validate of %s\n", c->dir);
+		if (c->has_lost && c->lost_events)
+			fprintf(out,
+				"warning: the ring buffer lost %" PRIu64
+				" events (lost-events.txt): the trace is incomplete\n",
+				c->lost_events);
+		char dbg[8];
+		fprintf(out, "kernel %s (profile %s), nr_cpus %u, slub_debug %s\n\n",
+			c->has_uname ? c->release : "unknown", cli_kernel_name(&o->model),
+			o->model.cfg.nr_cpus, policy_slub_debug_str(o->model.cfg.slub_debug, dbg));
+		if (!c->has_attrs)
+			fprintf(out, "layout: no slab-attrs.tsv in the capture\n");
+		else
+			fprintf(out, "layout: %u caches compared, %u mismatched\n",
+				sum.layout_compared, sum.layout_mismatched);
+		for (uint32_t i = 0; i < nlay; i++) {
+			const struct layout_res *l = &lay[i];
+			if (l->failed)
+				fprintf(out, "  %s: cannot lay out: %s\n", l->name, l->why);
+			for (int f = 0; !l->failed && f < L_NR; f++)
+				if (l->bad & (1u << f))
+					fprintf(out, "  %s %s: predicted %u, real %" PRId64 "\n",
+						l->name, lfield[f], l->pred[f], l->real[f]);
+		}
+		if (!c->has_end)
+			fprintf(out, "\nend state: no slabinfo.txt in the capture: the model's end "
+				     "state alone\n");
+		else
+			fprintf(out, "\nend state (%s): %u caches in slabinfo.txt\n",
+				c->has_start ? "the model started from slabinfo-start.txt"
+				: v.anchor && v.nsnaps
+					? "no slabinfo-start.txt: the model starts empty and takes "
+					  "the first snapshot as its start state"
+					: "no slabinfo-start.txt: the model starts empty, objects "
+					  "allocated before the trace are the pre-trace remainder",
+				sum.caches_compared);
+		fprintf(out,
+			"  total pages: real %" PRIu64 ", predicted %" PRIu64
+			" (memory-weighted error %.1f%%)\n"
+			"  total objects: real %" PRIu64 ", predicted %" PRIu64
+			"; active objects: real %" PRIu64 ", predicted %" PRIu64 "\n",
+			sum.real_pages, sum.predicted_pages, 100 * sum.weighted_page_error,
+			sum.real_objs, sum.predicted_objs, sum.real_active, sum.predicted_active);
+		if (!c->has_start && v.anchor && v.nsnaps)
+			fprintf(out,
+				"  pre-trace remainder: %" PRIu64 " pages (%" PRIu64
+				" objects) added at snapshot %s\n",
+				v.anchor_pages, v.anchor_objs, v.snaps[0].id);
+		else if (!c->has_start)
+			fprintf(out,
+				"  pre-trace remainder: %" PRId64 " pages (real - predicted)\n",
+				(int64_t)(sum.real_pages - sum.predicted_pages));
+		fprintf(out,
+			"  untraced allocations (frees of objects never allocated in the trace "
+			"nor in the start state): %" PRIu64 "; frees naming no cache: %" PRIu64
+			"\n",
+			sum.untraced_frees, sum.unattributed_frees);
+		fprintf(out, "  %-24s %9s %9s %9s %9s %7s %7s %7s %9s\n", "cache", "act.real",
+			"act.pred", "objs.real", "objs.pred", "pg.real", "pg.pred", "pg.err",
+			"untraced");
+		uint32_t shown = nrows < 30 ? nrows : 30;
+		for (uint32_t i = 0; i < shown; i++) {
+			const struct end_row *er = &rows[i];
+			fprintf(out,
+				"  %-24s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
+				" %7" PRIu64 " %7" PRIu64 " %+7" PRId64 " %9" PRIu64 "%s\n",
+				er->name, er->real_active, er->m.active_objs, er->real_objs,
+				er->m.total_objects, er->real_pages, er->m.pages,
+				(int64_t)(er->m.pages - er->real_pages), er->m.untraced_frees,
+				er->in_real ? "" : "  (model only)");
+		}
+		if (nrows > shown)
+			fprintf(out, "  ... %u more caches (see --format json)\n", nrows - shown);
+		fprintf(out, "\nsnapshots: %u compared", v.nsnaps);
+		if (v.snap_markers_missing)
+			fprintf(out, " (%u SNAP markers without a snapshot file)",
+				v.snap_markers_missing);
+		if (files_unmatched)
+			fprintf(out, " (%u snapshot files without a SNAP marker)", files_unmatched);
+		fputc('\n', out);
+		if (v.anchor && v.nsnaps)
+			fprintf(out,
+				"  no slabinfo-start.txt: snapshot %s is the start state; the "
+				"kernel "
+				"held %" PRIu64 " pages (%" PRIu64
+				" objects) beyond the model there,\n  added to the model at that "
+				"marker (it is not scored; --no-anchor to turn off)\n",
+				v.snaps[0].id, v.anchor_pages, v.anchor_objs);
+		fprintf(out, "  %-14s %12s %8s %9s %8s%s\n", "id", "t", "real", "predicted",
+			"error", v.anchor ? "  unanchored" : "");
+		for (uint32_t i = 0; i < v.nsnaps; i++) {
+			const struct snap_res *r = &v.snaps[i];
+			fprintf(out, "  %-14s %10.6f s %8" PRIu64 " %9" PRIu64 " %+8" PRId64, r->id,
+				(double)r->t_ns / 1e9, r->real_pages, r->pred_pages,
+				(int64_t)(r->pred_pages - r->real_pages));
+			if (v.anchor)
+				fprintf(out, "  %10" PRIu64 "%s", r->pred_unanchored,
+					r->anchor ? "  (anchor)" : "");
+			fputc('\n', out);
+		}
+		if (sum.pages_mae_over_swing >= 0)
+			fprintf(out,
+				"pages_mae_over_swing %.4f (MAE %.1f pages over %u snapshots, real "
+				"swing %.0f)\n",
+				sum.pages_mae_over_swing, mae, scored, swing);
+		else
+			fprintf(out, "pages_mae_over_swing undefined (%s)\n",
+				scored < 1 || v.nsnaps < 2 ? "too few snapshots" : "no real swing");
+		if (v.anchor && ratio0 >= 0)
+			fprintf(out,
+				"pages_mae_over_swing without the anchor %.4f (MAE %.1f pages)\n",
+				ratio0, mae0);
+	}
+
+	/* ---- database ---- */
+	if (rec) {
+		if ((rc = vrec_summary(rec, &sum, e)))
+			goto out;
+		for (uint32_t i = 0; i < nlay; i++) {
+			struct vrec_layout_row lr = {.cache = lay[i].name,
+						     .mismatch = lay[i].bad || lay[i].failed};
+			for (int f = 0; f < L_NR; f++) {
+				lr.pred[f] = lay[i].pred[f];
+				lr.real[f] = lay[i].real[f] < 0 ? 0 : (uint32_t)lay[i].real[f];
+			}
+			if ((rc = vrec_layout(rec, &lr, e)))
+				goto out;
+		}
+		for (uint32_t i = 0; i < nrows; i++) {
+			const struct end_row *er = &rows[i];
+			struct vrec_cache_row cr = {
+				.cache = er->name,
+				.in_real = er->in_real,
+				.in_model = er->in_model,
+				.real_active = er->real_active,
+				.real_objs = er->real_objs,
+				.real_slabs = er->real_slabs,
+				.real_pages = er->real_pages,
+				.pred_active = er->m.active_objs,
+				.pred_objs = er->m.total_objects,
+				.pred_slabs = er->m.slabs,
+				.pred_pages = er->m.pages,
+				.live_objs = er->m.live_objs,
+				.untraced_frees = er->m.untraced_frees,
+				.pre_freed = er->m.pre_freed,
+			};
+			if ((rc = vrec_cache(rec, &cr, e)))
+				goto out;
+		}
+		for (uint32_t i = 0; i < v.nsnaps; i++) {
+			struct vrec_snapshot_row sr = {i,
+						       v.snaps[i].id,
+						       v.snaps[i].t_ns,
+						       v.snaps[i].real_pages,
+						       v.snaps[i].pred_pages,
+						       v.snaps[i].anchor,
+						       v.snaps[i].pred_unanchored};
+			if ((rc = vrec_snapshot(rec, &sr, e)))
+				goto out;
+		}
+		if ((rc = sim_record(s, rec, cli_now() - t0, e)))
+			goto out;
+	}
+out:
+	free(rows);
+	free(lay);
+	vctx_fini(&v);
+	vctx_fini(&v0);
+	rec_close(rec);
+	trace_close(tr);
+	sim_destroy(s);
+	return rc;
+}

@@ -1,0 +1,843 @@
+/* capture.c - capture directories behind capture.h. Small files, read whole
+ * with stdio; nothing here knows about models. */
+#include "capture.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *const capture_attr_names[CAPTURE_A_NR] = {
+	[CAPTURE_A_OBJECT_SIZE] = "object_size",
+	[CAPTURE_A_SLAB_SIZE] = "slab_size",
+	[CAPTURE_A_ORDER] = "order",
+	[CAPTURE_A_OBJS_PER_SLAB] = "objs_per_slab",
+	[CAPTURE_A_ALIGN] = "align",
+	[CAPTURE_A_RED_ZONE] = "red_zone",
+	[CAPTURE_A_POISON] = "poison",
+	[CAPTURE_A_STORE_USER] = "store_user",
+	[CAPTURE_A_HWCACHE_ALIGN] = "hwcache_align",
+	[CAPTURE_A_SANITY_CHECKS] = "sanity_checks",
+	[CAPTURE_A_TRACE] = "trace",
+	[CAPTURE_A_CACHE_DMA] = "cache_dma",
+	[CAPTURE_A_RECLAIM_ACCOUNT] = "reclaim_account",
+	[CAPTURE_A_DESTROY_BY_RCU] = "destroy_by_rcu",
+	[CAPTURE_A_USERSIZE] = "usersize",
+	[CAPTURE_A_MIN_PARTIAL] = "min_partial",
+	[CAPTURE_A_CPU_PARTIAL] = "cpu_partial",
+	[CAPTURE_A_OBJECTS] = "objects",
+	[CAPTURE_A_TOTAL_OBJECTS] = "total_objects",
+	[CAPTURE_A_SLABS] = "slabs",
+};
+
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+	if (p)
+		(void)snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+static bool file_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool capture_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void chomp(char *s)
+{
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+}
+
+/* Whole file into a NUL-terminated buffer (metadata files are small). */
+static int slurp(const char *path, char **out, struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return err_at(e, SLABSIM_EIO, path, 0, "cannot open: %s", strerror(errno));
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		size_t r = fread(buf + len, 1, cap - len - 1, f);
+		len += r;
+		if (len < cap - 1)
+			break;
+		char *n = realloc(buf, cap * 2);
+		if (!n) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = n;
+		cap *= 2;
+	}
+	int bad = ferror(f);
+	(void)fclose(f);
+	if (!buf)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (bad) {
+		free(buf);
+		return err_at(e, SLABSIM_EIO, path, 0, "read error");
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*v = x;
+	return true;
+}
+
+/* ---- /proc/slabinfo ---- */
+
+void capture_slabinfo_free(struct capture_slabinfo *si)
+{
+	if (!si)
+		return;
+	for (uint32_t i = 0; i < si->n; i++)
+		free(si->rows[i].name);
+	free(si->rows);
+	si->rows = NULL;
+	si->n = 0;
+}
+
+int capture_read_slabinfo(const char *path, struct capture_slabinfo *out, struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, rcap = 0;
+	uint64_t lno = 0;
+	int rc = 0;
+	memset(out, 0, sizeof(*out));
+	if (!f)
+		return err_at(e, SLABSIM_EIO, path, 0, "cannot open: %s", strerror(errno));
+	while (getline(&line, &cap, f) > 0) {
+		lno++;
+		chomp(line);
+		if (lno == 1) {
+			if (strncmp(line, "slabinfo - version: 2.", 22) != 0) {
+				rc = err_at(e, SLABSIM_EINPUT, path, lno,
+					    "expected 'slabinfo - version: 2.1', got '%.60s'",
+					    line);
+				break;
+			}
+			continue;
+		}
+		char *p = line;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		/* name active num objsize objperslab pagesperslab : tunables l b s :
+		 * slabdata active_slabs num_slabs sharedavail */
+		char *tok[24];
+		int nt = 0;
+		char *save = NULL;
+		for (char *t = strtok_r(p, " \t", &save); t && nt < 24;
+		     t = strtok_r(NULL, " \t", &save))
+			tok[nt++] = t;
+		uint64_t v[5], as, ns;
+		bool ok = nt >= 16 && strcmp(tok[6], ":") == 0 && strcmp(tok[7], "tunables") == 0 &&
+			  strcmp(tok[11], ":") == 0 && strcmp(tok[12], "slabdata") == 0 &&
+			  parse_u64(tok[13], &as) && parse_u64(tok[14], &ns);
+		for (int i = 0; ok && i < 5; i++)
+			ok = parse_u64(tok[1 + i], &v[i]);
+		if (!ok || v[2] > UINT32_MAX || v[3] > UINT32_MAX || v[4] > UINT32_MAX) {
+			rc = err_at(e, SLABSIM_EINPUT, path, lno,
+				    "expected '<name> <active_objs> <num_objs> <objsize> "
+				    "<objperslab> <pagesperslab> : tunables <l> <b> <s> : slabdata "
+				    "<active_slabs> <num_slabs> <sharedavail>'");
+			break;
+		}
+		if (out->n == rcap) {
+			size_t nc = rcap ? rcap * 2 : 64;
+			void *n = realloc(out->rows, nc * sizeof(*out->rows));
+			if (!n) {
+				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+			out->rows = n;
+			rcap = nc;
+		}
+		struct capture_slabinfo_row *r = &out->rows[out->n];
+		r->name = xstrdup(tok[0]);
+		if (!r->name) {
+			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+		out->n++;
+		r->active_objs = v[0];
+		r->num_objs = v[1];
+		r->objsize = (uint32_t)v[2];
+		r->objperslab = (uint32_t)v[3];
+		r->pagesperslab = (uint32_t)v[4];
+		r->active_slabs = as;
+		r->num_slabs = ns;
+	}
+	if (!rc && lno == 0)
+		rc = err_at(e, SLABSIM_EINPUT, path, 1,
+			    "expected 'slabinfo - version: 2.1', got an empty file");
+	free(line);
+	(void)fclose(f);
+	if (rc)
+		capture_slabinfo_free(out);
+	return rc;
+}
+
+const struct capture_slabinfo_row *capture_slabinfo_find(const struct capture_slabinfo *si,
+							 const char *name)
+{
+	for (uint32_t i = 0; i < si->n; i++)
+		if (strcmp(si->rows[i].name, name) == 0)
+			return &si->rows[i];
+	return NULL;
+}
+
+uint64_t capture_slabinfo_pages(const struct capture_slabinfo *si)
+{
+	uint64_t p = 0;
+	for (uint32_t i = 0; i < si->n; i++)
+		p += si->rows[i].num_slabs * si->rows[i].pagesperslab;
+	return p;
+}
+
+/* ---- slab-attrs.tsv ---- */
+
+void capture_attrs_free(struct capture_attrs *a)
+{
+	if (!a)
+		return;
+	for (uint32_t i = 0; i < a->n; i++) {
+		free(a->rows[i].name);
+		free(a->rows[i].link_target);
+	}
+	free(a->rows);
+	a->rows = NULL;
+	a->n = 0;
+}
+
+#define MAX_COLS 128
+
+static int split_tabs(char *line, char **f)
+{
+	int n = 0;
+	for (char *p = line;;) {
+		if (n == MAX_COLS)
+			return n + 1; /* too many */
+		f[n++] = p;
+		p = strchr(p, '\t');
+		if (!p)
+			break;
+		*p++ = '\0';
+	}
+	return n;
+}
+
+int capture_read_attrs(const char *path, struct capture_attrs *out, struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *fld[MAX_COLS + 1];
+	size_t cap = 0, rcap = 0;
+	uint64_t lno = 0;
+	int col[CAPTURE_A_NR], c_name = -1, c_link = -1, c_ctor = -1, ncols = 0, rc = 0;
+	memset(out, 0, sizeof(*out));
+	if (!f)
+		return err_at(e, SLABSIM_EIO, path, 0, "cannot open: %s", strerror(errno));
+	while (getline(&line, &cap, f) > 0) {
+		lno++;
+		chomp(line);
+		int n = split_tabs(line, fld);
+		if (lno == 1) {
+			ncols = n;
+			for (int a = 0; a < CAPTURE_A_NR; a++)
+				col[a] = -1;
+			for (int i = 0; i < n && i < MAX_COLS; i++) {
+				if (strcmp(fld[i], "name") == 0)
+					c_name = i;
+				else if (strcmp(fld[i], "link_target") == 0)
+					c_link = i;
+				else if (strcmp(fld[i], "ctor") == 0)
+					c_ctor = i;
+				for (int a = 0; a < CAPTURE_A_NR; a++)
+					if (strcmp(fld[i], capture_attr_names[a]) == 0)
+						col[a] = i;
+			}
+			if (c_name != 0 || n > MAX_COLS) {
+				rc = err_at(e, SLABSIM_EINPUT, path, lno,
+					    "expected a header row of tab-separated attribute "
+					    "names, 'name' first (at most %d columns)",
+					    MAX_COLS);
+				break;
+			}
+			continue;
+		}
+		if (n == 1 && !*fld[0])
+			continue; /* blank line */
+		if (n > ncols) {
+			rc = err_at(e, SLABSIM_EINPUT, path, lno,
+				    "expected at most %d tab-separated columns as in the header, "
+				    "got %d",
+				    ncols, n);
+			break;
+		}
+		if (out->n == rcap) {
+			size_t nc = rcap ? rcap * 2 : 128;
+			void *nr = realloc(out->rows, nc * sizeof(*out->rows));
+			if (!nr) {
+				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+			out->rows = nr;
+			rcap = nc;
+		}
+		struct capture_attrs_row *r = &out->rows[out->n];
+		memset(r, 0, sizeof(*r));
+		r->name = xstrdup(fld[c_name]);
+		if (!r->name) {
+			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+		out->n++;
+		if (c_link >= 0 && c_link < n && *fld[c_link] && strcmp(fld[c_link], "-") != 0 &&
+		    !(r->link_target = xstrdup(fld[c_link]))) {
+			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+		r->has_ctor = c_ctor < 0 || c_ctor >= n
+				      ? -1
+				      : (*fld[c_ctor] && strcmp(fld[c_ctor], "-") != 0);
+		for (int a = 0; a < CAPTURE_A_NR; a++) {
+			r->v[a] = -1;
+			if (col[a] < 0 || col[a] >= n)
+				continue;
+			const char *s = fld[col[a]];
+			char *end;
+			if (!isdigit((unsigned char)*s))
+				continue;
+			long long x = strtoll(s, &end, 10);
+			if (*end && *end != ' ')
+				continue;
+			r->v[a] = x;
+		}
+	}
+	if (!rc && lno == 0)
+		rc = err_at(e, SLABSIM_EINPUT, path, 1, "expected a header row, got an empty file");
+	free(line);
+	(void)fclose(f);
+	if (rc)
+		capture_attrs_free(out);
+	return rc;
+}
+
+/* ---- cmdline ---- */
+
+void capture_cmdline_free(struct capture_cmdline *c)
+{
+	if (!c)
+		return;
+	for (uint32_t i = 0; i < c->ndebug; i++) {
+		for (uint32_t j = 0; j < c->debug[i].ncaches; j++)
+			free(c->debug[i].caches[j]);
+		free(c->debug[i].caches);
+	}
+	free(c->debug);
+	free(c->raw);
+	memset(c, 0, sizeof(*c));
+	c->slub_min_order = c->slub_max_order = c->slub_min_objects = -1;
+}
+
+/* slub_debug=<flags>[,<cache>,...][;<flags>[,<cache>...]]... (6.1; 5.4
+ * takes one block). A block starting with ',' is the default flags for the
+ * listed caches. */
+static int parse_slub_debug(struct capture_cmdline *c, const char *val, const char *path,
+			    struct err *e)
+{
+	c->slub_debug_given = true;
+	if (!val)
+		val = ""; /* bare slub_debug: default flags for every cache */
+	char *copy = xstrdup(val);
+	if (!copy)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	int rc = 0;
+	char *save = NULL;
+	char *blk = copy;
+	do {
+		char *semi = strchr(blk, ';');
+		if (semi)
+			*semi = '\0';
+		struct capture_debug_block *nb =
+			realloc(c->debug, (c->ndebug + 1) * sizeof(*c->debug));
+		if (!nb) {
+			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+		c->debug = nb;
+		struct capture_debug_block *b = &c->debug[c->ndebug++];
+		memset(b, 0, sizeof(*b));
+		char *comma = strchr(blk, ',');
+		size_t flen = comma ? (size_t)(comma - blk) : strlen(blk);
+		if (flen >= sizeof(b->flags)) {
+			rc = err_at(e, SLABSIM_EINPUT, path, 1,
+				    "expected slub_debug flag letters (F Z P U T A O or -), got "
+				    "'%.40s'",
+				    blk);
+			break;
+		}
+		memcpy(b->flags, blk, flen);
+		b->flags[flen] = '\0';
+		for (size_t i = 0; i < flen; i++)
+			if (!strchr("fzputaoFZPUTAO-", b->flags[i])) {
+				rc = err_at(e, SLABSIM_EINPUT, path, 1,
+					    "expected slub_debug flag letters (F Z P U T A O or "
+					    "-), got '%c' in '%s'",
+					    b->flags[i], b->flags);
+				break;
+			}
+		if (rc)
+			break;
+		if (comma) {
+			for (char *t = strtok_r(comma + 1, ",", &save); t;
+			     t = strtok_r(NULL, ",", &save)) {
+				char **nc = realloc(b->caches, (b->ncaches + 1) * sizeof(char *));
+				if (!nc || !(nc[b->ncaches] = xstrdup(t))) {
+					if (nc)
+						b->caches = nc;
+					rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+					break;
+				}
+				b->caches = nc;
+				b->ncaches++;
+			}
+		}
+		blk = semi ? semi + 1 : NULL;
+	} while (!rc && blk && *blk);
+	free(copy);
+	return rc;
+}
+
+static int param_num(const char *key, const char *val, const char *path, int64_t *out,
+		     struct err *e)
+{
+	uint64_t v;
+	if (!val || !parse_u64(val, &v) || v > 1000000)
+		return err_at(e, SLABSIM_EINPUT, path, 1, "expected %s=<number>, got '%s'", key,
+			      val ? val : "");
+	*out = (int64_t)v;
+	return 0;
+}
+
+int capture_parse_cmdline(const char *text, const char *path, struct capture_cmdline *out,
+			  struct err *e)
+{
+	memset(out, 0, sizeof(*out));
+	out->slub_min_order = out->slub_max_order = out->slub_min_objects = -1;
+	out->raw = xstrdup(text);
+	char *copy = xstrdup(text);
+	if (!out->raw || !copy) {
+		free(copy);
+		capture_cmdline_free(out);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	chomp(out->raw);
+	int rc = 0;
+	char *save = NULL;
+	for (char *w = strtok_r(copy, " \t\r\n", &save); w && !rc;
+	     w = strtok_r(NULL, " \t\r\n", &save)) {
+		char *val = strchr(w, '=');
+		if (val)
+			*val++ = '\0';
+		if (strcmp(w, "slub_debug") == 0 || strcmp(w, "slab_debug") == 0)
+			rc = parse_slub_debug(out, val, path, e);
+		else if (strcmp(w, "slub_min_order") == 0 || strcmp(w, "slab_min_order") == 0)
+			rc = param_num(w, val, path, &out->slub_min_order, e);
+		else if (strcmp(w, "slub_max_order") == 0 || strcmp(w, "slab_max_order") == 0)
+			rc = param_num(w, val, path, &out->slub_max_order, e);
+		else if (strcmp(w, "slub_min_objects") == 0 || strcmp(w, "slab_min_objects") == 0)
+			rc = param_num(w, val, path, &out->slub_min_objects, e);
+		else if (strcmp(w, "slab_nomerge") == 0 || strcmp(w, "slub_nomerge") == 0)
+			out->nomerge = true;
+		else if (strcmp(w, "slab_merge") == 0 || strcmp(w, "slub_merge") == 0)
+			out->nomerge = false;
+		else if (strcmp(w, "no_hash_pointers") == 0)
+			out->no_hash_pointers = true;
+	}
+	free(copy);
+	if (rc)
+		capture_cmdline_free(out);
+	return rc;
+}
+
+/* ---- uname ---- */
+
+int capture_parse_uname(const char *text, const char *path, char *release, uint32_t release_len,
+			uint32_t *major, uint32_t *minor, struct err *e)
+{
+	const char *p = text;
+	/* "Linux <host> <release> ..." ; a bare release is accepted too */
+	for (int word = 0; word < 3; word++) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		const char *w = p;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		if (isdigit((unsigned char)*w) && strchr(w, '.') && strchr(w, '.') < p) {
+			char *end;
+			unsigned long ma = strtoul(w, &end, 10);
+			if (*end != '.' || !isdigit((unsigned char)end[1]))
+				continue;
+			unsigned long mi = strtoul(end + 1, &end, 10);
+			size_t n = (size_t)(p - w);
+			if (n >= release_len)
+				n = release_len - 1;
+			memcpy(release, w, n);
+			release[n] = '\0';
+			*major = (uint32_t)ma;
+			*minor = (uint32_t)mi;
+			return 0;
+		}
+	}
+	return err_at(e, SLABSIM_EINPUT, path, 1,
+		      "expected 'uname -a' output with a kernel release like 6.1.0-57-amd64 as "
+		      "its third word");
+}
+
+/* ---- ncpus.txt ---- */
+
+/* A count ("2") or a cpulist ("0-7", "0,2-3"): the count of ids, max + 1. */
+static bool parse_cpus(const char *s, uint32_t *out)
+{
+	uint64_t v;
+	if (parse_u64(s, &v) && v > 0 && v <= 65536 && !strchr(s, '-') && !strchr(s, ',')) {
+		*out = (uint32_t)v;
+		return true;
+	}
+	uint64_t max = 0;
+	bool any = false;
+	const char *p = s;
+	while (*p) {
+		char *end;
+		if (!isdigit((unsigned char)*p))
+			return false;
+		unsigned long a = strtoul(p, &end, 10), b = a;
+		if (*end == '-') {
+			if (!isdigit((unsigned char)end[1]))
+				return false;
+			b = strtoul(end + 1, &end, 10);
+		}
+		if (b < a || b > 65535)
+			return false;
+		if (b > max)
+			max = b;
+		any = true;
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return false;
+		p = end;
+	}
+	if (!any)
+		return false;
+	/* a single "N" without '-' or ',' was a count above; a cpulist of one id
+	 * can only be written "N-N" */
+	*out = (uint32_t)(max + 1);
+	return true;
+}
+
+static int read_ncpus(struct capture *c, const char *path, struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	uint64_t lno = 0;
+	int rc = 0;
+	if (!f)
+		return err_at(e, SLABSIM_EIO, path, 0, "cannot open: %s", strerror(errno));
+	while (getline(&line, &cap, f) > 0) {
+		lno++;
+		chomp(line);
+		char *p = line;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		char *eq = strchr(p, '=');
+		uint32_t v;
+		if (!eq) {
+			rc = err_at(e, SLABSIM_EINPUT, path, lno,
+				    "expected key=value (nproc, online, possible), got '%.40s'", p);
+			break;
+		}
+		*eq = '\0';
+		char *val = eq + 1;
+		while (isspace((unsigned char)*val))
+			val++;
+		uint32_t *dst = strcmp(p, "nproc") == 0	     ? &c->nproc
+				: strcmp(p, "online") == 0   ? &c->online
+				: strcmp(p, "possible") == 0 ? &c->possible
+							     : NULL;
+		if (!dst)
+			continue; /* other keys (present, ...) are allowed */
+		if (!parse_cpus(val, &v)) {
+			rc = err_at(e, SLABSIM_EINPUT, path, lno,
+				    "expected %s=<count> or a CPU list like 0-3, got '%.40s'", p,
+				    val);
+			break;
+		}
+		*dst = v;
+	}
+	free(line);
+	(void)fclose(f);
+	return rc;
+}
+
+/* ---- lost-events.txt ---- */
+
+/* "cpuN <key>: <value>" lines of each CPU's ring-buffer stats; other keys
+ * (entries, bytes, timestamps) are ignored. */
+static int read_lost(struct capture *c, const char *path, struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	uint64_t lno = 0;
+	int rc = 0;
+	if (!f)
+		return err_at(e, SLABSIM_EIO, path, 0, "cannot open: %s", strerror(errno));
+	while (getline(&line, &cap, f) > 0) {
+		lno++;
+		chomp(line);
+		char *colon = strrchr(line, ':');
+		if (!*line)
+			continue;
+		if (strncmp(line, "cpu", 3) != 0 || !colon || !strchr(line, ' ')) {
+			rc = err_at(e, SLABSIM_EINPUT, path, lno,
+				    "expected 'cpuN <key>: <value>', got '%.40s'", line);
+			break;
+		}
+		*colon = '\0';
+		const char *key = strchr(line, ' ') + 1;
+		char *val = colon + 1;
+		while (isspace((unsigned char)*val))
+			val++;
+		uint64_t v;
+		if (strcmp(key, "overrun") != 0 && strcmp(key, "commit overrun") != 0 &&
+		    strcmp(key, "dropped events") != 0)
+			continue;
+		if (!parse_u64(val, &v)) {
+			rc = err_at(e, SLABSIM_EINPUT, path, lno, "expected a count after '%s:'",
+				    key);
+			break;
+		}
+		c->lost_events += v;
+	}
+	free(line);
+	(void)fclose(f);
+	return rc;
+}
+
+/* ---- the directory ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_snapshots(struct capture *c, struct err *e)
+{
+	char *sdir = path_join(c->dir, "snapshots");
+	if (!sdir)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	DIR *d = opendir(sdir);
+	free(sdir);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	int rc = 0;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		const char *suf = ".slabinfo";
+		if (n <= strlen(suf) || strcmp(de->d_name + n - strlen(suf), suf) != 0)
+			continue;
+		char **nl = realloc(c->snapshot_ids, (c->nsnapshots + 1) * sizeof(char *));
+		if (!nl) {
+			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+		c->snapshot_ids = nl;
+		if (!(nl[c->nsnapshots] = xstrdup(de->d_name))) {
+			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+		nl[c->nsnapshots++][n - strlen(suf)] = '\0';
+	}
+	(void)closedir(d);
+	if (c->nsnapshots)
+		qsort(c->snapshot_ids, c->nsnapshots, sizeof(char *), cmp_str);
+	return rc;
+}
+
+int capture_open(const char *dir, struct capture **out, struct err *e)
+{
+	static const char *const traces[] = {"trace.txt.zst", "trace.txt", "trace.txt.gz",
+					     "trace.txt.xz"};
+	if (!capture_is_dir(dir))
+		return err_at(e, SLABSIM_EIO, dir, 0, "not a capture directory");
+	struct capture *c = calloc(1, sizeof(*c));
+	if (!c || !(c->dir = xstrdup(dir))) {
+		free(c);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	c->cmdline.slub_min_order = c->cmdline.slub_max_order = c->cmdline.slub_min_objects = -1;
+	int rc = 0;
+	char *p = NULL, *text = NULL;
+	for (size_t i = 0; i < sizeof(traces) / sizeof(traces[0]) && !c->trace; i++) {
+		if (!(p = path_join(dir, traces[i])))
+			goto nomem;
+		if (file_exists(p))
+			c->trace = p;
+		else
+			free(p);
+		p = NULL;
+	}
+	if (!c->trace) {
+		rc = err_at(e, SLABSIM_EIO, dir, 0,
+			    "capture directory without trace.txt.zst or trace.txt");
+		goto fail;
+	}
+#define PART(name)                                                                                 \
+	do {                                                                                       \
+		free(p);                                                                           \
+		if (!(p = path_join(dir, name)))                                                   \
+			goto nomem;                                                                \
+	} while (0)
+	PART("uname.txt");
+	if (file_exists(p)) {
+		if ((rc = slurp(p, &text, e)) ||
+		    (rc = capture_parse_uname(text, p, c->release, sizeof(c->release), &c->major,
+					      &c->minor, e)))
+			goto fail;
+		c->has_uname = true;
+		free(text);
+		text = NULL;
+	}
+	PART("cmdline.txt");
+	if (file_exists(p)) {
+		if ((rc = slurp(p, &text, e)) ||
+		    (rc = capture_parse_cmdline(text, p, &c->cmdline, e)))
+			goto fail;
+		c->has_cmdline = true;
+		free(text);
+		text = NULL;
+	}
+	PART("ncpus.txt");
+	if (file_exists(p) && (rc = read_ncpus(c, p, e)))
+		goto fail;
+	PART("lost-events.txt");
+	if (file_exists(p)) {
+		if ((rc = read_lost(c, p, e)))
+			goto fail;
+		c->has_lost = true;
+	}
+	PART("slab-attrs.tsv");
+	if (file_exists(p)) {
+		if ((rc = capture_read_attrs(p, &c->attrs, e)))
+			goto fail;
+		c->has_attrs = true;
+	}
+	PART("slabinfo.txt");
+	if (file_exists(p)) {
+		if ((rc = capture_read_slabinfo(p, &c->end, e)))
+			goto fail;
+		c->has_end = true;
+	}
+	PART("slabinfo-start.txt");
+	if (file_exists(p)) {
+		if ((rc = capture_read_slabinfo(p, &c->start, e)))
+			goto fail;
+		c->has_start = true;
+	}
+#undef PART
+	free(p);
+	p = NULL;
+	if ((rc = list_snapshots(c, e)))
+		goto fail;
+	*out = c;
+	return 0;
+nomem:
+	rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+fail:
+	free(p);
+	free(text);
+	capture_close(c);
+	return rc;
+}
+
+void capture_close(struct capture *c)
+{
+	if (!c)
+		return;
+	free(c->dir);
+	free(c->trace);
+	capture_cmdline_free(&c->cmdline);
+	capture_attrs_free(&c->attrs);
+	capture_slabinfo_free(&c->end);
+	capture_slabinfo_free(&c->start);
+	for (uint32_t i = 0; i < c->nsnapshots; i++)
+		free(c->snapshot_ids[i]);
+	free(c->snapshot_ids);
+	free(c);
+}
+
+int capture_read_snapshot(const struct capture *c, const char *id, struct capture_slabinfo *out,
+			  struct err *e)
+{
+	size_t n = strlen(c->dir) + strlen(id) + 32;
+	char *p = malloc(n);
+	if (!p)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	(void)snprintf(p, n, "%s/snapshots/%s.slabinfo", c->dir, id);
+	int rc = capture_read_slabinfo(p, out, e);
+	free(p);
+	return rc;
+}
+
+const char *capture_snap_id(const char *text)
+{
+	if (!text || strncmp(text, "SNAP", 4) != 0 || (text[4] != ' ' && text[4] != '\t'))
+		return NULL;
+	text += 4;
+	while (*text == ' ' || *text == '\t')
+		text++;
+	return *text ? text : NULL;
+}
