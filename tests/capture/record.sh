@@ -115,6 +115,9 @@ PATH=$tmp/bin:$PATH SLABSIM_RECORD_TEST=0 SLABSIM_TRACEFS=$tmp/a/tracefs bash "$
 tap_is "not root: exit 2" "$? $(err)" "2 record: must run as root (tracefs and /sys/kernel/slab need it)"
 SLABSIM_TRACEFS=$tmp/none SLABSIM_RECORD_TEST=1 bash "$rec" -d 1 >"$tmp/out" 2>"$tmp/err"
 tap_is "no tracefs: exit 3" "$? $(err)" "3 record: no tracefs at $tmp/none (no 'trace' file there)"
+SLABSIM_SYS=$tmp/a/sys SLABSIM_PROC=$tmp/a/proc SLABSIM_RECORD_TEST=1 bash "$rec" -d 1 >"$tmp/out" 2>"$tmp/err"
+tap_is "tracefs neither found nor mountable: exit 3" "$? $(err)" \
+	"3 record: tracefs is not mounted and cannot be mounted on $tmp/a/sys/kernel/tracing (kernel without CONFIG_TRACING?)"
 mk_fake noev
 rm -r noev/tracefs/events
 run noev -d 1
@@ -199,6 +202,19 @@ mk_fake h
 run h -o caph -H -z 0 -- sh -c "cat '$tmp/h/tracefs/options/hash-ptr' >'$tmp/hduring'"
 tap_is "-H leaves hash-ptr on" "$(cat hduring) $(grep '^hash_ptr=' caph/capture-info.txt) $(cat h/tracefs/options/hash-ptr)" \
 	"1 hash_ptr=on 1"
+
+# ---- the nohash-ptr check: Linux 6.1 blanks name= under nohash-ptr ----
+. "$cap/capture-lib.sh"
+printf '%s\n' '  ls-1 [000] .....  9.1: kmem_cache_free: call_site=__fput+0x100/0x250 ptr=ffff898201330900 name=' >blank1
+printf '%s\n' '  ls-1 [000] .....  9.1: kmem_cache_free: call_site=__fput+0x100/0x250 ptr=ffff898201330900 name= x' >blank2
+printf '%s\n' '  ls-1 [000] .....  9.1: kmem_cache_free: call_site=__fput+0x100/0x250 ptr=ffff898201330900 name=filp' >named
+printf '%s\n' '  ls-1 [000] .....  9.2: kmalloc: call_site=a+0x1/0x2 ptr=ffff898201200810 bytes_req=16 bytes_alloc=16 gfp_flags= node=-1 accounted=true' >gfp
+r=""
+for f in blank1 blank2 named gfp; do
+	if cap_blank_names "$f"; then r="$r $f:blank"; else r="$r $f:ok"; fi
+done
+tap_is "cap_blank_names: an empty name= at the end or before a space, not a named free, not gfp_flags" \
+	"$r" " blank1:blank blank2:blank named:ok gfp:ok"
 
 # ---- snapshots ----
 # The command waits (at most 20 s) for the second snapshot: no timing is asserted.

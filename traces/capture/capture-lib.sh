@@ -106,3 +106,11 @@ cap_snap() {
 	cat "$2/slabinfo" >"$4/snapshots/$1.slabinfo" || return 1
 	echo "SNAP $1" >>"$3/trace_marker"
 }
+
+# cap_blank_names FILE: true when FILE (trace text) has kmem_cache_free lines
+# whose name= is empty: what Linux 6.1's tracefs option nohash-ptr does to
+# every string field (name=, gfp_flags=), unlike the boot option
+# no_hash_pointers.
+cap_blank_names() {
+	grep -q -E ' kmem_cache_free: .* name=( |$)' "$1"
+}
