@@ -198,6 +198,13 @@ run c -o capc -- sh -c "echo '$ev1' >>'$T/trace'"
 tap_is "no hash-ptr option: recorded as absent" "$rc $(grep '^hash_ptr=' capc/capture-info.txt)" "0 hash_ptr=absent"
 tap_is "trace.txt.zst by default, and no trace.txt" "$(zstd -dc capc/trace.txt.zst) $(ls capc | grep -c '^trace.txt$')" "$ev1 0"
 tap_is "an unexpanded buffer size is put back as its expanded size" "$(cat "$T/buffer_size_kb")" "1408"
+mk_fake x
+echo X >x/tracefs/buffer_size_kb
+echo 1408 >x/tracefs/per_cpu/cpu0/buffer_size_kb
+echo '2816 (expanded: 0)' >x/tracefs/per_cpu/cpu1/buffer_size_kb
+run x -o capx -z 0 -d 1
+tap_is "per-CPU buffer sizes that differ (X) are put back CPU by CPU" \
+	"$rc $(cat x/tracefs/per_cpu/cpu0/buffer_size_kb x/tracefs/per_cpu/cpu1/buffer_size_kb | tr '\n' ' ')" "0 1408 2816 "
 mk_fake h
 run h -o caph -H -z 0 -- sh -c "cat '$tmp/h/tracefs/options/hash-ptr' >'$tmp/hduring'"
 tap_is "-H leaves hash-ptr on" "$(cat hduring) $(grep '^hash_ptr=' caph/capture-info.txt) $(cat h/tracefs/options/hash-ptr)" \
