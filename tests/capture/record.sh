@@ -244,7 +244,8 @@ SLABSIM_TRACEFS=$T SLABSIM_PROC=$tmp/i/proc SLABSIM_SYS=$tmp/i/sys SLABSIM_RECOR
 	env --default-signal=INT bash "$rec" -o capi -z 0 -d 60 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 i=0
-while [ "$(cat "$T/events/kmem/kmalloc/enable")" != 1 ] && [ $i -lt 200 ]; do
+# "recording" is said once tracing is on: the state is stable from then on
+while ! grep -q '^record: recording' "$tmp/err" && [ $i -lt 200 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
