@@ -1,0 +1,271 @@
+#!/bin/sh
+# record.sh - traces/capture/record without root and without a kernel: its
+# argument handling and refusals (exact exit codes), and the capture it writes
+# from a fake tracefs, /proc and /sys tree built here (SLABSIM_TRACEFS,
+# SLABSIM_PROC, SLABSIM_SYS, SLABSIM_RECORD_TEST=1), including that the
+# tracing state it found is put back, after a normal end and after SIGINT.
+# Also the argument checks of traces/capture/qemu-boot. TAP output.
+#   $1 traces/capture (the folder of record and qemu-boot)
+set -u
+. "$(dirname "$0")/../cli/tap.sh"
+cap=$(abs_path "$1")
+self=$(abs_path "$0")
+rec=$cap/record
+LC_ALL=C
+export LC_ALL
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+# mk_fake DIR: a fake machine. tracefs with four of the six kmem events
+# (kfree enabled, as a user might have left it), buffer 1408 KiB, tracing on,
+# hash-ptr on; two CPUs' ring-buffer stats (CPU 1 overran 3 events); a
+# slabinfo; /sys/kernel/slab with one cache, one alias, one attribute-less
+# entry; CPU lists.
+mk_fake() {
+	f=$1
+	T=$f/tracefs
+	mkdir -p "$T/options" "$T/per_cpu/cpu0" "$T/per_cpu/cpu1" "$f/proc" \
+		"$f/sys/kernel/slab/:0000064" "$f/sys/kernel/slab/empty" \
+		"$f/sys/devices/system/cpu"
+	for e in kmalloc kmem_cache_alloc kfree kmem_cache_free; do
+		mkdir -p "$T/events/kmem/$e"
+		echo 0 >"$T/events/kmem/$e/enable"
+	done
+	echo 1 >"$T/events/kmem/kfree/enable"
+	printf '# tracer: nop\nold line\n' >"$T/trace"
+	echo 1 >"$T/tracing_on"
+	echo 1408 >"$T/buffer_size_kb"
+	echo '[local] global counter' >"$T/trace_clock"
+	echo 1 >"$T/options/hash-ptr"
+	: >"$T/trace_marker"
+	printf 'entries: 5\noverrun: 0\ncommit overrun: 0\ndropped events: 0\n' >"$T/per_cpu/cpu0/stats"
+	printf 'entries: 7\noverrun: 3\ncommit overrun: 0\ndropped events: 0\n' >"$T/per_cpu/cpu1/stats"
+	printf 'slabinfo - version: 2.1\nkmalloc-64 100 128 64 64 1 : tunables 0 0 0 : slabdata 2 2 0\n' \
+		>"$f/proc/slabinfo"
+	echo 'console=ttyS0 slub_debug=FZ' >"$f/proc/cmdline"
+	printf 'MemTotal: 1000 kB\n' >"$f/proc/meminfo"
+	s=$f/sys/kernel/slab/:0000064
+	echo 64 >"$s/object_size"
+	echo 64 >"$s/slab_size"
+	echo 0 >"$s/order"
+	echo 64 >"$s/objs_per_slab"
+	echo '128 N0=128' >"$s/objects"
+	printf 'a\tb\n' >"$s/ctor"
+	: >"$s/partial"
+	ln -s :0000064 "$f/sys/kernel/slab/kmalloc-64"
+	echo 0-1 >"$f/sys/devices/system/cpu/online"
+	echo 0-3,8,10-11 >"$f/sys/devices/system/cpu/possible"
+}
+
+# state DIR: the tracing state of the fake tree, one line.
+state() {
+	T=$1/tracefs
+	echo "on=$(cat "$T/tracing_on") buf=$(cat "$T/buffer_size_kb") hash=$(cat "$T/options/hash-ptr")" \
+		"en=$(cat "$T/events/kmem/kmalloc/enable" "$T/events/kmem/kmem_cache_alloc/enable" \
+			"$T/events/kmem/kfree/enable" "$T/events/kmem/kmem_cache_free/enable" | tr -d '\n')"
+}
+
+# run NAME ARGS...: record with the fake roots of $tmp/NAME; rc, out, err.
+run() {
+	n=$1
+	shift
+	SLABSIM_TRACEFS=$tmp/$n/tracefs SLABSIM_PROC=$tmp/$n/proc SLABSIM_SYS=$tmp/$n/sys \
+		SLABSIM_RECORD_TEST=1 bash "$rec" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+err() { cat "$tmp/err"; }
+
+# ---- argument handling ----
+mk_fake a
+run a
+tap_is "no -d and no command: usage" "$rc $(head -n 1 "$tmp/err")" \
+	"1 record: nothing to record: give -d SECONDS or -- COMMAND"
+run a -d 1 -- true
+tap_is "-d and a command: usage" "$rc $(err)" "1 record: give either -d SECONDS or -- COMMAND, not both"
+run a -d 1.5
+tap_is "-d not a whole number" "$rc $(err)" "1 record: -d wants a positive whole number of seconds, not '1.5'"
+run a -d 0
+tap_is "-d 0" "$rc $(err)" "1 record: -d wants a positive whole number of seconds, not '0'"
+run a -b x -d 1
+tap_is "-b not a number" "$rc $(err)" "1 record: -b wants a positive size in KiB, not 'x'"
+run a --snapshot-every -1 -d 1
+tap_is "--snapshot-every negative" "$rc $(err)" \
+	"1 record: --snapshot-every wants a positive whole number of seconds, not '-1'"
+run a -z 20 -d 1
+tap_is "-z out of range" "$rc $(err)" "1 record: -z wants a zstd level 0..19, not '20'"
+run a --bogus -d 1
+tap_is "unknown option" "$rc $(head -n 1 "$tmp/err")" "1 record: unknown option '--bogus'"
+run a make
+tap_is "command without --" "$rc $(head -n 1 "$tmp/err")" \
+	"1 record: unexpected argument 'make' (a command goes after --)"
+mkdir full && touch full/x
+run a -o full -d 1
+tap_is "non-empty output directory" "$rc $(err)" "1 record: full exists and is not an empty directory"
+run a -h
+tap_is "--help exits 0 and documents the exit codes" "$rc $(grep -c '130 interrupted' "$tmp/out")" "0 1"
+tap_is "refusals leave the state alone" "$(state a)" "on=1 buf=1408 hash=1 en=0010"
+
+# ---- refusals ----
+mkdir bin
+printf '#!/bin/sh\necho 1000\n' >bin/id
+chmod +x bin/id
+PATH=$tmp/bin:$PATH SLABSIM_RECORD_TEST=0 SLABSIM_TRACEFS=$tmp/a/tracefs bash "$rec" -d 1 \
+	>"$tmp/out" 2>"$tmp/err"
+tap_is "not root: exit 2" "$? $(err)" "2 record: must run as root (tracefs and /sys/kernel/slab need it)"
+SLABSIM_TRACEFS=$tmp/none SLABSIM_RECORD_TEST=1 bash "$rec" -d 1 >"$tmp/out" 2>"$tmp/err"
+tap_is "no tracefs: exit 3" "$? $(err)" "3 record: no tracefs at $tmp/none (no 'trace' file there)"
+SLABSIM_SYS=$tmp/a/sys SLABSIM_PROC=$tmp/a/proc SLABSIM_RECORD_TEST=1 bash "$rec" -d 1 >"$tmp/out" 2>"$tmp/err"
+tap_is "tracefs neither found nor mountable: exit 3" "$? $(err)" \
+	"3 record: tracefs is not mounted and cannot be mounted on $tmp/a/sys/kernel/tracing (kernel without CONFIG_TRACING?)"
+mk_fake noev
+rm -r noev/tracefs/events
+run noev -d 1
+tap_is "no kmem events: exit 4" "$rc $(err)" \
+	"4 record: the kernel has none of the kmem slab events (kmem:kmalloc, kmem:kfree, kmem:kmem_cache_alloc, ...) under $tmp/noev/tracefs/events/kmem"
+tap_is "no output directory made on a refusal" "$(ls "$tmp" | grep -c '^capture-')" "0"
+
+# ---- a recording of a command ----
+# The command plays the kernel: it appends event lines to the fake trace,
+# changes /proc/slabinfo, and notes the tracing state it saw.
+mk_fake b
+T=$tmp/b/tracefs
+ev1='  sh-1  [000] .....  1.000001: kmalloc: call_site=x+0x1/0x2 ptr=ffff888000001000 bytes_req=60 bytes_alloc=64 gfp_flags=GFP_KERNEL node=-1 accounted=false'
+ev2='  sh-1  [001] .....  1.000002: kfree: call_site=y+0x1/0x2 ptr=ffff888000001000'
+cat >play.sh <<EOF
+printf '%s\n%s\n' '$ev1' '$ev2' >>"$T/trace"
+printf 'slabinfo - version: 2.1\nkmalloc-64 101 128 64 64 1 : tunables 0 0 0 : slabdata 2 2 0\n' >"$tmp/b/proc/slabinfo"
+. "$tmp/state.sh"
+state "$tmp/b" >"$tmp/during"
+exit 3
+EOF
+sed -n '/^state() {/,/^}/p' "$self" >state.sh
+run b -o cap -z 0 -b 4096 -- sh "$tmp/play.sh"
+tap_is "a failing command still gives a capture: exit 0" "$rc" "0"
+tap_is "state while recording: events on, buffer -b, hash-ptr off" "$(cat during)" \
+	"on=1 buf=4096 hash=0 en=1111"
+tap_is "state put back after the recording" "$(state b)" "on=1 buf=1408 hash=1 en=0010"
+tap_is "the files of a capture" "$(cd cap && ls | tr '\n' ' ')" \
+	"capture-info.txt cmdline.txt lost-events.txt meminfo.txt ncpus.txt slab-attrs.tsv slabinfo-start.txt slabinfo.txt trace.txt uname.txt "
+tap_is "trace.txt: the old buffer discarded, the recorded events kept" "$(cat cap/trace.txt)" "$ev1
+$ev2"
+tap_is "slabinfo-start.txt is the slabinfo before" "$(sed -n 2p cap/slabinfo-start.txt | cut -c1-14)" "kmalloc-64 100"
+tap_is "slabinfo.txt is the slabinfo after" "$(sed -n 2p cap/slabinfo.txt | cut -c1-14)" "kmalloc-64 101"
+tap_is "cmdline.txt" "$(cat cap/cmdline.txt)" "console=ttyS0 slub_debug=FZ"
+tap_is "meminfo.txt" "$(cat cap/meminfo.txt)" "MemTotal: 1000 kB"
+tap_is "uname.txt" "$(cat cap/uname.txt)" "$(uname -a)"
+# possible 0-3,8,10-11 is 4 + 1 + 2 CPUs
+tap_is "ncpus.txt" "$(cat cap/ncpus.txt)" "nproc=$(nproc)
+online=2
+possible=7
+online_list=0-1
+possible_list=0-3,8,10-11"
+tap_is "lost-events.txt: each CPU's stats, prefixed" "$(cat cap/lost-events.txt)" "cpu0 entries: 5
+cpu0 overrun: 0
+cpu0 commit overrun: 0
+cpu0 dropped events: 0
+cpu1 entries: 7
+cpu1 overrun: 3
+cpu1 commit overrun: 0
+cpu1 dropped events: 0"
+tap_like "the 3 lost events are reported" "$(err)" "3 events lost"
+hdr=$(printf 'name\tlink_target\tobject_size\tslab_size\torder\tobjs_per_slab\talign\tred_zone\tpoison\tstore_user\thwcache_align\tobjects\ttotal_objects\tslabs\tpartial\tcpu_slabs\taliases\tsanity_checks\ttrace\tcache_dma\treclaim_account\tdestroy_by_rcu\tusersize\tmin_partial\tcpu_partial\tctor\tobjects_partial\tslabs_cpu_partial')
+tap_is "slab-attrs.tsv header" "$(head -n 1 cap/slab-attrs.tsv)" "$hdr"
+# 26 attribute columns: 4 numbers, 1 missing (align), objects, 5 missing,
+# partial empty, 10 missing, ctor with its tab made a space, 2 missing
+row=$(printf ':0000064\t-\t64\t64\t0\t64\t-\t-\t-\t-\t-\t128 N0=128\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\ta b\t-\t-')
+tap_is "slab-attrs.tsv: rows sorted by name; values as printed; missing or empty is -; alias rows name their target" \
+	"$(tail -n +2 cap/slab-attrs.tsv)" "$row
+$(printf 'empty\t-')$(printf '\t-%.0s' $(seq 26))
+$(printf '%s' "$row" | sed 's/^:0000064\t-/kmalloc-64\t:0000064/')"
+tap_is "every slab-attrs.tsv row has 28 fields" "$(awk -F'\t' '{print NF}' cap/slab-attrs.tsv | sort -u)" "28"
+tap_is "capture-info.txt" "$(grep -v -e '^date=' -e '^kernel=' -e '^duration_s=' cap/capture-info.txt)" \
+	"tool=record
+version=1
+events=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free
+buffer_size_kb=4096
+hash_ptr=off
+trace_clock=local
+command=sh $tmp/play.sh
+command_status=3"
+
+# ---- -H keeps hashing; zstd by default; the unexpanded buffer form ----
+mk_fake c
+T=$tmp/c/tracefs
+echo '7 (expanded: 1408)' >"$T/buffer_size_kb"
+rm "$T/options/hash-ptr"
+run c -o capc -- sh -c "echo '$ev1' >>'$T/trace'"
+tap_is "no hash-ptr option: recorded as absent" "$rc $(grep '^hash_ptr=' capc/capture-info.txt)" "0 hash_ptr=absent"
+tap_is "trace.txt.zst by default, and no trace.txt" "$(zstd -dc capc/trace.txt.zst) $(ls capc | grep -c '^trace.txt$')" "$ev1 0"
+tap_is "an unexpanded buffer size is put back as its expanded size" "$(cat "$T/buffer_size_kb")" "1408"
+mk_fake x
+echo X >x/tracefs/buffer_size_kb
+echo 1408 >x/tracefs/per_cpu/cpu0/buffer_size_kb
+echo '2816 (expanded: 0)' >x/tracefs/per_cpu/cpu1/buffer_size_kb
+run x -o capx -z 0 -d 1
+tap_is "per-CPU buffer sizes that differ (X) are put back CPU by CPU" \
+	"$rc $(cat x/tracefs/per_cpu/cpu0/buffer_size_kb x/tracefs/per_cpu/cpu1/buffer_size_kb | tr '\n' ' ')" "0 1408 2816 "
+mk_fake h
+run h -o caph -H -z 0 -- sh -c "cat '$tmp/h/tracefs/options/hash-ptr' >'$tmp/hduring'"
+tap_is "-H leaves hash-ptr on" "$(cat hduring) $(grep '^hash_ptr=' caph/capture-info.txt) $(cat h/tracefs/options/hash-ptr)" \
+	"1 hash_ptr=on 1"
+
+# ---- the nohash-ptr check: Linux 6.1 blanks name= under nohash-ptr ----
+. "$cap/capture-lib.sh"
+printf '%s\n' '  ls-1 [000] .....  9.1: kmem_cache_free: call_site=__fput+0x100/0x250 ptr=ffff898201330900 name=' >blank1
+printf '%s\n' '  ls-1 [000] .....  9.1: kmem_cache_free: call_site=__fput+0x100/0x250 ptr=ffff898201330900 name= x' >blank2
+printf '%s\n' '  ls-1 [000] .....  9.1: kmem_cache_free: call_site=__fput+0x100/0x250 ptr=ffff898201330900 name=filp' >named
+printf '%s\n' '  ls-1 [000] .....  9.2: kmalloc: call_site=a+0x1/0x2 ptr=ffff898201200810 bytes_req=16 bytes_alloc=16 gfp_flags= node=-1 accounted=true' >gfp
+r=""
+for f in blank1 blank2 named gfp; do
+	if cap_blank_names "$f"; then r="$r $f:blank"; else r="$r $f:ok"; fi
+done
+tap_is "cap_blank_names: an empty name= at the end or before a space, not a named free, not gfp_flags" \
+	"$r" " blank1:blank blank2:blank named:ok gfp:ok"
+
+# ---- snapshots ----
+# The command waits (at most 20 s) for the second snapshot: no timing is asserted.
+mk_fake s
+T=$tmp/s/tracefs
+run s -o caps -z 0 --snapshot-every 1 -- sh -c \
+	"i=0; while [ ! -f '$tmp/caps/snapshots/0002.slabinfo' ] && [ \$i -lt 200 ]; do sleep 0.1; i=\$((i + 1)); done; sleep 0.2"
+tap_is "snapshot run: exit 0" "$rc" "0"
+ids=$(cd caps/snapshots && ls | sed 's/\.slabinfo$//' | tr '\n' ' ')
+tap_like "snapshots 0001 and 0002 taken" "$ids" "0001 0002 "
+tap_is "one SNAP ID marker per snapshot file, same IDs, same order" \
+	"$(sed 's/^SNAP //' "$T/trace_marker" | tr '\n' ' ')" "$ids"
+tap_is "a snapshot is /proc/slabinfo" "$(cmp caps/snapshots/0001.slabinfo s/proc/slabinfo && echo same)" "same"
+tap_is "snapshot_every_s in capture-info.txt" "$(grep '^snapshot_every_s=' caps/capture-info.txt)" "snapshot_every_s=1"
+
+# ---- interrupted: SIGINT ends the recording, the capture is written, the state put back ----
+mk_fake i
+T=$tmp/i/tracefs
+SLABSIM_TRACEFS=$T SLABSIM_PROC=$tmp/i/proc SLABSIM_SYS=$tmp/i/sys SLABSIM_RECORD_TEST=1 \
+	env --default-signal=INT bash "$rec" -o capi -z 0 -d 60 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+i=0
+# "recording" is said once tracing is on: the state is stable from then on
+while ! grep -q '^record: recording' "$tmp/err" && [ $i -lt 200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+tap_is "recording started" "$(state i)" "on=1 buf=65536 hash=0 en=1111"
+sleep 0.3
+kill -INT "$pid"
+wait "$pid"
+tap_is "SIGINT: exit 130" "$?" "130"
+tap_is "SIGINT: state put back" "$(state i)" "on=1 buf=1408 hash=1 en=0010"
+tap_is "SIGINT: capture written" "$(ls capi | wc -l | tr -d ' ') $(grep '^interrupted=' capi/capture-info.txt)" \
+	"10 interrupted=1"
+
+# ---- qemu-boot's argument checks (it exits before looking for qemu) ----
+bash "$cap/qemu-boot" >/dev/null 2>"$tmp/err"
+tap_is "qemu-boot without -o: usage" "$? $(head -n 1 "$tmp/err")" "1 qemu-boot: -o OUTDIR is required"
+bash "$cap/qemu-boot" -o x -c two >/dev/null 2>"$tmp/err"
+tap_is "qemu-boot -c two" "$? $(err)" "1 qemu-boot: -c wants a positive number of CPUs, not 'two'"
+bash "$cap/qemu-boot" -o x -A xen >/dev/null 2>"$tmp/err"
+tap_is "qemu-boot -A xen" "$? $(err)" "1 qemu-boot: -A wants kvm, tcg or auto, not 'xen'"
+bash "$cap/qemu-boot" -o full >/dev/null 2>"$tmp/err"
+tap_is "qemu-boot into a non-empty directory" "$? $(err)" "1 qemu-boot: full exists and is not empty"
+
+tap_done

@@ -1,0 +1,116 @@
+# Shared by traces/capture/record (on the host) and qemu-boot (in the guest,
+# under busybox ash): the parts of a capture directory that are read from
+# /proc, /sys and tracefs. POSIX sh only; no fork in the per-file loops (the
+# guest may run under TCG). The format is docs/capture-format.md.
+
+# The attribute columns of slab-attrs.tsv after name and link_target, in the
+# order of the kernel sample the format cites.
+CAP_SLAB_COLS="object_size slab_size order objs_per_slab align red_zone poison store_user
+hwcache_align objects total_objects slabs partial cpu_slabs aliases sanity_checks trace
+cache_dma reclaim_account destroy_by_rcu usersize min_partial cpu_partial ctor
+objects_partial slabs_cpu_partial"
+
+# cap_read FILE: the first line of FILE with tabs made spaces, or "-" when
+# it is missing, unreadable or empty. Sets $cap_v.
+cap_read() {
+	cap_v=-
+	[ -r "$1" ] || return 0
+	IFS= read -r cap_v 2>/dev/null <"$1" || [ -n "$cap_v" ] || cap_v=-
+	[ -n "$cap_v" ] || cap_v=-
+	case $cap_v in
+	*"	"*) cap_v=$(printf '%s' "$cap_v" | tr '\t' ' ') ;;
+	esac
+}
+
+# cap_slab_attrs SLABDIR: slab-attrs.tsv of SLABDIR (/sys/kernel/slab) on
+# stdout, rows sorted by name in the C locale.
+cap_slab_attrs() {
+	printf 'name\tlink_target'
+	for c in $CAP_SLAB_COLS; do printf '\t%s' "$c"; done
+	printf '\n'
+	for d in "$1"/*; do
+		[ -e "$d" ] || continue
+		n=${d##*/}
+		t=-
+		if [ -L "$d" ]; then
+			t=$(readlink "$d")
+			t=${t##*/}
+		fi
+		printf '%s\t%s' "$n" "$t"
+		for c in $CAP_SLAB_COLS; do
+			cap_read "$d/$c"
+			printf '\t%s' "$cap_v"
+		done
+		printf '\n'
+	done | LC_ALL=C sort
+}
+
+# cap_count_cpus LIST: how many CPUs a kernel cpu list ("0-3,8,10-11") names.
+cap_count_cpus() {
+	cap_n=0
+	cap_l=$1,
+	while [ -n "$cap_l" ]; do
+		cap_r=${cap_l%%,*}
+		cap_l=${cap_l#*,}
+		case $cap_r in
+		"") ;;
+		*-*) cap_n=$((cap_n + ${cap_r#*-} - ${cap_r%-*} + 1)) ;;
+		*) cap_n=$((cap_n + 1)) ;;
+		esac
+	done
+	echo "$cap_n"
+}
+
+# cap_ncpus SYSROOT: ncpus.txt on stdout.
+cap_ncpus() {
+	cap_read "$1/devices/system/cpu/online"
+	on=$cap_v
+	cap_read "$1/devices/system/cpu/possible"
+	po=$cap_v
+	echo "nproc=$(nproc 2>/dev/null || echo -)"
+	if [ "$on" = - ]; then echo "online=-"; else echo "online=$(cap_count_cpus "$on")"; fi
+	if [ "$po" = - ]; then echo "possible=-"; else echo "possible=$(cap_count_cpus "$po")"; fi
+	echo "online_list=$on"
+	echo "possible_list=$po"
+}
+
+# cap_lost_events TRACEFS: lost-events.txt on stdout, CPUs in numeric order.
+cap_lost_events() {
+	cap_i=0
+	cap_miss=0
+	# per_cpu/ may have holes (offline CPUs); stop after 64 missing in a row
+	while [ "$cap_miss" -lt 64 ]; do
+		f=$1/per_cpu/cpu$cap_i/stats
+		if [ -r "$f" ]; then
+			cap_miss=0
+			while IFS= read -r line; do
+				printf 'cpu%s %s\n' "$cap_i" "$line"
+			done <"$f"
+		else
+			cap_miss=$((cap_miss + 1))
+		fi
+		cap_i=$((cap_i + 1))
+	done
+}
+
+# cap_lost_total FILE: events lost according to a lost-events.txt.
+cap_lost_total() {
+	awk '{ k = $0; sub(/^cpu[0-9]+ /, "", k); v = k; sub(/: *[^:]*$/, "", k); sub(/.*: */, "", v)
+	       if (k == "overrun" || k == "commit overrun" || k == "dropped events") n += v }
+	     END { print n + 0 }' "$1"
+}
+
+# cap_snap ID PROC TRACEFS OUTDIR: copy PROC/slabinfo to
+# OUTDIR/snapshots/ID.slabinfo, then write "SNAP ID" to the trace marker.
+cap_snap() {
+	cat "$2/slabinfo" >"$4/snapshots/$1.slabinfo" || return 1
+	echo "SNAP $1" >>"$3/trace_marker"
+}
+
+# cap_blank_names FILE: true when FILE (trace text) has kmem_cache_free lines
+# whose name= is empty: what Linux 6.1's tracefs option nohash-ptr does to
+# every string field (name=, gfp_flags=), unlike the boot option
+# no_hash_pointers.
+cap_blank_names() {
+	grep -q -E ' kmem_cache_free: .* name=( |$)' "$1"
+}
