@@ -256,4 +256,17 @@ tap_is "(e) natural: no violations" \
 tap_is "(e) natural: slabinfo" "$(slabinfo kmalloc-64)" \
 	"active_objs=46 num_objs=63 objsize=192 objperslab=21 pagesperslab=1 active_slabs=3 num_slabs=3"
 
+# ---- (f) a merged root whose object_size grew ------------------------------
+
+replay "(f) alias grows" dyn-f-alias-grows.trace --no-db --kernel 6.1
+# The first allocation defines signal_cache with object_size 1112 and the
+# slot the trace says, 1152. The two later ones ask 1152 bytes of it:
+# the object holds all 1152, no rounding can be negative.
+#   live: the third object, req 1152: rounding = 1152 - 1152 = 0,
+#   layout = 1152 - 1152 = 0. (Before the fix rounding was 1112 - 1152,
+#   printed as 2^64 - 40.)
+tap_is "(f) signal_cache: one live object, no negative rounding" \
+	"$(fields "$(cache_line signal_cache)" live_objects live_req_bytes rounding layout)" \
+	"live_objects=1 live_req_bytes=1152 rounding=0 layout=0"
+
 tap_done
