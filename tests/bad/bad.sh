@@ -194,6 +194,16 @@ expect "--db naming a directory: exit 3" 3 err \
 	"slabsim: $tmp/dir.db: cannot open database: unable to open database file" \
 	replay "$good" --db "$tmp/dir.db"
 
+# --final-slabinfo naming the trace itself: refused before fopen("w") would
+# truncate the input (the trace was lost)
+cp "$good" "$tmp/same.trace"
+sum0=$(cksum < "$tmp/same.trace")
+expect "--final-slabinfo naming the trace itself: usage error" 1 err \
+	"slabsim: --final-slabinfo $tmp/./same.trace is the trace itself" \
+	replay "$tmp/same.trace" --no-db --final-slabinfo "$tmp/./same.trace"
+tap_is "--final-slabinfo naming the trace itself: the trace is intact" \
+	"$(cksum < "$tmp/same.trace")" "$sum0"
+
 # stdout on a full device: the summary cannot be written
 if [ -w /dev/full ]; then
 	timeout -k 5 "$limit" "$bin" replay "$good" --no-db > /dev/full 2> "$tmp/err"
