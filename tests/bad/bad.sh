@@ -84,10 +84,14 @@ while IFS='|' read -r c_file c_opts c_rc c_where c_sub; do
 		*) break ;;
 		esac
 	done
+	# Traces go to `replay`. Workload specs (*.spec, none yet) will go to
+	# the command that reads them: adjust the line below when it lands.
+	cmd=replay
+	case $c_file in *.spec) cmd=synth ;; esac
 	# shellcheck disable=SC2086 # options are words
 	expect "$c_file ${c_opts:+$c_opts }-> exit $c_rc, std$c_where: $(printf '%s' "$c_sub" |
 		sed "s|$here/data/||g" | tr '\n' ' ' | cut -c 1-70)" \
-		"$c_rc" "$c_where" "$c_sub" replay "$path" --no-db $c_opts
+		"$c_rc" "$c_where" "$c_sub" $cmd "$path" --no-db $c_opts
 done < "$here/cases"
 
 # ---- results database and output files under failure -----------------------
