@@ -420,6 +420,14 @@ int cmd_replay(int argc, char **argv)
 	int rc, status = 0;
 	double t0 = cli_now();
 	FILE *slabinfo_f = NULL, *sysfs_f = NULL;
+	struct stat st_in, st_out;
+	if (slabinfo && stat(path, &st_in) == 0 && stat(slabinfo, &st_out) == 0 &&
+	    st_in.st_dev == st_out.st_dev && st_in.st_ino == st_out.st_ino) {
+		/* fopen "w" would truncate the trace before it is read */
+		fprintf(stderr, "slabsim: --final-slabinfo %s is the trace itself\n", slabinfo);
+		status = cli_bad_usage("replay");
+		goto out;
+	}
 	if (slabinfo && !(slabinfo_f = fopen(slabinfo, "w"))) {
 		/* refuse before replaying, not after the run is recorded */
 		fprintf(stderr, "slabsim: %s: %s\n", slabinfo, strerror(errno));

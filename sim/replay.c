@@ -580,14 +580,6 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	}
 	if (ev->bytes_alloc < ev->bytes_req)
 		anomaly(s, SIM_AN_ALLOC_LT_REQ, ev->line);
-	if (u64map_get(&s->live_index, ev->ptr, &idx64)) {
-		/* the free of the previous object at this address was not traced */
-		anomaly(s, SIM_AN_ALLOC_LIVE, ev->line);
-		(void)u64map_del(&s->live_index, ev->ptr, NULL);
-		if ((rc = do_free(s, (uint32_t)idx64, s->pool[idx64].cpu, e)))
-			return rc;
-	}
-
 	uint32_t site;
 	if ((rc = intern_site(s, ev->call_site, &site)))
 		return err_set(e, rc, "out of memory");
@@ -597,6 +589,17 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		r.ktype = kmalloc_type(ev);
 	} else if ((rc = cache_for(s, ev, site, &r.cache, e))) {
 		return rc;
+	}
+	/* After cache_for, which refuses bad input: an event that fails leaves
+	 * the live set as it was (fuzz_replay found the old object freed by
+	 * an allocation then refused). Creating a cache holds no pages, so
+	 * the model sees the same free-then-allocate order either way. */
+	if (u64map_get(&s->live_index, ev->ptr, &idx64)) {
+		/* the free of the previous object at this address was not traced */
+		anomaly(s, SIM_AN_ALLOC_LIVE, ev->line);
+		(void)u64map_del(&s->live_index, ev->ptr, NULL);
+		if ((rc = do_free(s, (uint32_t)idx64, s->pool[idx64].cpu, e)))
+			return rc;
 	}
 	struct policy_stats before;
 	s->p->ops->stats(s->p, &before);

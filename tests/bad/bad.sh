@@ -84,10 +84,14 @@ while IFS='|' read -r c_file c_opts c_rc c_where c_sub; do
 		*) break ;;
 		esac
 	done
+	# Traces go to `replay`. Workload specs (*.spec, none yet) will go to
+	# the command that reads them: adjust the line below when it lands.
+	cmd=replay
+	case $c_file in *.spec) cmd=synth ;; esac
 	# shellcheck disable=SC2086 # options are words
 	expect "$c_file ${c_opts:+$c_opts }-> exit $c_rc, std$c_where: $(printf '%s' "$c_sub" |
 		sed "s|$here/data/||g" | tr '\n' ' ' | cut -c 1-70)" \
-		"$c_rc" "$c_where" "$c_sub" replay "$path" --no-db $c_opts
+		"$c_rc" "$c_where" "$c_sub" $cmd "$path" --no-db $c_opts
 done < "$here/cases"
 
 # ---- results database and output files under failure -----------------------
@@ -193,6 +197,16 @@ mkdir "$tmp/dir.db"
 expect "--db naming a directory: exit 3" 3 err \
 	"slabsim: $tmp/dir.db: cannot open database: unable to open database file" \
 	replay "$good" --db "$tmp/dir.db"
+
+# --final-slabinfo naming the trace itself: refused before fopen("w") would
+# truncate the input (the trace was lost)
+cp "$good" "$tmp/same.trace"
+sum0=$(cksum < "$tmp/same.trace")
+expect "--final-slabinfo naming the trace itself: usage error" 1 err \
+	"slabsim: --final-slabinfo $tmp/./same.trace is the trace itself" \
+	replay "$tmp/same.trace" --no-db --final-slabinfo "$tmp/./same.trace"
+tap_is "--final-slabinfo naming the trace itself: the trace is intact" \
+	"$(cksum < "$tmp/same.trace")" "$sum0"
 
 # stdout on a full device: the summary cannot be written
 if [ -w /dev/full ]; then
