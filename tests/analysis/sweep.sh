@@ -35,10 +35,14 @@ printf 'trace = %s\nallocator = slub\nalign = none, nat\n' "$boot" > bad.sweep
 tap_is "bad align value: exit 2" "$?" 2
 tap_like "bad align value: names file:line and what was expected" "$(cat err)" \
 	"bad.sweep:3: align: expected none, natural or cap512, got 'nat'"
-printf 'trace = %s\nworkload = w.spec\n' "$boot" > wl.sweep
+printf 'workload = %s\nduration = 5\n' "$src/traces/workloads/netbuf.wl" > wl.sweep
 "$bin" sweep wl.sweep --db bad.db > out 2> err
-tap_is "workload axis: exit 2" "$?" 2
-tap_like "workload axis: not supported yet" "$(cat err)" "wl.sweep:2: workload: synthetic workloads"
+tap_is "duration without a unit: exit 2" "$?" 2
+tap_like "duration without a unit: names the spec" "$(cat err)" "wl.sweep: duration expects a time"
+printf 'workload = nosuch.wl\nseed = 1..2\n' > wl.sweep
+"$bin" sweep wl.sweep --db bad.db > out 2> err
+tap_is "unreadable workload: exit 3" "$?" 3
+tap_like "unreadable workload: its runs are skipped" "$(cat err)" "nosuch.wl"
 "$bin" sweep small.sweep --db bad.db --shard 0/2 > out 2> err
 tap_is "--shard 0/2: usage error" "$?" 1
 "$bin" sweep small.sweep --db bad.db --shard 3/2 > out 2> err
