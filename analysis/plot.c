@@ -449,7 +449,7 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 	FILE *d, *g;
 	int rc;
 	long long runs[16];
-	char names[16][96];
+	char names[16][160];
 	size_t nr = 0;
 	(void)snprintf(fig->title, sizeof(fig->title), "Top %d caches by waste (%.120s)", TOP,
 		       c->trace);
@@ -459,18 +459,27 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 		     ", pick AS (SELECT allocator, run_id, align, debug, row_number() "
 		     "OVER (PARTITION BY allocator ORDER BY align = 'natural' DESC, "
 		     "debug = 'off' DESC, run_id DESC) AS k FROM latest l "
-		     "WHERE trace_path IS ?1 AND (final_slab_pages > 0 OR EXISTS (SELECT 1 "
-		     "FROM caches c WHERE c.run_id = l.run_id AND c.alias_of IS NULL AND "
-		     "c.pages > 0))) "
-		     "SELECT run_id, allocator, align, debug FROM pick WHERE k = 1 "
-		     "ORDER BY allocator",
+		     "WHERE trace_path IS ?1 AND final_slab_pages > 0) "
+		     "SELECT p.run_id, p.allocator, p.align, p.debug, NOT EXISTS (SELECT 1 "
+		     "FROM caches c WHERE c.run_id = p.run_id AND c.alias_of IS NULL AND "
+		     "c.pages > 0), json_extract(l.config_json, '$.workload.seed') "
+		     "FROM pick p JOIN latest l ON l.run_id = p.run_id WHERE k = 1 "
+		     "ORDER BY p.allocator",
 		     &st)))
 		return rc;
 	sqlite3_bind_text(st, 1, c->trace, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW && nr < 16) {
 		runs[nr] = sqlite3_column_int64(st, 0);
-		(void)snprintf(names[nr], sizeof(names[nr]), "%s align=%s debug=%s",
-			       col_text(st, 1), col_text(st, 2), col_text(st, 3));
+		int w = snprintf(names[nr], sizeof(names[nr]), "%s align=%s debug=%s",
+				 col_text(st, 1), col_text(st, 2), col_text(st, 3));
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL && w > 0 &&
+		    (size_t)w < sizeof(names[nr]))
+			w += snprintf(names[nr] + w, sizeof(names[nr]) - (size_t)w, " seed=%s",
+				      col_text(st, 5));
+		/* SLOB: no per-cache pages (see the .dat's header) */
+		if (sqlite3_column_int(st, 4) && w > 0 && (size_t)w < sizeof(names[nr]))
+			(void)snprintf(names[nr] + w, sizeof(names[nr]) - (size_t)w,
+				       " (caches' own waste; shared pages as one bar)");
 		nr++;
 	}
 	sqlite3_finalize(st);

@@ -27,6 +27,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +244,23 @@ static int load_trace(const char *path, struct evarr **a, double *secs, bool qui
 			"%.1f bytes/event)\n",
 			n, path, dt, (double)b / 1048576.0, n ? (double)b / (double)n : 0.0);
 	return 0;
+}
+
+/* The events a worker replayed, from its scratch file (a workload's count
+ * is known only after it ran); 0 if unreadable: it is only for progress. */
+static uint64_t scratch_events(const char *path)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	uint64_t n = 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT sum(events) FROM runs WHERE status = 'done'", -1, &st,
+			       NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
+		n = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
 }
 
 static void scratch_path(char *buf, size_t n, const char *tmp, size_t index)
@@ -577,6 +595,8 @@ int cmd_sweep(int argc, char **argv)
 		if (ok) {
 			char scratch[4200];
 			scratch_path(scratch, sizeof(scratch), tmp, j->r.index);
+			if (j->r.workload)
+				j->nev = scratch_events(scratch);
 			if ((rc = merge_file(m, scratch, NULL, &e))) {
 				fprintf(stderr, "slabsim: sweep run %zu (%s): %s\n", j->r.index,
 					j->label, e.msg);
