@@ -112,6 +112,23 @@ tap_like "align-overhead.dat: a non-zero error bar" "$(awk '$3 > 0 { print "bar"
 tap_like "align-overhead.gp: drawn with error bars" "$(cat p/align-overhead.gp)" "set style histogram errorbars"
 tap_like "plot 1 labels runs by seed" "$(grep '^# run ' p/memory-time.dat)" "slob align=none debug=off seed=2"
 
+# ---- shards: two halves merged give the same groups as one sweep ----
+"$bin" sweep wl.sweep --db s1.db --shard 1/2 -j 2 > out 2> err &&
+	"$bin" sweep wl.sweep --db s2.db --shard 2/2 -j 2 > out 2> err &&
+	"$bin" merge sh.db s1.db s2.db > out 2> err
+tap_is "shards 1/2 + 2/2 merged: exit 0" "$?" 0
+tap_is "shards hold 6 + 6 runs, seeds of a group split between them" \
+	"$(q s1.db "SELECT count(*) FROM runs") $(q s2.db "SELECT count(*) FROM runs")" "6 6"
+"$bin" query seed-groups --db sh.db --format csv | cut -d, -f1-6,8- | sort > got
+"$bin" query seed-groups --db w.db --format csv | cut -d, -f1-6,8- | sort > want
+tap_is "merged shards: the same seed-groups as one sweep" "$(cat got)" "$(cat want)"
+
+# ---- no seed axis: the workload's own seed (netbuf.wl: seed = 1) ----
+printf 'workload = %s\nduration = 500ms\nallocator = slob\nalign = none\n' "$wl" > one.sweep
+"$bin" sweep one.sweep --db r.db > out 2> err
+tap_like "no seed axis: one run, the spec's seed, already done by replay --seed 1" "$(cat err)" \
+	"1 runs in one.sweep; 0 in other shards, 1 already done, 0 to run"
+
 # ---- the bundled example sweep parses and plans 24 runs ----
 (cd "$src" && "$bin" sweep analysis/sweeps/netbuf-seeds.sweep --db "$tmp/ex.db" --dry-run) > plan 2> err
 tap_is "analysis/sweeps/netbuf-seeds.sweep: 24 runs planned" "$(grep -c todo plan)" 24
