@@ -430,7 +430,7 @@ static int fig_waste(struct ctx *c, const struct pol *p, size_t np, struct plot_
 			"set style data histogram\nset style histogram rowstacked\n"
 			"set style fill solid 0.8 border -1\nset boxwidth 0.7\n"
 			"set xtics rotate by -35 left\nset grid ytics\n"
-			"set key outside right top\nset bmargin 9\n"
+			"set key above\nset bmargin 14\n"
 			"plot '%s.dat' using 2:xtic(1) title 'size-class rounding', \\\n"
 			"  '' using 3 title 'layout/debug metadata', \\\n"
 			"  '' using 4 title 'free slots (SLOB: free space in its pages)', \\\n"
