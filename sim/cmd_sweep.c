@@ -78,7 +78,7 @@ void usage_sweep(FILE *f)
 struct job {
 	struct sweep_run r;
 	char hash[REC_CONFIG_HASH_LEN + 1];
-	char json[1700];
+	char *json; /* malloc'ed: a sweep may plan a million jobs */
 	char label[200];
 	uint64_t seed; /* workload runs: the seed used */
 	pid_t pid;
@@ -449,6 +449,9 @@ int cmd_sweep(int argc, char **argv)
 		}
 		if (runs[i].workload && wl_bad[runs[i].trace_idx])
 			continue;
+		char json[1700];
+		free(j->json); /* a slot reused after a done run */
+		j->json = NULL;
 		j->r = runs[i];
 		(void)cli_model_json(&cm, model, sizeof(model));
 		if (j->r.workload) {
@@ -457,11 +460,16 @@ int cmd_sweep(int argc, char **argv)
 			char wl_json[800];
 			j->seed = j->r.seed_set ? j->r.seed : cw->seed;
 			(void)cli_workload_json(cw, j->seed, wl_json, sizeof(wl_json));
-			(void)snprintf(j->json, sizeof(j->json), "{%s,\"sample_every\":\"%s\",%s}",
-				       model, runs[i].sample_every, wl_json);
+			(void)snprintf(json, sizeof(json), "{%s,\"sample_every\":\"%s\",%s}", model,
+				       runs[i].sample_every, wl_json);
 		} else {
-			(void)snprintf(j->json, sizeof(j->json), "{%s,\"sample_every\":\"%s\"}",
-				       model, runs[i].sample_every);
+			(void)snprintf(json, sizeof(json), "{%s,\"sample_every\":\"%s\"}", model,
+				       runs[i].sample_every);
+		}
+		if (!(j->json = strdup(json))) {
+			fprintf(stderr, "slabsim: out of memory\n");
+			status = SLABSIM_EXIT_IO;
+			goto out;
 		}
 		rec_config_hash(j->json, j->r.trace, j->hash);
 		make_label(&j->r, j->seed, j->label, sizeof(j->label));
@@ -660,6 +668,9 @@ out:
 	free(wls);
 	free(wl_bad);
 	free(left);
+	if (jobs_v)
+		for (size_t i = 0; i <= njobs && i < nruns; i++)
+			free(jobs_v[i].json);
 	free(jobs_v);
 	free(runs);
 	sweep_spec_free(spec);
