@@ -413,11 +413,16 @@ int cmd_sweep(int argc, char **argv)
 		rc = cli_workload_open(&wls[w], wp, NULL, sweep_spec_duration(spec), &e);
 		if (rc == SLABSIM_EUSAGE) {
 			/* a bad or missing duration is the sweep spec's fault */
-			fprintf(stderr, "slabsim: %s: %s\n", spec_path,
-				strstr(e.msg, "--duration")
-					? "duration expects a time > 0 with a unit (e.g. 60s, "
-					  "250ms)"
-					: e.msg);
+			if (sweep_spec_duration(spec))
+				fprintf(stderr,
+					"slabsim: %s: duration expects a time > 0 with a unit "
+					"(e.g. 60s, 250ms), got '%s'\n",
+					spec_path, sweep_spec_duration(spec));
+			else
+				fprintf(stderr,
+					"slabsim: %s: %s has no duration: add 'duration = T' to "
+					"the sweep spec or to its [workload]\n",
+					spec_path, wp);
 			status = SLABSIM_EXIT_INPUT;
 			goto out;
 		}

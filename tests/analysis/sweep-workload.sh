@@ -129,6 +129,13 @@ printf 'workload = %s\nduration = 500ms\nallocator = slob\nalign = none\n' "$wl"
 tap_like "no seed axis: one run, the spec's seed, already done by replay --seed 1" "$(cat err)" \
 	"1 runs in one.sweep; 0 in other shards, 1 already done, 0 to run"
 
+# a workload without 'duration =' needs one in the sweep spec
+grep -v '^duration = 1s' "$src/tests/cli/data/hand-192.wl" > nodur.wl
+printf 'workload = nodur.wl\n' > nodur.sweep
+"$bin" sweep nodur.sweep --db nd.db > out 2> err
+tap_is "no duration anywhere: exit 2" "$?" 2
+tap_like "no duration anywhere: says where to put it" "$(cat err)" "nodur.sweep: nodur.wl has no duration: add 'duration = T'"
+
 # ---- the bundled example sweep parses and plans 24 runs ----
 (cd "$src" && "$bin" sweep analysis/sweeps/netbuf-seeds.sweep --db "$tmp/ex.db" --dry-run) > plan 2> err
 tap_is "analysis/sweeps/netbuf-seeds.sweep: 24 runs planned" "$(grep -c todo plan)" 24
