@@ -255,10 +255,11 @@ static int parse_seeds(struct sweep_spec *s, char *val, const char *name, size_t
 		struct seed_range r;
 		if (!*v)
 			return bad(e, name, ln, "%s: empty value in the list", "seed");
-		if (dots ? parse_u64(v, dots, &r.lo) ||
-				    parse_u64(trim(dots + 2), dots + 2 + strlen(dots + 2), &r.hi) ||
+		/* no spaces inside a value: "1..3", not "1 .. 3" (v is trimmed) */
+		const char *end = v + strlen(v);
+		if (dots ? parse_u64(v, dots, &r.lo) || parse_u64(dots + 2, end, &r.hi) ||
 				    r.hi < r.lo
-			 : parse_u64(v, v + strlen(v), &r.lo))
+			 : parse_u64(v, end, &r.lo))
 			return bad(e, name, ln,
 				   "seed: expected a whole number S or a range S..E with S <= E "
 				   "(0 to 2^64-1), got '%.60s'",
