@@ -82,7 +82,8 @@ static int policies(struct ctx *c, struct pol **out, size_t *n)
 	struct pol *p = NULL;
 	size_t k = 0;
 	int rc = prep_latest(c,
-			     "SELECT run_id, allocator, align, debug FROM latest "
+			     "SELECT run_id, allocator, align, debug, "
+			     "json_extract(config_json, '$.workload.seed') FROM latest "
 			     "WHERE trace_path IS ?1 ORDER BY allocator, align, debug, run_id",
 			     &st);
 	if (rc)
@@ -101,20 +102,34 @@ static int policies(struct ctx *c, struct pol **out, size_t *n)
 		(void)snprintf(p[k].allocator, sizeof(p[k].allocator), "%s", col_text(st, 1));
 		(void)snprintf(p[k].align, sizeof(p[k].align), "%s", col_text(st, 2));
 		(void)snprintf(p[k].debug, sizeof(p[k].debug), "%s", col_text(st, 3));
-		(void)snprintf(p[k].label, sizeof(p[k].label), "%s align=%s debug=%s",
-			       p[k].allocator, p[k].align, p[k].debug);
+		int w = snprintf(p[k].label, sizeof(p[k].label), "%s align=%s debug=%s",
+				 p[k].allocator, p[k].align, p[k].debug);
+		/* workload runs: the seed tells repetitions apart */
+		if (sqlite3_column_type(st, 4) != SQLITE_NULL && w > 0 &&
+		    (size_t)w < sizeof(p[k].label))
+			(void)snprintf(p[k].label + w, sizeof(p[k].label) - (size_t)w, " seed=%s",
+				       col_text(st, 4));
 		k++;
 	}
 	sqlite3_finalize(st);
-	/* same label twice (other axes differ): add the run id */
+	/* same label twice (other axes differ): add the run id to every one of
+	 * them (marked first: the last of a kind must get it too) */
+	bool *dup = calloc(k + 1, sizeof(*dup));
+	if (!dup) {
+		free(p);
+		return err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < k; i++)
-		for (size_t j = 0; j < k; j++)
-			if (i != j && !strcmp(p[i].label, p[j].label)) {
-				size_t l = strlen(p[i].label);
-				(void)snprintf(p[i].label + l, sizeof(p[i].label) - l, " run %lld",
-					       p[i].run_id);
-				break;
-			}
+		for (size_t j = i + 1; j < k; j++)
+			if (!strcmp(p[i].label, p[j].label))
+				dup[i] = dup[j] = true;
+	for (size_t i = 0; i < k; i++)
+		if (dup[i]) {
+			size_t l = strlen(p[i].label);
+			(void)snprintf(p[i].label + l, sizeof(p[i].label) - l, " run %lld",
+				       p[i].run_id);
+		}
+	free(dup);
 	*out = p;
 	*n = k;
 	return 0;
@@ -208,7 +223,7 @@ static int fig_overhead(struct ctx *c, struct plot_fig *fig)
 	if ((rc = prep_latest(
 		     c,
 		     ", pairs AS (\n"
-		     "  SELECT n.allocator, n.kernel, n.debug,\n"
+		     "  SELECT n.allocator, n.kernel, n.debug, n.trace_path,\n"
 		     "    100.0 * (n.peak_slab_pages - u.peak_slab_pages) / u.peak_slab_pages AS "
 		     "pct\n"
 		     "  FROM latest n JOIN latest u\n"
@@ -218,7 +233,10 @@ static int fig_overhead(struct ctx *c, struct plot_fig *fig)
 		     "  WHERE n.align = 'natural' AND u.peak_slab_pages > 0)\n"
 		     "SELECT allocator || CASE WHEN (SELECT count(DISTINCT kernel) FROM pairs) > "
 		     "1\n"
-		     "         THEN ' ' || kernel ELSE '' END AS grp,\n"
+		     "         THEN ' ' || kernel ELSE '' END\n"
+		     "    || CASE WHEN (SELECT count(DISTINCT trace_path) FROM pairs) > 1\n"
+		     "         THEN ' ' || replace(trace_path, rtrim(trace_path,\n"
+		     "           replace(trace_path, '/', '')), '') ELSE '' END AS grp,\n"
 		     "       CASE WHEN debug = 'off' THEN 0 ELSE 1 END AS on_, debug, pct\n"
 		     "FROM pairs ORDER BY grp, on_, debug",
 		     &st)))
@@ -270,11 +288,14 @@ static int fig_overhead(struct ctx *c, struct plot_fig *fig)
 		goto out;
 	}
 	fprintf(d, "# peak slab pages overhead of align=natural over align=none, percent\n"
-		   "# per group (allocator) and debug setting: mean, sample standard deviation\n"
-		   "# (0 with one pair) and number of pairs (traces, seeds, other axes)\n"
+		   "# per group (allocator [kernel] [input, when there are several]) and debug\n"
+		   "# setting: mean over the natural/none pairs (a workload's pairs are paired\n"
+		   "# by seed), half-width of the 95%% confidence interval of that mean\n"
+		   "# (t(0.975, n-1) sd / sqrt(n); 0 with one pair), number of pairs. A sweep\n"
+		   "# whose only further axis is the seed makes each cell one seed group.\n"
 		   "# '?' = no pair\n#group");
 	for (size_t j = 0; j < nd; j++)
-		fprintf(d, " mean_pct[%s] sd_pct[%s] n[%s]", dbg[j], dbg[j], dbg[j]);
+		fprintf(d, " mean_pct[%s] ci95_pct[%s] n[%s]", dbg[j], dbg[j], dbg[j]);
 	fputc('\n', d);
 	for (size_t i = 0; i < ng; i++) {
 		fprintf(d, "%s", grp[i]);
@@ -286,11 +307,12 @@ static int fig_overhead(struct ctx *c, struct plot_fig *fig)
 			}
 			double mean = gsl_stats_mean(vals[i][j], 1, n);
 			double sd = n > 1 ? gsl_stats_sd_m(vals[i][j], 1, n, mean) : 0.0;
+			double half = query_ci95_half(sd, n);
 			if (n > 1)
 				reps = true;
-			if (mean != 0 || sd != 0)
+			if (mean != 0 || half != 0)
 				nonzero = true;
-			fprintf(d, " %.6f %.6f %zu", mean, sd, n);
+			fprintf(d, " %.6f %.6f %zu", mean, half, n);
 		}
 		fputc('\n', d);
 	}
@@ -301,7 +323,8 @@ static int fig_overhead(struct ctx *c, struct plot_fig *fig)
 		goto out;
 	}
 	fprintf(g, "# %s: grouped bars, one group per allocator, one bar per debug setting%s\n",
-		fig->name, reps ? "; error bars: +-1 standard deviation over the pairs" : "");
+		fig->name,
+		reps ? "; error bars: 95% confidence interval of the mean (t, n-1)" : "");
 	for (int t = 0; t < 2; t++) {
 		gp_head(g, fig->name, t);
 		fprintf(g, "set title ");
@@ -353,11 +376,21 @@ static int fig_waste(struct ctx *c, const struct pol *p, size_t np, struct plot_
 		(void)snprintf(fig->note, sizeof(fig->note), "no runs of the trace");
 		return 0;
 	}
-	if ((rc = prep(c,
-		       "SELECT sum(waste_rounding) / 1024.0, sum(waste_layout) / 1024.0, "
-		       "sum(waste_free_slots) / 1024.0, sum(waste_tail) / 1024.0 "
-		       "FROM caches WHERE run_id = ?1 AND alias_of IS NULL",
-		       &st)))
+	/* SLOB: its caches hold no pages: the run totals of its last sample (the
+	 * rule of query_shared_cte) */
+	if ((rc = prep_latest(
+		     c,
+		     ", "
+		     "sh AS (SELECT * FROM latest WHERE run_id = ?1), "
+		     "r AS (SELECT sum(waste_rounding) AS a, sum(waste_layout) AS b, "
+		     "sum(waste_free_slots) AS f, sum(waste_tail) AS t, sum(pages) AS p "
+		     "FROM caches WHERE run_id = ?1 AND alias_of IS NULL), "
+		     "s AS (SELECT * FROM samples WHERE run_id = ?1 ORDER BY seq DESC "
+		     "LIMIT 1) "
+		     "SELECT CASE WHEN r.p = 0 AND sh.final_slab_pages > 0 THEN 1 ELSE 0 "
+		     "END AS shared, r.a, r.b, r.f, r.t, s.waste_rounding, s.waste_layout, "
+		     "s.waste_free_slots, s.waste_tail FROM r, sh LEFT JOIN s",
+		     &st)))
 		return rc;
 	if (!(d = open_out(c, fig->name, "dat"))) {
 		sqlite3_finalize(st);
@@ -365,6 +398,9 @@ static int fig_waste(struct ctx *c, const struct pol *p, size_t np, struct plot_
 	}
 	fprintf(d,
 		"# waste at the end of each run by kind, KiB (root caches summed), trace %s\n"
+		"# SLOB's caches hold no pages (its pages are shared lists): its rows are the\n"
+		"# run totals of its last sample, labelled [run totals]; free_slots is then the\n"
+		"# free space inside its pages\n"
 		"#policy rounding_kib layout_kib free_slots_kib tail_kib run_id\n",
 		c->trace);
 	for (size_t i = 0; i < np; i++) {
@@ -372,9 +408,12 @@ static int fig_waste(struct ctx *c, const struct pol *p, size_t np, struct plot_
 		sqlite3_bind_int64(st, 1, p[i].run_id);
 		if (sqlite3_step(st) != SQLITE_ROW)
 			continue;
-		fprintf(d, "\"%s\" %.3f %.3f %.3f %.3f %lld\n", p[i].label,
-			sqlite3_column_double(st, 0), sqlite3_column_double(st, 1),
-			sqlite3_column_double(st, 2), sqlite3_column_double(st, 3), p[i].run_id);
+		int sh = sqlite3_column_int(st, 0) ? 4 : 0;
+		fprintf(d, "\"%s%s\" %.3f %.3f %.3f %.3f %lld\n", p[i].label,
+			sh ? " [run totals]" : "", sqlite3_column_double(st, 1 + sh) / 1024.0,
+			sqlite3_column_double(st, 2 + sh) / 1024.0,
+			sqlite3_column_double(st, 3 + sh) / 1024.0,
+			sqlite3_column_double(st, 4 + sh) / 1024.0, p[i].run_id);
 	}
 	sqlite3_finalize(st);
 	if ((rc = close_out(c, d, fig->name, "dat")))
@@ -391,10 +430,10 @@ static int fig_waste(struct ctx *c, const struct pol *p, size_t np, struct plot_
 			"set style data histogram\nset style histogram rowstacked\n"
 			"set style fill solid 0.8 border -1\nset boxwidth 0.7\n"
 			"set xtics rotate by -35 left\nset grid ytics\n"
-			"set key outside right top\nset bmargin 9\n"
+			"set key above\nset bmargin 14\n"
 			"plot '%s.dat' using 2:xtic(1) title 'size-class rounding', \\\n"
 			"  '' using 3 title 'layout/debug metadata', \\\n"
-			"  '' using 4 title 'free slots', \\\n"
+			"  '' using 4 title 'free slots (SLOB: free space in its pages)', \\\n"
 			"  '' using 5 title 'slab tail (page level)'\n",
 			fig->name);
 	}
@@ -410,26 +449,37 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 	FILE *d, *g;
 	int rc;
 	long long runs[16];
-	char names[16][96];
+	char names[16][160];
 	size_t nr = 0;
 	(void)snprintf(fig->title, sizeof(fig->title), "Top %d caches by waste (%.120s)", TOP,
 		       c->trace);
 	/* per allocator one run: align natural and debug off when there is one */
-	if ((rc = prep_latest(c,
-			      ", pick AS (SELECT allocator, run_id, align, debug, row_number() "
-			      "OVER (PARTITION BY allocator ORDER BY align = 'natural' DESC, "
-			      "debug = 'off' DESC, run_id DESC) AS k FROM latest l "
-			      "WHERE trace_path IS ?1 AND EXISTS (SELECT 1 FROM caches c WHERE "
-			      "c.run_id = l.run_id AND c.alias_of IS NULL AND c.pages > 0)) "
-			      "SELECT run_id, allocator, align, debug FROM pick WHERE k = 1 "
-			      "ORDER BY allocator",
-			      &st)))
+	if ((rc = prep_latest(
+		     c,
+		     ", pick AS (SELECT allocator, run_id, align, debug, row_number() "
+		     "OVER (PARTITION BY allocator ORDER BY align = 'natural' DESC, "
+		     "debug = 'off' DESC, run_id DESC) AS k FROM latest l "
+		     "WHERE trace_path IS ?1 AND final_slab_pages > 0) "
+		     "SELECT p.run_id, p.allocator, p.align, p.debug, NOT EXISTS (SELECT 1 "
+		     "FROM caches c WHERE c.run_id = p.run_id AND c.alias_of IS NULL AND "
+		     "c.pages > 0), json_extract(l.config_json, '$.workload.seed') "
+		     "FROM pick p JOIN latest l ON l.run_id = p.run_id WHERE k = 1 "
+		     "ORDER BY p.allocator",
+		     &st)))
 		return rc;
 	sqlite3_bind_text(st, 1, c->trace, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW && nr < 16) {
 		runs[nr] = sqlite3_column_int64(st, 0);
-		(void)snprintf(names[nr], sizeof(names[nr]), "%s align=%s debug=%s",
-			       col_text(st, 1), col_text(st, 2), col_text(st, 3));
+		int w = snprintf(names[nr], sizeof(names[nr]), "%s align=%s debug=%s",
+				 col_text(st, 1), col_text(st, 2), col_text(st, 3));
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL && w > 0 &&
+		    (size_t)w < sizeof(names[nr]))
+			w += snprintf(names[nr] + w, sizeof(names[nr]) - (size_t)w, " seed=%s",
+				      col_text(st, 5));
+		/* SLOB: no per-cache pages (see the .dat's header) */
+		if (sqlite3_column_int(st, 4) && w > 0 && (size_t)w < sizeof(names[nr]))
+			(void)snprintf(names[nr] + w, sizeof(names[nr]) - (size_t)w,
+				       " (caches' own waste; shared pages as one bar)");
 		nr++;
 	}
 	sqlite3_finalize(st);
@@ -437,21 +487,33 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 		(void)snprintf(fig->note, sizeof(fig->note), "no runs of the trace");
 		return 0;
 	}
-	if ((rc = prep(c,
-		       "SELECT cache, (waste_rounding + waste_layout + waste_free_slots + "
-		       "waste_tail) / 1024.0 AS w FROM caches WHERE run_id = ?1 AND alias_of IS "
-		       "NULL AND pages > 0 ORDER BY w DESC, cache LIMIT 10",
-		       &cs)))
-		return rc;
+	/* SLOB (query_shared_cte): its caches' rounding + layout, and the free
+	 * space of its shared pages as one bar */
+	{
+		char sql[2048];
+		(void)snprintf(
+			sql, sizeof(sql),
+			"%s, %s SELECT cache, w FROM ("
+			"SELECT cache, (waste_rounding + waste_layout + waste_free_slots + "
+			"waste_tail) / 1024.0 AS w FROM caches WHERE run_id = ?1 AND alias_of IS "
+			"NULL AND (pages > 0 OR (allocs > 0 AND ?1 IN (SELECT run_id FROM "
+			"shared))) UNION ALL SELECT '(shared pages: free space)', "
+			"(waste_free_slots + waste_tail) / 1024.0 FROM shared WHERE run_id = ?1) "
+			"ORDER BY w DESC, cache LIMIT 10",
+			query_latest_cte, query_shared_cte);
+		if ((rc = prep(c, sql, &cs)))
+			return rc;
+	}
 	if (!(d = open_out(c, fig->name, "dat"))) {
 		sqlite3_finalize(cs);
 		return c->e->code;
 	}
 	fprintf(d,
 		"# top %d root caches by waste at the end (rounding + layout + free slots + "
-		"tail), KiB\n# one block per allocator (gnuplot index); allocators whose "
-		"caches hold no pages\n# (SLOB: pages belong to its shared lists) are left "
-		"out\n#cache waste_kib\n",
+		"tail), KiB\n# one block per allocator (gnuplot index). SLOB's caches hold no "
+		"pages (its pages\n# are shared lists): its block has the caches' rounding + "
+		"layout and one bar\n# '(shared pages: free space)', the run total of free "
+		"space in its pages\n#cache waste_kib\n",
 		TOP);
 	for (size_t i = 0; i < nr; i++) {
 		fprintf(d, "%s# run %lld: %s\n", i ? "\n\n" : "", runs[i], names[i]);

@@ -1,6 +1,9 @@
 /* query.c - the named queries and their printers (see query.h). */
 #include "query.h"
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,43 @@
 	"    WHERE s.config_hash = r.config_hash AND s.status = 'done'))\n"
 
 const char query_latest_cte[] = LATEST;
+
+/* Runs whose slab pages no cache holds: SLOB's pages are its shared page
+ * lists (and `exact` has no slabs), so their caches rows have pages = 0 and
+ * no free-slot or tail waste. Their page-level figures are the run's totals:
+ * the last sample (taken at the end), pages from runs.final_slab_pages. */
+#define SHARED                                                                                     \
+	"shared AS (\n"                                                                            \
+	"  SELECT l.run_id, s.live_req_bytes, s.waste_rounding, s.waste_layout,\n"                 \
+	"         s.waste_free_slots, s.waste_tail, l.final_slab_pages AS pages\n"                 \
+	"  FROM latest l JOIN samples s ON s.run_id = l.run_id\n"                                  \
+	"   AND s.seq = (SELECT max(seq) FROM samples m WHERE m.run_id = l.run_id)\n"              \
+	"  WHERE l.final_slab_pages > 0 AND NOT EXISTS (SELECT 1 FROM caches c\n"                  \
+	"    WHERE c.run_id = l.run_id AND c.alias_of IS NULL AND c.pages > 0))\n"
+
+const char query_shared_cte[] = SHARED;
+
+/* The headline figures of repetitions (the names of repetition_stats,
+ * replay_workload.c), one value per run: runs' totals, and the waste of the
+ * run's last sample (taken at the end: the whole-allocator totals, so SLOB's
+ * free units in its shared pages are in them). "figs(k, figure)" orders them. */
+#define SEED_FIGS                                                                                  \
+	"figs(k, figure) AS (VALUES (1, 'final_slab_pages'), (2, 'peak_slab_pages'),\n"            \
+	"    (3, 'final_live_objs'), (4, 'waste_rounding'), (5, 'waste_layout'),\n"                \
+	"    (6, 'waste_free_slots'), (7, 'waste_tail'), (8, 'align_violations')),\n"              \
+	"per AS (\n"                                                                               \
+	"  SELECT l.run_id, l.trace_path, l.allocator, l.kernel, l.align, l.debug, l.nr_cpus,\n"   \
+	"         json_remove(l.config_json, '$.workload.seed') AS grp,\n"                         \
+	"         json_extract(l.config_json, '$.workload.seed') AS seed,\n"                       \
+	"         l.final_slab_pages, l.peak_slab_pages, l.final_live_objs, l.align_violations,\n" \
+	"         s.waste_rounding, s.waste_layout, s.waste_free_slots, s.waste_tail\n"            \
+	"  FROM latest l LEFT JOIN samples s ON s.run_id = l.run_id\n"                             \
+	"   AND s.seq = (SELECT max(seq) FROM samples m WHERE m.run_id = l.run_id)\n"              \
+	"  WHERE json_type(l.config_json, '$.workload.seed') IS NOT NULL),\n"                      \
+	"grouped AS (\n"                                                                           \
+	"  SELECT p.* FROM per p JOIN (SELECT grp, trace_path FROM per\n"                          \
+	"    GROUP BY grp, trace_path HAVING count(*) >= 2) g\n"                                   \
+	"    ON g.grp = p.grp AND g.trace_path IS p.trace_path)\n"
 
 const struct query_def query_table[] = {
 	{"align-overhead",
@@ -46,14 +86,22 @@ const struct query_def query_table[] = {
 	 "ORDER BY allocator, kernel, debug"},
 	{"top-waste",
 	 "the caches that waste most: the 5 root caches with the most waste bytes (rounding + "
-	 "layout + free slots + slab tail) at the end of each run",
-	 LATEST ", w AS (\n"
+	 "layout + free slots + slab tail) at the end of each run; for SLOB, whose caches hold "
+	 "no pages, the caches' rounding + layout and a '(shared pages)' row with the free "
+	 "space of its page lists (run totals)",
+	 LATEST ", " SHARED ", w AS (\n"
 		"  SELECT l.run_id, l.allocator, l.align, l.debug, c.cache, c.pages,\n"
 		"         c.waste_rounding + c.waste_layout + c.waste_free_slots + c.waste_tail\n"
 		"           AS waste_bytes,\n"
 		"         c.waste_rounding, c.waste_layout, c.waste_free_slots, c.waste_tail\n"
 		"  FROM latest l JOIN caches c ON c.run_id = l.run_id\n"
-		"  WHERE c.alias_of IS NULL AND c.pages > 0),\n"
+		"  WHERE c.alias_of IS NULL AND (c.pages > 0 OR (c.allocs > 0 AND\n"
+		"        l.run_id IN (SELECT run_id FROM shared)))\n"
+		"  UNION ALL\n"
+		"  SELECT l.run_id, l.allocator, l.align, l.debug, '(shared pages)', sh.pages,\n"
+		"         sh.waste_free_slots + sh.waste_tail, 0, 0, sh.waste_free_slots,\n"
+		"         sh.waste_tail\n"
+		"  FROM latest l JOIN shared sh ON sh.run_id = l.run_id),\n"
 		"ranked AS (\n"
 		"  SELECT *, row_number() OVER (PARTITION BY run_id\n"
 		"                               ORDER BY waste_bytes DESC, cache) AS rank\n"
@@ -78,16 +126,45 @@ const struct query_def query_table[] = {
 		"ORDER BY l.run_id, unaligned_allocs DESC, v.call_site"},
 	{"waste-by-kind",
 	 "waste at the end of each run by kind (bytes, root caches summed): size-class "
-	 "rounding, layout and debug metadata, free slots, slab tails",
-	 LATEST "SELECT l.run_id, l.allocator, l.kernel, l.align, l.debug,\n"
-		"       sum(c.live_req_bytes) AS live_req_bytes,\n"
-		"       sum(c.waste_rounding) AS rounding, sum(c.waste_layout) AS layout,\n"
-		"       sum(c.waste_free_slots) AS free_slots, sum(c.waste_tail) AS tail,\n"
-		"       sum(c.pages) AS pages\n"
-		"FROM latest l JOIN caches c ON c.run_id = l.run_id\n"
-		"WHERE c.alias_of IS NULL\n"
-		"GROUP BY l.run_id\n"
-		"ORDER BY l.run_id"},
+	 "rounding, layout and debug metadata, free slots, slab tails; for SLOB (its caches "
+	 "hold no pages) the run totals, where free_slots is the free space of its pages",
+	 LATEST
+	 ", " SHARED "SELECT l.run_id, l.allocator, l.kernel, l.align, l.debug,\n"
+	 "       coalesce(sh.live_req_bytes, sum(c.live_req_bytes)) AS live_req_bytes,\n"
+	 "       coalesce(sh.waste_rounding, sum(c.waste_rounding)) AS rounding,\n"
+	 "       coalesce(sh.waste_layout, sum(c.waste_layout)) AS layout,\n"
+	 "       coalesce(sh.waste_free_slots, sum(c.waste_free_slots)) AS free_slots,\n"
+	 "       coalesce(sh.waste_tail, sum(c.waste_tail)) AS tail,\n"
+	 "       coalesce(sh.pages, sum(c.pages)) AS pages,\n"
+	 "       CASE WHEN sh.run_id IS NULL THEN 'caches' ELSE 'run totals' END AS figures\n"
+	 "FROM latest l JOIN caches c ON c.run_id = l.run_id\n"
+	 "LEFT JOIN shared sh ON sh.run_id = l.run_id\n"
+	 "WHERE c.alias_of IS NULL\n"
+	 "GROUP BY l.run_id\n"
+	 "ORDER BY l.run_id"},
+	{"seed-groups",
+	 "repetitions: runs of a workload that differ only by seed (sweeps with a seed axis, "
+	 "replay --workload --seed/--repeat), mean, sample sd and 95% t confidence interval "
+	 "of each headline figure per group (computed by slabsim with GSL)",
+	 LATEST ", " SEED_FIGS
+		"SELECT trace_path AS workload, allocator, kernel, align, debug, nr_cpus,\n"
+		"       min(run_id) AS first_run, figure, count(*) AS n,\n"
+		"       min(seed) AS seed_min, max(seed) AS seed_max,\n"
+		"       slabsim_mean(x) AS mean, slabsim_sd(x) AS sd,\n"
+		"       slabsim_mean(x) - slabsim_ci95(x) AS ci95_lo,\n"
+		"       slabsim_mean(x) + slabsim_ci95(x) AS ci95_hi\n"
+		"FROM (SELECT g.*, f.k, f.figure, CASE f.figure\n"
+		"        WHEN 'final_slab_pages' THEN final_slab_pages\n"
+		"        WHEN 'peak_slab_pages' THEN peak_slab_pages\n"
+		"        WHEN 'final_live_objs' THEN final_live_objs\n"
+		"        WHEN 'waste_rounding' THEN waste_rounding\n"
+		"        WHEN 'waste_layout' THEN waste_layout\n"
+		"        WHEN 'waste_free_slots' THEN waste_free_slots\n"
+		"        WHEN 'waste_tail' THEN waste_tail\n"
+		"        ELSE align_violations END AS x\n"
+		"      FROM grouped g CROSS JOIN figs f)\n"
+		"GROUP BY grp, trace_path, k\n"
+		"ORDER BY workload, allocator, kernel, align, debug, nr_cpus, first_run, k"},
 	{"runs", "the newest finished run of every configuration, with its headline figures",
 	 LATEST "SELECT run_id, command, trace_path, allocator, kernel, align, debug, nr_cpus,\n"
 		"       events, peak_slab_pages, final_slab_pages, align_violations,\n"
@@ -103,6 +180,82 @@ const struct query_def *query_find(const char *name)
 		if (!strcmp(q->name, name))
 			return q;
 	return NULL;
+}
+
+/* ---- statistics as SQL aggregates, computed with GSL ----
+ * slabsim_mean(x), slabsim_sd(x) (sample, n - 1) and slabsim_ci95(x), the
+ * half-width t(0.975, n - 1) * sd / sqrt(n) of the 95% confidence interval
+ * of the mean. NULL values are skipped; sd and ci95 are NULL below 2 values,
+ * every one of them NULL with none. */
+struct agg {
+	double *v;
+	size_t n, cap;
+};
+
+static void agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	struct agg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
+	if (!a) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	if (a->n == a->cap) {
+		size_t nc = a->cap ? a->cap * 2 : 16;
+		double *nv = realloc(a->v, nc * sizeof(*nv));
+		if (!nv) {
+			sqlite3_result_error_nomem(ctx);
+			return;
+		}
+		a->v = nv;
+		a->cap = nc;
+	}
+	a->v[a->n++] = sqlite3_value_double(argv[0]);
+}
+
+static void agg_final(sqlite3_context *ctx)
+{
+	struct agg *a = sqlite3_aggregate_context(ctx, 0);
+	const char *what = sqlite3_user_data(ctx);
+	size_t need = what[0] == 'm' ? 1 : 2;
+	if (!a || a->n < need) {
+		sqlite3_result_null(ctx);
+	} else {
+		double mean = gsl_stats_mean(a->v, 1, a->n);
+		if (what[0] == 'm') {
+			sqlite3_result_double(ctx, mean);
+		} else {
+			double sd = gsl_stats_sd_m(a->v, 1, a->n, mean);
+			if (what[0] == 's')
+				sqlite3_result_double(ctx, sd);
+			else
+				sqlite3_result_double(ctx, query_ci95_half(sd, a->n));
+		}
+	}
+	if (a)
+		free(a->v);
+}
+
+double query_ci95_half(double sd, size_t n)
+{
+	if (n < 2)
+		return 0.0;
+	return gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * sd / sqrt((double)n);
+}
+
+int query_register_stats(sqlite3 *db)
+{
+	static const char *const names[][2] = {
+		{"slabsim_mean", "mean"}, {"slabsim_sd", "sd"}, {"slabsim_ci95", "ci95"}};
+	for (size_t i = 0; i < 3; i++) {
+		int rc = sqlite3_create_function(db, names[i][0], 1, SQLITE_UTF8,
+						 (void *)names[i][1], NULL, agg_step, agg_final);
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
 }
 
 int query_open(const char *path, sqlite3 **out, struct err *e)
@@ -127,6 +280,12 @@ int query_open(const char *path, sqlite3 **out, struct err *e)
 		return rc;
 	}
 	sqlite3_finalize(st);
+	if (query_register_stats(db) != SQLITE_OK) {
+		int rc = err_set(e, SLABSIM_EIO, "%s: cannot register functions: %s", path,
+				 sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return rc;
+	}
 	*out = db;
 	return 0;
 }

@@ -4,6 +4,7 @@
 #ifndef SLABSIM_QUERY_H
 #define SLABSIM_QUERY_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "err.h"
@@ -21,6 +22,11 @@ struct query_def {
  * ", more AS (...)" or a SELECT. */
 extern const char query_latest_cte[];
 
+/* "shared AS (...)": to follow query_latest_cte and ", ". Runs whose slab
+ * pages no cache holds (SLOB) with their run totals: run_id, live_req_bytes,
+ * waste_rounding, waste_layout, waste_free_slots, waste_tail, pages. */
+extern const char query_shared_cte[];
+
 /* The named queries, ending with a {NULL} row. */
 extern const struct query_def query_table[];
 const struct query_def *query_find(const char *name);
@@ -31,6 +37,14 @@ enum query_format {
 	QUERY_JSON,
 	QUERY_HTML, /* a <table> (the report) */
 };
+
+/* Register slabsim_mean(x), slabsim_sd(x) and slabsim_ci95(x) on db:
+ * aggregates computed with GSL (sample sd with n - 1; ci95 is the half-width
+ * of the 95% t confidence interval of the mean). query_open does it.
+ * Returns an SQLite result code. */
+int query_register_stats(struct sqlite3 *db);
+/* t(0.975, n - 1) * sd / sqrt(n) (gsl_cdf_tdist_Pinv); 0 below n = 2. */
+double query_ci95_half(double sd, size_t n);
 
 /* Open a slabsim results file read-only. Errors: SLABSIM_EIO (missing, not
  * SQLite, not slabsim's). */

@@ -96,7 +96,9 @@ int report_write(const char *db_path, const char *out_dir, const struct plot_opt
 	fprintf(f,
 		"</code>. Figures are also in this directory as PNG and SVG, with the "
 		"gnuplot scripts (<code>*.gp</code>) and their data (<code>*.dat</code>).</p>\n");
-	if ((rc = table(f, db, "Memory overhead of natural alignment", "align-overhead", e)))
+	if ((rc = table(f, db, "Memory overhead of natural alignment", "align-overhead", e)) ||
+	    (rc = table(f, db, "Repetitions: mean and 95% confidence interval over seeds",
+			"seed-groups", e)))
 		goto out;
 	fprintf(f, "<h2>Figures</h2>\n");
 	for (int i = 0; i < PLOT_NFIGS; i++) {

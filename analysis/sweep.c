@@ -39,11 +39,24 @@ struct vec {
 	size_t n, cap;
 };
 
+/* Seeds as inclusive ranges (a range of a million seeds is one entry). */
+struct seed_range {
+	uint64_t lo, hi;
+};
+/* Listed seed ranges are checked pairwise for overlap: keep that bounded. */
+#define SWEEP_MAX_SEED_RANGES 4096
+
 struct sweep_spec {
 	char **traces;
 	size_t ntraces;
+	char **workloads;
+	size_t nworkloads;
+	struct seed_range *seeds;
+	size_t nseed_ranges;
+	uint64_t nseeds;
 	struct vec ax[AX_NR];
 	char *sample_every;
+	char *duration;
 };
 
 static int vec_push(struct vec *x, uint32_t v)
@@ -70,9 +83,14 @@ void sweep_spec_free(struct sweep_spec *s)
 	for (size_t i = 0; i < s->ntraces; i++)
 		free(s->traces[i]);
 	free(s->traces);
+	for (size_t i = 0; i < s->nworkloads; i++)
+		free(s->workloads[i]);
+	free(s->workloads);
+	free(s->seeds);
 	for (int a = 0; a < AX_NR; a++)
 		free(s->ax[a].v);
 	free(s->sample_every);
+	free(s->duration);
 	free(s);
 }
 
@@ -84,6 +102,21 @@ size_t sweep_spec_ntraces(const struct sweep_spec *s)
 const char *sweep_spec_trace(const struct sweep_spec *s, size_t i)
 {
 	return s->traces[i];
+}
+
+size_t sweep_spec_nworkloads(const struct sweep_spec *s)
+{
+	return s->nworkloads;
+}
+
+const char *sweep_spec_workload(const struct sweep_spec *s, size_t i)
+{
+	return s->workloads[i];
+}
+
+const char *sweep_spec_duration(const struct sweep_spec *s)
+{
+	return s->duration;
 }
 
 static char *trim(char *p)
@@ -197,6 +230,64 @@ static int parse_value(enum axis a, const char *v, uint32_t *out, char *why, siz
 #define bad(e, name, line, fmt, ...)                                                               \
 	err_set(e, SLABSIM_EINPUT, "%s:%zu: " fmt, name, line, __VA_ARGS__)
 
+static int parse_u64(const char *p, const char *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (p == end)
+		return -1;
+	for (; p < end; p++) {
+		if (*p < '0' || *p > '9' || v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/* seed = S | S..E [, ...]: whole numbers 0 .. 2^64-1 as `replay --seed`. */
+static int parse_seeds(struct sweep_spec *s, char *val, const char *name, size_t ln, struct err *e)
+{
+	for (char *tok = val, *next; tok; tok = next) {
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = '\0';
+		char *v = trim(tok), *dots = strstr(v, "..");
+		struct seed_range r;
+		if (!*v)
+			return bad(e, name, ln, "%s: empty value in the list", "seed");
+		/* no spaces inside a value: "1..3", not "1 .. 3" (v is trimmed) */
+		const char *end = v + strlen(v);
+		if (dots ? parse_u64(v, dots, &r.lo) || parse_u64(dots + 2, end, &r.hi) ||
+				    r.hi < r.lo
+			 : parse_u64(v, end, &r.lo))
+			return bad(e, name, ln,
+				   "seed: expected a whole number S or a range S..E with S <= E "
+				   "(0 to 2^64-1), got '%.60s'",
+				   v);
+		if (!dots)
+			r.hi = r.lo;
+		if (r.hi - r.lo >= SWEEP_MAX_RUNS)
+			return bad(e, name, ln, "seed: the range '%.60s' has more than %u seeds", v,
+				   SWEEP_MAX_RUNS);
+		for (size_t i = 0; i < s->nseed_ranges; i++)
+			if (r.lo <= s->seeds[i].hi && s->seeds[i].lo <= r.hi)
+				return bad(e, name, ln,
+					   "seed: '%.60s' repeats a seed listed before", v);
+		if (s->nseed_ranges == SWEEP_MAX_SEED_RANGES)
+			return bad(e, name, ln, "seed: more than %d values or ranges (use S..E)",
+				   SWEEP_MAX_SEED_RANGES);
+		struct seed_range *n = realloc(s->seeds, (s->nseed_ranges + 1) * sizeof(*n));
+		if (!n)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		s->seeds = n;
+		s->seeds[s->nseed_ranges++] = r;
+		s->nseeds += r.hi - r.lo + 1;
+		if (s->nseeds > SWEEP_MAX_RUNS)
+			return bad(e, name, ln, "seed: more than %u seeds", SWEEP_MAX_RUNS);
+	}
+	return 0;
+}
+
 static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t ln, struct err *e)
 {
 	char *p = trim(line);
@@ -209,25 +300,35 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 	char *key = trim(p), *val = trim(eq + 1);
 	if (!*val)
 		return bad(e, name, ln, "%s: expected a value after '='", key);
-	if (!strcmp(key, "trace")) {
+	if (!strcmp(key, "trace") || !strcmp(key, "workload")) {
 		/* one path per line: paths may hold commas */
-		char **n = realloc(s->traces, (s->ntraces + 1) * sizeof(*n));
+		bool wl = key[0] == 'w';
+		char ***list = wl ? &s->workloads : &s->traces;
+		size_t *nl = wl ? &s->nworkloads : &s->ntraces;
+		char **n = realloc(*list, (*nl + 1) * sizeof(*n));
 		if (!n)
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
-		s->traces = n;
-		for (size_t i = 0; i < s->ntraces; i++)
-			if (!strcmp(s->traces[i], val))
-				return bad(e, name, ln, "trace '%.200s' is listed twice", val);
-		if (!(s->traces[s->ntraces] = strdup(val)))
+		*list = n;
+		for (size_t i = 0; i < *nl; i++)
+			if (!strcmp(n[i], val))
+				return bad(e, name, ln, "%s '%.200s' is listed twice", key, val);
+		if (!(n[*nl] = strdup(val)))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
-		s->ntraces++;
+		(*nl)++;
 		return 0;
 	}
-	if (!strcmp(key, "workload") || !strcmp(key, "seed") || !strcmp(key, "seeds"))
-		return bad(e, name, ln,
-			   "%s: synthetic workloads (and their seeds) are not supported yet by "
-			   "this build of slabsim",
-			   key);
+	if (!strcmp(key, "seed"))
+		return parse_seeds(s, val, name, ln, e);
+	if (!strcmp(key, "duration")) {
+		if (s->duration)
+			return bad(e, name, ln, "%s is given twice (it is not an axis)",
+				   "duration");
+		if (strchr(val, ','))
+			return bad(e, name, ln, "duration takes one value, got '%.60s'", val);
+		if (!(s->duration = strdup(val)))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		return 0;
+	}
 	if (!strcmp(key, "sample_every")) {
 		if (s->sample_every)
 			return bad(e, name, ln, "%s is given twice (it is not an axis)",
@@ -245,8 +346,9 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 	if (a == AX_NR)
 		return bad(
 			e, name, ln,
-			"unknown key '%.60s' (expected trace, workload, seed, allocator, kernel, "
-			"nr_cpus, align, slub_debug, slab_debug, slub_min_order, slub_max_order, "
+			"unknown key '%.60s' (expected trace, workload, seed, duration, allocator, "
+			"kernel, nr_cpus, align, slub_debug, slab_debug, slub_min_order, "
+			"slub_max_order, "
 			"slub_min_objects, cpu_partial, slab_max_order or sample_every)",
 			key);
 	for (char *tok = val, *next; tok; tok = next) {
@@ -304,20 +406,29 @@ int sweep_spec_parse(const char *buf, size_t len, const char *name, struct sweep
 	}
 	free(line);
 	line = NULL;
-	if (!s->ntraces) {
-		rc = err_set(e, SLABSIM_EINPUT, "%s: expected at least one 'trace = PATH' line",
+	if (!s->ntraces && !s->nworkloads) {
+		rc = err_set(e, SLABSIM_EINPUT,
+			     "%s: expected at least one 'trace = PATH' or 'workload = PATH' line",
 			     name);
 		goto fail;
 	}
-	/* the product's size, before anyone allocates it */
-	uint64_t total = s->ntraces;
-	for (int a = 0; a < AX_NR; a++) {
-		total *= s->ax[a].n ? s->ax[a].n : 1;
-		if (total > SWEEP_MAX_RUNS) {
-			rc = err_set(e, SLABSIM_EINPUT, "%s: the sweep has more than %u runs", name,
-				     SWEEP_MAX_RUNS);
-			goto fail;
-		}
+	/* the product's size, before anyone allocates it (an upper bound:
+	 * axes of one allocator are multiplied in for all) */
+	/* each factor and partial product stays <= 2^20 before the next
+	 * multiplication (paths <= 2^26, seeds <= 2^20): no overflow */
+	uint64_t per = 1, total = 0;
+	for (int a = 0; a < AX_NR && per <= SWEEP_MAX_RUNS; a++)
+		per *= s->ax[a].n ? s->ax[a].n : 1;
+	if (per <= SWEEP_MAX_RUNS) {
+		uint64_t wl = per * (s->nseeds ? s->nseeds : 1);
+		total = wl > SWEEP_MAX_RUNS && s->nworkloads
+				? wl
+				: per * s->ntraces + wl * s->nworkloads;
+	}
+	if (per > SWEEP_MAX_RUNS || total > SWEEP_MAX_RUNS) {
+		rc = err_set(e, SLABSIM_EINPUT, "%s: the sweep has more than %u runs", name,
+			     SWEEP_MAX_RUNS);
+		goto fail;
 	}
 	*out = s;
 	return 0;
@@ -429,16 +540,20 @@ int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n,
 	}
 	*runs = NULL;
 	*n = 0;
-	for (size_t t = 0; t < s->ntraces; t++) {
+	for (size_t src = 0; src < s->ntraces + s->nworkloads; src++) {
+		bool wl = src >= s->ntraces;
+		size_t t = wl ? src - s->ntraces : src;
+		/* workloads: one run per seed, or one with the spec's own seed */
+		uint64_t nseeds = wl && s->nseeds ? s->nseeds : 1;
 		for (size_t ai = 0; ai < alloc.n; ai++) {
 			const char *an = policy_table[alloc.v[ai]]->name;
 			/* odometer over the axes after the allocator that apply */
 			size_t idx[AX_NR] = {0};
 			for (;;) {
 				struct sweep_run x = {
-					.index = total,
-					.trace = s->traces[t],
+					.trace = wl ? s->workloads[t] : s->traces[t],
 					.trace_idx = t,
+					.workload = wl,
 					.allocator = an,
 					.sample_every =
 						s->sample_every ? s->sample_every : "1000ev",
@@ -447,8 +562,10 @@ int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n,
 				for (int a = AX_KERNEL; a < AX_NR; a++)
 					if (s->ax[a].n && applies((enum axis)a, an))
 						set_axis(&x.cfg, (enum axis)a, s->ax[a].v[idx[a]]);
-				if (total == cap) {
+				if (total + nseeds > cap) {
 					cap = cap ? cap * 2 : 64;
+					if (cap < total + nseeds)
+						cap = total + nseeds;
 					struct sweep_run *nr = realloc(r, cap * sizeof(*nr));
 					if (!nr) {
 						free(r);
@@ -456,7 +573,20 @@ int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n,
 					}
 					r = nr;
 				}
-				r[total++] = x;
+				if (wl && s->nseeds) {
+					x.seed_set = true;
+					for (size_t k = 0; k < s->nseed_ranges; k++)
+						for (uint64_t sd = s->seeds[k].lo;; sd++) {
+							x.seed = sd;
+							x.index = total;
+							r[total++] = x;
+							if (sd == s->seeds[k].hi)
+								break;
+						}
+				} else {
+					x.index = total;
+					r[total++] = x;
+				}
 				int a;
 				for (a = AX_NR - 1; a >= AX_KERNEL; a--) {
 					if (!s->ax[a].n || !applies((enum axis)a, an))

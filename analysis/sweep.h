@@ -25,8 +25,11 @@ struct sweep_spec;
 /* One run of the product. Strings point into the spec. */
 struct sweep_run {
 	size_t index;	       /* position in the full product, from 0 */
-	const char *trace;     /* trace path as written in the spec */
-	size_t trace_idx;      /* index into the spec's traces */
+	const char *trace;     /* trace or workload path as written in the spec */
+	size_t trace_idx;      /* index into the spec's traces, or its workloads */
+	bool workload;	       /* trace is a workload spec (trace_idx: workloads) */
+	bool seed_set;	       /* workload: seed comes from the seed axis */
+	uint64_t seed;	       /* workload: the seed when seed_set */
 	const char *allocator; /* policy name */
 	struct policy_cfg cfg;
 	const char *sample_every; /* e.g. "1000ev"; checked by the caller */
@@ -44,10 +47,16 @@ void sweep_spec_free(struct sweep_spec *s);
 
 size_t sweep_spec_ntraces(const struct sweep_spec *s);
 const char *sweep_spec_trace(const struct sweep_spec *s, size_t i);
+size_t sweep_spec_nworkloads(const struct sweep_spec *s);
+const char *sweep_spec_workload(const struct sweep_spec *s, size_t i);
+/* `duration =` as written (for the workloads), or NULL. */
+const char *sweep_spec_duration(const struct sweep_spec *s);
 
-/* The product in a fixed order (traces outermost, then allocator, kernel,
- * nr_cpus, align, the debug axes, the order limits). OUT: *runs (free()),
- * *n. Errors: SLABSIM_ENOMEM. */
+/* The product in a fixed order (traces outermost, then workloads, then
+ * allocator, kernel, nr_cpus, align, the debug axes, the order limits, and
+ * for workloads the seeds innermost: runs that differ only by seed are
+ * adjacent). Traces ignore the seed axis. OUT: *runs (free()), *n. Errors:
+ * SLABSIM_ENOMEM. */
 int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n, struct err *e);
 
 /* --shard I/N: run index k belongs to shard I (1-based) when k % N == I - 1.

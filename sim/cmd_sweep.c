@@ -20,12 +20,14 @@
 #include "sim.h"
 #include "sweep.h"
 #include "trace.h"
+#include "workload.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,8 +78,9 @@ void usage_sweep(FILE *f)
 struct job {
 	struct sweep_run r;
 	char hash[REC_CONFIG_HASH_LEN + 1];
-	char json[768];
-	char label[160];
+	char *json; /* malloc'ed: a sweep may plan a million jobs */
+	char label[200];
+	uint64_t seed; /* workload runs: the seed used */
 	pid_t pid;
 	double t0;
 	uint64_t nev; /* events of its trace */
@@ -93,7 +96,7 @@ static void on_stop(int sig)
 	stop_signal = sig;
 }
 
-static void make_label(const struct sweep_run *r, char *buf, size_t n)
+static void make_label(const struct sweep_run *r, uint64_t seed, char *buf, size_t n)
 {
 	char dbg[8];
 	policy_slub_debug_str(r->cfg.slub_debug, dbg);
@@ -105,12 +108,17 @@ static void make_label(const struct sweep_run *r, char *buf, size_t n)
 	if (!strcmp(r->allocator, "slub"))
 		(void)snprintf(buf + w, n - (size_t)w, " slub_debug=%s", dbg);
 	else if (!strcmp(r->allocator, "slab"))
-		(void)snprintf(buf + w, n - (size_t)w, " slab_debug=%s",
-			       r->cfg.slab_debug ? "on" : "off");
+		w += snprintf(buf + w, n - (size_t)w, " slab_debug=%s",
+			      r->cfg.slab_debug ? "on" : "off");
+	if (r->workload && w > 0 && (size_t)w < n)
+		(void)snprintf(buf + w, n - (size_t)w, " seed=%" PRIu64, seed);
 }
 
-/* The worker: replay one run from the parsed events into a scratch file. */
-static int run_one(const struct job *j, const struct evarr *ev, const char *scratch)
+/* The worker: replay one run from the parsed events, or from the workload's
+ * generator (as `replay --workload` does: no name pass, the spec defines the
+ * caches), into a scratch file. */
+static int run_one(const struct job *j, const struct evarr *ev, struct cli_workload *cw,
+		   const char *scratch)
 {
 	struct sim_opts so = {0};
 	struct sim *s = NULL;
@@ -146,10 +154,16 @@ static int run_one(const struct job *j, const struct evarr *ev, const char *scra
 	};
 	if ((rc = sim_create(&so, &s, &e)))
 		goto out;
-	evarr_source(&src, &cur, ev);
-	if ((rc = sim_learn_names_source(s, &src, &e)))
-		goto out;
-	evarr_source(&src, &cur, ev);
+	if (cw) {
+		if ((rc = cli_workload_start(cw, s, j->seed, &e)))
+			goto out;
+		cli_workload_source(cw, &src);
+	} else {
+		evarr_source(&src, &cur, ev);
+		if ((rc = sim_learn_names_source(s, &src, &e)))
+			goto out;
+		evarr_source(&src, &cur, ev);
+	}
 	if ((rc = rec_open(scratch, &rec, &e)) || (rc = rec_run_begin(rec, &info, NULL, &e)) ||
 	    (rc = sim_replay_source(s, &src, rec, &e)) ||
 	    (rc = sim_record(s, rec, cli_now() - t0, &e)))
@@ -230,6 +244,23 @@ static int load_trace(const char *path, struct evarr **a, double *secs, bool qui
 			"%.1f bytes/event)\n",
 			n, path, dt, (double)b / 1048576.0, n ? (double)b / (double)n : 0.0);
 	return 0;
+}
+
+/* The events a worker replayed, from its scratch file (a workload's count
+ * is known only after it ran); 0 if unreadable: it is only for progress. */
+static uint64_t scratch_events(const char *path)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	uint64_t n = 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT sum(events) FROM runs WHERE status = 'done'", -1, &st,
+			       NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
+		n = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
 }
 
 static void scratch_path(char *buf, size_t n, const char *tmp, size_t index)
@@ -348,6 +379,8 @@ int cmd_sweep(int argc, char **argv)
 	struct sweep_run *runs = NULL;
 	struct job *jobs_v = NULL;
 	struct evarr **arr = NULL;
+	struct cli_workload *wls = NULL; /* loaded at plan time, shared by forks */
+	bool *wl_bad = NULL;
 	size_t *left = NULL;
 	double t_parse = 0;
 	struct merge *m = NULL;
@@ -361,7 +394,9 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	if (!(jobs_v = calloc(nruns ? nruns : 1, sizeof(*jobs_v))) ||
-	    !(arr = calloc(sweep_spec_ntraces(spec), sizeof(*arr)))) {
+	    !(arr = calloc(sweep_spec_ntraces(spec) + 1, sizeof(*arr))) ||
+	    !(wls = calloc(sweep_spec_nworkloads(spec) + 1, sizeof(*wls))) ||
+	    !(wl_bad = calloc(sweep_spec_nworkloads(spec) + 1, sizeof(*wl_bad)))) {
 		fprintf(stderr, "slabsim: out of memory\n");
 		status = SLABSIM_EXIT_IO;
 		goto out;
@@ -369,6 +404,34 @@ int cmd_sweep(int argc, char **argv)
 	if ((rc = merge_open(db, &m, &e))) {
 		status = cli_fail(&e);
 		goto out;
+	}
+	/* workloads: their hash, generator and duration are in the runs'
+	 * configuration, so each is loaded before planning. A workload that
+	 * cannot be read fails only its runs, as an unreadable trace does. */
+	for (size_t w = 0; w < sweep_spec_nworkloads(spec); w++) {
+		const char *wp = sweep_spec_workload(spec, w);
+		rc = cli_workload_open(&wls[w], wp, NULL, sweep_spec_duration(spec), &e);
+		if (rc == SLABSIM_EUSAGE) {
+			/* a bad or missing duration is the sweep spec's fault */
+			if (sweep_spec_duration(spec))
+				fprintf(stderr,
+					"slabsim: %s: duration expects a time > 0 with a unit "
+					"(e.g. 60s, 250ms), got '%s'\n",
+					spec_path, sweep_spec_duration(spec));
+			else
+				fprintf(stderr,
+					"slabsim: %s: %s has no duration: add 'duration = T' to "
+					"the sweep spec or to its [workload]\n",
+					spec_path, wp);
+			status = SLABSIM_EXIT_INPUT;
+			goto out;
+		}
+		if (rc) {
+			fprintf(stderr, "slabsim: %s (its runs are skipped)\n", e.msg);
+			wl_bad[w] = true;
+			if (!status)
+				status = err_exit_code(rc);
+		}
 	}
 	/* plan: configuration JSON and hash (the same as `replay` writes for the
 	 * same model and trace path), shard, already done */
@@ -389,12 +452,32 @@ int cmd_sweep(int argc, char **argv)
 			nshard_other++;
 			continue;
 		}
+		if (runs[i].workload && wl_bad[runs[i].trace_idx])
+			continue;
+		char json[1700];
+		free(j->json); /* a slot reused after a done run */
+		j->json = NULL;
 		j->r = runs[i];
 		(void)cli_model_json(&cm, model, sizeof(model));
-		(void)snprintf(j->json, sizeof(j->json), "{%s,\"sample_every\":\"%s\"}", model,
-			       runs[i].sample_every);
+		if (j->r.workload) {
+			/* exactly the configuration `replay --workload` records */
+			const struct cli_workload *cw = &wls[j->r.trace_idx];
+			char wl_json[800];
+			j->seed = j->r.seed_set ? j->r.seed : cw->seed;
+			(void)cli_workload_json(cw, j->seed, wl_json, sizeof(wl_json));
+			(void)snprintf(json, sizeof(json), "{%s,\"sample_every\":\"%s\",%s}", model,
+				       runs[i].sample_every, wl_json);
+		} else {
+			(void)snprintf(json, sizeof(json), "{%s,\"sample_every\":\"%s\"}", model,
+				       runs[i].sample_every);
+		}
+		if (!(j->json = strdup(json))) {
+			fprintf(stderr, "slabsim: out of memory\n");
+			status = SLABSIM_EXIT_IO;
+			goto out;
+		}
 		rec_config_hash(j->json, j->r.trace, j->hash);
-		make_label(&j->r, j->label, sizeof(j->label));
+		make_label(&j->r, j->seed, j->label, sizeof(j->label));
 		int has = merge_has_config(m, j->hash, &e);
 		if (has < 0) {
 			status = cli_fail(&e);
@@ -426,7 +509,8 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < njobs; i++)
-		left[jobs_v[i].r.trace_idx]++;
+		if (!jobs_v[i].r.workload)
+			left[jobs_v[i].r.trace_idx]++;
 
 	clean_stale(db);
 	(void)snprintf(tmp, sizeof(tmp), "%s.sweep.%ld", db, (long)getpid());
@@ -461,10 +545,13 @@ int cmd_sweep(int argc, char **argv)
 			char scratch[4200];
 			/* parse each trace once, when its first run starts (the
 			 * workers of the previous trace keep running meanwhile) */
-			if (!arr[t] && load_trace(j->r.trace, &arr[t], &t_parse, quiet)) {
+			if (!j->r.workload && !arr[t] &&
+			    load_trace(j->r.trace, &arr[t], &t_parse, quiet)) {
 				if (!status)
 					status = SLABSIM_EXIT_IO;
-				for (; next < njobs && jobs_v[next].r.trace_idx == t; next++) {
+				for (; next < njobs && !jobs_v[next].r.workload &&
+				       jobs_v[next].r.trace_idx == t;
+				     next++) {
 					pg.done++;
 					pg.failed++;
 					left[t]--;
@@ -472,7 +559,7 @@ int cmd_sweep(int argc, char **argv)
 				progress_show(&pg, NULL, 0, false, 0);
 				continue;
 			}
-			j->nev = evarr_len(arr[t]);
+			j->nev = j->r.workload ? 0 : evarr_len(arr[t]);
 			scratch_path(scratch, sizeof(scratch), tmp, j->r.index);
 			unlink_scratch(tmp, j->r.index);
 			j->t0 = cli_now();
@@ -493,7 +580,8 @@ int cmd_sweep(int argc, char **argv)
 					_exit(SLABSIM_EXIT_IO);
 				(void)sigaction(SIGINT, &old_int, NULL);
 				(void)sigaction(SIGTERM, &old_term, NULL);
-				_exit(run_one(j, arr[j->r.trace_idx], scratch));
+				_exit(run_one(j, j->r.workload ? NULL : arr[t],
+					      j->r.workload ? &wls[t] : NULL, scratch));
 			}
 			j->pid = pid;
 			next++;
@@ -520,6 +608,8 @@ int cmd_sweep(int argc, char **argv)
 		if (ok) {
 			char scratch[4200];
 			scratch_path(scratch, sizeof(scratch), tmp, j->r.index);
+			if (j->r.workload)
+				j->nev = scratch_events(scratch);
 			if ((rc = merge_file(m, scratch, NULL, &e))) {
 				fprintf(stderr, "slabsim: sweep run %zu (%s): %s\n", j->r.index,
 					j->label, e.msg);
@@ -542,7 +632,7 @@ int cmd_sweep(int argc, char **argv)
 		else
 			pg.events += j->nev;
 		progress_show(&pg, j, secs, ok, j->nev);
-		if (--left[j->r.trace_idx] == 0) {
+		if (!j->r.workload && --left[j->r.trace_idx] == 0) {
 			evarr_free(arr[j->r.trace_idx]);
 			arr[j->r.trace_idx] = NULL;
 		}
@@ -577,7 +667,15 @@ out:
 		for (size_t t = 0; t < sweep_spec_ntraces(spec); t++)
 			evarr_free(arr[t]);
 	free(arr);
+	if (wls)
+		for (size_t w = 0; w < sweep_spec_nworkloads(spec); w++)
+			cli_workload_close(&wls[w]);
+	free(wls);
+	free(wl_bad);
 	free(left);
+	if (jobs_v)
+		for (size_t i = 0; i <= njobs && i < nruns; i++)
+			free(jobs_v[i].json);
 	free(jobs_v);
 	free(runs);
 	sweep_spec_free(spec);

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "err.h"
 #include "policy.h"
+#include "query.h"
 #include "rec.h"
 #include "sim.h"
 #include "workload.h"
@@ -156,8 +157,6 @@ int cli_replay_workload(const struct cli_replay_ctl *c, const char *spec, const 
 	}
 	if (repeat > 1) {
 		struct rec_repeat_row rows[NR_FIG];
-		/* t quantile for a two-sided 95% interval with n-1 degrees of freedom */
-		double tq = gsl_cdf_tdist_Pinv(0.975, (double)(repeat - 1));
 		if (!c->quiet && !c->json)
 			printf("\nworkload %s, %u seeds %" PRIu64 "..%" PRIu64
 			       ": mean, sd, 95%% confidence interval of the mean\n",
@@ -169,7 +168,7 @@ int cli_replay_workload(const struct cli_replay_ctl *c, const char *spec, const 
 		for (int f = 0; f < NR_FIG; f++) {
 			double mean = gsl_stats_mean(vals + f, NR_FIG, repeat);
 			double sd = gsl_stats_sd_m(vals + f, NR_FIG, repeat, mean);
-			double half = tq * sd / sqrt((double)repeat);
+			double half = query_ci95_half(sd, repeat); /* = tq * sd / sqrt(n) */
 			rows[f] = (struct rec_repeat_row){fig_names[f], mean, sd, mean - half,
 							  mean + half};
 			if (c->quiet)

@@ -35,10 +35,14 @@ printf 'trace = %s\nallocator = slub\nalign = none, nat\n' "$boot" > bad.sweep
 tap_is "bad align value: exit 2" "$?" 2
 tap_like "bad align value: names file:line and what was expected" "$(cat err)" \
 	"bad.sweep:3: align: expected none, natural or cap512, got 'nat'"
-printf 'trace = %s\nworkload = w.spec\n' "$boot" > wl.sweep
+printf 'workload = %s\nduration = 5\n' "$src/traces/workloads/netbuf.wl" > wl.sweep
 "$bin" sweep wl.sweep --db bad.db > out 2> err
-tap_is "workload axis: exit 2" "$?" 2
-tap_like "workload axis: not supported yet" "$(cat err)" "wl.sweep:2: workload: synthetic workloads"
+tap_is "duration without a unit: exit 2" "$?" 2
+tap_like "duration without a unit: names the spec" "$(cat err)" "wl.sweep: duration expects a time"
+printf 'workload = nosuch.wl\nseed = 1..2\n' > wl.sweep
+"$bin" sweep wl.sweep --db bad.db > out 2> err
+tap_is "unreadable workload: exit 3" "$?" 3
+tap_like "unreadable workload: its runs are skipped" "$(cat err)" "nosuch.wl"
 "$bin" sweep small.sweep --db bad.db --shard 0/2 > out 2> err
 tap_is "--shard 0/2: usage error" "$?" 1
 "$bin" sweep small.sweep --db bad.db --shard 3/2 > out 2> err
@@ -181,8 +185,8 @@ cd .. || exit 1
 
 # ---- named queries against the run rows ----
 "$bin" query --list > out
-tap_is "query --list names 5 queries" "$(awk '{print $1}' out | tr '\n' ' ')" \
-	"align-overhead top-waste unaligned-sites waste-by-kind runs "
+tap_is "query --list names 6 queries" "$(awk '{print $1}' out | tr '\n' ' ')" \
+	"align-overhead top-waste unaligned-sites waste-by-kind seed-groups runs "
 # align-overhead: pair natural and none by allocator and debug setting, here
 # with awk over (allocator, align, debug, peak)
 q full.db "SELECT allocator, align,
@@ -195,15 +199,24 @@ q full.db "SELECT allocator, align,
 	awk -F, 'NR > 1 { printf "%s,%s,%d,%.3f\n", $1, $3, $7, $8 }' | sort > got
 tap_is "align-overhead equals natural - none peak pages per allocator and debug" "$(cat got)" "$(cat want)"
 tap_like "align-overhead: SLUB with FZPU pays for natural alignment" "$(cat want)" "slub,FZPU,"
-# top-waste: for every run, the 5 root caches with the most waste
-q full.db "SELECT run_id, cache, waste_rounding, waste_layout, waste_free_slots, waste_tail
-	   FROM caches WHERE alias_of IS NULL AND pages > 0" |
-	awk -F'|' '{ print $1 "|" $3 + $4 + $5 + $6 "|" $2 }' |
+# top-waste: for every run, the 5 root caches with the most waste. SLOB's
+# pages belong to its shared page lists, not to caches (pages = 0): its
+# caches with allocations count with their rounding + layout, and one
+# '(shared pages)' row holds the free space of the run's last sample.
+{
+	q full.db "SELECT c.run_id, c.cache, c.waste_rounding, c.waste_layout, c.waste_free_slots,
+		   c.waste_tail FROM caches c JOIN runs r USING (run_id) WHERE c.alias_of IS NULL
+		   AND (c.pages > 0 OR (r.allocator = 'slob' AND c.allocs > 0))"
+	q full.db "SELECT s.run_id, '(shared pages)', 0, 0, s.waste_free_slots, s.waste_tail
+		   FROM samples s JOIN runs r USING (run_id) WHERE r.allocator = 'slob'
+		   AND s.seq = (SELECT max(seq) FROM samples m WHERE m.run_id = s.run_id)"
+} | awk -F'|' '{ print $1 "|" $3 + $4 + $5 + $6 "|" $2 }' |
 	sort -t'|' -k1,1n -k2,2nr -k3,3 | awk -F'|' '{ if (++n[$1] <= 5) print $1 "," $3 "," $2 }' > want
 "$bin" query top-waste --db full.db --format csv | awk -F, 'NR > 1 { print $1 "," $6 "," $8 }' > got
-tap_is "top-waste equals the 5 largest waste sums per run" "$(cat got)" "$(cat want)"
-# SLOB's pages belong to its shared page lists, not to caches: 8 runs x 5
-tap_is "top-waste: 5 rows per SLUB and SLAB run" "$(wc -l < got)" 40
+tap_is "top-waste equals the 5 largest waste sums per run (SLOB: shared pages row)" "$(cat got)" "$(cat want)"
+tap_is "top-waste: 5 rows per run" "$(wc -l < got)" 50
+tap_is "top-waste: SLOB's shared pages lead its runs" \
+	"$(grep -c ',(shared pages),' got) $(q full.db "SELECT count(*) FROM runs WHERE allocator = 'slob'")" "2 2"
 # unaligned-sites: violations summed by call site, align = none runs
 q full.db "SELECT v.run_id, v.call_site, v.count FROM violations v JOIN runs r USING (run_id)
 	   WHERE r.align = 'none'" |
@@ -213,12 +226,24 @@ tap_is "unaligned-sites equals the violations summed by call site" "$(cat got)" 
 if [ -s want ]; then tap_ok "unaligned-sites: some call sites see unaligned objects"; else tap_not_ok "unaligned-sites has rows"; fi
 tap_is "no violations under align=natural" \
 	"$(q full.db "SELECT count(*) FROM violations v JOIN runs r USING (run_id) WHERE r.align = 'natural'")" 0
-# waste-by-kind: sums of the caches rows
-q full.db "SELECT run_id, live_req_bytes, waste_rounding, waste_layout, waste_free_slots, waste_tail, pages FROM caches WHERE alias_of IS NULL" |
+# waste-by-kind: sums of the caches rows; SLOB: the last sample's totals and
+# the run's final pages
+q full.db "SELECT c.run_id, c.live_req_bytes, c.waste_rounding, c.waste_layout, c.waste_free_slots,
+	   c.waste_tail, c.pages FROM caches c JOIN runs r USING (run_id)
+	   WHERE c.alias_of IS NULL AND r.allocator <> 'slob'" |
 	awk -F'|' '{ for (i = 2; i <= 7; i++) s[$1, i] += $i; r[$1] = 1 }
-	END { for (k in r) printf "%d,%d,%d,%d,%d,%d,%d\n", k, s[k,2], s[k,3], s[k,4], s[k,5], s[k,6], s[k,7] }' | sort > want
-"$bin" query waste-by-kind --db full.db --format csv | awk -F, 'NR > 1 { print $1 "," $6 "," $7 "," $8 "," $9 "," $10 "," $11 }' | sort > got
-tap_is "waste-by-kind equals the caches rows summed" "$(cat got)" "$(cat want)"
+	END { for (k in r) printf "%d,%d,%d,%d,%d,%d,%d,caches\n", k, s[k,2], s[k,3], s[k,4], s[k,5], s[k,6], s[k,7] }' > want
+q full.db "SELECT s.run_id, s.live_req_bytes, s.waste_rounding, s.waste_layout, s.waste_free_slots,
+	   s.waste_tail, r.final_slab_pages, 'run totals' FROM samples s JOIN runs r USING (run_id)
+	   WHERE r.allocator = 'slob' AND s.seq = (SELECT max(seq) FROM samples m WHERE m.run_id = s.run_id)" |
+	tr '|' ',' >> want
+sort want > want.s
+"$bin" query waste-by-kind --db full.db --format csv | awk -F, 'NR > 1 { print $1 "," $6 "," $7 "," $8 "," $9 "," $10 "," $11 "," $12 }' | sort > got
+tap_is "waste-by-kind equals the caches rows summed (SLOB: run totals)" "$(cat got)" "$(cat want.s)"
+# SLOB's run totals add up to its pages (docs/metrics.md): the free space is there
+tap_is "waste-by-kind: SLOB's live + waste = pages x 4096" \
+	"$(awk -F, '$8 == "run totals" { if ($2 + $3 + $4 + $5 + $6 != $7 * 4096) bad++; n++ } END { print n, bad + 0 }' got)" "2 0"
+tap_like "waste-by-kind: SLOB has free space in its pages" "$(awk -F, '$8 == "run totals" && $5 > 0 { print "free" }' got)" "free"
 "$bin" query runs --db full.db --format json > out
 tap_is "json: one object per run" "$(grep -c '"run_id": ' out)" 10
 "$bin" query nosuch --db full.db > out 2> err
@@ -248,11 +273,22 @@ pct=$(q full.db "SELECT peak_slab_pages FROM runs WHERE allocator = 'slub' AND s
 tap_like "align-overhead.dat: slub FZPU mean = 100 (natural - none) / none" \
 	"$(grep '^slub ' plots/align-overhead.dat)" "$pct 0.000000 1"
 # waste-by-kind: KiB of the kinds for every run
-q full.db "SELECT run_id, sum(waste_rounding), sum(waste_layout), sum(waste_free_slots), sum(waste_tail)
-	   FROM caches WHERE alias_of IS NULL GROUP BY run_id" |
-	awk -F'|' '{ printf "%d %.3f %.3f %.3f %.3f\n", $1, $2 / 1024, $3 / 1024, $4 / 1024, $5 / 1024 }' | sort -n > want
+{
+	q full.db "SELECT run_id, sum(waste_rounding), sum(waste_layout), sum(waste_free_slots), sum(waste_tail)
+		   FROM caches JOIN runs USING (run_id) WHERE alias_of IS NULL AND allocator <> 'slob' GROUP BY run_id"
+	q full.db "SELECT s.run_id, s.waste_rounding, s.waste_layout, s.waste_free_slots, s.waste_tail
+		   FROM samples s JOIN runs r USING (run_id) WHERE r.allocator = 'slob'
+		   AND s.seq = (SELECT max(seq) FROM samples m WHERE m.run_id = s.run_id)"
+} | awk -F'|' '{ printf "%d %.3f %.3f %.3f %.3f\n", $1, $2 / 1024, $3 / 1024, $4 / 1024, $5 / 1024 }' | sort -n > want
 awk '!/^#/ { n = NF; printf "%d %s %s %s %s\n", $n, $(n-4), $(n-3), $(n-2), $(n-1) }' plots/waste-by-kind.dat | sort -n > got
-tap_is "waste-by-kind.dat: KiB by kind per run" "$(cat got)" "$(cat want)"
+tap_is "waste-by-kind.dat: KiB by kind per run (SLOB: run totals)" "$(cat got)" "$(cat want)"
+tap_is "waste-by-kind.dat: SLOB's bars say [run totals]" "$(grep -c '^"slob .*\[run totals\]"' plots/waste-by-kind.dat)" 2
+# top-caches: SLOB has its panel, with the free space of its shared pages
+srun=$(awk '/^# run .*slob/ { sub(":", "", $3); print $3 }' plots/top-caches.dat)
+want=$(q full.db "SELECT (waste_free_slots + waste_tail) / 1024.0 FROM samples WHERE run_id = '$srun'
+	ORDER BY seq DESC LIMIT 1" | awk '{ printf "%.3f", $1 }')
+tap_is "top-caches.dat: SLOB's block has its shared pages' free KiB" \
+	"$(awk '/^# run .*slob/ { s = 1; next } /^# run/ { s = 0 } s && /^"\(shared pages/ { print $NF }' plots/top-caches.dat)" "$want"
 # occupancy CDF: ends at 1, values in [0, 1], as many values as per-cache samples
 tap_is "occupancy-cdf.dat: every block ends at F = 1" \
 	"$(awk '/^# run/ { if (l != "") print l } /^[0-9]/ { l = $2 } END { print l }' plots/occupancy-cdf.dat | sort -u)" "1.000000"

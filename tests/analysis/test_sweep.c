@@ -146,9 +146,50 @@ static void check_spec(void)
 	CHECK("no trace", rc == SLABSIM_EINPUT && strstr(e.msg, "at least one 'trace = PATH'"));
 	n = expand("trace = a\nalign = none, none\n", &e, &rc);
 	CHECK("duplicate value", rc == SLABSIM_EINPUT && strstr(e.msg, "listed twice"));
-	n = expand("trace = a\nworkload = w\n", &e, &rc);
-	CHECK("workload: not supported yet",
-	      rc == SLABSIM_EINPUT && strstr(e.msg, "t.sweep:2: workload: synthetic workloads"));
+	n = expand("trace = a\nworkload = w\nseed = 3, 5..7\nallocator = slub, slob\n", &e, &rc);
+	/* trace: 2 runs (the seed axis is ignored); workload: 2 x 4 seeds */
+	CHECK("workload x 4 seeds + trace: 10 runs", rc == 0 && n == 10);
+	n = expand("workload = w\nseed = 1..3, 3\n", &e, &rc);
+	CHECK("overlapping seeds refused",
+	      rc == SLABSIM_EINPUT && strstr(e.msg, "t.sweep:2: seed: '3' repeats a seed"));
+	n = expand("workload = w\nseed = 5..4\n", &e, &rc);
+	CHECK("seed range E < S refused",
+	      rc == SLABSIM_EINPUT && strstr(e.msg, "t.sweep:2: seed: expected a whole number"));
+	n = expand("workload = w\nseed = 18446744073709551616\n", &e, &rc);
+	CHECK("seed above 2^64-1 refused", rc == SLABSIM_EINPUT && strstr(e.msg, "seed: expected"));
+	n = expand("workload = w\nseed = 0..18446744073709551615\n", &e, &rc);
+	CHECK("seed range of 2^64 refused", rc == SLABSIM_EINPUT && strstr(e.msg, "more than"));
+	n = expand("workload = w\nworkload = w\n", &e, &rc);
+	CHECK("workload listed twice", rc == SLABSIM_EINPUT && strstr(e.msg, "listed twice"));
+	n = expand("workload = w\nduration = 1s\nduration = 2s\n", &e, &rc);
+	CHECK("duration twice", rc == SLABSIM_EINPUT && strstr(e.msg, "t.sweep:3: duration"));
+	n = expand("workload = w\nworkload = v\nseed = 0..999999\n", &e, &rc);
+	CHECK("2 workloads x 10^6 seeds refused",
+	      rc == SLABSIM_EINPUT && strstr(e.msg, "more than"));
+	{
+		/* order: trace runs first, then the workload's, seeds innermost */
+		static const char t[] = "trace = a\nworkload = w\nseed = 3, 5..7\nalign = none, "
+					"natural\n";
+		struct sweep_spec *sp;
+		struct sweep_run *rr = NULL;
+		size_t nn = 0;
+		char got[200] = "";
+		if (!sweep_spec_parse(t, strlen(t), "t.sweep", &sp, &e) &&
+		    !sweep_expand(sp, &rr, &nn, &e)) {
+			for (size_t i = 0; i < nn; i++) {
+				size_t l = strlen(got);
+				(void)snprintf(got + l, sizeof(got) - l, "%s%s:%s:%d ",
+					       rr[i].workload ? "w" : "t",
+					       rr[i].seed_set ? "s" : "-",
+					       policy_align_name(rr[i].cfg.align), (int)rr[i].seed);
+			}
+			sweep_spec_free(sp);
+		}
+		free(rr);
+		CHECK_EQ_STR("workload runs: seeds innermost, traces ignore seeds", got,
+			     "t-:none:0 t-:natural:0 ws:none:3 ws:none:5 ws:none:6 ws:none:7 "
+			     "ws:natural:3 ws:natural:5 ws:natural:6 ws:natural:7 ");
+	}
 	n = expand("trace = a\nnr_cpus = 1,2,3,4,5,6,7,8,9,10\nslub_min_objects = "
 		   "1,2,3,4,5,6,7,8,9,10\nslub_max_order = 0,1,2,3,4,5,6,7,8,9\nkernel = 5.4, "
 		   "6.1\nalign = none, natural, cap512\nslub_min_order = 0,1,2,3,4,5,6,7,8\n"
