@@ -83,7 +83,7 @@ static inline bool find(const struct u64map *m, uint64_t key, size_t *slot)
 
 int u64map_put(struct u64map *m, uint64_t key, uint64_t val)
 {
-	size_t i;
+	size_t i = 0; /* find() leaves it unset on an empty map; grow() comes first then */
 	if (key == U64MAP_EMPTY) {
 		m->len += !m->has_empty_key;
 		m->has_empty_key = true;
