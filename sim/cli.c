@@ -11,7 +11,8 @@ const char cli_exit_codes_help[] =
 	"  1  usage error (bad option or value)\n"
 	"  2  bad input (malformed trace line with --strict, impossible event)\n"
 	"  3  I/O or SQLite error (unreadable trace, unwritable database or output)\n"
-	"  4  model invariant violated (--check)\n";
+	"  4  model invariant violated (--check)\n"
+	"  130  interrupted by SIGINT or SIGTERM (sweep: finished runs are kept)\n";
 
 void cli_usage_model_opts(FILE *f)
 {

@@ -19,8 +19,9 @@
 /* One line per command; a new command adds its row here and its file to
  * sim/meson.build. */
 static const struct cli_cmd commands[] = {
-	{"replay", "replay TRACE", "replay an ftrace text trace of kmem: events through a model",
-	 cmd_replay, usage_replay},
+	{"replay", "replay TRACE|DIR",
+	 "replay a kmem: trace, a capture directory or a --workload through a model", cmd_replay,
+	 usage_replay},
 	{"layout", "layout", "print the geometry of every kmalloc cache of a model", cmd_layout,
 	 usage_layout},
 	{"synth", "synth", "write a synthetic workload (--workload SPEC) as an ftrace text trace",
@@ -50,8 +51,8 @@ static void usage_main(FILE *f)
 		   "\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < NR_COMMANDS; i++)
-		fprintf(f, "  %-15s %s\n", commands[i].synopsis, commands[i].summary);
-	fprintf(f, "  %-15s %s\n", "help [COMMAND]", "show help for a command");
+		fprintf(f, "  %-16s %s\n", commands[i].synopsis, commands[i].summary);
+	fprintf(f, "  %-16s %s\n", "help [COMMAND]", "show help for a command");
 	fprintf(f,
 		"\n"
 		"Options:\n"
