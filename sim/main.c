@@ -51,8 +51,8 @@ static void usage_main(FILE *f)
 		   "\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < NR_COMMANDS; i++)
-		fprintf(f, "  %-16s %s\n", commands[i].synopsis, commands[i].summary);
-	fprintf(f, "  %-16s %s\n", "help [COMMAND]", "show help for a command");
+		fprintf(f, "  %-17s %s\n", commands[i].synopsis, commands[i].summary);
+	fprintf(f, "  %-17s %s\n", "help [COMMAND]", "show help for a command");
 	fprintf(f,
 		"\n"
 		"Options:\n"
