@@ -411,7 +411,10 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	if (name_pass && strcmp(path, "-") != 0) {
-		struct trace_opts lax = {.strict = false};
+		/* the name pass ignores kmalloc events: their fields go unparsed */
+		struct trace_opts lax = {.strict = false,
+					 .skip_fields = (1u << TRACE_EV_KMALLOC) |
+							(1u << TRACE_EV_KMALLOC_NODE)};
 		struct sim_source src;
 		if ((rc = trace_open(path, &lax, &tr, &e)) ||
 		    (rc = open_source(tr, prefetch, &pf, &src, &e)) ||

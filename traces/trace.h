@@ -75,6 +75,11 @@ struct trace_stats {
 
 struct trace_opts {
 	bool strict; /* malformed line => SLABSIM_EINPUT error instead of skip+count */
+	/* Events whose bit (1u << TRACE_EV_*) is set come back with only type,
+	 * cpu, pid, t_ns and line: their key=value fields are neither parsed
+	 * nor checked, so such a line is never malformed past its event name.
+	 * For passes that ignore those events (the name pass skips kmalloc). */
+	uint32_t skip_fields;
 };
 
 struct trace_reader;
