@@ -94,7 +94,7 @@ int u64map_put(struct u64map *m, uint64_t key, uint64_t val)
 		m->slots[i].val = val;
 		return 0;
 	}
-	if ((m->len + 1) * 2 > m->cap) { /* load <= 1/2: short probes */
+	if ((m->len + 1) * 4 > m->cap * 3) {
 		int rc = grow(m);
 		if (rc)
 			return rc;

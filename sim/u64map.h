@@ -3,7 +3,7 @@
  * Used for the live-pointer table of a replay and for address -> slab lookups
  * in the policies. Linear probing with backward-shift deletion (no
  * tombstones), so memory and probe lengths follow the live set, not the
- * history: a replay of any length keeps the table at 2-4x the live count.
+ * history: a replay of any length keeps the table at about 2x the live count.
  */
 #ifndef SLABSIM_U64MAP_H
 #define SLABSIM_U64MAP_H
