@@ -76,7 +76,9 @@ struct sim_source {
 	const char *name; /* path or label used in messages; NULL = "events" */
 	/* Non-NULL when events carry site_id: equal site_ids within one
 	 * id_space name the same call-site string, so the engine maps ids
-	 * instead of hashing strings (results are identical). */
+	 * instead of hashing strings (results are identical). A sim that read
+	 * one id space must not meet another one at the same address (free
+	 * the array only after the sim, or use a new sim). */
 	const void *id_space;
 };
 
