@@ -162,7 +162,9 @@ void usage_replay(FILE *f)
 		"the summary table on stdout):\n"
 		"  --caller              per call site table, as perf kmem stat --caller\n"
 		"  --alloc               per allocation pointer table, as perf kmem stat --alloc\n"
-		"                        (also records the table perf_ptrs in the database)\n"
+		"                        (also records the table perf_ptrs in the database;\n"
+		"                        keeps every pointer's record, as perf: exact figures\n"
+		"                        even for double frees, memory grows with the pointers)\n"
 		"  --perf                perf kmem stat's SUMMARY alone\n"
 		"  -s, --sort KEYS       sort keys of those tables: ptr, callsite, bytes, hit,\n"
 		"                        pingpong, frag (default frag,hit,bytes, as perf)\n"
@@ -448,7 +450,10 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	if (name_pass && strcmp(path, "-") != 0) {
-		struct trace_opts lax = {.strict = false};
+		/* the name pass ignores kmalloc events: their fields go unparsed */
+		struct trace_opts lax = {.strict = false,
+					 .skip_fields = (1u << TRACE_EV_KMALLOC) |
+							(1u << TRACE_EV_KMALLOC_NODE)};
 		struct sim_source src;
 		if ((rc = trace_open(path, &lax, &tr, &e)) ||
 		    (rc = open_source(tr, prefetch, &pf, &src, &e)) ||

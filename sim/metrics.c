@@ -3,7 +3,11 @@
  * perf kmem stat is followed event for event (tools/perf/builtin-kmem.c):
  * a pointer's record survives its free, so a second free of it still adds
  * its last bytes_alloc to "freed" and, its CPU being reset to -1 by the first
- * free, counts as a ping-pong again. slabinfo's figures use its integer
+ * free, counts as a ping-pong again. That record is kept for every distinct
+ * pointer only with --alloc (record_ptrs); by default a record lives from
+ * an allocation to the free of its pointer, so memory follows the live set,
+ * and the frees that find no record are counted (unmatched): only among them
+ * can the figures differ from perf's (docs/metrics.md). slabinfo's figures use its integer
  * arithmetic (tools/mm/slabinfo.c totals() and the report line), and the
  * unusable index mm/vmstat.c's (permille, printed with 3 decimals).
  */
@@ -22,7 +26,8 @@
  * (12 bytes; kept for every distinct pointer, as perf does). */
 struct perf_ptr {
 	uint32_t last_alloc; /* bytes_alloc of the last allocation (sizes are < 4 GiB) */
-	uint32_t site;	     /* call site of the last allocation */
+	uint32_t site;	     /* call site of the last allocation; free list link once
+				dropped (bounded record) */
 	int32_t alloc_cpu;   /* -1 once freed */
 };
 
@@ -48,6 +53,8 @@ struct metrics {
 	struct perf_ptr *ptrs;
 	struct perf_ptr_stat *pstats; /* NULL unless o.record_ptrs */
 	uint32_t nptrs, ptrs_cap;
+	uint32_t ptrs_free; /* bounded record: dropped records to reuse, UINT32_MAX = none */
+	uint64_t unmatched; /* frees of a pointer with no record */
 	struct perf_caller *callers; /* by call-site id */
 	uint32_t callers_cap;
 	uint64_t allocs, frees, bytes_req, bytes_alloc, bytes_freed, cross_node, pingpong;
@@ -79,6 +86,7 @@ int metrics_create(const struct metrics_opts *o, const struct strtab *sites, str
 		m->o.mem_mib = METRICS_MEM_MIB_DEFAULT;
 	m->sites = sites;
 	u64map_init(&m->ptr_index);
+	m->ptrs_free = UINT32_MAX;
 	*out = m;
 	return 0;
 }
@@ -119,6 +127,13 @@ int metrics_perf_alloc(struct metrics *m, const struct trace_event *ev, uint32_t
 	if (!c)
 		return SLABSIM_ENOMEM;
 	if (!u64map_get(&m->ptr_index, ev->ptr, &idx)) {
+		if (m->ptrs_free != UINT32_MAX) { /* bounded: reuse a dropped record */
+			idx = m->ptrs_free;
+			m->ptrs_free = m->ptrs[idx].site;
+			if (u64map_put(&m->ptr_index, ev->ptr, idx))
+				return SLABSIM_ENOMEM;
+			goto have;
+		}
 		if (m->nptrs == m->ptrs_cap) {
 			uint32_t ncap = m->ptrs_cap ? m->ptrs_cap * 2 : 4096;
 			struct perf_ptr *n = realloc(m->ptrs, (size_t)ncap * sizeof(*n));
@@ -140,6 +155,7 @@ int metrics_perf_alloc(struct metrics *m, const struct trace_event *ev, uint32_t
 		if (m->pstats)
 			m->pstats[idx] = (struct perf_ptr_stat){.ptr = ev->ptr};
 	}
+have:;
 	struct perf_ptr *p = &m->ptrs[idx];
 	p->site = site;
 	p->alloc_cpu = (int32_t)ev->cpu;
@@ -164,8 +180,12 @@ int metrics_perf_alloc(struct metrics *m, const struct trace_event *ev, uint32_t
 void metrics_perf_free(struct metrics *m, const struct trace_event *ev)
 {
 	uint64_t idx;
-	if (!u64map_get(&m->ptr_index, ev->ptr, &idx))
+	bool keep = m->o.record_ptrs;
+	if (!(keep ? u64map_get(&m->ptr_index, ev->ptr, &idx)
+		   : u64map_del(&m->ptr_index, ev->ptr, &idx))) {
+		m->unmatched++;
 		return;
+	}
 	struct perf_ptr *p = &m->ptrs[idx];
 	m->frees++;
 	m->bytes_freed += p->last_alloc;
@@ -176,6 +196,10 @@ void metrics_perf_free(struct metrics *m, const struct trace_event *ev)
 		m->pingpong++;
 	}
 	p->alloc_cpu = -1;
+	if (!keep) { /* dropped: a later free of this pointer is unmatched */
+		p->site = m->ptrs_free;
+		m->ptrs_free = (uint32_t)idx;
+	}
 }
 
 static double frag(uint64_t req, uint64_t alloc)
@@ -193,6 +217,8 @@ void metrics_perf_totals(const struct metrics *m, struct metrics_perf_totals *ou
 		.bytes_freed = m->bytes_freed,
 		.cross_node = m->cross_node,
 		.pingpong = m->pingpong,
+		.unmatched = m->unmatched,
+		.exact = m->o.record_ptrs,
 		.frag_pct = frag(m->bytes_req, m->bytes_alloc),
 	};
 }
@@ -378,6 +404,12 @@ int metrics_print_perf(const struct metrics *m, FILE *out, bool caller, bool all
 	fprintf(out, "Internal fragmentation: %f%%\n", frag(m->bytes_req, m->bytes_alloc));
 	fprintf(out, "Cross CPU allocations: %" PRIu64 "/%" PRIu64 "\n", m->cross_node, m->allocs);
 	fprintf(out, "Ping-pong frees: %" PRIu64 "\n", m->pingpong);
+	if (!m->o.record_ptrs)
+		fprintf(out,
+			"Unmatched frees: %" PRIu64
+			" (no live record; perf counts those of pointers freed before: "
+			"use --alloc for perf's exact figures)\n",
+			m->unmatched);
 	fprintf(out, "Total bytes allocated (model): %" PRIu64 "\n", bytes_alloc_model);
 	return 0;
 }
@@ -706,9 +738,10 @@ void metrics_print_table(const struct metrics *m, const struct policy *p, FILE *
 	fprintf(out,
 		"perf kmem: requested %" PRIu64 ", allocated %" PRIu64 " (model %" PRIu64
 		"), freed %" PRIu64 ", internal fragmentation %f%%, cross-node %" PRIu64 "/%" PRIu64
-		", ping-pong %" PRIu64 "\n",
+		", ping-pong %" PRIu64 ", unmatched frees %" PRIu64 "%s\n",
 		pt.bytes_req, pt.bytes_alloc, x->bytes_alloc_model, pt.bytes_freed, pt.frag_pct,
-		pt.cross_node, pt.allocs, pt.pingpong);
+		pt.cross_node, pt.allocs, pt.pingpong, pt.unmatched,
+		pt.exact ? "" : " (live record: see docs/metrics.md)");
 	fprintf(out,
 		"slabinfo -T: memory used %" PRIu64 ", loss %" PRIu64 ", MRatio %" PRIu64
 		"%%, objects %" PRIu64 ", partial objects %" PRIu64 ", ORatio %" PRIu64
@@ -764,10 +797,11 @@ void metrics_print_json(const struct metrics *m, const struct policy *p, FILE *o
 		", \"bytes_req\": %" PRIu64 ", \"bytes_alloc\": %" PRIu64
 		", \"bytes_alloc_model\": %" PRIu64 ", \"bytes_freed\": %" PRIu64
 		", \"bytes_wasted\": %" PRIu64 ", \"frag_pct\": %.6f, \"cross_node\": %" PRIu64
-		", \"pingpong\": %" PRIu64 ", \"cpu_node_map\": \"all CPUs on node 0\"},\n",
+		", \"pingpong\": %" PRIu64 ", \"unmatched_frees\": %" PRIu64
+		", \"ptr_record\": \"%s\", \"cpu_node_map\": \"all CPUs on node 0\"},\n",
 		pt.allocs, pt.frees, pt.bytes_req, pt.bytes_alloc, x->bytes_alloc_model,
 		pt.bytes_freed, pt.bytes_alloc - pt.bytes_req, pt.frag_pct, pt.cross_node,
-		pt.pingpong);
+		pt.pingpong, pt.unmatched, pt.exact ? "every pointer" : "live pointers");
 	fprintf(out,
 		"    \"slabinfo_totals\": {\"caches\": %" PRIu64 ", \"aliases\": %" PRIu64
 		", \"alias_targets\": %" PRIu64 ", \"active\": %" PRIu64

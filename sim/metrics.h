@@ -7,9 +7,10 @@
  * The engine (replay.c) feeds it every allocation and free event as perf
  * sees them, and the heap and live bytes after every change; the slabinfo
  * and page-level figures are read from the policy when asked. Memory: the
- * per-call-site table follows the call sites; the per-pointer table follows
- * the distinct pointers of the trace, which is what perf keeps too (perf
- * never forgets a pointer either: a later free of it still counts).
+ * per-call-site table follows the call sites; the per-pointer record follows
+ * the live pointers, or with record_ptrs (--alloc) every distinct pointer of
+ * the trace, which is what perf keeps (perf never forgets a pointer: a later
+ * free of it still counts).
  */
 #ifndef SLABSIM_METRICS_H
 #define SLABSIM_METRICS_H
@@ -57,7 +58,12 @@ struct metrics_perf_totals {
 	uint64_t bytes_req, bytes_alloc, bytes_freed;
 	uint64_t cross_node; /* allocations asking for a node != the CPU's (all CPUs: node 0) */
 	uint64_t pingpong;   /* frees on another CPU than the pointer's last allocation */
-	double frag_pct;     /* 100 - 100 * bytes_req / bytes_alloc (0 if nothing allocated) */
+	/* frees of a pointer with no record: never allocated in the trace, or
+	 * (bounded record, !exact) already freed, which perf would count as a
+	 * free of its last bytes_alloc and a ping-pong (docs/metrics.md) */
+	uint64_t unmatched;
+	bool exact;	 /* every pointer's record kept (--alloc): perf's figures exactly */
+	double frag_pct; /* 100 - 100 * bytes_req / bytes_alloc (0 if nothing allocated) */
 };
 void metrics_perf_totals(const struct metrics *m, struct metrics_perf_totals *out);
 

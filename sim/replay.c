@@ -103,6 +103,11 @@ struct sim {
 	struct strtab sites;
 	struct site_acct *site;
 	uint32_t site_cap;
+	/* source site_id - 1 -> our site id + 1 (0: not mapped yet), for the
+	 * id_space of the source being read (sim_source.id_space) */
+	const void *ids_of;
+	uint32_t *site_map;
+	uint32_t site_map_cap;
 	struct u64map violations;     /* (acct, site, log2 size) -> count */
 	struct u64map violation_addr; /* same key -> first misaligned address */
 	/* totals */
@@ -178,6 +183,38 @@ static int intern_site(struct sim *s, const char *cs, uint32_t *id)
 	return 0;
 }
 
+/* The call-site id of ev: through the source's ids when it gives them (no
+ * string hashing), else by interning the string. Same ids either way. */
+static int event_site(struct sim *s, const struct trace_event *ev, uint32_t *id)
+{
+	uint32_t sid = ev->site_id;
+	if (!sid || !s->ids_of)
+		return intern_site(s, ev->call_site, id);
+	if (sid < s->site_map_cap && s->site_map[sid]) {
+		*id = s->site_map[sid] - 1;
+		return 0;
+	}
+	int rc = intern_site(s, ev->call_site, id);
+	if (rc)
+		return rc;
+	uint32_t *n = grow_zeroed(s->site_map, &s->site_map_cap, sid, sizeof(*s->site_map));
+	if (!n)
+		return SLABSIM_ENOMEM;
+	s->site_map = n;
+	n[sid] = *id + 1;
+	return 0;
+}
+
+/* Start reading src: forget the ids of another id space. */
+static void use_ids_of(struct sim *s, const struct sim_source *src)
+{
+	if (src->id_space == s->ids_of)
+		return;
+	s->ids_of = src->id_space;
+	if (s->site_map)
+		memset(s->site_map, 0, (size_t)s->site_map_cap * sizeof(*s->site_map));
+}
+
 /* ---- create/destroy ---- */
 
 int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
@@ -250,6 +287,7 @@ void sim_destroy(struct sim *s)
 		gsl_rng_free(s->rng);
 	free(s->acct);
 	free(s->site);
+	free(s->site_map);
 	metrics_destroy(s->m);
 	free(s);
 }
@@ -268,12 +306,12 @@ const struct metrics *sim_metrics(const struct sim *s)
 
 /* perf kmem stat counts every allocation event, before any of the engine's
  * filters (NULL pointers, zero sizes). */
-static int metrics_alloc_hook(struct sim *s, const struct trace_event *ev, struct err *e)
+static int metrics_alloc_hook(struct sim *s, const struct trace_event *ev, uint32_t *site,
+			      struct err *e)
 {
-	uint32_t site;
-	int rc = intern_site(s, ev->call_site, &site);
+	int rc = event_site(s, ev, site);
 	if (!rc)
-		rc = metrics_perf_alloc(s->m, ev, site);
+		rc = metrics_perf_alloc(s->m, ev, *site);
 	return rc ? err_set(e, rc, "out of memory") : 0;
 }
 
@@ -562,9 +600,10 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	bool kmalloc = ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE;
 	uint32_t cpu = fold_cpu(s, ev);
 	uint64_t idx64;
+	uint32_t site;
 	int rc;
 
-	if ((rc = metrics_alloc_hook(s, ev, e)))
+	if ((rc = metrics_alloc_hook(s, ev, &site, e)))
 		return rc;
 	if (ev->ptr == 0) {
 		anomaly(s, SIM_AN_ALLOC_NULL, ev->line);
@@ -580,9 +619,6 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	}
 	if (ev->bytes_alloc < ev->bytes_req)
 		anomaly(s, SIM_AN_ALLOC_LT_REQ, ev->line);
-	uint32_t site;
-	if ((rc = intern_site(s, ev->call_site, &site)))
-		return err_set(e, rc, "out of memory");
 	struct policy_alloc_req r = {.cpu = cpu, .node = ev->node, .size = ev->bytes_req};
 	if (kmalloc) {
 		r.cache = POLICY_KMALLOC;
@@ -825,10 +861,10 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 static int take_sample(struct sim *s, const char *label, struct err *e)
 {
 	struct sim_totals t;
-	sim_totals(s, &t);
 	uint64_t seq = s->nsamples++;
 	if (!s->rec)
-		return 0;
+		return 0; /* counted only: the totals walk every cache */
+	sim_totals(s, &t);
 	struct rec_sample_row row = {
 		.seq = seq,
 		.t_ns = s->now_ns,
@@ -1032,6 +1068,7 @@ int sim_learn_names_source(struct sim *s, const struct sim_source *src, struct e
 	struct progress pg;
 	uint64_t n = 0;
 	u64map_init(&site_of);
+	use_ids_of(s, src);
 	progress_start(&pg, "names");
 	while ((rc = src->next(src->ctx, &ev, e)) == 1) {
 		progress_draw(s, &pg, src, ++n, false);
@@ -1041,7 +1078,7 @@ int sim_learn_names_source(struct sim *s, const struct sim_source *src, struct e
 			    ev.bytes_alloc > LAYOUT_KMALLOC_MAX_SIZE)
 				continue;
 			uint32_t site;
-			if (intern_site(s, ev.call_site, &site) ||
+			if (event_site(s, &ev, &site) ||
 			    u64map_put(&site_of, ev.ptr,
 				       learn_key(site, ev.bytes_req, ev.bytes_alloc))) {
 				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
@@ -1134,6 +1171,7 @@ int sim_replay_source(struct sim *s, const struct sim_source *src, struct rec *r
 	struct progress pg;
 	s->rec = rec;
 	s->src = src->name ? src->name : "events";
+	use_ids_of(s, src);
 	progress_start(&pg, "replay");
 	while ((rc = src->next(src->ctx, &ev, e)) == 1) {
 		if ((rc = sim_event(s, &ev, e)))

@@ -3,8 +3,8 @@
  *
  * One struct sim owns one policy instance and everything measured about it.
  * Memory follows the live set (live pointers, caches, call sites), never the
- * trace length, except for perf kmem stat's record of every distinct pointer
- * (12 bytes and a hash slot each; docs/metrics.md), which perf keeps too. Trace anomalies are
+ * trace length; only --alloc (metrics_opts.record_ptrs) keeps perf kmem
+ * stat's record of every distinct pointer (docs/metrics.md). Trace anomalies are
  * counted, never fatal.
  */
 #ifndef SLABSIM_SIM_H
@@ -80,6 +80,12 @@ struct sim_source {
 	 * for sources that have no lines */
 	const struct trace_stats *(*stats)(void *ctx);
 	const char *name; /* path or label used in messages; NULL = "events" */
+	/* Non-NULL when events carry site_id: equal site_ids within one
+	 * id_space name the same call-site string, so the engine maps ids
+	 * instead of hashing strings (results are identical). A sim that read
+	 * one id space must not meet another one at the same address (free
+	 * the array only after the sim, or use a new sim). */
+	const void *id_space;
 };
 
 /* A source reading r (borrowed). */

@@ -263,6 +263,7 @@ void evarr_get(const struct evarr *a, uint64_t i, struct trace_event *ev)
 		.name = k->type == TRACE_EV_MARKER ? NULL : nm,
 		.text = k->type == TRACE_EV_MARKER ? nm : NULL,
 		.line = x->line,
+		.site_id = k->site + 1,
 	};
 }
 
@@ -299,5 +300,6 @@ void evarr_source(struct sim_source *src, struct evarr_cursor *c, const struct e
 		.progress = cursor_progress,
 		.stats = cursor_stats,
 		.name = a->path,
+		.id_space = a,
 	};
 }

@@ -54,6 +54,10 @@ struct trace_event {
 	const char *name;      /* kmem_cache_free name= (6.1); NULL if absent */
 	const char *text;      /* TRACE_EV_MARKER: the marker text */
 	uint64_t line;	       /* line number in the input (1-based) */
+	/* 1 + the source's own interned id of call_site, 0 = none (text
+	 * readers). Lets the engine skip hashing the string: ids are only used
+	 * through a sim_source whose id_space is set (sim.h). */
+	uint32_t site_id;
 };
 
 /* What the reader has seen so far (counts of lines by kind). */
@@ -71,6 +75,11 @@ struct trace_stats {
 
 struct trace_opts {
 	bool strict; /* malformed line => SLABSIM_EINPUT error instead of skip+count */
+	/* Events whose bit (1u << TRACE_EV_*) is set come back with only type,
+	 * cpu, pid, t_ns and line: their key=value fields are neither parsed
+	 * nor checked, so such a line is never malformed past its event name.
+	 * For passes that ignore those events (the name pass skips kmalloc). */
+	uint32_t skip_fields;
 };
 
 struct trace_reader;

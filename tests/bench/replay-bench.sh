@@ -11,7 +11,7 @@
 #   -B BUILDDIR use this meson build (should be --buildtype=release) instead
 #               of configuring a temporary release build
 # Needs: sh, awk, date (GNU, for %N), meson + ninja + cc (for the temporary
-# build and the parsed-event harness), mawk (figure 3). Peak RSS comes from
+# build), mawk (figure 3). Peak RSS comes from
 # GNU time (Debian package `time`) when present, else from polling VmHWM.
 # Temporary files go to ${TMPDIR:-/tmp}: about 220 bytes per event at the peak
 # (a 10M-event trace is 1.8 GB).
@@ -91,19 +91,10 @@ slabsim=$builddir/slabsim
 bench_trace=$builddir/tests/traces/bench_trace
 [ -x "$slabsim" ] || die "no $slabsim"
 
-# The parsed-event harness, linked against the build's static libraries.
-harness=$tmp/replay_parsed
+# The harness of figure (2), built with the project (tests/bench/meson.build).
+harness=$builddir/tests/bench/replay_evarr
 harness_why=
-libs=$(find "$builddir" -name 'libslabsim_*.a' | sort | tr '\n' ' ')
-# shellcheck disable=SC2046,SC2086 # $libs and pkg-config's output are word lists
-if [ -z "$libs" ]; then
-	harness_why="no libslabsim_*.a in $builddir"
-elif ! ${CC:-cc} -std=c17 -O2 -D_POSIX_C_SOURCE=200809L \
-	-I"$repo/sim" -I"$repo/traces" -I"$repo/policies" -I"$repo/analysis" \
-	"$here/replay_parsed.c" -o "$harness" -Wl,--start-group $libs -Wl,--end-group \
-	$(pkg-config --libs gsl sqlite3) -lm >"$tmp/cc.log" 2>&1; then
-	harness_why="replay_parsed.c did not build: $(head -n 1 "$tmp/cc.log")"
-fi
+[ -x "$harness" ] || harness_why="no $harness in the build"
 
 # ---- measuring ----------------------------------------------------------
 
@@ -111,12 +102,14 @@ fi
 measure_once() {
 	mo_out=$1
 	shift
+	cpu=''
 	if [ -n "$gnutime" ]; then
 		mo_t0=$(date +%s%N)
-		"$gnutime" -f %M -o "$tmp/rss" "$@" >"$mo_out" 2>"$tmp/stderr" ||
+		"$gnutime" -f '%M %U %S' -o "$tmp/rss" "$@" >"$mo_out" 2>"$tmp/stderr" ||
 			{ cat "$tmp/stderr" >&2; die "failed: $*"; }
 		mo_t1=$(date +%s%N)
-		rss=$(tail -n 1 "$tmp/rss")
+		rss=$(tail -n 1 "$tmp/rss" | awk '{ print $1 }')
+		cpu=$(tail -n 1 "$tmp/rss" | awk '{ printf "%.2f", $2 + $3 }')
 	else
 		rm -f "$tmp/pid" "$tmp/rc" "$tmp/t1"
 		mo_t0=$(date +%s%N)
@@ -150,7 +143,7 @@ measure_once() {
 fold() {
 	eval "f_w=\${w_$1:-} f_r=\${r_$1:-}"
 	if [ -z "$f_w" ] || awk -v a="$wall" -v b="$f_w" 'BEGIN { exit !(a < b) }'; then
-		eval "w_$1=\$wall"
+		eval "w_$1=\$wall c_$1=\$cpu"
 		cp "$tmp/out.$1" "$tmp/out.$1.best"
 	fi
 	if [ -z "$f_r" ] || awk -v a="${rss#>=}" -v b="${f_r#>=}" 'BEGIN { exit !(a + 0 > b + 0) }'; then
@@ -166,10 +159,12 @@ fig() {
 }
 
 # row NUM LABEL WALL RSS: one line of the results table
+# row NUM LABEL WALL RSS [CPU]: one line of the results table
 row() {
-	awk -v num="$1" -v label="$2" -v w="$3" -v rss="$4" -v n="$events" 'BEGIN {
-		if (w == "") { printf "  %-3s %-52s %9s %11s %13s\n", num, label, "n/a", "n/a", rss; exit }
-		printf "  %-3s %-52s %9.3f %11.3f %13s\n", num, label, w, (w > 0 ? n / w / 1e6 : 0), rss }'
+	awk -v num="$1" -v label="$2" -v w="$3" -v rss="$4" -v c="${5:-}" -v n="$events" 'BEGIN {
+		if (c == "") c = "-"
+		if (w == "") { printf "  %-3s %-46s %9s %8s %11s %13s\n", num, label, "n/a", c, "n/a", rss; exit }
+		printf "  %-3s %-46s %9.3f %8s %11.3f %13s\n", num, label, w, c, (w > 0 ? n / w / 1e6 : 0), rss }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b <= 0) print "n/a"; else printf "%.1fx", a / b }'; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
@@ -213,8 +208,8 @@ echo
 # The figures run in rounds, each round every figure once, so that a slow
 # phase of the machine does not land on one figure's runs only.
 w_1='' w_2='' w_2a='' w_2b='' w_3='' w_4='' w_5=''
-r_1='' r_2a='' r_2b='' r_3='' r_4='' r_5=''
-w2names='' w2parse='' w2live=''
+r_1='' r_2='' r_2a='' r_2b='' r_3='' r_4='' r_5=''
+w2names='' w2parse='' w2live='' w2bytes=''
 rm_db() { rm -f "$tmp/bench.db" "$tmp/bench.db-journal" "$tmp/bench.db-wal" "$tmp/bench.db-shm"; }
 round=0
 while [ "$round" -lt "$reps" ]; do
@@ -223,13 +218,14 @@ while [ "$round" -lt "$reps" ]; do
 	fig 1 "$slabsim" replay "$trace" --kernel 6.1 --nr-cpus 2 --no-progress --no-db -q
 
 	if [ -z "$harness_why" ]; then
-		"$harness" "$trace" >"$tmp/out.2" || die "replay_parsed failed"
-		# shellcheck disable=SC2046 # five numbers
+		measure_once "$tmp/out.2" "$harness" "$trace"
+		[ -n "$r_2" ] && [ "${rss#>=}" -le "${r_2#>=}" ] 2>/dev/null || r_2=$rss
+		# shellcheck disable=SC2046 # six numbers
 		set -- $(awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-			print v["model_s"], v["name_pass_s"], v["parse_copy_s"], v["events"], v["live_objs"] }' "$tmp/out.2")
-		[ "$4" = "$events" ] || die "replay_parsed saw $4 events, expected $events"
+			print v["model_s"], v["name_pass_s"], v["load_s"], v["events"], v["live_objs"], v["evarr_bytes"] }' "$tmp/out.2")
+		[ "$4" = "$events" ] || die "replay_evarr saw $4 events, expected $events"
 		if [ -z "$w_2" ] || awk -v a="$1" -v b="$w_2" 'BEGIN { exit !(a < b) }'; then
-			w_2=$1 w2names=$2 w2parse=$3 w2live=$5
+			w_2=$1 w2names=$2 w2parse=$3 w2live=$5 w2bytes=$6
 		fi
 	fi
 
@@ -258,7 +254,7 @@ while [ "$round" -lt "$reps" ]; do
 	rm_db
 	fig 5 "$slabsim" replay "$trace" --kernel 6.1 --nr-cpus 2 --no-progress --db "$tmp/bench.db" -q
 done
-w1=$w_1 r1=$r_1 w2=$w_2 w2a=$w_2a r2a=$r_2a w2b=$w_2b r2b=$r_2b w3=$w_3 r3=$r_3
+w1=$w_1 r1=$r_1 w2=$w_2 r2=$r_2 w2a=$w_2a r2a=$r_2a w2b=$w_2b r2b=$r_2b w3=$w_3 r3=$r_3
 w4=$w_4 r4=$r_4 w5=$w_5 r5=$r_5
 bt_line=''
 [ -z "$w2b" ] || bt_line=$(cat "$tmp/out.2b.best")
@@ -266,32 +262,32 @@ sum3=''
 [ -z "$w3" ] || sum3=$(cat "$tmp/out.3.best")
 db_bytes=$(wc -c <"$tmp/bench.db" | tr -d ' ')
 
-printf "  %-3s %-52s %9s %11s %13s\n" "#" "what (same file, $events events)" "wall s" "Mevents/s" "peak RSS KiB"
-row 1 "slabsim replay --no-db -q (SLUB, 6.1, 2 CPUs)" "$w1" "$r1"
+printf "  %-3s %-46s %9s %8s %11s %13s\n" "#" "what (same file, $events events)" "wall s" "CPU s" "Mevents/s" "peak RSS KiB"
+row 1 "slabsim replay --no-db -q (SLUB, 6.1, 2 CPUs)" "$w1" "$r1" "${c_1:-}"
 if [ -n "$w2" ]; then
-	row 2 "model only: sim_event() on parsed events" "$w2" "-"
+	row 2 "replay from the parsed event array (evarr)" "$w2" "$r2"
 else
-	row 2 "model only: sim_event() on parsed events" "" "-"
+	row 2 "replay from the parsed event array (evarr)" "" "-"
 fi
-row 2a "slabsim replay --no-db -q --no-name-pass" "$w2a" "$r2a"
-row 2b "parse only: bench_trace (trace_read), 1 pass" "$w2b" "${r2b:-n/a}"
-row 3 "mawk: sum bytes_alloc - bytes_req of kmalloc" "$w3" "${r3:-n/a}"
-row 4 "wc -l" "$w4" "$r4"
-row 5 "slabsim replay --db FILE -q (SQLite recording)" "$w5" "$r5"
+row 2a "slabsim replay --no-db -q --no-name-pass" "$w2a" "$r2a" "${c_2a:-}"
+row 2b "parse only: bench_trace (trace_read), 1 pass" "$w2b" "${r2b:-n/a}" "${c_2b:-}"
+row 3 "mawk: sum bytes_alloc - bytes_req of kmalloc" "$w3" "${r3:-n/a}" "${c_3:-}"
+row 4 "wc -l" "$w4" "$r4" "${c_4:-}"
+row 5 "slabsim replay --db FILE -q (SQLite recording)" "$w5" "$r5" "${c_5:-}"
 echo
 echo "  ratios of wall time: (1)/(3) mawk $(ratio "$w1" "$w3"), (1)/(4) wc -l $(ratio "$w1" "$w4"),"
-echo "                       (1)/(2) model only $(ratio "$w1" "$w2"), (5)/(1) SQLite $(ratio "$w5" "$w1")"
+echo "                       (1)/(2) from the event array $(ratio "$w1" "$w2"), (5)/(1) SQLite $(ratio "$w5" "$w1")"
+[ -z "${c_1:-}" ] || echo "  ratios of CPU time:  (1)/(3) mawk $(ratio "$c_1" "${c_3:-}"), (1)/(4) wc -l $(ratio "$c_1" "$c_4"), (5)/(1) SQLite $(ratio "${c_5:-}" "$c_1")"
 echo
-echo "  About (2): slabsim has no binary or pre-parsed event format yet, so no"
-echo "  replay 'from the internal event form' can be run. (2) is the closest"
-echo "  stand-in: tests/bench/replay_parsed.c parses the same file in chunks of"
-echo "  262144 events into memory (untimed) and times only the sim_event() calls,"
-echo "  with the same model, options and name table as (1). It is a lower bound for"
-echo "  a replay from a binary format: decoding records would add to it."
+echo "  About (2): tests/bench/replay_evarr loads the file into the parsed event"
+echo "  array of traces/evarr.h (what 'slabsim sweep' replays from: 32-byte events"
+echo "  with interned call-site ids) and replays it with the model and options of"
+echo "  (1), name pass included. Only the replay is timed (its peak RSS holds the"
+echo "  whole array, so it grows with the trace)."
 if [ -n "$w2" ]; then
-	awk -v a="$w2names" -v b="$w2parse" -v c="$w2" -v w="$w1" 'BEGIN {
-		printf "  Its untimed parts: name pass %.3f s, parse + copy into memory %.3f s;\n", a, b
-		printf "  name pass + parse + model = %.3f s against %.3f s for (1).\n", a + b + c, w }'
+	awk -v a="$w2names" -v b="$w2parse" -v c="$w2" -v w="$w1" -v m="$w2bytes" -v n="$events" 'BEGIN {
+		printf "  Untimed: the load (parse into the array, %.1f MiB, %.1f bytes/event) %.3f s;\n", m / 1048576, m / n, b
+		printf "  the name pass over the array %.3f s (%.1f Mevents/s); name pass + replay %.3f s.\n", a, (a > 0 ? n / a / 1e6 : 0), a + c }'
 else
 	echo "  (2) not measured: $harness_why"
 fi
@@ -334,7 +330,7 @@ l1=$mem_live m1=$mem_rss
 mem_run "repeated, n events" "$trace"
 l2=$mem_live m2=$mem_rss
 [ -z "$w2live" ] || [ "$w2live" = "$l2" ] ||
-	echo "  WARNING: the harness of (2) ended with $w2live live objects, the CLI with $l2: (2) does not replay what (1) does"
+	echo "  WARNING: the replay of (2) ended with $w2live live objects, the CLI with $l2: (2) does not replay what (1) does"
 rm -f "$tmp/small.trace"
 [ -n "$keep" ] || rm -f "$trace"
 awk -v n="$events" -v balance=1 -v countfile="$tmp/count" -f "$here/gen-trace.awk" "$sample" >"$tmp/bal.trace"

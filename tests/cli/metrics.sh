@@ -83,6 +83,24 @@ tap_is "perf-hand: -l 1 prints one row and perf's '...' line" \
 "$bin" replay "$data/perf-hand.trace" --no-db --caller -s frag,nope > /dev/null 2> err
 tap_is "perf-hand: an unknown sort key is a usage error" "$? $(grep -c "got 'nope'" err)" "1 1"
 
+# Without --alloc the per-pointer record lives from an allocation to its
+# free (memory bounded by the live set). The second free of a1 (cpu1, after
+# its free on cpu0) then finds no record: perf counts it (freed += 32,
+# ping-pong +1), the live record cannot. By hand: freed 128+32+192 = 352,
+# frees 3 (a1, a1, a3), ping-pong 1 (a1's first free), unmatched 2 (a1's
+# second free and 0xdead). With --alloc: perf's figures, 1 unmatched (0xdead).
+"$bin" replay "$data/perf-hand.trace" --kernel 6.1 --no-db --format json > hb.json
+tap_is "perf-hand, live record: frees freed ping-pong unmatched by hand" \
+	"$(sed -n 's/.*"perf_kmem": {"allocs": [0-9]*, "frees": \([0-9]*\),.*"bytes_freed": \([0-9]*\),.*"pingpong": \([0-9]*\), "unmatched_frees": \([0-9]*\), "ptr_record": "\([a-z ]*\)".*/\1 \2 \3 \4 \5/p' hb.json)" \
+	"3 352 1 2 live pointers"
+"$bin" replay "$data/perf-hand.trace" --kernel 6.1 --no-db --format json --alloc > ha.json
+tap_is "perf-hand, --alloc: perf's frees freed ping-pong, 1 unmatched" \
+	"$(sed -n 's/.*"perf_kmem": {"allocs": [0-9]*, "frees": \([0-9]*\),.*"bytes_freed": \([0-9]*\),.*"pingpong": \([0-9]*\), "unmatched_frees": \([0-9]*\), "ptr_record": "\([a-z ]*\)".*/\1 \2 \3 \4 \5/p' ha.json)" \
+	"4 384 2 1 every pointer"
+"$bin" replay "$data/perf-hand.trace" --kernel 6.1 --no-db --caller > hc.out
+tap_is "perf-hand, live record: SUMMARY names the unmatched frees" \
+	"$(sed -n 's/^Unmatched frees: \([0-9]*\) .*/\1/p' hc.out) $(grep -c '^Unmatched' perf.out)" "2 0"
+
 # ---- perf kmem stat on the bundled real trace, against awk ----
 "$bin" replay "$boot" --kernel 6.1 --db b.db --caller --no-progress > boot.out 2> err
 tap_is "boot: replay exits 0" "$? $(cat err)" "0 "
@@ -100,6 +118,12 @@ tap_is "boot: perf_callers equal awk's per-call-site sums" \
 # header row + one row per call site
 tap_is "boot: the --caller table has one row per call site" \
 	"$(grep -c '^ [^ .-].* | ' boot.out)" "$(wc -l < awk.out | tr -d ' ')"
+# The bundled trace frees no pointer twice, so the live record (above) and
+# the full record of --alloc give the same totals, both equal to awk's.
+"$bin" replay "$boot" --kernel 6.1 --db ba.db --alloc --no-progress -q 2> err
+tap_is "boot: --alloc (every pointer's record) gives the same totals" \
+	"$(sqlite3 -separator ' ' ba.db "SELECT perf_allocs, perf_bytes_req, perf_bytes_alloc, perf_bytes_freed, perf_cross_node, perf_pingpong FROM run_metrics")" \
+	"$1 $2 $3 $4 $5 $6"
 tap_is "boot: model bytes_alloc equals the trace's (6.1 profile)" \
 	"$(sqlite3 b.db "SELECT perf_bytes_alloc_model = perf_bytes_alloc FROM run_metrics")" "1"
 
