@@ -344,10 +344,10 @@ int report_write(const char *db_path, const char *out_dir, const struct plot_opt
 	fprintf(f,
 		"</code>. Figures are also in this directory as PNG and SVG, with the "
 		"gnuplot scripts (<code>*.gp</code>) and their data (<code>*.dat</code>).</p>\n");
-	metrics_link(f, out_dir);
 	if ((rc = table(f, db, "Memory overhead of natural alignment", "align-overhead", e)))
 		goto out;
 	fprintf(f, "<h2>Figures</h2>\n");
+	metrics_link(f, out_dir);
 	for (int i = 0; i < PLOT_NFIGS; i++) {
 		const struct plot_fig *fg = &pr.figs[i];
 		char png[64];
