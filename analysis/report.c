@@ -173,7 +173,9 @@ struct phase_run {
 static int phases_trace(FILE *f, sqlite3 *db, const char *trace, struct err *e)
 {
 	static const char runs_sql[] =
-		"SELECT run_id, allocator || ' align=' || align || ' debug=' || debug FROM latest "
+		"SELECT run_id, allocator || ' align=' || align || ' debug=' || debug || "
+		"coalesce(' seed=' || json_extract(config_json, '$.workload.seed'), '') FROM "
+		"latest "
 		"WHERE trace_path IS ?1 ORDER BY allocator, align, debug, run_id";
 	static const char marks_sql[] =
 		", m AS (SELECT s.run_id, s.seq, s.label, s.slab_pages,\n"
