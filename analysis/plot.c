@@ -152,6 +152,141 @@ static void gp_head(FILE *f, const char *name, int t)
 	fprintf(f, "set terminal %s\nset output '%s.%s'\n", terms[t][0], name, terms[t][1]);
 }
 
+/* 1a: the trace markers of the runs of figure 1 (samples.label), written to
+ * NAME-phases.dat: one row per distinct (time, label), so markers that all
+ * runs of the trace share are drawn once; the "end" sample every run closes
+ * with is left out. Columns: t_s, the label (double quotes in it become
+ * single ones: gnuplot's data strings cannot escape them), how many runs have
+ * the marker, then the slab pages of each run at it ('?' = not in that run).
+ * *nmark gets the number of rows; without markers the file is removed. */
+static int memory_phases_dat(struct ctx *c, const struct pol *p, size_t np, const char *name,
+			     size_t *nmark)
+{
+	sqlite3_stmt *st;
+	FILE *d;
+	char stem[64];
+	int rc;
+	*nmark = 0;
+	/* the same runs as policies(); rows of one marker come together */
+	if ((rc = prep_latest(
+		     c,
+		     ", m AS (SELECT s.run_id, s.seq, s.label, s.slab_pages,\n"
+		     "    s.t_ns - l.t_first_ns AS rel FROM samples s JOIN latest l USING "
+		     "(run_id)\n"
+		     "  WHERE l.trace_path IS ?1 AND s.label IS NOT NULL\n"
+		     "    AND NOT (s.label = 'end' AND s.seq = (SELECT max(x.seq) FROM samples x\n"
+		     "                                         WHERE x.run_id = s.run_id)))\n"
+		     "SELECT rel, label, run_id, slab_pages FROM m\n"
+		     "ORDER BY rel, min(seq) OVER (PARTITION BY rel, label), label, run_id, seq",
+		     &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, c->trace, -1, SQLITE_STATIC);
+	long long *pages = malloc((np ? np : 1) * sizeof(*pages));
+	char *label = NULL;
+	long long rel = 0;
+	if (!pages) {
+		sqlite3_finalize(st);
+		return err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+	}
+	(void)snprintf(stem, sizeof(stem), "%s-phases", name);
+	if (!(d = open_out(c, stem, "dat"))) {
+		sqlite3_finalize(st);
+		free(pages);
+		return c->e->code;
+	}
+	fprintf(d,
+		"# trace markers (samples.label) of the runs in %s.dat, trace %s\n"
+		"# one row per distinct (time, label); the final 'end' sample is left out\n"
+		"# columns: t_s (virtual seconds since the first event) label (text of the\n"
+		"# marker, \" shown as ') runs (how many runs have it) then slab_pages (4 KiB\n"
+		"# pages) of each run at the marker, '?' = not in that run:\n#t_s label runs",
+		name, c->trace);
+	for (size_t i = 0; i < np; i++)
+		fprintf(d, " pages[run %lld]", p[i].run_id);
+	fputc('\n', d);
+	for (bool more = true; more;) {
+		int step = sqlite3_step(st);
+		more = step == SQLITE_ROW;
+		const char *lab = more ? col_text(st, 1) : "";
+		long long r = more ? sqlite3_column_int64(st, 0) : 0;
+		if (label && (!more || r != rel || strcmp(lab, label))) {
+			/* the previous marker is complete */
+			size_t runs = 0;
+			for (size_t i = 0; i < np; i++)
+				runs += pages[i] >= 0;
+			fprintf(d, "%.9f \"", (double)rel / 1e9);
+			for (const char *q = label; *q; q++)
+				fputc(*q == '"' ? '\'' : *q, d);
+			fprintf(d, "\" %zu", runs);
+			for (size_t i = 0; i < np; i++)
+				if (pages[i] < 0)
+					fprintf(d, " ?");
+				else
+					fprintf(d, " %lld", pages[i]);
+			fputc('\n', d);
+			(*nmark)++;
+			free(label);
+			label = NULL;
+		}
+		if (!more) {
+			if (step != SQLITE_DONE)
+				rc = err_set(c->e, SLABSIM_EIO, "plot query: %s",
+					     sqlite3_errmsg(c->db));
+			break;
+		}
+		if (!label) {
+			if (!(label = strdup(lab))) {
+				rc = err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+			rel = r;
+			for (size_t i = 0; i < np; i++)
+				pages[i] = -1;
+		}
+		long long id = sqlite3_column_int64(st, 2);
+		for (size_t i = 0; i < np; i++)
+			if (p[i].run_id == id)
+				pages[i] = sqlite3_column_int64(st, 3);
+	}
+	sqlite3_finalize(st);
+	free(label);
+	free(pages);
+	if (rc) {
+		fclose(d);
+		return rc;
+	}
+	if ((rc = close_out(c, d, stem, "dat")))
+		return rc;
+	if (!*nmark) {
+		/* no markers: no file (nor one left from an earlier plot) */
+		char path[4096];
+		(void)snprintf(path, sizeof(path), "%s/%s.dat", c->dir, stem);
+		(void)remove(path);
+	}
+	return 0;
+}
+
+/* 1b: the markers as labelled dashed vertical lines over figure 1, from
+ * NAME-phases.dat; the y range starts at 0 and leaves room for the labels.
+ * pre: the settings before "plot"; else the plot elements. */
+static void memory_phases_gp(FILE *g, const char *name, bool pre)
+{
+	if (pre) {
+		fprintf(g,
+			"stats '%s.dat' using 2 nooutput\n"
+			"phase_top = STATS_max > 0 ? STATS_max * 1.25 : 1\n"
+			"set yrange [0:phase_top]\n",
+			name);
+		return;
+	}
+	fprintf(g,
+		"  '%s-phases.dat' using 1:(0):(0):(phase_top) with vectors nohead dt 2 "
+		"lc rgb 'gray40' title 'trace markers', \\\n"
+		"  '' using 1:(phase_top):2 with labels rotate by 90 right offset -0.8,-0.5 "
+		"font ',8' tc rgb 'gray30' notitle\n",
+		name);
+}
+
 /* 1: slab memory over virtual time, one line per policy. */
 static int fig_memory(struct ctx *c, const struct pol *p, size_t np, struct plot_fig *fig)
 {
@@ -190,16 +325,24 @@ static int fig_memory(struct ctx *c, const struct pol *p, size_t np, struct plot
 	sqlite3_finalize(st);
 	if ((rc = close_out(c, d, fig->name, "dat")))
 		return rc;
+	size_t nmark;
+	if ((rc = memory_phases_dat(c, p, np, fig->name, &nmark)))
+		return rc;
 	if (!(g = open_out(c, fig->name, "gp")))
 		return c->e->code;
 	fprintf(g, "# %s: slab memory over virtual time, one line per policy\n", fig->name);
+	if (nmark)
+		fprintf(g, "# trace markers (%s-phases.dat): dashed vertical lines\n", fig->name);
 	for (int t = 0; t < 2; t++) {
 		gp_head(g, fig->name, t);
 		fprintf(g, "set title ");
 		gp_str(g, fig->title);
 		fprintf(g, "\nset xlabel 'virtual time since the first event (s)'\n"
 			   "set ylabel 'slab memory (KiB)'\nset key outside right top\n"
-			   "set grid\nplot \\\n");
+			   "set grid\n");
+		if (nmark)
+			memory_phases_gp(g, fig->name, true);
+		fprintf(g, "plot \\\n");
 		for (size_t i = 0; i < np; i++) {
 			/* 8 colours, then dashes: lines stay distinct */
 			fprintf(g,
@@ -207,8 +350,10 @@ static int fig_memory(struct ctx *c, const struct pol *p, size_t np, struct plot
 				"title ",
 				fig->name, i, i % 8 + 1, i / 8 + 1);
 			gp_str(g, p[i].label);
-			fprintf(g, "%s\n", i + 1 < np ? ", \\" : "");
+			fprintf(g, "%s\n", i + 1 < np || nmark ? ", \\" : "");
 		}
+		if (nmark)
+			memory_phases_gp(g, fig->name, false);
 	}
 	fig->drawn = true;
 	return close_out(c, g, fig->name, "gp");

@@ -1,13 +1,17 @@
 /* report.c - the HTML report (see report.h). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "report.h"
 #include "query.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void html_text(FILE *f, const char *s)
 {
@@ -64,6 +68,252 @@ static int table(FILE *f, sqlite3 *db, const char *heading, const char *name, st
 	return rc;
 }
 
+/* One line per figure: what it shows (the figures' definitions are in
+ * docs/metrics.md). */
+static const char *fig_desc(const char *name)
+{
+	static const char *const d[][2] = {
+		{"memory-time",
+		 "Slab memory (slab pages x 4 KiB) of each run at every sample, over "
+		 "virtual time since the trace's first event; dashed lines are the "
+		 "trace markers (phases) of the runs."},
+		{"align-overhead", "Extra peak slab memory of align=natural over align=none, in "
+				   "percent of the none run, per allocator and debug setting, "
+				   "over the pairs of runs that differ only in alignment."},
+		{"waste-by-kind", "Waste at the end of each run by kind (size-class rounding, "
+				  "layout, free slots, slab tail: the waste decomposition), "
+				  "root caches summed."},
+		{"top-caches", "The root caches with the most waste at the end (the four kinds "
+			       "summed), one panel per allocator."},
+		{"occupancy-cdf", "Empirical CDF of slab occupancy (live objects / (slabs x "
+				  "objects per slab)) over every (sample, cache) point of each "
+				  "run."},
+	};
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		if (!strcmp(d[i][0], name))
+			return d[i][1];
+	return NULL;
+}
+
+/* Path of docs/metrics.md relative to the report directory, when the file
+ * can be found: in a parent of the report directory, of the working
+ * directory, or in the source tree slabsim was built from. 0 or -1. */
+static int metrics_href(const char *out_dir, char *buf, size_t len)
+{
+	char from[PATH_MAX], to[PATH_MAX], cand[PATH_MAX + 32], cwd[PATH_MAX];
+	const char *starts[3] = {from, getcwd(cwd, sizeof(cwd)), NULL};
+	bool found = false;
+#ifdef SLABSIM_SRCDIR
+	starts[2] = SLABSIM_SRCDIR;
+#endif
+	if (!realpath(out_dir, from))
+		return -1;
+	for (int i = 0; i < 3 && !found; i++) {
+		if (!starts[i])
+			continue;
+		char dir[PATH_MAX];
+		(void)snprintf(dir, sizeof(dir), "%s", starts[i]);
+		for (;;) {
+			(void)snprintf(cand, sizeof(cand), "%s/docs/metrics.md", dir);
+			if (realpath(cand, to)) {
+				found = true;
+				break;
+			}
+			char *sl = strrchr(dir, '/');
+			if (!sl || sl == dir)
+				break;
+			*sl = '\0';
+		}
+	}
+	if (!found)
+		return -1;
+	/* the common leading directories, then ".." for each left in from */
+	size_t k = 0, lastsl = 0;
+	for (; from[k] && from[k] == to[k]; k++)
+		if (from[k] == '/')
+			lastsl = k;
+	if (!from[k] && to[k] == '/')
+		lastsl = k;
+	size_t n = 0;
+	buf[0] = '\0';
+	for (const char *q = from + lastsl; *q; q++)
+		if (*q == '/' && n + 4 < len)
+			n += (size_t)snprintf(buf + n, len - n, "../");
+	(void)snprintf(buf + n, len - n, "%s", to + lastsl + 1);
+	return 0;
+}
+
+/* The paragraph that points to the definitions of every figure. */
+static void metrics_link(FILE *f, const char *out_dir)
+{
+	char href[PATH_MAX];
+	fprintf(f, "<p id=metrics>Every figure and column shown here is defined, with its "
+		   "formula, units and the tool it matches, in ");
+	if (!metrics_href(out_dir, href, sizeof(href))) {
+		fprintf(f, "<a href=\"");
+		html_text(f, href);
+		fprintf(f, "\">docs/metrics.md</a>");
+	} else {
+		fprintf(f, "<code>docs/metrics.md</code>");
+	}
+	fprintf(f, " of the slabsim sources; the tables' columns in "
+		   "<code>docs/schema.md</code>.</p>\n");
+}
+
+/* The "Phases" section: per trace whose runs have trace markers, one table
+ * row per distinct marker (time, label; the final "end" sample left out) with
+ * the slab pages of each policy there and the change since its previous
+ * marker. */
+struct phase_run {
+	long long run_id;
+	char name[96];
+	long long pages, prev; /* -1: none */
+};
+
+static int phases_trace(FILE *f, sqlite3 *db, const char *trace, struct err *e)
+{
+	static const char runs_sql[] =
+		"SELECT run_id, allocator || ' align=' || align || ' debug=' || debug || "
+		"coalesce(' seed=' || json_extract(config_json, '$.workload.seed'), '') FROM "
+		"latest "
+		"WHERE trace_path IS ?1 ORDER BY allocator, align, debug, run_id";
+	static const char marks_sql[] =
+		", m AS (SELECT s.run_id, s.seq, s.label, s.slab_pages,\n"
+		"    s.t_ns - l.t_first_ns AS rel FROM samples s JOIN latest l USING (run_id)\n"
+		"  WHERE l.trace_path IS ?1 AND s.label IS NOT NULL\n"
+		"    AND NOT (s.label = 'end' AND s.seq = (SELECT max(x.seq) FROM samples x\n"
+		"                                         WHERE x.run_id = s.run_id)))\n"
+		"SELECT rel, label, run_id, slab_pages FROM m\n"
+		"ORDER BY rel, min(seq) OVER (PARTITION BY rel, label), label, run_id, seq";
+	char sql[2048];
+	sqlite3_stmt *st = NULL;
+	struct phase_run *r = NULL;
+	size_t nr = 0;
+	int rc = 0;
+
+	(void)snprintf(sql, sizeof(sql), "%s%s", query_latest_cte, runs_sql);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return err_set(e, SLABSIM_EIO, "report query: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, trace, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct phase_run *nrp = realloc(r, (nr + 1) * sizeof(*r));
+		if (!nrp) {
+			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+			goto out;
+		}
+		r = nrp;
+		r[nr].run_id = sqlite3_column_int64(st, 0);
+		(void)snprintf(r[nr].name, sizeof(r[nr].name), "%s",
+			       (const char *)sqlite3_column_text(st, 1));
+		r[nr].pages = r[nr].prev = -1;
+		nr++;
+	}
+	sqlite3_finalize(st);
+	(void)snprintf(sql, sizeof(sql), "%s%s", query_latest_cte, marks_sql);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		st = NULL;
+		rc = err_set(e, SLABSIM_EIO, "report query: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, trace, -1, SQLITE_STATIC);
+	fprintf(f, "<h3>");
+	html_text(f, trace);
+	fprintf(f, "</h3>\n<div class=t>\n<table class=phases>\n<tr><th>t (s)</th><th>marker</th>");
+	for (size_t i = 0; i < nr; i++) {
+		fprintf(f, "<th>");
+		html_text(f, r[i].name);
+		fprintf(f, " (run %lld): slab pages</th><th>change</th>", r[i].run_id);
+	}
+	fprintf(f, "</tr>\n");
+	char *label = NULL;
+	long long rel = 0;
+	for (bool more = true; more;) {
+		int step = sqlite3_step(st);
+		more = step == SQLITE_ROW;
+		const char *lab = more ? (const char *)sqlite3_column_text(st, 1) : "";
+		long long t = more ? sqlite3_column_int64(st, 0) : 0;
+		if (label && (!more || t != rel || strcmp(lab, label))) {
+			fprintf(f, "<tr class=phase><td class=n>%.6f</td><td>", (double)rel / 1e9);
+			html_text(f, label);
+			fprintf(f, "</td>");
+			for (size_t i = 0; i < nr; i++) {
+				if (r[i].pages < 0) {
+					fprintf(f, "<td class=n></td><td class=n></td>");
+					continue;
+				}
+				fprintf(f, "<td class=n>%lld</td><td class=n>", r[i].pages);
+				if (r[i].prev >= 0)
+					fprintf(f, "%+lld", r[i].pages - r[i].prev);
+				fprintf(f, "</td>");
+				r[i].prev = r[i].pages;
+			}
+			fprintf(f, "</tr>\n");
+			free(label);
+			label = NULL;
+		}
+		if (!more) {
+			if (step != SQLITE_DONE)
+				rc = err_set(e, SLABSIM_EIO, "report query: %s",
+					     sqlite3_errmsg(db));
+			break;
+		}
+		if (!label) {
+			if (!(label = strdup(lab ? lab : ""))) {
+				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+			rel = t;
+			for (size_t i = 0; i < nr; i++)
+				r[i].pages = -1;
+		}
+		long long id = sqlite3_column_int64(st, 2);
+		for (size_t i = 0; i < nr; i++)
+			if (r[i].run_id == id)
+				r[i].pages = sqlite3_column_int64(st, 3);
+	}
+	free(label);
+	fprintf(f, "</table>\n</div>\n");
+out:
+	sqlite3_finalize(st);
+	free(r);
+	return rc;
+}
+
+static int phases_section(FILE *f, sqlite3 *db, struct err *e)
+{
+	static const char traces_sql[] =
+		"SELECT DISTINCT l.trace_path FROM latest l JOIN samples s USING (run_id)\n"
+		"WHERE l.trace_path IS NOT NULL AND s.label IS NOT NULL\n"
+		"  AND NOT (s.label = 'end' AND s.seq = (SELECT max(x.seq) FROM samples x\n"
+		"                                       WHERE x.run_id = s.run_id))\n"
+		"ORDER BY l.trace_path";
+	char sql[2048];
+	sqlite3_stmt *st;
+	int rc = 0;
+	size_t n = 0;
+	fprintf(f, "<h2 id=phases>Phases</h2>\n<p class=q>Per trace with trace markers "
+		   "(<code>tracing_mark_write</code>, <code>samples.label</code>): the slab "
+		   "pages (4 KiB) of each policy at every marker and the change since its "
+		   "previous marker. Times are virtual seconds since the first event.</p>\n");
+	(void)snprintf(sql, sizeof(sql), "%s%s", query_latest_cte, traces_sql);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return err_set(e, SLABSIM_EIO, "report query: %s", sqlite3_errmsg(db));
+	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+		char *trace = strdup((const char *)sqlite3_column_text(st, 0));
+		if (!trace) {
+			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+		rc = phases_trace(f, db, trace, e);
+		free(trace);
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (!rc && !n)
+		fprintf(f, "<p>No run of a trace has trace markers.</p>\n");
+	return rc;
+}
+
 int report_write(const char *db_path, const char *out_dir, const struct plot_opts *o, struct err *e)
 {
 	struct plot_result pr;
@@ -101,6 +351,7 @@ int report_write(const char *db_path, const char *out_dir, const struct plot_opt
 			"seed-groups", e)))
 		goto out;
 	fprintf(f, "<h2>Figures</h2>\n");
+	metrics_link(f, out_dir);
 	for (int i = 0; i < PLOT_NFIGS; i++) {
 		const struct plot_fig *fg = &pr.figs[i];
 		char png[64];
@@ -108,6 +359,8 @@ int report_write(const char *db_path, const char *out_dir, const struct plot_opt
 		fprintf(f, "<figure id=\"%s\">\n<figcaption>", fg->name);
 		html_text(f, fg->title);
 		fprintf(f, "</figcaption>\n");
+		if (fig_desc(fg->name))
+			fprintf(f, "<p class=q>%s</p>\n", fig_desc(fg->name));
 		if (!fg->drawn || !o->render) {
 			fprintf(f, "<p>Not drawn: ");
 			html_text(f, fg->drawn ? "rendering was turned off" : fg->note);
@@ -124,7 +377,8 @@ int report_write(const char *db_path, const char *out_dir, const struct plot_opt
 			"script</a> &middot; <a href=\"%s.dat\">data</a></p>\n</figure>\n",
 			fg->name, fg->name, fg->name);
 	}
-	if ((rc = table(f, db, "Waste by kind", "waste-by-kind", e)) ||
+	if ((rc = phases_section(f, db, e)) ||
+	    (rc = table(f, db, "Waste by kind", "waste-by-kind", e)) ||
 	    (rc = table(f, db, "The caches that waste most", "top-waste", e)) ||
 	    (rc = table(f, db, "Call sites that would see unaligned objects", "unaligned-sites",
 			e)) ||
