@@ -1,7 +1,10 @@
-/* cmd_plot.c - `slabsim plot --db FILE --out DIR`. */
+/* cmd_plot.c - `slabsim plot` and `slabsim report`: the same options
+ * (--db, --out, --trace, --no-render), one draws the figures, the other
+ * writes the HTML page around them. */
 #include "cli.h"
 #include "err.h"
 #include "plot.h"
+#include "report.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -36,7 +39,29 @@ void usage_plot(FILE *f)
 		cli_exit_codes_help);
 }
 
-int cmd_plot(int argc, char **argv)
+void usage_report(FILE *f)
+{
+	fprintf(f,
+		"Usage: slabsim report --db FILE --out DIR [--trace PATH]\n"
+		"\n"
+		"Write DIR/index.html: one self-contained page (images embedded) with the\n"
+		"plots of 'slabsim plot' (also left in DIR) and the summary tables of the\n"
+		"named queries.\n"
+		"\n"
+		"Options:\n"
+		"  --db FILE       results database (default slabsim.db)\n"
+		"  --out DIR       output directory (created if missing; required)\n"
+		"  --trace PATH    trace_path of the runs the per-trace figures show (default:\n"
+		"                  the trace with the most runs)\n"
+		"  --no-render     write the .dat and .gp files only, do not run gnuplot\n"
+		"  -h, --help      this help\n\n%s",
+		cli_exit_codes_help);
+}
+
+/* Parse the options both commands take. Returns -1 when the command is
+ * done (help printed: *status 0; bad usage: *status set), 0 to go on. */
+static int parse_opts(const char *cmd, void (*usage)(FILE *), int argc, char **argv,
+		      const char **db, const char **out, struct plot_opts *po, int *status)
 {
 	static const struct option longopts[] = {
 		{"db", required_argument, NULL, OPT_DB},
@@ -46,41 +71,55 @@ int cmd_plot(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *db = "slabsim.db", *out = NULL;
-	struct plot_opts po = {.render = true};
-	struct err e;
 	int c;
-
+	*db = "slabsim.db";
+	*out = NULL;
+	*po = (struct plot_opts){.render = true};
+	*status = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			usage_plot(stdout);
-			return 0;
+			usage(stdout);
+			return -1;
 		case OPT_DB:
-			db = optarg;
+			*db = optarg;
 			break;
 		case OPT_OUT:
-			out = optarg;
+			*out = optarg;
 			break;
 		case OPT_TRACE:
-			po.trace = optarg;
+			po->trace = optarg;
 			break;
 		case OPT_NO_RENDER:
-			po.render = false;
+			po->render = false;
 			break;
 		default:
-			return cli_bad_usage("plot");
+			*status = cli_bad_usage(cmd);
+			return -1;
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, "slabsim: plot takes no arguments besides its options\n");
-		return cli_bad_usage("plot");
+		fprintf(stderr, "slabsim: %s takes no arguments besides its options\n", cmd);
+		*status = cli_bad_usage(cmd);
+		return -1;
 	}
-	if (!out || !*out) {
-		fprintf(stderr, "slabsim: plot needs --out DIR\n");
-		return cli_bad_usage("plot");
+	if (!*out || !**out) {
+		fprintf(stderr, "slabsim: %s needs --out DIR\n", cmd);
+		*status = cli_bad_usage(cmd);
+		return -1;
 	}
+	return 0;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	const char *db, *out;
+	struct plot_opts po;
+	struct err e;
+	int status;
+	if (parse_opts("plot", usage_plot, argc, argv, &db, &out, &po, &status))
+		return status;
 	err_clear(&e);
 	struct plot_result pr;
 	if (plot_all(db, out, &po, &pr, &e))
@@ -92,5 +131,20 @@ int cmd_plot(int argc, char **argv)
 			fprintf(stderr, "slabsim: plot %s not drawn: %s\n", pr.figs[i].name,
 				pr.figs[i].note);
 	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *db, *out;
+	struct plot_opts po;
+	struct err e;
+	int status;
+	if (parse_opts("report", usage_report, argc, argv, &db, &out, &po, &status))
+		return status;
+	err_clear(&e);
+	if (report_write(db, out, &po, &e))
+		return cli_fail(&e);
+	printf("%s/index.html\n", out);
 	return 0;
 }
