@@ -44,6 +44,8 @@ struct sweep_spec {
 	size_t ntraces;
 	struct vec ax[AX_NR];
 	char *sample_every;
+	size_t ax_line[AX_NR]; /* last line that gave values to an axis */
+	size_t trace_line;     /* last 'trace =' line */
 };
 
 static int vec_push(struct vec *x, uint32_t v)
@@ -221,6 +223,7 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 		if (!(s->traces[s->ntraces] = strdup(val)))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		s->ntraces++;
+		s->trace_line = ln;
 		return 0;
 	}
 	if (!strcmp(key, "workload") || !strcmp(key, "seed") || !strcmp(key, "seeds"))
@@ -249,6 +252,7 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 			"nr_cpus, align, slub_debug, slab_debug, slub_min_order, slub_max_order, "
 			"slub_min_objects, cpu_partial, slab_max_order or sample_every)",
 			key);
+	s->ax_line[a] = ln;
 	for (char *tok = val, *next; tok; tok = next) {
 		next = strchr(tok, ',');
 		if (next)
@@ -304,18 +308,31 @@ int sweep_spec_parse(const char *buf, size_t len, const char *name, struct sweep
 	}
 	free(line);
 	line = NULL;
+	/* Errors about the whole spec name a line too (found by fuzz_sweep):
+	 * the last line when something is missing (1 for an empty file), the
+	 * axis line that takes the product over the limit. */
 	if (!s->ntraces) {
-		rc = err_set(e, SLABSIM_EINPUT, "%s: expected at least one 'trace = PATH' line",
-			     name);
+		rc = err_set(e, SLABSIM_EINPUT,
+			     "%s:%zu: expected at least one 'trace = PATH' line, got none by the "
+			     "end of the file",
+			     name, ln ? ln : 1);
 		goto fail;
 	}
 	/* the product's size, before anyone allocates it */
 	uint64_t total = s->ntraces;
+	if (total > SWEEP_MAX_RUNS) {
+		rc = err_set(e, SLABSIM_EINPUT,
+			     "%s:%zu: expected a sweep of at most %u runs, got more traces", name,
+			     s->trace_line, SWEEP_MAX_RUNS);
+		goto fail;
+	}
 	for (int a = 0; a < AX_NR; a++) {
 		total *= s->ax[a].n ? s->ax[a].n : 1;
 		if (total > SWEEP_MAX_RUNS) {
-			rc = err_set(e, SLABSIM_EINPUT, "%s: the sweep has more than %u runs", name,
-				     SWEEP_MAX_RUNS);
+			rc = err_set(e, SLABSIM_EINPUT,
+				     "%s:%zu: expected a sweep of at most %u runs, got more with "
+				     "the %s values of this line",
+				     name, s->ax_line[a], SWEEP_MAX_RUNS, axis_names[a]);
 			goto fail;
 		}
 	}

@@ -32,6 +32,7 @@ struct parser {
 		unsigned long line;
 	} * rates;
 	uint32_t nrates;
+	unsigned long nlines; /* of the whole text, for errors about what is missing */
 };
 
 static int bad(struct parser *ps, const char *what, const char *got)
@@ -913,9 +914,12 @@ static int finish(struct parser *ps)
 			return bad(ps, "a duration in every [phase] but the last", "nothing");
 	}
 	if (!w->nstreams) {
-		ps->line = 0;
-		return err_at(ps->e, SLABSIM_EINPUT, ps->name, 0,
-			      "expected at least one [stream NAME] section, got none");
+		/* named at the last line (1 for an empty file): every error
+		 * names NAME:LINE (found by fuzz_workload) */
+		ps->line = ps->nlines ? ps->nlines : 1;
+		return err_at(ps->e, SLABSIM_EINPUT, ps->name, ps->line,
+			      "expected at least one [stream NAME] section, got none by the end "
+			      "of the file");
 	}
 	for (uint32_t i = 0; i < ps->nrates; i++) {
 		ps->line = ps->rates[i].line;
@@ -1063,6 +1067,7 @@ int workload_parse(const char *name, const char *text, size_t len, struct worklo
 		rc = line(&ps, buf);
 		pos = end + 1;
 	}
+	ps.nlines = ps.line;
 	if (!rc)
 		rc = finish(&ps);
 	if (!rc && !w->name) {
