@@ -41,6 +41,7 @@ struct vec {
 
 struct sweep_spec {
 	char **traces;
+	size_t *trace_lines; /* line of each trace */
 	size_t ntraces;
 	struct vec ax[AX_NR];
 	char *sample_every;
@@ -72,6 +73,7 @@ void sweep_spec_free(struct sweep_spec *s)
 	for (size_t i = 0; i < s->ntraces; i++)
 		free(s->traces[i]);
 	free(s->traces);
+	free(s->trace_lines);
 	for (int a = 0; a < AX_NR; a++)
 		free(s->ax[a].v);
 	free(s->sample_every);
@@ -86,6 +88,11 @@ size_t sweep_spec_ntraces(const struct sweep_spec *s)
 const char *sweep_spec_trace(const struct sweep_spec *s, size_t i)
 {
 	return s->traces[i];
+}
+
+size_t sweep_spec_trace_line(const struct sweep_spec *s, size_t i)
+{
+	return s->trace_lines[i];
 }
 
 static char *trim(char *p)
@@ -217,9 +224,16 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 		if (!n)
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		s->traces = n;
+		size_t *tl = realloc(s->trace_lines, (s->ntraces + 1) * sizeof(*tl));
+		if (!tl)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		s->trace_lines = tl;
+		tl[s->ntraces] = ln;
 		for (size_t i = 0; i < s->ntraces; i++)
 			if (!strcmp(s->traces[i], val))
-				return bad(e, name, ln, "trace '%.200s' is listed twice", val);
+				/* every message says what was expected (fuzz_sweep checks) */
+				return bad(e, name, ln,
+					   "expected each trace once, got '%.200s' again", val);
 		if (!(s->traces[s->ntraces] = strdup(val)))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		s->ntraces++;
@@ -229,14 +243,16 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 	if (!strcmp(key, "workload") || !strcmp(key, "seed") || !strcmp(key, "seeds"))
 		return bad(e, name, ln,
 			   "%s: synthetic workloads (and their seeds) are not supported yet by "
-			   "this build of slabsim",
+			   "this build of slabsim (expected trace = PATH)",
 			   key);
 	if (!strcmp(key, "sample_every")) {
 		if (s->sample_every)
-			return bad(e, name, ln, "%s is given twice (it is not an axis)",
+			return bad(e, name, ln,
+				   "expected %s once (it is not an axis), got it again",
 				   "sample_every");
 		if (strchr(val, ','))
-			return bad(e, name, ln, "sample_every takes one value, got '%.60s'", val);
+			return bad(e, name, ln, "expected one sample_every value, got '%.60s'",
+				   val);
 		if (!(s->sample_every = strdup(val)))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		return 0;
@@ -261,7 +277,8 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 		uint32_t x;
 		char why[200] = "";
 		if (!*v)
-			return bad(e, name, ln, "%s: empty value in the list", key);
+			return bad(e, name, ln,
+				   "%s: expected a value between commas, got an empty one", key);
 		if (parse_value((enum axis)a, v, &x, why, sizeof(why))) {
 			char msg[300];
 			(void)snprintf(msg, sizeof(msg), "%s: expected %s, got", key, why);
@@ -269,7 +286,8 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 		}
 		int rc = vec_push(&s->ax[a], x);
 		if (rc == 1)
-			return bad(e, name, ln, "%s: value '%.60s' is listed twice", key, v);
+			return bad(e, name, ln, "%s: expected each value once, got '%.60s' again",
+				   key, v);
 		if (rc)
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}

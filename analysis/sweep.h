@@ -44,6 +44,8 @@ void sweep_spec_free(struct sweep_spec *s);
 
 size_t sweep_spec_ntraces(const struct sweep_spec *s);
 const char *sweep_spec_trace(const struct sweep_spec *s, size_t i);
+/* The spec line that names trace i (for messages about the trace). */
+size_t sweep_spec_trace_line(const struct sweep_spec *s, size_t i);
 
 /* The product in a fixed order (traces outermost, then allocator, kernel,
  * nr_cpus, align, the debug axes, the order limits). OUT: *runs (free()),

@@ -146,7 +146,10 @@ static void check_spec(void)
 	CHECK("no trace", rc == SLABSIM_EINPUT &&
 				  strstr(e.msg, "t.sweep:1: expected at least one 'trace = PATH'"));
 	n = expand("trace = a\nalign = none, none\n", &e, &rc);
-	CHECK("duplicate value", rc == SLABSIM_EINPUT && strstr(e.msg, "listed twice"));
+	CHECK("duplicate value",
+	      rc == SLABSIM_EINPUT &&
+		      strstr(e.msg,
+			     "t.sweep:2: align: expected each value once, got 'none' again"));
 	n = expand("trace = a\nworkload = w\n", &e, &rc);
 	CHECK("workload: not supported yet",
 	      rc == SLABSIM_EINPUT && strstr(e.msg, "t.sweep:2: workload: synthetic workloads"));
