@@ -48,6 +48,7 @@ struct seed_range {
 
 struct sweep_spec {
 	char **traces;
+	size_t *trace_lines; /* line of each trace */
 	size_t ntraces;
 	char **workloads;
 	size_t nworkloads;
@@ -57,6 +58,8 @@ struct sweep_spec {
 	struct vec ax[AX_NR];
 	char *sample_every;
 	char *duration;
+	size_t ax_line[AX_NR]; /* last line that gave values to an axis */
+	size_t trace_line;     /* last 'trace =' or 'workload =' line */
 };
 
 static int vec_push(struct vec *x, uint32_t v)
@@ -87,6 +90,7 @@ void sweep_spec_free(struct sweep_spec *s)
 		free(s->workloads[i]);
 	free(s->workloads);
 	free(s->seeds);
+	free(s->trace_lines);
 	for (int a = 0; a < AX_NR; a++)
 		free(s->ax[a].v);
 	free(s->sample_every);
@@ -117,6 +121,11 @@ const char *sweep_spec_workload(const struct sweep_spec *s, size_t i)
 const char *sweep_spec_duration(const struct sweep_spec *s)
 {
 	return s->duration;
+}
+
+size_t sweep_spec_trace_line(const struct sweep_spec *s, size_t i)
+{
+	return s->trace_lines[i];
 }
 
 static char *trim(char *p)
@@ -309,32 +318,45 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 		if (!n)
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		*list = n;
+		if (!wl) {
+			size_t *tl = realloc(s->trace_lines, (s->ntraces + 1) * sizeof(*tl));
+			if (!tl)
+				return err_set(e, SLABSIM_ENOMEM, "out of memory");
+			s->trace_lines = tl;
+			tl[s->ntraces] = ln;
+		}
 		for (size_t i = 0; i < *nl; i++)
 			if (!strcmp(n[i], val))
-				return bad(e, name, ln, "%s '%.200s' is listed twice", key, val);
+				/* every message says what was expected (fuzz_sweep checks) */
+				return bad(e, name, ln, "expected each %s once, got '%.200s' again",
+					   key, val);
 		if (!(n[*nl] = strdup(val)))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		(*nl)++;
+		s->trace_line = ln;
 		return 0;
 	}
 	if (!strcmp(key, "seed"))
 		return parse_seeds(s, val, name, ln, e);
 	if (!strcmp(key, "duration")) {
 		if (s->duration)
-			return bad(e, name, ln, "%s is given twice (it is not an axis)",
+			return bad(e, name, ln,
+				   "expected %s once (it is not an axis), got it again",
 				   "duration");
 		if (strchr(val, ','))
-			return bad(e, name, ln, "duration takes one value, got '%.60s'", val);
+			return bad(e, name, ln, "expected one duration value, got '%.60s'", val);
 		if (!(s->duration = strdup(val)))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		return 0;
 	}
 	if (!strcmp(key, "sample_every")) {
 		if (s->sample_every)
-			return bad(e, name, ln, "%s is given twice (it is not an axis)",
+			return bad(e, name, ln,
+				   "expected %s once (it is not an axis), got it again",
 				   "sample_every");
 		if (strchr(val, ','))
-			return bad(e, name, ln, "sample_every takes one value, got '%.60s'", val);
+			return bad(e, name, ln, "expected one sample_every value, got '%.60s'",
+				   val);
 		if (!(s->sample_every = strdup(val)))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		return 0;
@@ -351,6 +373,7 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 			"slub_max_order, "
 			"slub_min_objects, cpu_partial, slab_max_order or sample_every)",
 			key);
+	s->ax_line[a] = ln;
 	for (char *tok = val, *next; tok; tok = next) {
 		next = strchr(tok, ',');
 		if (next)
@@ -359,7 +382,8 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 		uint32_t x;
 		char why[200] = "";
 		if (!*v)
-			return bad(e, name, ln, "%s: empty value in the list", key);
+			return bad(e, name, ln,
+				   "%s: expected a value between commas, got an empty one", key);
 		if (parse_value((enum axis)a, v, &x, why, sizeof(why))) {
 			char msg[300];
 			(void)snprintf(msg, sizeof(msg), "%s: expected %s, got", key, why);
@@ -367,7 +391,8 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 		}
 		int rc = vec_push(&s->ax[a], x);
 		if (rc == 1)
-			return bad(e, name, ln, "%s: value '%.60s' is listed twice", key, v);
+			return bad(e, name, ln, "%s: expected each value once, got '%.60s' again",
+				   key, v);
 		if (rc)
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
@@ -406,28 +431,45 @@ int sweep_spec_parse(const char *buf, size_t len, const char *name, struct sweep
 	}
 	free(line);
 	line = NULL;
+	/* Errors about the whole spec name a line too (found by fuzz_sweep):
+	 * the last line when something is missing (1 for an empty file), the
+	 * axis line that takes the product over the limit. */
 	if (!s->ntraces && !s->nworkloads) {
 		rc = err_set(e, SLABSIM_EINPUT,
-			     "%s: expected at least one 'trace = PATH' or 'workload = PATH' line",
-			     name);
+			     "%s:%zu: expected at least one 'trace = PATH' or 'workload = PATH' "
+			     "line, got none by the end of the file",
+			     name, ln ? ln : 1);
 		goto fail;
 	}
 	/* the product's size, before anyone allocates it (an upper bound:
-	 * axes of one allocator are multiplied in for all) */
-	/* each factor and partial product stays <= 2^20 before the next
-	 * multiplication (paths <= 2^26, seeds <= 2^20): no overflow */
+	 * axes of one allocator are multiplied in for all); each factor and
+	 * partial product stays <= 2^20 before the next multiplication
+	 * (paths <= 2^26, seeds <= 2^20): no overflow */
 	uint64_t per = 1, total = 0;
-	for (int a = 0; a < AX_NR && per <= SWEEP_MAX_RUNS; a++)
+	int over = -1;
+	for (int a = 0; a < AX_NR && per <= SWEEP_MAX_RUNS; a++) {
 		per *= s->ax[a].n ? s->ax[a].n : 1;
+		if (per > SWEEP_MAX_RUNS)
+			over = a;
+	}
 	if (per <= SWEEP_MAX_RUNS) {
 		uint64_t wl = per * (s->nseeds ? s->nseeds : 1);
 		total = wl > SWEEP_MAX_RUNS && s->nworkloads
 				? wl
 				: per * s->ntraces + wl * s->nworkloads;
 	}
-	if (per > SWEEP_MAX_RUNS || total > SWEEP_MAX_RUNS) {
-		rc = err_set(e, SLABSIM_EINPUT, "%s: the sweep has more than %u runs", name,
-			     SWEEP_MAX_RUNS);
+	if (over >= 0) {
+		rc = err_set(e, SLABSIM_EINPUT,
+			     "%s:%zu: expected a sweep of at most %u runs, got more with the %s "
+			     "values of this line",
+			     name, s->ax_line[over], SWEEP_MAX_RUNS, axis_names[over]);
+		goto fail;
+	}
+	if (total > SWEEP_MAX_RUNS) {
+		rc = err_set(e, SLABSIM_EINPUT,
+			     "%s:%zu: expected a sweep of at most %u runs, got more with the "
+			     "traces, workloads and seeds",
+			     name, s->trace_line ? s->trace_line : (ln ? ln : 1), SWEEP_MAX_RUNS);
 		goto fail;
 	}
 	*out = s;

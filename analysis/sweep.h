@@ -51,6 +51,8 @@ size_t sweep_spec_nworkloads(const struct sweep_spec *s);
 const char *sweep_spec_workload(const struct sweep_spec *s, size_t i);
 /* `duration =` as written (for the workloads), or NULL. */
 const char *sweep_spec_duration(const struct sweep_spec *s);
+/* The spec line that names trace i (for messages about the trace). */
+size_t sweep_spec_trace_line(const struct sweep_spec *s, size_t i);
 
 /* The product in a fixed order (traces outermost, then workloads, then
  * allocator, kernel, nr_cpus, align, the debug axes, the order limits, and

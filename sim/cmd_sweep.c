@@ -224,14 +224,19 @@ static void clean_stale(const char *db)
 	closedir(d);
 }
 
-/* Parse path into *a, adding the time to *secs; 0 or -1 (message printed). */
-static int load_trace(const char *path, struct evarr **a, double *secs, bool quiet)
+/* Parse path (named on line `line` of the spec) into *a, adding the time to
+ * *secs; 0 or -1 (message printed, naming the spec's line too). */
+static int load_trace(const char *path, const char *spec, size_t line, struct evarr **a,
+		      double *secs, bool quiet)
 {
 	struct err e;
 	double t0 = cli_now();
 	err_clear(&e);
 	if (evarr_load(path, a, &e)) {
-		fprintf(stderr, "slabsim: %s (its runs are skipped)\n", e.msg);
+		fprintf(stderr,
+			"slabsim: %s:%zu: expected a readable trace, got %s (its runs are "
+			"skipped)\n",
+			spec, line, e.msg);
 		return -1;
 	}
 	double dt = cli_now() - t0;
@@ -546,7 +551,8 @@ int cmd_sweep(int argc, char **argv)
 			/* parse each trace once, when its first run starts (the
 			 * workers of the previous trace keep running meanwhile) */
 			if (!j->r.workload && !arr[t] &&
-			    load_trace(j->r.trace, &arr[t], &t_parse, quiet)) {
+			    load_trace(j->r.trace, spec_path, sweep_spec_trace_line(spec, t),
+				       &arr[t], &t_parse, quiet)) {
 				if (!status)
 					status = SLABSIM_EXIT_IO;
 				for (; next < njobs && !jobs_v[next].r.workload &&

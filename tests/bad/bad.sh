@@ -84,15 +84,28 @@ while IFS='|' read -r c_file c_opts c_rc c_where c_sub; do
 		*) break ;;
 		esac
 	done
-	# Traces go to `replay`. Workload specs (*.spec, none yet) will go to
-	# the command that reads them: adjust the line below when it lands.
-	cmd=replay
-	case $c_file in *.spec) cmd=synth ;; esac
+	# Traces go to `replay FILE --no-db`, workload specs (*.wl) to `synth
+	# --workload FILE -o /dev/null`, sweep specs (*.sweep) to `sweep FILE`
+	# with a scratch database and one worker.
+	case $c_file in
+	*.wl) set -- synth --workload "$path" -o /dev/null ;;
+	*.sweep) rm -f "$tmp/sweep.db" && set -- sweep "$path" --db "$tmp/sweep.db" -j 1 -q ;;
+	*) set -- replay "$path" --no-db ;;
+	esac
 	# shellcheck disable=SC2086 # options are words
 	expect "$c_file ${c_opts:+$c_opts }-> exit $c_rc, std$c_where: $(printf '%s' "$c_sub" |
 		sed "s|$here/data/||g" | tr '\n' ' ' | cut -c 1-70)" \
-		"$c_rc" "$c_where" "$c_sub" $cmd "$path" --no-db $c_opts
+		"$c_rc" "$c_where" "$c_sub" "$@" $c_opts
 done < "$here/cases"
+
+# A workload spec with a line over 1 MiB (an inline histogram of 220001
+# entries of 5 bytes, made here rather than stored): bad input naming it.
+awk 'BEGIN { printf "[workload]\nduration = 1s\n[stream s]\ntarget = kmalloc\nsize = empirical ";
+	for (i = 0; i < 220000; i++) printf "64:1,"; printf "64:1\nlifetime = forever\narrival = poisson 10\n" }' \
+	> "$tmp/long-line.wl"
+expect "workload spec with a 1100021-byte line: exit 2, names line 5" 2 err \
+	"slabsim: $tmp/long-line.wl:5: expected a line of at most 1048575 bytes, got 1100021 bytes" \
+	synth --workload "$tmp/long-line.wl" -o /dev/null
 
 # ---- results database and output files under failure -----------------------
 

@@ -459,7 +459,7 @@ static void test_errors(void)
 		{"[stream a]\narrival = poisson -1\n", "t.wl:2: expected poisson RATE"},
 		{"[stream a]\nlifetime = fixed 1.5ns\n", "t.wl:2: expected fixed T with a time T"},
 		{"[workload]\nduration = 1s\n",
-		 "t.wl: expected at least one [stream NAME] section"},
+		 "t.wl:2: expected at least one [stream NAME] section, got none by the end"},
 		{"[stream a]\ntarget = kmalloc\nsize = fixed 8\nlifetime = forever\narrival = "
 		 "poisson 1\n[phase p]\nrate b = 2\n",
 		 "t.wl:7: expected 'rate STREAM' naming a [stream] of this file, got 'b'"},

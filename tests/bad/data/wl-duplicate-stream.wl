@@ -1,0 +1,12 @@
+[workload]
+duration = 1s
+[stream s]
+target = kmalloc
+size = fixed 64
+lifetime = exponential 1ms
+arrival = poisson 100
+[stream s]
+target = kmalloc
+size = fixed 64
+lifetime = exponential 1ms
+arrival = poisson 100

@@ -1,0 +1,6 @@
+[workload]
+duration = 1s
+[stream s]
+target = kmalloc
+size = fixed 8
+lifetime = forever

@@ -1,0 +1,7 @@
+[workload]
+cpus = 1
+[stream s]
+target = kmalloc
+size = fixed 64
+lifetime = exponential 1ms
+arrival = poisson 100

@@ -1,0 +1,166 @@
+/* fuzz_sweep.c - libFuzzer harness for the sweep-spec parser and the
+ * expansion of its axes (analysis/sweep.h).
+ *
+ * The input is a spec named "fuzz.sweep". A failed parse must be bad input
+ * (SLABSIM_EINPUT) naming "fuzz.sweep:LINE: " (LINE >= 1). A parsed spec is expanded (at most
+ * SWEEP_MAX_RUNS runs, the parser's own bound) and the product must be sound: runs numbered 0..n-1,
+ * each naming one of the spec's traces (in order, traces outermost) and a
+ * known allocator, a configuration within the documented ranges, and no two
+ * runs of the same trace modelling the same thing (an axis the allocator
+ * does not read must not multiply its runs). The --shard parts of the
+ * product must partition it.
+ */
+#include "policy.h"
+#include "sweep.h"
+
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define NAME "fuzz.sweep"
+
+static void fail(const char *what, size_t i)
+{
+	fprintf(stderr, "fuzz_sweep: run %zu: %s\n", i, what);
+	abort();
+}
+
+static void check_error(int rc, const char *msg)
+{
+	size_t n = strlen(NAME);
+	const char *p = msg + n + 1;
+	if (rc == SLABSIM_EINPUT && !strncmp(msg, NAME, n) && msg[n] == ':' && *p >= '1' &&
+	    *p <= '9') {
+		while (*p >= '0' && *p <= '9')
+			p++;
+		/* the wording ("expected ...") is checked by tests/bad, not here */
+		if (p[0] == ':' && p[1] == ' ')
+			return;
+	}
+	fprintf(stderr, "fuzz_sweep: parse failed with rc %d and '%s'\n", rc, msg);
+	abort();
+}
+
+/* What a run models: the fields of its configuration its allocator reads
+ * (all of them for SLUB and SLAB; sweep.c documents which). */
+struct key {
+	size_t trace;
+	const char *allocator;
+	uint32_t kernel, align, nr_cpus, slub_debug, slub_min_order, slub_max_order,
+		slub_min_objects, cpu_partial, slab_debug, slab_max_order;
+};
+
+static int key_cmp(const void *pa, const void *pb)
+{
+	const struct key *a = pa, *b = pb;
+	int c = (a->trace > b->trace) - (a->trace < b->trace);
+	if (c)
+		return c;
+	if ((c = strcmp(a->allocator, b->allocator)))
+		return c;
+	/* the uint32_t fields, no padding between them */
+	return memcmp(&a->kernel, &b->kernel,
+		      offsetof(struct key, slab_max_order) + sizeof(uint32_t) -
+			      offsetof(struct key, kernel));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sweep_spec *s = NULL;
+	struct sweep_run *runs = NULL;
+	size_t n = 0;
+	struct err e;
+
+	err_clear(&e);
+	int rc = sweep_spec_parse((const char *)data, size, NAME, &s, &e);
+	if (rc) {
+		check_error(rc, e.msg);
+		if (s)
+			fail("an error that returns a spec", 0);
+		return 0;
+	}
+	size_t nt = sweep_spec_ntraces(s);
+	if (!nt)
+		fail("a parsed spec without a trace", 0);
+	for (size_t t = 0; t < nt; t++)
+		if (!sweep_spec_trace(s, t) || !*sweep_spec_trace(s, t))
+			fail("an empty trace path", t);
+	if ((rc = sweep_expand(s, &runs, &n, &e)) != 0) {
+		fprintf(stderr, "fuzz_sweep: expand: rc %d '%s'\n", rc, e.msg);
+		abort();
+	}
+	if (n < nt || n > SWEEP_MAX_RUNS)
+		fail("product size outside [traces, SWEEP_MAX_RUNS]", n);
+	struct key *k = malloc(n * sizeof(*k));
+	if (!k)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		const struct sweep_run *r = &runs[i];
+		const struct policy_cfg *c = &r->cfg;
+		if (r->index != i)
+			fail("index out of order", i);
+		if (r->trace_idx >= nt || r->trace != sweep_spec_trace(s, r->trace_idx) ||
+		    (i && r->trace_idx < runs[i - 1].trace_idx))
+			fail("trace not one of the spec's, in order", i);
+		if (!r->allocator || !policy_find(r->allocator))
+			fail("unknown allocator", i);
+		if (!r->sample_every || !*r->sample_every)
+			fail("no sample_every", i);
+		if ((c->kernel != POLICY_KERNEL_5_4 && c->kernel != POLICY_KERNEL_6_1) ||
+		    c->nr_cpus < 1 || c->nr_cpus > 8192 || c->slub_min_order >= POLICY_MAX_ORDER ||
+		    c->slub_max_order >= POLICY_MAX_ORDER ||
+		    c->slab_max_order >= POLICY_MAX_ORDER || c->slub_min_objects > 32767 ||
+		    (c->slub_debug & ~POLICY_F_DEBUG_MASK))
+			fail("a configuration outside the documented ranges", i);
+		bool slub = !strcmp(r->allocator, "slub"), slab = !strcmp(r->allocator, "slab");
+		struct policy_cfg d;
+		policy_cfg_default(&d);
+		/* an axis the allocator does not read stays at its default */
+		if (!slub &&
+		    (c->slub_debug != d.slub_debug || c->slub_min_order != d.slub_min_order ||
+		     c->slub_max_order != d.slub_max_order ||
+		     c->slub_min_objects != d.slub_min_objects || c->cpu_partial != d.cpu_partial))
+			fail("a SLUB axis set on another allocator", i);
+		if (!slab &&
+		    (c->slab_debug != d.slab_debug || c->slab_max_order != d.slab_max_order))
+			fail("a SLAB axis set on another allocator", i);
+		k[i] = (struct key){.trace = r->trace_idx,
+				    .allocator = policy_find(r->allocator)->name,
+				    .kernel = (uint32_t)c->kernel,
+				    .align = (uint32_t)c->align,
+				    .nr_cpus = c->nr_cpus,
+				    .slub_debug = c->slub_debug,
+				    .slub_min_order = c->slub_min_order,
+				    .slub_max_order = c->slub_max_order,
+				    .slub_min_objects = c->slub_min_objects,
+				    .cpu_partial = c->cpu_partial,
+				    .slab_debug = c->slab_debug,
+				    .slab_max_order = c->slab_max_order};
+	}
+	qsort(k, n, sizeof(*k), key_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (!key_cmp(&k[i - 1], &k[i]))
+			fail("two runs model the same thing", i);
+	free(k);
+
+	/* shards: "I/N" parsed back, and every run in exactly one part */
+	uint32_t parts = (uint32_t)(n % 7) + 1, si, sn;
+	size_t in = 0;
+	for (uint32_t p = 1; p <= parts; p++) {
+		char arg[32];
+		(void)snprintf(arg, sizeof(arg), "%" PRIu32 "/%" PRIu32, p, parts);
+		if (sweep_parse_shard(arg, &si, &sn, &e) || si != p || sn != parts)
+			fail("a valid --shard refused", p);
+		for (size_t i = 0; i < n; i++)
+			in += sweep_in_shard(i, si, sn);
+	}
+	if (in != n)
+		fail("shards do not partition the runs", in);
+	free(runs);
+	sweep_spec_free(s);
+	return 0;
+}
