@@ -49,6 +49,8 @@ static void check_error(int rc, const char *msg)
  * (all of them for SLUB and SLAB; sweep.c documents which). */
 struct key {
 	size_t trace;
+	bool workload, seed_set;
+	uint64_t seed;
 	const char *allocator;
 	uint32_t kernel, align, nr_cpus, slub_debug, slub_min_order, slub_max_order,
 		slub_min_objects, cpu_partial, slab_debug, slab_max_order;
@@ -57,7 +59,13 @@ struct key {
 static int key_cmp(const void *pa, const void *pb)
 {
 	const struct key *a = pa, *b = pb;
-	int c = (a->trace > b->trace) - (a->trace < b->trace);
+	int c = (a->workload > b->workload) - (a->workload < b->workload);
+	if (!c)
+		c = (a->trace > b->trace) - (a->trace < b->trace);
+	if (!c)
+		c = (a->seed_set > b->seed_set) - (a->seed_set < b->seed_set);
+	if (!c)
+		c = (a->seed > b->seed) - (a->seed < b->seed);
 	if (c)
 		return c;
 	if ((c = strcmp(a->allocator, b->allocator)))
@@ -83,18 +91,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fail("an error that returns a spec", 0);
 		return 0;
 	}
-	size_t nt = sweep_spec_ntraces(s);
-	if (!nt)
-		fail("a parsed spec without a trace", 0);
+	size_t nt = sweep_spec_ntraces(s), nw = sweep_spec_nworkloads(s);
+	if (!nt && !nw)
+		fail("a parsed spec without a trace or a workload", 0);
 	for (size_t t = 0; t < nt; t++)
 		if (!sweep_spec_trace(s, t) || !*sweep_spec_trace(s, t))
 			fail("an empty trace path", t);
+	for (size_t w = 0; w < nw; w++)
+		if (!sweep_spec_workload(s, w) || !*sweep_spec_workload(s, w))
+			fail("an empty workload path", w);
 	if ((rc = sweep_expand(s, &runs, &n, &e)) != 0) {
 		fprintf(stderr, "fuzz_sweep: expand: rc %d '%s'\n", rc, e.msg);
 		abort();
 	}
-	if (n < nt || n > SWEEP_MAX_RUNS)
-		fail("product size outside [traces, SWEEP_MAX_RUNS]", n);
+	if (n < nt + nw || n > SWEEP_MAX_RUNS)
+		fail("product size outside [traces + workloads, SWEEP_MAX_RUNS]", n);
 	struct key *k = malloc(n * sizeof(*k));
 	if (!k)
 		abort();
@@ -103,9 +114,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct policy_cfg *c = &r->cfg;
 		if (r->index != i)
 			fail("index out of order", i);
-		if (r->trace_idx >= nt || r->trace != sweep_spec_trace(s, r->trace_idx) ||
-		    (i && r->trace_idx < runs[i - 1].trace_idx))
-			fail("trace not one of the spec's, in order", i);
+		/* trace runs first, then the workloads', each in spec order */
+		const struct sweep_run *q = i ? &runs[i - 1] : NULL;
+		if (r->workload
+			    ? (r->trace_idx >= nw ||
+			       r->trace != sweep_spec_workload(s, r->trace_idx))
+			    : (r->trace_idx >= nt || r->trace != sweep_spec_trace(s, r->trace_idx)))
+			fail("trace or workload not one of the spec's", i);
+		if (q && (q->workload > r->workload ||
+			  (q->workload == r->workload && r->trace_idx < q->trace_idx)))
+			fail("traces and workloads out of order", i);
+		if (!r->workload && r->seed_set)
+			fail("a trace run with a seed", i);
 		if (!r->allocator || !policy_find(r->allocator))
 			fail("unknown allocator", i);
 		if (!r->sample_every || !*r->sample_every)
@@ -129,6 +149,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (c->slab_debug != d.slab_debug || c->slab_max_order != d.slab_max_order))
 			fail("a SLAB axis set on another allocator", i);
 		k[i] = (struct key){.trace = r->trace_idx,
+				    .workload = r->workload,
+				    .seed_set = r->seed_set,
+				    .seed = r->seed,
 				    .allocator = policy_find(r->allocator)->name,
 				    .kernel = (uint32_t)c->kernel,
 				    .align = (uint32_t)c->align,
