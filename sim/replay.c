@@ -238,12 +238,12 @@ const struct metrics *sim_metrics(const struct sim *s)
 
 /* perf kmem stat counts every allocation event, before any of the engine's
  * filters (NULL pointers, zero sizes). */
-static int metrics_alloc_hook(struct sim *s, const struct trace_event *ev, struct err *e)
+static int metrics_alloc_hook(struct sim *s, const struct trace_event *ev, uint32_t *site,
+			      struct err *e)
 {
-	uint32_t site;
-	int rc = intern_site(s, ev->call_site, &site);
+	int rc = intern_site(s, ev->call_site, site);
 	if (!rc)
-		rc = metrics_perf_alloc(s->m, ev, site);
+		rc = metrics_perf_alloc(s->m, ev, *site);
 	return rc ? err_set(e, rc, "out of memory") : 0;
 }
 
@@ -496,7 +496,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	uint64_t idx64;
 	int rc;
 
-	if ((rc = metrics_alloc_hook(s, ev, e)))
+	uint32_t site; /* interned before the filters: perf counts every event */
+	if ((rc = metrics_alloc_hook(s, ev, &site, e)))
 		return rc;
 	if (ev->ptr == 0) {
 		anomaly(s, SIM_AN_ALLOC_NULL, ev->line);
@@ -520,9 +521,6 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 			return rc;
 	}
 
-	uint32_t site;
-	if ((rc = intern_site(s, ev->call_site, &site)))
-		return err_set(e, rc, "out of memory");
 	struct policy_alloc_req r = {.cpu = cpu, .node = ev->node, .size = ev->bytes_req};
 	if (kmalloc) {
 		r.cache = POLICY_KMALLOC;
