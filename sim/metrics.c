@@ -9,6 +9,7 @@
  */
 #include "metrics.h"
 #include "rec.h"
+#include "slob.h"
 #include "strtab.h"
 #include "trace.h"
 #include "u64map.h"
@@ -681,6 +682,38 @@ void metrics_pages(const struct metrics *m, const struct policy *p, struct metri
 	}
 }
 
+/* ---- SLOB: its free part is free units, not free slots ---- */
+
+struct slob_free {
+	uint64_t bytes, blocks, pages; /* free unit bytes, free blocks, pages on the lists */
+};
+
+/* Walk SLOB's three page lists (full pages have no free unit). Returns
+ * false if p is not SLOB (or out of memory). */
+static bool slob_free(const struct policy *p, struct slob_free *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (strcmp(p->ops->name, "slob") != 0)
+		return false;
+	for (int l = 0; l < SLOB_NR_LISTS; l++) {
+		uint64_t n = slob_list_pages(p, (enum slob_list)l, NULL, 0);
+		uint64_t *bases = calloc(n ? n : 1, sizeof(*bases));
+		if (!bases)
+			return false;
+		slob_list_pages(p, (enum slob_list)l, bases, n);
+		for (uint64_t i = 0; i < n; i++) {
+			struct slob_page_info pi;
+			if (!slob_page_info(p, bases[i], &pi, NULL, 0))
+				continue;
+			out->bytes += 2ull * pi.units;
+			out->blocks += pi.nr_free;
+			out->pages++;
+		}
+		free(bases);
+	}
+	return true;
+}
+
 /* ---- output ---- */
 
 static void print_ratio_pct(FILE *out, double r)
@@ -725,6 +758,12 @@ void metrics_print_table(const struct metrics *m, const struct policy *p, FILE *
 		jw.live_peak);
 	print_ratio_pct(out, jw.f4);
 	fprintf(out, "\n");
+	struct slob_free sf;
+	if (slob_free(p, &sf))
+		fprintf(out,
+			"SLOB free: %" PRIu64 " bytes in %" PRIu64 " free blocks (alignment "
+			"fragments included) on %" PRIu64 " partially free pages\n",
+			sf.bytes, sf.blocks, sf.pages);
 	if (!pg.have) {
 		fprintf(out, "pages: no page allocator in this model\n\n");
 		return;
@@ -810,6 +849,12 @@ void metrics_print_json(const struct metrics *m, const struct policy *p, FILE *o
 	fprintf(out, ", ");
 	json_ratio(out, "f4", jw.f4);
 	fprintf(out, "},\n");
+	struct slob_free sf;
+	if (slob_free(p, &sf))
+		fprintf(out,
+			"    \"slob\": {\"free_bytes\": %" PRIu64 ", \"free_blocks\": %" PRIu64
+			", \"partial_pages\": %" PRIu64 "},\n",
+			sf.bytes, sf.blocks, sf.pages);
 	if (!pg.have) {
 		fprintf(out, "    \"pages\": null\n  },\n");
 		return;
