@@ -779,6 +779,22 @@ void metrics_print_table(const struct metrics *m, const struct policy *p, FILE *
 	fprintf(out, "\n\n");
 }
 
+/* A JSON string (cache names come from the trace). */
+static void json_str(FILE *out, const char *str)
+{
+	fputc('"', out);
+	for (; *str; str++) {
+		unsigned char c = (unsigned char)*str;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
 static void json_ratio(FILE *out, const char *key, double r)
 {
 	if (r < 0)
@@ -825,13 +841,14 @@ void metrics_print_json(const struct metrics *m, const struct policy *p, FILE *o
 			continue;
 		struct metrics_slabinfo si;
 		metrics_slabinfo_cache(&ci, &si);
+		fprintf(out, "%s\n      {\"cache\": ", first ? "" : ",");
+		json_str(out, ci.name);
 		fprintf(out,
-			"%s\n      {\"cache\": \"%s\", \"slabs\": %" PRIu64
-			", \"partial\": %" PRIu64 ", \"objects\": %" PRIu64
+			", \"slabs\": %" PRIu64 ", \"partial\": %" PRIu64 ", \"objects\": %" PRIu64
 			", \"objects_partial\": %" PRIu64 ", \"space\": %" PRIu64
 			", \"used\": %" PRIu64 ", \"loss\": %" PRIu64 ", \"ef\": %u, \"fr\": %u}",
-			first ? "" : ",", ci.name, si.slabs, si.partial, si.objects,
-			si.objects_partial, si.space, si.used, si.loss, si.ef, si.fr);
+			si.slabs, si.partial, si.objects, si.objects_partial, si.space, si.used,
+			si.loss, si.ef, si.fr);
 		first = false;
 	}
 	fprintf(out, "\n    ],\n");
