@@ -13,6 +13,7 @@
  */
 #include "metrics.h"
 #include "rec.h"
+#include "slob.h"
 #include "strtab.h"
 #include "trace.h"
 #include "u64map.h"
@@ -713,6 +714,38 @@ void metrics_pages(const struct metrics *m, const struct policy *p, struct metri
 	}
 }
 
+/* ---- SLOB: its free part is free units, not free slots ---- */
+
+struct slob_free {
+	uint64_t bytes, blocks, pages; /* free unit bytes, free blocks, pages on the lists */
+};
+
+/* Walk SLOB's three page lists (full pages have no free unit). Returns
+ * false if p is not SLOB (or out of memory). */
+static bool slob_free(const struct policy *p, struct slob_free *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (strcmp(p->ops->name, "slob") != 0)
+		return false;
+	for (int l = 0; l < SLOB_NR_LISTS; l++) {
+		uint64_t n = slob_list_pages(p, (enum slob_list)l, NULL, 0);
+		uint64_t *bases = calloc(n ? n : 1, sizeof(*bases));
+		if (!bases)
+			return false;
+		slob_list_pages(p, (enum slob_list)l, bases, n);
+		for (uint64_t i = 0; i < n; i++) {
+			struct slob_page_info pi;
+			if (!slob_page_info(p, bases[i], &pi, NULL, 0))
+				continue;
+			out->bytes += 2ull * pi.units;
+			out->blocks += pi.nr_free;
+			out->pages++;
+		}
+		free(bases);
+	}
+	return true;
+}
+
 /* ---- output ---- */
 
 static void print_ratio_pct(FILE *out, double r)
@@ -758,6 +791,12 @@ void metrics_print_table(const struct metrics *m, const struct policy *p, FILE *
 		jw.live_peak);
 	print_ratio_pct(out, jw.f4);
 	fprintf(out, "\n");
+	struct slob_free sf;
+	if (slob_free(p, &sf))
+		fprintf(out,
+			"SLOB free: %" PRIu64 " bytes in %" PRIu64 " free blocks (alignment "
+			"fragments included) on %" PRIu64 " partially free pages\n",
+			sf.bytes, sf.blocks, sf.pages);
 	if (!pg.have) {
 		fprintf(out, "pages: no page allocator in this model\n\n");
 		return;
@@ -771,6 +810,22 @@ void metrics_print_table(const struct metrics *m, const struct policy *p, FILE *
 	for (int o = 0; o < POLICY_MAX_ORDER; o++)
 		fprintf(out, " %u.%03u", pg.unusable[o] / 1000, pg.unusable[o] % 1000);
 	fprintf(out, "\n\n");
+}
+
+/* A JSON string (cache names come from the trace). */
+static void json_str(FILE *out, const char *str)
+{
+	fputc('"', out);
+	for (; *str; str++) {
+		unsigned char c = (unsigned char)*str;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
 }
 
 static void json_ratio(FILE *out, const char *key, double r)
@@ -820,13 +875,14 @@ void metrics_print_json(const struct metrics *m, const struct policy *p, FILE *o
 			continue;
 		struct metrics_slabinfo si;
 		metrics_slabinfo_cache(&ci, &si);
+		fprintf(out, "%s\n      {\"cache\": ", first ? "" : ",");
+		json_str(out, ci.name);
 		fprintf(out,
-			"%s\n      {\"cache\": \"%s\", \"slabs\": %" PRIu64
-			", \"partial\": %" PRIu64 ", \"objects\": %" PRIu64
+			", \"slabs\": %" PRIu64 ", \"partial\": %" PRIu64 ", \"objects\": %" PRIu64
 			", \"objects_partial\": %" PRIu64 ", \"space\": %" PRIu64
 			", \"used\": %" PRIu64 ", \"loss\": %" PRIu64 ", \"ef\": %u, \"fr\": %u}",
-			first ? "" : ",", ci.name, si.slabs, si.partial, si.objects,
-			si.objects_partial, si.space, si.used, si.loss, si.ef, si.fr);
+			si.slabs, si.partial, si.objects, si.objects_partial, si.space, si.used,
+			si.loss, si.ef, si.fr);
 		first = false;
 	}
 	fprintf(out, "\n    ],\n");
@@ -844,6 +900,12 @@ void metrics_print_json(const struct metrics *m, const struct policy *p, FILE *o
 	fprintf(out, ", ");
 	json_ratio(out, "f4", jw.f4);
 	fprintf(out, "},\n");
+	struct slob_free sf;
+	if (slob_free(p, &sf))
+		fprintf(out,
+			"    \"slob\": {\"free_bytes\": %" PRIu64 ", \"free_blocks\": %" PRIu64
+			", \"partial_pages\": %" PRIu64 "},\n",
+			sf.bytes, sf.blocks, sf.pages);
 	if (!pg.have) {
 		fprintf(out, "    \"pages\": null\n  },\n");
 		return;

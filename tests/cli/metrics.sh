@@ -173,7 +173,25 @@ tap_is "jw-hand: #1..#4" \
 	"$(printf '%s\n' "$jw" | sed 's/.*"f1": \([0-9.]*\), "f2": \([0-9.]*\), "f3": \([0-9.]*\), "f4": \([0-9.]*\)}.*/\1 \2 \3 \4/')" \
 	"196.000000 4.000000 576.000000 4.500000"
 
-# ---- page level on the same run, zone of 4 MiB = 1024 pages ----
+# A large kmalloc is heap too (data/jw-large.trace, 5.4 SLUB):
+#   t=1 kmalloc(10000): whole pages, order 2: H 16384, L 10000 (1.6384)
+#   t=3 kfree:          H 0, L 0 (not averaged)
+#   t=4 kmalloc(64):    a kmalloc-64 slab: H 4096, L 64 (64)
+#   t=5 kfree:          H 4096 (the CPU slab stays), L 0
+# #1 = (1.6384*2 + 64*1) / 3 = 22.4256; #2 = #3 = #4 = 16384/10000 = 1.6384.
+"$bin" replay "$data/jw-large.trace" --no-db --format json > jwl.json 2> err
+tap_is "jw-large: replay exits 0" "$? $(cat err)" "0 "
+jw=$(grep '^    "jw": ' jwl.json)
+tap_is "jw-large: #1..#4" \
+	"$(printf '%s\n' "$jw" | sed 's/.*"f1": \([0-9.]*\), "f2": \([0-9.]*\), "f3": \([0-9.]*\), "f4": \([0-9.]*\)}.*/\1 \2 \3 \4/')" \
+	"22.425600 1.638400 1.638400 1.638400"
+tap_is "jw-large: peak heap 16384 at t=1 s" \
+	"$(json_num "$jw" heap_peak) $(json_num "$jw" heap_peak_t_ns)" "16384 1000000000"
+tap_is "jw-large: at the end one order-0 block is held (the order-2 one went back)" \
+	"$(grep '^    "pages": ' jwl.json | sed 's/.*"held_blocks": \[\([^]]*\)\].*/\1/')" \
+	"1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0"
+
+# ---- page level on the jw-hand run, zone of 4 MiB = 1024 pages ----
 # The order-3 slab splits the zone's one order-10 block: free blocks of
 # orders 9..3, the order-3 one taken. The order-0 slab splits the free
 # order-3 block: free orders 2, 1, 0, one taken. Free: orders 0, 1, 2 and

@@ -73,4 +73,16 @@ SELECT * FROM run_metrics ORDER BY run_id;
 .print "== perf_callers"
 $(columns perf_callers)
 SELECT * FROM perf_callers ORDER BY run_id, call_site;
+.print "== perf_ptrs"
+$(columns perf_ptrs)
+SELECT * FROM perf_ptrs ORDER BY run_id, ptr;
+.print "== sample_metrics"
+$(columns sample_metrics)
+SELECT * FROM sample_metrics ORDER BY run_id, seq;
+.print "== sample_orders"
+$(columns sample_orders)
+SELECT * FROM sample_orders ORDER BY run_id, seq, page_order;
+.print "== sample_slabinfo"
+$(columns sample_slabinfo)
+SELECT * FROM sample_slabinfo ORDER BY run_id, seq, cache;
 SQL
