@@ -1,5 +1,6 @@
 /* query.c - the named queries and their printers (see query.h). */
 #include "query.h"
+#include "json.h"
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
@@ -321,23 +322,6 @@ static void html_text(FILE *f, const char *s)
 	}
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* A cell as text: NULL as "" in tables and csv. */
 static char *cell(sqlite3_stmt *st, int i)
 {
@@ -395,7 +379,7 @@ int query_print(sqlite3 *db, const char *sql, enum query_format fmt, FILE *out,
 			for (int i = 0; i < nc; i++) {
 				if (i)
 					fputs(", ", out);
-				json_string(out, sqlite3_column_name(st, i));
+				json_str(out, sqlite3_column_name(st, i));
 				fputs(": ", out);
 				int ty = sqlite3_column_type(st, i);
 				if (ty == SQLITE_NULL)
@@ -405,7 +389,7 @@ int query_print(sqlite3 *db, const char *sql, enum query_format fmt, FILE *out,
 				else if (ty == SQLITE_FLOAT)
 					fprintf(out, "%.15g", sqlite3_column_double(st, i));
 				else
-					json_string(out, (const char *)sqlite3_column_text(st, i));
+					json_str(out, (const char *)sqlite3_column_text(st, i));
 			}
 			fputc('}', out);
 		} else if (fmt == QUERY_HTML) {

@@ -12,6 +12,7 @@
  * unusable index mm/vmstat.c's (permille, printed with 3 decimals).
  */
 #include "metrics.h"
+#include "json.h"
 #include "rec.h"
 #include "slob.h"
 #include "strtab.h"
@@ -810,22 +811,6 @@ void metrics_print_table(const struct metrics *m, const struct policy *p, FILE *
 	for (int o = 0; o < POLICY_MAX_ORDER; o++)
 		fprintf(out, " %u.%03u", pg.unusable[o] / 1000, pg.unusable[o] % 1000);
 	fprintf(out, "\n\n");
-}
-
-/* A JSON string (cache names come from the trace). */
-static void json_str(FILE *out, const char *str)
-{
-	fputc('"', out);
-	for (; *str; str++) {
-		unsigned char c = (unsigned char)*str;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
 }
 
 static void json_ratio(FILE *out, const char *key, double r)

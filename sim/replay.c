@@ -9,6 +9,7 @@
  * holds exactly at every sample (tests assert it).
  */
 #include "sim.h"
+#include "json.h"
 #include "evq.h"
 #include "layout.h"
 #include "metrics.h"
@@ -1328,21 +1329,6 @@ static int cmp_pages_desc(const void *a, const void *b)
 	if (x->pages != y->pages)
 		return x->pages < y->pages ? 1 : -1;
 	return strcmp(x->cache, y->cache);
-}
-
-static void json_str(FILE *out, const char *str)
-{
-	fputc('"', out);
-	for (; *str; str++) {
-		unsigned char c = (unsigned char)*str;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
 }
 
 void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *trace_path_str,

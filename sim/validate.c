@@ -1,6 +1,7 @@
 /* validate.c - captures against the model: configuration from a capture's
  * metadata, `slabsim validate`, and replay's phase summary (validate.h). */
 #include "validate.h"
+#include "json.h"
 #include "layout.h"
 #include "rec.h"
 #include "trace.h"
@@ -161,21 +162,6 @@ static const struct capture_attrs_row *attrs_root(const struct capture_attrs *a,
 	if (r && r->link_target)
 		r = attrs_find(a, r->link_target);
 	return r;
-}
-
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
 }
 
 /* ---- phase summary ---- */
