@@ -1532,27 +1532,21 @@ int sim_write_slabinfo(const struct sim *s, FILE *out)
 int sim_define_cache(struct sim *s, const struct policy_cache_spec *spec, uint64_t *bytes_req,
 		     uint64_t *bytes_alloc, struct err *e)
 {
-	uint32_t nid, c;
+	uint32_t c;
 	uint64_t v;
 	int rc;
-	if ((rc = strtab_intern(&s->names, spec->name, &nid)))
-		return err_set(e, rc, "out of memory");
-	if (u64map_get(&s->name_cache, nid, NULL))
-		return err_set(e, SLABSIM_EUSAGE, "cache %s is defined twice", spec->name);
-	uint32_t n = s->p->ops->nr_caches(s->p);
-	for (uint32_t i = 0; i < n; i++) {
+	if (sim_find_cache(s, spec->name, &c)) {
 		struct policy_cache_info ci;
-		s->p->ops->cache_info(s->p, i, &ci);
-		if (strcmp(ci.name, spec->name) == 0)
+		s->p->ops->cache_info(s->p, c, &ci);
+		if (ci.kmalloc)
 			return err_set(e, SLABSIM_EUSAGE,
 				       "expected a cache name the model does not have, got %s (for "
 				       "kmalloc caches use target = kmalloc)",
 				       spec->name);
+		return err_set(e, SLABSIM_EUSAGE, "cache %s is defined twice", spec->name);
 	}
-	if ((rc = s->p->ops->cache_create(s->p, spec, &c, e)))
+	if ((rc = sim_ensure_cache(s, spec, &c, e)))
 		return rc;
-	if (u64map_put(&s->name_cache, nid, c) || grow_acct(s, s->p->ops->nr_caches(s->p)))
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	struct policy_cache_info ci;
 	s->p->ops->cache_info(s->p, c, &ci);
 	/* SLOB keeps no geometry for caches: the kernel traces the object size */
