@@ -202,7 +202,7 @@ void usage_synth(FILE *f)
 		"  --seed S              seed of the generator (default: the spec's, else 1)\n"
 		"  --duration T          virtual time to generate, e.g. 60s, 250ms, 2h\n"
 		"                        (default: the spec's)\n"
-		"  -o, --output FILE     write here (default stdout)\n"
+		"  -o, --output FILE     write here (default, or FILE '-': stdout)\n"
 		"  --stats               print the generator's counts on stderr at the end\n"
 		"                        (events, peak pending frees, peak queue bytes)\n"
 		"  -h, --help            this help\n"
@@ -238,7 +238,7 @@ int cmd_synth(int argc, char **argv)
 			usage_synth(stdout);
 			return 0;
 		case 'o':
-			output = optarg;
+			output = strcmp(optarg, "-") ? optarg : NULL; /* "-": stdout */
 			break;
 		case OPT_WORKLOAD:
 			spec = optarg;

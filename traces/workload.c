@@ -4,6 +4,7 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +40,14 @@ static int bad(struct parser *ps, const char *what, const char *got)
 {
 	return err_at(ps->e, SLABSIM_EINPUT, ps->name, ps->line, "expected %s, got '%s'", what,
 		      got);
+}
+
+/* A stream's CPU at or above the workload's cpus: name both numbers. */
+static int bad_cpu(struct parser *ps, uint32_t cpus, const char *got)
+{
+	char what[64];
+	(void)snprintf(what, sizeof(what), "a CPU below the workload's cpus (%" PRIu32 ")", cpus);
+	return bad(ps, what, got);
 }
 
 static int oom(struct parser *ps)
@@ -988,11 +997,16 @@ static int finish(struct parser *ps)
 			return bad(ps, "size in this kmalloc [stream] section", "nothing");
 		}
 		ps->line = st->cpu.line;
-		if (st->cpu.kind == WL_CPU_FIXED && st->cpu.cpu >= w->cpus)
-			return bad(ps, "a CPU below the workload's cpus", "a larger CPU");
+		char got[32];
+		if (st->cpu.kind == WL_CPU_FIXED && st->cpu.cpu >= w->cpus) {
+			(void)snprintf(got, sizeof(got), "%" PRIu32, st->cpu.cpu);
+			return bad_cpu(ps, w->cpus, got);
+		}
 		for (uint32_t j = 0; j < st->cpu.n; j++)
-			if (st->cpu.cpus[j] >= w->cpus)
-				return bad(ps, "CPUs below the workload's cpus", "a larger CPU");
+			if (st->cpu.cpus[j] >= w->cpus) {
+				(void)snprintf(got, sizeof(got), "%" PRIu32, st->cpu.cpus[j]);
+				return bad_cpu(ps, w->cpus, got);
+			}
 		if (!st->phases_text) {
 			st->phase_mask = UINT64_MAX;
 		} else {

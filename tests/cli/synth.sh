@@ -20,6 +20,9 @@ tap_is "synth exits 0" "$?" 0
 "$bin" synth --workload "$wl/netbuf.wl" --duration 200ms --seed 5 > b.trace
 if cmp -s a.trace b.trace; then tap_ok "same spec and seed: identical bytes (-o and stdout)"
 else tap_not_ok "same spec and seed: identical bytes (-o and stdout)"; fi
+"$bin" synth --workload "$wl/netbuf.wl" --duration 200ms --seed 5 -o - > d.trace
+if cmp -s a.trace d.trace && [ ! -e ./- ]; then tap_ok "-o - writes stdout (no file named -)"
+else tap_not_ok "-o - writes stdout (no file named -)"; fi
 "$bin" synth --workload "$wl/netbuf.wl" --duration 200ms --seed 6 > c.trace
 if cmp -s a.trace c.trace; then tap_not_ok "another seed: other bytes"
 else tap_ok "another seed: other bytes"; fi

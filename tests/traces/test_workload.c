@@ -453,7 +453,10 @@ static void test_errors(void)
 		 "t.wl:6: expected phase names defined by [phase NAME], got 'x'"},
 		{"[stream a]\ntarget = kmalloc\nsize = fixed 8\nlifetime = forever\narrival = "
 		 "poisson 1\ncpu = 5\n",
-		 "t.wl:6: expected a CPU below the workload's cpus"},
+		 "t.wl:6: expected a CPU below the workload's cpus (2), got '5'"},
+		{"[workload]\ncpus = 4\n[stream a]\ntarget = kmalloc\nsize = fixed 8\nlifetime = "
+		 "forever\narrival = poisson 1\ncpu = 0:1,6:1\n",
+		 "t.wl:8: expected a CPU below the workload's cpus (4), got '6'"},
 		{"[stream a]\nlifetime = exponential 10\n",
 		 "t.wl:2: expected exponential MEAN with a time MEAN > 0"},
 		{"[stream a]\narrival = poisson -1\n", "t.wl:2: expected poisson RATE"},
