@@ -206,11 +206,11 @@ static int event_site(struct sim *s, const struct trace_event *ev, uint32_t *id)
 	return 0;
 }
 
-/* Start reading src: forget the ids of another id space. */
+/* Start reading src: forget the ids of the source read before, even at the
+ * same address (a prefetch freed after the name pass and the replay's new
+ * one may share it while numbering call sites differently). */
 static void use_ids_of(struct sim *s, const struct sim_source *src)
 {
-	if (src->id_space == s->ids_of)
-		return;
 	s->ids_of = src->id_space;
 	if (s->site_map)
 		memset(s->site_map, 0, (size_t)s->site_map_cap * sizeof(*s->site_map));
@@ -1155,6 +1155,7 @@ void sim_source_prefetch(struct sim_source *src, struct trace_prefetch *p, const
 		.progress = source_prefetch_progress,
 		.stats = source_prefetch_stats,
 		.name = name,
+		.id_space = p, /* the producer interns call sites */
 	};
 }
 

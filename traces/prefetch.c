@@ -2,6 +2,7 @@
  * consumer; see prefetch.h. Blocks go round a ring of NBLK under one mutex:
  * the lock is taken once per block, not per event. */
 #include "prefetch.h"
+#include "strtab.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -33,6 +34,9 @@ struct trace_prefetch {
 	unsigned head, tail; /* blocks taken / published; tail - head <= NBLK */
 	bool stop;
 	struct blk *blk;
+	/* producer side: call-site strings interned here, so the consumer maps
+	 * ids instead of hashing strings (sim_source.id_space) */
+	struct strtab sites;
 	/* consumer side */
 	struct blk *cur;
 	uint32_t pos;
@@ -78,6 +82,12 @@ static void fill(struct trace_prefetch *p, struct blk *b)
 		rc = trace_next(p->r, ev, &b->err);
 		if (rc != 1)
 			break;
+		uint32_t sid;
+		if (strtab_intern(&p->sites, ev->call_site ? ev->call_site : "", &sid)) {
+			rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+		ev->site_id = sid + 1;
 		if (put_str(b, ev->call_site, &b->site[b->n]) ||
 		    put_str(b, ev->name, &b->name[b->n]) || put_str(b, ev->text, &b->text[b->n])) {
 			rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
@@ -120,6 +130,7 @@ int trace_prefetch_open(struct trace_reader *r, struct trace_prefetch **out, str
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
 	p->r = r;
+	strtab_init(&p->sites);
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	if (pthread_create(&p->thread, NULL, producer, p)) {
@@ -206,5 +217,6 @@ void trace_prefetch_close(struct trace_prefetch *p)
 		for (int i = 0; i < NBLK; i++)
 			free(p->blk[i].arena);
 	free(p->blk);
+	strtab_fini(&p->sites);
 	free(p);
 }

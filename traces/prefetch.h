@@ -5,7 +5,9 @@
  * fills blocks of events (their strings copied into the block), the consumer
  * takes them in order. The events, their order and the line counts are
  * exactly those of trace_next() on the same reader; memory is a few blocks,
- * never the trace.
+ * never the trace. The producer also interns call sites: events carry
+ * site_id (trace.h), equal within one prefetch, so a consumer may map ids
+ * (sim_source.id_space) instead of hashing the call-site strings.
  */
 #ifndef SLABSIM_PREFETCH_H
 #define SLABSIM_PREFETCH_H
