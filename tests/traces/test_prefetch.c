@@ -25,6 +25,29 @@ static bool ev_eq(const struct trace_event *a, const struct trace_event *b)
 	       str_eq(a->text, b->text);
 }
 
+/* site_id: 1 + an id per distinct call-site string of one prefetch. */
+struct site_ids {
+	char *str[4096];
+	uint32_t n;
+};
+
+static bool site_id_ok(struct site_ids *t, const struct trace_event *y)
+{
+	const char *cs = y->call_site ? y->call_site : "";
+	uint32_t id = y->site_id;
+	if (id == 0 || id > 4096)
+		return false;
+	if (id <= t->n)
+		return strcmp(t->str[id - 1], cs) == 0; /* equal ids: equal strings */
+	for (uint32_t i = 0; i < t->n; i++)
+		if (strcmp(t->str[i], cs) == 0)
+			return false; /* a string seen before got a new id */
+	if (id != t->n + 1)
+		return false; /* ids are handed out in order */
+	t->str[t->n++] = strdup(cs);
+	return true;
+}
+
 /* Compare both readers over path; returns the number of events, or -1. */
 static long compare(const char *path, bool strict, int *end_rc, char *msg, size_t msgn)
 {
@@ -40,6 +63,7 @@ static long compare(const char *path, bool strict, int *end_rc, char *msg, size_
 		return -1;
 	bool same = true;
 	int r1, r2;
+	struct site_ids ids = {.n = 0};
 	for (;;) {
 		struct trace_event x, y;
 		r1 = trace_next(a, &x, &e1);
@@ -50,7 +74,7 @@ static long compare(const char *path, bool strict, int *end_rc, char *msg, size_
 		}
 		if (r1 != 1)
 			break;
-		same &= ev_eq(&x, &y);
+		same &= ev_eq(&x, &y) && site_id_ok(&ids, &y);
 		n++;
 	}
 	if (r1 < 0)
@@ -67,6 +91,8 @@ static long compare(const char *path, bool strict, int *end_rc, char *msg, size_
 	trace_prefetch_close(p);
 	trace_close(a);
 	trace_close(b);
+	for (uint32_t i = 0; i < ids.n; i++)
+		free(ids.str[i]);
 	return same ? n : -1;
 }
 
