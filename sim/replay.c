@@ -428,9 +428,19 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 	if ((rc = strtab_intern(&s->names, name, &nid)))
 		return err_set(e, rc, "out of memory");
 	uint64_t cid;
+	uint32_t c;
 	if (u64map_get(&s->name_cache, nid, &cid)) {
 		*id = (uint32_t)cid;
 		return ev->name ? 0 : u64map_put(&s->cache_by_key, key, cid);
+	}
+	if (sim_find_cache(s, name, &c)) {
+		/* a kmem_cache_alloc naming a kmalloc cache (kmalloc-64): the
+		 * policy's own, not a second cache of that name */
+		if (u64map_put(&s->name_cache, nid, c) ||
+		    (!ev->name && u64map_put(&s->cache_by_key, key, c)))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		*id = c;
+		return 0;
 	}
 	struct policy_cache_spec spec = {.name = name, .no_merge = true};
 	if (!infer_spec(s, (uint32_t)osz, (uint32_t)slot, &spec)) {
@@ -438,7 +448,6 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 		spec.object_size = (uint32_t)(slot >= osz ? slot : osz);
 		spec.align = 8;
 	}
-	uint32_t c;
 	rc = s->p->ops->cache_create(s->p, &spec, &c, e);
 	if (rc == SLABSIM_EUSAGE) {
 		/* The trace's sizes make the cache impossible under this model

@@ -269,4 +269,18 @@ tap_is "(f) signal_cache: one live object, no negative rounding" \
 	"$(fields "$(cache_line signal_cache)" live_objects live_req_bytes rounding layout)" \
 	"live_objects=1 live_req_bytes=1152 rounding=0 layout=0"
 
+# ---- (g) a kmem_cache_alloc naming a kmalloc cache -------------------------
+
+replay "(g) named kmalloc cache" dyn-g-named-kmalloc.trace --no-db --kernel 6.1
+# kmem_cache_alloc name=kmalloc-64 (64 bytes), a kmalloc of 60 bytes (into
+# kmalloc-64), then the free of the first: both used the policy's kmalloc-64,
+# so there is one kmalloc-64 cache holding the kmalloc's object: 1 live
+# object of 60 requested bytes, rounding 64 - 60 = 4, one slab of one page.
+# (A second cache of that name was made before the fix.)
+tap_is "(g) one kmalloc-64 cache in the summary" "$(cache_line kmalloc-64 | wc -l)" 1
+tap_is "(g) one kmalloc-64 line in slabinfo" "$(grep -c '^kmalloc-64 ' "$tmp/slabinfo")" 1
+tap_is "(g) it holds the kmalloc's object" \
+	"$(fields "$(cache_line kmalloc-64)" live_objects live_req_bytes rounding pages)" \
+	"live_objects=1 live_req_bytes=60 rounding=4 pages=1"
+
 tap_done
