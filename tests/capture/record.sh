@@ -184,6 +184,7 @@ tap_is "capture-info.txt" "$(grep -v -e '^date=' -e '^kernel=' -e '^duration_s='
 version=1
 events=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free
 buffer_size_kb=4096
+read=trace
 hash_ptr=off
 trace_clock=local
 command=sh $tmp/play.sh
@@ -222,6 +223,31 @@ for f in blank1 blank2 named gfp; do
 done
 tap_is "cap_blank_names: an empty name= at the end or before a space, not a named free, not gfp_flags" \
 	"$r" " blank1:blank blank2:blank named:ok gfp:ok"
+
+# ---- --stream: trace_pipe read while recording, the unread rest appended ----
+# The fake trace_pipe is a file holding ev1 (what the reader consumed; cat
+# ends at its end, as a reader stopped after the drain); the command appends
+# ev2 to the trace file (what stayed in the buffer, unread).
+mk_fake p
+T=$tmp/p/tracefs
+printf '%s\n' "$ev1" >"$T/trace_pipe"
+cat >pplay.sh <<EOF
+printf '%s\n' '$ev2' >>"$T/trace"
+EOF
+run p -o capp -z 0 -S -- sh "$tmp/pplay.sh"
+tap_is "--stream: exit 0" "$rc" "0"
+tap_is "--stream: trace.txt is a header, what trace_pipe gave, then the unread rest" \
+	"$(cat capp/trace.txt)" "# tracer: nop
+# slabsim record: read through trace_pipe while recording
+$ev1
+$ev2"
+tap_is "--stream: read=trace_pipe in capture-info.txt" "$(grep '^read=' capp/capture-info.txt)" \
+	"read=trace_pipe"
+tap_is "--stream: state put back" "$(state p)" "on=1 buf=1408 hash=1 en=0010"
+mk_fake q
+run q -o capq -z 0 --stream -d 1
+tap_is "--stream without trace_pipe: exit 3, named" "$rc $(err)" \
+	"3 record: no readable $tmp/q/tracefs/trace_pipe for --stream"
 
 # ---- snapshots ----
 # The command waits (at most 60 s) for the second snapshot: no timing is asserted.
