@@ -165,6 +165,10 @@ struct policy_cache_info {
 	uint64_t cpu_slabs;	  /* cpu slabs + per-CPU partial slabs */
 	uint64_t slabs_allocated; /* slabs taken from the page allocator so far */
 	uint64_t slabs_freed;	  /* slabs given back so far */
+	uint64_t free_slabs;	  /* SLAB: slabs on slabs_free (slabinfo active_slabs =
+				     nr_slabs - free_slabs); 0 elsewhere */
+	uint64_t shared_avail;	  /* SLAB: objects in the node's shared array
+				     (slabinfo sharedavail); 0 elsewhere */
 	/* Waste the policy alone knows (the engine derives the rest from the
 	 * objects it handed out; see the identity at the top of this file): */
 	uint64_t tail_bytes;	 /* bytes of this cache's pages outside any slot (slab

@@ -997,6 +997,8 @@ static void slab_cache_info(const struct policy *p, uint32_t id, struct policy_c
 	out->cpu_slabs = 0;
 	out->slabs_allocated = k->slabs_allocated;
 	out->slabs_freed = k->slabs_freed;
+	out->free_slabs = k->lists[L_FREE].nr;
+	out->shared_avail = k->shared.avail;
 	out->tail_bytes = n * (slab_bytes(k) - (uint64_t)k->g.objs_per_slab * k->g.size);
 	out->internal_bytes = k->internal * k->g.size;
 }

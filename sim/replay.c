@@ -1515,9 +1515,13 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 
 int sim_write_slabinfo(const struct sim *s, FILE *out)
 {
-	/* version 2.1 as mm/slab_common.c prints it; SLUB's tunables are 0 and
-	 * active_objs excludes only free objects on node-partial slabs. Root
-	 * caches, newest first (slab_root_caches is a stack). */
+	/* version 2.1 as mm/slab_common.c prints it. SLUB: tunables 0 and
+	 * active_objs excludes only free objects on node-partial slabs. SLAB
+	 * (get_slabinfo): active_objs excludes the free slots on the node's
+	 * lists (objects in the arrays count as active), active_slabs excludes
+	 * slabs_free, the tunables are limit, batchcount and the shared factor,
+	 * sharedavail the shared array's objects. Root caches, newest first
+	 * (slab_root_caches is a stack). */
 	fprintf(out, "slabinfo - version: 2.1\n");
 	fprintf(out, "# name            <active_objs> <num_objs> <objsize> <objperslab> "
 		     "<pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata "
@@ -1532,7 +1536,9 @@ int sim_write_slabinfo(const struct sim *s, FILE *out)
 			"%-17s %6" PRIu64 " %6" PRIu64 " %6u %4u %4d : tunables %4u %4u %4u : "
 			"slabdata %6" PRIu64 " %6" PRIu64 " %6u\n",
 			ci.name, ci.total_objects - ci.free_in_partial, ci.total_objects, ci.g.size,
-			ci.g.objs_per_slab, 1 << ci.g.order, 0, 0, 0, ci.nr_slabs, ci.nr_slabs, 0);
+			ci.g.objs_per_slab, 1 << ci.g.order, ci.g.limit, ci.g.batchcount,
+			ci.g.shared, ci.nr_slabs - ci.free_slabs, ci.nr_slabs,
+			(unsigned)ci.shared_avail);
 	}
 	return ferror(out) ? SLABSIM_EIO : 0;
 }

@@ -153,4 +153,42 @@ tap_is "(b) slabinfo kmalloc-32" "$(slabinfo kmalloc-32)" \
 tap_is "(b) no misaligned kmalloc (every SLAB kmalloc cache is HWCACHE aligned)" \
 	"$(fields "$(totals_line)" align_violations)" "align_violations=0"
 
+# ---- (c) slabinfo's tunables and slabdata columns (get_slabinfo) -----------------
+
+# slabdata NAME: the tunables and slabdata columns of NAME's slabinfo row.
+slabdata() {
+	awk -v n="$1" '$1 == n { printf "active_objs=%s limit=%s batchcount=%s shared=%s active_slabs=%s num_slabs=%s sharedavail=%s\n", $2, $9, $10, $11, $14, $15, $16 }' \
+		"$tmp/slabinfo"
+}
+# The burst of (a), 1 CPU: limit 120, batchcount 60, and no shared array
+# (enable_cpucache gives the shared factor 8 only with more than one
+# possible CPU). The one slab holds the array's 64 objects: in use from the
+# slab's side, so it is not on slabs_free: active_slabs 1.
+replay "(c) the burst, 1 CPU" "$tmp/burst.trace" --no-db --kernel 5.4 --nr-cpus 1
+tap_is "(c) 1 CPU: tunables 120 60 0, slabdata 1 1 0" "$(slabdata kmalloc-64)" \
+	"active_objs=64 limit=120 batchcount=60 shared=0 active_slabs=1 num_slabs=1 sharedavail=0"
+# (a') with 2 CPUs, cut at the 17 s marker: CPU 0 gave the last object back
+# to the slab at 15.816 (it is on slabs_free), the node part that drains it
+# runs at 19.804. So the slab is counted but not active: active_slabs 0 of
+# 1, active_objs 64 - 64 free = 0; shared factor 8.
+awk '{ print } /s2b 16 s later/ { exit }' "$tmp/reap17.trace" > "$tmp/cut17.trace"
+replay "(c) 2 CPUs, cut at 17 s" "$tmp/cut17.trace" --no-db --kernel 5.4
+tap_is "(c) a free slab: active_slabs 0 of 1, tunables 120 60 8" "$(slabdata kmalloc-64)" \
+	"active_objs=0 limit=120 batchcount=60 shared=8 active_slabs=0 num_slabs=1 sharedavail=0"
+# 121 kmalloc(64) then 121 kfree on CPU 0 (2 CPUs): the 121st free finds
+# CPU 0's array full (avail = limit = 120); cache_flusharray moves
+# batchcount = 60 objects to the shared array (limit 8 * 60 = 480, room for
+# all 60): sharedavail 60.
+awk 'BEGIN {
+	print "# tracer: nop"
+	for (i = 0; i < 121; i++)
+		printf "            init-1       [000] .....     1.%06d: kmalloc: call_site=f+0x1/0x2 ptr=%016x bytes_req=64 bytes_alloc=64 gfp_flags=GFP_KERNEL node=-1 accounted=false\n", i, 4096 + i
+	for (i = 0; i < 121; i++)
+		printf "            init-1       [000] .....     1.%06d: kfree: call_site=g+0x1/0x2 ptr=%016x\n", 500 + i, 4096 + i
+}' > "$tmp/flush.trace"
+replay "(c) 121 frees on one CPU" "$tmp/flush.trace" --no-db --kernel 5.4
+tap_is "(c) the array flushed 60 objects into the shared array" \
+	"$(slabdata kmalloc-64 | sed 's/.*shared=/shared=/; s/ active_slabs=[0-9]* num_slabs=[0-9]*//')" \
+	"shared=8 sharedavail=60"
+
 tap_done
