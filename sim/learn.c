@@ -68,7 +68,15 @@ static int vec_push(struct vec *a, struct cand c)
 	return 0;
 }
 
+/* Threads tell the waiting caller when they end. */
+struct pass {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned finished;
+};
+
 struct range {
+	struct pass *pass;
 	const char *path;
 	const struct trace_opts *opts;
 	uint64_t start, end;
@@ -80,7 +88,6 @@ struct range {
 	struct vec cands;      /* first naming frees of local keys */
 	struct vec touches;    /* frees of pointers not allocated before in the range */
 	_Atomic uint64_t done; /* bytes read so far, for the progress bar */
-	_Atomic bool finished;
 	int rc;
 	struct err e;
 };
@@ -155,7 +162,10 @@ static void *range_main(void *arg)
 	trace_close(g->r);
 	g->r = NULL;
 	atomic_store_explicit(&g->done, g->end - g->start, memory_order_relaxed);
-	atomic_store_explicit(&g->finished, true, memory_order_release);
+	pthread_mutex_lock(&g->pass->mu);
+	g->pass->finished++;
+	pthread_cond_signal(&g->pass->cv);
+	pthread_mutex_unlock(&g->pass->mu);
 	return NULL;
 }
 
@@ -258,20 +268,23 @@ static void draw(const struct range *g, unsigned n, uint64_t total, bool final)
 	fflush(stderr);
 }
 
-static void wait_all(struct range *g, unsigned n, uint64_t total, bool progress)
+/* Until every range is read, drawing the bar every 0.1 s. */
+static void wait_all(struct pass *p, struct range *g, unsigned n, uint64_t total)
 {
-	for (;;) {
-		unsigned left = 0;
-		for (unsigned i = 0; i < n; i++)
-			left += !atomic_load_explicit(&g[i].finished, memory_order_acquire);
-		if (!left)
-			break;
-		if (progress)
-			draw(g, n, total, false);
-		nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+	pthread_mutex_lock(&p->mu);
+	while (p->finished < n) {
+		struct timespec t;
+		draw(g, n, total, false);
+		clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_nsec += 100 * 1000 * 1000;
+		if (t.tv_nsec >= 1000 * 1000 * 1000) {
+			t.tv_sec++;
+			t.tv_nsec -= 1000 * 1000 * 1000;
+		}
+		pthread_cond_timedwait(&p->cv, &p->mu, &t);
 	}
-	if (progress)
-		draw(g, n, total, true);
+	pthread_mutex_unlock(&p->mu);
+	draw(g, n, total, true);
 }
 
 int learn_names_file(struct sim *s, const char *path, const struct trace_opts *opts,
@@ -308,7 +321,11 @@ int learn_names_file(struct sim *s, const char *path, const struct trace_opts *o
 		free(started);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
+	struct pass pass = {.finished = 0};
+	pthread_mutex_init(&pass.mu, NULL);
+	pthread_cond_init(&pass.cv, NULL);
 	for (unsigned i = 0; i < n; i++) {
+		g[i].pass = &pass;
 		g[i].path = path;
 		g[i].opts = opts;
 		g[i].start = size / n * i;
@@ -326,7 +343,8 @@ int learn_names_file(struct sim *s, const char *path, const struct trace_opts *o
 	for (unsigned i = 0; i < n; i++)
 		if (!started[i])
 			range_main(&g[i]);
-	wait_all(g, n, size, progress);
+	if (progress)
+		wait_all(&pass, g, n, size);
 	for (unsigned i = 0; i < n; i++)
 		if (started[i])
 			pthread_join(tid[i], NULL);
@@ -357,6 +375,8 @@ int learn_names_file(struct sim *s, const char *path, const struct trace_opts *o
 	free(g);
 	free(tid);
 	free(started);
+	pthread_mutex_destroy(&pass.mu);
+	pthread_cond_destroy(&pass.cv);
 	*done = !rc && !serial;
 	return rc;
 }

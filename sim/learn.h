@@ -31,7 +31,9 @@ unsigned learn_default_threads(void);
  * default count, and only for files of at least LEARN_MIN_BYTES). Sets
  * *done false, having read nothing, when the pass is for the serial path:
  * stdin, a compressed or not regular file, one thread, a file of fewer
- * bytes than threads. progress draws a bar on stderr. Errors: those of
+ * bytes than threads. opts is meant to be lax (a strict error would give a
+ * line number counted from its range's start). progress draws a bar on
+ * stderr. Errors: those of
  * trace_open and trace_next (the first range's first), SLABSIM_ENOMEM,
  * SLABSIM_EIO (no thread could be started). */
 int learn_names_file(struct sim *s, const char *path, const struct trace_opts *opts,
