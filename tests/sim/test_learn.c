@@ -5,7 +5,9 @@
  * pointers cross range boundaries, are reallocated in a later range, freed
  * several ranges later and named differently in different ranges. A hand
  * trace also checks the learned names against ones derived by hand, and
- * trace_open_range against the lines awk-style counting gives.
+ * trace_open_range's ranges against the line and event counts of the
+ * constructed files (also with a line longer than the reader's buffer cut
+ * by range boundaries).
  */
 #include "check.h"
 #include "learn.h"
@@ -181,6 +183,28 @@ static void filler(FILE *f, unsigned k)
 	}
 }
 
+/* Lines in n ranges of path, each read by trace_open_range. */
+static uint64_t range_lines(const char *path, uint64_t size, unsigned n, uint64_t *events)
+{
+	uint64_t lines = 0;
+	*events = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct trace_reader *r;
+		struct trace_event ev;
+		struct err e;
+		uint64_t a = size / n * i, b = i + 1 < n ? size / n * (i + 1) : size;
+		if (trace_open_range(path, NULL, a, b, &r, &e)) {
+			printf("Bail out! trace_open_range: %s\n", e.msg);
+			exit(1);
+		}
+		while (trace_next(r, &ev, &e) == 1)
+			++*events;
+		lines += trace_stats(r)->lines;
+		trace_close(r);
+	}
+	return lines;
+}
+
 /* Every event spaced by filler so that 2..7 ranges cut between them. */
 static void hand_trace(void)
 {
@@ -254,26 +278,45 @@ static void hand_trace(void)
 		fclose(g);
 	}
 	for (unsigned n = 1; n <= 9; n++) {
-		uint64_t lines = 0, events = 0;
-		for (unsigned i = 0; i < n; i++) {
-			struct trace_reader *r;
-			struct trace_event ev;
-			struct err e;
-			uint64_t a = size / n * i, b = i + 1 < n ? size / n * (i + 1) : size;
-			if (trace_open_range(path, NULL, a, b, &r, &e)) {
-				printf("Bail out! trace_open_range: %s\n", e.msg);
-				exit(1);
-			}
-			while (trace_next(r, &ev, &e) == 1)
-				events++;
-			lines += trace_stats(r)->lines;
-			trace_close(r);
-		}
+		uint64_t events, lines = range_lines(path, size, n, &events);
 		char name[96];
 		snprintf(name, sizeof(name), "hand trace in %u ranges: every line once", n);
 		CHECK_EQ_U64(name, lines, 22 + 9 * 9 + 4);
 		snprintf(name, sizeof(name), "hand trace in %u ranges: every event once", n);
 		CHECK_EQ_U64(name, events, 22 + 9 * 3 + 2);
+	}
+}
+
+/* A line longer than the reader keeps (1 MiB) between two halves of the
+ * hand trace's kind of events: cut anywhere, it is still one line. */
+static void long_line_trace(void)
+{
+	char path[256];
+	FILE *f = create("long.trace", path, sizeof(path));
+	for (unsigned i = 0; i < 40; i++) {
+		alloc(f, i % 2 ? "site_x+0x1/0x10" : "site_y+0x1/0x10", 0x100 + 8 * i, 32, 32);
+		if (i % 3 == 0)
+			cfree(f, 0x100 + 8 * (i / 2), i % 2 ? "x-cache" : "y-cache");
+	}
+	for (unsigned i = 0; i < 1536 * 1024; i++)
+		fputc('a' + i % 26, f);
+	fputc('\n', f);
+	for (unsigned i = 0; i < 40; i++) {
+		cfree(f, 0x100 + 8 * i, i % 4 ? "late-cache" : NULL);
+		alloc(f, "site_z+0x1/0x10", 0x900 + 8 * i, 64, 64);
+	}
+	cfree(f, 0x900, "z-cache");
+	uint64_t size = (uint64_t)ftell(f);
+	fclose(f);
+	free(compare_all(path, "long-line trace"));
+	/* by construction: 40 + 14 + 1 + 80 + 1 lines, all but one events */
+	for (unsigned n = 1; n <= 9; n++) {
+		uint64_t events, lines = range_lines(path, size, n, &events);
+		char name[96];
+		snprintf(name, sizeof(name), "long-line trace in %u ranges: every line once", n);
+		CHECK_EQ_U64(name, lines, 40 + 14 + 1 + 80 + 1);
+		snprintf(name, sizeof(name), "long-line trace in %u ranges: every event once", n);
+		CHECK_EQ_U64(name, events, 40 + 14 + 80 + 1);
 	}
 }
 
@@ -356,6 +399,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	hand_trace();
+	long_line_trace();
 	for (unsigned long seed = 1; seed <= 6; seed++)
 		random_trace(seed, 400 + 700 * (unsigned)seed);
 	for (int i = 1; i < argc; i++)
