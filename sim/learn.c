@@ -259,7 +259,8 @@ static void draw(const struct range *g, unsigned n, uint64_t total, bool final)
 	uint64_t done = 0;
 	for (unsigned i = 0; i < n; i++)
 		done += atomic_load_explicit(&g[i].done, memory_order_relaxed);
-	double frac = total ? (double)done / (double)total : 1.0;
+	/* ranges read a little past their end to finish their last line */
+	double frac = total && done < total ? (double)done / (double)total : 1.0;
 	int w = 30, fill = (int)(frac * w);
 	fprintf(stderr, "\r%-8s [%.*s%*s] %5.1f%%  %u threads ", "names", fill,
 		"##############################", w - fill, "", frac * 100, n);
