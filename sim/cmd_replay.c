@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "err.h"
 #include "layout.h"
+#include "learn.h"
 #include "metrics.h"
 #include "policy.h"
 #include "prefetch.h"
@@ -30,6 +31,7 @@ enum {
 	OPT_STRICT,
 	OPT_NO_NAME_PASS,
 	OPT_NO_PREFETCH,
+	OPT_NAME_THREADS,
 	OPT_CHECK,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
@@ -149,6 +151,10 @@ void usage_replay(FILE *f)
 		"  --strict              stop at the first malformed line (default: count and\n"
 		"                        skip it, and report the count)\n"
 		"  --no-name-pass        do not read the trace twice to learn cache names\n"
+		"  --name-threads N      read a plain trace file's name pass in N byte ranges\n"
+		"                        on N threads (1: one parser thread; default: the\n"
+		"                        online CPUs, at most %d, for files of 4 MiB or more;\n"
+		"                        same results either way)\n"
 		"  --no-prefetch         parse on the replay thread (default: a second thread\n"
 		"                        parses ahead; same results, one core)\n"
 		"  --phase-summary       print, per phase between markers, the change of slab\n"
@@ -190,7 +196,7 @@ void usage_replay(FILE *f)
 		"Anomalies of real traces (frees of pointers allocated before tracing began,\n"
 		"allocations at live addresses, kfree(NULL), lost events) are counted and\n"
 		"reported, never fatal.\n\n%s",
-		METRICS_MEM_MIB_DEFAULT, cli_exit_codes_help);
+		LEARN_MAX_THREADS, METRICS_MEM_MIB_DEFAULT, cli_exit_codes_help);
 }
 
 /* The replay reads the trace through a parser thread unless told not to. */
@@ -220,6 +226,7 @@ int cmd_replay(int argc, char **argv)
 		{"strict", no_argument, NULL, OPT_STRICT},
 		{"no-name-pass", no_argument, NULL, OPT_NO_NAME_PASS},
 		{"no-prefetch", no_argument, NULL, OPT_NO_PREFETCH},
+		{"name-threads", required_argument, NULL, OPT_NAME_THREADS},
 		{"check", no_argument, NULL, OPT_CHECK},
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
@@ -246,6 +253,7 @@ int cmd_replay(int argc, char **argv)
 	struct cli_model m;
 	const char *db = "slabsim.db", *slabinfo = NULL, *sample_spec = "1000ev";
 	bool prefetch = true;
+	uint32_t name_threads = 0; /* 0: learn_names_file's default */
 	bool json = false, strict = false, name_pass = true, check = false, quiet = false;
 	bool sample_caches = true, phase_summary = false;
 	uint32_t given = 0;
@@ -326,6 +334,10 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case OPT_NO_PREFETCH:
 			prefetch = false;
+			break;
+		case OPT_NAME_THREADS:
+			if (cli_parse_u32("--name-threads", optarg, 1, 64, &name_threads))
+				return cli_bad_usage("replay");
 			break;
 		case OPT_CHECK:
 			check = true;
@@ -455,9 +467,11 @@ int cmd_replay(int argc, char **argv)
 					 .skip_fields = (1u << TRACE_EV_KMALLOC) |
 							(1u << TRACE_EV_KMALLOC_NODE)};
 		struct sim_source src;
-		if ((rc = trace_open(path, &lax, &tr, &e)) ||
-		    (rc = open_source(tr, prefetch, &pf, &src, &e)) ||
-		    (rc = sim_learn_names_source(s, &src, &e))) {
+		bool done = false;
+		if ((rc = learn_names_file(s, path, &lax, name_threads, so.progress, &done, &e)) ||
+		    (!done && ((rc = trace_open(path, &lax, &tr, &e)) ||
+			       (rc = open_source(tr, prefetch, &pf, &src, &e)) ||
+			       (rc = sim_learn_names_source(s, &src, &e))))) {
 			status = cli_fail(&e);
 			goto out;
 		}

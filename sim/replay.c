@@ -1743,3 +1743,52 @@ int sim_name_geometry(struct sim *s, uint32_t object_size, uint32_t slot_size, c
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	return 0;
 }
+
+/* ---- the name pass's steps, for a pass run elsewhere (sim/learn.c) ---- */
+
+int sim_learn_site(struct sim *s, const char *call_site, uint32_t *site)
+{
+	return intern_site(s, call_site, site);
+}
+
+int sim_learn_name(struct sim *s, uint32_t site, uint64_t bytes_req, uint64_t bytes_alloc,
+		   const char *name)
+{
+	uint64_t key = learn_key(site, bytes_req, bytes_alloc);
+	uint32_t nid;
+	if (u64map_get(&s->learned, key, NULL))
+		return 0; /* first name wins */
+	if (strtab_intern(&s->names, name, &nid) || u64map_put(&s->learned, key, (uint64_t)nid + 1))
+		return SLABSIM_ENOMEM;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+int sim_learned_dump(const struct sim *s, FILE *out)
+{
+	const uint64_t m = (1u << 23) - 1;
+	size_t n = u64map_len(&s->learned), pos = 0, i = 0;
+	uint64_t *keys = malloc((n ? n : 1) * sizeof(*keys)), key, val;
+	if (!keys)
+		return SLABSIM_ENOMEM;
+	for (uint32_t id = 0; id < s->sites.n; id++)
+		fprintf(out, "site %" PRIu32 " %s\n", id, strtab_str(&s->sites, id));
+	for (uint32_t id = 0; id < s->names.n; id++)
+		fprintf(out, "name %" PRIu32 " %s\n", id, strtab_str(&s->names, id));
+	while (u64map_next(&s->learned, &pos, &key, &val))
+		keys[i++] = key;
+	qsort(keys, n, sizeof(*keys), cmp_u64);
+	for (i = 0; i < n; i++) {
+		u64map_get(&s->learned, keys[i], &val);
+		fprintf(out, "learned %" PRIu64 " %" PRIu64 " %" PRIu64 " -> %" PRIu64 " %s\n",
+			keys[i] >> 46, (keys[i] >> 23) & m, keys[i] & m, val - 1,
+			strtab_str(&s->names, (uint32_t)(val - 1)));
+	}
+	free(keys);
+	return 0;
+}

@@ -101,6 +101,19 @@ void sim_source_prefetch(struct sim_source *src, struct trace_prefetch *p, const
 int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e);
 int sim_learn_names_source(struct sim *s, const struct sim_source *src, struct err *e);
 
+/* The name pass's two steps, for a pass that reads the trace elsewhere
+ * (sim/learn.c, in parallel): intern a call site as the pass does (same ids
+ * in the same order), and learn (site, bytes_req, bytes_alloc) -> name
+ * unless that key has a name already (first name wins). Errors:
+ * SLABSIM_ENOMEM. */
+int sim_learn_site(struct sim *s, const char *call_site, uint32_t *site);
+int sim_learn_name(struct sim *s, uint32_t site, uint64_t bytes_req, uint64_t bytes_alloc,
+		   const char *name);
+/* What a name pass left, for tests: the call sites and cache names by id,
+ * then every learned key (site, bytes_req, bytes_alloc -> name id, name) in
+ * key order. Errors: SLABSIM_ENOMEM. */
+int sim_learned_dump(const struct sim *s, FILE *out);
+
 /* Replay every event of r. With rec non-NULL, samples go to the open run of
  * rec as they are taken (rec_run_begin must have been called). Returns 0, or
  * the first input/model/IO error (samples already written stay in the open

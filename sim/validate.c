@@ -3,6 +3,7 @@
 #include "validate.h"
 #include "json.h"
 #include "layout.h"
+#include "learn.h"
 #include "rec.h"
 #include "trace.h"
 #include "vrec.h"
@@ -744,8 +745,11 @@ static int replay_pass(const struct val_opts *o, struct capture *c, struct rec *
 	if ((rc = sim_create(&so, &s, e)))
 		return rc;
 	struct trace_opts lax = {.strict = false};
+	bool learned = false;
 	if ((rc = setup_caches(s, c, notes ? o->notes : NULL, e)) ||
-	    (rc = trace_open(c->trace, &lax, &tr, e)) || (rc = sim_learn_names(s, tr, e)))
+	    (rc = learn_names_file(s, c->trace, &lax, 0, o->progress, &learned, e)) ||
+	    (!learned &&
+	     ((rc = trace_open(c->trace, &lax, &tr, e)) || (rc = sim_learn_names(s, tr, e)))))
 		goto fail;
 	trace_close(tr);
 	tr = NULL;

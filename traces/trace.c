@@ -63,6 +63,8 @@ struct trace_reader {
 	uint64_t line_no;
 	uint64_t bytes_read;
 	uint64_t size_bytes; /* st_size of a regular file, else 0 */
+	uint64_t base;	     /* file offset of the first byte read (trace_open_range) */
+	uint64_t limit;	     /* no line starting at or after this offset is read */
 	char *buf;	     /* TRACE_LINE_MAX + 1 bytes: room for a NUL after a full line */
 	size_t start, end;   /* unparsed bytes are buf[start, end) */
 	struct err fail;     /* sticky I/O error */
@@ -1023,6 +1025,7 @@ int trace_open(const char *path, const struct trace_opts *opts, struct trace_rea
 		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
 	r->fd = r->src_fd = r->err_fd = -1;
 	r->child = -1;
+	r->limit = UINT64_MAX;
 	r->strict = opts && opts->strict;
 	r->skip_fields = opts ? opts->skip_fields : 0;
 	len = strlen(path) + 1;
@@ -1095,6 +1098,9 @@ static int fill(struct trace_reader *r)
 static int next_line(struct trace_reader *r, char **line, size_t *len, bool *too_long)
 {
 	*too_long = false;
+	/* between lines, buf[start] is at this file offset */
+	if (r->base + r->bytes_read - (r->end - r->start) >= r->limit)
+		return 0;
 	for (;;) {
 		char *s = r->buf + r->start;
 		size_t avail = r->end - r->start;
@@ -1126,6 +1132,41 @@ static int next_line(struct trace_reader *r, char **line, size_t *len, bool *too
 		if (rc < 0)
 			return rc;
 	}
+}
+
+int trace_open_range(const char *path, const struct trace_opts *opts, uint64_t start, uint64_t end,
+		     struct trace_reader **out, struct err *e)
+{
+	struct trace_reader *r;
+	char *line;
+	size_t len;
+	bool too_long;
+	int rc;
+
+	*out = NULL;
+	if (strcmp(path, "-") == 0 || decompressor_for(path))
+		return err_set(e, SLABSIM_EUSAGE, "%s: byte ranges need a plain trace file", path);
+	if ((rc = trace_open(path, opts, &r, e)))
+		return rc;
+	r->limit = end;
+	if (start > 0) {
+		/* the line that starts at start is ours when byte start - 1
+		 * ends the line before; a line crossing start is not */
+		if (lseek(r->fd, (off_t)(start - 1), SEEK_SET) < 0) {
+			rc = err_at(e, SLABSIM_EIO, path, 0, "cannot seek: %s", strerror(errno));
+			trace_close(r);
+			return rc;
+		}
+		r->base = start - 1;
+		if (next_line(r, &line, &len, &too_long) < 0) {
+			if (e)
+				*e = r->fail;
+			trace_close(r);
+			return SLABSIM_EIO;
+		}
+	}
+	*out = r;
+	return 0;
 }
 
 static int malformed(struct trace_reader *r, const char *msg, struct err *e)

@@ -90,6 +90,15 @@ struct trace_reader;
 int trace_open(const char *path, const struct trace_opts *opts, struct trace_reader **out,
 	       struct err *e);
 
+/* Open the lines of a plain trace file that start at a byte offset in
+ * [start, end): the line crossing start belongs to the range before, the
+ * one crossing end to this one, so ranges that tile the file read every
+ * line exactly once. Line numbers count from the range's first line.
+ * Errors: SLABSIM_EUSAGE (stdin or a compressed path), SLABSIM_EIO,
+ * SLABSIM_ENOMEM. */
+int trace_open_range(const char *path, const struct trace_opts *opts, uint64_t start, uint64_t end,
+		     struct trace_reader **out, struct err *e);
+
 /* Read the next slab event into *ev. Returns 1 for an event, 0 at end of
  * input, or a negative code: SLABSIM_EINPUT for a malformed line in strict
  * mode (message "path:line: expected ..., got ..."), SLABSIM_EIO for a read or

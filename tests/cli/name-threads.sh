@@ -1,0 +1,65 @@
+#!/bin/sh
+# name-threads.sh - the name pass read in byte ranges on several threads
+# (replay --name-threads N, sim/learn.c) gives byte for byte the output of
+# the serial pass (--name-threads 1): the JSON summary of every bundled
+# trace, the capture directories (their trace.txt.zst decompressed into a
+# copy of the directory, so that the plain file is split) and the hand-made
+# CLI traces, the --caller table (call-site ids) of the boot excerpt. TAP.
+#   $1 slabsim binary, $2 traces/samples, $3 tests/cli/data
+set -u
+. "$(dirname "$0")/tap.sh"
+bin=$(abs_path "$1") samples=$(abs_path "$2") data=$(abs_path "$3")
+LC_ALL=C
+export LC_ALL
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+# same NAME INPUT ARGS...: the output with 2, 3, 4 and 7 threads is the
+# serial one.
+same() {
+	s_name=$1 s_in=$2
+	shift 2
+	"$bin" replay "$s_in" --no-db --no-progress --name-threads 1 "$@" >serial.out 2>&1
+	s_rc=$?
+	for n in 2 3 4 7; do
+		"$bin" replay "$s_in" --no-db --no-progress --name-threads "$n" "$@" >par.out 2>&1
+		p_rc=$?
+		if [ "$s_rc" -eq 0 ] && [ "$p_rc" -eq 0 ] && cmp -s serial.out par.out; then
+			tap_ok "$s_name: $n threads, output identical to the serial pass"
+		else
+			tap_not_ok "$s_name: $n threads, output identical to the serial pass" \
+				"exit $p_rc (serial $s_rc)" "$(diff serial.out par.out | head -5)"
+		fi
+	done
+}
+
+boot=$samples/linux-6.1-boot-excerpt.trace
+same "boot excerpt" "$boot" --format json
+same "boot excerpt --caller" "$boot" --caller
+same "boot excerpt, SLAB" "$boot" --format json --allocator slab
+# the comparison means something: without the name pass the summary differs
+"$bin" replay "$boot" --no-db --no-progress --format json >with.out 2>&1
+"$bin" replay "$boot" --no-db --no-progress --format json --no-name-pass >without.out 2>&1
+if cmp -s with.out without.out; then
+	tap_not_ok "boot excerpt: the name pass changes the summary"
+else
+	tap_ok "boot excerpt: the name pass changes the summary"
+fi
+
+for d in "$samples"/*/; do
+	[ -f "$d/trace.txt.zst" ] || continue
+	c=$(basename "$d")
+	cp -r "$d" "$c" && rm -f "$c/trace.txt.zst" &&
+		zstd -dcq "$d/trace.txt.zst" >"$c/trace.txt" || exit 1
+	same "capture $c" "$c" --format json
+	rm -rf "$c"
+done
+same "capture-a" "$data/capture-a" --format json
+for t in dyn-b-remote-free perf-hand jw-hand slab-reap dyn-f-alias-grows; do
+	same "$t" "$data/$t.trace" --format json
+done
+
+"$bin" replay "$boot" --no-db --name-threads 0 >/dev/null 2>err.out
+tap_is "--name-threads 0 is a usage error" "$?" 1
+tap_done
