@@ -87,7 +87,7 @@ int metrics_create(const struct metrics_opts *o, const struct strtab *sites, str
 	if (!m->o.mem_mib)
 		m->o.mem_mib = METRICS_MEM_MIB_DEFAULT;
 	m->sites = sites;
-	u64map_init(&m->ptr_index);
+	u64map_init_sparse(&m->ptr_index);
 	m->ptrs_free = UINT32_MAX;
 	*out = m;
 	return 0;
@@ -128,36 +128,35 @@ int metrics_perf_alloc(struct metrics *m, const struct trace_event *ev, uint32_t
 	uint64_t idx;
 	if (!c)
 		return SLABSIM_ENOMEM;
-	if (!u64map_get(&m->ptr_index, ev->ptr, &idx)) {
-		if (m->ptrs_free != UINT32_MAX) { /* bounded: reuse a dropped record */
-			idx = m->ptrs_free;
-			m->ptrs_free = m->ptrs[idx].site;
-			if (u64map_put(&m->ptr_index, ev->ptr, idx))
-				return SLABSIM_ENOMEM;
-			goto have;
-		}
+	bool found;
+	uint64_t *slot = u64map_upsert(&m->ptr_index, ev->ptr, &found);
+	if (!slot)
+		return SLABSIM_ENOMEM;
+	if (found) {
+		idx = *slot;
+	} else if (m->ptrs_free != UINT32_MAX) { /* bounded: reuse a dropped record */
+		idx = *slot = m->ptrs_free;
+		m->ptrs_free = m->ptrs[idx].site;
+	} else {
 		if (m->nptrs == m->ptrs_cap) {
 			uint32_t ncap = m->ptrs_cap ? m->ptrs_cap * 2 : 4096;
 			struct perf_ptr *n = realloc(m->ptrs, (size_t)ncap * sizeof(*n));
 			if (!n)
-				return SLABSIM_ENOMEM;
+				goto nomem;
 			m->ptrs = n;
 			if (m->o.record_ptrs) {
 				struct perf_ptr_stat *ns =
 					realloc(m->pstats, (size_t)ncap * sizeof(*ns));
 				if (!ns)
-					return SLABSIM_ENOMEM;
+					goto nomem;
 				m->pstats = ns;
 			}
 			m->ptrs_cap = ncap;
 		}
-		if (u64map_put(&m->ptr_index, ev->ptr, m->nptrs))
-			return SLABSIM_ENOMEM;
-		idx = m->nptrs++;
+		idx = *slot = m->nptrs++;
 		if (m->pstats)
 			m->pstats[idx] = (struct perf_ptr_stat){.ptr = ev->ptr};
 	}
-have:;
 	struct perf_ptr *p = &m->ptrs[idx];
 	p->site = site;
 	p->alloc_cpu = (int32_t)ev->cpu;
@@ -177,6 +176,9 @@ have:;
 	if (ev->node != -1 && ev->node != cpu_node(ev->cpu))
 		m->cross_node++;
 	return 0;
+nomem: /* the pointer stays unrecorded, as before the call */
+	(void)u64map_del(&m->ptr_index, ev->ptr, NULL);
+	return SLABSIM_ENOMEM;
 }
 
 void metrics_perf_free(struct metrics *m, const struct trace_event *ev)
@@ -202,6 +204,11 @@ void metrics_perf_free(struct metrics *m, const struct trace_event *ev)
 		p->site = m->ptrs_free;
 		m->ptrs_free = (uint32_t)idx;
 	}
+}
+
+void metrics_perf_prefetch(const struct metrics *m, uint64_t ptr)
+{
+	u64map_prefetch(&m->ptr_index, ptr);
 }
 
 static double frag(uint64_t req, uint64_t alloc)

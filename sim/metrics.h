@@ -51,6 +51,8 @@ void metrics_destroy(struct metrics *m);
 int metrics_perf_alloc(struct metrics *m, const struct trace_event *ev, uint32_t site);
 /* Every free event (kfree, kmem_cache_free). */
 void metrics_perf_free(struct metrics *m, const struct trace_event *ev);
+/* Hint that ptr's allocation or free comes soon (fetches its table slot). */
+void metrics_perf_prefetch(const struct metrics *m, uint64_t ptr);
 
 /* perf's totals. */
 struct metrics_perf_totals {

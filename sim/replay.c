@@ -71,6 +71,10 @@ struct cache_acct {
 	uint32_t *pre;		 /* pool indices of the start state's live objects */
 	uint32_t npre;
 	uint64_t pre_freed;
+	const char *name;	/* the root's name (policy-owned), once a named free looked */
+	const char *name_seen;	/* an event string found equal to name: interned by the
+				   source's id space (ids_of), so compared by address */
+	const void *name_space; /* the ids_of name_seen belongs to */
 };
 
 struct site_acct {
@@ -227,7 +231,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	if (!s->o.progress_out)
 		s->o.progress_out = stderr;
 	evq_init(&s->q);
-	u64map_init(&s->live_index);
+	u64map_init_sparse(&s->live_index);
 	u64map_init(&s->name_cache);
 	u64map_init(&s->learned);
 	u64map_init(&s->cache_by_key);
@@ -316,14 +320,34 @@ static int metrics_alloc_hook(struct sim *s, const struct trace_event *ev, uint3
 	return rc ? err_set(e, rc, "out of memory") : 0;
 }
 
+/* The policy's slab and large-kmalloc pages now, read around every event:
+ * through its cheap pages op when it has one. */
+static inline void pages_now(const struct sim *s, uint64_t *slab, uint64_t *large)
+{
+	if (s->p->ops->pages) {
+		s->p->ops->pages(s->p, slab, large);
+		return;
+	}
+	struct policy_stats st;
+	s->p->ops->stats(s->p, &st);
+	*slab = st.slab_pages;
+	*large = st.large_pages;
+}
+
+static inline uint64_t slab_pages_now(const struct sim *s)
+{
+	uint64_t slab, large;
+	pages_now(s, &slab, &large);
+	return slab;
+}
+
 /* Johnstone & Wilson: heap (slab + large kmalloc pages) and live requested
  * bytes after every change of state (events and timers). */
 static void metrics_observe_now(struct sim *s)
 {
-	struct policy_stats st;
-	s->p->ops->stats(s->p, &st);
-	metrics_observe(s->m, s->now_ns, (st.slab_pages + st.large_pages) * POLICY_PAGE_SIZE,
-			s->live_req);
+	uint64_t slab, large;
+	pages_now(s, &slab, &large);
+	metrics_observe(s->m, s->now_ns, (slab + large) * POLICY_PAGE_SIZE, s->live_req);
 }
 
 /* ---- cache resolution ---- */
@@ -519,10 +543,9 @@ static void pool_put(struct sim *s, uint32_t idx)
  * have grown if the total did. */
 static void update_peaks(struct sim *s, uint32_t acct, uint64_t pages_before)
 {
-	struct policy_stats st;
-	s->p->ops->stats(s->p, &st);
-	if (st.slab_pages > s->peak_slab_pages) {
-		s->peak_slab_pages = st.slab_pages;
+	uint64_t slab_pages = slab_pages_now(s);
+	if (slab_pages > s->peak_slab_pages) {
+		s->peak_slab_pages = slab_pages;
 		s->peak_slab_pages_t_ns = s->now_ns;
 	}
 	if (acct == UINT32_MAX)
@@ -530,7 +553,7 @@ static void update_peaks(struct sim *s, uint32_t acct, uint64_t pages_before)
 	struct cache_acct *a = &s->acct[acct];
 	if (a->live_objs > a->peak_live_objs)
 		a->peak_live_objs = a->live_objs;
-	if (st.slab_pages <= pages_before)
+	if (slab_pages <= pages_before)
 		return;
 	struct policy_cache_info ci;
 	s->p->ops->cache_info(s->p, acct, &ci);
@@ -631,23 +654,31 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	 * the live set as it was (fuzz_replay found the old object freed by
 	 * an allocation then refused). Creating a cache holds no pages, so
 	 * the model sees the same free-then-allocate order either way. */
-	if (u64map_get(&s->live_index, ev->ptr, &idx64)) {
+	/* One probe finds the pointer or makes its entry; the entry goes again
+	 * if the event fails below. */
+	bool live;
+	uint64_t *slot = u64map_upsert(&s->live_index, ev->ptr, &live);
+	if (!slot)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (live) {
 		/* the free of the previous object at this address was not traced */
 		anomaly(s, SIM_AN_ALLOC_LIVE, ev->line);
-		(void)u64map_del(&s->live_index, ev->ptr, NULL);
+		idx64 = *slot;
 		if ((rc = do_free(s, (uint32_t)idx64, s->pool[idx64].cpu, e)))
-			return rc;
+			goto drop;
 	}
-	struct policy_stats before;
-	s->p->ops->stats(s->p, &before);
+	uint64_t pages_before = slab_pages_now(s);
 	uint32_t idx;
-	if ((rc = pool_get(s, &idx)))
-		return err_set(e, rc, "out of memory");
+	if ((rc = pool_get(s, &idx))) {
+		rc = err_set(e, rc, "out of memory");
+		goto drop;
+	}
 	struct live *l = &s->pool[idx];
 	if ((rc = s->p->ops->alloc(s->p, &r, &l->obj, e))) {
 		pool_put(s, idx);
-		return rc;
+		goto drop;
 	}
+	*slot = idx; /* neither do_free nor the policy touch live_index */
 	l->req = ev->bytes_req;
 	if (l->obj.object_bytes < l->req && l->req <= l->obj.slot_bytes) {
 		/* A cache merged into a root after its first allocations raises
@@ -663,8 +694,6 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	l->cpu = cpu;
 	l->acct = UINT32_MAX;
 	if (l->obj.cache != POLICY_NO_CACHE && (rc = root_of(s, l->obj.cache, &l->acct)))
-		return err_set(e, rc, "out of memory");
-	if ((rc = u64map_put(&s->live_index, ev->ptr, idx)))
 		return err_set(e, rc, "out of memory");
 	if (l->acct != UINT32_MAX && is_raw_ptr(ev->ptr)) {
 		/* slabs are naturally aligned blocks of the page allocator:
@@ -714,8 +743,11 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 			 (rc = u64map_put(&s->violation_addr, key, l->obj.addr)))
 			return err_set(e, rc, "out of memory");
 	}
-	update_peaks(s, l->acct, before.slab_pages);
+	update_peaks(s, l->acct, pages_before);
 	return 0;
+drop:
+	(void)u64map_del(&s->live_index, ev->ptr, NULL);
+	return rc;
 }
 
 /* The cache of a freed raw pointer the trace never allocated, from the
@@ -736,6 +768,31 @@ static bool slab_cache_of(struct sim *s, uint64_t ptr, uint32_t *cid)
 		}
 	}
 	return false;
+}
+
+/* A named free of an object the replay put in root cache acct: anomaly if
+ * the name is another cache's (learned too late). Per event, so a string
+ * of the source's id space already found equal is not compared again. */
+static void check_free_name(struct sim *s, const struct trace_event *ev, uint32_t acct)
+{
+	struct cache_acct *a = &s->acct[acct];
+	if (s->ids_of && ev->name == a->name_seen && s->ids_of == a->name_space)
+		return;
+	if (!a->name) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, acct, &ci);
+		a->name = ci.name;
+	}
+	if (strcmp(a->name, ev->name) == 0) {
+		a->name_seen = ev->name;
+		a->name_space = s->ids_of;
+		return;
+	}
+	uint32_t nid;
+	uint64_t cid;
+	if (!(strtab_find(&s->names, ev->name, &nid) && u64map_get(&s->name_cache, nid, &cid) &&
+	      cid == acct))
+		anomaly(s, SIM_AN_FREE_OTHER_CACHE, ev->line);
 }
 
 static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
@@ -775,17 +832,8 @@ static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		a->pre_freed++;
 		return do_free(s, idx, cpu, e);
 	}
-	if (ev->name && s->pool[idx64].acct != UINT32_MAX) {
-		struct policy_cache_info ci;
-		s->p->ops->cache_info(s->p, s->pool[idx64].acct, &ci);
-		uint32_t nid;
-		uint64_t cid;
-		/* a named free of an object the replay put elsewhere (learned too late) */
-		if (strcmp(ci.name, ev->name) != 0 &&
-		    !(strtab_find(&s->names, ev->name, &nid) &&
-		      u64map_get(&s->name_cache, nid, &cid) && cid == s->pool[idx64].acct))
-			anomaly(s, SIM_AN_FREE_OTHER_CACHE, ev->line);
-	}
+	if (ev->name && s->pool[idx64].acct != UINT32_MAX)
+		check_free_name(s, ev, s->pool[idx64].acct);
 	/* pages only fall on a free: no peak to update */
 	return do_free(s, (uint32_t)idx64, cpu, e);
 }
@@ -940,6 +988,8 @@ static int run_timer(struct sim *s, uint64_t t_ns, struct err *e)
 static int advance_to(struct sim *s, uint64_t t_ns, struct err *e)
 {
 	struct evq_item it;
+	if (!evq_len(&s->q)) /* policies without timers */
+		return 0;
 	while (evq_peek(&s->q, &it) && it.t_ns <= t_ns) {
 		evq_pop(&s->q, &it);
 		if (it.t_ns > s->now_ns)
@@ -1174,7 +1224,21 @@ int sim_replay_source(struct sim *s, const struct sim_source *src, struct rec *r
 	s->src = src->name ? src->name : "events";
 	use_ids_of(s, src);
 	progress_start(&pg, "replay");
+	/* With a look-ahead, the table slots of the pointers a few events on
+	 * are fetched every PEEK_EVERY events, so the live table's and perf's
+	 * cache misses overlap the work in between. */
+	enum { PEEK_EVERY = 4, PEEK_SKIP = 4 };
+	uint32_t until_peek = 0;
+	uint64_t ahead[PEEK_EVERY];
 	while ((rc = src->next(src->ctx, &ev, e)) == 1) {
+		if (src->peek_ptrs && !until_peek--) {
+			uint32_t n = src->peek_ptrs(src->ctx, PEEK_SKIP, PEEK_EVERY, ahead);
+			for (uint32_t k = 0; k < n; k++) {
+				u64map_prefetch(&s->live_index, ahead[k]);
+				metrics_perf_prefetch(s->m, ahead[k]);
+			}
+			until_peek = PEEK_EVERY - 1;
+		}
 		if ((rc = sim_event(s, &ev, e)))
 			break;
 		progress_draw(s, &pg, src, s->nevents, false);
