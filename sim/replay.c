@@ -88,7 +88,7 @@ struct sim {
 	struct sim_opts o;
 	struct policy *p;
 	/* live set */
-	struct u64map live_index; /* trace ptr -> pool index */
+	struct u64map live_index; /* trace ptr -> live_val(): pool index, perf record */
 	struct live *pool;
 	uint32_t pool_len, pool_cap, pool_free;
 	/* caches as the trace names them */
@@ -309,15 +309,27 @@ const struct metrics *sim_metrics(const struct sim *s)
 
 /* ---- metrics hooks (sim/metrics.c, docs/metrics.md) ---- */
 
-/* perf kmem stat counts every allocation event, before any of the engine's
- * filters (NULL pointers, zero sizes). */
-static int metrics_alloc_hook(struct sim *s, const struct trace_event *ev, uint32_t *site,
-			      struct err *e)
+/* live_index values: the live object at the trace pointer (pool index + 1,
+ * 0 = none) in the low half, perf kmem stat's record of the pointer
+ * (metrics_perf_*_at; record + 1, 0 = none) in the high half, so that one
+ * probe per event serves both. An entry goes when both are 0. */
+#define LIVE_OBJ_MASK 0xffffffffULL
+
+static inline uint32_t live_obj(uint64_t v)
 {
-	int rc = event_site(s, ev, site);
-	if (!rc)
-		rc = metrics_perf_alloc(s->m, ev, *site);
-	return rc ? err_set(e, rc, "out of memory") : 0;
+	return (uint32_t)(v & LIVE_OBJ_MASK);
+}
+
+static inline uint32_t live_rec(uint64_t v)
+{
+	uint32_t r = (uint32_t)(v >> 32);
+	return r ? r - 1 : METRICS_NO_REC;
+}
+
+static inline uint64_t live_with_rec(uint64_t v, uint32_t rec)
+{
+	uint64_t r = rec == METRICS_NO_REC ? 0 : (uint64_t)rec + 1;
+	return (v & LIVE_OBJ_MASK) | r << 32;
 }
 
 /* The policy's slab and large-kmalloc pages now, read around every event:
@@ -627,8 +639,23 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	uint32_t site;
 	int rc;
 
-	if ((rc = metrics_alloc_hook(s, ev, &site, e)))
-		return rc;
+	/* One probe finds the pointer's entry or makes it. perf kmem stat
+	 * counts every allocation event, before any of the engine's filters
+	 * (NULL pointers, zero sizes): its record is kept from here on. */
+	bool known;
+	uint64_t *slot = u64map_upsert(&s->live_index, ev->ptr, &known);
+	if (!slot)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (!(rc = event_site(s, ev, &site))) {
+		uint32_t rec = known ? live_rec(*slot) : METRICS_NO_REC;
+		if (!(rc = metrics_perf_alloc_at(s->m, ev, site, &rec)))
+			*slot = live_with_rec(*slot, rec);
+	}
+	if (rc) {
+		if (!known)
+			u64map_del_ref(&s->live_index, slot);
+		return err_set(e, rc, "out of memory");
+	}
 	if (ev->ptr == 0) {
 		anomaly(s, SIM_AN_ALLOC_NULL, ev->line);
 		return 0;
@@ -654,31 +681,27 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	 * the live set as it was (fuzz_replay found the old object freed by
 	 * an allocation then refused). Creating a cache holds no pages, so
 	 * the model sees the same free-then-allocate order either way. */
-	/* One probe finds the pointer or makes its entry; the entry goes again
-	 * if the event fails below. */
-	bool live;
-	uint64_t *slot = u64map_upsert(&s->live_index, ev->ptr, &live);
-	if (!slot)
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	if (live) {
+	/* slot is still valid: nothing since touched live_index, and neither
+	 * do_free nor the policy do. An event that fails from here on leaves
+	 * the pointer with no live object (and its perf record). */
+	if (live_obj(*slot)) {
 		/* the free of the previous object at this address was not traced */
 		anomaly(s, SIM_AN_ALLOC_LIVE, ev->line);
-		idx64 = *slot;
+		idx64 = live_obj(*slot) - 1;
+		*slot &= ~LIVE_OBJ_MASK;
 		if ((rc = do_free(s, (uint32_t)idx64, s->pool[idx64].cpu, e)))
-			goto drop;
+			return rc;
 	}
 	uint64_t pages_before = slab_pages_now(s);
 	uint32_t idx;
-	if ((rc = pool_get(s, &idx))) {
-		rc = err_set(e, rc, "out of memory");
-		goto drop;
-	}
+	if ((rc = pool_get(s, &idx)))
+		return err_set(e, rc, "out of memory");
 	struct live *l = &s->pool[idx];
 	if ((rc = s->p->ops->alloc(s->p, &r, &l->obj, e))) {
 		pool_put(s, idx);
-		goto drop;
+		return rc;
 	}
-	*slot = idx; /* neither do_free nor the policy touch live_index */
+	*slot |= (uint64_t)idx + 1;
 	l->req = ev->bytes_req;
 	if (l->obj.object_bytes < l->req && l->req <= l->obj.slot_bytes) {
 		/* A cache merged into a root after its first allocations raises
@@ -745,9 +768,6 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	}
 	update_peaks(s, l->acct, pages_before);
 	return 0;
-drop:
-	(void)u64map_del(&s->live_index, ev->ptr, NULL);
-	return rc;
 }
 
 /* The cache of a freed raw pointer the trace never allocated, from the
@@ -800,7 +820,20 @@ static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 	uint32_t cpu = fold_cpu(s, ev);
 	uint64_t idx64;
 
-	metrics_perf_free(s->m, ev);
+	/* perf sees every free; the live object goes unless the pointer is
+	 * NULL or ZERO_SIZE_PTR */
+	uint64_t *slot = u64map_ref(&s->live_index, ev->ptr);
+	uint32_t rec = slot ? live_rec(*slot) : METRICS_NO_REC, obj = 0;
+	metrics_perf_free_at(s->m, ev, &rec);
+	if (slot) {
+		*slot = live_with_rec(*slot, rec);
+		if (ev->ptr > ZERO_SIZE_PTR) {
+			obj = live_obj(*slot);
+			*slot &= ~LIVE_OBJ_MASK;
+		}
+		if (!*slot)
+			u64map_del_ref(&s->live_index, slot);
+	}
 	if (ev->ptr == 0) {
 		anomaly(s, SIM_AN_FREE_NULL, ev->line);
 		return 0;
@@ -809,7 +842,8 @@ static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		anomaly(s, SIM_AN_FREE_ZERO_SIZE, ev->line);
 		return 0;
 	}
-	if (!u64map_del(&s->live_index, ev->ptr, &idx64)) {
+	idx64 = obj ? obj - 1 : 0;
+	if (!obj) {
 		anomaly(s, SIM_AN_FREE_UNKNOWN, ev->line);
 		uint32_t cid;
 		if (ev->name ? !sim_find_cache(s, ev->name, &cid)
@@ -1001,6 +1035,16 @@ static int advance_to(struct sim *s, uint64_t t_ns, struct err *e)
 	return 0;
 }
 
+/* e's message prefixed with what and the event's place in the input; out
+ * of line, so that the per-event path carries no message buffer. */
+__attribute__((noinline, cold)) static int event_error(struct sim *s, const struct trace_event *ev,
+						       int rc, const char *what, struct err *e)
+{
+	char why[SLABSIM_ERR_MSG_MAX];
+	(void)snprintf(why, sizeof(why), "%s", e ? e->msg : "");
+	return err_at(e, rc, s->src, ev->line, "%s%s", what, why);
+}
+
 int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	int rc = 0;
@@ -1038,20 +1082,12 @@ int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 	default:
 		return 0;
 	}
-	if (rc) {
-		/* name the event's place in the input */
-		char why[SLABSIM_ERR_MSG_MAX];
-		(void)snprintf(why, sizeof(why), "%s", e ? e->msg : "");
-		return err_at(e, rc, s->src, ev->line, "%s", why);
-	}
+	if (rc) /* name the event's place in the input */
+		return event_error(s, ev, rc, "", e);
 	s->nevents++;
 	metrics_observe_now(s);
-	if (s->o.check && (rc = s->p->ops->check(s->p, e))) {
-		char why[SLABSIM_ERR_MSG_MAX];
-		(void)snprintf(why, sizeof(why), "%s", e ? e->msg : "");
-		return err_at(e, rc, s->src, ev->line,
-			      "model invariant broken after this event: %s", why);
-	}
+	if (s->o.check && (rc = s->p->ops->check(s->p, e)))
+		return event_error(s, ev, rc, "model invariant broken after this event: ", e);
 	return maybe_sample(s, e);
 }
 
@@ -1224,19 +1260,17 @@ int sim_replay_source(struct sim *s, const struct sim_source *src, struct rec *r
 	s->src = src->name ? src->name : "events";
 	use_ids_of(s, src);
 	progress_start(&pg, "replay");
-	/* With a look-ahead, the table slots of the pointers a few events on
-	 * are fetched every PEEK_EVERY events, so the live table's and perf's
-	 * cache misses overlap the work in between. */
+	/* With a look-ahead, every PEEK_EVERY events the live table's slots
+	 * of the pointers PEEK_SKIP events on are fetched, so that the cache
+	 * misses of a large live set overlap the work in between. */
 	enum { PEEK_EVERY = 4, PEEK_SKIP = 4 };
 	uint32_t until_peek = 0;
 	uint64_t ahead[PEEK_EVERY];
 	while ((rc = src->next(src->ctx, &ev, e)) == 1) {
 		if (src->peek_ptrs && !until_peek--) {
 			uint32_t n = src->peek_ptrs(src->ctx, PEEK_SKIP, PEEK_EVERY, ahead);
-			for (uint32_t k = 0; k < n; k++) {
+			for (uint32_t k = 0; k < n; k++)
 				u64map_prefetch(&s->live_index, ahead[k]);
-				metrics_perf_prefetch(s->m, ahead[k]);
-			}
 			until_peek = PEEK_EVERY - 1;
 		}
 		if ((rc = sim_event(s, &ev, e)))

@@ -30,7 +30,7 @@ static struct u64map_slot *alloc_slots(size_t cap)
 	return s;
 }
 
-static int grow(struct u64map *m)
+__attribute__((noinline, cold)) static int grow(struct u64map *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 64;
 	struct u64map_slot *n = alloc_slots(ncap);
@@ -41,6 +41,7 @@ static int grow(struct u64map *m)
 	m->slots = n;
 	m->cap = ncap;
 	m->limit = m->sparse ? ncap / 2 : ncap / 4 * 3;
+	m->shift = (uint8_t)(64 - __builtin_ctzll((unsigned long long)ncap));
 	for (size_t i = 0; i < ocap; i++) {
 		if (old[i].key == U64MAP_EMPTY)
 			continue;
@@ -71,6 +72,8 @@ static inline bool find(const struct u64map *m, uint64_t key, size_t *slot)
 	*slot = i;
 	return false;
 }
+
+static void del_at(struct u64map *m, size_t i);
 
 uint64_t *u64map_upsert(struct u64map *m, uint64_t key, bool *found)
 {
@@ -126,6 +129,24 @@ bool u64map_del(struct u64map *m, uint64_t key, uint64_t *val)
 		return false;
 	if (val)
 		*val = m->slots[i].val;
+	del_at(m, i);
+	return true;
+}
+
+void u64map_del_ref(struct u64map *m, uint64_t *v)
+{
+	if (v == &m->empty_key_val) {
+		m->has_empty_key = false;
+		m->len--;
+		return;
+	}
+	del_at(m, (size_t)((struct u64map_slot *)((char *)v - offsetof(struct u64map_slot, val)) -
+			   m->slots));
+}
+
+/* Empty slot i (occupied) and close the gap. */
+static void del_at(struct u64map *m, size_t i)
+{
 	size_t mask = m->cap - 1;
 	/* Backward shift: each following entry of the run moves into the hole
 	 * unless its home lies cyclically in (hole, j]; distances mod cap. */
@@ -140,7 +161,6 @@ bool u64map_del(struct u64map *m, uint64_t key, uint64_t *val)
 	}
 	m->slots[i].key = U64MAP_EMPTY;
 	m->len--;
-	return true;
 }
 
 bool u64map_next(const struct u64map *m, size_t *pos, uint64_t *key, uint64_t *val)

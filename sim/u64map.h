@@ -29,7 +29,8 @@ struct u64map {
 	size_t cap;		   /* power of two, or 0 */
 	size_t len;		   /* entries, including the one with key U64MAP_EMPTY */
 	size_t limit;		   /* len may reach limit before the map grows */
-	bool sparse;		   /* grow at load 1/2 instead of 3/4 */
+	bool sparse;		   /* grow at load 1/2 instead of 3/4, Fibonacci hash */
+	uint8_t shift;		   /* sparse: 64 - log2(cap) */
 	bool has_empty_key;	   /* the key U64MAP_EMPTY itself is stored ... */
 	uint64_t empty_key_val;	   /* ... with this value, outside the slots */
 };
@@ -52,12 +53,19 @@ int u64map_put(struct u64map *m, uint64_t key, uint64_t val);
 uint64_t *u64map_upsert(struct u64map *m, uint64_t key, bool *found);
 /* Remove key; returns true if it was present (its value in *val if non-NULL). */
 bool u64map_del(struct u64map *m, uint64_t key, uint64_t *val);
+/* Remove the entry whose value slot v is (from u64map_ref or u64map_upsert,
+ * still valid): a delete without a second lookup. */
+void u64map_del_ref(struct u64map *m, uint64_t *v);
 
-/* The slot index a key hashes to (splitmix64 finaliser: hashed trace
- * pointers and page-aligned simulated addresses both have low-entropy low
- * bits). */
+/* The slot index a key hashes to. Both hashes take the high bits of a
+ * product, since hashed trace pointers and page-aligned simulated addresses
+ * have low-entropy low bits: sparse maps multiply once (Fibonacci hashing,
+ * the top log2(cap) bits), the others keep the splitmix64 finaliser (their
+ * iteration order, which follows the hash, may reach an output). */
 static inline size_t u64map_home(const struct u64map *m, uint64_t x)
 {
+	if (m->sparse)
+		return (size_t)((x * 0x9e3779b97f4a7c15ULL) >> m->shift);
 	x ^= x >> 30;
 	x *= 0xbf58476d1ce4e5b9ULL;
 	x ^= x >> 27;
