@@ -133,6 +133,10 @@ struct sim {
 	uint64_t now_ns, t_first_ns;
 	bool started;
 	uint64_t next_sample_ns, next_sample_ev, nsamples;
+	/* the policy's pages read at the end of an allocation, for the
+	 * observation right after it (pages_fresh: not read since) */
+	bool pages_fresh;
+	uint64_t slab_after, large_after;
 	struct rec *rec;
 	const char *src; /* input name for messages: the trace path, or "events" */
 	const struct trace_stats *line_stats; /* of the last text trace replayed, or NULL */
@@ -190,15 +194,25 @@ static int intern_site(struct sim *s, const char *cs, uint32_t *id)
 
 /* The call-site id of ev: through the source's ids when it gives them (no
  * string hashing), else by interning the string. Same ids either way. */
-static int event_site(struct sim *s, const struct trace_event *ev, uint32_t *id)
+static int event_site_slow(struct sim *s, const struct trace_event *ev, uint32_t *id);
+
+static inline int event_site(struct sim *s, const struct trace_event *ev, uint32_t *id)
+{
+	uint32_t sid = ev->site_id;
+	if (sid && s->ids_of && sid < s->site_map_cap && s->site_map[sid]) {
+		*id = s->site_map[sid] - 1;
+		return 0;
+	}
+	return event_site_slow(s, ev, id);
+}
+
+/* event_site for a string, or an id not mapped yet */
+__attribute__((noinline)) static int event_site_slow(struct sim *s, const struct trace_event *ev,
+						     uint32_t *id)
 {
 	uint32_t sid = ev->site_id;
 	if (!sid || !s->ids_of)
 		return intern_site(s, ev->call_site, id);
-	if (sid < s->site_map_cap && s->site_map[sid]) {
-		*id = s->site_map[sid] - 1;
-		return 0;
-	}
 	int rc = intern_site(s, ev->call_site, id);
 	if (rc)
 		return rc;
@@ -234,7 +248,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init_sparse(&s->live_index);
 	u64map_init(&s->name_cache);
 	u64map_init(&s->learned);
-	u64map_init(&s->cache_by_key);
+	u64map_init_sparse(&s->cache_by_key);
 	u64map_init(&s->defined);
 	u64map_init(&s->kmalloc_bytes);
 	u64map_init(&s->geom_name);
@@ -358,7 +372,13 @@ static inline uint64_t slab_pages_now(const struct sim *s)
 static void metrics_observe_now(struct sim *s)
 {
 	uint64_t slab, large;
-	pages_now(s, &slab, &large);
+	if (s->pages_fresh) {
+		slab = s->slab_after;
+		large = s->large_after;
+		s->pages_fresh = false;
+	} else {
+		pages_now(s, &slab, &large);
+	}
 	metrics_observe(s->m, s->now_ns, (slab + large) * POLICY_PAGE_SIZE, s->live_req);
 }
 
@@ -551,11 +571,10 @@ static void pool_put(struct sim *s, uint32_t idx)
 }
 
 /* After an allocation into root cache acct (UINT32_MAX: a large kmalloc);
- * pages_before: the policy's slab pages before it. A cache's pages can only
- * have grown if the total did. */
-static void update_peaks(struct sim *s, uint32_t acct, uint64_t pages_before)
+ * pages_before and slab_pages: the policy's slab pages before and after it.
+ * A cache's pages can only have grown if the total did. */
+static void update_peaks(struct sim *s, uint32_t acct, uint64_t pages_before, uint64_t slab_pages)
 {
-	uint64_t slab_pages = slab_pages_now(s);
 	if (slab_pages > s->peak_slab_pages) {
 		s->peak_slab_pages = slab_pages;
 		s->peak_slab_pages_t_ns = s->now_ns;
@@ -766,7 +785,11 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 			 (rc = u64map_put(&s->violation_addr, key, l->obj.addr)))
 			return err_set(e, rc, "out of memory");
 	}
-	update_peaks(s, l->acct, pages_before);
+	/* sim_event observes the state right after this: the pages read here
+	 * serve it too */
+	pages_now(s, &s->slab_after, &s->large_after);
+	s->pages_fresh = true;
+	update_peaks(s, l->acct, pages_before, s->slab_after);
 	return 0;
 }
 
@@ -1770,7 +1793,7 @@ int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_sl
 	}
 	free(objs);
 	if (!rc) {
-		update_peaks(s, root, 0);
+		update_peaks(s, root, 0, slab_pages_now(s));
 		if (a->live_objs > a->peak_live_objs)
 			a->peak_live_objs = a->live_objs;
 	}
