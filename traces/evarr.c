@@ -270,7 +270,7 @@ size_t evarr_bytes(const struct evarr *a)
 	return b;
 }
 
-void evarr_get(const struct evarr *a, uint64_t i, struct trace_event *ev)
+static inline void get(const struct evarr *a, uint64_t i, struct trace_event *ev)
 {
 	const struct evarr_ev *x = &a->ev[i];
 	*ev = a->tmpl[x->key];
@@ -289,8 +289,13 @@ static int cursor_next(void *ctx, struct trace_event *ev, struct err *e)
 	(void)e;
 	if (c->i >= c->a->n)
 		return 0;
-	evarr_get(c->a, c->i++, ev);
+	get(c->a, c->i++, ev);
 	return 1;
+}
+
+void evarr_get(const struct evarr *a, uint64_t i, struct trace_event *ev)
+{
+	get(a, i, ev);
 }
 
 static uint32_t cursor_peek(void *ctx, uint32_t skip, uint32_t n, uint64_t *ptrs)
