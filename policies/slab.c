@@ -1011,6 +1011,12 @@ static void slab_stats(const struct policy *p, struct policy_stats *out)
 	out->buddy_pages = m->buddy.pages_out;
 }
 
+static void slab_page_counts(const struct policy *p, uint64_t *slab_pages, uint64_t *large_pages)
+{
+	*slab_pages = ((const struct slab_model *)p)->slab_pages;
+	*large_pages = 0;
+}
+
 /* ---- invariants ---- */
 
 struct handed {
@@ -1254,6 +1260,7 @@ const struct policy_ops slab_ops = {
 	.cache_info = slab_cache_info,
 	.kmalloc_cache = slab_kmalloc_cache,
 	.stats = slab_stats,
+	.pages = slab_page_counts,
 	.check = slab_check,
 	.page_orders = slab_page_orders,
 	.timer = slab_timer,

@@ -681,6 +681,13 @@ static void slob_stats(const struct policy *p, struct policy_stats *out)
 	out->buddy_pages = s->buddy.pages_out;
 }
 
+static void slob_page_counts(const struct policy *p, uint64_t *slab_pages, uint64_t *large_pages)
+{
+	const struct slob *s = (const struct slob *)p;
+	*slab_pages = s->slob_pages + s->cache_pages;
+	*large_pages = s->large_pages;
+}
+
 /* ---- invariants ---- */
 
 static int check_lists(const struct slob *s, struct err *e)
@@ -860,6 +867,7 @@ const struct policy_ops slob_ops = {
 	.cache_info = slob_cache_info,
 	.kmalloc_cache = slob_kmalloc_cache,
 	.stats = slob_stats,
+	.pages = slob_page_counts,
 	.check = slob_check,
 	.page_orders = slob_page_orders,
 };

@@ -598,7 +598,7 @@ static int slub_create(const struct policy_cfg *cfg, struct policy **out, struct
 	s->base.ops = &slub_ops;
 	s->base.cfg = *cfg;
 	buddy_init(&s->buddy);
-	u64map_init(&s->slabs);
+	u64map_init_sparse(&s->slabs);
 	for (int t = 0; t < POLICY_KMALLOC_NR_TYPES; t++)
 		for (int i = 0; i <= LAYOUT_SLUB_KMALLOC_SHIFT_HIGH; i++)
 			s->kmalloc_ids[t][i] = POLICY_NO_CACHE;
@@ -767,6 +767,13 @@ static void slub_stats(const struct policy *p, struct policy_stats *out)
 	out->buddy_pages = s->buddy.pages_out;
 }
 
+static void slub_page_counts(const struct policy *p, uint64_t *slab_pages, uint64_t *large_pages)
+{
+	const struct slub *s = (const struct slub *)p;
+	*slab_pages = s->slab_pages;
+	*large_pages = s->large_pages;
+}
+
 static uint32_t count_chain(const struct slab *sl, int32_t i, uint32_t limit)
 {
 	uint32_t n = 0;
@@ -929,6 +936,7 @@ const struct policy_ops slub_ops = {
 	.cache_info = slub_cache_info,
 	.kmalloc_cache = slub_kmalloc_cache,
 	.stats = slub_stats,
+	.pages = slub_page_counts,
 	.check = slub_check,
 	.page_orders = slub_page_orders,
 	.prepopulate = slub_prepopulate,

@@ -87,7 +87,7 @@ int metrics_create(const struct metrics_opts *o, const struct strtab *sites, str
 	if (!m->o.mem_mib)
 		m->o.mem_mib = METRICS_MEM_MIB_DEFAULT;
 	m->sites = sites;
-	u64map_init(&m->ptr_index);
+	u64map_init_sparse(&m->ptr_index);
 	m->ptrs_free = UINT32_MAX;
 	*out = m;
 	return 0;
@@ -122,20 +122,19 @@ static struct perf_caller *caller_ref(struct metrics *m, uint32_t site)
 	return &m->callers[site];
 }
 
-int metrics_perf_alloc(struct metrics *m, const struct trace_event *ev, uint32_t site)
+int metrics_perf_alloc_at(struct metrics *m, const struct trace_event *ev, uint32_t site,
+			  uint32_t *rec)
 {
 	struct perf_caller *c = caller_ref(m, site);
-	uint64_t idx;
+	uint32_t idx = *rec;
 	if (!c)
 		return SLABSIM_ENOMEM;
-	if (!u64map_get(&m->ptr_index, ev->ptr, &idx)) {
-		if (m->ptrs_free != UINT32_MAX) { /* bounded: reuse a dropped record */
-			idx = m->ptrs_free;
-			m->ptrs_free = m->ptrs[idx].site;
-			if (u64map_put(&m->ptr_index, ev->ptr, idx))
-				return SLABSIM_ENOMEM;
-			goto have;
-		}
+	if (idx != METRICS_NO_REC) {
+		/* the pointer's record, from an earlier allocation */
+	} else if (m->ptrs_free != UINT32_MAX) { /* bounded: reuse a dropped record */
+		idx = m->ptrs_free;
+		m->ptrs_free = m->ptrs[idx].site;
+	} else {
 		if (m->nptrs == m->ptrs_cap) {
 			uint32_t ncap = m->ptrs_cap ? m->ptrs_cap * 2 : 4096;
 			struct perf_ptr *n = realloc(m->ptrs, (size_t)ncap * sizeof(*n));
@@ -151,13 +150,11 @@ int metrics_perf_alloc(struct metrics *m, const struct trace_event *ev, uint32_t
 			}
 			m->ptrs_cap = ncap;
 		}
-		if (u64map_put(&m->ptr_index, ev->ptr, m->nptrs))
-			return SLABSIM_ENOMEM;
 		idx = m->nptrs++;
 		if (m->pstats)
 			m->pstats[idx] = (struct perf_ptr_stat){.ptr = ev->ptr};
 	}
-have:;
+	*rec = idx;
 	struct perf_ptr *p = &m->ptrs[idx];
 	p->site = site;
 	p->alloc_cpu = (int32_t)ev->cpu;
@@ -179,12 +176,10 @@ have:;
 	return 0;
 }
 
-void metrics_perf_free(struct metrics *m, const struct trace_event *ev)
+void metrics_perf_free_at(struct metrics *m, const struct trace_event *ev, uint32_t *rec)
 {
-	uint64_t idx;
-	bool keep = m->o.record_ptrs;
-	if (!(keep ? u64map_get(&m->ptr_index, ev->ptr, &idx)
-		   : u64map_del(&m->ptr_index, ev->ptr, &idx))) {
+	uint32_t idx = *rec;
+	if (idx == METRICS_NO_REC) {
 		m->unmatched++;
 		return;
 	}
@@ -198,10 +193,37 @@ void metrics_perf_free(struct metrics *m, const struct trace_event *ev)
 		m->pingpong++;
 	}
 	p->alloc_cpu = -1;
-	if (!keep) { /* dropped: a later free of this pointer is unmatched */
+	if (!m->o.record_ptrs) { /* dropped: a later free of this pointer is unmatched */
 		p->site = m->ptrs_free;
-		m->ptrs_free = (uint32_t)idx;
+		m->ptrs_free = idx;
+		*rec = METRICS_NO_REC;
 	}
+}
+
+int metrics_perf_alloc(struct metrics *m, const struct trace_event *ev, uint32_t site)
+{
+	bool found;
+	uint64_t *slot = u64map_upsert(&m->ptr_index, ev->ptr, &found);
+	if (!slot)
+		return SLABSIM_ENOMEM;
+	uint32_t rec = found ? (uint32_t)*slot : METRICS_NO_REC;
+	int rc = metrics_perf_alloc_at(m, ev, site, &rec);
+	if (rc) { /* the pointer stays unrecorded, as before the call */
+		if (!found)
+			(void)u64map_del(&m->ptr_index, ev->ptr, NULL);
+		return rc;
+	}
+	*slot = rec;
+	return 0;
+}
+
+void metrics_perf_free(struct metrics *m, const struct trace_event *ev)
+{
+	uint64_t *slot = u64map_ref(&m->ptr_index, ev->ptr);
+	uint32_t rec = slot ? (uint32_t)*slot : METRICS_NO_REC;
+	metrics_perf_free_at(m, ev, &rec);
+	if (slot && rec == METRICS_NO_REC)
+		(void)u64map_del(&m->ptr_index, ev->ptr, NULL);
 }
 
 static double frag(uint64_t req, uint64_t alloc)

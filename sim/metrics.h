@@ -51,6 +51,15 @@ void metrics_destroy(struct metrics *m);
 int metrics_perf_alloc(struct metrics *m, const struct trace_event *ev, uint32_t site);
 /* Every free event (kfree, kmem_cache_free). */
 void metrics_perf_free(struct metrics *m, const struct trace_event *ev);
+/* The same two, for a caller that keeps its own table keyed by the event's
+ * pointer (the replay's live table): *rec is the pointer's record, or
+ * METRICS_NO_REC, kept by the caller instead of in the table of metrics;
+ * alloc sets it, free may reset it to METRICS_NO_REC (the record dropped).
+ * The figures are those of the functions above. */
+#define METRICS_NO_REC UINT32_MAX
+int metrics_perf_alloc_at(struct metrics *m, const struct trace_event *ev, uint32_t site,
+			  uint32_t *rec);
+void metrics_perf_free_at(struct metrics *m, const struct trace_event *ev, uint32_t *rec);
 
 /* perf's totals. */
 struct metrics_perf_totals {

@@ -71,6 +71,10 @@ struct cache_acct {
 	uint32_t *pre;		 /* pool indices of the start state's live objects */
 	uint32_t npre;
 	uint64_t pre_freed;
+	const char *name;	/* the root's name (policy-owned), once a named free looked */
+	const char *name_seen;	/* an event string found equal to name: interned by the
+				   source's id space (ids_of), so compared by address */
+	const void *name_space; /* the ids_of name_seen belongs to */
 };
 
 struct site_acct {
@@ -84,7 +88,7 @@ struct sim {
 	struct sim_opts o;
 	struct policy *p;
 	/* live set */
-	struct u64map live_index; /* trace ptr -> pool index */
+	struct u64map live_index; /* trace ptr -> live_val(): pool index, perf record */
 	struct live *pool;
 	uint32_t pool_len, pool_cap, pool_free;
 	/* caches as the trace names them */
@@ -129,6 +133,10 @@ struct sim {
 	uint64_t now_ns, t_first_ns;
 	bool started;
 	uint64_t next_sample_ns, next_sample_ev, nsamples;
+	/* the policy's pages read at the end of an allocation, for the
+	 * observation right after it (pages_fresh: not read since) */
+	bool pages_fresh;
+	uint64_t slab_after, large_after;
 	struct rec *rec;
 	const char *src; /* input name for messages: the trace path, or "events" */
 	const struct trace_stats *line_stats; /* of the last text trace replayed, or NULL */
@@ -186,15 +194,25 @@ static int intern_site(struct sim *s, const char *cs, uint32_t *id)
 
 /* The call-site id of ev: through the source's ids when it gives them (no
  * string hashing), else by interning the string. Same ids either way. */
-static int event_site(struct sim *s, const struct trace_event *ev, uint32_t *id)
+static int event_site_slow(struct sim *s, const struct trace_event *ev, uint32_t *id);
+
+static inline int event_site(struct sim *s, const struct trace_event *ev, uint32_t *id)
+{
+	uint32_t sid = ev->site_id;
+	if (sid && s->ids_of && sid < s->site_map_cap && s->site_map[sid]) {
+		*id = s->site_map[sid] - 1;
+		return 0;
+	}
+	return event_site_slow(s, ev, id);
+}
+
+/* event_site for a string, or an id not mapped yet */
+__attribute__((noinline)) static int event_site_slow(struct sim *s, const struct trace_event *ev,
+						     uint32_t *id)
 {
 	uint32_t sid = ev->site_id;
 	if (!sid || !s->ids_of)
 		return intern_site(s, ev->call_site, id);
-	if (sid < s->site_map_cap && s->site_map[sid]) {
-		*id = s->site_map[sid] - 1;
-		return 0;
-	}
 	int rc = intern_site(s, ev->call_site, id);
 	if (rc)
 		return rc;
@@ -227,10 +245,10 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	if (!s->o.progress_out)
 		s->o.progress_out = stderr;
 	evq_init(&s->q);
-	u64map_init(&s->live_index);
+	u64map_init_sparse(&s->live_index);
 	u64map_init(&s->name_cache);
 	u64map_init(&s->learned);
-	u64map_init(&s->cache_by_key);
+	u64map_init_sparse(&s->cache_by_key);
 	u64map_init(&s->defined);
 	u64map_init(&s->kmalloc_bytes);
 	u64map_init(&s->geom_name);
@@ -305,25 +323,63 @@ const struct metrics *sim_metrics(const struct sim *s)
 
 /* ---- metrics hooks (sim/metrics.c, docs/metrics.md) ---- */
 
-/* perf kmem stat counts every allocation event, before any of the engine's
- * filters (NULL pointers, zero sizes). */
-static int metrics_alloc_hook(struct sim *s, const struct trace_event *ev, uint32_t *site,
-			      struct err *e)
+/* live_index values: the live object at the trace pointer (pool index + 1,
+ * 0 = none) in the low half, perf kmem stat's record of the pointer
+ * (metrics_perf_*_at; record + 1, 0 = none) in the high half, so that one
+ * probe per event serves both. An entry goes when both are 0. */
+#define LIVE_OBJ_MASK 0xffffffffULL
+
+static inline uint32_t live_obj(uint64_t v)
 {
-	int rc = event_site(s, ev, site);
-	if (!rc)
-		rc = metrics_perf_alloc(s->m, ev, *site);
-	return rc ? err_set(e, rc, "out of memory") : 0;
+	return (uint32_t)(v & LIVE_OBJ_MASK);
+}
+
+static inline uint32_t live_rec(uint64_t v)
+{
+	uint32_t r = (uint32_t)(v >> 32);
+	return r ? r - 1 : METRICS_NO_REC;
+}
+
+static inline uint64_t live_with_rec(uint64_t v, uint32_t rec)
+{
+	uint64_t r = rec == METRICS_NO_REC ? 0 : (uint64_t)rec + 1;
+	return (v & LIVE_OBJ_MASK) | r << 32;
+}
+
+/* The policy's slab and large-kmalloc pages now, read around every event:
+ * through its cheap pages op when it has one. */
+static inline void pages_now(const struct sim *s, uint64_t *slab, uint64_t *large)
+{
+	if (s->p->ops->pages) {
+		s->p->ops->pages(s->p, slab, large);
+		return;
+	}
+	struct policy_stats st;
+	s->p->ops->stats(s->p, &st);
+	*slab = st.slab_pages;
+	*large = st.large_pages;
+}
+
+static inline uint64_t slab_pages_now(const struct sim *s)
+{
+	uint64_t slab, large;
+	pages_now(s, &slab, &large);
+	return slab;
 }
 
 /* Johnstone & Wilson: heap (slab + large kmalloc pages) and live requested
  * bytes after every change of state (events and timers). */
 static void metrics_observe_now(struct sim *s)
 {
-	struct policy_stats st;
-	s->p->ops->stats(s->p, &st);
-	metrics_observe(s->m, s->now_ns, (st.slab_pages + st.large_pages) * POLICY_PAGE_SIZE,
-			s->live_req);
+	uint64_t slab, large;
+	if (s->pages_fresh) {
+		slab = s->slab_after;
+		large = s->large_after;
+		s->pages_fresh = false;
+	} else {
+		pages_now(s, &slab, &large);
+	}
+	metrics_observe(s->m, s->now_ns, (slab + large) * POLICY_PAGE_SIZE, s->live_req);
 }
 
 /* ---- cache resolution ---- */
@@ -524,14 +580,12 @@ static void pool_put(struct sim *s, uint32_t idx)
 }
 
 /* After an allocation into root cache acct (UINT32_MAX: a large kmalloc);
- * pages_before: the policy's slab pages before it. A cache's pages can only
- * have grown if the total did. */
-static void update_peaks(struct sim *s, uint32_t acct, uint64_t pages_before)
+ * pages_before and slab_pages: the policy's slab pages before and after it.
+ * A cache's pages can only have grown if the total did. */
+static void update_peaks(struct sim *s, uint32_t acct, uint64_t pages_before, uint64_t slab_pages)
 {
-	struct policy_stats st;
-	s->p->ops->stats(s->p, &st);
-	if (st.slab_pages > s->peak_slab_pages) {
-		s->peak_slab_pages = st.slab_pages;
+	if (slab_pages > s->peak_slab_pages) {
+		s->peak_slab_pages = slab_pages;
 		s->peak_slab_pages_t_ns = s->now_ns;
 	}
 	if (acct == UINT32_MAX)
@@ -539,7 +593,7 @@ static void update_peaks(struct sim *s, uint32_t acct, uint64_t pages_before)
 	struct cache_acct *a = &s->acct[acct];
 	if (a->live_objs > a->peak_live_objs)
 		a->peak_live_objs = a->live_objs;
-	if (st.slab_pages <= pages_before)
+	if (slab_pages <= pages_before)
 		return;
 	struct policy_cache_info ci;
 	s->p->ops->cache_info(s->p, acct, &ci);
@@ -613,8 +667,23 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	uint32_t site;
 	int rc;
 
-	if ((rc = metrics_alloc_hook(s, ev, &site, e)))
-		return rc;
+	/* One probe finds the pointer's entry or makes it. perf kmem stat
+	 * counts every allocation event, before any of the engine's filters
+	 * (NULL pointers, zero sizes): its record is kept from here on. */
+	bool known;
+	uint64_t *slot = u64map_upsert(&s->live_index, ev->ptr, &known);
+	if (!slot)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (!(rc = event_site(s, ev, &site))) {
+		uint32_t rec = known ? live_rec(*slot) : METRICS_NO_REC;
+		if (!(rc = metrics_perf_alloc_at(s->m, ev, site, &rec)))
+			*slot = live_with_rec(*slot, rec);
+	}
+	if (rc) {
+		if (!known)
+			u64map_del_ref(&s->live_index, slot);
+		return err_set(e, rc, "out of memory");
+	}
 	if (ev->ptr == 0) {
 		anomaly(s, SIM_AN_ALLOC_NULL, ev->line);
 		return 0;
@@ -640,15 +709,18 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	 * the live set as it was (fuzz_replay found the old object freed by
 	 * an allocation then refused). Creating a cache holds no pages, so
 	 * the model sees the same free-then-allocate order either way. */
-	if (u64map_get(&s->live_index, ev->ptr, &idx64)) {
+	/* slot is still valid: nothing since touched live_index, and neither
+	 * do_free nor the policy do. An event that fails from here on leaves
+	 * the pointer with no live object (and its perf record). */
+	if (live_obj(*slot)) {
 		/* the free of the previous object at this address was not traced */
 		anomaly(s, SIM_AN_ALLOC_LIVE, ev->line);
-		(void)u64map_del(&s->live_index, ev->ptr, NULL);
+		idx64 = live_obj(*slot) - 1;
+		*slot &= ~LIVE_OBJ_MASK;
 		if ((rc = do_free(s, (uint32_t)idx64, s->pool[idx64].cpu, e)))
 			return rc;
 	}
-	struct policy_stats before;
-	s->p->ops->stats(s->p, &before);
+	uint64_t pages_before = slab_pages_now(s);
 	uint32_t idx;
 	if ((rc = pool_get(s, &idx)))
 		return err_set(e, rc, "out of memory");
@@ -657,6 +729,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		pool_put(s, idx);
 		return rc;
 	}
+	*slot |= (uint64_t)idx + 1;
 	l->req = ev->bytes_req;
 	if (l->obj.object_bytes < l->req && l->req <= l->obj.slot_bytes) {
 		/* A cache merged into a root after its first allocations raises
@@ -672,8 +745,6 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	l->cpu = cpu;
 	l->acct = UINT32_MAX;
 	if (l->obj.cache != POLICY_NO_CACHE && (rc = root_of(s, l->obj.cache, &l->acct)))
-		return err_set(e, rc, "out of memory");
-	if ((rc = u64map_put(&s->live_index, ev->ptr, idx)))
 		return err_set(e, rc, "out of memory");
 	if (l->acct != UINT32_MAX && is_raw_ptr(ev->ptr)) {
 		/* slabs are naturally aligned blocks of the page allocator:
@@ -723,7 +794,11 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 			 (rc = u64map_put(&s->violation_addr, key, l->obj.addr)))
 			return err_set(e, rc, "out of memory");
 	}
-	update_peaks(s, l->acct, before.slab_pages);
+	/* sim_event observes the state right after this: the pages read here
+	 * serve it too */
+	pages_now(s, &s->slab_after, &s->large_after);
+	s->pages_fresh = true;
+	update_peaks(s, l->acct, pages_before, s->slab_after);
 	return 0;
 }
 
@@ -747,12 +822,50 @@ static bool slab_cache_of(struct sim *s, uint64_t ptr, uint32_t *cid)
 	return false;
 }
 
+/* A named free of an object the replay put in root cache acct: anomaly if
+ * the name is another cache's (learned too late). Per event, so a string
+ * of the source's id space already found equal is not compared again. */
+static void check_free_name(struct sim *s, const struct trace_event *ev, uint32_t acct)
+{
+	struct cache_acct *a = &s->acct[acct];
+	if (s->ids_of && ev->name == a->name_seen && s->ids_of == a->name_space)
+		return;
+	if (!a->name) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, acct, &ci);
+		a->name = ci.name;
+	}
+	if (strcmp(a->name, ev->name) == 0) {
+		a->name_seen = ev->name;
+		a->name_space = s->ids_of;
+		return;
+	}
+	uint32_t nid;
+	uint64_t cid;
+	if (!(strtab_find(&s->names, ev->name, &nid) && u64map_get(&s->name_cache, nid, &cid) &&
+	      cid == acct))
+		anomaly(s, SIM_AN_FREE_OTHER_CACHE, ev->line);
+}
+
 static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	uint32_t cpu = fold_cpu(s, ev);
 	uint64_t idx64;
 
-	metrics_perf_free(s->m, ev);
+	/* perf sees every free; the live object goes unless the pointer is
+	 * NULL or ZERO_SIZE_PTR */
+	uint64_t *slot = u64map_ref(&s->live_index, ev->ptr);
+	uint32_t rec = slot ? live_rec(*slot) : METRICS_NO_REC, obj = 0;
+	metrics_perf_free_at(s->m, ev, &rec);
+	if (slot) {
+		*slot = live_with_rec(*slot, rec);
+		if (ev->ptr > ZERO_SIZE_PTR) {
+			obj = live_obj(*slot);
+			*slot &= ~LIVE_OBJ_MASK;
+		}
+		if (!*slot)
+			u64map_del_ref(&s->live_index, slot);
+	}
 	if (ev->ptr == 0) {
 		anomaly(s, SIM_AN_FREE_NULL, ev->line);
 		return 0;
@@ -761,7 +874,8 @@ static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		anomaly(s, SIM_AN_FREE_ZERO_SIZE, ev->line);
 		return 0;
 	}
-	if (!u64map_del(&s->live_index, ev->ptr, &idx64)) {
+	idx64 = obj ? obj - 1 : 0;
+	if (!obj) {
 		anomaly(s, SIM_AN_FREE_UNKNOWN, ev->line);
 		uint32_t cid;
 		if (ev->name ? !sim_find_cache(s, ev->name, &cid)
@@ -784,17 +898,8 @@ static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		a->pre_freed++;
 		return do_free(s, idx, cpu, e);
 	}
-	if (ev->name && s->pool[idx64].acct != UINT32_MAX) {
-		struct policy_cache_info ci;
-		s->p->ops->cache_info(s->p, s->pool[idx64].acct, &ci);
-		uint32_t nid;
-		uint64_t cid;
-		/* a named free of an object the replay put elsewhere (learned too late) */
-		if (strcmp(ci.name, ev->name) != 0 &&
-		    !(strtab_find(&s->names, ev->name, &nid) &&
-		      u64map_get(&s->name_cache, nid, &cid) && cid == s->pool[idx64].acct))
-			anomaly(s, SIM_AN_FREE_OTHER_CACHE, ev->line);
-	}
+	if (ev->name && s->pool[idx64].acct != UINT32_MAX)
+		check_free_name(s, ev, s->pool[idx64].acct);
 	/* pages only fall on a free: no peak to update */
 	return do_free(s, (uint32_t)idx64, cpu, e);
 }
@@ -949,6 +1054,8 @@ static int run_timer(struct sim *s, uint64_t t_ns, struct err *e)
 static int advance_to(struct sim *s, uint64_t t_ns, struct err *e)
 {
 	struct evq_item it;
+	if (!evq_len(&s->q)) /* policies without timers */
+		return 0;
 	while (evq_peek(&s->q, &it) && it.t_ns <= t_ns) {
 		evq_pop(&s->q, &it);
 		if (it.t_ns > s->now_ns)
@@ -958,6 +1065,16 @@ static int advance_to(struct sim *s, uint64_t t_ns, struct err *e)
 			return rc;
 	}
 	return 0;
+}
+
+/* e's message prefixed with what and the event's place in the input; out
+ * of line, so that the per-event path carries no message buffer. */
+__attribute__((noinline, cold)) static int event_error(struct sim *s, const struct trace_event *ev,
+						       int rc, const char *what, struct err *e)
+{
+	char why[SLABSIM_ERR_MSG_MAX];
+	(void)snprintf(why, sizeof(why), "%s", e ? e->msg : "");
+	return err_at(e, rc, s->src, ev->line, "%s%s", what, why);
 }
 
 int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
@@ -997,20 +1114,12 @@ int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 	default:
 		return 0;
 	}
-	if (rc) {
-		/* name the event's place in the input */
-		char why[SLABSIM_ERR_MSG_MAX];
-		(void)snprintf(why, sizeof(why), "%s", e ? e->msg : "");
-		return err_at(e, rc, s->src, ev->line, "%s", why);
-	}
+	if (rc) /* name the event's place in the input */
+		return event_error(s, ev, rc, "", e);
 	s->nevents++;
 	metrics_observe_now(s);
-	if (s->o.check && (rc = s->p->ops->check(s->p, e))) {
-		char why[SLABSIM_ERR_MSG_MAX];
-		(void)snprintf(why, sizeof(why), "%s", e ? e->msg : "");
-		return err_at(e, rc, s->src, ev->line,
-			      "model invariant broken after this event: %s", why);
-	}
+	if (s->o.check && (rc = s->p->ops->check(s->p, e)))
+		return event_error(s, ev, rc, "model invariant broken after this event: ", e);
 	return maybe_sample(s, e);
 }
 
@@ -1184,7 +1293,19 @@ int sim_replay_source(struct sim *s, const struct sim_source *src, struct rec *r
 	s->src = src->name ? src->name : "events";
 	use_ids_of(s, src);
 	progress_start(&pg, "replay");
+	/* With a look-ahead, every PEEK_EVERY events the live table's slots
+	 * of the pointers PEEK_SKIP events on are fetched, so that the cache
+	 * misses of a large live set overlap the work in between. */
+	enum { PEEK_EVERY = 4, PEEK_SKIP = 4 };
+	uint32_t until_peek = 0;
+	uint64_t ahead[PEEK_EVERY];
 	while ((rc = src->next(src->ctx, &ev, e)) == 1) {
+		if (src->peek_ptrs && !until_peek--) {
+			uint32_t n = src->peek_ptrs(src->ctx, PEEK_SKIP, PEEK_EVERY, ahead);
+			for (uint32_t k = 0; k < n; k++)
+				u64map_prefetch(&s->live_index, ahead[k]);
+			until_peek = PEEK_EVERY - 1;
+		}
 		if ((rc = sim_event(s, &ev, e)))
 			break;
 		progress_draw(s, &pg, src, s->nevents, false);
@@ -1688,7 +1809,7 @@ int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_sl
 	}
 	free(objs);
 	if (!rc) {
-		update_peaks(s, root, 0);
+		update_peaks(s, root, 0, slab_pages_now(s));
 		if (a->live_objs > a->peak_live_objs)
 			a->peak_live_objs = a->live_objs;
 	}

@@ -79,12 +79,19 @@ struct sim_source {
 	/* line counts of a text trace, valid until the source is closed; NULL
 	 * for sources that have no lines */
 	const struct trace_stats *(*stats)(void *ctx);
+	/* Optional look-ahead, for prefetching the engine's tables (results
+	 * are the same without it): the ptr fields of up to n events, from
+	 * skip places after the next one next() would return, into ptrs.
+	 * Returns how many (fewer at the end of the stream). */
+	uint32_t (*peek_ptrs)(void *ctx, uint32_t skip, uint32_t n, uint64_t *ptrs);
 	const char *name; /* path or label used in messages; NULL = "events" */
 	/* Non-NULL when events carry site_id: equal site_ids within one
 	 * id_space name the same call-site string, so the engine maps ids
-	 * instead of hashing strings (results are identical). A sim that read
-	 * one id space must not meet another one at the same address (free
-	 * the array only after the sim, or use a new sim). */
+	 * instead of hashing strings (results are identical). The strings of
+	 * its events (call_site, name, text) stay at their addresses, unchanged,
+	 * as long as the id space, so the engine may compare them by address.
+	 * A sim that read one id space must not meet another one at the same
+	 * address (free the array only after the sim, or use a new sim). */
 	const void *id_space;
 };
 

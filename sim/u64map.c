@@ -4,31 +4,21 @@
 
 #include <stdlib.h>
 
-static inline uint64_t mix(uint64_t x)
-{
-	/* splitmix64 finaliser: hashed trace pointers and page-aligned simulated
-	 * addresses both have low-entropy low bits */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 void u64map_init(struct u64map *m)
 {
-	m->slots = NULL;
-	m->cap = 0;
-	m->len = 0;
-	m->has_empty_key = false;
-	m->empty_key_val = 0;
+	*m = (struct u64map){0};
+}
+
+void u64map_init_sparse(struct u64map *m)
+{
+	*m = (struct u64map){.sparse = true};
 }
 
 void u64map_fini(struct u64map *m)
 {
+	bool sparse = m->sparse;
 	free(m->slots);
-	u64map_init(m);
+	*m = (struct u64map){.sparse = sparse};
 }
 
 static struct u64map_slot *alloc_slots(size_t cap)
@@ -40,33 +30,35 @@ static struct u64map_slot *alloc_slots(size_t cap)
 	return s;
 }
 
-static int grow(struct u64map *m)
+__attribute__((noinline, cold)) static int grow(struct u64map *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 64;
 	struct u64map_slot *n = alloc_slots(ncap);
 	if (!n)
 		return SLABSIM_ENOMEM;
-	for (size_t i = 0; i < m->cap; i++) {
-		if (m->slots[i].key == U64MAP_EMPTY)
-			continue;
-		size_t j = mix(m->slots[i].key) & (ncap - 1);
-		while (n[j].key != U64MAP_EMPTY)
-			j = (j + 1) & (ncap - 1);
-		n[j] = m->slots[i];
-	}
-	free(m->slots);
+	struct u64map_slot *old = m->slots;
+	size_t ocap = m->cap;
 	m->slots = n;
 	m->cap = ncap;
+	m->limit = m->sparse ? ncap / 2 : ncap / 4 * 3;
+	m->shift = (uint8_t)(64 - __builtin_ctzll((unsigned long long)ncap));
+	for (size_t i = 0; i < ocap; i++) {
+		if (old[i].key == U64MAP_EMPTY)
+			continue;
+		size_t j = u64map_home(m, old[i].key);
+		while (n[j].key != U64MAP_EMPTY)
+			j = (j + 1) & (ncap - 1);
+		n[j] = old[i];
+	}
+	free(old);
 	return 0;
 }
 
-/* Slot of key (true), or the free slot where it would go (false). */
+/* Slot of key (true), or the free slot where it would go (false); cap > 0. */
 static inline bool find(const struct u64map *m, uint64_t key, size_t *slot)
 {
-	if (!m->cap)
-		return false;
 	size_t mask = m->cap - 1;
-	size_t i = mix(key) & mask;
+	size_t i = u64map_home(m, key);
 	for (;;) {
 		uint64_t k = m->slots[i].key;
 		if (k == key) {
@@ -81,45 +73,44 @@ static inline bool find(const struct u64map *m, uint64_t key, size_t *slot)
 	return false;
 }
 
-int u64map_put(struct u64map *m, uint64_t key, uint64_t val)
+static void del_at(struct u64map *m, size_t i);
+
+uint64_t *u64map_upsert(struct u64map *m, uint64_t key, bool *found)
 {
-	size_t i = 0; /* find() leaves it unset on an empty map; grow() comes first then */
+	size_t i = 0;
 	if (key == U64MAP_EMPTY) {
-		m->len += !m->has_empty_key;
-		m->has_empty_key = true;
-		m->empty_key_val = val;
-		return 0;
+		*found = m->has_empty_key;
+		if (!m->has_empty_key) {
+			m->len++;
+			m->has_empty_key = true;
+			m->empty_key_val = 0;
+		}
+		return &m->empty_key_val;
 	}
-	if (find(m, key, &i)) {
-		m->slots[i].val = val;
-		return 0;
+	if (m->cap && find(m, key, &i)) {
+		*found = true;
+		return &m->slots[i].val;
 	}
-	if ((m->len + 1) * 4 > m->cap * 3) {
-		int rc = grow(m);
-		if (rc)
-			return rc;
+	*found = false;
+	if (m->len + 1 > m->limit) {
+		if (grow(m))
+			return NULL;
 		(void)find(m, key, &i);
 	}
 	m->slots[i].key = key;
-	m->slots[i].val = val;
+	m->slots[i].val = 0;
 	m->len++;
+	return &m->slots[i].val;
+}
+
+int u64map_put(struct u64map *m, uint64_t key, uint64_t val)
+{
+	bool found;
+	uint64_t *v = u64map_upsert(m, key, &found);
+	if (!v)
+		return SLABSIM_ENOMEM;
+	*v = val;
 	return 0;
-}
-
-bool u64map_get(const struct u64map *m, uint64_t key, uint64_t *val)
-{
-	uint64_t *v = u64map_ref(m, key);
-	if (v && val)
-		*val = *v;
-	return v != NULL;
-}
-
-uint64_t *u64map_ref(const struct u64map *m, uint64_t key)
-{
-	size_t i;
-	if (key == U64MAP_EMPTY)
-		return m->has_empty_key ? (uint64_t *)&m->empty_key_val : NULL;
-	return find(m, key, &i) ? &m->slots[i].val : NULL;
 }
 
 bool u64map_del(struct u64map *m, uint64_t key, uint64_t *val)
@@ -134,26 +125,42 @@ bool u64map_del(struct u64map *m, uint64_t key, uint64_t *val)
 		m->len--;
 		return true;
 	}
-	if (!find(m, key, &i))
+	if (!m->cap || !find(m, key, &i))
 		return false;
 	if (val)
 		*val = m->slots[i].val;
+	del_at(m, i);
+	return true;
+}
+
+void u64map_del_ref(struct u64map *m, uint64_t *v)
+{
+	if (v == &m->empty_key_val) {
+		m->has_empty_key = false;
+		m->len--;
+		return;
+	}
+	del_at(m, (size_t)((struct u64map_slot *)((char *)v - offsetof(struct u64map_slot, val)) -
+			   m->slots));
+}
+
+/* Empty slot i (occupied) and close the gap. */
+static void del_at(struct u64map *m, size_t i)
+{
 	size_t mask = m->cap - 1;
-	size_t j = i;
-	for (;;) {
-		j = (j + 1) & mask;
-		if (m->slots[j].key == U64MAP_EMPTY)
+	/* Backward shift: each following entry of the run moves into the hole
+	 * unless its home lies cyclically in (hole, j]; distances mod cap. */
+	for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+		uint64_t k = m->slots[j].key;
+		if (k == U64MAP_EMPTY)
 			break;
-		size_t home = mix(m->slots[j].key) & mask;
-		/* move j back into the hole at i unless its home lies in (i, j] */
-		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+		if (((j - u64map_home(m, k)) & mask) >= ((j - i) & mask)) {
 			m->slots[i] = m->slots[j];
 			i = j;
 		}
 	}
 	m->slots[i].key = U64MAP_EMPTY;
 	m->len--;
-	return true;
 }
 
 bool u64map_next(const struct u64map *m, size_t *pos, uint64_t *key, uint64_t *val)

@@ -37,6 +37,9 @@ struct evarr {
 	uint32_t *slots; /* open addressing: key id + 1, 0 = empty */
 	uint32_t nslots; /* power of two */
 	struct strtab strs;
+	/* per key, the event with every field a key fixes (sizes of 2^32 or
+	 * more too): evarr_get copies it and sets the rest */
+	struct trace_event *tmpl;
 	struct trace_stats stats;
 	char *path;
 };
@@ -185,6 +188,30 @@ int evarr_load(const char *path, struct evarr **out, struct err *e)
 		goto fail;
 	a->stats = *trace_stats(r);
 	trace_close(r);
+	if (a->nkeys && !(a->tmpl = malloc((size_t)a->nkeys * sizeof(*a->tmpl)))) {
+		rc = err_set(e, SLABSIM_ENOMEM, "%s: out of memory after %llu events", path,
+			     (unsigned long long)a->n);
+		r = NULL;
+		goto fail;
+	}
+	for (uint32_t id = 0; id < a->nkeys; id++) {
+		const struct evarr_key *k = &a->keys[id];
+		const char *nm = k->name == NO_STR ? NULL : strtab_str(&a->strs, k->name);
+		a->tmpl[id] = (struct trace_event){
+			.type = (enum trace_ev_type)k->type,
+			.cpu = k->cpu,
+			.pid = -1,
+			.bytes_req = k->big_req,
+			.bytes_alloc = k->big_alloc,
+			.node = k->node,
+			.accounted = k->accounted,
+			.gfp = k->gfp,
+			.call_site = strtab_str(&a->strs, k->site),
+			.name = k->type == TRACE_EV_MARKER ? NULL : nm,
+			.text = k->type == TRACE_EV_MARKER ? nm : NULL,
+			.site_id = k->site + 1,
+		};
+	}
 	/* give back the doubling slack: workers share what is left */
 	if (a->n && a->n < a->cap) {
 		struct evarr_ev *n = realloc(a->ev, a->n * sizeof(*n));
@@ -207,6 +234,7 @@ void evarr_free(struct evarr *a)
 		return;
 	free(a->ev);
 	free(a->keys);
+	free(a->tmpl);
 	free(a->slots);
 	strtab_fini(&a->strs);
 	free(a->path);
@@ -236,35 +264,23 @@ const char *evarr_path(const struct evarr *a)
 size_t evarr_bytes(const struct evarr *a)
 {
 	size_t b = a->cap * sizeof(*a->ev) + a->keys_cap * sizeof(*a->keys) +
-		   a->nslots * sizeof(*a->slots);
+		   a->nslots * sizeof(*a->slots) + a->nkeys * sizeof(*a->tmpl);
 	for (uint32_t i = 0; i < a->strs.n; i++)
 		b += strlen(a->strs.strs[i]) + 1;
 	return b;
 }
 
-void evarr_get(const struct evarr *a, uint64_t i, struct trace_event *ev)
+static inline void get(const struct evarr *a, uint64_t i, struct trace_event *ev)
 {
 	const struct evarr_ev *x = &a->ev[i];
-	const struct evarr_key *k = &a->keys[x->key];
-	const char *nm = k->name == NO_STR ? NULL : strtab_str(&a->strs, k->name);
-
-	*ev = (struct trace_event){
-		.type = (enum trace_ev_type)k->type,
-		.t_ns = x->t_ns,
-		.cpu = k->cpu,
-		.pid = -1,
-		.ptr = x->ptr,
-		.bytes_req = x->bytes_req == BIG ? k->big_req : x->bytes_req,
-		.bytes_alloc = x->bytes_alloc == BIG ? k->big_alloc : x->bytes_alloc,
-		.node = k->node,
-		.accounted = k->accounted,
-		.gfp = k->gfp,
-		.call_site = strtab_str(&a->strs, k->site),
-		.name = k->type == TRACE_EV_MARKER ? NULL : nm,
-		.text = k->type == TRACE_EV_MARKER ? nm : NULL,
-		.line = x->line,
-		.site_id = k->site + 1,
-	};
+	*ev = a->tmpl[x->key];
+	ev->t_ns = x->t_ns;
+	ev->ptr = x->ptr;
+	if (x->bytes_req != BIG)
+		ev->bytes_req = x->bytes_req;
+	if (x->bytes_alloc != BIG)
+		ev->bytes_alloc = x->bytes_alloc;
+	ev->line = x->line;
 }
 
 static int cursor_next(void *ctx, struct trace_event *ev, struct err *e)
@@ -273,8 +289,23 @@ static int cursor_next(void *ctx, struct trace_event *ev, struct err *e)
 	(void)e;
 	if (c->i >= c->a->n)
 		return 0;
-	evarr_get(c->a, c->i++, ev);
+	get(c->a, c->i++, ev);
 	return 1;
+}
+
+void evarr_get(const struct evarr *a, uint64_t i, struct trace_event *ev)
+{
+	get(a, i, ev);
+}
+
+static uint32_t cursor_peek(void *ctx, uint32_t skip, uint32_t n, uint64_t *ptrs)
+{
+	const struct evarr_cursor *c = ctx;
+	uint64_t from = c->i + skip, end = c->a->n;
+	uint32_t k = 0;
+	for (; k < n && from + k < end; k++)
+		ptrs[k] = c->a->ev[from + k].ptr;
+	return k;
 }
 
 static void cursor_progress(void *ctx, uint64_t *done, uint64_t *total)
@@ -297,6 +328,7 @@ void evarr_source(struct sim_source *src, struct evarr_cursor *c, const struct e
 	*src = (struct sim_source){
 		.ctx = c,
 		.next = cursor_next,
+		.peek_ptrs = cursor_peek,
 		.progress = cursor_progress,
 		.stats = cursor_stats,
 		.name = a->path,

@@ -115,6 +115,64 @@ static char *summary_evarr(const struct evarr *a, const char *alloc, bool names)
 	return buf;
 }
 
+/* The look-ahead (sim_source.peek_ptrs) gives, at every position, the
+ * pointers of the events next() returns later: checked against the
+ * pointers of the text reader's events, for several skips and counts. */
+static void check_peek(const struct evarr *a, const char *path, const char *base)
+{
+	struct trace_opts lax = {.strict = false};
+	struct trace_reader *r = NULL;
+	struct trace_event ev;
+	struct err e;
+	uint64_t *ptrs = NULL, n = 0, cap = 0;
+	err_clear(&e);
+	bool ok = trace_open(path, &lax, &r, &e) == 0;
+	while (ok && trace_next(r, &ev, &e) == 1) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			uint64_t *p = realloc(ptrs, cap * sizeof(*p));
+			if (!(ok = p != NULL))
+				break;
+			ptrs = p;
+		}
+		ptrs[n++] = ev.ptr;
+	}
+	trace_close(r);
+	struct sim_source src;
+	struct evarr_cursor cur;
+	evarr_source(&src, &cur, a);
+	ok &= src.peek_ptrs != NULL && n == evarr_len(a);
+	static const uint32_t skips[] = {0, 1, 4}, counts[] = {1, 4, 7};
+	for (uint64_t i = 0; ok; i++) {
+		/* i events read: the next one is event i */
+		for (size_t si = 0; si < 3; si++) {
+			for (size_t ci = 0; ci < 3; ci++) {
+				uint64_t buf[8] = {0};
+				uint32_t got = src.peek_ptrs(src.ctx, skips[si], counts[ci], buf);
+				uint64_t from = i + skips[si];
+				uint64_t want = from >= n		? 0
+						: n - from < counts[ci] ? n - from
+									: counts[ci];
+				ok &= got == want;
+				for (uint32_t k = 0; ok && k < got; k++)
+					ok &= buf[k] == ptrs[from + k];
+			}
+		}
+		if (src.next(src.ctx, &ev, &e) != 1) {
+			ok &= i == n;
+			break;
+		}
+		ok &= ev.ptr == ptrs[i];
+	}
+	char name[256];
+	(void)snprintf(name, sizeof(name),
+		       "%s: the evarr look-ahead gives the pointers of the events to come "
+		       "(%llu events)",
+		       base, (unsigned long long)n);
+	CHECK(name, ok && n > 0);
+	free(ptrs);
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const allocs[] = {"slub", "slab", "slob"};
@@ -127,6 +185,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+		check_peek(a, argv[i], base);
 		for (size_t k = 0; k < sizeof(allocs) / sizeof(allocs[0]); k++) {
 			for (int names = 1; names >= 0; names--) {
 				char name[256];
