@@ -111,6 +111,7 @@ struct sim {
 	/* source site_id - 1 -> our site id + 1 (0: not mapped yet), for the
 	 * id_space of the source being read (sim_source.id_space) */
 	const void *ids_of;
+	bool strings_stable; /* its strings may be compared by address (sim_source) */
 	uint32_t *site_map;
 	uint32_t site_map_cap;
 	struct u64map violations;     /* (acct, site, log2 size) -> count */
@@ -230,6 +231,7 @@ __attribute__((noinline)) static int event_site_slow(struct sim *s, const struct
 static void use_ids_of(struct sim *s, const struct sim_source *src)
 {
 	s->ids_of = src->id_space;
+	s->strings_stable = src->id_space && src->stable_strings;
 	if (s->site_map)
 		memset(s->site_map, 0, (size_t)s->site_map_cap * sizeof(*s->site_map));
 }
@@ -828,7 +830,7 @@ static bool slab_cache_of(struct sim *s, uint64_t ptr, uint32_t *cid)
 static void check_free_name(struct sim *s, const struct trace_event *ev, uint32_t acct)
 {
 	struct cache_acct *a = &s->acct[acct];
-	if (s->ids_of && ev->name == a->name_seen && s->ids_of == a->name_space)
+	if (s->strings_stable && ev->name == a->name_seen && s->ids_of == a->name_space)
 		return;
 	if (!a->name) {
 		struct policy_cache_info ci;

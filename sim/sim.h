@@ -87,12 +87,15 @@ struct sim_source {
 	const char *name; /* path or label used in messages; NULL = "events" */
 	/* Non-NULL when events carry site_id: equal site_ids within one
 	 * id_space name the same call-site string, so the engine maps ids
-	 * instead of hashing strings (results are identical). The strings of
-	 * its events (call_site, name, text) stay at their addresses, unchanged,
-	 * as long as the id space, so the engine may compare them by address.
-	 * A sim that read one id space must not meet another one at the same
-	 * address (free the array only after the sim, or use a new sim). */
+	 * instead of hashing strings (results are identical). */
 	const void *id_space;
+	/* true when the strings of its events (call_site, name, text) stay at
+	 * their addresses, unchanged, as long as the id space (the event
+	 * array), so the engine may compare them by address; false when they
+	 * live in reused buffers (the prefetch). A sim that read one such
+	 * source must not meet another one at the same address (free the
+	 * array only after the sim, or use a new sim). */
+	bool stable_strings;
 };
 
 /* A source reading r (borrowed). */

@@ -333,5 +333,6 @@ void evarr_source(struct sim_source *src, struct evarr_cursor *c, const struct e
 		.stats = cursor_stats,
 		.name = a->path,
 		.id_space = a,
+		.stable_strings = true, /* the array's string table */
 	};
 }
