@@ -531,19 +531,23 @@ static int batch_chunk(struct rec *r, enum stmt_id id, int k)
 		return SQLITE_OK;
 	assert(tuple);
 	tuple += strlen(" VALUES ");
+	assert(!strncmp(tuple, "(?, ", 4)); /* the run_id first */
 	head = (size_t)(tuple - sql);
 	tlen = strlen(tuple);
-	multi = malloc(head + (tlen + 2) * n + 1);
+	multi = malloc(head + (tlen + 3) * n + 1);
 	if (!multi)
 		return SQLITE_NOMEM;
 	memcpy(multi, sql, head);
 	for (size_t i = 0, at = head; i < n; i++) {
-		if (i) {
-			memcpy(multi + at, ", ", 2);
-			at += 2;
+		if (i) { /* every row's run_id is the first row's: "(?1, ?, ..." */
+			memcpy(multi + at, ", (?1", 5);
+			at += 5;
+			memcpy(multi + at, tuple + 2, tlen - 1);
+			at += tlen - 2;
+		} else {
+			memcpy(multi + at, tuple, tlen + 1);
+			at += tlen;
 		}
-		memcpy(multi + at, tuple, tlen + 1);
-		at += tlen;
 	}
 	rc = sqlite3_prepare_v3(r->db, multi, -1, SQLITE_PREPARE_PERSISTENT, &bt->chunk[k], NULL);
 	free(multi);
@@ -941,7 +945,9 @@ static int batch_flush(struct rec *r, enum stmt_id id, int n, struct err *e)
 			for (int row = done; row < done + rows && rc == SQLITE_OK; row++) {
 				const struct cell *c = &bt->cells[bt->order[row] * bt->ncols];
 
-				for (int i = 0; i < bt->ncols && rc == SQLITE_OK; i++, p++) {
+				/* column 0, the run_id, is bound once per INSERT */
+				for (int i = row > done; i < bt->ncols && rc == SQLITE_OK;
+				     i++, p++) {
 					if (c[i].kind == CELL_INT)
 						rc = sqlite3_bind_int64(st, p, c[i].v);
 					else if (c[i].kind == CELL_TEXT)

@@ -951,7 +951,9 @@ static void test_batches(const struct tmp *t)
 	int ret;
 
 	tmp_path(t, "batch.db", path, sizeof(path));
-	if (rec_open(path, &r, &e) || rec_run_begin(r, &run_info, &run_id, &e)) {
+	/* an empty run 1 first, so that the batched rows carry run_id 2 */
+	if (rec_open(path, &r, &e) || rec_run_begin(r, &run_info, NULL, &e) ||
+	    rec_run_end(r, &totals, true, &e) || rec_run_begin(r, &run_info, &run_id, &e)) {
 		CHECK("open and begin the batch run", 0);
 		printf("# %s\n", e.msg);
 		rec_close(r);
@@ -987,7 +989,13 @@ static void test_batches(const struct tmp *t)
 	db = db_open_ro(path);
 	if (!db)
 		return;
-	CHECK_EQ_U64("the failed commit left one run", q_int(db, "SELECT count(*) FROM runs"), 1);
+	CHECK_EQ_U64("the failed commit left two runs", q_int(db, "SELECT count(*) FROM runs"), 2);
+	CHECK_EQ_U64("the batched run is run 2", run_id, 2);
+	CHECK_EQ_U64("every sample row is run 2's",
+		     q_int(db, "SELECT (SELECT count(*) FROM samples WHERE run_id <> 2) +"
+			       " (SELECT count(*) FROM sample_orders WHERE run_id <> 2) +"
+			       " (SELECT count(*) FROM sample_caches WHERE run_id <> 2)"),
+		     0);
 	CHECK_EQ_U64("samples rows", rows_of(db, "samples", run_id), BATCH_SEQS);
 	CHECK_EQ_U64("samples: seq 0..44 sum to 44*45/2", q_int(db, "SELECT sum(seq) FROM samples"),
 		     990);
@@ -1025,8 +1033,8 @@ static void test_batches(const struct tmp *t)
 	CHECK_EQ_U64("sample_caches: (3, c017)",
 		     q_int(db, "SELECT pages FROM sample_caches WHERE seq = 3 AND cache = 'c017'"),
 		     6034);
-	CHECK_EQ_U64("one repetition, of run 1",
-		     q_int(db, "SELECT count(*) FROM repetition_runs WHERE run_id = 1"), 1);
+	CHECK_EQ_U64("one repetition, of run 2",
+		     q_int(db, "SELECT count(*) FROM repetition_runs WHERE run_id = 2"), 1);
 	CHECK_EQ_U64("foreign_key_check finds nothing",
 		     q_int(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
 	sqlite3_close(db);
