@@ -339,12 +339,59 @@ enum rec_state {
 	REC_RUN_LOST, /* SQLite rolled the run back after an error; awaiting rec_run_end() */
 };
 
+/*
+ * Rows of the per-sample tables (about 80 per sample with per-cache rows)
+ * are buffered and sent by multi-row INSERTs of up to REC_BATCH_ROWS rows,
+ * so that the work of a statement execution (start, cursors, halt, reset:
+ * about 2,800 instructions, more than the b-tree insert) is paid per batch,
+ * not per row; 16 or 64 rows measured no better. Rows keyed (run_id, seq,
+ * cache) are sent a sample at a time, sorted by cache name, so that each
+ * insert lands after the previous one at the end of the table: the b-tree
+ * search for its place then costs a third. Borrowed strings are copied into
+ * the batch. The rows go out before the run commits; a failed batch is
+ * reported by the call that sent it (docs/schema.md, "Transactions").
+ */
+#define REC_CHUNK_LOG2 5 /* multi-row INSERTs of 32, 16, 8, 4 and 2 rows */
+#define REC_BATCH_ROWS (1 << REC_CHUNK_LOG2)
+
+enum cell_kind { CELL_INT, CELL_TEXT, CELL_NULL };
+
+struct cell {
+	int64_t v; /* the integer, or the text's offset in batch.text */
+	enum cell_kind kind;
+};
+
+struct batch {
+	/* chunk[k] inserts 2^k rows, prepared on first use; chunk[0] is the
+	 * single-row statement, owned by struct rec. */
+	sqlite3_stmt *chunk[REC_CHUNK_LOG2 + 1];
+	const char *table; /* for messages */
+	int ncols;
+	bool by_name;	     /* key (run_id, seq, name): sent sorted, a sample at a time */
+	int nrows, cap;	     /* rows buffered, rows of room */
+	struct cell *cells;  /* cap rows of ncols */
+	int *order, *order2; /* the sort's permutation and its scratch */
+	size_t row_text;     /* text_len when the row being bound began */
+	char *text;	     /* NUL-terminated copies of the rows' strings */
+	size_t text_len, text_cap;
+};
+
 struct rec {
 	sqlite3 *db;
 	char *path; /* owned copy, for messages */
 	sqlite3_stmt *stmt[NR_STMT];
+	struct batch *batch[NR_STMT]; /* NULL: the table's rows go out one by one */
 	enum rec_state state;
 	int64_t run_id; /* valid unless REC_IDLE */
+};
+
+/* The tables written once or more per sample. */
+static const char *const batch_table[NR_STMT] = {
+	[ST_SAMPLE] = "samples",
+	[ST_SAMPLE_CACHE] = "sample_caches",
+	[ST_SAMPLE_METRICS] = "sample_metrics",
+	[ST_SAMPLE_ORDER] = "sample_orders",
+	[ST_SAMPLE_SLABINFO] = "sample_slabinfo",
 };
 
 /* Fill e from the connection's last error. SQLITE_NOTADB (raised by the first
@@ -450,6 +497,63 @@ rollback:
 	return ret;
 }
 
+/* Set up the batch of a table. Returns an SQLite result code. */
+static int batch_new(struct rec *r, enum stmt_id id)
+{
+	struct batch *bt = calloc(1, sizeof(*bt));
+
+	if (!bt)
+		return SQLITE_NOMEM;
+	r->batch[id] = bt;
+	bt->table = batch_table[id];
+	bt->chunk[0] = r->stmt[id];
+	bt->ncols = sqlite3_bind_parameter_count(r->stmt[id]);
+	bt->by_name = id == ST_SAMPLE_CACHE || id == ST_SAMPLE_SLABINFO;
+	bt->cap = REC_BATCH_ROWS;
+	bt->cells = calloc((size_t)bt->cap * (size_t)bt->ncols, sizeof(*bt->cells));
+	bt->order = calloc((size_t)bt->cap, sizeof(*bt->order));
+	bt->order2 = calloc((size_t)bt->cap, sizeof(*bt->order2));
+	return bt->cells && bt->order && bt->order2 ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+/* The table's INSERT of 2^k rows: its single-row INSERT with the VALUES
+ * tuple repeated. Returns an SQLite result code. */
+static int batch_chunk(struct rec *r, enum stmt_id id, int k)
+{
+	struct batch *bt = r->batch[id];
+	const char *sql = stmt_sql[id];
+	const char *tuple = strstr(sql, " VALUES (");
+	size_t head, tlen, n = (size_t)1 << k;
+	char *multi;
+	int rc;
+
+	if (bt->chunk[k])
+		return SQLITE_OK;
+	assert(tuple);
+	tuple += strlen(" VALUES ");
+	assert(!strncmp(tuple, "(?, ", 4)); /* the run_id first */
+	head = (size_t)(tuple - sql);
+	tlen = strlen(tuple);
+	multi = malloc(head + (tlen + 3) * n + 1);
+	if (!multi)
+		return SQLITE_NOMEM;
+	memcpy(multi, sql, head);
+	for (size_t i = 0, at = head; i < n; i++) {
+		if (i) { /* every row's run_id is the first row's: "(?1, ?, ..." */
+			memcpy(multi + at, ", (?1", 5);
+			at += 5;
+			memcpy(multi + at, tuple + 2, tlen - 1);
+			at += tlen - 2;
+		} else {
+			memcpy(multi + at, tuple, tlen + 1);
+			at += tlen;
+		}
+	}
+	rc = sqlite3_prepare_v3(r->db, multi, -1, SQLITE_PREPARE_PERSISTENT, &bt->chunk[k], NULL);
+	free(multi);
+	return rc;
+}
+
 int rec_open(const char *path, struct rec **out, struct err *e)
 {
 	struct rec *r;
@@ -516,6 +620,8 @@ int rec_open(const char *path, struct rec **out, struct err *e)
 	for (int i = 0; i < NR_STMT; i++) {
 		rc = sqlite3_prepare_v3(r->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 					&r->stmt[i], NULL);
+		if (rc == SQLITE_OK && batch_table[i])
+			rc = batch_new(r, (enum stmt_id)i);
 		if (rc != SQLITE_OK) {
 			ret = db_error(r, rc, "cannot prepare statement", e);
 			goto fail;
@@ -550,14 +656,51 @@ static int step_done(struct rec *r, enum stmt_id id, const char *what, struct er
  * round-trip exactly when read back as uint64_t. */
 struct bind {
 	sqlite3_stmt *st;
+	struct batch *bt; /* a batched table: cells go to bt's next row */
+	enum stmt_id id;
 	int n;
 	int rc;
 };
 
+/* Room for one more row; false if out of memory. */
+static bool batch_room(struct batch *bt)
+{
+	if (bt->nrows < bt->cap)
+		return true;
+	int cap = bt->cap * 2;
+	struct cell *cells = realloc(bt->cells, (size_t)cap * (size_t)bt->ncols * sizeof(*cells));
+	if (!cells)
+		return false;
+	bt->cells = cells;
+	int *order = realloc(bt->order, (size_t)cap * sizeof(*order));
+	if (!order)
+		return false;
+	bt->order = order;
+	order = realloc(bt->order2, (size_t)cap * sizeof(*order));
+	if (!order)
+		return false;
+	bt->order2 = order;
+	bt->cap = cap;
+	return true;
+}
+
 static struct bind bind_start(struct rec *r, enum stmt_id id)
 {
-	struct bind b = {.st = r->stmt[id], .n = 0, .rc = SQLITE_OK};
+	struct bind b = {.st = r->stmt[id], .bt = r->batch[id], .id = id, .n = 0, .rc = SQLITE_OK};
+
+	/* Without room the row goes out on its own, unsorted: the order of
+	 * inserts only matters for speed. */
+	if (b.bt && !batch_room(b.bt))
+		b.bt = NULL;
+	if (b.bt)
+		b.bt->row_text = b.bt->text_len;
 	return b;
+}
+
+static struct cell *bind_cell(struct bind *b)
+{
+	assert(b->n <= b->bt->ncols);
+	return &b->bt->cells[b->bt->nrows * b->bt->ncols + b->n - 1];
 }
 
 static int64_t u64_bits(uint64_t v)
@@ -571,7 +714,9 @@ static int64_t u64_bits(uint64_t v)
 static void bind_i64(struct bind *b, int64_t v)
 {
 	b->n++;
-	if (b->rc == SQLITE_OK)
+	if (b->bt)
+		*bind_cell(b) = (struct cell){.v = v, .kind = CELL_INT};
+	else if (b->rc == SQLITE_OK)
 		b->rc = sqlite3_bind_int64(b->st, b->n, v);
 }
 
@@ -582,15 +727,52 @@ static void bind_u64(struct bind *b, uint64_t v)
 
 static void bind_double(struct bind *b, double v)
 {
+	assert(!b->bt); /* no batched table has a REAL column */
 	b->n++;
 	if (b->rc == SQLITE_OK)
 		b->rc = sqlite3_bind_double(b->st, b->n, v);
+}
+
+/* A batched row keeps a copy: the caller's string is borrowed for the call. */
+static void bind_text_copy(struct bind *b, const char *s)
+{
+	struct batch *bt = b->bt;
+	struct cell *c = bind_cell(b);
+	size_t len;
+
+	if (!s) {
+		*c = (struct cell){.kind = CELL_NULL};
+		return;
+	}
+	len = strlen(s) + 1;
+	if (bt->text_len + len > bt->text_cap) {
+		size_t cap = bt->text_cap ? bt->text_cap : 1024;
+		char *p;
+
+		while (cap < bt->text_len + len)
+			cap *= 2;
+		p = realloc(bt->text, cap);
+		if (!p) {
+			*c = (struct cell){.kind = CELL_NULL};
+			b->rc = SQLITE_NOMEM;
+			return;
+		}
+		bt->text = p;
+		bt->text_cap = cap;
+	}
+	memcpy(bt->text + bt->text_len, s, len);
+	*c = (struct cell){.v = (int64_t)bt->text_len, .kind = CELL_TEXT};
+	bt->text_len += len;
 }
 
 /* NULL binds SQL NULL; a NOT NULL column then reports which one. */
 static void bind_text(struct bind *b, const char *s)
 {
 	b->n++;
+	if (b->bt) {
+		bind_text_copy(b, s);
+		return;
+	}
 	if (b->rc != SQLITE_OK)
 		return;
 	if (s)
@@ -635,10 +817,50 @@ static int no_run(const struct rec *r, const char *fn, struct err *e)
 
 /* Step a row of the open run. The message is only formatted on failure:
  * this runs once per sample row. */
+static int batch_flush(struct rec *r, enum stmt_id id, int n, struct err *e);
+
+/* The row just bound is complete. A table keyed by name sends the previous
+ * sample's rows when a new sample begins, the others every REC_BATCH_ROWS. */
+static int batch_add(struct rec *r, enum stmt_id id, struct err *e)
+{
+	struct batch *bt = r->batch[id];
+	struct cell *last = &bt->cells[bt->nrows * bt->ncols];
+	int ret;
+
+	bt->nrows++;
+	if (!bt->by_name)
+		return bt->nrows == REC_BATCH_ROWS ? batch_flush(r, id, bt->nrows, e) : 0;
+	if (bt->nrows == 1 || last[1].v == bt->cells[1].v)
+		return 0;
+	/* the row begins a new sample: send the others, keep it */
+	size_t text_end = bt->text_len;
+	ret = batch_flush(r, id, bt->nrows - 1, e);
+	memmove(bt->cells, last, (size_t)bt->ncols * sizeof(*last));
+	memmove(bt->text, bt->text + bt->row_text, text_end - bt->row_text);
+	for (int i = 0; i < bt->ncols; i++)
+		if (bt->cells[i].kind == CELL_TEXT)
+			bt->cells[i].v -= (int64_t)bt->row_text;
+	bt->text_len = text_end - bt->row_text;
+	bt->nrows = 1;
+	return ret;
+}
+
 static int row_step(struct rec *r, const struct bind *b, const char *table, struct err *e)
 {
 	int rc = b->rc;
 	int ret = 0;
+
+	if (b->bt) {
+		assert(b->n == b->bt->ncols);
+		if (rc != SQLITE_OK) { /* out of memory copying a string: drop the row */
+			char what[64];
+
+			(void)snprintf(what, sizeof(what),
+				       "cannot insert into %s (run %" PRId64 ")", table, r->run_id);
+			return err_at(e, SLABSIM_ENOMEM, r->path, 0, "%s: out of memory", what);
+		}
+		return batch_add(r, b->id, e);
+	}
 
 	assert(b->n == sqlite3_bind_parameter_count(b->st));
 	if (rc == SQLITE_OK)
@@ -655,6 +877,138 @@ static int row_step(struct rec *r, const struct bind *b, const char *table, stru
 	if (ret)
 		note_lost_run(r, e);
 	return ret;
+}
+
+/* Key order of rows i and j of a by_name batch: seq, then the name as SQLite
+ * compares TEXT (BINARY: bytes, then length, as strcmp), NULL first. */
+static int batch_cmp(const struct batch *bt, int i, int j)
+{
+	const struct cell *a = &bt->cells[i * bt->ncols], *b = &bt->cells[j * bt->ncols];
+
+	if (a[1].v != b[1].v)
+		return a[1].v < b[1].v ? -1 : 1;
+	if (a[2].kind != CELL_TEXT || b[2].kind != CELL_TEXT)
+		return (a[2].kind == CELL_TEXT) - (b[2].kind == CELL_TEXT);
+	return strcmp(bt->text + a[2].v, bt->text + b[2].v);
+}
+
+/* bt->order[0..n) := rows 0..n-1 in key order (a stable bottom-up merge sort). */
+static void batch_sort(struct batch *bt, int n)
+{
+	int *src = bt->order, *dst = bt->order2;
+
+	for (int i = 0; i < n; i++)
+		src[i] = i;
+	for (int w = 1; w < n; w *= 2) {
+		for (int lo = 0; lo < n; lo += 2 * w) {
+			int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			int i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi)
+				dst[k++] = batch_cmp(bt, src[j], src[i]) < 0 ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		int *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != bt->order)
+		memcpy(bt->order, src, (size_t)n * sizeof(*src));
+}
+
+/* Send the first n buffered rows of a table, by INSERTs of 32, 16, ... 1 rows.
+ * The rows are gone afterwards, whatever the result. */
+static int batch_flush(struct rec *r, enum stmt_id id, int n, struct err *e)
+{
+	struct batch *bt = r->batch[id];
+	int rc = SQLITE_OK, done = 0;
+
+	if (bt->by_name)
+		batch_sort(bt, n);
+	else
+		for (int i = 0; i < n; i++)
+			bt->order[i] = i;
+	for (int k = REC_CHUNK_LOG2; k >= 0 && rc == SQLITE_OK; k--) {
+		int rows = 1 << k;
+		sqlite3_stmt *st;
+
+		if (n - done < rows)
+			continue;
+		rc = batch_chunk(r, id, k);
+		st = bt->chunk[k];
+		while (rc == SQLITE_OK && n - done >= rows) {
+			int p = 1;
+
+			for (int row = done; row < done + rows && rc == SQLITE_OK; row++) {
+				const struct cell *c = &bt->cells[bt->order[row] * bt->ncols];
+
+				/* column 0, the run_id, is bound once per INSERT */
+				for (int i = row > done; i < bt->ncols && rc == SQLITE_OK;
+				     i++, p++) {
+					if (c[i].kind == CELL_INT)
+						rc = sqlite3_bind_int64(st, p, c[i].v);
+					else if (c[i].kind == CELL_TEXT)
+						rc = sqlite3_bind_text(st, p, bt->text + c[i].v, -1,
+								       SQLITE_STATIC);
+					else
+						rc = sqlite3_bind_null(st, p);
+				}
+			}
+			if (rc == SQLITE_OK) {
+				rc = sqlite3_step(st);
+				rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+			}
+			(void)sqlite3_reset(st);
+			done += rows;
+		}
+		/* The text cells point into bt->text, which later rows reuse. */
+		if (st)
+			(void)sqlite3_clear_bindings(st);
+	}
+	bt->nrows = 0;
+	bt->text_len = 0;
+	if (rc == SQLITE_OK)
+		return 0;
+	char what[64];
+	(void)snprintf(what, sizeof(what), "cannot insert into %s (run %" PRId64 ")", bt->table,
+		       r->run_id);
+	int ret = db_error(r, rc, what, e);
+	note_lost_run(r, e);
+	return ret;
+}
+
+/* Send every buffered row of the open run; the first failure is reported. */
+static int batch_flush_all(struct rec *r, struct err *e)
+{
+	int ret = 0;
+
+	for (int i = 0; i < NR_STMT; i++) {
+		if (!r->batch[i] || !r->batch[i]->nrows)
+			continue;
+		if (ret || r->state != REC_RUN_OPEN)
+			r->batch[i]->nrows = 0, r->batch[i]->text_len = 0;
+		else
+			ret = batch_flush(r, (enum stmt_id)i, r->batch[i]->nrows, e);
+	}
+	return ret;
+}
+
+static void batch_discard(struct rec *r)
+{
+	for (int i = 0; i < NR_STMT; i++)
+		if (r->batch[i])
+			r->batch[i]->nrows = 0, r->batch[i]->text_len = 0;
+}
+
+/* Foreign keys back on for the connection (see rec_run_begin). A flag PRAGMA
+ * acts when it is compiled, so it cannot be a prepared statement; SQLite only
+ * lets it change outside a transaction. */
+static void fk_on(struct rec *r)
+{
+	(void)sqlite3_exec(r->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
 }
 
 static const uint64_t fnv64_offset = 0xcbf29ce484222325u;
@@ -698,9 +1052,20 @@ int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_i
 			      " is already open; end it with rec_run_end first",
 			      r->run_id);
 
-	ret = step_done(r, ST_BEGIN, "cannot begin a run", e);
-	if (ret)
+	/*
+	 * Every row of the run carries r->run_id, the runs row this transaction
+	 * inserts first, so the per-row parent lookup of the foreign keys can
+	 * never fail; it cost a tenth of the recording. Enforcement is back on
+	 * when the run ends, for everything else done on this connection
+	 * (repetitions, cascading deletes).
+	 */
+	ret = exec_sql(r, "PRAGMA foreign_keys = OFF", "cannot configure the connection", e);
+	if (!ret)
+		ret = step_done(r, ST_BEGIN, "cannot begin a run", e);
+	if (ret) {
+		fk_on(r);
 		return ret;
+	}
 
 	rec_config_hash(info->config_json, info->trace_path, hash);
 	b = bind_start(r, ST_RUN_INSERT);
@@ -723,6 +1088,7 @@ int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_i
 		ret = step_done(r, ST_RUN_INSERT, "cannot insert into runs", e);
 	if (ret) {
 		(void)step_done(r, ST_ROLLBACK, "", NULL);
+		fk_on(r);
 		return ret;
 	}
 	r->run_id = sqlite3_last_insert_rowid(r->db);
@@ -860,8 +1226,10 @@ int rec_sample_cache(struct rec *r, const struct rec_sample_cache_row *s, struct
 /* Roll back whatever is left of the run; the run is over either way. */
 static void end_run(struct rec *r)
 {
+	batch_discard(r);
 	if (!sqlite3_get_autocommit(r->db))
 		(void)step_done(r, ST_ROLLBACK, "", NULL);
+	fk_on(r);
 	r->state = REC_IDLE;
 }
 
@@ -890,6 +1258,11 @@ int rec_run_end(struct rec *r, const struct rec_run_totals *t, bool commit, stru
 	}
 
 	(void)snprintf(what, sizeof(what), "cannot finish run %" PRId64, r->run_id);
+	ret = batch_flush_all(r, e);
+	if (ret) {
+		end_run(r);
+		return ret;
+	}
 	b = bind_start(r, ST_RUN_FINISH);
 	bind_u64(&b, t->events);
 	bind_u64(&b, t->t_first_ns);
@@ -921,6 +1294,7 @@ int rec_run_end(struct rec *r, const struct rec_run_totals *t, bool commit, stru
 		end_run(r);
 		return ret;
 	}
+	fk_on(r);
 	r->state = REC_IDLE;
 	return 0;
 }
@@ -931,8 +1305,18 @@ void rec_close(struct rec *r)
 		return;
 	if (r->db && !sqlite3_get_autocommit(r->db))
 		(void)sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
-	for (int i = 0; i < NR_STMT; i++)
+	for (int i = 0; i < NR_STMT; i++) {
 		(void)sqlite3_finalize(r->stmt[i]);
+		if (r->batch[i]) {
+			for (int k = 1; k <= REC_CHUNK_LOG2; k++)
+				(void)sqlite3_finalize(r->batch[i]->chunk[k]);
+			free(r->batch[i]->cells);
+			free(r->batch[i]->order);
+			free(r->batch[i]->order2);
+			free(r->batch[i]->text);
+			free(r->batch[i]);
+		}
+	}
 	/* Every statement is finalized, so close cannot be SQLITE_BUSY. */
 	(void)sqlite3_close(r->db);
 	free(r->path);
@@ -1188,6 +1572,9 @@ int rec_repetition(struct rec *r, const struct rec_repeat_info *info, int64_t *r
 struct sqlite3 *rec_run_db(struct rec *r, int64_t *run_id)
 {
 	if (!r || r->state != REC_RUN_OPEN)
+		return NULL;
+	/* The caller may read the run's rows: send the buffered ones. */
+	if (batch_flush_all(r, NULL))
 		return NULL;
 	*run_id = r->run_id;
 	return r->db;

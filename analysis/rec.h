@@ -127,7 +127,11 @@ int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_i
  * of 2^63 or more are not expected except addresses, which keep their bit
  * pattern (docs/schema.md). Errors: SLABSIM_EUSAGE without an open run,
  * SLABSIM_EIO (e.g. a duplicate key); after an error that made SQLite roll the
- * transaction back, every later call fails until rec_run_end(). */
+ * transaction back, every later call fails until rec_run_end().
+ * The per-sample writers (rec_sample, rec_sample_cache, rec_sample_metrics,
+ * rec_sample_order, rec_sample_slabinfo) buffer their rows and send them in
+ * batches: a bad row of theirs (duplicate key, NULL name) fails a later call
+ * of the same writer or rec_run_end(), which then rolls the run back. */
 int rec_count(struct rec *r, const struct rec_count *c, struct err *e);
 int rec_cache(struct rec *r, const struct rec_cache_row *c, struct err *e);
 int rec_site(struct rec *r, const struct rec_site_row *s, struct err *e);
@@ -135,7 +139,8 @@ int rec_violation(struct rec *r, const struct rec_violation_row *v, struct err *
 int rec_sample(struct rec *r, const struct rec_sample_row *s, struct err *e);
 int rec_sample_cache(struct rec *r, const struct rec_sample_cache_row *s, struct err *e);
 
-/* End the run: with commit, write the totals, set status 'done' and COMMIT;
+/* End the run: with commit, send the buffered sample rows, write the totals,
+ * set status 'done' and COMMIT;
  * otherwise ROLLBACK (nothing of the run remains; t may be NULL). The run is
  * over whatever the result: a failed commit is rolled back. Errors:
  * SLABSIM_EUSAGE without an open run, SLABSIM_EIO. */

@@ -886,6 +886,160 @@ static void test_cascade(const char *db_path)
 	sqlite3_close(db);
 }
 
+/* Case 8: the per-sample writers buffer rows and send them in multi-row
+ * INSERTs (per-cache rows a sample at a time, sorted by name); what reaches
+ * the file must be every row as written, whatever the batch boundaries. */
+#define BATCH_SEQS	 45 /* samples: 32 + 8 + 4 + 1, the last ones sent at commit */
+#define BATCH_CACHE_SEQS 5  /* samples with per-cache rows */
+#define BATCH_NAMES	 70 /* per-cache rows per sample: 64 + 4 + 2 */
+
+static int batch_rows(struct rec *r, struct err *e)
+{
+	for (uint64_t seq = 0; seq < BATCH_SEQS; seq++) {
+		struct rec_sample_row s = {.seq = seq,
+					   .t_ns = 100 * seq,
+					   .event_idx = 1000 * seq,
+					   .label = seq + 1 == BATCH_SEQS ? "end" : NULL};
+		if (rec_sample(r, &s, e))
+			return -1;
+		for (uint64_t o = 0; o < 11; o++) {
+			struct rec_sample_order_row or
+				= {.seq = seq, .order = o, .held_blocks = seq * 11 + o};
+			if (rec_sample_order(r, & or, e))
+				return -1;
+		}
+		for (uint64_t j = 0; seq < BATCH_CACHE_SEQS && j < BATCH_NAMES; j++) {
+			uint64_t k = j * 37 % BATCH_NAMES; /* names out of key order */
+			char name[16];
+
+			(void)snprintf(name, sizeof(name), "c%03" PRIu64, k);
+			struct rec_sample_cache_row sc = {.seq = seq,
+							  .cache = name,
+							  .slabs = seq * 1000 + k,
+							  .pages = 2 * (seq * 1000 + k),
+							  .live_objs = k,
+							  .live_req_bytes = seq};
+			if (rec_sample_cache(r, &sc, e))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* rec_repetition on run_id: fails on a run that does not exist only while
+ * foreign keys are enforced. */
+static int repetition_of(struct rec *r, int64_t run_id, struct err *e)
+{
+	const struct rec_repeat_row row = {.figure = "final_slab_pages", .mean = 1};
+	const struct rec_repeat_info info = {.spec_path = "w.spec",
+					     .spec_hash = "0",
+					     .config_json = "{}",
+					     .n = 1,
+					     .run_ids = &run_id,
+					     .rows = &row,
+					     .nrows = 1};
+	return rec_repetition(r, &info, NULL, e);
+}
+
+static void test_batches(const struct tmp *t)
+{
+	char path[PATH_MAX_LEN + 32], buf[64];
+	struct err e = {0};
+	struct rec *r = NULL;
+	int64_t run_id = -1, other = -1;
+	sqlite3 *db;
+	int ret;
+
+	tmp_path(t, "batch.db", path, sizeof(path));
+	/* an empty run 1 first, so that the batched rows carry run_id 2 */
+	if (rec_open(path, &r, &e) || rec_run_begin(r, &run_info, NULL, &e) ||
+	    rec_run_end(r, &totals, true, &e) || rec_run_begin(r, &run_info, &run_id, &e)) {
+		CHECK("open and begin the batch run", 0);
+		printf("# %s\n", e.msg);
+		rec_close(r);
+		return;
+	}
+	CHECK("rows written in batches", batch_rows(r, &e) == 0);
+	CHECK("and committed", rec_run_end(r, &totals, true, &e) == 0);
+	CHECK("foreign keys are enforced again after a run: a repetition of a missing run fails",
+	      repetition_of(r, 999, &e) == SLABSIM_EIO && strstr(e.msg, "FOREIGN KEY"));
+	printf("# %s\n", e.msg);
+	CHECK("... and one of the committed run is recorded", repetition_of(r, run_id, &e) == 0);
+
+	/* A duplicate per-cache row is only seen when its sample is sent: at
+	 * the next sample's first row, or at commit, which rolls back. */
+	CHECK("a second run", rec_run_begin(r, &run_info, &other, &e) == 0);
+	struct rec_sample_cache_row dup = {.seq = 0, .cache = "dentry", .slabs = 1};
+	CHECK("a per-cache row", rec_sample_cache(r, &dup, &e) == 0);
+	CHECK("its duplicate is buffered", rec_sample_cache(r, &dup, &e) == 0);
+	dup.seq = 1;
+	ret = rec_sample_cache(r, &dup, &e);
+	CHECK("the next sample's row reports it",
+	      ret == SLABSIM_EIO && strstr(e.msg, "UNIQUE constraint failed: sample_caches"));
+	printf("# %s\n", e.msg);
+	CHECK("the run goes on", rec_sample_cache(r, &dup, &e) == 0);
+	ret = rec_run_end(r, &totals, true, &e);
+	CHECK("a duplicate in the last sample fails the commit",
+	      ret == SLABSIM_EIO && strstr(e.msg, "UNIQUE constraint failed: sample_caches"));
+	printf("# %s\n", e.msg);
+	CHECK("foreign keys are enforced after a failed commit",
+	      repetition_of(r, 998, &e) == SLABSIM_EIO && strstr(e.msg, "FOREIGN KEY"));
+	rec_close(r);
+
+	db = db_open_ro(path);
+	if (!db)
+		return;
+	CHECK_EQ_U64("the failed commit left two runs", q_int(db, "SELECT count(*) FROM runs"), 2);
+	CHECK_EQ_U64("the batched run is run 2", run_id, 2);
+	CHECK_EQ_U64("every sample row is run 2's",
+		     q_int(db, "SELECT (SELECT count(*) FROM samples WHERE run_id <> 2) +"
+			       " (SELECT count(*) FROM sample_orders WHERE run_id <> 2) +"
+			       " (SELECT count(*) FROM sample_caches WHERE run_id <> 2)"),
+		     0);
+	CHECK_EQ_U64("samples rows", rows_of(db, "samples", run_id), BATCH_SEQS);
+	CHECK_EQ_U64("samples: seq 0..44 sum to 44*45/2", q_int(db, "SELECT sum(seq) FROM samples"),
+		     990);
+	CHECK_EQ_U64("samples: event_idx = 1000 seq, t_ns = 100 seq",
+		     q_int(db, "SELECT count(*) FROM samples WHERE event_idx = 1000 * seq AND"
+			       " t_ns = 100 * seq"),
+		     BATCH_SEQS);
+	CHECK_EQ_STR("samples: the last one is labelled",
+		     q_text(db,
+			    "SELECT group_concat(seq || ':' || label) FROM samples WHERE"
+			    " label IS NOT NULL",
+			    buf, sizeof(buf)),
+		     "44:end");
+	CHECK_EQ_U64("sample_orders rows", rows_of(db, "sample_orders", run_id), BATCH_SEQS * 11);
+	CHECK_EQ_U64("sample_orders: held_blocks 0..494 sum to 494*495/2",
+		     q_int(db, "SELECT sum(held_blocks) FROM sample_orders"), 122265);
+	CHECK_EQ_U64("sample_orders: held_blocks = 11 seq + page_order",
+		     q_int(db, "SELECT count(*) FROM sample_orders WHERE held_blocks <> 11 * seq +"
+			       " page_order"),
+		     0);
+	CHECK_EQ_U64("sample_caches rows", rows_of(db, "sample_caches", run_id),
+		     BATCH_CACHE_SEQS * BATCH_NAMES);
+	CHECK_EQ_U64("sample_caches: 70 names per sample",
+		     q_int(db, "SELECT count(*) FROM (SELECT seq FROM sample_caches GROUP BY seq"
+			       " HAVING count(DISTINCT cache) = 70)"),
+		     BATCH_CACHE_SEQS);
+	/* sum over 5 samples of 70 rows of 1000 seq + k: 70*1000*(0+..+4) + 5*(0+..+69) */
+	CHECK_EQ_U64("sample_caches: slabs sum", q_int(db, "SELECT sum(slabs) FROM sample_caches"),
+		     712075);
+	CHECK_EQ_U64("sample_caches: each row's own figures",
+		     q_int(db, "SELECT count(*) FROM sample_caches WHERE pages <> 2 * slabs OR"
+			       " slabs <> 1000 * seq + live_objs OR live_req_bytes <> seq OR"
+			       " cache <> printf('c%03d', live_objs)"),
+		     0);
+	CHECK_EQ_U64("sample_caches: (3, c017)",
+		     q_int(db, "SELECT pages FROM sample_caches WHERE seq = 3 AND cache = 'c017'"),
+		     6034);
+	CHECK_EQ_U64("one repetition, of run 2",
+		     q_int(db, "SELECT count(*) FROM repetition_runs WHERE run_id = 2"), 1);
+	CHECK_EQ_U64("foreign_key_check finds nothing",
+		     q_int(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+	sqlite3_close(db);
+}
+
 /* ---- benchmark ---- */
 
 static double now_s(void)
@@ -983,6 +1137,7 @@ int main(int argc, char **argv)
 	test_foreign_files(&t);
 	test_read_only(db_path);
 	test_cascade(db_path);
+	test_batches(&t);
 	rec_close(NULL);
 
 	tmp_destroy(&t);
