@@ -946,42 +946,56 @@ FAST char *find4(char *p, unsigned char a, unsigned char b, unsigned char c, uns
 #endif
 }
 
-/* The first byte at or after p that is not a blank. */
+static const bool blank_tab[256] = {[' '] = true, ['\t'] = true};
+
+/* is_blank() in one load. */
+FAST bool blank(char c)
+{
+	return blank_tab[(unsigned char)c];
+}
+
+/* The first byte at or after p that is not a blank, where few are expected. */
 FAST char *skip_blanks(char *p)
 {
-	if (!is_blank(p[0]))
-		return p;
-	if (!is_blank(p[1]))
-		return p + 1;
-#ifdef FAST_SSE2
-	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-	unsigned bits = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-		_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\t'))));
-	if (bits != 0xffffu)
-		return p + __builtin_ctz(~bits);
-	p += 16;
-#endif
-	while (is_blank(*p))
+	while (blank(*p))
 		p++;
 	return p;
 }
 
-/* The first byte at or after p that is a control character or a blank (at
- * most ' ': that includes the line's NUL), or c. Values end at a blank; the
+/* The same where many are expected (column padding). */
+FAST char *skip_pad(char *p)
+{
+#ifdef FAST_SSE2
+	for (;; p += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned bits = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
+				     _mm_cmpeq_epi8(x, _mm_set1_epi8('\t'))));
+		if (bits != 0xffffu)
+			return p + __builtin_ctz(~bits);
+	}
+#else
+	return skip_blanks(p);
+#endif
+}
+
+/* The first byte at or after p that is a control character, a blank or
+ * not ASCII (that includes the line's NUL), or c. Values end at a blank; the
  * callers give up on the other bytes this stops at. */
 FAST char *find_ctl(char *p, unsigned char c)
 {
 #if defined(FAST_SSE2)
 	for (;; p += 16) {
 		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-		__m128i m = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(' ')), x),
+		/* signed: bytes >= 0x80 are below '!' */
+		__m128i m = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8('!')),
 					 _mm_cmpeq_epi8(x, _mm_set1_epi8((char)c)));
 		unsigned bits = (unsigned)_mm_movemask_epi8(m);
 		if (bits)
 			return p + __builtin_ctz(bits);
 	}
 #else
-	while ((unsigned char)*p > ' ' && *p != (char)c)
+	while ((unsigned char)*p > ' ' && (unsigned char)*p < 0x80 && *p != (char)c)
 		p++;
 	return p;
 #endif
@@ -1079,7 +1093,11 @@ FAST const char *dec_short(const char *s, uint64_t *out)
 FAST const char *hex_fast(const char *s, const char *end, uint64_t *out)
 {
 #ifdef FAST_SSE2
-	const char *h = s + (s[0] == '0' && (s[1] | 0x20) == 'x') * 2;
+	uint16_t x2;
+	const char *h;
+
+	memcpy(&x2, s, 2); /* "0x" or "0X" */
+	h = s + ((x2 | 0x2000) == ('0' | 'x' << 8)) * 2;
 
 	if (h[16] == ' ' || h[16] == '\0') {
 		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)h);
@@ -1145,14 +1163,14 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 	static const uint32_t pow10[10] = {1,	   10,	    100,      1000,	 10000,
 					   100000, 1000000, 10000000, 100000000, 1000000000};
 	char *p, *lb, *rb, *te, *d, *cs, *cs_end, *sym = NULL, *sym_end = NULL, *name = NULL;
-	uint64_t v, sec, frac, ptr = 0, req = 0, alloc = 0;
-	bool have_ptr = false, have_req = false, have_alloc = false;
+	uint64_t v, x, sec, frac, ptr, req = 0, alloc = 0;
+	bool have_req = false;
 	int32_t pid = -1, node = -1;
 	int8_t accounted = -1;
 	uint32_t cpu, gfp = 0;
 	int type;
 
-	p = skip_blanks(s);
+	p = skip_pad(s);
 	switch (*p) { /* headers and lost-event lines: parse_line() */
 	case '\0':
 	case '#':
@@ -1170,10 +1188,9 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 
 	/* [cpu]: the first '[' must be the one (see parse_line) */
 	lb = find4(p, '[', '[', '[', '\0');
-	if (*lb != '[' || (lb != p && !is_blank(lb[-1])))
+	if (*lb != '[' || (lb != p && !blank(lb[-1])))
 		return 0;
-	if (!(rb = (char *)dec_short(lb + 1, &v)) || v > UINT32_MAX || *rb != ']' ||
-	    !is_blank(rb[1]))
+	if (!(rb = (char *)dec_short(lb + 1, &v)) || v > UINT32_MAX || *rb != ']' || !blank(rb[1]))
 		return 0;
 	cpu = (uint32_t)v;
 
@@ -1186,64 +1203,86 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 			te -= __builtin_clzll(m) >> 3;
 	}
 #endif
-	while (te > p && is_blank(te[-1]))
+	while (te > p && blank(te[-1]))
 		te--;
-	if (te > p && te[-1] == ')')
-		return 0;
 	for (d = te; d > p && is_digit(d[-1]); d--)
 		;
+	if (d < te && d > p && d[-1] == '-') { /* "<task>-<pid>": the rest is moot */
+		if (te - d > 9)		       /* 9 digits fit in int32 */
+			return 0;
+		pid = 0;
+		for (; d < te; d++)
+			pid = pid * 10 + (*d - '0');
+		goto pid_done;
+	}
+	if (te > p && te[-1] == ')')
+		return 0;
 	if (d > p + 1 && d[-1] == '/' && d < te && is_digit(d[-2]))
 		return 0;
-	if (d < te && (d == p || d[-1] == '-' || is_blank(d[-1]))) {
+	if (d < te && (d == p || d[-1] == '-' || blank(d[-1]))) {
 		if (te - d > 9) /* 9 digits fit in int32 */
 			return 0;
 		pid = 0;
 		for (; d < te; d++)
 			pid = pid * 10 + (*d - '0');
 	}
+pid_done:
 
 	/* irq flags (optional), then "<sec>.<frac>:" */
 	p = skip_blanks(rb + 2);
 	if (!is_digit(*p)) {
 		p = find_ctl(p, ' ');
-		if (!is_blank(*p))
+		if (!blank(*p))
 			return 0;
-		p = skip_blanks(p);
+		p = skip_pad(p);
 	}
 	d = p;
 	if (!(p = (char *)dec_short(p, &sec)) || p - d > 10 || *p != '.')
 		return 0; /* 10 digits cannot overflow */
 	d = ++p;
-	if (!(p = (char *)dec_fast(p, &frac)) || p - d > 9 || *p != ':' || !is_blank(p[1]))
-		return 0;
-	frac *= pow10[9 - (p - d)];
+#ifdef FAST_LE
+	x = load8(p);
+	/* "dddddd: " (microseconds, as tracefs and trace-cmd print), whole */
+	if ((x & 0xFFFFF0F0F0F0F0F0u) == 0x203A303030303030u &&
+	    ((x + ONES * 6) & 0x0000F0F0F0F0F0F0u) == 0x0000303030303030u) {
+		frac = swar_dec(x, 6) * 1000;
+		p += 6;
+	} else
+#endif
+	{
+		if (!(p = (char *)dec_fast(p, &frac)) || p - d > 9 || *p != ':' || !blank(p[1]))
+			return 0;
+		frac *= pow10[9 - (p - d)];
+	}
 	p = skip_blanks(p + 2);
 
 	/* the event name, exactly */
-	if (p[0] != 'k')
-		return 0;
-	if (LIT_AT(p, "kmem_cache_alloc:")) {
-		type = TRACE_EV_CACHE_ALLOC;
-		p += 17;
-	} else if (LIT_AT(p, "kmem_cache_free:")) {
-		type = TRACE_EV_CACHE_FREE;
-		p += 16;
+	if (LIT_AT(p, "kmem_cache_")) {
+		if (LIT_AT(p + 11, "alloc:")) {
+			type = TRACE_EV_CACHE_ALLOC;
+			p += 17;
+		} else if (LIT_AT(p + 11, "free:")) {
+			type = TRACE_EV_CACHE_FREE;
+			p += 16;
+		} else if (LIT_AT(p + 11, "alloc_node:")) {
+			type = TRACE_EV_CACHE_ALLOC_NODE;
+			p += 22;
+		} else {
+			return 0;
+		}
 	} else if (LIT_AT(p, "kmalloc:")) {
 		type = TRACE_EV_KMALLOC;
 		p += 8;
 	} else if (LIT_AT(p, "kfree:")) {
 		type = TRACE_EV_KFREE;
 		p += 6;
-	} else if (LIT_AT(p, "kmem_cache_alloc_node:")) {
-		type = TRACE_EV_CACHE_ALLOC_NODE;
-		p += 22;
 	} else if (LIT_AT(p, "kmalloc_node:")) {
 		type = TRACE_EV_KMALLOC_NODE;
 		p += 13;
 	} else {
 		return 0;
 	}
-	if (!is_blank(*p))
+	if (!blank(*p))
 		return 0;
 
 	if (skip_fields & (1u << type)) {
@@ -1276,37 +1315,45 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 	p = cs_end = find_ctl(cs, ' ');
 
 	/* Each field: " key=value", p at the blank before the key or at end. */
-	if (LIT_AT(p, " ptr=")) {
-		if (!(p = (char *)hex_fast(p + 5, end, &ptr)))
-			return 0;
-		have_ptr = true;
-	}
+	if (!LIT_AT(p, " ptr=") || !(p = (char *)hex_fast(p + 5, end, &ptr)))
+		return 0;
 	if (LIT_AT(p, " bytes_req=")) {
-		if (!(p = (char *)dec_short(p + 11, &req)))
+		if (!(p = (char *)dec_short(p + 11, &req)) || !LIT_AT(p, " bytes_alloc=") ||
+		    !(p = (char *)dec_short(p + 13, &alloc)))
 			return 0;
 		have_req = true;
-		if (LIT_AT(p, " bytes_alloc=")) {
-			if (!(p = (char *)dec_short(p + 13, &alloc)))
-				return 0;
-			have_alloc = true;
-		}
 		if (LIT_AT(p, " gfp_flags=")) {
 			p += 11;
 			gfp = TRACE_GFP_KNOWN;
-			for (;;) {
-				char *f = p;
-				p = find_ctl(f, '|');
-				if (p == f || is_digit(*f)) /* empty value or flag, raw bits */
-					return 0;
-				gfp |= named_gfp_bits_fast(f, (size_t)(p - f));
-				if (*p != '|')
-					break;
-				p++;
-			}
+			/* the commonest values, whole (no bits of interest) */
+			if (LIT_AT(p, "GFP_KERNEL "))
+				p += 10;
+			else if (LIT_AT(p, "GFP_KERNEL|__GFP_ZERO "))
+				p += 21;
+			else
+				for (;;) {
+					char *f = p;
+					p = find_ctl(f, '|');
+					/* empty value or flag, raw bits */
+					if (p == f || is_digit(*f))
+						return 0;
+					gfp |= named_gfp_bits_fast(f, (size_t)(p - f));
+					if (*p != '|')
+						break;
+					p++;
+				}
+		}
+		if (LIT_AT(p, " node=-1 accounted=false") && p + 24 == end) {
+			node = -1; /* 6.x's commonest tail, whole */
+			accounted = 0;
+			p = end;
 		}
 		if (LIT_AT(p, " node=")) {
-			if (!(p = (char *)scan_i32(p + 6, &node)))
+			bool neg = p[6] == '-';
+			/* scan_i32(): 4 digits cannot pass INT32_MAX */
+			if (!(p = (char *)dec_short(p + 6 + neg, &v)) || v > 9999)
 				return 0;
+			node = neg ? -(int32_t)v : (int32_t)v;
 		}
 		if (LIT_AT(p, " accounted=")) {
 			p += 11;
@@ -1326,7 +1373,7 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 		name = p + 6;
 		p = find_ctl(name, ' ');
 	}
-	if (p != end || !have_ptr || (is_alloc(type) && !(have_req && have_alloc)))
+	if (p != end || (is_alloc(type) && !have_req))
 		return 0;
 
 	/* taken: cut the strings as parse_fields() does */
