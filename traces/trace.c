@@ -879,7 +879,8 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
  * never letting a byte after the NUL decide anything: each scan stops at the
  * NUL, and a literal compared over it fails at it. */
 
-static const uint64_t ONES = 0x0101010101010101u, HIGHS = 0x8080808080808080u;
+#define ONES  UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
 
 #define FAST __attribute__((always_inline)) static inline
 
@@ -906,7 +907,7 @@ FAST uint32_t load4(const void *p)
 #define FAST_SSE2 1
 #endif
 
-#ifdef FAST_LE
+#if defined(FAST_LE) && !defined(FAST_SSE2)
 /* High bit set in each byte of x equal to c: exact up to the first such byte
  * (later bytes may be false positives, which the callers never look at). */
 FAST uint64_t bytes_eq(uint64_t x, unsigned char c)
@@ -1032,7 +1033,8 @@ FAST bool lit_at(const char *p, const char *lit, size_t n)
 /* The number of leading decimal digits of the 8 bytes in x (0-8). */
 FAST unsigned swar_ndigits(uint64_t x)
 {
-	uint64_t nd = ~SWAR_IN(x & ~HIGHS, '0', '9') & HIGHS;
+	/* SWAR_IN sees the low 7 bits: a byte with the high bit is no digit */
+	uint64_t nd = (~SWAR_IN(x & ~HIGHS, '0', '9') | x) & HIGHS;
 
 	return nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
 }
@@ -1163,7 +1165,7 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 	static const uint32_t pow10[10] = {1,	   10,	    100,      1000,	 10000,
 					   100000, 1000000, 10000000, 100000000, 1000000000};
 	char *p, *lb, *rb, *te, *d, *cs, *cs_end, *sym = NULL, *sym_end = NULL, *name = NULL;
-	uint64_t v, x, sec, frac, ptr, req = 0, alloc = 0;
+	uint64_t v, sec, frac, ptr, req = 0, alloc = 0;
 	bool have_req = false;
 	int32_t pid = -1, node = -1;
 	int8_t accounted = -1;
@@ -1241,7 +1243,7 @@ pid_done:
 		return 0; /* 10 digits cannot overflow */
 	d = ++p;
 #ifdef FAST_LE
-	x = load8(p);
+	uint64_t x = load8(p);
 	/* "dddddd: " (microseconds, as tracefs and trace-cmd print), whole */
 	if ((x & 0xFFFFF0F0F0F0F0F0u) == 0x203A303030303030u &&
 	    ((x + ONES * 6) & 0x0000F0F0F0F0F0F0u) == 0x0000303030303030u) {

@@ -9,9 +9,10 @@
  * count, every trace_event field (strings by text and by offset in the
  * line), error message, and the same bytes left in the line buffer; the same
  * holds for mechanically perturbed variants of a sample of those lines
- * (truncated at each byte, a byte replaced or a NUL put in at each byte,
- * tokens dropped, duplicated and swapped, blanks and tabs added, numbers
- * changed or made to overflow, other field values and event names). Each file
+ * (truncated at each byte, a byte replaced, its high bit flipped or a NUL
+ * put in at each byte, tokens dropped, duplicated and swapped, blanks and
+ * tabs added, numbers changed or made to overflow, other field values and
+ * event names). Each file
  * and its perturbed variants are also read through trace_open()/trace_next()
  * and must give the events and counters that the general parser gives line
  * by line. The fast path must take every event line of the bundled tracefs
@@ -461,6 +462,8 @@ static void perturb(const char *line, size_t len, struct tally *t, FILE *out)
 			char c = subst[(i + k * 7) % (sizeof(subst) - 1)];
 			splice(line, len, i, 1, &c, 1, t, out);
 		}
+		char hi = (char)(line[i] ^ 0x80); /* '8' -> 0xb8: SWAR code must see the bit */
+		splice(line, len, i, 1, &hi, 1, t, out);
 		splice(line, len, i, 0, "\0", 1, t, out);
 		splice(line, len, i, 0, " ", 1, t, out);
 		splice(line, len, i, 0, "\t", 1, t, out);
