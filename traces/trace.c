@@ -6,9 +6,13 @@
  * "kmem:" prefix and trace-cmd's "(sym+off)" token. Lines are split in one
  * fixed buffer (read(2) + memchr) and parsed in place by pointer scanning, so
  * memory is that buffer (TRACE_LINE_MAX) whatever the trace length; longer
- * lines are counted malformed and skipped. Compressed files are piped through
- * gzip/xz/zstd started with posix_spawnp; a decompressor that fails is an I/O
- * error at end of input, never a silently short trace.
+ * lines are counted malformed and skipped. Slab event lines in the kernel's
+ * own field order (nearly all of a tracefs or trace-cmd trace) take a fast
+ * path, parse_fast(), at under half the cost; any other line, and any line it
+ * is unsure of, goes to the general parser, parse_line(), whose results it
+ * must reproduce exactly (tests/traces/test_fastpath.c). Compressed files are
+ * piped through gzip/xz/zstd started with posix_spawnp; a decompressor that
+ * fails is an I/O error at end of input, never a silently short trace.
  */
 #include "trace.h"
 
@@ -24,6 +28,9 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* posix_spawnp needs it; POSIX has no header that must declare it. */
 extern char **environ;
@@ -65,7 +72,8 @@ struct trace_reader {
 	uint64_t size_bytes; /* st_size of a regular file, else 0 */
 	uint64_t base;	     /* file offset of the first byte read (trace_open_range) */
 	uint64_t limit;	     /* no line starting at or after this offset is read */
-	char *buf;	     /* TRACE_LINE_MAX + 1 bytes: room for a NUL after a full line */
+	char *buf;	     /* TRACE_LINE_MAX + 1 bytes: room for a NUL after a full line,
+			      * and TRACE_LINE_PAD for parse_fast()'s word reads */
 	size_t start, end;   /* unparsed bytes are buf[start, end) */
 	struct err fail;     /* sticky I/O error */
 	struct trace_stats stats;
@@ -864,6 +872,572 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 	return parse_fields(p, end, ev, msg);
 }
 
+/* ---- Fast path for the common layouts ---------------------------------------
+ *
+ * tracefs and trace-cmd print the slab events with their fields in the
+ * kernel's order (call_site= ptr= [bytes_req= bytes_alloc= gfp_flags= [node=
+ * [accounted=]]] [name=]), one blank apart. parse_fast() reads such a line
+ * straight through, without the token dispatch of parse_fields(), and gives
+ * up (returns 0, line bytes untouched) at anything else, for parse_line() to
+ * decide: parse_line() stays the specification. Every byte of the line passes
+ * a check that refuses a NUL, so a line it takes needs no separate NUL scan.
+ * It reads whole words past the line's NUL (TRACE_LINE_PAD bytes are there),
+ * never letting a byte after the NUL decide anything: each scan stops at the
+ * NUL, and a literal compared over it fails at it. */
+
+#define ONES  UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+#define FAST __attribute__((always_inline)) static inline
+
+FAST uint64_t load8(const void *p)
+{
+	uint64_t x;
+
+	memcpy(&x, p, 8);
+	return x;
+}
+
+FAST uint32_t load4(const void *p)
+{
+	uint32_t x;
+
+	memcpy(&x, p, 4);
+	return x;
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FAST_LE 1
+#endif
+#if defined(__SSE2__) && defined(__x86_64__)
+#define FAST_SSE2 1
+#endif
+
+#if defined(FAST_LE) && !defined(FAST_SSE2)
+/* High bit set in each byte of x equal to c: exact up to the first such byte
+ * (later bytes may be false positives, which the callers never look at). */
+FAST uint64_t bytes_eq(uint64_t x, unsigned char c)
+{
+	uint64_t y = x ^ (ONES * c);
+
+	return (y - ONES) & ~y & HIGHS;
+}
+#endif
+
+/* The first byte at or after p equal to a, b, c or d, where d is '\0' so that
+ * the line's NUL stops the search. */
+FAST char *find4(char *p, unsigned char a, unsigned char b, unsigned char c, unsigned char d)
+{
+#if defined(FAST_SSE2)
+	for (;; p += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8((char)a)),
+						      _mm_cmpeq_epi8(x, _mm_set1_epi8((char)b))),
+					 _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8((char)c)),
+						      _mm_cmpeq_epi8(x, _mm_set1_epi8((char)d))));
+		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+		if (bits)
+			return p + __builtin_ctz(bits);
+	}
+#elif defined(FAST_LE)
+	for (;; p += 8) {
+		uint64_t x = load8(p);
+		uint64_t m = bytes_eq(x, a) | bytes_eq(x, b) | bytes_eq(x, c) | bytes_eq(x, d);
+		if (m)
+			return p + (__builtin_ctzll(m) >> 3);
+	}
+#else
+	while (*p != (char)a && *p != (char)b && *p != (char)c && *p != (char)d)
+		p++;
+	return p;
+#endif
+}
+
+static const bool blank_tab[256] = {[' '] = true, ['\t'] = true};
+
+/* is_blank() in one load. */
+FAST bool blank(char c)
+{
+	return blank_tab[(unsigned char)c];
+}
+
+/* The first byte at or after p that is not a blank, where few are expected. */
+FAST char *skip_blanks(char *p)
+{
+	while (blank(*p))
+		p++;
+	return p;
+}
+
+/* The same where many are expected (column padding). */
+FAST char *skip_pad(char *p)
+{
+#ifdef FAST_SSE2
+	for (;; p += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned bits = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
+				     _mm_cmpeq_epi8(x, _mm_set1_epi8('\t'))));
+		if (bits != 0xffffu)
+			return p + __builtin_ctz(~bits);
+	}
+#else
+	return skip_blanks(p);
+#endif
+}
+
+/* The first byte at or after p that is a control character, a blank or
+ * not ASCII (that includes the line's NUL), or c. Values end at a blank; the
+ * callers give up on the other bytes this stops at. */
+FAST char *find_ctl(char *p, unsigned char c)
+{
+#if defined(FAST_SSE2)
+	for (;; p += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		/* signed: bytes >= 0x80 are below '!' */
+		__m128i m = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8('!')),
+					 _mm_cmpeq_epi8(x, _mm_set1_epi8((char)c)));
+		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+		if (bits)
+			return p + __builtin_ctz(bits);
+	}
+#else
+	while ((unsigned char)*p > ' ' && (unsigned char)*p < 0x80 && *p != (char)c)
+		p++;
+	return p;
+#endif
+}
+
+/* Is lit (a string literal of n bytes, n constant, so that its loads fold to
+ * constants) at p? Reads n bytes; a NUL at p..p+n-1 fails the compare. */
+FAST bool lit_at(const char *p, const char *lit, size_t n)
+{
+	uint64_t diff = 0;
+	size_t i;
+
+	if (n < 4) {
+		for (i = 0; i < n; i++)
+			if (p[i] != lit[i])
+				return false;
+		return true;
+	}
+	if (n < 8)
+		return ((load4(p) ^ load4(lit)) | (load4(p + n - 4) ^ load4(lit + n - 4))) == 0;
+	for (i = 0; i + 8 <= n; i += 8)
+		diff |= load8(p + i) ^ load8(lit + i);
+	if (i < n)
+		diff |= load8(p + n - 8) ^ load8(lit + n - 8);
+	return diff == 0;
+}
+
+#define LIT_AT(p, lit) lit_at((p), (lit), sizeof(lit) - 1)
+
+#ifdef FAST_LE
+/* High bit set in each byte of x (bytes < 0x80) within [lo, hi]. */
+#define SWAR_IN(x, lo, hi) (((x) + ONES * (0x80 - (lo))) & ~((x) + ONES * (0x7f - (hi))) & HIGHS)
+
+/* The number of leading decimal digits of the 8 bytes in x (0-8). */
+FAST unsigned swar_ndigits(uint64_t x)
+{
+	/* SWAR_IN sees the low 7 bits: a byte with the high bit is no digit */
+	uint64_t nd = (~SWAR_IN(x & ~HIGHS, '0', '9') | x) & HIGHS;
+
+	return nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
+}
+
+/* The value of the first n (1-8) decimal digits in x. */
+FAST uint64_t swar_dec(uint64_t x, unsigned n)
+{
+	x <<= 8 * (8 - n); /* the digits last, zero bytes before them */
+	x = ((x & 0x0F0F0F0F0F0F0F0Fu) * 2561) >> 8;
+	x = ((x & 0x00FF00FF00FF00FFu) * 6553601) >> 16;
+	return ((x & 0x0000FFFF0000FFFFu) * 42949672960001u) >> 32;
+}
+#endif
+
+/* scan_dec(), up to seven digits in one go. */
+FAST const char *dec_fast(const char *s, uint64_t *out)
+{
+#ifdef FAST_LE
+	uint64_t x = load8(s);
+	unsigned n = swar_ndigits(x);
+
+	if (n == 0)
+		return NULL;
+	if (n < 8) {
+		*out = swar_dec(x, n);
+		return s + n;
+	}
+#endif
+	return scan_dec(s, out);
+}
+
+/* scan_dec() for short numbers (cpu, sizes, seconds): up to four digits
+ * unrolled, more through scan_dec(). */
+FAST const char *dec_short(const char *s, uint64_t *out)
+{
+	unsigned d0 = (unsigned)(unsigned char)s[0] - '0', d1, d2, d3;
+
+	if (d0 > 9)
+		return NULL;
+	if ((d1 = (unsigned)(unsigned char)s[1] - '0') > 9) {
+		*out = d0;
+		return s + 1;
+	}
+	if ((d2 = (unsigned)(unsigned char)s[2] - '0') > 9) {
+		*out = d0 * 10 + d1;
+		return s + 2;
+	}
+	if ((d3 = (unsigned)(unsigned char)s[3] - '0') > 9) {
+		*out = d0 * 100 + d1 * 10 + d2;
+		return s + 3;
+	}
+	return scan_dec(s, out);
+}
+
+/* scan_hex() for ptr=: sixteen digits followed by a blank or NUL in one go
+ * (anything else: scan_hex()). NULL: not taken (scan_hex() might still accept
+ * a shorter value; parse_line() decides). */
+FAST const char *hex_fast(const char *s, const char *end, uint64_t *out)
+{
+#ifdef FAST_SSE2
+	uint16_t x2;
+	const char *h;
+
+	memcpy(&x2, s, 2); /* "0x" or "0X" */
+	h = s + ((x2 | 0x2000) == ('0' | 'x' << 8)) * 2;
+
+	if (h[16] == ' ' || h[16] == '\0') {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)h);
+		__m128i lc = _mm_or_si128(x, _mm_set1_epi8(0x20));
+		/* signed compares: bytes >= 0x80 are below '0' */
+		__m128i dig = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+					    _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
+		__m128i alpha = _mm_and_si128(_mm_cmpgt_epi8(lc, _mm_set1_epi8('a' - 1)),
+					      _mm_cmplt_epi8(lc, _mm_set1_epi8('f' + 1)));
+		if (_mm_movemask_epi8(_mm_or_si128(dig, alpha)) != 0xffff)
+			return NULL;
+		__m128i nib = _mm_add_epi8(_mm_and_si128(x, _mm_set1_epi8(0x0f)),
+					   _mm_and_si128(alpha, _mm_set1_epi8(9)));
+		/* each 16-bit lane: first digit in its low byte */
+		__m128i pair =
+			_mm_or_si128(_mm_slli_epi16(_mm_and_si128(nib, _mm_set1_epi16(0xff)), 4),
+				     _mm_srli_epi16(nib, 8));
+		uint64_t v = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pair, pair));
+		*out = __builtin_bswap64(v);
+		return h + 16;
+	}
+#endif
+	return scan_hex(s, end, out);
+}
+
+/* named_gfp_bits() with the candidate picked by length first. */
+FAST uint32_t named_gfp_bits_fast(const char *s, size_t n)
+{
+	switch (n) {
+	case 7:
+		return memcmp(s, "GFP_DMA", 7) == 0 ? TRACE_GFP_DMA : 0;
+	case 9:
+		return memcmp(s, "__GFP_DMA", 9) == 0 ? TRACE_GFP_DMA : 0;
+	case 13:
+		if (memcmp(s, "__GFP_ACCOUNT", 13) == 0)
+			return TRACE_GFP_ACCOUNT;
+		return memcmp(s, "GFP_TEMPORARY", 13) == 0 ? TRACE_GFP_RECLAIMABLE : 0;
+	case 17:
+		return memcmp(s, "__GFP_RECLAIMABLE", 17) == 0 ? TRACE_GFP_RECLAIMABLE : 0;
+	case 18:
+		return memcmp(s, "GFP_KERNEL_ACCOUNT", 18) == 0 ? TRACE_GFP_ACCOUNT : 0;
+	}
+	return 0;
+}
+
+/* The members every event has (*ev is written only when the line is taken). */
+FAST void set_head(struct trace_event *ev, int type, uint64_t t_ns, uint32_t cpu, int32_t pid)
+{
+	ev->type = (enum trace_ev_type)type;
+	ev->t_ns = t_ns;
+	ev->cpu = cpu;
+	ev->pid = pid;
+	ev->text = NULL;
+	ev->line = 0;
+	ev->site_id = 0;
+}
+
+/* 1 and *ev as parse_line() would give (which would return 1 too), or 0 with
+ * *ev and the line's bytes unchanged. s..end as for parse_line(),
+ * with TRACE_LINE_PAD readable bytes after end. */
+static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_fields)
+{
+	static const uint32_t pow10[10] = {1,	   10,	    100,      1000,	 10000,
+					   100000, 1000000, 10000000, 100000000, 1000000000};
+	char *p, *lb, *rb, *te, *d, *cs, *cs_end, *sym = NULL, *sym_end = NULL, *name = NULL;
+	uint64_t v, sec, frac, ptr, req = 0, alloc = 0;
+	bool have_req = false;
+	int32_t pid = -1, node = -1;
+	int8_t accounted = -1;
+	uint32_t cpu, gfp = 0;
+	int type;
+
+	p = skip_pad(s);
+	switch (*p) { /* headers and lost-event lines: parse_line() */
+	case '\0':
+	case '#':
+		return 0;
+	case 'C':
+		if (p[1] == 'P' && p[2] == 'U')
+			return 0;
+		break;
+	case 'c':
+	case 'v':
+		if (is_tracecmd_header(p))
+			return 0;
+		break;
+	}
+
+	/* [cpu]: the first '[' must be the one (see parse_line) */
+	lb = find4(p, '[', '[', '[', '\0');
+	if (*lb != '[' || (lb != p && !blank(lb[-1])))
+		return 0;
+	if (!(rb = (char *)dec_short(lb + 1, &v)) || v > UINT32_MAX || *rb != ']' || !blank(rb[1]))
+		return 0;
+	cpu = (uint32_t)v;
+
+	/* pid, as parse_line() finds it; tgid and perf's pid/tid go there */
+	te = lb;
+#ifdef FAST_LE
+	if (te - p >= 8) { /* the blanks that pad the pid column */
+		uint64_t m = load8(te - 8) ^ (ONES * ' ');
+		if (m)
+			te -= __builtin_clzll(m) >> 3;
+	}
+#endif
+	while (te > p && blank(te[-1]))
+		te--;
+	for (d = te; d > p && is_digit(d[-1]); d--)
+		;
+	if (d < te && d > p && d[-1] == '-') { /* "<task>-<pid>": the rest is moot */
+		if (te - d > 9)		       /* 9 digits fit in int32 */
+			return 0;
+		pid = 0;
+		for (; d < te; d++)
+			pid = pid * 10 + (*d - '0');
+		goto pid_done;
+	}
+	if (te > p && te[-1] == ')')
+		return 0;
+	if (d > p + 1 && d[-1] == '/' && d < te && is_digit(d[-2]))
+		return 0;
+	if (d < te && (d == p || d[-1] == '-' || blank(d[-1]))) {
+		if (te - d > 9) /* 9 digits fit in int32 */
+			return 0;
+		pid = 0;
+		for (; d < te; d++)
+			pid = pid * 10 + (*d - '0');
+	}
+pid_done:
+
+	/* irq flags (optional), then "<sec>.<frac>:" */
+	p = skip_blanks(rb + 2);
+	if (!is_digit(*p)) {
+		p = find_ctl(p, ' ');
+		if (!blank(*p))
+			return 0;
+		p = skip_pad(p);
+	}
+	d = p;
+	if (!(p = (char *)dec_short(p, &sec)) || p - d > 10 || *p != '.')
+		return 0; /* 10 digits cannot overflow */
+	d = ++p;
+#ifdef FAST_LE
+	uint64_t x = load8(p);
+	/* "dddddd: " (microseconds, as tracefs and trace-cmd print), whole */
+	if ((x & 0xFFFFF0F0F0F0F0F0u) == 0x203A303030303030u &&
+	    ((x + ONES * 6) & 0x0000F0F0F0F0F0F0u) == 0x0000303030303030u) {
+		frac = swar_dec(x, 6) * 1000;
+		p += 6;
+	} else
+#endif
+	{
+		if (!(p = (char *)dec_fast(p, &frac)) || p - d > 9 || *p != ':' || !blank(p[1]))
+			return 0;
+		frac *= pow10[9 - (p - d)];
+	}
+	p = skip_blanks(p + 2);
+
+	/* the event name, exactly */
+	if (LIT_AT(p, "kmem_cache_")) {
+		if (LIT_AT(p + 11, "alloc:")) {
+			type = TRACE_EV_CACHE_ALLOC;
+			p += 17;
+		} else if (LIT_AT(p + 11, "free:")) {
+			type = TRACE_EV_CACHE_FREE;
+			p += 16;
+		} else if (LIT_AT(p + 11, "alloc_node:")) {
+			type = TRACE_EV_CACHE_ALLOC_NODE;
+			p += 22;
+		} else {
+			return 0;
+		}
+	} else if (LIT_AT(p, "kmalloc:")) {
+		type = TRACE_EV_KMALLOC;
+		p += 8;
+	} else if (LIT_AT(p, "kfree:")) {
+		type = TRACE_EV_KFREE;
+		p += 6;
+	} else if (LIT_AT(p, "kmalloc_node:")) {
+		type = TRACE_EV_KMALLOC_NODE;
+		p += 13;
+	} else {
+		return 0;
+	}
+	if (!blank(*p))
+		return 0;
+
+	if (skip_fields & (1u << type)) {
+		if (memchr(p, '\0', (size_t)(end - p)))
+			return 0;
+		set_head(ev, type, sec * 1000000000u + frac, cpu, pid);
+		ev->ptr = 0;
+		ev->bytes_req = 0;
+		ev->bytes_alloc = 0;
+		ev->node = -1;
+		ev->accounted = -1;
+		ev->gfp = 0;
+		ev->call_site = "";
+		ev->name = NULL;
+		return 1;
+	}
+	p = skip_blanks(p);
+
+	/* trace-cmd's "(sym+off)" before call_site= */
+	if (*p == '(') {
+		sym_end = find4(p, ' ', '\t', '=', '\0');
+		if (*sym_end != ' ' || sym_end - p <= 2 || sym_end[-1] != ')')
+			return 0;
+		sym = p + 1;
+		p = sym_end + 1;
+	}
+	if (!LIT_AT(p, "call_site="))
+		return 0;
+	cs = p + 10;
+	p = cs_end = find_ctl(cs, ' ');
+
+	/* Each field: " key=value", p at the blank before the key or at end. */
+	if (!LIT_AT(p, " ptr=") || !(p = (char *)hex_fast(p + 5, end, &ptr)))
+		return 0;
+	if (LIT_AT(p, " bytes_req=")) {
+		if (!(p = (char *)dec_short(p + 11, &req)) || !LIT_AT(p, " bytes_alloc=") ||
+		    !(p = (char *)dec_short(p + 13, &alloc)))
+			return 0;
+		have_req = true;
+		if (LIT_AT(p, " gfp_flags=")) {
+			p += 11;
+			gfp = TRACE_GFP_KNOWN;
+			/* the commonest values, whole (no bits of interest) */
+			if (LIT_AT(p, "GFP_KERNEL "))
+				p += 10;
+			else if (LIT_AT(p, "GFP_KERNEL|__GFP_ZERO "))
+				p += 21;
+			else
+				for (;;) {
+					char *f = p;
+					p = find_ctl(f, '|');
+					/* empty value or flag, raw bits */
+					if (p == f || is_digit(*f))
+						return 0;
+					gfp |= named_gfp_bits_fast(f, (size_t)(p - f));
+					if (*p != '|')
+						break;
+					p++;
+				}
+		}
+		if (LIT_AT(p, " node=-1 accounted=false") && p + 24 == end) {
+			node = -1; /* 6.x's commonest tail, whole */
+			accounted = 0;
+			p = end;
+		}
+		if (LIT_AT(p, " node=")) {
+			bool neg = p[6] == '-';
+			/* scan_i32(): 4 digits cannot pass INT32_MAX */
+			if (!(p = (char *)dec_short(p + 6 + neg, &v)) || v > 9999)
+				return 0;
+			node = neg ? -(int32_t)v : (int32_t)v;
+		}
+		if (LIT_AT(p, " accounted=")) {
+			p += 11;
+			if (LIT_AT(p, "false")) {
+				accounted = 0;
+				p += 5;
+			} else if (LIT_AT(p, "true")) {
+				accounted = 1;
+				gfp |= TRACE_GFP_ACCOUNT;
+				p += 4;
+			} else {
+				return 0;
+			}
+		}
+	}
+	if (LIT_AT(p, " name=")) {
+		name = p + 6;
+		p = find_ctl(name, ' ');
+	}
+	if (p != end || (is_alloc(type) && !have_req))
+		return 0;
+
+	/* taken: cut the strings as parse_fields() does */
+	if (*cs_end)
+		*cs_end = '\0';
+	if (sym)
+		sym_end[-1] = '\0';
+	set_head(ev, type, sec * 1000000000u + frac, cpu, pid);
+	ev->ptr = ptr;
+	ev->bytes_req = req;
+	ev->bytes_alloc = alloc;
+	ev->node = node;
+	ev->accounted = accounted;
+	ev->gfp = gfp;
+	ev->call_site = sym ? sym : cs;
+	ev->name = name;
+	return 1;
+}
+
+/* One line as trace_next() reads it: len bytes (NUL bytes included) with a
+ * NUL after them, one trailing '\r' dropped. */
+static int parse_text(char *line, size_t len, struct trace_event *ev, enum trace_line_kind *kind,
+		      uint64_t *lost, uint32_t skip_fields, bool general_only, bool *fast,
+		      char *msg)
+{
+	char *nul;
+
+	if (len && line[len - 1] == '\r')
+		line[--len] = '\0';
+	*fast = !general_only && parse_fast(line, line + len, ev, skip_fields);
+	if (*fast) {
+		*kind = TRACE_LINE_EVENT;
+		return 1;
+	}
+	nul = memchr(line, '\0', len);
+	if (nul)
+		return bad(msg, "expected text, got a NUL byte at column %zu",
+			   (size_t)(nul - line) + 1);
+	return parse_line(line, line + len, ev, kind, lost, skip_fields, msg);
+}
+
+int trace_parse_line_test(char *line, size_t len, uint32_t skip_fields, bool general_only,
+			  struct trace_event *ev, enum trace_line_kind *kind, uint64_t *lost,
+			  bool *fast, struct err *e)
+{
+	char msg[MSG_MAX];
+	int rc;
+
+	*kind = TRACE_LINE_EVENT;
+	*lost = 0;
+	rc = parse_text(line, len, ev, kind, lost, skip_fields, general_only, fast, msg);
+	if (rc < 0)
+		return err_set(e, rc, "%s", msg);
+	return rc;
+}
+
 int trace_parse_line(char *line, struct trace_event *ev, enum trace_line_kind *kind,
 		     uint64_t *lost_count, struct err *e)
 {
@@ -1030,7 +1604,7 @@ int trace_open(const char *path, const struct trace_opts *opts, struct trace_rea
 	r->skip_fields = opts ? opts->skip_fields : 0;
 	len = strlen(path) + 1;
 	r->path = malloc(len);
-	r->buf = malloc(TRACE_LINE_MAX + 1);
+	r->buf = calloc(1, TRACE_LINE_MAX + 1 + TRACE_LINE_PAD);
 	if (!r->path || !r->buf) {
 		trace_close(r);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
@@ -1188,8 +1762,8 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 		char msg[MSG_MAX];
 		enum trace_line_kind kind = TRACE_LINE_EVENT;
 		uint64_t lost = 0;
-		bool too_long;
-		char *line, *nul;
+		bool too_long, fast;
+		char *line;
 		size_t len;
 		int rc;
 
@@ -1210,15 +1784,8 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 			rc = bad(msg, "expected a line of at most %u bytes, got a longer one",
 				 TRACE_LINE_MAX);
 		} else {
-			if (len && line[len - 1] == '\r')
-				line[--len] = '\0';
-			nul = memchr(line, '\0', len);
-			if (nul)
-				rc = bad(msg, "expected text, got a NUL byte at column %zu",
-					 (size_t)(nul - line) + 1);
-			else
-				rc = parse_line(line, line + len, ev, &kind, &lost, r->skip_fields,
-						msg);
+			rc = parse_text(line, len, ev, &kind, &lost, r->skip_fields, false, &fast,
+					msg);
 		}
 
 		if (rc == 1) {

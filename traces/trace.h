@@ -11,6 +11,7 @@
 #define SLABSIM_TRACE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -131,5 +132,20 @@ enum trace_line_kind {
 };
 int trace_parse_line(char *line, struct trace_event *ev, enum trace_line_kind *kind,
 		     uint64_t *lost_count, struct err *e);
+
+/* Readable bytes that must follow the NUL of a line given to
+ * trace_parse_line_test() (the fast path reads whole words). */
+#define TRACE_LINE_PAD 32
+
+/* For tests only: one line as trace_next() parses it (len bytes at line, NUL
+ * bytes included, line[len] == '\0' followed by TRACE_LINE_PAD readable bytes,
+ * one trailing '\r' dropped; skip_fields as in trace_opts): through the fast
+ * path for the common layouts with the general parser behind it, or with
+ * general_only through the general parser alone, which is the specification
+ * the fast path must match. *fast: the fast path took the line. Returns as
+ * trace_parse_line(). */
+int trace_parse_line_test(char *line, size_t len, uint32_t skip_fields, bool general_only,
+			  struct trace_event *ev, enum trace_line_kind *kind, uint64_t *lost,
+			  bool *fast, struct err *e);
 
 #endif
