@@ -266,13 +266,16 @@ tap_is "snapshot_every_s in capture-info.txt" "$(grep '^snapshot_every_s=' caps/
 # ---- interrupted: SIGINT ends the recording, the capture is written, the state put back ----
 mk_fake i
 T=$tmp/i/tracefs
+# its own stderr file, new: the shell may open it only after the loop below
+# first looks, and the previous run's file says "recording" too
+rm -f "$tmp/err-i"
 SLABSIM_TRACEFS=$T SLABSIM_PROC=$tmp/i/proc SLABSIM_SYS=$tmp/i/sys SLABSIM_RECORD_TEST=1 \
-	env --default-signal=INT bash "$rec" -o capi -z 0 -d 60 >"$tmp/out" 2>"$tmp/err" &
+	env --default-signal=INT bash "$rec" -o capi -z 0 -d 60 >"$tmp/out" 2>"$tmp/err-i" &
 pid=$!
 i=0
 # "recording" is said once tracing is on: the state is stable from then on
 # (wait up to 60 s: on a loaded machine the probe recording before it is slow)
-while ! grep -q '^record: recording' "$tmp/err" && [ $i -lt 600 ]; do
+while ! grep -q '^record: recording' "$tmp/err-i" 2>/dev/null && [ $i -lt 600 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
