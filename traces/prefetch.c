@@ -37,7 +37,10 @@ struct trace_prefetch {
 	/* producer side: call-site strings interned here, so the consumer maps
 	 * ids instead of hashing strings (sim_source.id_space) */
 	struct strtab sites;
-	/* consumer side */
+	/* consumer side; sites: the call-site strings by id, copied from the
+	 * events that brought them (stable until close) */
+	char **site_str;
+	uint32_t nsite_str;
 	struct blk *cur;
 	uint32_t pos;
 	bool finished;
@@ -46,13 +49,9 @@ struct trace_prefetch {
 	uint64_t done, total;
 };
 
-static int put_str(struct blk *b, const char *s, uint32_t *off)
+static int put_str_n(struct blk *b, const char *s, size_t len, uint32_t *off)
 {
-	if (!s) {
-		*off = NO_STR;
-		return 0;
-	}
-	size_t n = strlen(s) + 1;
+	size_t n = len + 1;
 	if (b->arena_len + n > b->arena_cap) {
 		size_t cap = b->arena_cap ? b->arena_cap : 1 << 16;
 		while (cap < b->arena_len + n)
@@ -71,6 +70,15 @@ static int put_str(struct blk *b, const char *s, uint32_t *off)
 	return 0;
 }
 
+static int put_str(struct blk *b, const char *s, uint32_t *off)
+{
+	if (!s) {
+		*off = NO_STR;
+		return 0;
+	}
+	return put_str_n(b, s, strlen(s), off);
+}
+
 static void fill(struct trace_prefetch *p, struct blk *b)
 {
 	int rc = 1;
@@ -82,13 +90,18 @@ static void fill(struct trace_prefetch *p, struct blk *b)
 		rc = trace_next(p->r, ev, &b->err);
 		if (rc != 1)
 			break;
-		uint32_t sid;
-		if (strtab_intern(&p->sites, ev->call_site ? ev->call_site : "", &sid)) {
+		/* a call site's string goes to the consumer once, with the
+		 * first event naming it; later events carry only the id */
+		const char *cs = ev->call_site ? ev->call_site : "";
+		size_t len = strlen(cs);
+		uint32_t sid, known = p->sites.n;
+		if (strtab_intern_n(&p->sites, cs, len, &sid)) {
 			rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
 			break;
 		}
 		ev->site_id = sid + 1;
-		if (put_str(b, ev->call_site, &b->site[b->n]) ||
+		b->site[b->n] = NO_STR;
+		if ((sid >= known && put_str_n(b, cs, len, &b->site[b->n])) ||
 		    put_str(b, ev->name, &b->name[b->n]) || put_str(b, ev->text, &b->text[b->n])) {
 			rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
 			break;
@@ -176,7 +189,19 @@ int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct
 	const struct blk *b = p->cur;
 	uint32_t i = p->pos++;
 	*ev = b->ev[i];
-	ev->call_site = b->site[i] == NO_STR ? NULL : b->arena + b->site[i];
+	uint32_t sid = ev->site_id - 1;
+	if (b->site[i] != NO_STR) { /* the first event of this call site */
+		char **n = realloc(p->site_str, ((size_t)sid + 1) * sizeof(*n));
+		char *str = n ? strdup(b->arena + b->site[i]) : NULL;
+		if (n)
+			p->site_str = n;
+		if (!str || sid != p->nsite_str) {
+			free(str);
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		}
+		p->site_str[p->nsite_str++] = str;
+	}
+	ev->call_site = p->site_str[sid];
 	ev->name = b->name[i] == NO_STR ? NULL : b->arena + b->name[i];
 	ev->text = b->text[i] == NO_STR ? NULL : b->arena + b->text[i];
 	return 1;
@@ -218,5 +243,8 @@ void trace_prefetch_close(struct trace_prefetch *p)
 			free(p->blk[i].arena);
 	free(p->blk);
 	strtab_fini(&p->sites);
+	for (uint32_t i = 0; i < p->nsite_str; i++)
+		free(p->site_str[i]);
+	free(p->site_str);
 	free(p);
 }

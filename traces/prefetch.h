@@ -7,7 +7,9 @@
  * exactly those of trace_next() on the same reader; memory is a few blocks,
  * never the trace. The producer also interns call sites: events carry
  * site_id (trace.h), equal within one prefetch, so a consumer may map ids
- * (sim_source.id_space) instead of hashing the call-site strings.
+ * (sim_source.id_space) instead of hashing the call-site strings. A call
+ * site's string crosses over once, with its first event; the consumer keeps
+ * it until close.
  */
 #ifndef SLABSIM_PREFETCH_H
 #define SLABSIM_PREFETCH_H
@@ -23,8 +25,9 @@ struct trace_prefetch;
  * trace_prefetch_close). Errors: SLABSIM_ENOMEM, SLABSIM_EIO (no thread). */
 int trace_prefetch_open(struct trace_reader *r, struct trace_prefetch **out, struct err *e);
 
-/* As trace_next(): 1 with an event (strings valid until the next call), 0 at
- * the end, or the reader's error (message included) where it occurred. */
+/* As trace_next(): 1 with an event (name and text valid until the next call,
+ * call_site until trace_prefetch_close), 0 at the end, or the reader's error
+ * (message included) where it occurred. */
 int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct err *e);
 
 /* Bytes of the file parsed so far and its size, as of the last block taken. */
