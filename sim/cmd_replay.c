@@ -152,9 +152,9 @@ void usage_replay(FILE *f)
 		"                        skip it, and report the count)\n"
 		"  --no-name-pass        do not read the trace twice to learn cache names\n"
 		"  --name-threads N      read a plain trace file's name pass in N byte ranges\n"
-		"                        on N threads (1: one parser thread; default: the\n"
-		"                        online CPUs, at most %d, for files of 4 MiB or more;\n"
-		"                        same results either way)\n"
+		"                        on N threads, 1 to 64 (default 1: one parser\n"
+		"                        thread; same results; N > 1 is faster but its memory\n"
+		"                        grows with the trace's frees, see README)\n"
 		"  --no-prefetch         parse on the replay thread (default: a second thread\n"
 		"                        parses ahead; same results, one core)\n"
 		"  --phase-summary       print, per phase between markers, the change of slab\n"
@@ -196,7 +196,7 @@ void usage_replay(FILE *f)
 		"Anomalies of real traces (frees of pointers allocated before tracing began,\n"
 		"allocations at live addresses, kfree(NULL), lost events) are counted and\n"
 		"reported, never fatal.\n\n%s",
-		LEARN_MAX_THREADS, METRICS_MEM_MIB_DEFAULT, cli_exit_codes_help);
+		METRICS_MEM_MIB_DEFAULT, cli_exit_codes_help);
 }
 
 /* The replay reads the trace through a parser thread unless told not to. */
@@ -253,7 +253,9 @@ int cmd_replay(int argc, char **argv)
 	struct cli_model m;
 	const char *db = "slabsim.db", *slabinfo = NULL, *sample_spec = "1000ev";
 	bool prefetch = true;
-	uint32_t name_threads = 0; /* 0: learn_names_file's default */
+	/* 1: the serial pass, whose memory follows the live set (the ranges
+	 * of N > 1 keep every free of a pointer they did not see allocated) */
+	uint32_t name_threads = 1;
 	bool json = false, strict = false, name_pass = true, check = false, quiet = false;
 	bool sample_caches = true, phase_summary = false;
 	uint32_t given = 0;

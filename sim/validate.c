@@ -747,7 +747,7 @@ static int replay_pass(const struct val_opts *o, struct capture *c, struct rec *
 	struct trace_opts lax = {.strict = false};
 	bool learned = false;
 	if ((rc = setup_caches(s, c, notes ? o->notes : NULL, e)) ||
-	    (rc = learn_names_file(s, c->trace, &lax, 0, o->progress, &learned, e)) ||
+	    (rc = learn_names_file(s, c->trace, &lax, 1, o->progress, &learned, e)) ||
 	    (!learned &&
 	     ((rc = trace_open(c->trace, &lax, &tr, e)) || (rc = sim_learn_names(s, tr, e)))))
 		goto fail;
