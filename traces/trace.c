@@ -715,6 +715,19 @@ static char *skip_print_ip(char *p, char *end)
 	return p;
 }
 
+/* The key=value fields of an event as they are before any is read. */
+static inline void clear_fields(struct trace_event *ev)
+{
+	ev->ptr = 0;
+	ev->bytes_req = 0;
+	ev->bytes_alloc = 0;
+	ev->node = -1;
+	ev->accounted = -1;
+	ev->gfp = 0;
+	ev->call_site = "";
+	ev->name = NULL;
+}
+
 /* Parse s (NUL at end, no NUL before it). Returns 1 for a slab event or a
  * marker, 0 for other recognised lines (*kind), SLABSIM_EINPUT with msg. */
 static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_line_kind *kind,
@@ -731,14 +744,7 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 	ev->t_ns = 0;
 	ev->cpu = 0;
 	ev->pid = -1;
-	ev->ptr = 0;
-	ev->bytes_req = 0;
-	ev->bytes_alloc = 0;
-	ev->node = -1;
-	ev->accounted = -1;
-	ev->gfp = 0;
-	ev->call_site = "";
-	ev->name = NULL;
+	clear_fields(ev);
 	ev->text = NULL;
 	ev->line = 0;
 	ev->site_id = 0;
@@ -1297,14 +1303,7 @@ pid_done:
 		if (memchr(p, '\0', (size_t)(end - p)))
 			return 0;
 		set_head(ev, type, sec * 1000000000u + frac, cpu, pid);
-		ev->ptr = 0;
-		ev->bytes_req = 0;
-		ev->bytes_alloc = 0;
-		ev->node = -1;
-		ev->accounted = -1;
-		ev->gfp = 0;
-		ev->call_site = "";
-		ev->name = NULL;
+		clear_fields(ev);
 		return 1;
 	}
 	p = skip_blanks(p);
@@ -1473,7 +1472,7 @@ static int fd_above_stdio(int fd)
 	return nfd;
 }
 
-static const char *decompressor_for(const char *path)
+const char *trace_decompressor_for(const char *path)
 {
 	size_t n = strlen(path);
 
@@ -1631,7 +1630,7 @@ int trace_open(const char *path, const struct trace_opts *opts, struct trace_rea
 		trace_close(r);
 		return err_at(e, SLABSIM_EIO, path, 0, "%s", strerror(saved));
 	}
-	r->prog = decompressor_for(path);
+	r->prog = trace_decompressor_for(path);
 	if (!r->prog) {
 		r->fd = fd;
 		r->own_fd = true;
@@ -1718,7 +1717,7 @@ int trace_open_range(const char *path, const struct trace_opts *opts, uint64_t s
 	int rc;
 
 	*out = NULL;
-	if (strcmp(path, "-") == 0 || decompressor_for(path))
+	if (strcmp(path, "-") == 0 || trace_decompressor_for(path))
 		return err_set(e, SLABSIM_EUSAGE, "%s: byte ranges need a plain trace file", path);
 	if ((rc = trace_open(path, opts, &r, e)))
 		return rc;

@@ -85,6 +85,10 @@ struct trace_opts {
 
 struct trace_reader;
 
+/* The decompressor program trace_open runs for path by its suffix ("gzip"
+ * for .gz, "xz" for .xz, "zstd" for .zst), or NULL for a plain file. */
+const char *trace_decompressor_for(const char *path);
+
 /* Open path ("-" = stdin). Compressed input is recognised by the suffix .gz,
  * .xz or .zst. OUT: *out, to be closed with trace_close(). Errors:
  * SLABSIM_EIO (cannot open/decompress), SLABSIM_ENOMEM. */

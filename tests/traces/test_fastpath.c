@@ -67,24 +67,11 @@ static void lines_free(struct lines *l)
 	memset(l, 0, sizeof(*l));
 }
 
-static const char *decompressor(const char *path)
-{
-	size_t n = strlen(path);
-
-	if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
-		return "gzip";
-	if (n > 3 && strcmp(path + n - 3, ".xz") == 0)
-		return "xz";
-	if (n > 4 && strcmp(path + n - 4, ".zst") == 0)
-		return "zstd";
-	return NULL;
-}
-
 /* The raw lines of path (split at '\n' only, NUL bytes kept), decompressed
  * with the same programs the reader uses. */
 static bool read_lines(const char *path, struct lines *l)
 {
-	const char *prog = decompressor(path);
+	const char *prog = trace_decompressor_for(path);
 	char cmd[4200];
 	FILE *f;
 	char *buf = NULL;
