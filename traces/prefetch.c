@@ -40,7 +40,7 @@ struct trace_prefetch {
 	/* consumer side; sites: the call-site strings by id, copied from the
 	 * events that brought them (stable until close) */
 	char **site_str;
-	uint32_t nsite_str;
+	uint32_t nsite_str, site_cap;
 	struct blk *cur;
 	uint32_t pos;
 	bool finished;
@@ -191,10 +191,16 @@ int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct
 	*ev = b->ev[i];
 	uint32_t sid = ev->site_id - 1;
 	if (b->site[i] != NO_STR) { /* the first event of this call site */
-		char **n = realloc(p->site_str, ((size_t)sid + 1) * sizeof(*n));
-		char *str = n ? strdup(b->arena + b->site[i]) : NULL;
-		if (n)
+		if (p->nsite_str == p->site_cap) {
+			uint32_t ncap = p->site_cap ? p->site_cap * 2 : 256;
+			char **n =
+				ncap > p->site_cap ? realloc(p->site_str, ncap * sizeof(*n)) : NULL;
+			if (!n)
+				return err_set(e, SLABSIM_ENOMEM, "out of memory");
 			p->site_str = n;
+			p->site_cap = ncap;
+		}
+		char *str = strdup(b->arena + b->site[i]);
 		if (!str || sid != p->nsite_str) {
 			free(str);
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
