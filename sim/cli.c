@@ -138,6 +138,18 @@ int cli_bad_usage(const char *cmd)
 	return SLABSIM_EXIT_USAGE;
 }
 
+const char *cli_one_arg(int argc, char **argv, int ind, const char *cmd, const char *what,
+			const char *hint)
+{
+	if (ind == argc - 1)
+		return argv[ind];
+	if (ind >= argc)
+		fprintf(stderr, "slabsim: %s needs a %s%s\n", cmd, what, hint);
+	else
+		fprintf(stderr, "slabsim: %s takes one %s\n", cmd, what);
+	return NULL;
+}
+
 int cli_parse_sample_every(const char *s, uint64_t *ns, uint64_t *ev)
 {
 	char *end;

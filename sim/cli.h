@@ -71,6 +71,10 @@ const char *cli_kernel_name(const struct cli_model *m);
 
 /* "Try 'slabsim CMD --help'." and SLABSIM_EXIT_USAGE. */
 int cli_bad_usage(const char *cmd);
+/* The one operand after the options (argv[ind], ind = getopt's optind), or
+ * NULL after "slabsim: CMD needs a WHAT[HINT]" / "... takes one WHAT". */
+const char *cli_one_arg(int argc, char **argv, int ind, const char *cmd, const char *what,
+			const char *hint);
 /* Print "slabsim: <msg>" and return the exit code of e->code. */
 int cli_fail(struct err *e);
 /* Whole number in [lo, hi]; prints "OPT expects ..." and returns -1 if not. */

@@ -181,12 +181,9 @@ int cmd_fit(int argc, char **argv)
 			return cli_bad_usage("fit");
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, optind >= argc ? "slabsim: fit needs a TRACE argument\n"
-					       : "slabsim: fit takes one TRACE argument\n");
+	const char *path = cli_one_arg(argc, argv, optind, "fit", "TRACE argument", "");
+	if (!path)
 		return cli_bad_usage("fit");
-	}
-	const char *path = argv[optind];
 	char nbuf[256];
 	fo.name = name ? name : base_name(path, nbuf, sizeof(nbuf));
 

@@ -95,14 +95,12 @@ int cmd_query(int argc, char **argv)
 			printf("%-16s %s\n", q->name, q->desc);
 		return 0;
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, optind >= argc ? "slabsim: query needs a NAME (see --list)\n"
-					       : "slabsim: query takes one NAME\n");
+	const char *name = cli_one_arg(argc, argv, optind, "query", "NAME", " (see --list)");
+	if (!name)
 		return cli_bad_usage("query");
-	}
-	const struct query_def *q = query_find(argv[optind]);
+	const struct query_def *q = query_find(name);
 	if (!q) {
-		fprintf(stderr, "slabsim: unknown query '%s' (known:", argv[optind]);
+		fprintf(stderr, "slabsim: unknown query '%s' (known:", name);
 		for (const struct query_def *k = query_table; k->name; k++)
 			fprintf(stderr, " %s", k->name);
 		fprintf(stderr, ")\n");

@@ -396,12 +396,9 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "slabsim: --seed, --duration and --repeat need --workload\n");
 		return cli_bad_usage("replay");
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, optind >= argc ? "slabsim: replay needs a TRACE argument\n"
-					       : "slabsim: replay takes one TRACE argument\n");
+	const char *path = cli_one_arg(argc, argv, optind, "replay", "TRACE argument", "");
+	if (!path)
 		return cli_bad_usage("replay");
-	}
-	const char *path = argv[optind];
 	struct err e;
 	struct capture *cap = NULL;
 	struct val_phases *phases = NULL;

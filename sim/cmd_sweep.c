@@ -374,12 +374,9 @@ int cmd_sweep(int argc, char **argv)
 			return cli_bad_usage("sweep");
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, optind >= argc ? "slabsim: sweep needs a SPEC argument\n"
-					       : "slabsim: sweep takes one SPEC argument\n");
+	const char *spec_path = cli_one_arg(argc, argv, optind, "sweep", "SPEC argument", "");
+	if (!spec_path)
 		return cli_bad_usage("sweep");
-	}
-	const char *spec_path = argv[optind];
 	struct sweep_spec *spec = NULL;
 	struct sweep_run *runs = NULL;
 	struct job *jobs_v = NULL;

@@ -124,13 +124,8 @@ int cmd_validate(int argc, char **argv)
 			return cli_bad_usage("validate");
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, optind >= argc
-					? "slabsim: validate needs a CAPTURE_DIR argument\n"
-					: "slabsim: validate takes one CAPTURE_DIR argument\n");
+	if (!(o.dir = cli_one_arg(argc, argv, optind, "validate", "CAPTURE_DIR argument", "")))
 		return cli_bad_usage("validate");
-	}
-	o.dir = argv[optind];
 	o.progress = progress < 0 ? isatty(STDERR_FILENO) : progress;
 
 	struct err e;
