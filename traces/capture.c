@@ -71,6 +71,38 @@ static void chomp(char *s)
 		s[--n] = '\0';
 }
 
+/* Lines of a text file, numbered from 1, without their line ends. */
+struct lines {
+	FILE *f;
+	char *line;
+	size_t cap;
+	uint64_t lno;
+};
+
+static int lines_open(struct lines *l, const char *path, struct err *e)
+{
+	*l = (struct lines){.f = fopen(path, "r")};
+	if (!l->f)
+		return err_at(e, SLABSIM_EIO, path, 0, "cannot open: %s", strerror(errno));
+	return 0;
+}
+
+/* The next line (valid until the next call), or NULL at the end. */
+static char *lines_next(struct lines *l)
+{
+	if (getline(&l->line, &l->cap, l->f) <= 0)
+		return NULL;
+	l->lno++;
+	chomp(l->line);
+	return l->line;
+}
+
+static void lines_close(struct lines *l)
+{
+	free(l->line);
+	(void)fclose(l->f);
+}
+
 /* Whole file into a NUL-terminated buffer (metadata files are small). */
 static int slurp(const char *path, char **out, struct err *e)
 {
@@ -134,20 +166,17 @@ void capture_slabinfo_free(struct capture_slabinfo *si)
 
 int capture_read_slabinfo(const char *path, struct capture_slabinfo *out, struct err *e)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0, rcap = 0;
-	uint64_t lno = 0;
+	struct lines l;
+	char *line;
+	size_t rcap = 0;
 	int rc = 0;
 	memset(out, 0, sizeof(*out));
-	if (!f)
-		return err_at(e, SLABSIM_EIO, path, 0, "cannot open: %s", strerror(errno));
-	while (getline(&line, &cap, f) > 0) {
-		lno++;
-		chomp(line);
-		if (lno == 1) {
+	if ((rc = lines_open(&l, path, e)))
+		return rc;
+	while ((line = lines_next(&l))) {
+		if (l.lno == 1) {
 			if (strncmp(line, "slabinfo - version: 2.", 22) != 0) {
-				rc = err_at(e, SLABSIM_EINPUT, path, lno,
+				rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
 					    "expected 'slabinfo - version: 2.1', got '%.60s'",
 					    line);
 				break;
@@ -174,7 +203,7 @@ int capture_read_slabinfo(const char *path, struct capture_slabinfo *out, struct
 		for (int i = 0; ok && i < 5; i++)
 			ok = parse_u64(tok[1 + i], &v[i]);
 		if (!ok || v[2] > UINT32_MAX || v[3] > UINT32_MAX || v[4] > UINT32_MAX) {
-			rc = err_at(e, SLABSIM_EINPUT, path, lno,
+			rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
 				    "expected '<name> <active_objs> <num_objs> <objsize> "
 				    "<objperslab> <pagesperslab> : tunables <l> <b> <s> : slabdata "
 				    "<active_slabs> <num_slabs> <sharedavail>'");
@@ -205,11 +234,10 @@ int capture_read_slabinfo(const char *path, struct capture_slabinfo *out, struct
 		r->active_slabs = as;
 		r->num_slabs = ns;
 	}
-	if (!rc && lno == 0)
+	if (!rc && l.lno == 0)
 		rc = err_at(e, SLABSIM_EINPUT, path, 1,
 			    "expected 'slabinfo - version: 2.1', got an empty file");
-	free(line);
-	(void)fclose(f);
+	lines_close(&l);
 	if (rc)
 		capture_slabinfo_free(out);
 	return rc;
@@ -266,19 +294,16 @@ static int split_tabs(char *line, char **f)
 
 int capture_read_attrs(const char *path, struct capture_attrs *out, struct err *e)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL, *fld[MAX_COLS + 1];
-	size_t cap = 0, rcap = 0;
-	uint64_t lno = 0;
+	struct lines l;
+	char *line, *fld[MAX_COLS + 1];
+	size_t rcap = 0;
 	int col[CAPTURE_A_NR], c_name = -1, c_link = -1, c_ctor = -1, ncols = 0, rc = 0;
 	memset(out, 0, sizeof(*out));
-	if (!f)
-		return err_at(e, SLABSIM_EIO, path, 0, "cannot open: %s", strerror(errno));
-	while (getline(&line, &cap, f) > 0) {
-		lno++;
-		chomp(line);
+	if ((rc = lines_open(&l, path, e)))
+		return rc;
+	while ((line = lines_next(&l))) {
 		int n = split_tabs(line, fld);
-		if (lno == 1) {
+		if (l.lno == 1) {
 			ncols = n;
 			for (int a = 0; a < CAPTURE_A_NR; a++)
 				col[a] = -1;
@@ -294,7 +319,7 @@ int capture_read_attrs(const char *path, struct capture_attrs *out, struct err *
 						col[a] = i;
 			}
 			if (c_name != 0 || n > MAX_COLS) {
-				rc = err_at(e, SLABSIM_EINPUT, path, lno,
+				rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
 					    "expected a header row of tab-separated attribute "
 					    "names, 'name' first (at most %d columns)",
 					    MAX_COLS);
@@ -305,7 +330,7 @@ int capture_read_attrs(const char *path, struct capture_attrs *out, struct err *
 		if (n == 1 && !*fld[0])
 			continue; /* blank line */
 		if (n > ncols) {
-			rc = err_at(e, SLABSIM_EINPUT, path, lno,
+			rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
 				    "expected at most %d tab-separated columns as in the header, "
 				    "got %d",
 				    ncols, n);
@@ -351,10 +376,9 @@ int capture_read_attrs(const char *path, struct capture_attrs *out, struct err *
 			r->v[a] = x;
 		}
 	}
-	if (!rc && lno == 0)
+	if (!rc && l.lno == 0)
 		rc = err_at(e, SLABSIM_EINPUT, path, 1, "expected a header row, got an empty file");
-	free(line);
-	(void)fclose(f);
+	lines_close(&l);
 	if (rc)
 		capture_attrs_free(out);
 	return rc;
@@ -576,16 +600,12 @@ static bool parse_cpus(const char *s, uint32_t *out)
 
 static int read_ncpus(struct capture *c, const char *path, struct err *e)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	uint64_t lno = 0;
+	struct lines l;
+	char *line;
 	int rc = 0;
-	if (!f)
-		return err_at(e, SLABSIM_EIO, path, 0, "cannot open: %s", strerror(errno));
-	while (getline(&line, &cap, f) > 0) {
-		lno++;
-		chomp(line);
+	if ((rc = lines_open(&l, path, e)))
+		return rc;
+	while ((line = lines_next(&l))) {
 		char *p = line;
 		while (isspace((unsigned char)*p))
 			p++;
@@ -594,7 +614,7 @@ static int read_ncpus(struct capture *c, const char *path, struct err *e)
 		char *eq = strchr(p, '=');
 		uint32_t v;
 		if (!eq) {
-			rc = err_at(e, SLABSIM_EINPUT, path, lno,
+			rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
 				    "expected key=value (nproc, online, possible), got '%.40s'", p);
 			break;
 		}
@@ -609,15 +629,14 @@ static int read_ncpus(struct capture *c, const char *path, struct err *e)
 		if (!dst)
 			continue; /* other keys (present, ...) are allowed */
 		if (!parse_cpus(val, &v)) {
-			rc = err_at(e, SLABSIM_EINPUT, path, lno,
+			rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
 				    "expected %s=<count> or a CPU list like 0-3, got '%.40s'", p,
 				    val);
 			break;
 		}
 		*dst = v;
 	}
-	free(line);
-	(void)fclose(f);
+	lines_close(&l);
 	return rc;
 }
 
@@ -627,21 +646,17 @@ static int read_ncpus(struct capture *c, const char *path, struct err *e)
  * (entries, bytes, timestamps) are ignored. */
 static int read_lost(struct capture *c, const char *path, struct err *e)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	uint64_t lno = 0;
+	struct lines l;
+	char *line;
 	int rc = 0;
-	if (!f)
-		return err_at(e, SLABSIM_EIO, path, 0, "cannot open: %s", strerror(errno));
-	while (getline(&line, &cap, f) > 0) {
-		lno++;
-		chomp(line);
+	if ((rc = lines_open(&l, path, e)))
+		return rc;
+	while ((line = lines_next(&l))) {
 		char *colon = strrchr(line, ':');
 		if (!*line)
 			continue;
 		if (strncmp(line, "cpu", 3) != 0 || !colon || !strchr(line, ' ')) {
-			rc = err_at(e, SLABSIM_EINPUT, path, lno,
+			rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
 				    "expected 'cpuN <key>: <value>', got '%.40s'", line);
 			break;
 		}
@@ -655,14 +670,13 @@ static int read_lost(struct capture *c, const char *path, struct err *e)
 		    strcmp(key, "dropped events") != 0)
 			continue;
 		if (!parse_u64(val, &v)) {
-			rc = err_at(e, SLABSIM_EINPUT, path, lno, "expected a count after '%s:'",
+			rc = err_at(e, SLABSIM_EINPUT, path, l.lno, "expected a count after '%s:'",
 				    key);
 			break;
 		}
 		c->lost_events += v;
 	}
-	free(line);
-	(void)fclose(f);
+	lines_close(&l);
 	return rc;
 }
 
