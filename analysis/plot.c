@@ -43,6 +43,16 @@ static FILE *open_out(struct ctx *c, const char *name, const char *ext)
 	return f;
 }
 
+/* A figure's NAME.dat, for the rows of its query st (finalized if the
+ * file cannot be made). */
+static FILE *open_dat(struct ctx *c, const char *name, sqlite3_stmt *st)
+{
+	FILE *d = open_out(c, name, "dat");
+	if (!d)
+		sqlite3_finalize(st);
+	return d;
+}
+
 static int close_out(struct ctx *c, FILE *f, const char *name, const char *ext)
 {
 	if (fclose(f) != 0)
@@ -305,10 +315,8 @@ static int fig_memory(struct ctx *c, const struct pol *p, size_t np, struct plot
 		       "WHERE s.run_id = ?1 ORDER BY s.seq",
 		       &st)))
 		return rc;
-	if (!(d = open_out(c, fig->name, "dat"))) {
-		sqlite3_finalize(st);
+	if (!(d = open_dat(c, fig->name, st)))
 		return c->e->code;
-	}
 	fprintf(d,
 		"# slab memory over virtual time, trace %s\n"
 		"# one block per run (gnuplot index i = the i-th block)\n"
@@ -537,10 +545,8 @@ static int fig_waste(struct ctx *c, const struct pol *p, size_t np, struct plot_
 		     "s.waste_free_slots, s.waste_tail FROM r, sh LEFT JOIN s",
 		     &st)))
 		return rc;
-	if (!(d = open_out(c, fig->name, "dat"))) {
-		sqlite3_finalize(st);
+	if (!(d = open_dat(c, fig->name, st)))
 		return c->e->code;
-	}
 	fprintf(d,
 		"# waste at the end of each run by kind, KiB (root caches summed), trace %s\n"
 		"# SLOB's caches hold no pages (its pages are shared lists): its rows are the\n"
@@ -649,10 +655,8 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 		if ((rc = prep(c, sql, &cs)))
 			return rc;
 	}
-	if (!(d = open_out(c, fig->name, "dat"))) {
-		sqlite3_finalize(cs);
+	if (!(d = open_dat(c, fig->name, cs)))
 		return c->e->code;
-	}
 	fprintf(d,
 		"# top %d root caches by waste at the end (rounding + layout + free slots + "
 		"tail), KiB\n# one block per allocator (gnuplot index). SLOB's caches hold no "
@@ -723,8 +727,7 @@ static int fig_cdf(struct ctx *c, const struct pol *p, size_t np, struct plot_fi
 		free(titles);
 		return rc;
 	}
-	if (!(d = open_out(c, fig->name, "dat"))) {
-		sqlite3_finalize(st);
+	if (!(d = open_dat(c, fig->name, st))) {
 		free(titles);
 		return c->e->code;
 	}
