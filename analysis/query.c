@@ -306,7 +306,7 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void html_text(FILE *f, const char *s)
+void query_html_text(FILE *f, const char *s, bool attr)
 {
 	for (; *s; s++) {
 		if (*s == '<')
@@ -315,7 +315,7 @@ static void html_text(FILE *f, const char *s)
 			fputs("&gt;", f);
 		else if (*s == '&')
 			fputs("&amp;", f);
-		else if (*s == '"')
+		else if (*s == '"' && attr)
 			fputs("&quot;", f);
 		else
 			fputc(*s, f);
@@ -355,7 +355,7 @@ int query_print(sqlite3 *db, const char *sql, enum query_format fmt, FILE *out,
 		fputs("<table>\n<tr>", out);
 		for (int i = 0; i < nc; i++) {
 			fputs("<th>", out);
-			html_text(out, sqlite3_column_name(st, i));
+			query_html_text(out, sqlite3_column_name(st, i), true);
 			fputs("</th>", out);
 		}
 		fputs("</tr>\n", out);
@@ -400,7 +400,7 @@ int query_print(sqlite3 *db, const char *sql, enum query_format fmt, FILE *out,
 				fputs(ty == SQLITE_INTEGER || ty == SQLITE_FLOAT ? "<td class=n>"
 										 : "<td>",
 				      out);
-				html_text(out, t ? (const char *)t : "");
+				query_html_text(out, t ? (const char *)t : "", true);
 				fputs("</td>", out);
 			}
 			fputs("</tr>\n", out);

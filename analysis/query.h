@@ -5,6 +5,7 @@
 #define SLABSIM_QUERY_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "err.h"
@@ -30,6 +31,9 @@ extern const char query_shared_cte[];
 /* The named queries, ending with a {NULL} row. */
 extern const struct query_def query_table[];
 const struct query_def *query_find(const char *name);
+/* s as HTML: < > & escaped, and " too when attr (for a double-quoted
+ * attribute value). Shared by the html format and the report. */
+void query_html_text(FILE *f, const char *s, bool attr);
 
 enum query_format {
 	QUERY_TABLE = 0,

@@ -13,20 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void html_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 /* dir/name as base64 (RFC 4648) on f; returns 0 or -1 if unreadable. */
 static int base64_file(FILE *f, const char *dir, const char *name)
 {
@@ -59,9 +45,9 @@ static int table(FILE *f, sqlite3 *db, const char *heading, const char *name, st
 	const struct query_def *q = query_find(name);
 	unsigned long n;
 	fprintf(f, "<h2>");
-	html_text(f, heading);
+	query_html_text(f, heading, false);
 	fprintf(f, "</h2>\n<p class=q><code>slabsim query %s</code>: ", name);
-	html_text(f, q->desc);
+	query_html_text(f, q->desc, false);
 	fprintf(f, "</p>\n<div class=t>\n");
 	int rc = query_print(db, q->sql, QUERY_HTML, f, &n, e);
 	fprintf(f, "</div>\n");
@@ -151,7 +137,7 @@ static void metrics_link(FILE *f, const char *out_dir)
 		   "formula, units and the tool it matches, in ");
 	if (!metrics_href(out_dir, href, sizeof(href))) {
 		fprintf(f, "<a href=\"");
-		html_text(f, href);
+		query_html_text(f, href, true);
 		fprintf(f, "\">docs/metrics.md</a>");
 	} else {
 		fprintf(f, "<code>docs/metrics.md</code>");
@@ -217,11 +203,11 @@ static int phases_trace(FILE *f, sqlite3 *db, const char *trace, struct err *e)
 	}
 	sqlite3_bind_text(st, 1, trace, -1, SQLITE_STATIC);
 	fprintf(f, "<h3>");
-	html_text(f, trace);
+	query_html_text(f, trace, false);
 	fprintf(f, "</h3>\n<div class=t>\n<table class=phases>\n<tr><th>t (s)</th><th>marker</th>");
 	for (size_t i = 0; i < nr; i++) {
 		fprintf(f, "<th>");
-		html_text(f, r[i].name);
+		query_html_text(f, r[i].name, false);
 		fprintf(f, " (run %lld): slab pages</th><th>change</th>", r[i].run_id);
 	}
 	fprintf(f, "</tr>\n");
@@ -234,7 +220,7 @@ static int phases_trace(FILE *f, sqlite3 *db, const char *trace, struct err *e)
 		long long t = more ? sqlite3_column_int64(st, 0) : 0;
 		if (label && (!more || t != rel || strcmp(lab, label))) {
 			fprintf(f, "<tr class=phase><td class=n>%.6f</td><td>", (double)rel / 1e9);
-			html_text(f, label);
+			query_html_text(f, label, false);
 			fprintf(f, "</td>");
 			for (size_t i = 0; i < nr; i++) {
 				if (r[i].pages < 0) {
@@ -340,9 +326,9 @@ int report_write(const char *db_path, const char *out_dir, const struct plot_opt
 		   "div.t{overflow-x:auto}img{max-width:100%%;border:1px solid #ddd}\n"
 		   "p.q{color:#444}figcaption{font-weight:bold}\n</style>\n</head>\n<body>\n"
 		   "<h1>slabsim report</h1>\n<p>Results database <code>");
-	html_text(f, db_path);
+	query_html_text(f, db_path, false);
 	fprintf(f, "</code>; per-trace figures use the runs of <code>");
-	html_text(f, pr.trace);
+	query_html_text(f, pr.trace, false);
 	fprintf(f,
 		"</code>. Figures are also in this directory as PNG and SVG, with the "
 		"gnuplot scripts (<code>*.gp</code>) and their data (<code>*.dat</code>).</p>\n");
@@ -357,13 +343,14 @@ int report_write(const char *db_path, const char *out_dir, const struct plot_opt
 		char png[64];
 		(void)snprintf(png, sizeof(png), "%s.png", fg->name);
 		fprintf(f, "<figure id=\"%s\">\n<figcaption>", fg->name);
-		html_text(f, fg->title);
+		query_html_text(f, fg->title, false);
 		fprintf(f, "</figcaption>\n");
 		if (fig_desc(fg->name))
 			fprintf(f, "<p class=q>%s</p>\n", fig_desc(fg->name));
 		if (!fg->drawn || !o->render) {
 			fprintf(f, "<p>Not drawn: ");
-			html_text(f, fg->drawn ? "rendering was turned off" : fg->note);
+			query_html_text(f, fg->drawn ? "rendering was turned off" : fg->note,
+					false);
 			fprintf(f, ".</p>\n</figure>\n");
 			continue;
 		}
