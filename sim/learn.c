@@ -16,7 +16,6 @@
  */
 #include "learn.h"
 
-#include "layout.h"
 #include "sim.h"
 #include "strtab.h"
 #include "u64map.h"
@@ -137,9 +136,7 @@ static int range_read(struct range *g)
 			atomic_store_explicit(&g->done, done, memory_order_relaxed);
 		}
 		if (ev.type == TRACE_EV_CACHE_ALLOC || ev.type == TRACE_EV_CACHE_ALLOC_NODE) {
-			/* the serial pass's filter */
-			if (ev.name || !ev.ptr || ev.bytes_req > LAYOUT_KMALLOC_MAX_SIZE ||
-			    ev.bytes_alloc > LAYOUT_KMALLOC_MAX_SIZE)
+			if (!sim_learns_from(&ev))
 				continue;
 			uint32_t site;
 			const char *cs = ev.call_site && *ev.call_site ? ev.call_site : "?";

@@ -1174,6 +1174,23 @@ static void progress_draw(const struct sim *s, struct progress *pg, const struct
 	pg->drawn = true;
 }
 
+bool sim_learns_from(const struct trace_event *ev)
+{
+	return !ev->name && ev->ptr && ev->bytes_req <= LAYOUT_KMALLOC_MAX_SIZE &&
+	       ev->bytes_alloc <= LAYOUT_KMALLOC_MAX_SIZE;
+}
+
+/* key -> name unless key has one (first name wins). 0 or SLABSIM_ENOMEM. */
+static int learn_name(struct sim *s, uint64_t key, const char *name)
+{
+	uint32_t nid;
+	if (u64map_get(&s->learned, key, NULL))
+		return 0;
+	if (strtab_intern(&s->names, name, &nid) || u64map_put(&s->learned, key, (uint64_t)nid + 1))
+		return SLABSIM_ENOMEM;
+	return 0;
+}
+
 int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e)
 {
 	struct sim_source src;
@@ -1194,9 +1211,7 @@ int sim_learn_names_source(struct sim *s, const struct sim_source *src, struct e
 	while ((rc = src->next(src->ctx, &ev, e)) == 1) {
 		progress_draw(s, &pg, src, ++n, false);
 		if (ev.type == TRACE_EV_CACHE_ALLOC || ev.type == TRACE_EV_CACHE_ALLOC_NODE) {
-			/* sizes the replay refuses must not alias a good key */
-			if (ev.name || !ev.ptr || ev.bytes_req > LAYOUT_KMALLOC_MAX_SIZE ||
-			    ev.bytes_alloc > LAYOUT_KMALLOC_MAX_SIZE)
+			if (!sim_learns_from(&ev))
 				continue;
 			uint32_t site;
 			if (event_site(s, &ev, &site) ||
@@ -1209,11 +1224,7 @@ int sim_learn_names_source(struct sim *s, const struct sim_source *src, struct e
 			uint64_t key;
 			if (!u64map_del(&site_of, ev.ptr, &key) || !ev.name)
 				continue;
-			uint32_t nid;
-			if (u64map_get(&s->learned, key, NULL))
-				continue; /* first name wins */
-			if (strtab_intern(&s->names, ev.name, &nid) ||
-			    u64map_put(&s->learned, key, (uint64_t)nid + 1)) {
+			if (learn_name(s, key, ev.name)) {
 				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
 				break;
 			}
@@ -1877,13 +1888,7 @@ int sim_learn_site(struct sim *s, const char *call_site, uint32_t *site)
 int sim_learn_name(struct sim *s, uint32_t site, uint64_t bytes_req, uint64_t bytes_alloc,
 		   const char *name)
 {
-	uint64_t key = learn_key(site, bytes_req, bytes_alloc);
-	uint32_t nid;
-	if (u64map_get(&s->learned, key, NULL))
-		return 0; /* first name wins */
-	if (strtab_intern(&s->names, name, &nid) || u64map_put(&s->learned, key, (uint64_t)nid + 1))
-		return SLABSIM_ENOMEM;
-	return 0;
+	return learn_name(s, learn_key(site, bytes_req, bytes_alloc), name);
 }
 
 static int cmp_u64(const void *a, const void *b)

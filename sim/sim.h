@@ -117,6 +117,10 @@ int sim_learn_names_source(struct sim *s, const struct sim_source *src, struct e
  * unless that key has a name already (first name wins). Errors:
  * SLABSIM_ENOMEM. */
 int sim_learn_site(struct sim *s, const char *call_site, uint32_t *site);
+/* Does the name pass learn from this allocation event: an unnamed
+ * kmem_cache_alloc of a real pointer with sizes the replay accepts (larger
+ * ones must not alias a good key)? */
+bool sim_learns_from(const struct trace_event *ev);
 int sim_learn_name(struct sim *s, uint32_t site, uint64_t bytes_req, uint64_t bytes_alloc,
 		   const char *name);
 /* What a name pass left, for tests: the call sites and cache names by id,
