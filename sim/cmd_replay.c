@@ -2,6 +2,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "err.h"
+#include "evarr.h"
 #include "layout.h"
 #include "learn.h"
 #include "metrics.h"
@@ -32,6 +33,7 @@ enum {
 	OPT_NO_NAME_PASS,
 	OPT_NO_PREFETCH,
 	OPT_NAME_THREADS,
+	OPT_NO_SPILL,
 	OPT_CHECK,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
@@ -155,6 +157,10 @@ void usage_replay(FILE *f)
 		"                        on N threads, 1 to 64 (default 1: one parser\n"
 		"                        thread; same results; N > 1 is faster but its memory\n"
 		"                        grows with the trace's frees, see README)\n"
+		"  --no-spill            read the trace file a second time for the replay\n"
+		"                        (default: the name pass keeps the parsed events in\n"
+		"                        an unlinked file in $TMPDIR, 32 bytes per event,\n"
+		"                        and the replay reads them back; same results)\n"
 		"  --no-prefetch         parse on the replay thread (default: a second thread\n"
 		"                        parses ahead; same results, one core)\n"
 		"  --phase-summary       print, per phase between markers, the change of slab\n"
@@ -199,6 +205,37 @@ void usage_replay(FILE *f)
 		METRICS_MEM_MIB_DEFAULT, cli_exit_codes_help);
 }
 
+/* The name pass's source when it spills: every event it reads also goes
+ * into the spilled array. A failed write (a full $TMPDIR) only ends the
+ * spilling: the replay then reads the trace again. */
+struct spill_tee {
+	struct sim_source in;
+	struct evarr *a;
+	bool failed;
+	struct err why;
+};
+
+static int tee_next(void *ctx, struct trace_event *ev, struct err *e)
+{
+	struct spill_tee *t = ctx;
+	int rc = t->in.next(t->in.ctx, ev, e);
+	if (rc == 1 && !t->failed && evarr_push(t->a, ev, t->in.id_space, &t->why))
+		t->failed = true;
+	return rc;
+}
+
+static void tee_progress(void *ctx, uint64_t *done, uint64_t *total)
+{
+	struct spill_tee *t = ctx;
+	t->in.progress(t->in.ctx, done, total);
+}
+
+static const char *spill_dir(void)
+{
+	const char *d = getenv("TMPDIR");
+	return d && *d ? d : "/tmp";
+}
+
 /* The replay reads the trace through a parser thread unless told not to. */
 static int open_source(struct trace_reader *tr, bool prefetch, struct trace_prefetch **pf,
 		       struct sim_source *src, struct err *e)
@@ -227,6 +264,7 @@ int cmd_replay(int argc, char **argv)
 		{"no-name-pass", no_argument, NULL, OPT_NO_NAME_PASS},
 		{"no-prefetch", no_argument, NULL, OPT_NO_PREFETCH},
 		{"name-threads", required_argument, NULL, OPT_NAME_THREADS},
+		{"no-spill", no_argument, NULL, OPT_NO_SPILL},
 		{"check", no_argument, NULL, OPT_CHECK},
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
@@ -252,7 +290,7 @@ int cmd_replay(int argc, char **argv)
 	uint32_t repeat = 1;
 	struct cli_model m;
 	const char *db = "slabsim.db", *slabinfo = NULL, *sample_spec = "1000ev";
-	bool prefetch = true;
+	bool prefetch = true, spill = true;
 	/* 1: the serial pass, whose memory follows the live set (the ranges
 	 * of N > 1 keep every free of a pointer they did not see allocated) */
 	uint32_t name_threads = 1;
@@ -333,6 +371,9 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case OPT_NO_NAME_PASS:
 			name_pass = false;
+			break;
+		case OPT_NO_SPILL:
+			spill = false;
 			break;
 		case OPT_NO_PREFETCH:
 			prefetch = false;
@@ -428,6 +469,7 @@ int cmd_replay(int argc, char **argv)
 	struct sim *s = NULL;
 	struct trace_reader *tr = NULL;
 	struct trace_prefetch *pf = NULL;
+	struct evarr *spill_arr = NULL;
 	struct rec *rec = NULL;
 	struct trace_opts to = {.strict = strict};
 	int rc, status = 0;
@@ -460,7 +502,49 @@ int cmd_replay(int argc, char **argv)
 		status = cli_fail(&e);
 		goto out;
 	}
-	if (name_pass && strcmp(path, "-") != 0) {
+	/* One read of the text when the name pass can keep what it parsed:
+	 * not in strict mode, whose replay must stop at the first malformed
+	 * line although the name pass reads past it. */
+	bool spilled = false;
+	if (name_pass && strcmp(path, "-") != 0 && spill && !strict && name_threads == 1) {
+		struct sim_source in;
+		struct spill_tee tee = {0};
+		if ((rc = trace_open(path, &to, &tr, &e)) ||
+		    (rc = open_source(tr, prefetch, &pf, &in, &e))) {
+			status = cli_fail(&e);
+			goto out;
+		}
+		if (evarr_spill_open(path, spill_dir(), 0, &spill_arr, &tee.why)) {
+			tee.failed = true;
+		}
+		tee.in = in;
+		tee.a = spill_arr;
+		struct sim_source src = in;
+		src.ctx = &tee;
+		src.next = tee_next;
+		src.progress = in.progress ? tee_progress : NULL;
+		src.stats = NULL;
+		src.peek_ptrs = NULL;
+		if ((rc = sim_learn_names_source(s, &src, &e))) {
+			status = cli_fail(&e);
+			goto out;
+		}
+		trace_prefetch_close(pf);
+		pf = NULL;
+		if (!tee.failed && evarr_spill_finish(spill_arr, trace_stats(tr), &tee.why))
+			tee.failed = true;
+		if (tee.failed) {
+			if (!quiet)
+				fprintf(stderr, "slabsim: note: %s; reading the trace again\n",
+					tee.why.msg);
+			evarr_free(spill_arr);
+			spill_arr = NULL;
+			trace_close(tr);
+			tr = NULL;
+		} else {
+			spilled = true;
+		}
+	} else if (name_pass && strcmp(path, "-") != 0) {
 		/* the name pass ignores kmalloc events: their fields go unparsed */
 		struct trace_opts lax = {.strict = false,
 					 .skip_fields = (1u << TRACE_EV_KMALLOC) |
@@ -480,8 +564,12 @@ int cmd_replay(int argc, char **argv)
 		tr = NULL;
 	}
 	struct sim_source src;
-	if ((rc = trace_open(path, &to, &tr, &e)) ||
-	    (rc = open_source(tr, prefetch, &pf, &src, &e))) {
+	struct evarr_cursor cur;
+	if (spilled) {
+		/* tr stays open: its line counts are the summary's */
+		evarr_source(&src, &cur, spill_arr);
+	} else if ((rc = trace_open(path, &to, &tr, &e)) ||
+		   (rc = open_source(tr, prefetch, &pf, &src, &e))) {
 		status = cli_fail(&e);
 		goto out;
 	}
@@ -602,6 +690,7 @@ out:
 	trace_prefetch_close(pf);
 	trace_close(tr);
 	sim_destroy(s);
+	evarr_free(spill_arr); /* after the sim, which may hold its strings */
 	val_phases_destroy(phases);
 	capture_close(cap);
 	return status;

@@ -1,11 +1,16 @@
 /* evarr.c - the parsed event array (see evarr.h). */
+#define _DEFAULT_SOURCE /* madvise: posix_madvise cannot drop pages */
 #include "evarr.h"
 #include "sim.h"
 #include "strtab.h"
 
+#include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define NO_STR UINT32_MAX
 #define BIG    UINT32_MAX /* a size that did not fit: the key holds it */
@@ -42,7 +47,19 @@ struct evarr {
 	struct trace_event *tmpl;
 	struct trace_stats stats;
 	char *path;
+	/* spilled arrays: events go through buf to the unlinked file fd,
+	 * which evarr_spill_finish maps read-only as ev */
+	int fd; /* -1: in memory */
+	struct evarr_ev *buf;
+	uint32_t nbuf, buf_events;
+	/* the call sites of the id space being pushed: site_id - 1 -> strtab
+	 * id + 1, so a call site's string is hashed once, not per event */
+	const void *ids_of;
+	struct site_memo *site_map;
+	uint32_t site_map_cap;
 };
+
+#define SPILL_BUF_EVENTS 65536u /* 2 MiB per write */
 
 static bool key_eq(const struct evarr_key *a, const struct evarr_key *b)
 {
@@ -123,13 +140,87 @@ static int str_id(struct evarr *a, const char *s, uint32_t *id)
 	return strtab_intern(&a->strs, s, id);
 }
 
-static int push(struct evarr *a, const struct trace_event *ev)
+/* The call site of site_id in the id space being pushed (strtab id + 1) and
+ * the key of its last event (key id + 1): consecutive events of one call
+ * site mostly share their key, which then costs a comparison, not a hash. */
+struct site_memo {
+	uint32_t str, key;
+};
+
+/* The memo of ev's call site (its string interned), or NULL when the event
+ * has no site_id. Errors: SLABSIM_ENOMEM. */
+static int site_memo(struct evarr *a, const struct trace_event *ev, const void *id_space,
+		     struct site_memo **out)
+{
+	*out = NULL;
+	if (!id_space || !ev->site_id)
+		return 0;
+	if (id_space != a->ids_of) {
+		memset(a->site_map, 0, a->site_map_cap * sizeof(*a->site_map));
+		a->ids_of = id_space;
+	}
+	uint32_t i = ev->site_id - 1;
+	if (i >= a->site_map_cap) {
+		uint32_t ncap = a->site_map_cap ? a->site_map_cap : 256;
+		while (ncap <= i)
+			ncap *= 2;
+		struct site_memo *n = realloc(a->site_map, (size_t)ncap * sizeof(*n));
+		if (!n)
+			return SLABSIM_ENOMEM;
+		memset(n + a->site_map_cap, 0, (size_t)(ncap - a->site_map_cap) * sizeof(*n));
+		a->site_map = n;
+		a->site_map_cap = ncap;
+	}
+	struct site_memo *m = &a->site_map[i];
+	if (!m->str) {
+		uint32_t id;
+		if (str_id(a, ev->call_site ? ev->call_site : "", &id))
+			return SLABSIM_ENOMEM;
+		m->str = id + 1;
+	}
+	*out = m;
+	return 0;
+}
+
+/* Is k (name not interned yet: nm) the key p? */
+static bool same_key(const struct evarr *a, const struct evarr_key *p, const struct evarr_key *k,
+		     const char *nm)
+{
+	if (p->cpu != k->cpu || p->gfp != k->gfp || p->node != k->node ||
+	    p->accounted != k->accounted || p->type != k->type || p->big_req != k->big_req ||
+	    p->big_alloc != k->big_alloc)
+		return false;
+	if (p->name == NO_STR)
+		return !nm;
+	return nm && strcmp(strtab_str(&a->strs, p->name), nm) == 0;
+}
+
+/* Write the buffered events of a spilled array. */
+static int spill_flush(struct evarr *a)
+{
+	const char *p = (const char *)a->buf;
+	size_t left = (size_t)a->nbuf * sizeof(*a->buf);
+	while (left) {
+		ssize_t w = write(a->fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return SLABSIM_EIO;
+		p += w;
+		left -= (size_t)w;
+	}
+	a->nbuf = 0;
+	return 0;
+}
+
+static int push(struct evarr *a, const struct trace_event *ev, const void *id_space)
 {
 	struct evarr_key k = {0};
 	uint32_t key;
 	const char *nm = ev->type == TRACE_EV_MARKER ? ev->text : ev->name;
 
-	if (str_id(a, ev->call_site ? ev->call_site : "", &k.site) || str_id(a, nm, &k.name))
+	struct site_memo *m;
+	if (site_memo(a, ev, id_space, &m))
 		return SLABSIM_ENOMEM;
 	k.cpu = ev->cpu;
 	k.gfp = ev->gfp;
@@ -140,17 +231,36 @@ static int push(struct evarr *a, const struct trace_event *ev)
 		k.big_req = ev->bytes_req;
 	if (ev->bytes_alloc >= BIG)
 		k.big_alloc = ev->bytes_alloc;
-	if (intern_key(a, &k, &key))
-		return SLABSIM_ENOMEM;
-	if (a->n == a->cap) {
-		uint64_t ncap = a->cap ? a->cap * 2 : 4096;
-		struct evarr_ev *n = realloc(a->ev, ncap * sizeof(*n));
-		if (!n)
+	if (m && m->key && same_key(a, &a->keys[m->key - 1], &k, nm)) {
+		key = m->key - 1;
+	} else {
+		if (m)
+			k.site = m->str - 1;
+		else if (str_id(a, ev->call_site ? ev->call_site : "", &k.site))
 			return SLABSIM_ENOMEM;
-		a->ev = n;
-		a->cap = ncap;
+		if (str_id(a, nm, &k.name) || intern_key(a, &k, &key))
+			return SLABSIM_ENOMEM;
+		if (m)
+			m->key = key + 1;
 	}
-	a->ev[a->n++] = (struct evarr_ev){
+	struct evarr_ev *x;
+	if (a->fd >= 0) {
+		if (a->nbuf == a->buf_events && spill_flush(a))
+			return SLABSIM_EIO;
+		x = &a->buf[a->nbuf++];
+	} else {
+		if (a->n == a->cap) {
+			uint64_t ncap = a->cap ? a->cap * 2 : 4096;
+			struct evarr_ev *n = realloc(a->ev, ncap * sizeof(*n));
+			if (!n)
+				return SLABSIM_ENOMEM;
+			a->ev = n;
+			a->cap = ncap;
+		}
+		x = &a->ev[a->n];
+	}
+	a->n++;
+	*x = (struct evarr_ev){
 		.t_ns = ev->t_ns,
 		.ptr = ev->ptr,
 		.bytes_req = ev->bytes_req >= BIG ? BIG : (uint32_t)ev->bytes_req,
@@ -161,39 +271,23 @@ static int push(struct evarr *a, const struct trace_event *ev)
 	return 0;
 }
 
-int evarr_load(const char *path, struct evarr **out, struct err *e)
+static struct evarr *create(const char *path)
 {
-	struct trace_opts lax = {.strict = false};
-	struct trace_reader *r = NULL;
-	struct trace_event ev;
-	int rc;
-
-	*out = NULL;
 	struct evarr *a = calloc(1, sizeof(*a));
 	if (!a || !(a->path = strdup(path))) {
 		free(a);
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		return NULL;
 	}
 	strtab_init(&a->strs);
-	if ((rc = trace_open(path, &lax, &r, e)))
-		goto fail;
-	while ((rc = trace_next(r, &ev, e)) == 1) {
-		if (push(a, &ev)) {
-			rc = err_set(e, SLABSIM_ENOMEM, "%s: out of memory after %llu events", path,
-				     (unsigned long long)a->n);
-			goto fail;
-		}
-	}
-	if (rc < 0)
-		goto fail;
-	a->stats = *trace_stats(r);
-	trace_close(r);
-	if (a->nkeys && !(a->tmpl = malloc((size_t)a->nkeys * sizeof(*a->tmpl)))) {
-		rc = err_set(e, SLABSIM_ENOMEM, "%s: out of memory after %llu events", path,
-			     (unsigned long long)a->n);
-		r = NULL;
-		goto fail;
-	}
+	a->fd = -1;
+	return a;
+}
+
+/* Per key, the template evarr_get starts from. */
+static int make_templates(struct evarr *a)
+{
+	if (a->nkeys && !(a->tmpl = malloc((size_t)a->nkeys * sizeof(*a->tmpl))))
+		return SLABSIM_ENOMEM;
 	for (uint32_t id = 0; id < a->nkeys; id++) {
 		const struct evarr_key *k = &a->keys[id];
 		const char *nm = k->name == NO_STR ? NULL : strtab_str(&a->strs, k->name);
@@ -212,6 +306,39 @@ int evarr_load(const char *path, struct evarr **out, struct err *e)
 			.site_id = k->site + 1,
 		};
 	}
+	return 0;
+}
+
+int evarr_load(const char *path, struct evarr **out, struct err *e)
+{
+	struct trace_opts lax = {.strict = false};
+	struct trace_reader *r = NULL;
+	struct trace_event ev;
+	int rc;
+
+	*out = NULL;
+	struct evarr *a = create(path);
+	if (!a)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if ((rc = trace_open(path, &lax, &r, e)))
+		goto fail;
+	while ((rc = trace_next(r, &ev, e)) == 1) {
+		if (push(a, &ev, NULL)) {
+			rc = err_set(e, SLABSIM_ENOMEM, "%s: out of memory after %llu events", path,
+				     (unsigned long long)a->n);
+			goto fail;
+		}
+	}
+	if (rc < 0)
+		goto fail;
+	a->stats = *trace_stats(r);
+	trace_close(r);
+	r = NULL;
+	if (make_templates(a)) {
+		rc = err_set(e, SLABSIM_ENOMEM, "%s: out of memory after %llu events", path,
+			     (unsigned long long)a->n);
+		goto fail;
+	}
 	/* give back the doubling slack: workers share what is left */
 	if (a->n && a->n < a->cap) {
 		struct evarr_ev *n = realloc(a->ev, a->n * sizeof(*n));
@@ -228,11 +355,90 @@ fail:
 	return rc;
 }
 
+int evarr_spill_open(const char *label, const char *dir, uint32_t buf_events, struct evarr **out,
+		     struct err *e)
+{
+	*out = NULL;
+	struct evarr *a = create(label);
+	if (a)
+		a->buf_events = buf_events ? buf_events : SPILL_BUF_EVENTS;
+	if (!a || !(a->buf = malloc((size_t)a->buf_events * sizeof(*a->buf)))) {
+		evarr_free(a);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	size_t len = strlen(dir) + sizeof("/slabsim-spill-XXXXXX");
+	char *tmpl = malloc(len);
+	if (!tmpl) {
+		evarr_free(a);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	(void)snprintf(tmpl, len, "%s/slabsim-spill-XXXXXX", dir);
+	a->fd = mkstemp(tmpl);
+	if (a->fd < 0) {
+		int rc = err_set(e, SLABSIM_EIO, "%s: cannot create a temporary file: %s", dir,
+				 strerror(errno));
+		free(tmpl);
+		evarr_free(a);
+		return rc;
+	}
+	/* nameless from now on: the space goes back when fd closes, even
+	 * if the process is killed */
+	(void)unlink(tmpl);
+	free(tmpl);
+	*out = a;
+	return 0;
+}
+
+int evarr_push(struct evarr *a, const struct trace_event *ev, const void *id_space, struct err *e)
+{
+	int rc = push(a, ev, id_space);
+	if (rc == SLABSIM_EIO)
+		return err_set(e, rc, "%s: cannot write the parsed events to a temporary file: %s",
+			       a->path, strerror(errno ? errno : EIO));
+	if (rc)
+		return err_set(e, rc, "%s: out of memory after %llu events", a->path,
+			       (unsigned long long)a->n);
+	return 0;
+}
+
+int evarr_spill_finish(struct evarr *a, const struct trace_stats *stats, struct err *e)
+{
+	if (stats)
+		a->stats = *stats;
+	if (make_templates(a))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (a->fd < 0)
+		return 0;
+	if (spill_flush(a))
+		return err_set(e, SLABSIM_EIO,
+			       "%s: cannot write the parsed events to a temporary file: %s",
+			       a->path, strerror(errno ? errno : EIO));
+	free(a->buf);
+	a->buf = NULL;
+	if (!a->n)
+		return 0;
+	void *m = mmap(NULL, a->n * sizeof(*a->ev), PROT_READ, MAP_SHARED, a->fd, 0);
+	if (m == MAP_FAILED)
+		return err_set(e, SLABSIM_EIO, "%s: cannot map the parsed events: %s", a->path,
+			       strerror(errno));
+	(void)madvise(m, a->n * sizeof(*a->ev), MADV_SEQUENTIAL);
+	a->ev = m;
+	return 0;
+}
+
 void evarr_free(struct evarr *a)
 {
 	if (!a)
 		return;
-	free(a->ev);
+	if (a->fd >= 0) {
+		if (a->ev)
+			(void)munmap(a->ev, a->n * sizeof(*a->ev));
+		(void)close(a->fd);
+	} else {
+		free(a->ev);
+	}
+	free(a->buf);
+	free(a->site_map);
 	free(a->keys);
 	free(a->tmpl);
 	free(a->slots);
@@ -263,7 +469,7 @@ const char *evarr_path(const struct evarr *a)
 
 size_t evarr_bytes(const struct evarr *a)
 {
-	size_t b = a->cap * sizeof(*a->ev) + a->keys_cap * sizeof(*a->keys) +
+	size_t b = (a->fd >= 0 ? 0 : a->cap * sizeof(*a->ev)) + a->keys_cap * sizeof(*a->keys) +
 		   a->nslots * sizeof(*a->slots) + a->nkeys * sizeof(*a->tmpl);
 	for (uint32_t i = 0; i < a->strs.n; i++)
 		b += strlen(a->strs.strs[i]) + 1;
@@ -283,12 +489,28 @@ static inline void get(const struct evarr *a, uint64_t i, struct trace_event *ev
 	ev->line = x->line;
 }
 
+/* Give back the mapped pages of a spilled array that c has passed (the
+ * page cache keeps them; only this process's resident set shrinks). */
+static void cursor_drop(struct evarr_cursor *c)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t from = (uintptr_t)(c->a->ev + c->dropped), to = (uintptr_t)(c->a->ev + c->i);
+	from = (from + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+	to &= ~((uintptr_t)pg - 1);
+	if (to > from)
+		(void)madvise((void *)from, to - from, MADV_DONTNEED);
+	c->dropped = c->i;
+}
+
 static int cursor_next(void *ctx, struct trace_event *ev, struct err *e)
 {
 	struct evarr_cursor *c = ctx;
 	(void)e;
 	if (c->i >= c->a->n)
 		return 0;
+	/* a page at a time would cost a system call per 128 events */
+	if (c->a->fd >= 0 && c->i - c->dropped >= 2 * (uint64_t)c->a->buf_events)
+		cursor_drop(c);
 	get(c->a, c->i++, ev);
 	return 1;
 }
@@ -325,6 +547,7 @@ void evarr_source(struct sim_source *src, struct evarr_cursor *c, const struct e
 {
 	c->a = a;
 	c->i = 0;
+	c->dropped = 0;
 	*src = (struct sim_source){
 		.ctx = c,
 		.next = cursor_next,

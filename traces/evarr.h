@@ -26,6 +26,27 @@ struct evarr;
 int evarr_load(const char *path, struct evarr **out, struct err *e);
 void evarr_free(struct evarr *a);
 
+/* Build an array event by event, its events written to an unlinked
+ * temporary file in dir rather than kept in memory: a replay's first read of
+ * a trace keeps what it parsed (32 bytes per event on disk; keys and strings
+ * in memory) and the replay reads that back instead of parsing the text a
+ * second time. label names the trace in messages. Events are written
+ * buf_events at a time (0: 65536, 2 MiB), and a cursor gives back the pages
+ * it has passed every 2 x buf_events events. OUT: *out, freed with
+ * evarr_free(). Errors: SLABSIM_EIO (no file in dir), SLABSIM_ENOMEM. */
+int evarr_spill_open(const char *label, const char *dir, uint32_t buf_events, struct evarr **out,
+		     struct err *e);
+/* Append one event (strings copied). With id_space non-NULL, events carry
+ * site_id in that space (sim_source.id_space) and a call site's string is
+ * interned once per id. Errors: SLABSIM_EIO (the file could not be
+ * written: a full disk), SLABSIM_ENOMEM. */
+int evarr_push(struct evarr *a, const struct trace_event *ev, const void *id_space, struct err *e);
+/* End the building: stats are the reader's final line counts. The array is
+ * read-only from here on; a cursor over it gives back the pages it has
+ * passed, so a replay's memory does not grow with the trace. Errors:
+ * SLABSIM_EIO, SLABSIM_ENOMEM. */
+int evarr_spill_finish(struct evarr *a, const struct trace_stats *stats, struct err *e);
+
 /* Number of events. */
 uint64_t evarr_len(const struct evarr *a);
 /* Event i (< evarr_len) into *ev; strings point into a and live as long. */
@@ -42,6 +63,7 @@ uint32_t evarr_nkeys(const struct evarr *a);
 struct evarr_cursor {
 	const struct evarr *a;
 	uint64_t i;
+	uint64_t dropped; /* spilled arrays: pages before this event given back */
 };
 
 /* Point src at a fresh cursor *c over a (both borrowed; c reset to 0). */

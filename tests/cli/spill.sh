@@ -1,0 +1,105 @@
+#!/bin/sh
+# spill.sh - replay's one-read path: the name pass keeps the events it parsed
+# in an unlinked file in $TMPDIR (traces/evarr.h, evarr_spill_open) and the
+# replay reads them back. Its output is byte for byte that of reading the
+# trace twice (--no-spill): JSON summaries, the --caller table, the results
+# database (tests/golden/dump.sh), on the bundled traces, the compressed
+# capture directories and the hand-made CLI traces. When the spill file
+# cannot be created or written (no $TMPDIR, a file size limit standing in
+# for a full disk) the replay says so and reads the trace again: same
+# output, exit 0. TAP.
+#   $1 slabsim binary, $2 traces/samples, $3 tests/cli/data, $4 tests/golden
+set -u
+. "$(dirname "$0")/tap.sh"
+bin=$(abs_path "$1") samples=$(abs_path "$2") data=$(abs_path "$3") golden=$(abs_path "$4")
+LC_ALL=C
+export LC_ALL
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+TMPDIR=$tmp
+export TMPDIR
+
+# same NAME INPUT ARGS...: spilled and --no-spill outputs are identical, and
+# the spilled run did not fall back (no note on stderr).
+same() {
+	s_name=$1 s_in=$2
+	shift 2
+	"$bin" replay "$s_in" --no-db --no-progress --no-spill "$@" >twice.out 2>twice.err
+	t_rc=$?
+	"$bin" replay "$s_in" --no-db --no-progress "$@" >once.out 2>once.err
+	o_rc=$?
+	if [ "$t_rc" -eq 0 ] && [ "$o_rc" -eq 0 ] && [ -s once.out ] && ! grep -q "note:" once.err &&
+		cmp -s twice.out once.out; then
+		tap_ok "$s_name: one read, output identical to reading twice"
+	else
+		tap_not_ok "$s_name: one read, output identical to reading twice" \
+			"exit $o_rc (twice: $t_rc)" "$(cat once.err)" \
+			"$(diff twice.out once.out | head -5)"
+	fi
+}
+
+boot=$samples/linux-6.1-boot-excerpt.trace
+same "boot excerpt" "$boot" --format json
+same "boot excerpt --caller" "$boot" --caller
+same "boot excerpt, SLAB" "$boot" --format json --allocator slab
+same "boot excerpt, SLOB" "$boot" --format json --allocator slob
+same "boot excerpt, no prefetch" "$boot" --format json --no-prefetch
+for d in "$samples"/*/; do
+	[ -f "$d/trace.txt.zst" ] || continue
+	same "capture $(basename "$d") (zstd)" "$d" --format json
+done
+same "capture-a" "$data/capture-a" --format json
+for t in dyn-b-remote-free perf-hand jw-hand slab-reap dyn-f-alias-grows dyn-g-named-kmalloc; do
+	same "$t" "$data/$t.trace" --format json
+done
+
+# every table of the results database
+sh "$golden/dump.sh" "$bin" "$boot" once.db >once.dump 2>&1
+o_rc=$?
+sh "$golden/dump.sh" "$bin" "$boot" twice.db --no-spill >twice.dump 2>&1
+t_rc=$?
+if [ "$o_rc" -eq 0 ] && [ "$t_rc" -eq 0 ] && grep -q "sample_caches" once.dump &&
+	cmp -s once.dump twice.dump; then
+	tap_ok "boot excerpt: database rows identical to reading twice"
+else
+	tap_not_ok "boot excerpt: database rows identical to reading twice" \
+		"exit $o_rc (twice: $t_rc)" "$(diff twice.dump once.dump | head -5)"
+fi
+
+# the prefetch's strings live in reused block buffers: the spilled array must
+# copy names before the block goes round (tests/cli/name-threads.sh has the
+# same trace: 10000 named frees of another cache)
+awk 'BEGIN {
+	print "# tracer: nop"
+	for (i = 0; i < 20000; i++) {
+		printf "            init-1       [000] .....     1.%06d: kmem_cache_alloc: call_site=f+0x1/0x2 ptr=%016x bytes_req=64 bytes_alloc=64 gfp_flags=GFP_KERNEL node=-1 accounted=false\n", 2 * i, 4096 + i
+		printf "            init-1       [000] .....     1.%06d: kmem_cache_free: call_site=g+0x1/0x2 ptr=%016x name=%s\n", 2 * i + 1, 4096 + i, i < 10000 ? "A" : "B"
+	}
+}' >names-ab.trace
+"$bin" replay names-ab.trace --no-db --no-progress --format json >ab.json 2>ab.err
+tap_is "named frees of another cache, spilled: all 10000 counted" \
+	"$? $(grep -o '"free_names_other_cache": [0-9]*' ab.json | head -n 1) $(wc -c <ab.err)" \
+	"0 \"free_names_other_cache\": 10000 0"
+
+# fallbacks: the note, then the same output
+"$bin" replay "$boot" --no-db --no-progress --format json --no-spill >ref.out 2>/dev/null
+TMPDIR=$tmp/none "$bin" replay "$boot" --no-db --no-progress --format json >nodir.out 2>nodir.err
+tap_is "no \$TMPDIR: exit 0, output of reading twice" "$? $(cmp -s ref.out nodir.out && echo same)" "0 same"
+tap_is "no \$TMPDIR: the note says why" "$(cat nodir.err)" \
+	"slabsim: note: $tmp/none: cannot create a temporary file: No such file or directory; reading the trace again"
+# 3000 events are 96000 bytes of spill; a 50 KiB file size limit stops the
+# write (EFBIG, SIGXFSZ ignored) as a full disk would
+(
+	trap '' XFSZ
+	ulimit -f 50
+	exec "$bin" replay "$boot" --no-db --no-progress --format json >full.out 2>full.err
+)
+tap_is "spill file cannot be written: exit 0, output of reading twice" \
+	"$? $(cmp -s ref.out full.out && echo same)" "0 same"
+tap_like "spill file cannot be written: the note says why" "$(cat full.err)" \
+	"cannot write the parsed events to a temporary file: File too large; reading the trace again"
+"$bin" replay "$boot" --no-db --no-progress --format json -q >quiet.out 2>quiet.err
+TMPDIR=$tmp/none "$bin" replay "$boot" --no-db --no-progress -q >/dev/null 2>quiet.err
+tap_is "-q: no note" "$(wc -c <quiet.err)" 0
+tap_done
