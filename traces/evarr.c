@@ -156,7 +156,8 @@ static int site_memo(struct evarr *a, const struct trace_event *ev, const void *
 	if (!id_space || !ev->site_id)
 		return 0;
 	if (id_space != a->ids_of) {
-		memset(a->site_map, 0, a->site_map_cap * sizeof(*a->site_map));
+		if (a->site_map)
+			memset(a->site_map, 0, a->site_map_cap * sizeof(*a->site_map));
 		a->ids_of = id_space;
 	}
 	uint32_t i = ev->site_id - 1;
