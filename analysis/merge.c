@@ -238,8 +238,8 @@ int merge_file(struct merge *m, const char *in_path, struct merge_stats *st, str
 	}
 	if (ver_in != ver_out) {
 		rc = err_set(e, SLABSIM_EIO,
-			     "%s: schema version %lld, but %s has %lld (open the older file with "
-			     "this slabsim first, e.g. by a query, to upgrade it)",
+			     "%s: schema version %lld, but %s has %lld (upgrade the older file "
+			     "first: merge into it, or replay into it)",
 			     in_path, (long long)ver_in, m->path, (long long)ver_out);
 		goto out;
 	}

@@ -720,7 +720,7 @@ static int fig_cdf(struct ctx *c, const struct pol *p, size_t np, struct plot_fi
 		return err_set(c->e, SLABSIM_ENOMEM, "out of memory");
 	if ((rc = prep(c,
 		       "SELECT 1.0 * sc.live_objs / (sc.slabs * c.objs_per_slab) "
-		       "FROM sample_caches sc JOIN caches c "
+		       "FROM sample_caches_full sc JOIN caches c "
 		       "  ON c.run_id = sc.run_id AND c.cache = sc.cache "
 		       "WHERE sc.run_id = ?1 AND sc.slabs > 0 AND c.objs_per_slab > 0",
 		       &st))) {

@@ -5,6 +5,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdint.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,6 +260,47 @@ int query_register_stats(sqlite3 *db)
 	return SQLITE_OK;
 }
 
+/*
+ * Schema version 3 stores sample_caches, sample_slabinfo and sample_orders as
+ * change logs and adds the views sample_caches_full, ... that give one row
+ * per sample and key (docs/schema.md). In files of versions 1 and 2 the
+ * tables themselves hold that series (a row for every sample), and the file
+ * is read-only here, so the same names are given to this connection as TEMP
+ * views of the tables: readers use the *_full names whatever the version.
+ */
+static int full_series_views(sqlite3 *db)
+{
+	static const char *const tables[] = {"sample_caches", "sample_slabinfo", "sample_orders"};
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, "PRAGMA main.user_version", -1, &st, NULL);
+	int64_t version = 0;
+	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		version = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_OK || version >= 3)
+		return rc;
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]) && rc == SQLITE_OK; i++) {
+		/* only the tables the file has (version 1 has no sample_slabinfo) */
+		char *sql = sqlite3_mprintf(
+			"SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = '%s'",
+			tables[i]);
+		bool have = false;
+		rc = sql ? sqlite3_prepare_v2(db, sql, -1, &st, NULL) : SQLITE_NOMEM;
+		if (rc == SQLITE_OK)
+			have = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+		sqlite3_free(sql);
+		if (rc != SQLITE_OK || !have)
+			continue;
+		sql = sqlite3_mprintf(
+			"CREATE TEMP VIEW IF NOT EXISTS %s_full AS SELECT * FROM main.%s",
+			tables[i], tables[i]);
+		rc = sql ? sqlite3_exec(db, sql, NULL, NULL, NULL) : SQLITE_NOMEM;
+		sqlite3_free(sql);
+	}
+	return rc;
+}
+
 int query_open(const char *path, sqlite3 **out, struct err *e)
 {
 	sqlite3 *db = NULL;
@@ -281,6 +323,12 @@ int query_open(const char *path, sqlite3 **out, struct err *e)
 		return rc;
 	}
 	sqlite3_finalize(st);
+	if (full_series_views(db) != SQLITE_OK) {
+		int rc = err_set(e, SLABSIM_EIO, "%s: cannot read the schema: %s", path,
+				 sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return rc;
+	}
 	if (query_register_stats(db) != SQLITE_OK) {
 		int rc = err_set(e, SLABSIM_EIO, "%s: cannot register functions: %s", path,
 				 sqlite3_errmsg(db));

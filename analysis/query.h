@@ -50,8 +50,10 @@ int query_register_stats(struct sqlite3 *db);
 /* t(0.975, n - 1) * sd / sqrt(n) (gsl_cdf_tdist_Pinv); 0 below n = 2. */
 double query_ci95_half(double sd, size_t n);
 
-/* Open a slabsim results file read-only. Errors: SLABSIM_EIO (missing, not
- * SQLite, not slabsim's). */
+/* Open a slabsim results file read-only. The full per-sample series are
+ * sample_caches_full, sample_slabinfo_full and sample_orders_full on the
+ * connection whatever the schema version (docs/schema.md). Errors:
+ * SLABSIM_EIO (missing, not SQLite, not slabsim's). */
 int query_open(const char *path, struct sqlite3 **db, struct err *e);
 
 /* Run sql and print every row in fmt. OUT: *nrows (may be NULL). Errors:

@@ -250,6 +250,78 @@ static const char schema_v2_sql[] =
 	" PRIMARY KEY (run_id, seq, cache)"
 	") WITHOUT ROWID;";
 
+/*
+ * Version 3 turns the per-key time series (sample_caches, sample_slabinfo,
+ * sample_orders) into change logs: a key's row is written only at the
+ * samples where its values differ from its previous row in the run (see
+ * log_row()): on the benchmark trace a quarter of the rows version 2
+ * wrote. The value of a key at sample seq is its latest row with seq' <=
+ * seq; before its first row it is all zeros. A cache that comes to hold
+ * nothing gets one row of zeros, and in the cache tables rows of zeros are
+ * not part of the series (the old writers left such caches out); every
+ * order is (sample_orders starts with all 11). The *_full views give the
+ * series every earlier version stored: one row per sample and key. They use
+ * window functions (SQLite 3.25 or later). A row's interval is
+ * [seq, next seq), with INT64_MAX for the last row rather than NULL, so
+ * that both ends bound the search of samples' primary key (with an OR the
+ * search ran to the end of the run for every row: ten times slower).
+ */
+#define REC_SEQ_END "9223372036854775807"
+static const char schema_v3_sql[] =
+	"CREATE VIEW IF NOT EXISTS sample_caches_full AS"
+	" SELECT c.run_id AS run_id, s.seq AS seq, c.cache AS cache, c.slabs AS slabs,"
+	" c.pages AS pages, c.live_objs AS live_objs, c.live_req_bytes AS live_req_bytes"
+	" FROM (SELECT *, lead(seq, 1, " REC_SEQ_END ")"
+	" OVER (PARTITION BY run_id, cache ORDER BY seq) AS until"
+	" FROM sample_caches) c"
+	" JOIN samples s ON s.run_id = c.run_id AND s.seq >= c.seq"
+	" AND s.seq < c.until"
+	" WHERE c.slabs <> 0 OR c.pages <> 0 OR c.live_objs <> 0 OR c.live_req_bytes <> 0;"
+	"CREATE VIEW IF NOT EXISTS sample_slabinfo_full AS"
+	" SELECT c.run_id AS run_id, s.seq AS seq, c.cache AS cache, c.slabs AS slabs,"
+	" c.partial AS partial, c.objects AS objects, c.objects_partial AS objects_partial,"
+	" c.space AS space, c.used AS used"
+	" FROM (SELECT *, lead(seq, 1, " REC_SEQ_END ")"
+	" OVER (PARTITION BY run_id, cache ORDER BY seq) AS until"
+	" FROM sample_slabinfo) c"
+	" JOIN samples s ON s.run_id = c.run_id AND s.seq >= c.seq"
+	" AND s.seq < c.until"
+	" WHERE c.slabs <> 0 OR c.partial <> 0 OR c.objects <> 0 OR c.objects_partial <> 0"
+	" OR c.space <> 0 OR c.used <> 0;"
+	"CREATE VIEW IF NOT EXISTS sample_orders_full AS"
+	" SELECT c.run_id AS run_id, s.seq AS seq, c.page_order AS page_order,"
+	" c.held_blocks AS held_blocks, c.free_blocks AS free_blocks,"
+	" c.unusable_permille AS unusable_permille"
+	" FROM (SELECT *, lead(seq, 1, " REC_SEQ_END ")"
+	" OVER (PARTITION BY run_id, page_order ORDER BY seq)"
+	" AS until FROM sample_orders) c"
+	" JOIN samples s ON s.run_id = c.run_id AND s.seq >= c.seq"
+	" AND s.seq < c.until;";
+
+/*
+ * Version 1 and 2 files hold a row for every sample and every cache that
+ * held something, and no row once a cache held nothing. Read as a change log
+ * such a cache would keep its last figures, so the upgrade adds the row of
+ * zeros at the first sample without a row after one with a row. The rows
+ * already there stay: a row equal to the previous one is a valid (redundant)
+ * change log entry. sample_orders needs nothing: those versions wrote all 11
+ * orders at every sample.
+ */
+static const char upgrade_v3_sql[] =
+	"INSERT INTO sample_caches (run_id, seq, cache, slabs, pages, live_objs, live_req_bytes)"
+	" SELECT run_id, next, cache, 0, 0, 0, 0 FROM"
+	" (SELECT c.run_id, c.cache, (SELECT min(n.seq) FROM samples n"
+	" WHERE n.run_id = c.run_id AND n.seq > c.seq) AS next FROM sample_caches c) x"
+	" WHERE next IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sample_caches d"
+	" WHERE d.run_id = x.run_id AND d.seq = x.next AND d.cache = x.cache);"
+	"INSERT INTO sample_slabinfo (run_id, seq, cache, slabs, partial, objects,"
+	" objects_partial, space, used)"
+	" SELECT run_id, next, cache, 0, 0, 0, 0, 0, 0 FROM"
+	" (SELECT c.run_id, c.cache, (SELECT min(n.seq) FROM samples n"
+	" WHERE n.run_id = c.run_id AND n.seq > c.seq) AS next FROM sample_slabinfo c) x"
+	" WHERE next IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sample_slabinfo d"
+	" WHERE d.run_id = x.run_id AND d.seq = x.next AND d.cache = x.cache);";
+
 #define REC_NOW_UTC "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
 enum stmt_id {
@@ -340,47 +412,84 @@ enum rec_state {
 };
 
 /*
- * Rows of the per-sample tables (about 80 per sample with per-cache rows)
- * are buffered and sent by multi-row INSERTs of up to REC_BATCH_ROWS rows,
- * so that the work of a statement execution (start, cursors, halt, reset:
- * about 2,800 instructions, more than the b-tree insert) is paid per batch,
- * not per row; 16 or 64 rows measured no better. Rows keyed (run_id, seq,
- * cache) are sent a sample at a time, sorted by cache name, so that each
- * insert lands after the previous one at the end of the table: the b-tree
- * search for its place then costs a third. Borrowed strings are copied into
- * the batch. The rows go out before the run commits; a failed batch is
- * reported by the call that sent it (docs/schema.md, "Transactions").
+ * Rows of the per-sample tables are buffered and sent by multi-row INSERTs
+ * of REC_BATCH_ROWS rows, so that the work of a statement execution (start,
+ * cursors, halt, reset: about 2,800 instructions, more than the b-tree
+ * insert) is paid per batch, not per row; 16 or 64 rows measured no better.
+ * Only that statement and the single-row one are used: preparing an INSERT
+ * of 32 rows costs about 250,000 instructions, so the rows left over at the
+ * end of a run go out one by one rather than through INSERTs of 16, 8, ...
+ * rows each prepared for the purpose. Rows keyed (run_id, seq, name) are
+ * sent whole samples at a time, sorted by name, so that each insert lands
+ * after the previous one at the end of the table (the b-tree search for its
+ * place then costs a third); the sorted rows beyond a multiple of
+ * REC_BATCH_ROWS wait for the next samples' rows. Their names are the change
+ * log's copies (struct keylog), which live as long as the run; other
+ * borrowed strings are copied into the batch. The rows go out before the
+ * run commits; a failed batch is reported by the call that sent it
+ * (docs/schema.md, "Transactions").
  */
-#define REC_CHUNK_LOG2 5 /* multi-row INSERTs of 32, 16, 8, 4 and 2 rows */
-#define REC_BATCH_ROWS (1 << REC_CHUNK_LOG2)
+#define REC_BATCH_ROWS 32
 
-enum cell_kind { CELL_INT, CELL_TEXT, CELL_NULL };
+enum cell_kind { CELL_INT, CELL_TEXT, CELL_KEY, CELL_NULL };
 
 struct cell {
-	int64_t v; /* the integer, or the text's offset in batch.text */
+	int64_t v;     /* the integer, or a CELL_TEXT's offset in batch.text */
+	const char *s; /* a CELL_KEY: a change log's copy of the name */
 	enum cell_kind kind;
 };
 
 struct batch {
-	/* chunk[k] inserts 2^k rows, prepared on first use; chunk[0] is the
-	 * single-row statement, owned by struct rec. */
-	sqlite3_stmt *chunk[REC_CHUNK_LOG2 + 1];
-	const char *table; /* for messages */
+	sqlite3_stmt *multi; /* the INSERT of REC_BATCH_ROWS rows, prepared on first use */
+	sqlite3_stmt *one;   /* the single-row INSERT, owned by struct rec */
+	const char *table;   /* for messages */
 	int ncols;
-	bool by_name;	     /* key (run_id, seq, name): sent sorted, a sample at a time */
-	int nrows, cap;	     /* rows buffered, rows of room */
-	struct cell *cells;  /* cap rows of ncols */
-	int *order, *order2; /* the sort's permutation and its scratch */
-	size_t row_text;     /* text_len when the row being bound began */
-	char *text;	     /* NUL-terminated copies of the rows' strings */
+	bool by_name;		    /* key (run_id, seq, name): sent sorted, whole samples */
+	int nrows, cap;		    /* rows buffered, rows of room */
+	struct cell *cells, *spare; /* cap rows of ncols; spare: room to reorder them */
+	int *order, *order2;	    /* the sort's permutation and its scratch */
+	char *text;		    /* NUL-terminated copies of the rows' strings */
 	size_t text_len, text_cap;
 };
+
+/*
+ * The change logs of the per-key tables (schema version 3): for each key (a
+ * cache name, or a page order) the values of its last row in the open run,
+ * so that a row equal to them is not written. An open-addressing hash table;
+ * there are a few dozen keys.
+ */
+#define LOG_MAXV 6 /* value columns of the widest logged table (sample_slabinfo) */
+#define LOG_NONE SIZE_MAX
+
+struct log_ent {
+	char *name;   /* owned copy of a text key; NULL for an integer key */
+	int64_t ikey; /* an integer key */
+	uint64_t hash;
+	int64_t seq; /* the key's last row's seq */
+	int64_t v[LOG_MAXV];
+	size_t next; /* slot of the key that followed this one last time, or LOG_NONE */
+	bool used;
+};
+
+struct keylog {
+	struct log_ent *ent;
+	size_t cap, n; /* cap is 0 or a power of two */
+	/* Writers pass the keys in the same order at every sample, so the
+	 * key after the last one is tried before hashing the name. */
+	size_t last; /* slot of the last key passed, or LOG_NONE */
+	/* a key's first row is written even if it is all zeros (sample_orders:
+	 * earlier versions wrote every order, so its rows of zeros are data) */
+	bool write_first;
+};
+
+enum log_id { LOG_CACHES, LOG_SLABINFO, LOG_ORDERS, NR_LOG };
 
 struct rec {
 	sqlite3 *db;
 	char *path; /* owned copy, for messages */
 	sqlite3_stmt *stmt[NR_STMT];
 	struct batch *batch[NR_STMT]; /* NULL: the table's rows go out one by one */
+	struct keylog log[NR_LOG];
 	enum rec_state state;
 	int64_t run_id; /* valid unless REC_IDLE */
 };
@@ -478,6 +587,10 @@ static int setup_schema(struct rec *r, struct err *e)
 	ret = exec_sql(r, schema_v1_sql, "cannot create the schema", e);
 	if (!ret) /* version 1 -> 2: new tables only */
 		ret = exec_sql(r, schema_v2_sql, "cannot create the schema", e);
+	if (!ret && app_id == REC_APPLICATION_ID && version >= 1 && version < 3)
+		ret = exec_sql(r, upgrade_v3_sql, "cannot upgrade the schema to version 3", e);
+	if (!ret) /* version 2 -> 3: views; the tables become change logs */
+		ret = exec_sql(r, schema_v3_sql, "cannot create the schema", e);
 	if (ret)
 		goto rollback;
 	/* Leave an up-to-date file unmodified: opening must not change the
@@ -506,28 +619,29 @@ static int batch_new(struct rec *r, enum stmt_id id)
 		return SQLITE_NOMEM;
 	r->batch[id] = bt;
 	bt->table = batch_table[id];
-	bt->chunk[0] = r->stmt[id];
+	bt->one = r->stmt[id];
 	bt->ncols = sqlite3_bind_parameter_count(r->stmt[id]);
 	bt->by_name = id == ST_SAMPLE_CACHE || id == ST_SAMPLE_SLABINFO;
 	bt->cap = REC_BATCH_ROWS;
 	bt->cells = calloc((size_t)bt->cap * (size_t)bt->ncols, sizeof(*bt->cells));
+	bt->spare = calloc((size_t)bt->cap * (size_t)bt->ncols, sizeof(*bt->spare));
 	bt->order = calloc((size_t)bt->cap, sizeof(*bt->order));
 	bt->order2 = calloc((size_t)bt->cap, sizeof(*bt->order2));
-	return bt->cells && bt->order && bt->order2 ? SQLITE_OK : SQLITE_NOMEM;
+	return bt->cells && bt->spare && bt->order && bt->order2 ? SQLITE_OK : SQLITE_NOMEM;
 }
 
-/* The table's INSERT of 2^k rows: its single-row INSERT with the VALUES
- * tuple repeated. Returns an SQLite result code. */
-static int batch_chunk(struct rec *r, enum stmt_id id, int k)
+/* The table's INSERT of REC_BATCH_ROWS rows: its single-row INSERT with the
+ * VALUES tuple repeated. Returns an SQLite result code. */
+static int batch_multi(struct rec *r, enum stmt_id id)
 {
 	struct batch *bt = r->batch[id];
 	const char *sql = stmt_sql[id];
 	const char *tuple = strstr(sql, " VALUES (");
-	size_t head, tlen, n = (size_t)1 << k;
+	size_t head, tlen, n = REC_BATCH_ROWS;
 	char *multi;
 	int rc;
 
-	if (bt->chunk[k])
+	if (bt->multi)
 		return SQLITE_OK;
 	assert(tuple);
 	tuple += strlen(" VALUES ");
@@ -549,7 +663,7 @@ static int batch_chunk(struct rec *r, enum stmt_id id, int k)
 			at += tlen;
 		}
 	}
-	rc = sqlite3_prepare_v3(r->db, multi, -1, SQLITE_PREPARE_PERSISTENT, &bt->chunk[k], NULL);
+	rc = sqlite3_prepare_v3(r->db, multi, -1, SQLITE_PREPARE_PERSISTENT, &bt->multi, NULL);
 	free(multi);
 	return rc;
 }
@@ -627,6 +741,7 @@ int rec_open(const char *path, struct rec **out, struct err *e)
 			goto fail;
 		}
 	}
+	r->log[LOG_ORDERS].write_first = true;
 	*out = r;
 	return 0;
 
@@ -672,6 +787,10 @@ static bool batch_room(struct batch *bt)
 	if (!cells)
 		return false;
 	bt->cells = cells;
+	cells = realloc(bt->spare, (size_t)cap * (size_t)bt->ncols * sizeof(*cells));
+	if (!cells)
+		return false;
+	bt->spare = cells;
 	int *order = realloc(bt->order, (size_t)cap * sizeof(*order));
 	if (!order)
 		return false;
@@ -692,8 +811,6 @@ static struct bind bind_start(struct rec *r, enum stmt_id id)
 	 * inserts only matters for speed. */
 	if (b.bt && !batch_room(b.bt))
 		b.bt = NULL;
-	if (b.bt)
-		b.bt->row_text = b.bt->text_len;
 	return b;
 }
 
@@ -781,6 +898,19 @@ static void bind_text(struct bind *b, const char *s)
 		b->rc = sqlite3_bind_null(b->st, b->n);
 }
 
+/* A change log's name (log_row): stable until the run ends, so a batched
+ * row points to it instead of copying it. */
+static void bind_key(struct bind *b, const char *s)
+{
+	b->n++;
+	if (b->bt)
+		*bind_cell(b) = s ? (struct cell){.s = s, .kind = CELL_KEY}
+				  : (struct cell){.kind = CELL_NULL};
+	else if (b->rc == SQLITE_OK)
+		b->rc = s ? sqlite3_bind_text(b->st, b->n, s, -1, SQLITE_STATIC)
+			  : sqlite3_bind_null(b->st, b->n);
+}
+
 static int bind_check(struct rec *r, const struct bind *b, const char *what, struct err *e)
 {
 	assert(b->n == sqlite3_bind_parameter_count(b->st));
@@ -817,32 +947,22 @@ static int no_run(const struct rec *r, const char *fn, struct err *e)
 
 /* Step a row of the open run. The message is only formatted on failure:
  * this runs once per sample row. */
-static int batch_flush(struct rec *r, enum stmt_id id, int n, struct err *e);
+static int batch_flush(struct rec *r, enum stmt_id id, int n, bool keep, struct err *e);
 
-/* The row just bound is complete. A table keyed by name sends the previous
- * sample's rows when a new sample begins, the others every REC_BATCH_ROWS. */
+/* The row just bound is complete. Other tables send their rows every
+ * REC_BATCH_ROWS; a table keyed by name when a new sample begins and the
+ * earlier samples' rows fill an INSERT of REC_BATCH_ROWS. */
 static int batch_add(struct rec *r, enum stmt_id id, struct err *e)
 {
 	struct batch *bt = r->batch[id];
-	struct cell *last = &bt->cells[bt->nrows * bt->ncols];
-	int ret;
+	const struct cell *last = &bt->cells[bt->nrows * bt->ncols];
 
 	bt->nrows++;
 	if (!bt->by_name)
-		return bt->nrows == REC_BATCH_ROWS ? batch_flush(r, id, bt->nrows, e) : 0;
-	if (bt->nrows == 1 || last[1].v == bt->cells[1].v)
+		return bt->nrows == REC_BATCH_ROWS ? batch_flush(r, id, bt->nrows, false, e) : 0;
+	if (bt->nrows <= REC_BATCH_ROWS || last[1].v == last[1 - bt->ncols].v)
 		return 0;
-	/* the row begins a new sample: send the others, keep it */
-	size_t text_end = bt->text_len;
-	ret = batch_flush(r, id, bt->nrows - 1, e);
-	memmove(bt->cells, last, (size_t)bt->ncols * sizeof(*last));
-	memmove(bt->text, bt->text + bt->row_text, text_end - bt->row_text);
-	for (int i = 0; i < bt->ncols; i++)
-		if (bt->cells[i].kind == CELL_TEXT)
-			bt->cells[i].v -= (int64_t)bt->row_text;
-	bt->text_len = text_end - bt->row_text;
-	bt->nrows = 1;
-	return ret;
+	return batch_flush(r, id, bt->nrows - 1, true, e);
 }
 
 static int row_step(struct rec *r, const struct bind *b, const char *table, struct err *e)
@@ -887,9 +1007,9 @@ static int batch_cmp(const struct batch *bt, int i, int j)
 
 	if (a[1].v != b[1].v)
 		return a[1].v < b[1].v ? -1 : 1;
-	if (a[2].kind != CELL_TEXT || b[2].kind != CELL_TEXT)
-		return (a[2].kind == CELL_TEXT) - (b[2].kind == CELL_TEXT);
-	return strcmp(bt->text + a[2].v, bt->text + b[2].v);
+	if (a[2].kind != CELL_KEY || b[2].kind != CELL_KEY)
+		return (a[2].kind == CELL_KEY) - (b[2].kind == CELL_KEY);
+	return strcmp(a[2].s, b[2].s);
 }
 
 /* bt->order[0..n) := rows 0..n-1 in key order (a stable bottom-up merge sort). */
@@ -919,59 +1039,90 @@ static void batch_sort(struct batch *bt, int n)
 		memcpy(bt->order, src, (size_t)n * sizeof(*src));
 }
 
-/* Send the first n buffered rows of a table, by INSERTs of 32, 16, ... 1 rows.
- * The rows are gone afterwards, whatever the result. */
-static int batch_flush(struct rec *r, enum stmt_id id, int n, struct err *e)
+/* Bind rows order[from..from + rows) to st, which inserts that many. */
+static int batch_bind(const struct batch *bt, sqlite3_stmt *st, int from, int rows)
+{
+	int rc = SQLITE_OK, p = 1;
+
+	for (int row = from; row < from + rows && rc == SQLITE_OK; row++) {
+		const struct cell *c = &bt->cells[bt->order[row] * bt->ncols];
+
+		/* column 0, the run_id, is bound once per INSERT */
+		for (int i = row > from; i < bt->ncols && rc == SQLITE_OK; i++, p++) {
+			if (c[i].kind == CELL_INT)
+				rc = sqlite3_bind_int64(st, p, c[i].v);
+			else if (c[i].kind == CELL_TEXT)
+				rc = sqlite3_bind_text(st, p, bt->text + c[i].v, -1, SQLITE_STATIC);
+			else if (c[i].kind == CELL_KEY)
+				rc = sqlite3_bind_text(st, p, c[i].s, -1, SQLITE_STATIC);
+			else
+				rc = sqlite3_bind_null(st, p);
+		}
+	}
+	return rc;
+}
+
+/*
+ * Send the first n buffered rows of a table (in key order if it is keyed by
+ * name) by INSERTs of REC_BATCH_ROWS rows, the rest one by one; with keep,
+ * only a multiple of REC_BATCH_ROWS of them, and the others stay buffered
+ * ahead of the rows after n, in key order. The sent rows are gone
+ * afterwards, whatever the result.
+ */
+static int batch_flush(struct rec *r, enum stmt_id id, int n, bool keep, struct err *e)
 {
 	struct batch *bt = r->batch[id];
-	int rc = SQLITE_OK, done = 0;
+	int rc = SQLITE_OK, done = 0, send = keep ? n - n % REC_BATCH_ROWS : n;
 
 	if (bt->by_name)
 		batch_sort(bt, n);
 	else
 		for (int i = 0; i < n; i++)
 			bt->order[i] = i;
-	for (int k = REC_CHUNK_LOG2; k >= 0 && rc == SQLITE_OK; k--) {
-		int rows = 1 << k;
-		sqlite3_stmt *st;
-
-		if (n - done < rows)
-			continue;
-		rc = batch_chunk(r, id, k);
-		st = bt->chunk[k];
-		while (rc == SQLITE_OK && n - done >= rows) {
-			int p = 1;
-
-			for (int row = done; row < done + rows && rc == SQLITE_OK; row++) {
-				const struct cell *c = &bt->cells[bt->order[row] * bt->ncols];
-
-				/* column 0, the run_id, is bound once per INSERT */
-				for (int i = row > done; i < bt->ncols && rc == SQLITE_OK;
-				     i++, p++) {
-					if (c[i].kind == CELL_INT)
-						rc = sqlite3_bind_int64(st, p, c[i].v);
-					else if (c[i].kind == CELL_TEXT)
-						rc = sqlite3_bind_text(st, p, bt->text + c[i].v, -1,
-								       SQLITE_STATIC);
-					else
-						rc = sqlite3_bind_null(st, p);
-				}
-			}
-			if (rc == SQLITE_OK) {
-				rc = sqlite3_step(st);
-				rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
-			}
-			(void)sqlite3_reset(st);
-			done += rows;
+	if (send >= REC_BATCH_ROWS)
+		rc = batch_multi(r, id);
+	for (; rc == SQLITE_OK && send - done >= REC_BATCH_ROWS; done += REC_BATCH_ROWS) {
+		rc = batch_bind(bt, bt->multi, done, REC_BATCH_ROWS);
+		if (rc == SQLITE_OK) {
+			rc = sqlite3_step(bt->multi);
+			rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
 		}
-		/* The text cells point into bt->text, which later rows reuse. */
-		if (st)
-			(void)sqlite3_clear_bindings(st);
+		(void)sqlite3_reset(bt->multi);
 	}
-	bt->nrows = 0;
-	bt->text_len = 0;
+	for (; rc == SQLITE_OK && done < send; done++) {
+		rc = batch_bind(bt, bt->one, done, 1);
+		if (rc == SQLITE_OK) {
+			rc = sqlite3_step(bt->one);
+			rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+		}
+		(void)sqlite3_reset(bt->one);
+	}
+	/* The text cells point into bt->text, which later rows reuse. */
+	if (bt->multi)
+		(void)sqlite3_clear_bindings(bt->multi);
+	(void)sqlite3_clear_bindings(bt->one);
+	if (rc == SQLITE_OK && send < bt->nrows) {
+		/* keep the unsent rows, sorted ones first (only keyed tables keep
+		 * rows, and their names are not in bt->text) */
+		int k = 0, w = bt->ncols;
+		for (int i = send; i < n; i++)
+			memcpy(&bt->spare[k++ * w], &bt->cells[bt->order[i] * w],
+			       (size_t)w * sizeof(*bt->spare));
+		for (int i = n; i < bt->nrows; i++)
+			memcpy(&bt->spare[k++ * w], &bt->cells[i * w],
+			       (size_t)w * sizeof(*bt->spare));
+		struct cell *t = bt->cells;
+		bt->cells = bt->spare;
+		bt->spare = t;
+		bt->nrows = k;
+	} else {
+		bt->nrows = 0;
+		bt->text_len = 0;
+	}
 	if (rc == SQLITE_OK)
 		return 0;
+	bt->nrows = 0;
+	bt->text_len = 0;
 	char what[64];
 	(void)snprintf(what, sizeof(what), "cannot insert into %s (run %" PRId64 ")", bt->table,
 		       r->run_id);
@@ -991,7 +1142,7 @@ static int batch_flush_all(struct rec *r, struct err *e)
 		if (ret || r->state != REC_RUN_OPEN)
 			r->batch[i]->nrows = 0, r->batch[i]->text_len = 0;
 		else
-			ret = batch_flush(r, (enum stmt_id)i, r->batch[i]->nrows, e);
+			ret = batch_flush(r, (enum stmt_id)i, r->batch[i]->nrows, false, e);
 	}
 	return ret;
 }
@@ -1038,6 +1189,158 @@ void rec_config_hash(const char *config_json, const char *trace_path,
 		h = fnv1a64(h, trace_path, strlen(trace_path));
 	}
 	(void)snprintf(hex, REC_CONFIG_HASH_LEN + 1, "%016" PRIx64, h);
+}
+
+/* Forget every key: a run's change log starts from nothing. */
+static void log_reset(struct rec *r)
+{
+	for (int i = 0; i < NR_LOG; i++) {
+		struct keylog *l = &r->log[i];
+		for (size_t k = 0; k < l->cap; k++)
+			free(l->ent[k].name);
+		if (l->cap)
+			memset(l->ent, 0, l->cap * sizeof(*l->ent));
+		l->n = 0;
+		l->last = LOG_NONE;
+	}
+}
+
+static void log_free(struct rec *r)
+{
+	log_reset(r);
+	for (int i = 0; i < NR_LOG; i++)
+		free(r->log[i].ent);
+}
+
+static uint64_t log_hash(const char *name, int64_t ikey)
+{
+	if (name)
+		return fnv1a64(fnv64_offset, name, strlen(name));
+	uint64_t h = (uint64_t)ikey * 0x9e3779b97f4a7c15u;
+	return h ^ (h >> 29);
+}
+
+static bool log_is(const struct log_ent *le, const char *name, int64_t ikey)
+{
+	return name ? le->name && !strcmp(le->name, name) : !le->name && le->ikey == ikey;
+}
+
+static struct log_ent *log_find(struct keylog *l, const char *name, int64_t ikey, uint64_t h)
+{
+	for (size_t i = h & (l->cap - 1);; i = (i + 1) & (l->cap - 1)) {
+		struct log_ent *le = &l->ent[i];
+		if (!le->used || (le->hash == h && log_is(le, name, ikey)))
+			return le;
+	}
+}
+
+/* Room for one more key (load at most 1/2); false if out of memory. Growing
+ * moves the keys, so the remembered order starts again. */
+static bool log_room(struct keylog *l)
+{
+	if (2 * (l->n + 1) <= l->cap)
+		return true;
+	size_t cap = l->cap ? 2 * l->cap : 64;
+	struct log_ent *old = l->ent, *ent = calloc(cap, sizeof(*ent));
+	if (!ent)
+		return false;
+	size_t old_cap = l->cap;
+	l->ent = ent;
+	l->cap = cap;
+	for (size_t i = 0; i < old_cap; i++) {
+		if (!old[i].used)
+			continue;
+		struct log_ent *le = log_find(l, old[i].name, old[i].ikey, old[i].hash);
+		*le = old[i];
+		le->next = LOG_NONE;
+	}
+	l->last = LOG_NONE;
+	free(old);
+	return true;
+}
+
+/* A key not in the log yet: added with the previous row it is compared
+ * with (all zeros, or none for write_first). Kept out of log_row, which runs
+ * once per key and sample. */
+__attribute__((noinline)) static int log_add(struct rec *r, struct keylog *l, const char *table,
+					     const char *name, int64_t ikey, int64_t seq,
+					     const int64_t *v, struct log_ent **out, struct err *e)
+{
+	if (!log_room(l))
+		return err_at(e, SLABSIM_ENOMEM, r->path, 0, "%s: out of memory", table);
+	uint64_t h = log_hash(name, ikey);
+	struct log_ent *le = log_find(l, name, ikey, h);
+	if (!le->used) {
+		char *copy = name ? strdup(name) : NULL;
+		if (name && !copy)
+			return err_at(e, SLABSIM_ENOMEM, r->path, 0, "%s: out of memory", table);
+		*le = (struct log_ent){.name = copy,
+				       .ikey = ikey,
+				       .hash = h,
+				       .seq = seq - 1,
+				       .next = LOG_NONE,
+				       .used = true};
+		l->n++;
+		if (l->write_first) /* unlike any row */
+			le->v[0] = ~v[0];
+	}
+	*out = le;
+	return 0;
+}
+
+__attribute__((noinline)) static int log_order_error(struct rec *r, const char *table, int64_t seq,
+						     int64_t last, struct err *e)
+{
+	return err_at(e, SLABSIM_EUSAGE, r->path, 0,
+		      "cannot insert into %s (run %" PRId64 "): a row of seq %" PRId64
+		      " after one of seq %" PRId64 " for the same key",
+		      table, r->run_id, seq, last);
+}
+
+/*
+ * The change-log rule of a per-key table (docs/schema.md): the row (key,
+ * seq, v[0..nv)) is written only if v differs from the key's previous row in
+ * the run, or, for a key without one, from all zeros (unless write_first).
+ * Rows of one key must come in increasing seq. A NULL name is passed through
+ * for SQLite to reject (NOT NULL). Returns 1 to write the row, 0 to leave it
+ * out, or an error. OUT: *key, the log's copy of name (the row may point to
+ * it until the run ends).
+ */
+static int log_row(struct rec *r, enum log_id id, const char *table, const char *name, int64_t ikey,
+		   int64_t seq, const int64_t *v, int nv, const char **key, struct err *e)
+{
+	struct keylog *l = &r->log[id];
+	struct log_ent *le = NULL;
+
+	assert(nv <= LOG_MAXV);
+	*key = name;
+	if (id != LOG_ORDERS && !name)
+		return 1;
+	if (l->last != LOG_NONE) {
+		size_t next = l->ent[l->last].next;
+		if (next != LOG_NONE && log_is(&l->ent[next], name, ikey))
+			le = &l->ent[next];
+	}
+	if (!le) {
+		int ret = log_add(r, l, table, name, ikey, seq, v, &le, e);
+		if (ret)
+			return ret;
+	}
+	if (seq <= le->seq)
+		return log_order_error(r, table, seq, le->seq, e);
+	size_t slot = (size_t)(le - l->ent);
+	if (l->last != LOG_NONE)
+		l->ent[l->last].next = slot;
+	l->last = slot;
+	le->seq = seq;
+	*key = le->name;
+	int64_t diff = 0;
+	for (int i = 0; i < nv; i++)
+		diff |= le->v[i] ^ v[i];
+	if (!diff)
+		return 0;
+	memcpy(le->v, v, (size_t)nv * sizeof(*v));
+	return 1;
 }
 
 int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_id, struct err *e)
@@ -1093,6 +1396,7 @@ int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_i
 	}
 	r->run_id = sqlite3_last_insert_rowid(r->db);
 	r->state = REC_RUN_OPEN;
+	log_reset(r);
 	if (run_id)
 		*run_id = r->run_id;
 	return 0;
@@ -1212,10 +1516,17 @@ int rec_sample_cache(struct rec *r, const struct rec_sample_cache_row *s, struct
 
 	if (r->state != REC_RUN_OPEN)
 		return no_run(r, "rec_sample_cache", e);
+	int64_t v[] = {u64_bits(s->slabs), u64_bits(s->pages), u64_bits(s->live_objs),
+		       u64_bits(s->live_req_bytes)};
+	const char *key;
+	int ch = log_row(r, LOG_CACHES, "sample_caches", s->cache, 0, u64_bits(s->seq), v, 4, &key,
+			 e);
+	if (ch <= 0)
+		return ch;
 	b = bind_start(r, ST_SAMPLE_CACHE);
 	bind_i64(&b, r->run_id);
 	bind_u64(&b, s->seq);
-	bind_text(&b, s->cache);
+	bind_key(&b, key);
 	bind_u64(&b, s->slabs);
 	bind_u64(&b, s->pages);
 	bind_u64(&b, s->live_objs);
@@ -1308,15 +1619,16 @@ void rec_close(struct rec *r)
 	for (int i = 0; i < NR_STMT; i++) {
 		(void)sqlite3_finalize(r->stmt[i]);
 		if (r->batch[i]) {
-			for (int k = 1; k <= REC_CHUNK_LOG2; k++)
-				(void)sqlite3_finalize(r->batch[i]->chunk[k]);
+			(void)sqlite3_finalize(r->batch[i]->multi);
 			free(r->batch[i]->cells);
+			free(r->batch[i]->spare);
 			free(r->batch[i]->order);
 			free(r->batch[i]->order2);
 			free(r->batch[i]->text);
 			free(r->batch[i]);
 		}
 	}
+	log_free(r);
 	/* Every statement is finalized, so close cannot be SQLITE_BUSY. */
 	(void)sqlite3_close(r->db);
 	free(r->path);
@@ -1429,6 +1741,13 @@ int rec_sample_order(struct rec *r, const struct rec_sample_order_row *o, struct
 
 	if (r->state != REC_RUN_OPEN)
 		return no_run(r, "rec_sample_order", e);
+	int64_t v[] = {u64_bits(o->held_blocks), u64_bits(o->free_blocks),
+		       u64_bits(o->unusable_permille)};
+	const char *key;
+	int ch = log_row(r, LOG_ORDERS, "sample_orders", NULL, u64_bits(o->order), u64_bits(o->seq),
+			 v, 3, &key, e);
+	if (ch <= 0)
+		return ch;
 	b = bind_start(r, ST_SAMPLE_ORDER);
 	bind_i64(&b, r->run_id);
 	bind_u64(&b, o->seq);
@@ -1445,10 +1764,17 @@ int rec_sample_slabinfo(struct rec *r, const struct rec_sample_slabinfo_row *c, 
 
 	if (r->state != REC_RUN_OPEN)
 		return no_run(r, "rec_sample_slabinfo", e);
+	int64_t v[] = {u64_bits(c->slabs),	     u64_bits(c->partial), u64_bits(c->objects),
+		       u64_bits(c->objects_partial), u64_bits(c->space),   u64_bits(c->used)};
+	const char *key;
+	int ch = log_row(r, LOG_SLABINFO, "sample_slabinfo", c->cache, 0, u64_bits(c->seq), v, 6,
+			 &key, e);
+	if (ch <= 0)
+		return ch;
 	b = bind_start(r, ST_SAMPLE_SLABINFO);
 	bind_i64(&b, r->run_id);
 	bind_u64(&b, c->seq);
-	bind_text(&b, c->cache);
+	bind_key(&b, key);
 	bind_u64(&b, c->slabs);
 	bind_u64(&b, c->partial);
 	bind_u64(&b, c->objects);

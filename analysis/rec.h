@@ -98,7 +98,8 @@ struct rec_sample_row {
 	uint64_t waste_rounding, waste_layout, waste_free_slots, waste_tail;
 };
 
-/* Per-cache point of the time series (the `sample_caches` table). */
+/* Per-cache point of the time series (the `sample_caches` table; zeros when
+ * the cache holds no slabs and no live objects). */
 struct rec_sample_cache_row {
 	uint64_t seq;
 	const char *cache;
@@ -108,7 +109,7 @@ struct rec_sample_cache_row {
 struct rec;
 
 /* Schema version stored in PRAGMA user_version (docs/schema.md). */
-#define REC_SCHEMA_VERSION 2
+#define REC_SCHEMA_VERSION 3
 
 /* Open (creating if needed) the database at path and create/upgrade the
  * schema. OUT: *out, owned by the caller, released with rec_close(); NULL on
@@ -131,7 +132,13 @@ int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_i
  * The per-sample writers (rec_sample, rec_sample_cache, rec_sample_metrics,
  * rec_sample_order, rec_sample_slabinfo) buffer their rows and send them in
  * batches: a bad row of theirs (duplicate key, NULL name) fails a later call
- * of the same writer or rec_run_end(), which then rolls the run back. */
+ * of the same writer or rec_run_end(), which then rolls the run back.
+ * rec_sample_cache, rec_sample_slabinfo and rec_sample_order keep change logs
+ * (docs/schema.md, schema version 3): pass every key at every sample, a root
+ * cache that holds nothing as a row of zeros; a row equal to its key's
+ * previous one in the run (for a cache's first row: all zeros) is not
+ * written. A key's rows must come in increasing seq: SLABSIM_EUSAGE (the row
+ * is dropped, the run stays open) otherwise. */
 int rec_count(struct rec *r, const struct rec_count *c, struct err *e);
 int rec_cache(struct rec *r, const struct rec_cache_row *c, struct err *e);
 int rec_site(struct rec *r, const struct rec_site_row *s, struct err *e);
@@ -184,7 +191,8 @@ struct rec_sample_order_row {
 	uint64_t seq, order, held_blocks, free_blocks, unusable_permille;
 };
 
-/* Per sample and cache, slabinfo figures (the `sample_slabinfo` table). */
+/* Per sample and cache, slabinfo figures (the `sample_slabinfo` table; zeros
+ * when the cache holds no slabs). */
 struct rec_sample_slabinfo_row {
 	uint64_t seq;
 	const char *cache;

@@ -464,6 +464,23 @@ static bool slab_root(const struct policy_cache_info *ci, uint32_t id)
 	return ci->alias_of == id && ci->g.size;
 }
 
+/* Add a root cache to slabinfo -T's sums, which count caches with slabs and
+ * objects only. */
+static void slabinfo_total_add(struct metrics_slabinfo_totals *out,
+			       const struct metrics_slabinfo *si)
+{
+	if (!si->slabs || !si->objects)
+		return;
+	out->active++;
+	out->space += si->space;
+	out->used += si->used;
+	out->loss += si->loss;
+	out->objects += si->objects;
+	out->partobj += si->objects_partial;
+	out->slabs += si->slabs;
+	out->partial += si->partial;
+}
+
 void metrics_slabinfo_totals(const struct policy *p, struct metrics_slabinfo_totals *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -483,16 +500,7 @@ void metrics_slabinfo_totals(const struct policy *p, struct metrics_slabinfo_tot
 		out->caches++;
 		struct metrics_slabinfo si;
 		metrics_slabinfo_cache(&ci, &si);
-		if (!si.slabs || !si.objects)
-			continue;
-		out->active++;
-		out->space += si.space;
-		out->used += si.used;
-		out->loss += si.loss;
-		out->objects += si.objects;
-		out->partobj += si.objects_partial;
-		out->slabs += si.slabs;
-		out->partial += si.partial;
+		slabinfo_total_add(out, &si);
 	}
 	free(has_alias);
 	out->mratio = out->used ? out->loss * 100 / out->used : 0;
@@ -936,10 +944,38 @@ void metrics_print_json(const struct metrics *m, const struct policy *p, FILE *o
 int metrics_sample(const struct metrics *m, const struct policy *p, struct rec *rec, uint64_t seq,
 		   uint64_t heap, struct err *e)
 {
-	struct metrics_slabinfo_totals st;
+	/* One walk of the caches: the per-cache rows and the sums of
+	 * metrics_slabinfo_totals() that sample_metrics needs. */
+	struct metrics_slabinfo_totals st = {0};
 	struct metrics_pages pg;
-	metrics_slabinfo_totals(p, &st);
+	int rc = 0;
 	metrics_pages(m, p, &pg);
+	uint32_t n = p->ops->nr_caches(p);
+	for (uint32_t id = 0; id < n; id++) {
+		struct policy_cache_info ci;
+		p->ops->cache_info(p, id, &ci);
+		if (!slab_root(&ci, id))
+			continue;
+		struct metrics_slabinfo si;
+		metrics_slabinfo_cache(&ci, &si);
+		slabinfo_total_add(&st, &si);
+		if (rc || !m->o.sample_cache)
+			continue;
+		/* every root, a row of zeros for one without slabs: the
+		 * recorder writes only changes (docs/schema.md) */
+		struct rec_sample_slabinfo_row cr = {.seq = seq, .cache = ci.name};
+		if (ci.nr_slabs) {
+			cr.slabs = si.slabs;
+			cr.partial = si.partial;
+			cr.objects = si.objects;
+			cr.objects_partial = si.objects_partial;
+			cr.space = si.space;
+			cr.used = si.used;
+		}
+		rc = rec_sample_slabinfo(rec, &cr, e);
+	}
+	if (rc)
+		return rc;
 	struct rec_sample_metrics_row row = {
 		.seq = seq,
 		.heap_bytes = heap,
@@ -952,36 +988,13 @@ int metrics_sample(const struct metrics *m, const struct policy *p, struct rec *
 		.have_pages = pg.have,
 		.free_pages = pg.free_pages,
 	};
-	int rc = rec_sample_metrics(rec, &row, e);
+	rc = rec_sample_metrics(rec, &row, e);
 	for (uint32_t o = 0; !rc && pg.have && o < POLICY_MAX_ORDER; o++) {
 		struct rec_sample_order_row orow = {seq, o, pg.held_blocks[o], pg.free_blocks[o],
 						    pg.unusable[o]};
 		rc = rec_sample_order(rec, &orow, e);
 	}
-	if (rc || !m->o.sample_cache)
-		return rc;
-	uint32_t n = p->ops->nr_caches(p);
-	for (uint32_t id = 0; id < n; id++) {
-		struct policy_cache_info ci;
-		p->ops->cache_info(p, id, &ci);
-		if (!slab_root(&ci, id) || !ci.nr_slabs)
-			continue;
-		struct metrics_slabinfo si;
-		metrics_slabinfo_cache(&ci, &si);
-		struct rec_sample_slabinfo_row cr = {
-			.seq = seq,
-			.cache = ci.name,
-			.slabs = si.slabs,
-			.partial = si.partial,
-			.objects = si.objects,
-			.objects_partial = si.objects_partial,
-			.space = si.space,
-			.used = si.used,
-		};
-		if ((rc = rec_sample_slabinfo(rec, &cr, e)))
-			return rc;
-	}
-	return 0;
+	return rc;
 }
 
 int metrics_record(const struct metrics *m, const struct policy *p, struct rec *rec,

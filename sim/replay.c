@@ -1005,16 +1005,18 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 	for (uint32_t id = 0; id < n; id++) {
 		struct policy_cache_info ci;
 		s->p->ops->cache_info(s->p, id, &ci);
-		if (ci.alias_of != id || (!ci.nr_slabs && !s->acct[id].live_objs))
+		if (ci.alias_of != id)
 			continue;
-		struct rec_sample_cache_row cr = {
-			.seq = seq,
-			.cache = ci.name,
-			.slabs = ci.nr_slabs,
-			.pages = ci.nr_pages,
-			.live_objs = s->acct[id].live_objs,
-			.live_req_bytes = s->acct[id].live_req,
-		};
+		/* every root cache, a row of zeros for one that holds nothing:
+		 * the recorder writes only changes (docs/schema.md) */
+		bool empty = !ci.nr_slabs && !s->acct[id].live_objs;
+		struct rec_sample_cache_row cr = {.seq = seq, .cache = ci.name};
+		if (!empty) {
+			cr.slabs = ci.nr_slabs;
+			cr.pages = ci.nr_pages;
+			cr.live_objs = s->acct[id].live_objs;
+			cr.live_req_bytes = s->acct[id].live_req;
+		}
 		if ((rc = rec_sample_cache(s->rec, &cr, e)))
 			return rc;
 	}

@@ -66,7 +66,7 @@ tap_is "rerun adds no row" "$(q full.db "SELECT count(*) FROM runs")" 10
 h=$(q replay.db "SELECT config_hash FROM runs")
 tap_is "replay and sweep agree on the configuration hash" \
 	"$(q full.db "SELECT count(*) FROM runs WHERE config_hash = '$h'")" 1
-for t in counts caches sites violations samples sample_caches; do
+for t in counts caches sites violations samples sample_caches sample_caches_full; do
 	a=$(q replay.db "SELECT t.* FROM $t t" | cut -d'|' -f2- | sort | cksum)
 	b=$(q full.db "SELECT t.* FROM $t t JOIN runs r USING (run_id) WHERE r.config_hash = '$h'" |
 		cut -d'|' -f2- | sort | cksum)
@@ -292,7 +292,7 @@ tap_is "top-caches.dat: SLOB's block has its shared pages' free KiB" \
 # occupancy CDF: ends at 1, values in [0, 1], as many values as per-cache samples
 tap_is "occupancy-cdf.dat: every block ends at F = 1" \
 	"$(awk '/^# run/ { if (l != "") print l } /^[0-9]/ { l = $2 } END { print l }' plots/occupancy-cdf.dat | sort -u)" "1.000000"
-n=$(q full.db "SELECT count(*) FROM sample_caches sc JOIN caches c USING (run_id, cache)
+n=$(q full.db "SELECT count(*) FROM sample_caches_full sc JOIN caches c USING (run_id, cache)
 	JOIN runs r USING (run_id) WHERE r.allocator = 'slub' AND r.align = 'none' AND r.slub_debug = '-'
 	AND sc.slabs > 0 AND c.objs_per_slab > 0")
 tap_like "occupancy-cdf.dat: one value per per-cache sample" "$(grep 'slub align=none debug=off' plots/occupancy-cdf.dat)" "($n values)"

@@ -966,21 +966,35 @@ static void test_batches(const struct tmp *t)
 	printf("# %s\n", e.msg);
 	CHECK("... and one of the committed run is recorded", repetition_of(r, run_id, &e) == 0);
 
-	/* A duplicate per-cache row is only seen when its sample is sent: at
-	 * the next sample's first row, or at commit, which rolls back. */
+	/* A per-key row is checked against its key's change log at once: a
+	 * second row of a key at the same seq is refused, the run goes on. */
 	CHECK("a second run", rec_run_begin(r, &run_info, &other, &e) == 0);
 	struct rec_sample_cache_row dup = {.seq = 0, .cache = "dentry", .slabs = 1};
 	CHECK("a per-cache row", rec_sample_cache(r, &dup, &e) == 0);
-	CHECK("its duplicate is buffered", rec_sample_cache(r, &dup, &e) == 0);
-	dup.seq = 1;
+	dup.slabs = 2;
 	ret = rec_sample_cache(r, &dup, &e);
-	CHECK("the next sample's row reports it",
-	      ret == SLABSIM_EIO && strstr(e.msg, "UNIQUE constraint failed: sample_caches"));
+	CHECK("a second row of the key at the same seq is refused",
+	      ret == SLABSIM_EUSAGE &&
+		      strstr(e.msg, "a row of seq 0 after one of seq 0 for the same key"));
 	printf("# %s\n", e.msg);
-	CHECK("the run goes on", rec_sample_cache(r, &dup, &e) == 0);
+	/* A duplicate row of a batched table without a change log is only
+	 * seen when its batch is sent: at the 32nd row, or at commit, which
+	 * rolls back. */
+	struct rec_sample_row ds = {.seq = 0};
+	CHECK("a sample row", rec_sample(r, &ds, &e) == 0);
+	CHECK("its duplicate is buffered", rec_sample(r, &ds, &e) == 0);
+	for (ds.seq = 1; ds.seq < 30; ds.seq++)
+		(void)rec_sample(r, &ds, &e);
+	ret = rec_sample(r, &ds, &e);
+	CHECK("the 32nd row sends the batch, which reports it",
+	      ret == SLABSIM_EIO && strstr(e.msg, "UNIQUE constraint failed: samples"));
+	printf("# %s\n", e.msg);
+	ds.seq = 31;
+	CHECK("the run goes on", rec_sample(r, &ds, &e) == 0);
+	CHECK("a duplicate is buffered again", rec_sample(r, &ds, &e) == 0);
 	ret = rec_run_end(r, &totals, true, &e);
-	CHECK("a duplicate in the last sample fails the commit",
-	      ret == SLABSIM_EIO && strstr(e.msg, "UNIQUE constraint failed: sample_caches"));
+	CHECK("a duplicate in the last batch fails the commit",
+	      ret == SLABSIM_EIO && strstr(e.msg, "UNIQUE constraint failed: samples"));
 	printf("# %s\n", e.msg);
 	CHECK("foreign keys are enforced after a failed commit",
 	      repetition_of(r, 998, &e) == SLABSIM_EIO && strstr(e.msg, "FOREIGN KEY"));
@@ -1016,12 +1030,26 @@ static void test_batches(const struct tmp *t)
 		     q_int(db, "SELECT count(*) FROM sample_orders WHERE held_blocks <> 11 * seq +"
 			       " page_order"),
 		     0);
-	CHECK_EQ_U64("sample_caches rows", rows_of(db, "sample_caches", run_id),
-		     BATCH_CACHE_SEQS * BATCH_NAMES);
-	CHECK_EQ_U64("sample_caches: 70 names per sample",
+	/* every row differs from its key's previous one, except c000's first,
+	 * all zeros: a change log leaves it out */
+	CHECK_EQ_U64("sample_caches rows: all but c000 at seq 0",
+		     rows_of(db, "sample_caches", run_id), BATCH_CACHE_SEQS * BATCH_NAMES - 1);
+	CHECK_EQ_U64("sample_caches: 70 names per sample but the first",
 		     q_int(db, "SELECT count(*) FROM (SELECT seq FROM sample_caches GROUP BY seq"
 			       " HAVING count(DISTINCT cache) = 70)"),
-		     BATCH_CACHE_SEQS);
+		     BATCH_CACHE_SEQS - 1);
+	CHECK_EQ_U64(
+		"sample_caches: no c000 at seq 0",
+		q_int(db, "SELECT count(*) FROM sample_caches WHERE seq = 0 AND cache = 'c000'"),
+		0);
+	/* the names keep their last values for the 40 samples without rows:
+	 * 70 at seq 4..44 (41 samples), c000 at seq 1..3, the others 0..3 */
+	CHECK_EQ_U64("sample_caches_full rows",
+		     q_int(db, "SELECT count(*) FROM sample_caches_full"), 70 * 41 + 3 + 69 * 4);
+	CHECK_EQ_U64(
+		"sample_caches_full: (44, c017) is (4, c017)",
+		q_int(db, "SELECT pages FROM sample_caches_full WHERE seq = 44 AND cache = 'c017'"),
+		8034);
 	/* sum over 5 samples of 70 rows of 1000 seq + k: 70*1000*(0+..+4) + 5*(0+..+69) */
 	CHECK_EQ_U64("sample_caches: slabs sum", q_int(db, "SELECT sum(slabs) FROM sample_caches"),
 		     712075);
@@ -1037,6 +1065,108 @@ static void test_batches(const struct tmp *t)
 		     q_int(db, "SELECT count(*) FROM repetition_runs WHERE run_id = 2"), 1);
 	CHECK_EQ_U64("foreign_key_check finds nothing",
 		     q_int(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+	sqlite3_close(db);
+}
+
+/* Case 9: the per-key tables are change logs (schema version 3). Six
+ * samples; the series as passed, by seq 0..5 (slabs, pages, live_objs,
+ * live_req_bytes; "-" = all zeros):
+ *   a: (1,1,2,20) (1,1,2,20) (1,1,3,30)  -  -  (2,2,1,8)
+ *   b:     -      (1,2,1,5)  then the same to the end
+ *   c: (4,4,4,4) at seq 0, never passed again (keeps its value)
+ * and for the orders (held, free, unusable): order 0 (5,5,0) throughout,
+ * order 1 all zeros throughout, order 2 (0,9,7) until seq 2, (1,8,7) from 3. */
+static void test_change_log(const struct tmp *t)
+{
+	static const uint64_t a[6][4] = {{1, 1, 2, 20}, {1, 1, 2, 20}, {1, 1, 3, 30},
+					 {0, 0, 0, 0},	{0, 0, 0, 0},  {2, 2, 1, 8}};
+	char path[PATH_MAX_LEN + 32], buf[256];
+	struct err e = {0};
+	struct rec *r = NULL;
+	int ok = 1;
+
+	tmp_path(t, "log.db", path, sizeof(path));
+	if (rec_open(path, &r, &e) || rec_run_begin(r, &run_info, NULL, &e)) {
+		CHECK("open and begin the change-log run", 0);
+		printf("# %s\n", e.msg);
+		rec_close(r);
+		return;
+	}
+	for (uint64_t seq = 0; seq < 6 && ok; seq++) {
+		struct rec_sample_row s = {.seq = seq};
+		struct rec_sample_cache_row ca = {seq,	     "a",	a[seq][0],
+						  a[seq][1], a[seq][2], a[seq][3]};
+		struct rec_sample_cache_row cb = {seq, "b"};
+		struct rec_sample_cache_row cc = {seq, "c", 4, 4, 4, 4};
+		struct rec_sample_slabinfo_row sa = {
+			seq, "a", a[seq][0], 0, a[seq][2], 0, 4096 * a[seq][0], 64 * a[seq][2]};
+		struct rec_sample_order_row o[3] = {{seq, 0, 5, 5, 0},
+						    {seq, 1, 0, 0, 0},
+						    {seq, 2, seq >= 3, 9 - (seq >= 3), 7}};
+		if (seq)
+			cb = (struct rec_sample_cache_row){seq, "b", 1, 2, 1, 5};
+		ok = !rec_sample(r, &s, &e) && !rec_sample_cache(r, &ca, &e) &&
+		     !rec_sample_cache(r, &cb, &e) && (seq || !rec_sample_cache(r, &cc, &e)) &&
+		     !rec_sample_slabinfo(r, &sa, &e);
+		for (int i = 0; i < 3 && ok; i++)
+			ok = !rec_sample_order(r, &o[i], &e);
+	}
+	CHECK("the series is recorded", ok);
+	struct rec_sample_cache_row late = {4, "a"};
+	CHECK("a row of a key behind its last seq is refused",
+	      rec_sample_cache(r, &late, &e) == SLABSIM_EUSAGE);
+	CHECK("the run commits", rec_run_end(r, &totals, true, &e) == 0);
+	rec_close(r);
+
+	sqlite3 *db = db_open_ro(path);
+	if (!db)
+		return;
+	/* written: a at 0, 2, 3 (zeros: a holds nothing), 5; b at 1; c at 0 */
+	CHECK_EQ_STR("sample_caches holds the changes only",
+		     q_text(db,
+			    "SELECT group_concat(cache || seq || ':' || slabs || pages || live_objs"
+			    " || '/' || live_req_bytes, ' ') FROM (SELECT * FROM sample_caches"
+			    " ORDER BY cache, seq)",
+			    buf, sizeof(buf)),
+		     "a0:112/20 a2:113/30 a3:000/0 a5:221/8 b1:121/5 c0:444/4");
+	CHECK_EQ_STR("sample_caches_full: every sample of every key that holds something",
+		     q_text(db,
+			    "SELECT group_concat(cache || seq || ':' || slabs || pages || live_objs"
+			    " || '/' || live_req_bytes, ' ') FROM (SELECT * FROM sample_caches_full"
+			    " ORDER BY cache, seq)",
+			    buf, sizeof(buf)),
+		     "a0:112/20 a1:112/20 a2:113/30 a5:221/8 b1:121/5 b2:121/5 b3:121/5 b4:121/5 "
+		     "b5:121/5 c0:444/4 c1:444/4 c2:444/4 c3:444/4 c4:444/4 c5:444/4");
+	CHECK_EQ_STR(
+		"sample_slabinfo: a's changes, zeros at 3",
+		q_text(db,
+		       "SELECT group_concat(seq || ':' || slabs || '/' || objects || '/' || space"
+		       " || '/' || used, ' ') FROM (SELECT * FROM sample_slabinfo ORDER BY seq)",
+		       buf, sizeof(buf)),
+		"0:1/2/4096/128 2:1/3/4096/192 3:0/0/0/0 5:2/1/8192/64");
+	CHECK_EQ_STR("sample_slabinfo_full: a at 0, 1, 2 and 5",
+		     q_text(db,
+			    "SELECT group_concat(seq || ':' || objects, ' ') FROM"
+			    " (SELECT * FROM sample_slabinfo_full ORDER BY seq)",
+			    buf, sizeof(buf)),
+		     "0:2 1:2 2:3 5:1");
+	/* orders: every order at the first sample (zeros included), then order
+	 * 2 at seq 3 */
+	CHECK_EQ_STR("sample_orders: all at seq 0, then changes",
+		     q_text(db,
+			    "SELECT group_concat(seq || '.' || page_order || ':' || held_blocks ||"
+			    " free_blocks || unusable_permille, ' ') FROM (SELECT * FROM"
+			    " sample_orders ORDER BY seq, page_order)",
+			    buf, sizeof(buf)),
+		     "0.0:550 0.1:000 0.2:097 3.2:187");
+	CHECK_EQ_U64("sample_orders_full: 3 orders x 6 samples",
+		     q_int(db, "SELECT count(*) FROM sample_orders_full"), 18);
+	CHECK_EQ_U64("sample_orders_full: order 1's zeros at every sample",
+		     q_int(db, "SELECT count(*) FROM sample_orders_full WHERE page_order = 1 AND"
+			       " held_blocks = 0 AND free_blocks = 0 AND unusable_permille = 0"),
+		     6);
+	CHECK_EQ_U64("sample_orders_full: Σ held_blocks = order 0's 6x5 + order 2's 3x1",
+		     q_int(db, "SELECT sum(held_blocks) FROM sample_orders_full"), 33);
 	sqlite3_close(db);
 }
 
@@ -1138,6 +1268,7 @@ int main(int argc, char **argv)
 	test_read_only(db_path);
 	test_cascade(db_path);
 	test_batches(&t);
+	test_change_log(&t);
 	rec_close(NULL);
 
 	tmp_destroy(&t);

@@ -57,7 +57,7 @@ slabinfo() {
 # sample (trace markers and the final "end"), in order.
 checkpoints() {
 	sqlite3 "$1" "SELECT s.label || ': ' || sc.slabs || ' slabs ' || sc.pages || ' pages ' ||
-		sc.live_objs || ' live' FROM samples s JOIN sample_caches sc USING (run_id, seq)
+		sc.live_objs || ' live' FROM samples s JOIN sample_caches_full sc USING (run_id, seq)
 		WHERE sc.cache = '$2' AND s.label IS NOT NULL ORDER BY s.seq"
 }
 

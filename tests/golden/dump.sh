@@ -1,7 +1,9 @@
 #!/bin/sh
 # dump.sh - replay one trace into a fresh results database and print a
 # canonical text dump of it: every table of docs/schema.md, rows sorted by
-# their primary key, without the columns that vary from run to run
+# their primary key, the per-key time series as the full series (the *_full
+# views: one row per sample and key, what schema versions 1 and 2 stored)
+# and then as stored (change logs), without the columns that vary from run to run
 # (created_utc, finished_utc, version, wall_seconds: only their presence is
 # shown). Used by golden.sh (compare) and update.sh (regenerate).
 #   dump.sh SLABSIM TRACE DB [REPLAY-OPTIONS...] > dump.txt
@@ -65,8 +67,8 @@ SELECT * FROM violations ORDER BY run_id, cache, call_site, size;
 $(columns samples)
 SELECT * FROM samples ORDER BY run_id, seq;
 .print "== sample_caches"
-$(columns sample_caches)
-SELECT * FROM sample_caches ORDER BY run_id, seq, cache;
+$(columns sample_caches_full)
+SELECT * FROM sample_caches_full ORDER BY run_id, seq, cache;
 .print "== run_metrics"
 $(columns run_metrics)
 SELECT * FROM run_metrics ORDER BY run_id;
@@ -80,9 +82,18 @@ SELECT * FROM perf_ptrs ORDER BY run_id, ptr;
 $(columns sample_metrics)
 SELECT * FROM sample_metrics ORDER BY run_id, seq;
 .print "== sample_orders"
+$(columns sample_orders_full)
+SELECT * FROM sample_orders_full ORDER BY run_id, seq, page_order;
+.print "== sample_slabinfo"
+$(columns sample_slabinfo_full)
+SELECT * FROM sample_slabinfo_full ORDER BY run_id, seq, cache;
+.print "== sample_caches: change log"
+$(columns sample_caches)
+SELECT * FROM sample_caches ORDER BY run_id, seq, cache;
+.print "== sample_orders: change log"
 $(columns sample_orders)
 SELECT * FROM sample_orders ORDER BY run_id, seq, page_order;
-.print "== sample_slabinfo"
+.print "== sample_slabinfo: change log"
 $(columns sample_slabinfo)
 SELECT * FROM sample_slabinfo ORDER BY run_id, seq, cache;
 SQL
