@@ -93,6 +93,11 @@ struct slub {
 	struct cache *caches;
 	uint32_t nr_caches, cap_caches;
 	uint32_t kmalloc_ids[POLICY_KMALLOC_NR_TYPES][LAYOUT_SLUB_KMALLOC_SHIFT_HIGH + 1];
+	/* per kmalloc type, its kmalloc_ids row after layout_kmalloc_type, and
+	 * layout_kmalloc_index of sizes up to 192 by (size - 1) / 8: the
+	 * lookup of every kmalloc without calls */
+	const uint32_t *kmalloc_row[POLICY_KMALLOC_NR_TYPES];
+	uint8_t small_index[24];
 	struct u64map slabs; /* slab base address -> struct slab * */
 	uint64_t slab_pages, large_pages, large_objs;
 };
@@ -575,14 +580,25 @@ static int slub_cache_create(struct policy *p, const struct policy_cache_spec *s
 	return add_cache(s, spec->name, &g, UINT32_MAX, false, spec, id, e);
 }
 
+/* layout_kmalloc_index + layout_kmalloc_type, from the tables */
+static inline uint32_t kmalloc_id(const struct slub *s, uint64_t size, enum policy_kmalloc_type t)
+{
+	uint32_t idx;
+	if (size - 1 < 192)
+		idx = s->small_index[(size - 1) / 8];
+	else if (size - 1 < (1u << LAYOUT_SLUB_KMALLOC_SHIFT_HIGH))
+		idx = 64 - (uint32_t)__builtin_clzll(size - 1); /* fls(size - 1) */
+	else
+		return POLICY_NO_CACHE;
+	if ((unsigned)t >= POLICY_KMALLOC_NR_TYPES)
+		t = POLICY_KMALLOC_NORMAL;
+	return s->kmalloc_row[t][idx];
+}
+
 static uint32_t slub_kmalloc_cache(const struct policy *p, uint64_t size,
 				   enum policy_kmalloc_type t)
 {
-	const struct slub *s = (const struct slub *)p;
-	uint32_t idx = size ? layout_kmalloc_index(size) : 0;
-	if (!idx)
-		return POLICY_NO_CACHE;
-	return s->kmalloc_ids[layout_kmalloc_type(&s->base.cfg, t)][idx];
+	return kmalloc_id((const struct slub *)p, size, t);
 }
 
 static void slub_destroy(struct policy *p);
@@ -599,9 +615,13 @@ static int slub_create(const struct policy_cfg *cfg, struct policy **out, struct
 	s->base.cfg = *cfg;
 	buddy_init(&s->buddy);
 	u64map_init_sparse(&s->slabs);
-	for (int t = 0; t < POLICY_KMALLOC_NR_TYPES; t++)
+	for (int t = 0; t < POLICY_KMALLOC_NR_TYPES; t++) {
 		for (int i = 0; i <= LAYOUT_SLUB_KMALLOC_SHIFT_HIGH; i++)
 			s->kmalloc_ids[t][i] = POLICY_NO_CACHE;
+		s->kmalloc_row[t] = s->kmalloc_ids[layout_kmalloc_type(cfg, t)];
+	}
+	for (uint32_t i = 0; i < sizeof(s->small_index); i++)
+		s->small_index[i] = (uint8_t)layout_kmalloc_index(8 * i + 8);
 
 	/* create_kmalloc_caches(): per type, index 3..13 with 96 after 64 and
 	 * 192 after 128 */
@@ -666,7 +686,7 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	if (rc0)
 		return rc0;
 	if (id == POLICY_KMALLOC) {
-		id = slub_kmalloc_cache(p, r->size, r->ktype);
+		id = kmalloc_id(s, r->size, r->ktype);
 		if (id == POLICY_NO_CACHE) { /* kmalloc_large: whole pages */
 			uint32_t order = layout_get_order(r->size);
 			int rc = buddy_alloc(&s->buddy, order, &out->addr);

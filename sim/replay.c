@@ -138,10 +138,15 @@ struct sim {
 	 * observation right after it (pages_fresh: not read since) */
 	bool pages_fresh;
 	uint64_t slab_after, large_after;
+	/* the slab pages of the last observation, while nothing changed the
+	 * policy since (seen_valid): the pages before the next allocation */
+	bool seen_valid;
+	uint64_t slab_seen;
 	struct rec *rec;
 	const char *src; /* input name for messages: the trace path, or "events" */
 	const struct trace_stats *line_stats; /* of the last text trace replayed, or NULL */
 	struct metrics *m;		      /* the figures of docs/metrics.md (metrics.c) */
+	struct metrics_jw_acc *jw;	      /* m's J&W state, observed inline per event */
 	gsl_rng *rng;			      /* picks start-state objects to free */
 	uint64_t unattributed_frees;
 };
@@ -268,6 +273,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 		sim_destroy(s);
 		return rc;
 	}
+	s->jw = metrics_jw_state(s->m);
 	rc = o->ops->create(&o->cfg, &s->p, e);
 	if (rc) {
 		sim_destroy(s);
@@ -371,7 +377,7 @@ static inline uint64_t slab_pages_now(const struct sim *s)
 
 /* Johnstone & Wilson: heap (slab + large kmalloc pages) and live requested
  * bytes after every change of state (events and timers). */
-static void metrics_observe_now(struct sim *s)
+static inline __attribute__((always_inline)) void metrics_observe_now(struct sim *s)
 {
 	uint64_t slab, large;
 	if (s->pages_fresh) {
@@ -381,7 +387,9 @@ static void metrics_observe_now(struct sim *s)
 	} else {
 		pages_now(s, &slab, &large);
 	}
-	metrics_observe(s->m, s->now_ns, (slab + large) * POLICY_PAGE_SIZE, s->live_req);
+	s->slab_seen = slab;
+	s->seen_valid = true;
+	metrics_jw_observe(s->jw, s->now_ns, (slab + large) * POLICY_PAGE_SIZE, s->live_req);
 }
 
 /* ---- cache resolution ---- */
@@ -506,6 +514,7 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 		spec.object_size = (uint32_t)(slot >= osz ? slot : osz);
 		spec.align = 8;
 	}
+	s->seen_valid = false;
 	rc = s->p->ops->cache_create(s->p, &spec, &c, e);
 	if (rc == SLABSIM_EUSAGE) {
 		/* The trace's sizes make the cache impossible under this model
@@ -623,9 +632,11 @@ static int root_of(struct sim *s, uint32_t id, uint32_t *root)
 	return 0;
 }
 
-static int do_free(struct sim *s, uint32_t idx, uint32_t cpu, struct err *e)
+static inline __attribute__((always_inline)) int do_free(struct sim *s, uint32_t idx, uint32_t cpu,
+							 struct err *e)
 {
 	struct live *l = &s->pool[idx];
+	s->seen_valid = false;
 	int rc = s->p->ops->free(s->p, &l->obj, cpu, e);
 	if (rc)
 		return rc;
@@ -722,7 +733,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		if ((rc = do_free(s, (uint32_t)idx64, s->pool[idx64].cpu, e)))
 			return rc;
 	}
-	uint64_t pages_before = slab_pages_now(s);
+	uint64_t pages_before = s->seen_valid ? s->slab_seen : slab_pages_now(s);
 	uint32_t idx;
 	if ((rc = pool_get(s, &idx)))
 		return err_set(e, rc, "out of memory");
@@ -849,7 +860,8 @@ static void check_free_name(struct sim *s, const struct trace_event *ev, uint32_
 		anomaly(s, SIM_AN_FREE_OTHER_CACHE, ev->line);
 }
 
-static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
+static inline __attribute__((always_inline)) int
+on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	uint32_t cpu = fold_cpu(s, ev);
 	uint64_t idx64;
@@ -1079,7 +1091,9 @@ __attribute__((noinline, cold)) static int event_error(struct sim *s, const stru
 	return err_at(e, rc, s->src, ev->line, "%s%s", what, why);
 }
 
-int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
+/* sim_event, inline in the replay loop */
+static inline __attribute__((always_inline)) int
+apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	int rc = 0;
 	if (!s->started) {
@@ -1110,6 +1124,7 @@ int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 		rc = on_free(s, ev, e);
 		break;
 	case TRACE_EV_MARKER:
+		s->seen_valid = false; /* on_marker may change the model */
 		if ((rc = take_sample(s, ev->text, e)))
 			return rc;
 		return s->o.on_marker ? s->o.on_marker(s->o.marker_ctx, s, ev, e) : 0;
@@ -1123,6 +1138,11 @@ int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 	if (s->o.check && (rc = s->p->ops->check(s->p, e)))
 		return event_error(s, ev, rc, "model invariant broken after this event: ", e);
 	return maybe_sample(s, e);
+}
+
+int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	return apply_event(s, ev, e);
 }
 
 /* A progress bar on a terminal: what is being done, how far through the
@@ -1297,6 +1317,36 @@ int sim_replay(struct sim *s, struct trace_reader *r, struct rec *rec, struct er
 	return sim_replay_source(s, &src, rec, e);
 }
 
+/* Replay a source that hands out events in batches: one indirect call per
+ * batch, and the look-ahead for prefetching is the batch itself (the
+ * events after it come from peek_ptrs). Returns 0 at the end, or the first
+ * error. */
+static int replay_batches(struct sim *s, const struct sim_source *src, struct progress *pg,
+			  struct err *e)
+{
+	enum { BATCH = 64, AHEAD = 8 };
+	struct trace_event ev[BATCH];
+	uint64_t next_ptrs[AHEAD];
+	int n;
+	while ((n = src->next_batch(src->ctx, ev, BATCH, e)) > 0) {
+		uint32_t nnext = 0;
+		if (src->peek_ptrs)
+			nnext = src->peek_ptrs(src->ctx, 0, AHEAD, next_ptrs);
+		for (int i = 0; i < n; i++) {
+			/* the live-table slot of the event AHEAD places on */
+			if (i + AHEAD < n)
+				u64map_prefetch(&s->live_index, ev[i + AHEAD].ptr);
+			else if ((uint32_t)(i + AHEAD - n) < nnext)
+				u64map_prefetch(&s->live_index, next_ptrs[i + AHEAD - n]);
+			int rc = apply_event(s, &ev[i], e);
+			if (rc)
+				return rc;
+			progress_draw(s, pg, src, s->nevents, false);
+		}
+	}
+	return n;
+}
+
 int sim_replay_source(struct sim *s, const struct sim_source *src, struct rec *rec, struct err *e)
 {
 	struct trace_event ev;
@@ -1312,16 +1362,20 @@ int sim_replay_source(struct sim *s, const struct sim_source *src, struct rec *r
 	enum { PEEK_EVERY = 4, PEEK_SKIP = 4 };
 	uint32_t until_peek = 0;
 	uint64_t ahead[PEEK_EVERY];
-	while ((rc = src->next(src->ctx, &ev, e)) == 1) {
-		if (src->peek_ptrs && !until_peek--) {
-			uint32_t n = src->peek_ptrs(src->ctx, PEEK_SKIP, PEEK_EVERY, ahead);
-			for (uint32_t k = 0; k < n; k++)
-				u64map_prefetch(&s->live_index, ahead[k]);
-			until_peek = PEEK_EVERY - 1;
+	if (src->next_batch) {
+		rc = replay_batches(s, src, &pg, e);
+	} else {
+		while ((rc = src->next(src->ctx, &ev, e)) == 1) {
+			if (src->peek_ptrs && !until_peek--) {
+				uint32_t n = src->peek_ptrs(src->ctx, PEEK_SKIP, PEEK_EVERY, ahead);
+				for (uint32_t k = 0; k < n; k++)
+					u64map_prefetch(&s->live_index, ahead[k]);
+				until_peek = PEEK_EVERY - 1;
+			}
+			if ((rc = sim_event(s, &ev, e)))
+				break;
+			progress_draw(s, &pg, src, s->nevents, false);
 		}
-		if ((rc = sim_event(s, &ev, e)))
-			break;
-		progress_draw(s, &pg, src, s->nevents, false);
 	}
 	progress_draw(s, &pg, src, s->nevents, true);
 	/* the counts stay valid until the source is closed, after sim_record */
@@ -1760,6 +1814,7 @@ int sim_ensure_cache(struct sim *s, const struct policy_cache_spec *spec, uint32
 	uint32_t nid, c;
 	if (sim_find_cache(s, spec->name, id))
 		return 0;
+	s->seen_valid = false;
 	int rc = s->p->ops->cache_create(s->p, spec, &c, e);
 	if (rc)
 		return rc;
@@ -1786,6 +1841,7 @@ int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_sl
 		free(objs);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
+	s->seen_valid = false;
 	int rc = s->p->ops->prepopulate(s->p, id, nr_objs, nr_slabs, objs, e);
 	struct cache_acct *a = &s->acct[root];
 	uint32_t *pre = rc ? NULL : realloc(a->pre, (a->npre + nr_objs + 1) * sizeof(*a->pre));

@@ -75,7 +75,7 @@ static inline bool find(const struct u64map *m, uint64_t key, size_t *slot)
 
 static void del_at(struct u64map *m, size_t i);
 
-uint64_t *u64map_upsert(struct u64map *m, uint64_t key, bool *found)
+uint64_t *u64map_upsert_slow(struct u64map *m, uint64_t key, bool *found)
 {
 	size_t i = 0;
 	if (key == U64MAP_EMPTY) {
