@@ -87,6 +87,7 @@ struct site_acct {
 struct sim {
 	struct sim_opts o;
 	struct policy *p;
+	const struct policy_pages *pages; /* the policy's page counts, or NULL */
 	/* live set */
 	struct u64map live_index; /* trace ptr -> live_val(): pool index, perf record */
 	struct live *pool;
@@ -279,6 +280,8 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 		sim_destroy(s);
 		return rc;
 	}
+	if (o->ops->page_counts)
+		s->pages = o->ops->page_counts(s->p);
 	if (grow_acct(s, o->ops->nr_caches(s->p))) {
 		sim_destroy(s);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
@@ -358,6 +361,11 @@ static inline uint64_t live_with_rec(uint64_t v, uint32_t rec)
  * through its cheap pages op when it has one. */
 static inline void pages_now(const struct sim *s, uint64_t *slab, uint64_t *large)
 {
+	if (s->pages) {
+		*slab = s->pages->slab;
+		*large = s->pages->large;
+		return;
+	}
 	if (s->p->ops->pages) {
 		s->p->ops->pages(s->p, slab, large);
 		return;
@@ -451,8 +459,8 @@ static bool infer_spec(const struct sim *s, uint32_t osz, uint32_t slot,
 	return false;
 }
 
-static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site, uint32_t *id,
-		     struct err *e)
+__attribute__((noinline)) static int cache_for_slow(struct sim *s, const struct trace_event *ev,
+						    uint32_t site, uint32_t *id, struct err *e)
 {
 	char buf[64];
 	const char *name = ev->name;
@@ -536,6 +544,19 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	*id = c;
 	return 0;
+}
+
+/* The policy cache of a kmem_cache_alloc: inline when its key was seen */
+static inline int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
+			    uint32_t *id, struct err *e)
+{
+	uint64_t osz = ev->bytes_req, slot = ev->bytes_alloc, v;
+	if (!ev->name && osz - 1 < LAYOUT_KMALLOC_MAX_SIZE && slot <= LAYOUT_KMALLOC_MAX_SIZE &&
+	    u64map_get(&s->cache_by_key, learn_key(site, osz, slot), &v)) {
+		*id = (uint32_t)v;
+		return 0;
+	}
+	return cache_for_slow(s, ev, site, id, e);
 }
 
 static enum policy_kmalloc_type kmalloc_type(const struct trace_event *ev)
@@ -838,11 +859,10 @@ static bool slab_cache_of(struct sim *s, uint64_t ptr, uint32_t *cid)
 /* A named free of an object the replay put in root cache acct: anomaly if
  * the name is another cache's (learned too late). Per event, so a string
  * of the source's id space already found equal is not compared again. */
-static void check_free_name(struct sim *s, const struct trace_event *ev, uint32_t acct)
+__attribute__((noinline)) static void
+check_free_name_slow(struct sim *s, const struct trace_event *ev, uint32_t acct)
 {
 	struct cache_acct *a = &s->acct[acct];
-	if (s->strings_stable && ev->name == a->name_seen && s->ids_of == a->name_space)
-		return;
 	if (!a->name) {
 		struct policy_cache_info ci;
 		s->p->ops->cache_info(s->p, acct, &ci);
@@ -858,6 +878,13 @@ static void check_free_name(struct sim *s, const struct trace_event *ev, uint32_
 	if (!(strtab_find(&s->names, ev->name, &nid) && u64map_get(&s->name_cache, nid, &cid) &&
 	      cid == acct))
 		anomaly(s, SIM_AN_FREE_OTHER_CACHE, ev->line);
+}
+
+static inline void check_free_name(struct sim *s, const struct trace_event *ev, uint32_t acct)
+{
+	const struct cache_acct *a = &s->acct[acct];
+	if (!(s->strings_stable && ev->name == a->name_seen && s->ids_of == a->name_space))
+		check_free_name_slow(s, ev, acct);
 }
 
 static inline __attribute__((always_inline)) int
