@@ -57,8 +57,10 @@ uint64_t *u64map_upsert_slow(struct u64map *m, uint64_t key, bool *found);
 /* Remove key; returns true if it was present (its value in *val if non-NULL). */
 bool u64map_del(struct u64map *m, uint64_t key, uint64_t *val);
 /* Remove the entry whose value slot v is (from u64map_ref or u64map_upsert,
- * still valid): a delete without a second lookup. */
-void u64map_del_ref(struct u64map *m, uint64_t *v);
+ * still valid): a delete without a second lookup. Inline below. */
+static inline void u64map_del_ref(struct u64map *m, uint64_t *v);
+/* Empty slot i (occupied) and close the gap (backward shift). */
+void u64map_del_at(struct u64map *m, size_t i);
 
 /* The slot index a key hashes to. Both hashes take the high bits of a
  * product, since hashed trace pointers and page-aligned simulated addresses
@@ -125,6 +127,24 @@ static inline uint64_t *u64map_upsert(struct u64map *m, uint64_t key, bool *foun
 		}
 	}
 	return u64map_upsert_slow(m, key, found);
+}
+
+static inline void u64map_del_ref(struct u64map *m, uint64_t *v)
+{
+	if (v == &m->empty_key_val) {
+		m->has_empty_key = false;
+		m->len--;
+		return;
+	}
+	size_t i = (size_t)((struct u64map_slot *)((char *)v - offsetof(struct u64map_slot, val)) -
+			    m->slots);
+	/* the common case: no run continues after the slot, nothing shifts */
+	if (m->slots[(i + 1) & (m->cap - 1)].key == U64MAP_EMPTY) {
+		m->slots[i].key = U64MAP_EMPTY;
+		m->len--;
+		return;
+	}
+	u64map_del_at(m, i);
 }
 
 /* Hint that key will be looked up soon: fetch its home slot's cache line. */
