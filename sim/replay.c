@@ -1063,11 +1063,12 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 static int maybe_sample(struct sim *s, struct err *e)
 {
 	bool due = false;
-	if (s->o.sample_every_events && s->nevents >= s->next_sample_ev) {
+	/* the period tested second: unused, its next sample is never reached */
+	if (s->nevents >= s->next_sample_ev && s->o.sample_every_events) {
 		due = true;
 		s->next_sample_ev = s->nevents + s->o.sample_every_events;
 	}
-	if (s->o.sample_every_ns && s->now_ns >= s->next_sample_ns) {
+	if (s->now_ns >= s->next_sample_ns && s->o.sample_every_ns) {
 		due = true;
 		/* one sample per gap, however long the gap */
 		uint64_t k = (s->now_ns - s->next_sample_ns) / s->o.sample_every_ns + 1;
@@ -1126,8 +1127,10 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 	if (!s->started) {
 		s->started = true;
 		s->t_first_ns = s->now_ns = ev->t_ns;
-		s->next_sample_ns = ev->t_ns + s->o.sample_every_ns;
-		s->next_sample_ev = s->o.sample_every_events;
+		s->next_sample_ns =
+			s->o.sample_every_ns ? ev->t_ns + s->o.sample_every_ns : UINT64_MAX;
+		s->next_sample_ev =
+			s->o.sample_every_events ? s->o.sample_every_events : UINT64_MAX;
 		if (s->p->ops->timer && (rc = run_timer(s, ev->t_ns, e)))
 			return rc;
 	}
