@@ -45,6 +45,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #define WORD_BYTES	      8u /* sizeof(void *) on x86_64 */
 #define ARCH_KMALLOC_MINALIGN 8u /* __alignof__(unsigned long long) */
@@ -378,6 +379,8 @@ int layout_slub(const struct policy_cfg *cfg, const struct policy_cache_spec *sp
 			       "cache %s: no slab order below %u holds a %" PRIu64 "-byte object",
 			       name, POLICY_MAX_ORDER, size);
 
+	/* SLAB's fields (tunables) stay 0: SLUB's slabinfo prints them */
+	memset(out, 0, sizeof(*out));
 	out->object_size = spec->object_size;
 	out->size = (uint32_t)size;
 	out->align = align;

@@ -19,8 +19,9 @@ const struct policy_ops *policy_find(const char *name)
 	return NULL;
 }
 
-int policy_check_alloc(const struct policy *p, const struct policy_alloc_req *r, uint32_t nr_caches,
-		       struct err *e)
+__attribute__((cold)) int policy_check_alloc_fail(const struct policy *p,
+						  const struct policy_alloc_req *r,
+						  uint32_t nr_caches, struct err *e)
 {
 	if (r->cpu >= p->cfg.nr_cpus)
 		return err_set(e, SLABSIM_EUSAGE, "CPU %u is not below --nr-cpus %u", r->cpu,
@@ -36,8 +37,8 @@ int policy_check_alloc(const struct policy *p, const struct policy_alloc_req *r,
 	return 0;
 }
 
-int policy_check_free(const struct policy *p, const struct policy_obj *o, uint32_t cpu,
-		      uint32_t nr_caches, struct err *e)
+__attribute__((cold)) int policy_check_free_fail(const struct policy *p, const struct policy_obj *o,
+						 uint32_t cpu, uint32_t nr_caches, struct err *e)
 {
 	if (cpu >= p->cfg.nr_cpus)
 		return err_set(e, SLABSIM_EUSAGE, "CPU %u is not below --nr-cpus %u", cpu,

@@ -227,6 +227,11 @@ struct policy_obj {
 
 struct policy;
 
+/* stats()'s slab_pages and large_pages, as a model may keep them */
+struct policy_pages {
+	uint64_t slab, large;
+};
+
 struct policy_ops {
 	const char *name; /* "slub", "exact", ... */
 	const char *desc; /* one line for --help */
@@ -278,6 +283,9 @@ struct policy_ops {
 	 * around every event, so this must be a couple of loads. Optional:
 	 * NULL = the engine takes them from stats(). */
 	void (*pages)(const struct policy *p, uint64_t *slab_pages, uint64_t *large_pages);
+	/* Where the instance keeps those two counts, valid until destroy: the
+	 * engine then reads them with no call. Optional: NULL = pages(). */
+	const struct policy_pages *(*page_counts)(const struct policy *p);
 };
 
 /* The table of all policies, NULL-terminated. */

@@ -93,8 +93,14 @@ struct slub {
 	struct cache *caches;
 	uint32_t nr_caches, cap_caches;
 	uint32_t kmalloc_ids[POLICY_KMALLOC_NR_TYPES][LAYOUT_SLUB_KMALLOC_SHIFT_HIGH + 1];
-	struct u64map slabs; /* slab base address -> struct slab * */
-	uint64_t slab_pages, large_pages, large_objs;
+	/* per kmalloc type, its kmalloc_ids row after layout_kmalloc_type, and
+	 * layout_kmalloc_index of sizes up to 192 by (size - 1) / 8: the
+	 * lookup of every kmalloc without calls */
+	const uint32_t *kmalloc_row[POLICY_KMALLOC_NR_TYPES];
+	uint8_t small_index[24];
+	struct u64map slabs;	   /* slab base address -> struct slab * */
+	struct policy_pages pages; /* slab and large-kmalloc pages */
+	uint64_t large_objs;
 };
 
 static bool is_61(const struct slub *s)
@@ -209,7 +215,7 @@ static int new_slab(struct slub *s, struct cache *k, struct slab **out, struct e
 	sl->freelist = n ? 0 : -1;
 	k->nr_slabs++;
 	k->slabs_allocated++;
-	s->slab_pages += 1ULL << k->g.order;
+	s->pages.slab += 1ULL << k->g.order;
 	*out = sl;
 	return 0;
 }
@@ -221,7 +227,7 @@ static void discard_slab(struct slub *s, struct cache *k, struct slab *sl)
 	(void)buddy_free(&s->buddy, sl->base, k->g.order);
 	k->nr_slabs--;
 	k->slabs_freed++;
-	s->slab_pages -= 1ULL << k->g.order;
+	s->pages.slab -= 1ULL << k->g.order;
 	free(sl);
 }
 
@@ -575,14 +581,25 @@ static int slub_cache_create(struct policy *p, const struct policy_cache_spec *s
 	return add_cache(s, spec->name, &g, UINT32_MAX, false, spec, id, e);
 }
 
+/* layout_kmalloc_index + layout_kmalloc_type, from the tables */
+static inline uint32_t kmalloc_id(const struct slub *s, uint64_t size, enum policy_kmalloc_type t)
+{
+	uint32_t idx;
+	if (size - 1 < 192)
+		idx = s->small_index[(size - 1) / 8];
+	else if (size - 1 < (1u << LAYOUT_SLUB_KMALLOC_SHIFT_HIGH))
+		idx = 64 - (uint32_t)__builtin_clzll(size - 1); /* fls(size - 1) */
+	else
+		return POLICY_NO_CACHE;
+	if ((unsigned)t >= POLICY_KMALLOC_NR_TYPES)
+		t = POLICY_KMALLOC_NORMAL;
+	return s->kmalloc_row[t][idx];
+}
+
 static uint32_t slub_kmalloc_cache(const struct policy *p, uint64_t size,
 				   enum policy_kmalloc_type t)
 {
-	const struct slub *s = (const struct slub *)p;
-	uint32_t idx = size ? layout_kmalloc_index(size) : 0;
-	if (!idx)
-		return POLICY_NO_CACHE;
-	return s->kmalloc_ids[layout_kmalloc_type(&s->base.cfg, t)][idx];
+	return kmalloc_id((const struct slub *)p, size, t);
 }
 
 static void slub_destroy(struct policy *p);
@@ -599,9 +616,13 @@ static int slub_create(const struct policy_cfg *cfg, struct policy **out, struct
 	s->base.cfg = *cfg;
 	buddy_init(&s->buddy);
 	u64map_init_sparse(&s->slabs);
-	for (int t = 0; t < POLICY_KMALLOC_NR_TYPES; t++)
+	for (int t = 0; t < POLICY_KMALLOC_NR_TYPES; t++) {
 		for (int i = 0; i <= LAYOUT_SLUB_KMALLOC_SHIFT_HIGH; i++)
 			s->kmalloc_ids[t][i] = POLICY_NO_CACHE;
+		s->kmalloc_row[t] = s->kmalloc_ids[layout_kmalloc_type(cfg, t)];
+	}
+	for (uint32_t i = 0; i < sizeof(s->small_index); i++)
+		s->small_index[i] = (uint8_t)layout_kmalloc_index(8 * i + 8);
 
 	/* create_kmalloc_caches(): per type, index 3..13 with 96 after 64 and
 	 * 192 after 128 */
@@ -666,7 +687,7 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	if (rc0)
 		return rc0;
 	if (id == POLICY_KMALLOC) {
-		id = slub_kmalloc_cache(p, r->size, r->ktype);
+		id = kmalloc_id(s, r->size, r->ktype);
 		if (id == POLICY_NO_CACHE) { /* kmalloc_large: whole pages */
 			uint32_t order = layout_get_order(r->size);
 			int rc = buddy_alloc(&s->buddy, order, &out->addr);
@@ -678,7 +699,7 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 			out->size = r->size;
 			out->slot_bytes = out->object_bytes = out->bytes_alloc;
 			out->meta_bytes = 0;
-			s->large_pages += 1ULL << order;
+			s->pages.large += 1ULL << order;
 			s->large_objs++;
 			return 0;
 		}
@@ -708,7 +729,7 @@ static int slub_free(struct policy *p, const struct policy_obj *o, uint32_t cpu,
 	if (rc0)
 		return rc0;
 	if (o->cache == POLICY_NO_CACHE) {
-		s->large_pages -= 1ULL << o->order;
+		s->pages.large -= 1ULL << o->order;
 		s->large_objs--;
 		return buddy_free(&s->buddy, o->addr, o->order);
 	}
@@ -721,11 +742,14 @@ static int slub_free(struct policy *p, const struct policy_obj *o, uint32_t cpu,
 			       o->addr, k->name);
 	struct slab *sl = (struct slab *)(uintptr_t)v;
 	uint64_t off = o->addr - base - k->g.red_left_pad;
-	if (sl->cache != k->root || off % k->g.size || off / k->g.size >= sl->objects)
+	/* off below objects * size (at most a slab) first: then one 32-bit
+	 * division, much cheaper than a 64-bit one, gives index and rest */
+	if (sl->cache != k->root || off >= (uint64_t)sl->objects * k->g.size ||
+	    (uint32_t)off % k->g.size)
 		return err_set(e, SLABSIM_EMODEL, "free of 0x%" PRIx64 ": not an object of %s",
 			       o->addr, k->name);
 	k->live--;
-	free_obj(s, k, sl, (int32_t)(off / k->g.size), cpu);
+	free_obj(s, k, sl, (int32_t)((uint32_t)off / k->g.size), cpu);
 	return 0;
 }
 
@@ -761,8 +785,8 @@ static void slub_stats(const struct policy *p, struct policy_stats *out)
 {
 	const struct slub *s = (const struct slub *)p;
 	memset(out, 0, sizeof(*out));
-	out->slab_pages = s->slab_pages;
-	out->large_pages = s->large_pages;
+	out->slab_pages = s->pages.slab;
+	out->large_pages = s->pages.large;
 	out->large_objs = s->large_objs;
 	out->buddy_pages = s->buddy.pages_out;
 }
@@ -770,8 +794,13 @@ static void slub_stats(const struct policy *p, struct policy_stats *out)
 static void slub_page_counts(const struct policy *p, uint64_t *slab_pages, uint64_t *large_pages)
 {
 	const struct slub *s = (const struct slub *)p;
-	*slab_pages = s->slab_pages;
-	*large_pages = s->large_pages;
+	*slab_pages = s->pages.slab;
+	*large_pages = s->pages.large;
+}
+
+static const struct policy_pages *slub_pages_ref(const struct policy *p)
+{
+	return &((const struct slub *)p)->pages;
 }
 
 static uint32_t count_chain(const struct slab *sl, int32_t i, uint32_t limit)
@@ -865,14 +894,14 @@ static int slub_check(const struct policy *p, struct err *e)
 				       k->name, total, free_objs, k->live);
 		pages += k->nr_slabs << k->g.order;
 	}
-	if (pages != s->slab_pages)
+	if (pages != s->pages.slab)
 		return err_set(e, SLABSIM_EMODEL,
-			       "slab pages %" PRIu64 " != sum over caches %" PRIu64, s->slab_pages,
+			       "slab pages %" PRIu64 " != sum over caches %" PRIu64, s->pages.slab,
 			       pages);
-	if (s->slab_pages + s->large_pages != s->buddy.pages_out)
+	if (s->pages.slab + s->pages.large != s->buddy.pages_out)
 		return err_set(e, SLABSIM_EMODEL,
 			       "buddy has %" PRIu64 " pages out, slabs+large hold %" PRIu64,
-			       s->buddy.pages_out, s->slab_pages + s->large_pages);
+			       s->buddy.pages_out, s->pages.slab + s->pages.large);
 	return 0;
 }
 
@@ -937,6 +966,7 @@ const struct policy_ops slub_ops = {
 	.kmalloc_cache = slub_kmalloc_cache,
 	.stats = slub_stats,
 	.pages = slub_page_counts,
+	.page_counts = slub_pages_ref,
 	.check = slub_check,
 	.page_orders = slub_page_orders,
 	.prepopulate = slub_prepopulate,

@@ -60,13 +60,7 @@ struct metrics {
 	struct perf_caller *callers; /* by call-site id */
 	uint32_t callers_cap;
 	uint64_t allocs, frees, bytes_req, bytes_alloc, bytes_freed, cross_node, pingpong;
-	/* Johnstone & Wilson */
-	bool observed;
-	uint64_t last_t, last_heap, last_live;
-	double weighted; /* Σ dt * H/L over intervals with L > 0 */
-	uint64_t weight; /* Σ dt of those intervals, ns */
-	uint64_t heap_peak, heap_peak_t, live_at_heap_peak;
-	uint64_t live_peak, live_peak_t, heap_at_live_peak;
+	struct metrics_jw_acc jw; /* Johnstone & Wilson */
 };
 
 /* The CPU -> NUMA node map: the models have one node, so every CPU is on
@@ -660,26 +654,12 @@ int metrics_write_sysfs(const struct policy *p, FILE *out)
 
 void metrics_observe(struct metrics *m, uint64_t t, uint64_t heap, uint64_t live)
 {
-	if (m->observed && t > m->last_t && m->last_live) {
-		uint64_t dt = t - m->last_t;
-		m->weighted += (double)dt * (double)m->last_heap / (double)m->last_live;
-		m->weight += dt;
-	}
-	if (!m->observed || t >= m->last_t)
-		m->last_t = t;
-	m->observed = true;
-	m->last_heap = heap;
-	m->last_live = live;
-	if (heap > m->heap_peak) {
-		m->heap_peak = heap;
-		m->heap_peak_t = t;
-		m->live_at_heap_peak = live;
-	}
-	if (live > m->live_peak) {
-		m->live_peak = live;
-		m->live_peak_t = t;
-		m->heap_at_live_peak = heap;
-	}
+	metrics_jw_observe(&m->jw, t, heap, live);
+}
+
+struct metrics_jw_acc *metrics_jw_state(struct metrics *m)
+{
+	return &m->jw;
 }
 
 static double ratio(uint64_t h, uint64_t l)
@@ -690,18 +670,19 @@ static double ratio(uint64_t h, uint64_t l)
 void metrics_jw(const struct metrics *m, struct metrics_jw *out)
 {
 	*out = (struct metrics_jw){
-		.heap_peak = m->heap_peak,
-		.heap_peak_t_ns = m->heap_peak_t,
-		.live_at_heap_peak = m->live_at_heap_peak,
-		.live_peak = m->live_peak,
-		.live_peak_t_ns = m->live_peak_t,
-		.heap_at_live_peak = m->heap_at_live_peak,
-		.f2 = ratio(m->heap_at_live_peak, m->live_peak),
-		.f3 = ratio(m->heap_peak, m->live_at_heap_peak),
-		.f4 = ratio(m->heap_peak, m->live_peak),
+		.heap_peak = m->jw.heap_peak,
+		.heap_peak_t_ns = m->jw.heap_peak_t,
+		.live_at_heap_peak = m->jw.live_at_heap_peak,
+		.live_peak = m->jw.live_peak,
+		.live_peak_t_ns = m->jw.live_peak_t,
+		.heap_at_live_peak = m->jw.heap_at_live_peak,
+		.f2 = ratio(m->jw.heap_at_live_peak, m->jw.live_peak),
+		.f3 = ratio(m->jw.heap_peak, m->jw.live_at_heap_peak),
+		.f4 = ratio(m->jw.heap_peak, m->jw.live_peak),
 	};
 	/* no time elapsed with live bytes: the last instant is the average */
-	out->f1 = m->weight ? m->weighted / (double)m->weight : ratio(m->last_heap, m->last_live);
+	out->f1 = m->jw.weight ? m->jw.weighted / (double)m->jw.weight
+			       : ratio(m->jw.last_heap, m->jw.last_live);
 }
 
 /* ---- page level ---- */

@@ -134,6 +134,46 @@ int metrics_write_sysfs(const struct policy *p, FILE *out);
  * live requested bytes, at virtual time t_ns. */
 void metrics_observe(struct metrics *m, uint64_t t_ns, uint64_t heap, uint64_t live);
 
+/* What metrics_observe accumulates. Public only so that the engine's
+ * observation after every event is inline (metrics_jw_observe on
+ * metrics_jw_state(m)); nothing else reads or writes its fields. */
+struct metrics_jw_acc {
+	bool observed;
+	uint64_t last_t, last_heap, last_live;
+	double weighted; /* Σ dt * H/L over intervals with L > 0 */
+	uint64_t weight; /* Σ dt of those intervals, ns */
+	uint64_t heap_peak, heap_peak_t, live_at_heap_peak;
+	uint64_t live_peak, live_peak_t, heap_at_live_peak;
+};
+
+/* The accumulator of m (valid until metrics_destroy). */
+struct metrics_jw_acc *metrics_jw_state(struct metrics *m);
+
+static inline void metrics_jw_observe(struct metrics_jw_acc *a, uint64_t t, uint64_t heap,
+				      uint64_t live)
+{
+	if (a->observed && t > a->last_t && a->last_live) {
+		uint64_t dt = t - a->last_t;
+		a->weighted += (double)dt * (double)a->last_heap / (double)a->last_live;
+		a->weight += dt;
+	}
+	if (!a->observed || t >= a->last_t)
+		a->last_t = t;
+	a->observed = true;
+	a->last_heap = heap;
+	a->last_live = live;
+	if (heap > a->heap_peak) {
+		a->heap_peak = heap;
+		a->heap_peak_t = t;
+		a->live_at_heap_peak = live;
+	}
+	if (live > a->live_peak) {
+		a->live_peak = live;
+		a->live_peak_t = t;
+		a->heap_at_live_peak = heap;
+	}
+}
+
 struct metrics_jw {
 	uint64_t heap_peak, heap_peak_t_ns, live_at_heap_peak;
 	uint64_t live_peak, live_peak_t_ns, heap_at_live_peak;

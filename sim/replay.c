@@ -87,6 +87,7 @@ struct site_acct {
 struct sim {
 	struct sim_opts o;
 	struct policy *p;
+	const struct policy_pages *pages; /* the policy's page counts, or NULL */
 	/* live set */
 	struct u64map live_index; /* trace ptr -> live_val(): pool index, perf record */
 	struct live *pool;
@@ -138,10 +139,15 @@ struct sim {
 	 * observation right after it (pages_fresh: not read since) */
 	bool pages_fresh;
 	uint64_t slab_after, large_after;
+	/* the slab pages of the last observation, while nothing changed the
+	 * policy since (seen_valid): the pages before the next allocation */
+	bool seen_valid;
+	uint64_t slab_seen;
 	struct rec *rec;
 	const char *src; /* input name for messages: the trace path, or "events" */
 	const struct trace_stats *line_stats; /* of the last text trace replayed, or NULL */
 	struct metrics *m;		      /* the figures of docs/metrics.md (metrics.c) */
+	struct metrics_jw_acc *jw;	      /* m's J&W state, observed inline per event */
 	gsl_rng *rng;			      /* picks start-state objects to free */
 	uint64_t unattributed_frees;
 };
@@ -268,11 +274,14 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 		sim_destroy(s);
 		return rc;
 	}
+	s->jw = metrics_jw_state(s->m);
 	rc = o->ops->create(&o->cfg, &s->p, e);
 	if (rc) {
 		sim_destroy(s);
 		return rc;
 	}
+	if (o->ops->page_counts)
+		s->pages = o->ops->page_counts(s->p);
 	if (grow_acct(s, o->ops->nr_caches(s->p))) {
 		sim_destroy(s);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
@@ -352,6 +361,11 @@ static inline uint64_t live_with_rec(uint64_t v, uint32_t rec)
  * through its cheap pages op when it has one. */
 static inline void pages_now(const struct sim *s, uint64_t *slab, uint64_t *large)
 {
+	if (s->pages) {
+		*slab = s->pages->slab;
+		*large = s->pages->large;
+		return;
+	}
 	if (s->p->ops->pages) {
 		s->p->ops->pages(s->p, slab, large);
 		return;
@@ -371,7 +385,7 @@ static inline uint64_t slab_pages_now(const struct sim *s)
 
 /* Johnstone & Wilson: heap (slab + large kmalloc pages) and live requested
  * bytes after every change of state (events and timers). */
-static void metrics_observe_now(struct sim *s)
+static inline __attribute__((always_inline)) void metrics_observe_now(struct sim *s)
 {
 	uint64_t slab, large;
 	if (s->pages_fresh) {
@@ -381,7 +395,9 @@ static void metrics_observe_now(struct sim *s)
 	} else {
 		pages_now(s, &slab, &large);
 	}
-	metrics_observe(s->m, s->now_ns, (slab + large) * POLICY_PAGE_SIZE, s->live_req);
+	s->slab_seen = slab;
+	s->seen_valid = true;
+	metrics_jw_observe(s->jw, s->now_ns, (slab + large) * POLICY_PAGE_SIZE, s->live_req);
 }
 
 /* ---- cache resolution ---- */
@@ -443,8 +459,8 @@ static bool infer_spec(const struct sim *s, uint32_t osz, uint32_t slot,
 	return false;
 }
 
-static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site, uint32_t *id,
-		     struct err *e)
+__attribute__((noinline)) static int cache_for_slow(struct sim *s, const struct trace_event *ev,
+						    uint32_t site, uint32_t *id, struct err *e)
 {
 	char buf[64];
 	const char *name = ev->name;
@@ -506,6 +522,7 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 		spec.object_size = (uint32_t)(slot >= osz ? slot : osz);
 		spec.align = 8;
 	}
+	s->seen_valid = false;
 	rc = s->p->ops->cache_create(s->p, &spec, &c, e);
 	if (rc == SLABSIM_EUSAGE) {
 		/* The trace's sizes make the cache impossible under this model
@@ -527,6 +544,19 @@ static int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	*id = c;
 	return 0;
+}
+
+/* The policy cache of a kmem_cache_alloc: inline when its key was seen */
+static inline int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
+			    uint32_t *id, struct err *e)
+{
+	uint64_t osz = ev->bytes_req, slot = ev->bytes_alloc, v;
+	if (!ev->name && osz - 1 < LAYOUT_KMALLOC_MAX_SIZE && slot <= LAYOUT_KMALLOC_MAX_SIZE &&
+	    u64map_get(&s->cache_by_key, learn_key(site, osz, slot), &v)) {
+		*id = (uint32_t)v;
+		return 0;
+	}
+	return cache_for_slow(s, ev, site, id, e);
 }
 
 static enum policy_kmalloc_type kmalloc_type(const struct trace_event *ev)
@@ -623,9 +653,11 @@ static int root_of(struct sim *s, uint32_t id, uint32_t *root)
 	return 0;
 }
 
-static int do_free(struct sim *s, uint32_t idx, uint32_t cpu, struct err *e)
+static inline __attribute__((always_inline)) int do_free(struct sim *s, uint32_t idx, uint32_t cpu,
+							 struct err *e)
 {
 	struct live *l = &s->pool[idx];
+	s->seen_valid = false;
 	int rc = s->p->ops->free(s->p, &l->obj, cpu, e);
 	if (rc)
 		return rc;
@@ -722,7 +754,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		if ((rc = do_free(s, (uint32_t)idx64, s->pool[idx64].cpu, e)))
 			return rc;
 	}
-	uint64_t pages_before = slab_pages_now(s);
+	uint64_t pages_before = s->seen_valid ? s->slab_seen : slab_pages_now(s);
 	uint32_t idx;
 	if ((rc = pool_get(s, &idx)))
 		return err_set(e, rc, "out of memory");
@@ -827,11 +859,10 @@ static bool slab_cache_of(struct sim *s, uint64_t ptr, uint32_t *cid)
 /* A named free of an object the replay put in root cache acct: anomaly if
  * the name is another cache's (learned too late). Per event, so a string
  * of the source's id space already found equal is not compared again. */
-static void check_free_name(struct sim *s, const struct trace_event *ev, uint32_t acct)
+__attribute__((noinline)) static void
+check_free_name_slow(struct sim *s, const struct trace_event *ev, uint32_t acct)
 {
 	struct cache_acct *a = &s->acct[acct];
-	if (s->strings_stable && ev->name == a->name_seen && s->ids_of == a->name_space)
-		return;
 	if (!a->name) {
 		struct policy_cache_info ci;
 		s->p->ops->cache_info(s->p, acct, &ci);
@@ -849,7 +880,15 @@ static void check_free_name(struct sim *s, const struct trace_event *ev, uint32_
 		anomaly(s, SIM_AN_FREE_OTHER_CACHE, ev->line);
 }
 
-static int on_free(struct sim *s, const struct trace_event *ev, struct err *e)
+static inline void check_free_name(struct sim *s, const struct trace_event *ev, uint32_t acct)
+{
+	const struct cache_acct *a = &s->acct[acct];
+	if (!(s->strings_stable && ev->name == a->name_seen && s->ids_of == a->name_space))
+		check_free_name_slow(s, ev, acct);
+}
+
+static inline __attribute__((always_inline)) int
+on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	uint32_t cpu = fold_cpu(s, ev);
 	uint64_t idx64;
@@ -1026,11 +1065,12 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 static int maybe_sample(struct sim *s, struct err *e)
 {
 	bool due = false;
-	if (s->o.sample_every_events && s->nevents >= s->next_sample_ev) {
+	/* the period tested second: unused, its next sample is never reached */
+	if (s->nevents >= s->next_sample_ev && s->o.sample_every_events) {
 		due = true;
 		s->next_sample_ev = s->nevents + s->o.sample_every_events;
 	}
-	if (s->o.sample_every_ns && s->now_ns >= s->next_sample_ns) {
+	if (s->now_ns >= s->next_sample_ns && s->o.sample_every_ns) {
 		due = true;
 		/* one sample per gap, however long the gap */
 		uint64_t k = (s->now_ns - s->next_sample_ns) / s->o.sample_every_ns + 1;
@@ -1081,14 +1121,18 @@ __attribute__((noinline, cold)) static int event_error(struct sim *s, const stru
 	return err_at(e, rc, s->src, ev->line, "%s%s", what, why);
 }
 
-int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
+/* sim_event, inline in the replay loop */
+static inline __attribute__((always_inline)) int
+apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	int rc = 0;
 	if (!s->started) {
 		s->started = true;
 		s->t_first_ns = s->now_ns = ev->t_ns;
-		s->next_sample_ns = ev->t_ns + s->o.sample_every_ns;
-		s->next_sample_ev = s->o.sample_every_events;
+		s->next_sample_ns =
+			s->o.sample_every_ns ? ev->t_ns + s->o.sample_every_ns : UINT64_MAX;
+		s->next_sample_ev =
+			s->o.sample_every_events ? s->o.sample_every_events : UINT64_MAX;
 		if (s->p->ops->timer && (rc = run_timer(s, ev->t_ns, e)))
 			return rc;
 	}
@@ -1112,6 +1156,7 @@ int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 		rc = on_free(s, ev, e);
 		break;
 	case TRACE_EV_MARKER:
+		s->seen_valid = false; /* on_marker may change the model */
 		if ((rc = take_sample(s, ev->text, e)))
 			return rc;
 		return s->o.on_marker ? s->o.on_marker(s->o.marker_ctx, s, ev, e) : 0;
@@ -1125,6 +1170,11 @@ int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 	if (s->o.check && (rc = s->p->ops->check(s->p, e)))
 		return event_error(s, ev, rc, "model invariant broken after this event: ", e);
 	return maybe_sample(s, e);
+}
+
+int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	return apply_event(s, ev, e);
 }
 
 /* A progress bar on a terminal: what is being done, how far through the
@@ -1299,6 +1349,36 @@ int sim_replay(struct sim *s, struct trace_reader *r, struct rec *rec, struct er
 	return sim_replay_source(s, &src, rec, e);
 }
 
+/* Replay a source that hands out events in batches: one indirect call per
+ * batch, and the look-ahead for prefetching is the batch itself (the
+ * events after it come from peek_ptrs). Returns 0 at the end, or the first
+ * error. */
+static int replay_batches(struct sim *s, const struct sim_source *src, struct progress *pg,
+			  struct err *e)
+{
+	enum { BATCH = 64, AHEAD = 8 };
+	struct trace_event ev[BATCH];
+	uint64_t next_ptrs[AHEAD];
+	int n;
+	while ((n = src->next_batch(src->ctx, ev, BATCH, e)) > 0) {
+		uint32_t nnext = 0;
+		if (src->peek_ptrs)
+			nnext = src->peek_ptrs(src->ctx, 0, AHEAD, next_ptrs);
+		for (int i = 0; i < n; i++) {
+			/* the live-table slot of the event AHEAD places on */
+			if (i + AHEAD < n)
+				u64map_prefetch(&s->live_index, ev[i + AHEAD].ptr);
+			else if ((uint32_t)(i + AHEAD - n) < nnext)
+				u64map_prefetch(&s->live_index, next_ptrs[i + AHEAD - n]);
+			int rc = apply_event(s, &ev[i], e);
+			if (rc)
+				return rc;
+			progress_draw(s, pg, src, s->nevents, false);
+		}
+	}
+	return n;
+}
+
 int sim_replay_source(struct sim *s, const struct sim_source *src, struct rec *rec, struct err *e)
 {
 	struct trace_event ev;
@@ -1314,16 +1394,20 @@ int sim_replay_source(struct sim *s, const struct sim_source *src, struct rec *r
 	enum { PEEK_EVERY = 4, PEEK_SKIP = 4 };
 	uint32_t until_peek = 0;
 	uint64_t ahead[PEEK_EVERY];
-	while ((rc = src->next(src->ctx, &ev, e)) == 1) {
-		if (src->peek_ptrs && !until_peek--) {
-			uint32_t n = src->peek_ptrs(src->ctx, PEEK_SKIP, PEEK_EVERY, ahead);
-			for (uint32_t k = 0; k < n; k++)
-				u64map_prefetch(&s->live_index, ahead[k]);
-			until_peek = PEEK_EVERY - 1;
+	if (src->next_batch) {
+		rc = replay_batches(s, src, &pg, e);
+	} else {
+		while ((rc = src->next(src->ctx, &ev, e)) == 1) {
+			if (src->peek_ptrs && !until_peek--) {
+				uint32_t n = src->peek_ptrs(src->ctx, PEEK_SKIP, PEEK_EVERY, ahead);
+				for (uint32_t k = 0; k < n; k++)
+					u64map_prefetch(&s->live_index, ahead[k]);
+				until_peek = PEEK_EVERY - 1;
+			}
+			if ((rc = sim_event(s, &ev, e)))
+				break;
+			progress_draw(s, &pg, src, s->nevents, false);
 		}
-		if ((rc = sim_event(s, &ev, e)))
-			break;
-		progress_draw(s, &pg, src, s->nevents, false);
 	}
 	progress_draw(s, &pg, src, s->nevents, true);
 	/* the counts stay valid until the source is closed, after sim_record */
@@ -1762,6 +1846,7 @@ int sim_ensure_cache(struct sim *s, const struct policy_cache_spec *spec, uint32
 	uint32_t nid, c;
 	if (sim_find_cache(s, spec->name, id))
 		return 0;
+	s->seen_valid = false;
 	int rc = s->p->ops->cache_create(s->p, spec, &c, e);
 	if (rc)
 		return rc;
@@ -1788,6 +1873,7 @@ int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_sl
 		free(objs);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
+	s->seen_valid = false;
 	int rc = s->p->ops->prepopulate(s->p, id, nr_objs, nr_slabs, objs, e);
 	struct cache_acct *a = &s->acct[root];
 	uint32_t *pre = rc ? NULL : realloc(a->pre, (a->npre + nr_objs + 1) * sizeof(*a->pre));

@@ -84,6 +84,11 @@ struct sim_source {
 	 * skip places after the next one next() would return, into ptrs.
 	 * Returns how many (fewer at the end of the stream). */
 	uint32_t (*peek_ptrs)(void *ctx, uint32_t skip, uint32_t n, uint64_t *ptrs);
+	/* Optional: up to n next events into ev[0..), as n calls of next
+	 * would give them (one indirect call per batch, not per event).
+	 * Returns how many (0 at the end), or a negative error code with e
+	 * set. */
+	int (*next_batch)(void *ctx, struct trace_event *ev, uint32_t n, struct err *e);
 	const char *name; /* path or label used in messages; NULL = "events" */
 	/* Non-NULL when events carry site_id: equal site_ids within one
 	 * id_space name the same call-site string, so the engine maps ids

@@ -73,9 +73,7 @@ static inline bool find(const struct u64map *m, uint64_t key, size_t *slot)
 	return false;
 }
 
-static void del_at(struct u64map *m, size_t i);
-
-uint64_t *u64map_upsert(struct u64map *m, uint64_t key, bool *found)
+uint64_t *u64map_upsert_slow(struct u64map *m, uint64_t key, bool *found)
 {
 	size_t i = 0;
 	if (key == U64MAP_EMPTY) {
@@ -129,23 +127,11 @@ bool u64map_del(struct u64map *m, uint64_t key, uint64_t *val)
 		return false;
 	if (val)
 		*val = m->slots[i].val;
-	del_at(m, i);
+	u64map_del_at(m, i);
 	return true;
 }
 
-void u64map_del_ref(struct u64map *m, uint64_t *v)
-{
-	if (v == &m->empty_key_val) {
-		m->has_empty_key = false;
-		m->len--;
-		return;
-	}
-	del_at(m, (size_t)((struct u64map_slot *)((char *)v - offsetof(struct u64map_slot, val)) -
-			   m->slots));
-}
-
-/* Empty slot i (occupied) and close the gap. */
-static void del_at(struct u64map *m, size_t i)
+void u64map_del_at(struct u64map *m, size_t i)
 {
 	size_t mask = m->cap - 1;
 	/* Backward shift: each following entry of the run moves into the hole

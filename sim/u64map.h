@@ -49,13 +49,18 @@ void u64map_fini(struct u64map *m);
 int u64map_put(struct u64map *m, uint64_t key, uint64_t val);
 /* Find or insert: the value slot of key, inserted with value 0 when absent
  * (*found tells which). NULL when out of memory (m unchanged). Valid until
- * the next put/del/upsert. */
-uint64_t *u64map_upsert(struct u64map *m, uint64_t key, bool *found);
+ * the next put/del/upsert. Inline below. */
+static inline uint64_t *u64map_upsert(struct u64map *m, uint64_t key, bool *found);
+/* u64map_upsert's cases that are not a probe of the slots: the key
+ * U64MAP_EMPTY, an empty map, an insert that grows the map. */
+uint64_t *u64map_upsert_slow(struct u64map *m, uint64_t key, bool *found);
 /* Remove key; returns true if it was present (its value in *val if non-NULL). */
 bool u64map_del(struct u64map *m, uint64_t key, uint64_t *val);
 /* Remove the entry whose value slot v is (from u64map_ref or u64map_upsert,
- * still valid): a delete without a second lookup. */
-void u64map_del_ref(struct u64map *m, uint64_t *v);
+ * still valid): a delete without a second lookup. Inline below. */
+static inline void u64map_del_ref(struct u64map *m, uint64_t *v);
+/* Empty slot i (occupied) and close the gap (backward shift). */
+void u64map_del_at(struct u64map *m, size_t i);
 
 /* The slot index a key hashes to. Both hashes take the high bits of a
  * product, since hashed trace pointers and page-aligned simulated addresses
@@ -98,6 +103,48 @@ static inline bool u64map_get(const struct u64map *m, uint64_t key, uint64_t *va
 	if (v && val)
 		*val = *v;
 	return v != NULL;
+}
+
+static inline uint64_t *u64map_upsert(struct u64map *m, uint64_t key, bool *found)
+{
+	if (__builtin_expect(key == U64MAP_EMPTY || !m->cap, 0))
+		return u64map_upsert_slow(m, key, found);
+	size_t mask = m->cap - 1;
+	for (size_t i = u64map_home(m, key);; i = (i + 1) & mask) {
+		uint64_t k = m->slots[i].key;
+		if (k == key) {
+			*found = true;
+			return &m->slots[i].val;
+		}
+		if (k == U64MAP_EMPTY) {
+			if (m->len + 1 > m->limit)
+				break;
+			*found = false;
+			m->slots[i].key = key;
+			m->slots[i].val = 0;
+			m->len++;
+			return &m->slots[i].val;
+		}
+	}
+	return u64map_upsert_slow(m, key, found);
+}
+
+static inline void u64map_del_ref(struct u64map *m, uint64_t *v)
+{
+	if (v == &m->empty_key_val) {
+		m->has_empty_key = false;
+		m->len--;
+		return;
+	}
+	size_t i = (size_t)((struct u64map_slot *)((char *)v - offsetof(struct u64map_slot, val)) -
+			    m->slots);
+	/* the common case: no run continues after the slot, nothing shifts */
+	if (m->slots[(i + 1) & (m->cap - 1)].key == U64MAP_EMPTY) {
+		m->slots[i].key = U64MAP_EMPTY;
+		m->len--;
+		return;
+	}
+	u64map_del_at(m, i);
 }
 
 /* Hint that key will be looked up soon: fetch its home slot's cache line. */

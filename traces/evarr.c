@@ -516,6 +516,18 @@ static int cursor_next(void *ctx, struct trace_event *ev, struct err *e)
 	return 1;
 }
 
+static int cursor_next_batch(void *ctx, struct trace_event *ev, uint32_t n, struct err *e)
+{
+	struct evarr_cursor *c = ctx;
+	(void)e;
+	uint64_t left = c->a->n - c->i;
+	uint32_t k = left < n ? (uint32_t)left : n;
+	for (uint32_t j = 0; j < k; j++)
+		get(c->a, c->i + j, &ev[j]);
+	c->i += k;
+	return (int)k;
+}
+
 void evarr_get(const struct evarr *a, uint64_t i, struct trace_event *ev)
 {
 	get(a, i, ev);
@@ -552,6 +564,7 @@ void evarr_source(struct sim_source *src, struct evarr_cursor *c, const struct e
 	*src = (struct sim_source){
 		.ctx = c,
 		.next = cursor_next,
+		.next_batch = cursor_next_batch,
 		.peek_ptrs = cursor_peek,
 		.progress = cursor_progress,
 		.stats = cursor_stats,

@@ -79,6 +79,13 @@ tap_is "(a) kmalloc-64 waste" "$(fields "$(cache_line kmalloc-64)" rounding layo
 # lockless freelist, which /proc/slabinfo counts as active: 128 active.
 tap_is "(a) slabinfo: the CPU slab's free slots count as active" "$(slabinfo kmalloc-64)" \
 	"active_objs=128 num_objs=128 objsize=64 objperslab=64 pagesperslab=1 active_slabs=2 num_slabs=2"
+# SLUB has no tunables: slab_common.c prints limit, batchcount, sharedfactor
+# and sharedavail as 0 for every cache (they once printed whatever the
+# stack held: layout_slub left SLAB's fields unset).
+tap_is "(a) slabinfo: SLUB's tunables and sharedavail are 0 in every row" \
+	"$(awk 'NR > 2 && ($9 != 0 || $10 != 0 || $11 != 0 || $16 != 0) { bad++ } NR > 2 { n++ }
+		END { print n + 0, "rows,", bad + 0, "with tunables" }' "$tmp/slabinfo")" \
+	"$(awk 'NR > 2 { n++ } END { print n + 0 }' "$tmp/slabinfo") rows, 0 with tunables"
 
 # ---- (b) then CPU 1 frees object 0 of the full slab -------------------------
 

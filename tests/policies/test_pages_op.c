@@ -1,4 +1,5 @@
-/* test_pages_op.c - the cheap page counts (policy_ops.pages) the engine
+/* test_pages_op.c - the cheap page counts (policy_ops.pages, and
+ * page_counts where a model has it) the engine
  * reads around every event are stats()'s slab_pages and large_pages, for
  * every policy that has the op, after each step of a random mix of
  * kmallocs (small, and large ones that take whole pages) and frees. */
@@ -53,6 +54,9 @@ static void run(const struct policy_ops *ops, gsl_rng *rng)
 		ops->stats(p, &st);
 		ops->pages(p, &slab, &large);
 		agree &= slab == st.slab_pages && large == st.large_pages;
+		if (ops->page_counts) /* the same counts, read in place */
+			agree &= ops->page_counts(p)->slab == st.slab_pages &&
+				 ops->page_counts(p)->large == st.large_pages;
 		if (slab > max_slab)
 			max_slab = slab;
 		if (large > max_large)
@@ -80,6 +84,8 @@ int main(void)
 	CHECK("slub, slab and slob have the pages op", n >= 3 && policy_find("slub")->pages &&
 							       policy_find("slab")->pages &&
 							       policy_find("slob")->pages);
+	CHECK("slub keeps its page counts in place (page_counts)",
+	      policy_find("slub")->page_counts != NULL);
 	gsl_rng_free(rng);
 	return check_done();
 }

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 
 /* A sparse map (load 1/2) under 2 million random upserts, puts, gets and
- * deletes of 1 << 18 keys against an array model, with the load bound
- * checked after every operation; and the default map's load bound. */
+ * deletes (by key, and by the slot u64map_ref found) of 1 << 18 keys
+ * against an array model, with the load bound checked after every
+ * operation; and the default map's load bound. */
 static void sparse_random(void)
 {
 	enum { N = 1 << 18, OPS = 2000000 };
@@ -47,7 +48,17 @@ static void sparse_random(void)
 			model[k] = val;
 		} else if (u < 0.8) {
 			uint64_t v = 0;
-			bool had = u64map_del(&m, key, &v);
+			bool had;
+			if (i & 1) { /* as the replay deletes: the found slot itself */
+				uint64_t *r = u64map_ref(&m, key);
+				had = r != NULL;
+				if (r) {
+					v = *r;
+					u64map_del_ref(&m, r);
+				}
+			} else {
+				had = u64map_del(&m, key, &v);
+			}
 			agree &= had == (model[k] != 0) && (!had || v == model[k]);
 			present -= model[k] != 0;
 			model[k] = 0;
