@@ -522,6 +522,8 @@ static int cursor_next_batch(void *ctx, struct trace_event *ev, uint32_t n, stru
 	(void)e;
 	uint64_t left = c->a->n - c->i;
 	uint32_t k = left < n ? (uint32_t)left : n;
+	if (c->a->fd >= 0 && c->i - c->dropped >= 2 * (uint64_t)c->a->buf_events)
+		cursor_drop(c);
 	for (uint32_t j = 0; j < k; j++)
 		get(c->a, c->i + j, &ev[j]);
 	c->i += k;
