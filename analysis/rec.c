@@ -7,11 +7,16 @@
  * or ROLLBACK, so millions of sample rows cost one journal sync and an
  * interrupted run leaves nothing behind. Nothing here prints or aborts: every
  * SQLite failure comes back as SLABSIM_EIO naming the database path.
+ *
+ * The per-sample rows go to SQLite on a writer thread while the run is open
+ * (see "The writer" below): a replay leaves a core idle once the trace is
+ * parsed, and the INSERTs cost as much as a fifth of the model's work.
  */
 #include "rec.h"
 
 #include <assert.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -484,9 +489,43 @@ struct keylog {
 
 enum log_id { LOG_CACHES, LOG_SLABINFO, LOG_ORDERS, NR_LOG };
 
+/*
+ * The writer: batch_flush hands a table's rows, copied in insert order, to a
+ * thread that binds and steps them, started by a run's first full batch and
+ * joined when the run ends. The connection is only ever used by one thread
+ * at a time: every entry point other than the five per-sample writers waits
+ * for the queue to drain first (wr_sync). A failure is kept and reported by
+ * the next per-sample call or by rec_run_end, which then rolls the run back
+ * (docs/schema.md, "Transactions"); rows queued after it are dropped. Without
+ * a thread (pthread_create failed) the rows go out on the caller's thread.
+ */
+#define WR_MAX_JOBS 64 /* queued batches before the caller waits: memory stays small */
+
+struct job {
+	struct job *next;
+	enum stmt_id id;
+	int rows;
+	struct cell *cells; /* rows x the table's columns, in insert order */
+	char *text;	    /* the CELL_TEXT strings */
+};
+
+struct writer {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv; /* jobs queued, a job done, stop: broadcast */
+	struct job *head, *tail;
+	int njobs;
+	bool running, busy, stop;
+	int code;  /* the run's first failure (SLABSIM_*), 0: none */
+	bool told; /* it was reported */
+	bool lost; /* SQLite rolled the transaction back with it */
+	struct err err;
+};
+
 struct rec {
 	sqlite3 *db;
 	char *path; /* owned copy, for messages */
+	struct writer w;
 	sqlite3_stmt *stmt[NR_STMT];
 	struct batch *batch[NR_STMT]; /* NULL: the table's rows go out one by one */
 	struct keylog log[NR_LOG];
@@ -502,6 +541,8 @@ static const char *const batch_table[NR_STMT] = {
 	[ST_SAMPLE_ORDER] = "sample_orders",
 	[ST_SAMPLE_SLABINFO] = "sample_slabinfo",
 };
+
+static void wr_sync(struct rec *r);
 
 /* Fill e from the connection's last error. SQLITE_NOTADB (raised by the first
  * statement that reads the file) gets its own wording: it means the user
@@ -519,6 +560,7 @@ static int db_error(const struct rec *r, int rc, const char *what, struct err *e
 /* Run one or more statements that return no rows we need. */
 static int exec_sql(struct rec *r, const char *sql, const char *what, struct err *e)
 {
+	wr_sync(r);
 	int rc = sqlite3_exec(r->db, sql, NULL, NULL, NULL);
 
 	return rc == SQLITE_OK ? 0 : db_error(r, rc, what, e);
@@ -527,6 +569,7 @@ static int exec_sql(struct rec *r, const char *sql, const char *what, struct err
 /* Read a single integer, e.g. a PRAGMA value or a count. */
 static int query_int(struct rec *r, const char *sql, int64_t *out, struct err *e)
 {
+	wr_sync(r);
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(r->db, sql, -1, &st, NULL);
 
@@ -685,6 +728,8 @@ int rec_open(const char *path, struct rec **out, struct err *e)
 		free(r);
 		return err_set(e, SLABSIM_ENOMEM, "%s: out of memory", path);
 	}
+	(void)pthread_mutex_init(&r->w.mu, NULL);
+	(void)pthread_cond_init(&r->w.cv, NULL);
 
 	/* NOMUTEX: a struct rec is used by one thread at a time (rec.h), so
 	 * the per-call connection mutex is pure overhead on millions of rows. */
@@ -754,6 +799,7 @@ fail:
  * cleared so no borrowed string (bound SQLITE_STATIC) outlives the call. */
 static int step_done(struct rec *r, enum stmt_id id, const char *what, struct err *e)
 {
+	wr_sync(r);
 	sqlite3_stmt *st = r->stmt[id];
 	int rc = sqlite3_step(st);
 	int ret = 0;
@@ -811,6 +857,8 @@ static struct bind bind_start(struct rec *r, enum stmt_id id)
 	 * inserts only matters for speed. */
 	if (b.bt && !batch_room(b.bt))
 		b.bt = NULL;
+	if (!b.bt)
+		wr_sync(r); /* the writer may be stepping this statement */
 	return b;
 }
 
@@ -983,6 +1031,7 @@ static int row_step(struct rec *r, const struct bind *b, const char *table, stru
 	}
 
 	assert(b->n == sqlite3_bind_parameter_count(b->st));
+	wr_sync(r);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(b->st);
 	if (rc != SQLITE_DONE) {
@@ -1039,20 +1088,22 @@ static void batch_sort(struct batch *bt, int n)
 		memcpy(bt->order, src, (size_t)n * sizeof(*src));
 }
 
-/* Bind rows order[from..from + rows) to st, which inserts that many. */
-static int batch_bind(const struct batch *bt, sqlite3_stmt *st, int from, int rows)
+/* Bind rows from..from + rows of cells (ncols each) to st, which inserts
+ * that many. */
+static int cells_bind(const struct cell *cells, int ncols, const char *text, sqlite3_stmt *st,
+		      int from, int rows)
 {
 	int rc = SQLITE_OK, p = 1;
 
 	for (int row = from; row < from + rows && rc == SQLITE_OK; row++) {
-		const struct cell *c = &bt->cells[bt->order[row] * bt->ncols];
+		const struct cell *c = &cells[row * ncols];
 
 		/* column 0, the run_id, is bound once per INSERT */
-		for (int i = row > from; i < bt->ncols && rc == SQLITE_OK; i++, p++) {
+		for (int i = row > from; i < ncols && rc == SQLITE_OK; i++, p++) {
 			if (c[i].kind == CELL_INT)
 				rc = sqlite3_bind_int64(st, p, c[i].v);
 			else if (c[i].kind == CELL_TEXT)
-				rc = sqlite3_bind_text(st, p, bt->text + c[i].v, -1, SQLITE_STATIC);
+				rc = sqlite3_bind_text(st, p, text + c[i].v, -1, SQLITE_STATIC);
 			else if (c[i].kind == CELL_KEY)
 				rc = sqlite3_bind_text(st, p, c[i].s, -1, SQLITE_STATIC);
 			else
@@ -1062,46 +1113,241 @@ static int batch_bind(const struct batch *bt, sqlite3_stmt *st, int from, int ro
 	return rc;
 }
 
-/*
- * Send the first n buffered rows of a table (in key order if it is keyed by
- * name) by INSERTs of REC_BATCH_ROWS rows, the rest one by one; with keep,
- * only a multiple of REC_BATCH_ROWS of them, and the others stay buffered
- * ahead of the rows after n, in key order. The sent rows are gone
- * afterwards, whatever the result.
- */
-static int batch_flush(struct rec *r, enum stmt_id id, int n, bool keep, struct err *e)
+/* Insert a job's rows: INSERTs of REC_BATCH_ROWS rows, the rest one by one.
+ * Returns an SQLite result code. */
+static int job_run(struct rec *r, const struct job *j)
 {
-	struct batch *bt = r->batch[id];
-	int rc = SQLITE_OK, done = 0, send = keep ? n - n % REC_BATCH_ROWS : n;
+	struct batch *bt = r->batch[j->id];
+	int rc = SQLITE_OK, done = 0;
 
-	if (bt->by_name)
-		batch_sort(bt, n);
-	else
-		for (int i = 0; i < n; i++)
-			bt->order[i] = i;
-	if (send >= REC_BATCH_ROWS)
-		rc = batch_multi(r, id);
-	for (; rc == SQLITE_OK && send - done >= REC_BATCH_ROWS; done += REC_BATCH_ROWS) {
-		rc = batch_bind(bt, bt->multi, done, REC_BATCH_ROWS);
+	if (j->rows >= REC_BATCH_ROWS)
+		rc = batch_multi(r, j->id);
+	for (; rc == SQLITE_OK && j->rows - done >= REC_BATCH_ROWS; done += REC_BATCH_ROWS) {
+		rc = cells_bind(j->cells, bt->ncols, j->text, bt->multi, done, REC_BATCH_ROWS);
 		if (rc == SQLITE_OK) {
 			rc = sqlite3_step(bt->multi);
 			rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
 		}
 		(void)sqlite3_reset(bt->multi);
 	}
-	for (; rc == SQLITE_OK && done < send; done++) {
-		rc = batch_bind(bt, bt->one, done, 1);
+	for (; rc == SQLITE_OK && done < j->rows; done++) {
+		rc = cells_bind(j->cells, bt->ncols, j->text, bt->one, done, 1);
 		if (rc == SQLITE_OK) {
 			rc = sqlite3_step(bt->one);
 			rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
 		}
 		(void)sqlite3_reset(bt->one);
 	}
-	/* The text cells point into bt->text, which later rows reuse. */
+	/* the job's strings go with it */
 	if (bt->multi)
 		(void)sqlite3_clear_bindings(bt->multi);
 	(void)sqlite3_clear_bindings(bt->one);
-	if (rc == SQLITE_OK && send < bt->nrows) {
+	return rc;
+}
+
+static void job_free(struct job *j)
+{
+	if (j) {
+		free(j->cells);
+		free(j->text);
+		free(j);
+	}
+}
+
+/* Keep the failure rc of job j (on the thread that ran it, right after, so
+ * that the connection's message is its own). */
+static void wr_failed(struct rec *r, const struct job *j, int rc)
+{
+	struct err e;
+	char what[64];
+
+	err_clear(&e);
+	(void)snprintf(what, sizeof(what), "cannot insert into %s (run %" PRId64 ")",
+		       r->batch[j->id]->table, r->run_id);
+	int code = db_error(r, rc, what, &e);
+	bool lost = sqlite3_get_autocommit(r->db) != 0;
+	pthread_mutex_lock(&r->w.mu);
+	if (!r->w.code) {
+		r->w.code = code;
+		r->w.err = e;
+		r->w.lost = lost;
+	}
+	pthread_mutex_unlock(&r->w.mu);
+}
+
+static void *wr_main(void *arg)
+{
+	struct rec *r = arg;
+	struct writer *w = &r->w;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->head && !w->stop)
+			pthread_cond_wait(&w->cv, &w->mu);
+		struct job *j = w->head;
+		if (!j)
+			break;
+		w->head = j->next;
+		if (!w->head)
+			w->tail = NULL;
+		w->busy = true;
+		bool skip = w->code != 0; /* the run failed: its later rows are dropped */
+		pthread_mutex_unlock(&w->mu);
+		int rc = skip ? SQLITE_OK : job_run(r, j);
+		if (rc != SQLITE_OK)
+			wr_failed(r, j, rc);
+		job_free(j);
+		pthread_mutex_lock(&w->mu);
+		w->busy = false;
+		w->njobs--;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Wait until every queued row is in SQLite: the caller may use the
+ * connection. */
+static void wr_sync(struct rec *r)
+{
+	struct writer *w = &r->w;
+
+	if (!w->running)
+		return;
+	pthread_mutex_lock(&w->mu);
+	while (w->head || w->busy)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Drain and join the thread (the run is over, or rec is closing). */
+static void wr_stop(struct rec *r)
+{
+	struct writer *w = &r->w;
+
+	if (!w->running)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	(void)pthread_join(w->th, NULL);
+	w->running = false;
+	w->stop = false;
+}
+
+/* Report the run's failure once: its code, the message in e, and the run
+ * marked lost if SQLite rolled it back. 0 if there is none to report. */
+static int wr_error(struct rec *r, struct err *e)
+{
+	struct writer *w = &r->w;
+	int code = 0;
+	bool lost = false;
+
+	pthread_mutex_lock(&w->mu);
+	if (w->code && !w->told) {
+		w->told = true;
+		code = w->code;
+		lost = w->lost;
+		if (e)
+			*e = w->err;
+	}
+	pthread_mutex_unlock(&w->mu);
+	if (lost && r->state == REC_RUN_OPEN) {
+		r->state = REC_RUN_LOST;
+		if (e) {
+			size_t n = strlen(e->msg);
+			(void)snprintf(e->msg + n, sizeof(e->msg) - n,
+				       "; run %" PRId64 " was rolled back", r->run_id);
+		}
+	}
+	return code;
+}
+
+/* Queue job j (or run it here without a thread). */
+static int wr_submit(struct rec *r, struct job *j, struct err *e)
+{
+	struct writer *w = &r->w;
+
+	if (!w->running && pthread_create(&w->th, NULL, wr_main, r) == 0)
+		w->running = true;
+	if (!w->running) {
+		int rc = job_run(r, j);
+		if (rc != SQLITE_OK)
+			wr_failed(r, j, rc);
+		job_free(j);
+		return wr_error(r, e);
+	}
+	pthread_mutex_lock(&w->mu);
+	while (w->njobs >= WR_MAX_JOBS)
+		pthread_cond_wait(&w->cv, &w->mu);
+	if (w->tail)
+		w->tail->next = j;
+	else
+		w->head = j;
+	w->tail = j;
+	w->njobs++;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	return 0;
+}
+
+/* The first n rows of bt in order[] as a job, or NULL (out of memory). */
+static struct job *job_new(const struct batch *bt, enum stmt_id id, int n)
+{
+	struct job *j = calloc(1, sizeof(*j));
+	size_t w = (size_t)bt->ncols;
+
+	if (!j || !(j->cells = malloc((size_t)n * w * sizeof(*j->cells))) ||
+	    !(j->text = malloc(bt->text_len ? bt->text_len : 1))) {
+		job_free(j);
+		return NULL;
+	}
+	j->id = id;
+	j->rows = n;
+	for (int i = 0; i < n; i++)
+		memcpy(&j->cells[(size_t)i * w], &bt->cells[(size_t)bt->order[i] * w],
+		       w * sizeof(*j->cells));
+	if (bt->text_len)
+		memcpy(j->text, bt->text, bt->text_len);
+	return j;
+}
+
+/*
+ * Send the first n buffered rows of a table (in key order if it is keyed by
+ * name) to the writer; with keep, only a multiple of REC_BATCH_ROWS of them,
+ * and the others stay buffered ahead of the rows after n, in key order. The
+ * sent rows are gone from the batch afterwards, whatever the result. A
+ * failure of earlier rows is reported here.
+ */
+static int batch_flush(struct rec *r, enum stmt_id id, int n, bool keep, struct err *e)
+{
+	struct batch *bt = r->batch[id];
+	int send = keep ? n - n % REC_BATCH_ROWS : n;
+	int ret = wr_error(r, e);
+
+	if (ret) {
+		bt->nrows = 0;
+		bt->text_len = 0;
+		return ret;
+	}
+	if (bt->by_name)
+		batch_sort(bt, n);
+	else
+		for (int i = 0; i < n; i++)
+			bt->order[i] = i;
+	if (send) {
+		struct job *j = job_new(bt, id, send);
+		if (!j) {
+			bt->nrows = 0;
+			bt->text_len = 0;
+			return err_at(e, SLABSIM_ENOMEM, r->path, 0,
+				      "cannot insert into %s (run %" PRId64 "): out of memory",
+				      bt->table, r->run_id);
+		}
+		ret = wr_submit(r, j, e);
+	}
+	if (!ret && send < bt->nrows) {
 		/* keep the unsent rows, sorted ones first (only keyed tables keep
 		 * rows, and their names are not in bt->text) */
 		int k = 0, w = bt->ncols;
@@ -1119,19 +1365,11 @@ static int batch_flush(struct rec *r, enum stmt_id id, int n, bool keep, struct 
 		bt->nrows = 0;
 		bt->text_len = 0;
 	}
-	if (rc == SQLITE_OK)
-		return 0;
-	bt->nrows = 0;
-	bt->text_len = 0;
-	char what[64];
-	(void)snprintf(what, sizeof(what), "cannot insert into %s (run %" PRId64 ")", bt->table,
-		       r->run_id);
-	int ret = db_error(r, rc, what, e);
-	note_lost_run(r, e);
 	return ret;
 }
 
-/* Send every buffered row of the open run; the first failure is reported. */
+/* Send every buffered row of the open run and wait until they are in;
+ * the first failure is reported. */
 static int batch_flush_all(struct rec *r, struct err *e)
 {
 	int ret = 0;
@@ -1144,6 +1382,9 @@ static int batch_flush_all(struct rec *r, struct err *e)
 		else
 			ret = batch_flush(r, (enum stmt_id)i, r->batch[i]->nrows, false, e);
 	}
+	wr_sync(r);
+	if (!ret)
+		ret = wr_error(r, e);
 	return ret;
 }
 
@@ -1345,6 +1586,9 @@ static int log_row(struct rec *r, enum log_id id, const char *table, const char 
 
 int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_id, struct err *e)
 {
+	wr_sync(r);
+	r->w.code = 0;
+	r->w.told = r->w.lost = false;
 	char hash[REC_CONFIG_HASH_LEN + 1];
 	struct bind b;
 	int ret;
@@ -1404,6 +1648,7 @@ int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_i
 
 int rec_count(struct rec *r, const struct rec_count *c, struct err *e)
 {
+	wr_sync(r);
 	struct bind b;
 
 	if (r->state != REC_RUN_OPEN)
@@ -1419,6 +1664,7 @@ int rec_count(struct rec *r, const struct rec_count *c, struct err *e)
 
 int rec_cache(struct rec *r, const struct rec_cache_row *c, struct err *e)
 {
+	wr_sync(r);
 	struct bind b;
 
 	if (r->state != REC_RUN_OPEN)
@@ -1452,6 +1698,7 @@ int rec_cache(struct rec *r, const struct rec_cache_row *c, struct err *e)
 
 int rec_site(struct rec *r, const struct rec_site_row *s, struct err *e)
 {
+	wr_sync(r);
 	struct bind b;
 
 	if (r->state != REC_RUN_OPEN)
@@ -1473,6 +1720,7 @@ int rec_site(struct rec *r, const struct rec_site_row *s, struct err *e)
 
 int rec_violation(struct rec *r, const struct rec_violation_row *v, struct err *e)
 {
+	wr_sync(r);
 	struct bind b;
 
 	if (r->state != REC_RUN_OPEN)
@@ -1537,6 +1785,7 @@ int rec_sample_cache(struct rec *r, const struct rec_sample_cache_row *s, struct
 /* Roll back whatever is left of the run; the run is over either way. */
 static void end_run(struct rec *r)
 {
+	wr_stop(r);
 	batch_discard(r);
 	if (!sqlite3_get_autocommit(r->db))
 		(void)step_done(r, ST_ROLLBACK, "", NULL);
@@ -1570,6 +1819,11 @@ int rec_run_end(struct rec *r, const struct rec_run_totals *t, bool commit, stru
 
 	(void)snprintf(what, sizeof(what), "cannot finish run %" PRId64, r->run_id);
 	ret = batch_flush_all(r, e);
+	if (!ret && r->w.code) /* reported before, and the rows after it were dropped */
+		ret = err_at(e, SLABSIM_EIO, r->path, 0,
+			     "%s: rows were lost after an earlier error; run %" PRId64
+			     " was rolled back",
+			     what, r->run_id);
 	if (ret) {
 		end_run(r);
 		return ret;
@@ -1605,6 +1859,7 @@ int rec_run_end(struct rec *r, const struct rec_run_totals *t, bool commit, stru
 		end_run(r);
 		return ret;
 	}
+	wr_stop(r);
 	fk_on(r);
 	r->state = REC_IDLE;
 	return 0;
@@ -1614,6 +1869,9 @@ void rec_close(struct rec *r)
 {
 	if (!r)
 		return;
+	wr_stop(r);
+	(void)pthread_cond_destroy(&r->w.cv);
+	(void)pthread_mutex_destroy(&r->w.mu);
 	if (r->db && !sqlite3_get_autocommit(r->db))
 		(void)sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
 	for (int i = 0; i < NR_STMT; i++) {
@@ -1639,6 +1897,7 @@ void rec_close(struct rec *r)
 
 int rec_run_metrics(struct rec *r, const struct rec_run_metrics_row *m, struct err *e)
 {
+	wr_sync(r);
 	struct bind b;
 
 	if (r->state != REC_RUN_OPEN)

@@ -131,8 +131,10 @@ int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_i
  * transaction back, every later call fails until rec_run_end().
  * The per-sample writers (rec_sample, rec_sample_cache, rec_sample_metrics,
  * rec_sample_order, rec_sample_slabinfo) buffer their rows and send them in
- * batches: a bad row of theirs (duplicate key, NULL name) fails a later call
- * of the same writer or rec_run_end(), which then rolls the run back.
+ * batches, inserted on a writer thread while the run is open: a bad row of
+ * theirs (duplicate key, NULL name) fails a later call of a per-sample writer
+ * or rec_run_end(), which then rolls the run back (the rows after it are
+ * dropped: such a run cannot commit).
  * rec_sample_cache, rec_sample_slabinfo and rec_sample_order keep change logs
  * (docs/schema.md, schema version 3): pass every key at every sample, a root
  * cache that holds nothing as a row of zeros; a row equal to its key's
