@@ -32,6 +32,7 @@ enum {
 	OPT_NO_NAME_PASS,
 	OPT_NO_PREFETCH,
 	OPT_NAME_THREADS,
+	OPT_PARSE_THREADS,
 	OPT_CHECK,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
@@ -157,6 +158,9 @@ void usage_replay(FILE *f)
 		"                        grows with the trace's frees, see README)\n"
 		"  --no-prefetch         parse on the replay thread (default: a second thread\n"
 		"                        parses ahead; same results, one core)\n"
+		"  --parse-threads N     threads parsing ahead a plain trace file, 1 to 64, in\n"
+		"                        chunks taken in file order (default: 2 with two\n"
+		"                        cores or more; same results)\n"
 		"  --phase-summary       print, per phase between markers, the change of slab\n"
 		"                        pages, waste and live objects per cache (on stderr\n"
 		"                        with --format json)\n"
@@ -199,15 +203,16 @@ void usage_replay(FILE *f)
 		METRICS_MEM_MIB_DEFAULT, cli_exit_codes_help);
 }
 
-/* The replay reads the trace through a parser thread unless told not to. */
-static int open_source(struct trace_reader *tr, bool prefetch, struct trace_prefetch **pf,
-		       struct sim_source *src, struct err *e)
+/* The replay reads the trace through parser threads unless told not to. */
+static int open_source(struct trace_reader *tr, bool prefetch, unsigned threads,
+		       struct trace_prefetch **pf, struct sim_source *src, struct err *e)
 {
 	if (!prefetch) {
 		sim_source_trace(src, tr);
 		return 0;
 	}
-	int rc = trace_prefetch_open(tr, pf, e);
+	struct trace_prefetch_opts po = {.threads = threads};
+	int rc = trace_prefetch_open_opts(tr, &po, pf, e);
 	if (!rc)
 		sim_source_prefetch(src, *pf, trace_path(tr));
 	return rc;
@@ -227,6 +232,7 @@ int cmd_replay(int argc, char **argv)
 		{"no-name-pass", no_argument, NULL, OPT_NO_NAME_PASS},
 		{"no-prefetch", no_argument, NULL, OPT_NO_PREFETCH},
 		{"name-threads", required_argument, NULL, OPT_NAME_THREADS},
+		{"parse-threads", required_argument, NULL, OPT_PARSE_THREADS},
 		{"check", no_argument, NULL, OPT_CHECK},
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
@@ -255,7 +261,7 @@ int cmd_replay(int argc, char **argv)
 	bool prefetch = true;
 	/* 1: the serial pass, whose memory follows the live set (the ranges
 	 * of N > 1 keep every free of a pointer they did not see allocated) */
-	uint32_t name_threads = 1;
+	uint32_t name_threads = 1, parse_threads = 0;
 	bool json = false, strict = false, name_pass = true, check = false, quiet = false;
 	bool sample_caches = true, phase_summary = false;
 	uint32_t given = 0;
@@ -336,6 +342,10 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case OPT_NO_PREFETCH:
 			prefetch = false;
+			break;
+		case OPT_PARSE_THREADS:
+			if (cli_parse_u32("--parse-threads", optarg, 1, 64, &parse_threads))
+				return cli_bad_usage("replay");
 			break;
 		case OPT_NAME_THREADS:
 			if (cli_parse_u32("--name-threads", optarg, 1, 64, &name_threads))
@@ -469,7 +479,7 @@ int cmd_replay(int argc, char **argv)
 		bool done = false;
 		if ((rc = learn_names_file(s, path, &lax, name_threads, so.progress, &done, &e)) ||
 		    (!done && ((rc = trace_open(path, &lax, &tr, &e)) ||
-			       (rc = open_source(tr, prefetch, &pf, &src, &e)) ||
+			       (rc = open_source(tr, prefetch, parse_threads, &pf, &src, &e)) ||
 			       (rc = sim_learn_names_source(s, &src, &e))))) {
 			status = cli_fail(&e);
 			goto out;
@@ -481,7 +491,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	struct sim_source src;
 	if ((rc = trace_open(path, &to, &tr, &e)) ||
-	    (rc = open_source(tr, prefetch, &pf, &src, &e))) {
+	    (rc = open_source(tr, prefetch, parse_threads, &pf, &src, &e))) {
 		status = cli_fail(&e);
 		goto out;
 	}
@@ -528,7 +538,8 @@ int cmd_replay(int argc, char **argv)
 	bool views_on = views.caller || views.alloc || views.perf || views.slabinfo_totals ||
 			views.slabinfo_list;
 	if (!quiet && (json || !views_on))
-		sim_print_summary(s, stdout, json, path, trace_stats(tr));
+		sim_print_summary(s, stdout, json, path,
+				  pf ? trace_prefetch_stats(pf) : trace_stats(tr));
 	if (!quiet && !json && views_on) {
 		struct sim_totals tt;
 		sim_totals(s, &tt);
