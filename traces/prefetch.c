@@ -63,9 +63,13 @@ struct worker {
 	struct strtab sites;	/* this worker's call-site ids */
 };
 
-/* The consumer's map of one worker's call-site ids to 1 + prefetch ids. */
+/* The consumer's map of one worker's call-site ids to 1 + prefetch ids
+ * (0: not met yet) and their strings. */
 struct idmap {
-	uint32_t *id;
+	struct site {
+		uint32_t id;
+		const char *str;
+	} * v;
 	uint32_t n;
 };
 
@@ -96,6 +100,7 @@ struct trace_prefetch {
 	struct trace_stats stats; /* of the chunks taken */
 	struct strtab gsites;	  /* call sites by prefetch id */
 	struct idmap *map;	  /* by worker */
+	struct idmap *cmap;	  /* ccur's worker's */
 	/* producer side: call-site strings interned here, so the consumer maps
 	 * ids instead of hashing strings (sim_source.id_space) */
 	struct strtab sites;
@@ -422,33 +427,27 @@ static void chunk_error(const struct trace_prefetch *p, const struct chunk *c, s
 		*e = c->err;
 }
 
-/* Prefetch id + 1 of worker site id sid, met at event i of c: learnt from
- * the string that event carries when it is the site's first in c. */
-static int global_site(struct trace_prefetch *p, const struct chunk *c, uint32_t i, uint32_t sid,
-		       uint32_t *gid)
+/* Learn the prefetch id of worker site id sid, met first at event i of c:
+ * a worker's first event of a site carries its string. */
+static int learn_site(struct trace_prefetch *p, const struct chunk *c, uint32_t i, uint32_t sid)
 {
-	struct idmap *m = &p->map[c->worker];
-	if (sid < m->n && m->id[sid]) {
-		*gid = m->id[sid];
-		return 0;
-	}
+	struct idmap *m = p->cmap;
 	if (sid >= m->n) {
 		uint32_t n = m->n ? m->n : 256;
 		while (n <= sid)
 			n *= 2;
-		uint32_t *id = realloc(m->id, n * sizeof(*id));
-		if (!id)
+		struct site *v = realloc(m->v, n * sizeof(*v));
+		if (!v)
 			return -1;
-		memset(id + m->n, 0, (n - m->n) * sizeof(*id));
-		m->id = id;
+		memset(v + m->n, 0, (n - m->n) * sizeof(*v));
+		m->v = v;
 		m->n = n;
 	}
-	/* an id not mapped yet is met at the worker's first event of it,
-	 * which carries the string */
 	uint32_t g;
 	if (c->site[i] == NO_STR || strtab_intern(&p->gsites, c->arena.p + c->site[i], &g))
 		return -1;
-	*gid = m->id[sid] = g + 1;
+	m->v[sid].id = g + 1;
+	m->v[sid].str = strtab_str(&p->gsites, g);
 	return 0;
 }
 
@@ -483,19 +482,22 @@ static int next_chunked(struct trace_prefetch *p, struct trace_event *ev, struct
 			pthread_cond_wait(&p->cv, &p->mu);
 		pthread_mutex_unlock(&p->mu);
 		p->ccur = c;
+		p->cmap = &p->map[c->worker];
 		p->pos = 0;
 		p->line_base = p->stats.lines;
 		stats_add(&p->stats, &c->stats, p->line_base);
 		p->done = p->head + 1 < p->nchunks ? (p->head + 1) * p->chunk_bytes : p->size;
 		p->total = p->size;
 	}
-	uint32_t i = p->pos++, gid;
+	uint32_t i = p->pos++;
 	*ev = c->ev[i];
 	ev->line += p->line_base;
-	if (global_site(p, c, i, ev->site_id, &gid))
+	uint32_t sid = ev->site_id;
+	if ((sid >= p->cmap->n || !p->cmap->v[sid].id) && learn_site(p, c, i, sid))
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	ev->site_id = gid;
-	ev->call_site = strtab_str(&p->gsites, gid - 1);
+	const struct site *x = &p->cmap->v[sid];
+	ev->site_id = x->id;
+	ev->call_site = x->str;
 	ev->name = c->name[i] == NO_STR ? NULL : c->arena.p + c->name[i];
 	ev->text = c->text[i] == NO_STR ? NULL : c->arena.p + c->text[i];
 	return 1;
@@ -632,7 +634,7 @@ void trace_prefetch_close(struct trace_prefetch *p)
 	}
 	free(p->slot);
 	for (unsigned i = 0; p->map && i < p->nthreads; i++)
-		free(p->map[i].id);
+		free(p->map[i].v);
 	free(p->map);
 	strtab_fini(&p->gsites);
 	free(p->path);
