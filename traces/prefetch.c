@@ -18,8 +18,19 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { NBLK = 4, BLK_EVENTS = 4096, MAX_THREADS = 64 };
+enum { NBLK = 4, BLK_EVENTS = 4096, MAX_THREADS = 64, SITE_CACHE_BITS = 10 };
 #define NO_STR UINT32_MAX
+
+/* The call sites a producer met last, by a cheap hash of their length and
+ * last 8 bytes: a hit costs a memcmp, where interning hashes the whole
+ * string and probes the table (a quarter of a producer's time). Entries
+ * point at the strtab's own copies, which never move. */
+struct site_cache {
+	struct site_hit {
+		const char *str;
+		uint32_t len, sid;
+	} e[1u << SITE_CACHE_BITS];
+};
 
 /* Strings copied out of the reader's line buffer; they may move while the
  * arena fills, so events keep offsets until the consumer takes them. */
@@ -61,6 +72,7 @@ struct worker {
 	pthread_t thread;
 	struct trace_reader *r; /* opened on the first chunk, moved to the next */
 	struct strtab sites;	/* this worker's call-site ids */
+	struct site_cache cache;
 };
 
 /* The consumer's map of one worker's call-site ids to 1 + prefetch ids
@@ -104,6 +116,7 @@ struct trace_prefetch {
 	/* producer side: call-site strings interned here, so the consumer maps
 	 * ids instead of hashing strings (sim_source.id_space) */
 	struct strtab sites;
+	struct site_cache cache;
 	/* consumer side; sites: the call-site strings by id, copied from the
 	 * events that brought them (stable until close) */
 	char **site_str;
@@ -146,6 +159,29 @@ static int put_str(struct arena *a, const char *s, uint32_t *off)
 	return put_str_n(a, s, strlen(s), off);
 }
 
+/* Id of the len bytes at cs in t, through cache c; *fresh: new to t. */
+static int intern_site(struct strtab *t, struct site_cache *c, const char *cs, size_t len,
+		       uint32_t *sid, bool *fresh)
+{
+	uint64_t w = 0;
+	memcpy(&w, len >= 8 ? cs + len - 8 : cs, len >= 8 ? 8 : len);
+	struct site_hit *x =
+		&c->e[((w ^ len) * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - SITE_CACHE_BITS)];
+	*fresh = false;
+	if (x->str && x->len == len && memcmp(x->str, cs, len) == 0) {
+		*sid = x->sid;
+		return 0;
+	}
+	uint32_t known = t->n;
+	if (strtab_intern_n(t, cs, len, sid))
+		return -1;
+	*fresh = *sid >= known;
+	x->str = strtab_str(t, *sid);
+	x->len = (uint32_t)len;
+	x->sid = *sid;
+	return 0;
+}
+
 static void fill(struct trace_prefetch *p, struct blk *b)
 {
 	int rc = 1;
@@ -161,14 +197,15 @@ static void fill(struct trace_prefetch *p, struct blk *b)
 		 * first event naming it; later events carry only the id */
 		const char *cs = ev->call_site ? ev->call_site : "";
 		size_t len = strlen(cs);
-		uint32_t sid, known = p->sites.n;
-		if (strtab_intern_n(&p->sites, cs, len, &sid)) {
+		uint32_t sid;
+		bool fresh;
+		if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh)) {
 			rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
 			break;
 		}
 		ev->site_id = sid + 1;
 		b->site[b->n] = NO_STR;
-		if ((sid >= known && put_str_n(&b->arena, cs, len, &b->site[b->n])) ||
+		if ((fresh && put_str_n(&b->arena, cs, len, &b->site[b->n])) ||
 		    put_str(&b->arena, ev->name, &b->name[b->n]) ||
 		    put_str(&b->arena, ev->text, &b->text[b->n])) {
 			rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
@@ -256,10 +293,11 @@ static void parse_chunk(struct worker *w, uint64_t j, struct chunk *c)
 		rc = 0;
 		const char *cs = ev->call_site ? ev->call_site : "";
 		size_t len = strlen(cs);
-		uint32_t sid, known = w->sites.n;
+		uint32_t sid;
+		bool fresh;
 		c->site[c->n] = NO_STR;
-		if (strtab_intern_n(&w->sites, cs, len, &sid) ||
-		    (sid >= known && put_str_n(&c->arena, cs, len, &c->site[c->n])) ||
+		if (intern_site(&w->sites, &w->cache, cs, len, &sid, &fresh) ||
+		    (fresh && put_str_n(&c->arena, cs, len, &c->site[c->n])) ||
 		    put_str(&c->arena, ev->name, &c->name[c->n]) ||
 		    put_str(&c->arena, ev->text, &c->text[c->n])) {
 			rc = err_set(&c->err, SLABSIM_ENOMEM, "out of memory");
