@@ -34,6 +34,7 @@ enum {
 	OPT_NO_PREFETCH,
 	OPT_NAME_THREADS,
 	OPT_NO_SPILL,
+	OPT_PARSE_THREADS,
 	OPT_CHECK,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
@@ -163,6 +164,9 @@ void usage_replay(FILE *f)
 		"                        and the replay reads them back; same results)\n"
 		"  --no-prefetch         parse on the replay thread (default: a second thread\n"
 		"                        parses ahead; same results, one core)\n"
+		"  --parse-threads N     threads parsing ahead a plain trace file, 1 to 64, in\n"
+		"                        chunks taken in file order (default: 2 with two\n"
+		"                        cores or more; same results)\n"
 		"  --phase-summary       print, per phase between markers, the change of slab\n"
 		"                        pages, waste and live objects per cache (on stderr\n"
 		"                        with --format json)\n"
@@ -236,15 +240,16 @@ static const char *spill_dir(void)
 	return d && *d ? d : "/tmp";
 }
 
-/* The replay reads the trace through a parser thread unless told not to. */
-static int open_source(struct trace_reader *tr, bool prefetch, struct trace_prefetch **pf,
-		       struct sim_source *src, struct err *e)
+/* The replay reads the trace through parser threads unless told not to. */
+static int open_source(struct trace_reader *tr, bool prefetch, unsigned threads,
+		       struct trace_prefetch **pf, struct sim_source *src, struct err *e)
 {
 	if (!prefetch) {
 		sim_source_trace(src, tr);
 		return 0;
 	}
-	int rc = trace_prefetch_open(tr, pf, e);
+	struct trace_prefetch_opts po = {.threads = threads};
+	int rc = trace_prefetch_open_opts(tr, &po, pf, e);
 	if (!rc)
 		sim_source_prefetch(src, *pf, trace_path(tr));
 	return rc;
@@ -265,6 +270,7 @@ int cmd_replay(int argc, char **argv)
 		{"no-prefetch", no_argument, NULL, OPT_NO_PREFETCH},
 		{"name-threads", required_argument, NULL, OPT_NAME_THREADS},
 		{"no-spill", no_argument, NULL, OPT_NO_SPILL},
+		{"parse-threads", required_argument, NULL, OPT_PARSE_THREADS},
 		{"check", no_argument, NULL, OPT_CHECK},
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
@@ -293,7 +299,7 @@ int cmd_replay(int argc, char **argv)
 	bool prefetch = true, spill = true;
 	/* 1: the serial pass, whose memory follows the live set (the ranges
 	 * of N > 1 keep every free of a pointer they did not see allocated) */
-	uint32_t name_threads = 1;
+	uint32_t name_threads = 1, parse_threads = 0;
 	bool json = false, strict = false, name_pass = true, check = false, quiet = false;
 	bool sample_caches = true, phase_summary = false;
 	uint32_t given = 0;
@@ -377,6 +383,10 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case OPT_NO_PREFETCH:
 			prefetch = false;
+			break;
+		case OPT_PARSE_THREADS:
+			if (cli_parse_u32("--parse-threads", optarg, 1, 64, &parse_threads))
+				return cli_bad_usage("replay");
 			break;
 		case OPT_NAME_THREADS:
 			if (cli_parse_u32("--name-threads", optarg, 1, 64, &name_threads))
@@ -510,7 +520,7 @@ int cmd_replay(int argc, char **argv)
 		struct sim_source in;
 		struct spill_tee tee = {0};
 		if ((rc = trace_open(path, &to, &tr, &e)) ||
-		    (rc = open_source(tr, prefetch, &pf, &in, &e))) {
+		    (rc = open_source(tr, prefetch, parse_threads, &pf, &in, &e))) {
 			status = cli_fail(&e);
 			goto out;
 		}
@@ -529,18 +539,21 @@ int cmd_replay(int argc, char **argv)
 			status = cli_fail(&e);
 			goto out;
 		}
+		/* the chunked prefetch keeps the counts: tr read nothing */
+		if (!tee.failed &&
+		    evarr_spill_finish(spill_arr, pf ? trace_prefetch_stats(pf) : trace_stats(tr),
+				       &tee.why))
+			tee.failed = true;
 		trace_prefetch_close(pf);
 		pf = NULL;
-		if (!tee.failed && evarr_spill_finish(spill_arr, trace_stats(tr), &tee.why))
-			tee.failed = true;
+		trace_close(tr);
+		tr = NULL;
 		if (tee.failed) {
 			if (!quiet)
 				fprintf(stderr, "slabsim: note: %s; reading the trace again\n",
 					tee.why.msg);
 			evarr_free(spill_arr);
 			spill_arr = NULL;
-			trace_close(tr);
-			tr = NULL;
 		} else {
 			spilled = true;
 		}
@@ -553,7 +566,7 @@ int cmd_replay(int argc, char **argv)
 		bool done = false;
 		if ((rc = learn_names_file(s, path, &lax, name_threads, so.progress, &done, &e)) ||
 		    (!done && ((rc = trace_open(path, &lax, &tr, &e)) ||
-			       (rc = open_source(tr, prefetch, &pf, &src, &e)) ||
+			       (rc = open_source(tr, prefetch, parse_threads, &pf, &src, &e)) ||
 			       (rc = sim_learn_names_source(s, &src, &e))))) {
 			status = cli_fail(&e);
 			goto out;
@@ -566,10 +579,9 @@ int cmd_replay(int argc, char **argv)
 	struct sim_source src;
 	struct evarr_cursor cur;
 	if (spilled) {
-		/* tr stays open: its line counts are the summary's */
 		evarr_source(&src, &cur, spill_arr);
 	} else if ((rc = trace_open(path, &to, &tr, &e)) ||
-		   (rc = open_source(tr, prefetch, &pf, &src, &e))) {
+		   (rc = open_source(tr, prefetch, parse_threads, &pf, &src, &e))) {
 		status = cli_fail(&e);
 		goto out;
 	}
@@ -616,7 +628,10 @@ int cmd_replay(int argc, char **argv)
 	bool views_on = views.caller || views.alloc || views.perf || views.slabinfo_totals ||
 			views.slabinfo_list;
 	if (!quiet && (json || !views_on))
-		sim_print_summary(s, stdout, json, path, trace_stats(tr));
+		sim_print_summary(s, stdout, json, path,
+				  spill_arr ? evarr_stats(spill_arr)
+				  : pf	    ? trace_prefetch_stats(pf)
+					    : trace_stats(tr));
 	if (!quiet && !json && views_on) {
 		struct sim_totals tt;
 		sim_totals(s, &tt);

@@ -1,6 +1,14 @@
-/* prefetch.c - a producer thread parses blocks of events ahead of the
- * consumer; see prefetch.h. Blocks go round a ring of NBLK under one mutex:
- * the lock is taken once per block, not per event. */
+/* prefetch.c - parser threads fill events ahead of the consumer; see
+ * prefetch.h. One producer: blocks go round a ring of NBLK under one mutex,
+ * the lock is taken once per block, not per event. Chunked (a plain file on
+ * several threads): workers take byte ranges in file order, each parses a
+ * whole chunk into a slot of a ring of nslots, and the consumer reads the
+ * slots in chunk order; what a chunk cannot know alone (its first line's
+ * number, the line of a strict-mode error, the counts so far, the ids of
+ * call sites other chunks met first) is settled by the consumer as it takes
+ * the chunk or the event. trace_next()'s parse is a function of the line
+ * alone, so nothing else crosses a chunk's edge.
+ */
 #include "prefetch.h"
 #include "strtab.h"
 
@@ -8,21 +16,73 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-enum { NBLK = 4, BLK_EVENTS = 4096 };
+enum { NBLK = 4, BLK_EVENTS = 4096, MAX_THREADS = 64, SITE_CACHE_BITS = 10 };
 #define NO_STR UINT32_MAX
+
+/* The call sites a producer met last, by a cheap hash of their length and
+ * last 8 bytes: a hit costs a memcmp, where interning hashes the whole
+ * string and probes the table (a quarter of a producer's time). Entries
+ * point at the strtab's own copies, which never move. */
+struct site_cache {
+	struct site_hit {
+		const char *str;
+		uint32_t len, sid;
+	} e[1u << SITE_CACHE_BITS];
+};
+
+/* Strings copied out of the reader's line buffer; they may move while the
+ * arena fills, so events keep offsets until the consumer takes them. */
+struct arena {
+	char *p;
+	size_t len, cap;
+};
 
 struct blk {
 	struct trace_event ev[BLK_EVENTS];
-	/* strings live in arena (it may move while the block fills, so the
-	 * events keep offsets until the consumer takes them) */
-	uint32_t site[BLK_EVENTS], name[BLK_EVENTS], text[BLK_EVENTS];
-	char *arena;
-	size_t arena_len, arena_cap;
+	uint32_t site[BLK_EVENTS], name[BLK_EVENTS], text[BLK_EVENTS]; /* in arena */
+	struct arena arena;
 	uint32_t n;
 	int end_rc; /* 1: more blocks follow; 0: end of input; < 0: error after these */
 	struct err err;
 	uint64_t done, total; /* trace_progress() when the block was published */
+};
+
+/* One byte range of the file, parsed: a slot of the chunked ring. Events
+ * carry the worker's own call-site id in site_id and the line number in the
+ * chunk; site[i] holds the string at the worker's first event of each site.
+ * A worker takes its chunks in file order, so that is where the consumer
+ * first meets the id. */
+struct chunk {
+	struct trace_event *ev;
+	uint32_t *site, *name, *text; /* offsets in arena, or NO_STR */
+	uint32_t n, cap;
+	struct arena arena;
+	uint64_t ready; /* 1 + the chunk number once parsed (under mu) */
+	unsigned worker;
+	int end_rc; /* 0: the chunk's end; < 0: error after these events */
+	struct err err;
+	struct trace_stats stats; /* of the chunk alone, lines counted from 1 */
+};
+
+struct worker {
+	struct trace_prefetch *p;
+	unsigned id;
+	pthread_t thread;
+	struct trace_reader *r; /* opened on the first chunk, moved to the next */
+	struct strtab sites;	/* this worker's call-site ids */
+	struct site_cache cache;
+};
+
+/* The consumer's map of one worker's call-site ids to 1 + prefetch ids
+ * (0: not met yet) and their strings. */
+struct idmap {
+	struct site {
+		uint32_t id;
+		const char *str;
+	} * v;
+	uint32_t n;
 };
 
 struct trace_prefetch {
@@ -30,13 +90,33 @@ struct trace_prefetch {
 	pthread_t thread;
 	bool running;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t cv;   /* chunked: a chunk is ready (the consumer waits) */
 	unsigned head, tail; /* blocks taken / published; tail - head <= NBLK */
 	bool stop;
 	struct blk *blk;
+	/* chunked mode; head counts chunks taken */
+	bool chunked;
+	unsigned nthreads; /* workers allocated */
+	unsigned nworkers; /* workers started, the first ones */
+	unsigned nslots;
+	struct worker *w;
+	struct chunk *slot;
+	pthread_cond_t space; /* a slot was freed (workers wait) */
+	char *path;
+	struct trace_opts opts;
+	uint64_t size, chunk_bytes, nchunks;
+	uint64_t next_chunk; /* the next chunk a worker takes (under mu) */
+	uint64_t last_chunk; /* none after a chunk that failed is started */
+	struct chunk *ccur;
+	uint64_t line_base;	  /* lines of the chunks before ccur */
+	struct trace_stats stats; /* of the chunks taken */
+	struct strtab gsites;	  /* call sites by prefetch id */
+	struct idmap *map;	  /* by worker */
+	struct idmap *cmap;	  /* ccur's worker's */
 	/* producer side: call-site strings interned here, so the consumer maps
 	 * ids instead of hashing strings (sim_source.id_space) */
 	struct strtab sites;
+	struct site_cache cache;
 	/* consumer side; sites: the call-site strings by id, copied from the
 	 * events that brought them (stable until close) */
 	char **site_str;
@@ -49,41 +129,64 @@ struct trace_prefetch {
 	uint64_t done, total;
 };
 
-static int put_str_n(struct blk *b, const char *s, size_t len, uint32_t *off)
+static int put_str_n(struct arena *a, const char *s, size_t len, uint32_t *off)
 {
 	size_t n = len + 1;
-	if (b->arena_len + n > b->arena_cap) {
-		size_t cap = b->arena_cap ? b->arena_cap : 1 << 16;
-		while (cap < b->arena_len + n)
+	if (a->len + n > a->cap) {
+		size_t cap = a->cap ? a->cap : 1 << 16;
+		while (cap < a->len + n)
 			cap *= 2;
 		if (cap > UINT32_MAX)
 			return -1;
-		char *a = realloc(b->arena, cap);
-		if (!a)
+		char *m = realloc(a->p, cap);
+		if (!m)
 			return -1;
-		b->arena = a;
-		b->arena_cap = cap;
+		a->p = m;
+		a->cap = cap;
 	}
-	memcpy(b->arena + b->arena_len, s, n);
-	*off = (uint32_t)b->arena_len;
-	b->arena_len += n;
+	memcpy(a->p + a->len, s, n);
+	*off = (uint32_t)a->len;
+	a->len += n;
 	return 0;
 }
 
-static int put_str(struct blk *b, const char *s, uint32_t *off)
+static int put_str(struct arena *a, const char *s, uint32_t *off)
 {
 	if (!s) {
 		*off = NO_STR;
 		return 0;
 	}
-	return put_str_n(b, s, strlen(s), off);
+	return put_str_n(a, s, strlen(s), off);
+}
+
+/* Id of the len bytes at cs in t, through cache c; *fresh: new to t. */
+static int intern_site(struct strtab *t, struct site_cache *c, const char *cs, size_t len,
+		       uint32_t *sid, bool *fresh)
+{
+	uint64_t w = 0;
+	memcpy(&w, len >= 8 ? cs + len - 8 : cs, len >= 8 ? 8 : len);
+	struct site_hit *x =
+		&c->e[((w ^ len) * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - SITE_CACHE_BITS)];
+	*fresh = false;
+	if (x->str && x->len == len && memcmp(x->str, cs, len) == 0) {
+		*sid = x->sid;
+		return 0;
+	}
+	uint32_t known = t->n;
+	if (strtab_intern_n(t, cs, len, sid))
+		return -1;
+	*fresh = *sid >= known;
+	x->str = strtab_str(t, *sid);
+	x->len = (uint32_t)len;
+	x->sid = *sid;
+	return 0;
 }
 
 static void fill(struct trace_prefetch *p, struct blk *b)
 {
 	int rc = 1;
 	b->n = 0;
-	b->arena_len = 0;
+	b->arena.len = 0;
 	err_clear(&b->err);
 	while (b->n < BLK_EVENTS) {
 		struct trace_event *ev = &b->ev[b->n];
@@ -94,15 +197,17 @@ static void fill(struct trace_prefetch *p, struct blk *b)
 		 * first event naming it; later events carry only the id */
 		const char *cs = ev->call_site ? ev->call_site : "";
 		size_t len = strlen(cs);
-		uint32_t sid, known = p->sites.n;
-		if (strtab_intern_n(&p->sites, cs, len, &sid)) {
+		uint32_t sid;
+		bool fresh;
+		if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh)) {
 			rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
 			break;
 		}
 		ev->site_id = sid + 1;
 		b->site[b->n] = NO_STR;
-		if ((sid >= known && put_str_n(b, cs, len, &b->site[b->n])) ||
-		    put_str(b, ev->name, &b->name[b->n]) || put_str(b, ev->text, &b->text[b->n])) {
+		if ((fresh && put_str_n(&b->arena, cs, len, &b->site[b->n])) ||
+		    put_str(&b->arena, ev->name, &b->name[b->n]) ||
+		    put_str(&b->arena, ev->text, &b->text[b->n])) {
 			rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
 			break;
 		}
@@ -135,17 +240,132 @@ static void *producer(void *arg)
 	return NULL;
 }
 
-int trace_prefetch_open(struct trace_reader *r, struct trace_prefetch **out, struct err *e)
+/* ---- Chunked: worker threads ---------------------------------------------- */
+
+static int chunk_grow(struct chunk *c)
+{
+	uint32_t ncap = c->cap ? c->cap * 2 : 4096;
+	if (ncap <= c->cap)
+		return -1;
+	struct trace_event *ev = realloc(c->ev, ncap * sizeof(*ev));
+	if (ev)
+		c->ev = ev;
+	uint32_t *site = realloc(c->site, ncap * sizeof(*site));
+	if (site)
+		c->site = site;
+	uint32_t *name = realloc(c->name, ncap * sizeof(*name));
+	if (name)
+		c->name = name;
+	uint32_t *text = realloc(c->text, ncap * sizeof(*text));
+	if (text)
+		c->text = text;
+	if (!ev || !site || !name || !text)
+		return -1;
+	c->cap = ncap;
+	return 0;
+}
+
+/* Chunk j: the lines starting in its byte range, read as trace_next() reads
+ * them; the last chunk reads to the end of the file, wherever that is now. */
+static void parse_chunk(struct worker *w, uint64_t j, struct chunk *c)
+{
+	struct trace_prefetch *p = w->p;
+	uint64_t start = j * p->chunk_bytes;
+	uint64_t end = j + 1 == p->nchunks ? UINT64_MAX : start + p->chunk_bytes;
+	int rc;
+
+	c->n = 0;
+	c->arena.len = 0;
+	c->worker = w->id;
+	err_clear(&c->err);
+	memset(&c->stats, 0, sizeof(c->stats));
+	rc = w->r ? trace_set_range(w->r, start, end, &c->err)
+		  : trace_open_range(p->path, &p->opts, start, end, &w->r, &c->err);
+	while (!rc) {
+		if (c->n == c->cap && chunk_grow(c)) {
+			rc = err_set(&c->err, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+		struct trace_event *ev = &c->ev[c->n];
+		rc = trace_next(w->r, ev, &c->err);
+		if (rc != 1)
+			break;
+		rc = 0;
+		const char *cs = ev->call_site ? ev->call_site : "";
+		size_t len = strlen(cs);
+		uint32_t sid;
+		bool fresh;
+		c->site[c->n] = NO_STR;
+		if (intern_site(&w->sites, &w->cache, cs, len, &sid, &fresh) ||
+		    (fresh && put_str_n(&c->arena, cs, len, &c->site[c->n])) ||
+		    put_str(&c->arena, ev->name, &c->name[c->n]) ||
+		    put_str(&c->arena, ev->text, &c->text[c->n])) {
+			rc = err_set(&c->err, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+		ev->site_id = sid;
+		c->n++;
+	}
+	c->end_rc = rc;
+	if (w->r)
+		c->stats = *trace_stats(w->r);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct trace_prefetch *p = w->p;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		/* slot j % nslots is free once the consumer is past chunk j - nslots */
+		while (!p->stop && p->next_chunk <= p->last_chunk &&
+		       p->next_chunk >= p->head + p->nslots)
+			pthread_cond_wait(&p->space, &p->mu);
+		if (p->stop || p->next_chunk > p->last_chunk)
+			break;
+		uint64_t j = p->next_chunk++;
+		struct chunk *c = &p->slot[j % p->nslots];
+		pthread_mutex_unlock(&p->mu);
+		parse_chunk(w, j, c);
+		pthread_mutex_lock(&p->mu);
+		c->ready = j + 1;
+		if (c->end_rc < 0 && j < p->last_chunk)
+			p->last_chunk = j; /* the consumer stops there */
+		pthread_cond_broadcast(&p->cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* ---- Opening -------------------------------------------------------------- */
+
+unsigned trace_prefetch_default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n >= 2 ? 2 : 1;
+}
+
+static struct trace_prefetch *prefetch_alloc(struct trace_reader *r)
 {
 	struct trace_prefetch *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->r = r;
+	strtab_init(&p->sites);
+	strtab_init(&p->gsites);
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	pthread_cond_init(&p->space, NULL);
+	return p;
+}
+
+int trace_prefetch_open(struct trace_reader *r, struct trace_prefetch **out, struct err *e)
+{
+	struct trace_prefetch *p = prefetch_alloc(r);
 	if (!p || !(p->blk = calloc(NBLK, sizeof(*p->blk)))) {
 		free(p);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
-	p->r = r;
-	strtab_init(&p->sites);
-	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cv, NULL);
 	if (pthread_create(&p->thread, NULL, producer, p)) {
 		trace_prefetch_close(p);
 		return err_set(e, SLABSIM_EIO, "cannot start the trace reader thread");
@@ -155,8 +375,176 @@ int trace_prefetch_open(struct trace_reader *r, struct trace_prefetch **out, str
 	return 0;
 }
 
+static int open_chunked(struct trace_reader *r, unsigned threads, uint64_t chunk_bytes,
+			struct trace_prefetch **out, struct err *e)
+{
+	struct trace_prefetch *p = prefetch_alloc(r);
+	uint64_t done, size;
+	trace_progress(r, &done, &size);
+	if (!p)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	p->size = size;
+	p->chunk_bytes = chunk_bytes;
+	p->nchunks = size ? (size - 1) / chunk_bytes + 1 : 1;
+	p->last_chunk = p->nchunks - 1;
+	p->opts = trace_options(r);
+	p->chunked = true;
+	p->nthreads = threads;
+	/* a chunk in each worker's hands, the consumer's, one ready ahead */
+	p->nslots = threads + 2;
+	p->path = strdup(trace_path(r));
+	p->w = calloc(threads, sizeof(*p->w));
+	p->slot = calloc(p->nslots, sizeof(*p->slot));
+	p->map = calloc(threads, sizeof(*p->map));
+	if (!p->path || !p->w || !p->slot || !p->map) {
+		trace_prefetch_close(p);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	for (unsigned i = 0; i < threads; i++) {
+		p->w[i].p = p;
+		p->w[i].id = i;
+		strtab_init(&p->w[i].sites);
+	}
+	/* workers take chunks as they come: any number of them will do */
+	while (p->nworkers < threads && pthread_create(&p->w[p->nworkers].thread, NULL, worker_main,
+						       &p->w[p->nworkers]) == 0)
+		p->nworkers++;
+	p->running = p->nworkers > 0;
+	if (!p->running) {
+		trace_prefetch_close(p);
+		return err_set(e, SLABSIM_EIO, "cannot start the trace reader thread");
+	}
+	*out = p;
+	return 0;
+}
+
+int trace_prefetch_open_opts(struct trace_reader *r, const struct trace_prefetch_opts *po,
+			     struct trace_prefetch **out, struct err *e)
+{
+	unsigned threads = po && po->threads ? po->threads : trace_prefetch_default_threads();
+	uint64_t chunk = po && po->chunk_bytes ? po->chunk_bytes : TRACE_PREFETCH_CHUNK;
+	uint64_t done, size;
+	if (threads > MAX_THREADS)
+		threads = MAX_THREADS;
+	trace_progress(r, &done, &size);
+	bool forced = po && po->chunk_bytes;
+	if (trace_is_plain_file(r) && (forced || (threads > 1 && size / 2 >= chunk)))
+		return open_chunked(r, threads, chunk, out, e);
+	return trace_prefetch_open(r, out, e);
+}
+
+/* ---- Consumer --------------------------------------------------------------- */
+
+/* Add chunk c's counts, its lines numbered after base. */
+static void stats_add(struct trace_stats *t, const struct trace_stats *c, uint64_t base)
+{
+	if (!t->malformed && c->malformed) {
+		t->first_malformed_line = base + c->first_malformed_line;
+		memcpy(t->first_malformed_msg, c->first_malformed_msg,
+		       sizeof(t->first_malformed_msg));
+	}
+	t->lines += c->lines;
+	t->header_lines += c->header_lines;
+	for (int i = 0; i < TRACE_EV_NR; i++)
+		t->events[i] += c->events[i];
+	t->other_events += c->other_events;
+	t->malformed += c->malformed;
+	t->lost_markers += c->lost_markers;
+	t->lost_events += c->lost_events;
+}
+
+/* The error that ended chunk c, as the single reader gives it. A strict-mode
+ * error is the chunk's first malformed line (trace_next stops there), whose
+ * number counts from the chunk's first line: say it again with the file's. */
+static void chunk_error(const struct trace_prefetch *p, const struct chunk *c, struct err *e)
+{
+	if (c->end_rc == SLABSIM_EINPUT && c->stats.malformed)
+		err_at(e, SLABSIM_EINPUT, p->path, p->line_base + c->stats.first_malformed_line,
+		       "%s", c->stats.first_malformed_msg);
+	else
+		*e = c->err;
+}
+
+/* Learn the prefetch id of worker site id sid, met first at event i of c:
+ * a worker's first event of a site carries its string. */
+static int learn_site(struct trace_prefetch *p, const struct chunk *c, uint32_t i, uint32_t sid)
+{
+	struct idmap *m = p->cmap;
+	if (sid >= m->n) {
+		uint32_t n = m->n ? m->n : 256;
+		while (n <= sid)
+			n *= 2;
+		struct site *v = realloc(m->v, n * sizeof(*v));
+		if (!v)
+			return -1;
+		memset(v + m->n, 0, (n - m->n) * sizeof(*v));
+		m->v = v;
+		m->n = n;
+	}
+	uint32_t g;
+	if (c->site[i] == NO_STR || strtab_intern(&p->gsites, c->arena.p + c->site[i], &g))
+		return -1;
+	m->v[sid].id = g + 1;
+	m->v[sid].str = strtab_str(&p->gsites, g);
+	return 0;
+}
+
+static int next_chunked(struct trace_prefetch *p, struct trace_event *ev, struct err *e)
+{
+	struct chunk *c;
+	while (!(c = p->ccur) || p->pos == c->n) {
+		if (p->finished) {
+			if (p->final_rc < 0)
+				*e = p->final_err;
+			return p->final_rc;
+		}
+		if (c) {
+			if (c->end_rc < 0) {
+				p->finished = true;
+				p->final_rc = c->end_rc;
+				chunk_error(p, c, &p->final_err);
+			} else if (p->head + 1 == p->nchunks) {
+				p->finished = true;
+				p->final_rc = 0;
+			}
+			p->ccur = NULL;
+			pthread_mutex_lock(&p->mu);
+			p->head++;
+			pthread_cond_broadcast(&p->space);
+			pthread_mutex_unlock(&p->mu);
+			continue;
+		}
+		c = &p->slot[p->head % p->nslots];
+		pthread_mutex_lock(&p->mu);
+		while (c->ready != p->head + 1)
+			pthread_cond_wait(&p->cv, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+		p->ccur = c;
+		p->cmap = &p->map[c->worker];
+		p->pos = 0;
+		p->line_base = p->stats.lines;
+		stats_add(&p->stats, &c->stats, p->line_base);
+		p->done = p->head + 1 < p->nchunks ? (p->head + 1) * p->chunk_bytes : p->size;
+		p->total = p->size;
+	}
+	uint32_t i = p->pos++;
+	*ev = c->ev[i];
+	ev->line += p->line_base;
+	uint32_t sid = ev->site_id;
+	if ((sid >= p->cmap->n || !p->cmap->v[sid].id) && learn_site(p, c, i, sid))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	const struct site *x = &p->cmap->v[sid];
+	ev->site_id = x->id;
+	ev->call_site = x->str;
+	ev->name = c->name[i] == NO_STR ? NULL : c->arena.p + c->name[i];
+	ev->text = c->text[i] == NO_STR ? NULL : c->arena.p + c->text[i];
+	return 1;
+}
+
 int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct err *e)
 {
+	if (p->chunked)
+		return next_chunked(p, ev, e);
 	while (!p->cur || p->pos == p->cur->n) {
 		if (p->finished) {
 			if (p->final_rc < 0)
@@ -200,7 +588,7 @@ int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct
 			p->site_str = n;
 			p->site_cap = ncap;
 		}
-		char *str = strdup(b->arena + b->site[i]);
+		char *str = strdup(b->arena.p + b->site[i]);
 		if (!str || sid != p->nsite_str) {
 			free(str);
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
@@ -208,8 +596,8 @@ int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct
 		p->site_str[p->nsite_str++] = str;
 	}
 	ev->call_site = p->site_str[sid];
-	ev->name = b->name[i] == NO_STR ? NULL : b->arena + b->name[i];
-	ev->text = b->text[i] == NO_STR ? NULL : b->arena + b->text[i];
+	ev->name = b->name[i] == NO_STR ? NULL : b->arena.p + b->name[i];
+	ev->text = b->text[i] == NO_STR ? NULL : b->arena.p + b->text[i];
 	return 1;
 }
 
@@ -226,15 +614,30 @@ static void stop_producer(struct trace_prefetch *p)
 	pthread_mutex_lock(&p->mu);
 	p->stop = true;
 	pthread_cond_broadcast(&p->cv);
+	pthread_cond_broadcast(&p->space);
 	pthread_mutex_unlock(&p->mu);
-	pthread_join(p->thread, NULL);
+	if (p->chunked)
+		for (unsigned i = 0; i < p->nworkers; i++)
+			pthread_join(p->w[i].thread, NULL);
+	else
+		pthread_join(p->thread, NULL);
 	p->running = false;
 }
 
 const struct trace_stats *trace_prefetch_stats(struct trace_prefetch *p)
 {
 	stop_producer(p);
-	return trace_stats(p->r);
+	return p->chunked ? &p->stats : trace_stats(p->r);
+}
+
+const char *trace_prefetch_path(const struct trace_prefetch *p)
+{
+	return trace_path(p->r);
+}
+
+unsigned trace_prefetch_threads(const struct trace_prefetch *p)
+{
+	return p->chunked ? p->nworkers : 1;
 }
 
 void trace_prefetch_close(struct trace_prefetch *p)
@@ -243,14 +646,35 @@ void trace_prefetch_close(struct trace_prefetch *p)
 		return;
 	stop_producer(p);
 	pthread_cond_destroy(&p->cv);
+	pthread_cond_destroy(&p->space);
 	pthread_mutex_destroy(&p->mu);
 	if (p->blk)
 		for (int i = 0; i < NBLK; i++)
-			free(p->blk[i].arena);
+			free(p->blk[i].arena.p);
 	free(p->blk);
 	strtab_fini(&p->sites);
 	for (uint32_t i = 0; i < p->nsite_str; i++)
 		free(p->site_str[i]);
 	free(p->site_str);
+	/* chunked */
+	for (unsigned i = 0; p->w && i < p->nthreads; i++) {
+		trace_close(p->w[i].r);
+		strtab_fini(&p->w[i].sites);
+	}
+	free(p->w);
+	for (unsigned i = 0; p->slot && i < p->nslots; i++) {
+		struct chunk *c = &p->slot[i];
+		free(c->ev);
+		free(c->site);
+		free(c->name);
+		free(c->text);
+		free(c->arena.p);
+	}
+	free(p->slot);
+	for (unsigned i = 0; p->map && i < p->nthreads; i++)
+		free(p->map[i].v);
+	free(p->map);
+	strtab_fini(&p->gsites);
+	free(p->path);
 	free(p);
 }

@@ -10,6 +10,16 @@
  * (sim_source.id_space) instead of hashing the call-site strings. A call
  * site's string crosses over once, with its first event; the consumer keeps
  * it until close.
+ *
+ * A plain regular file can also be parsed on several threads
+ * (trace_prefetch_open_opts): it is cut into chunks of a few MiB at line
+ * starts (trace_open_range), worker threads parse them with readers of
+ * their own, and the consumer takes them in file order. What it returns is
+ * still exactly trace_next()'s sequence: the events with their file line
+ * numbers, site_id given in the order call sites first appear in the file,
+ * a strict-mode error with its file line and message after every event
+ * before it, and the line counts; memory is a fixed number of chunks in
+ * flight (threads + 2), never the trace.
  */
 #ifndef SLABSIM_PREFETCH_H
 #define SLABSIM_PREFETCH_H
@@ -25,6 +35,38 @@ struct trace_prefetch;
  * trace_prefetch_close). Errors: SLABSIM_ENOMEM, SLABSIM_EIO (no thread). */
 int trace_prefetch_open(struct trace_reader *r, struct trace_prefetch **out, struct err *e);
 
+/* Default chunk size of the chunked reader. */
+#define TRACE_PREFETCH_CHUNK (UINT64_C(2) << 20)
+
+struct trace_prefetch_opts {
+	/* Parser threads for a plain regular file: 0 is
+	 * trace_prefetch_default_threads(), 1 one producer, at most 64. */
+	unsigned threads;
+	/* Bytes per chunk (0: TRACE_PREFETCH_CHUNK). For tests: any value
+	 * here chunks the file even on one thread or when it is smaller than
+	 * two chunks, which otherwise go to the single producer. */
+	uint64_t chunk_bytes;
+};
+
+/* min(online CPUs, 2): parsing with more threads than cores only adds
+ * switching, and the consumer needs a core too. */
+unsigned trace_prefetch_default_threads(void);
+
+/* As trace_prefetch_open, on po->threads threads when r reads a plain
+ * regular file (trace_is_plain_file) of at least two chunks: the workers
+ * open trace_path(r) again with r's options (trace_options) and r itself
+ * is not read (it stays borrowed; trace_stats(r) is then not the count,
+ * trace_prefetch_stats is). Anything else (stdin, a pipe, a compressed
+ * file, po NULL with one core) gets the single producer on r. */
+int trace_prefetch_open_opts(struct trace_reader *r, const struct trace_prefetch_opts *po,
+			     struct trace_prefetch **out, struct err *e);
+
+/* Parser threads in use: 1 for the single producer. */
+unsigned trace_prefetch_threads(const struct trace_prefetch *p);
+
+/* The reader's path (trace_path). */
+const char *trace_prefetch_path(const struct trace_prefetch *p);
+
 /* As trace_next(): 1 with an event (name and text valid until the next call,
  * call_site until trace_prefetch_close), 0 at the end, or the reader's error
  * (message included) where it occurred. */
@@ -34,7 +76,8 @@ int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct
 void trace_prefetch_progress(const struct trace_prefetch *p, uint64_t *done, uint64_t *total);
 
 /* The reader's line counts. Stops the producer first (the counts are final
- * when the consumer has seen the end). */
+ * when the consumer has seen the end; chunked, until then they are those of
+ * the chunks the consumer has reached, whole). */
 const struct trace_stats *trace_prefetch_stats(struct trace_prefetch *p);
 
 /* Stop and join the producer, free the blocks. p may be NULL. */

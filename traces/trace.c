@@ -65,6 +65,7 @@ struct trace_reader {
 	int err_fd;	      /* the child's stderr; -1 */
 	pid_t child;	      /* decompressor, -1 when none or reaped */
 	const char *prog;     /* "gzip", "xz", "zstd" or NULL */
+	bool plain;	      /* a regular file read as is: byte ranges work */
 	bool at_eof;
 	bool skipping; /* inside a line longer than TRACE_LINE_MAX */
 	uint64_t line_no;
@@ -1634,6 +1635,7 @@ int trace_open(const char *path, const struct trace_opts *opts, struct trace_rea
 	if (!r->prog) {
 		r->fd = fd;
 		r->own_fd = true;
+		r->plain = S_ISREG(st.st_mode);
 	} else if ((r->src_fd = fd_above_stdio(fd)) < 0 || spawn_decompressor(r) < 0) {
 		if (r->src_fd < 0)
 			err_at(&r->fail, SLABSIM_EIO, path, 0, "%s", strerror(errno));
@@ -1650,10 +1652,20 @@ int trace_open(const char *path, const struct trace_opts *opts, struct trace_rea
  * status decides between end of input and an I/O error. */
 static int fill(struct trace_reader *r)
 {
+	size_t want = TRACE_LINE_MAX - r->end;
+	uint64_t pos = r->base + r->bytes_read;
 	ssize_t n;
 
+	if (r->limit != UINT64_MAX) {
+		/* a range needs its own bytes and the rest of its last line:
+		 * past the limit, read as much again as the line has so far,
+		 * not a whole buffer of the next range's lines */
+		uint64_t need = (pos < r->limit ? r->limit - pos : 0) + r->end + 4096;
+		if (need < want)
+			want = (size_t)need;
+	}
 	do
-		n = read(r->fd, r->buf + r->end, TRACE_LINE_MAX - r->end);
+		n = read(r->fd, r->buf + r->end, want);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return err_at(&r->fail, SLABSIM_EIO, r->path, 0, "read error: %s", strerror(errno));
@@ -1707,13 +1719,38 @@ static int next_line(struct trace_reader *r, char **line, size_t *len, bool *too
 	}
 }
 
+int trace_set_range(struct trace_reader *r, uint64_t start, uint64_t end, struct err *e)
+{
+	char *line;
+	size_t len;
+	bool too_long;
+
+	if (!r->plain)
+		return err_set(e, SLABSIM_EUSAGE, "%s: byte ranges need a plain trace file",
+			       r->path);
+	/* the line that starts at start is ours when byte start - 1 ends the
+	 * line before; a line crossing start is not */
+	r->base = start > 0 ? start - 1 : 0;
+	if (lseek(r->fd, (off_t)r->base, SEEK_SET) < 0)
+		return err_at(e, SLABSIM_EIO, r->path, 0, "cannot seek: %s", strerror(errno));
+	r->limit = end;
+	r->at_eof = r->skipping = false;
+	r->line_no = r->bytes_read = 0;
+	r->start = r->end = 0;
+	err_clear(&r->fail);
+	memset(&r->stats, 0, sizeof(r->stats));
+	if (start > 0 && next_line(r, &line, &len, &too_long) < 0) {
+		if (e)
+			*e = r->fail;
+		return SLABSIM_EIO;
+	}
+	return 0;
+}
+
 int trace_open_range(const char *path, const struct trace_opts *opts, uint64_t start, uint64_t end,
 		     struct trace_reader **out, struct err *e)
 {
 	struct trace_reader *r;
-	char *line;
-	size_t len;
-	bool too_long;
 	int rc;
 
 	*out = NULL;
@@ -1721,22 +1758,9 @@ int trace_open_range(const char *path, const struct trace_opts *opts, uint64_t s
 		return err_set(e, SLABSIM_EUSAGE, "%s: byte ranges need a plain trace file", path);
 	if ((rc = trace_open(path, opts, &r, e)))
 		return rc;
-	r->limit = end;
-	if (start > 0) {
-		/* the line that starts at start is ours when byte start - 1
-		 * ends the line before; a line crossing start is not */
-		if (lseek(r->fd, (off_t)(start - 1), SEEK_SET) < 0) {
-			rc = err_at(e, SLABSIM_EIO, path, 0, "cannot seek: %s", strerror(errno));
-			trace_close(r);
-			return rc;
-		}
-		r->base = start - 1;
-		if (next_line(r, &line, &len, &too_long) < 0) {
-			if (e)
-				*e = r->fail;
-			trace_close(r);
-			return SLABSIM_EIO;
-		}
+	if ((rc = trace_set_range(r, start, end, e))) {
+		trace_close(r);
+		return rc;
 	}
 	*out = r;
 	return 0;
@@ -1821,6 +1845,16 @@ const struct trace_stats *trace_stats(const struct trace_reader *r)
 const char *trace_path(const struct trace_reader *r)
 {
 	return r->path;
+}
+
+struct trace_opts trace_options(const struct trace_reader *r)
+{
+	return (struct trace_opts){.strict = r->strict, .skip_fields = r->skip_fields};
+}
+
+bool trace_is_plain_file(const struct trace_reader *r)
+{
+	return r->plain;
 }
 
 void trace_progress(const struct trace_reader *r, uint64_t *done, uint64_t *total)

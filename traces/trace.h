@@ -104,6 +104,13 @@ int trace_open(const char *path, const struct trace_opts *opts, struct trace_rea
 int trace_open_range(const char *path, const struct trace_opts *opts, uint64_t start, uint64_t end,
 		     struct trace_reader **out, struct err *e);
 
+/* Move r, a reader of a plain file, to the lines starting in [start, end)
+ * as trace_open_range would open them: line numbers, counts and any error
+ * start again from nothing, the buffer and the open file are kept (a
+ * parser thread reads many ranges through one reader). Errors:
+ * SLABSIM_EUSAGE (not a plain file, see trace_is_plain_file), SLABSIM_EIO. */
+int trace_set_range(struct trace_reader *r, uint64_t start, uint64_t end, struct err *e);
+
 /* Read the next slab event into *ev. Returns 1 for an event, 0 at end of
  * input, or a negative code: SLABSIM_EINPUT for a malformed line in strict
  * mode (message "path:line: expected ..., got ..."), SLABSIM_EIO for a read or
@@ -115,6 +122,13 @@ const struct trace_stats *trace_stats(const struct trace_reader *r);
 
 /* The path as given to trace_open ("-" for stdin). */
 const char *trace_path(const struct trace_reader *r);
+
+/* The options r was opened with. */
+struct trace_opts trace_options(const struct trace_reader *r);
+
+/* Does r read a regular file as is (not stdin, a pipe, a device or through a
+ * decompressor), so that byte ranges of its path can be read apart? */
+bool trace_is_plain_file(const struct trace_reader *r);
 
 /* Bytes consumed from the (compressed) file and its size, for progress bars;
  * *total is 0 when unknown (stdin, pipe). */

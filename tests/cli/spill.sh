@@ -8,10 +8,12 @@
 # cannot be created or written (no $TMPDIR, a file size limit standing in
 # for a full disk) the replay says so and reads the trace again: same
 # output, exit 0. TAP.
-#   $1 slabsim binary, $2 traces/samples, $3 tests/cli/data, $4 tests/golden
+#   $1 slabsim binary, $2 traces/samples, $3 tests/cli/data, $4 tests/golden,
+#   $5 tests/bench/gen-trace.awk
 set -u
 . "$(dirname "$0")/tap.sh"
 bin=$(abs_path "$1") samples=$(abs_path "$2") data=$(abs_path "$3") golden=$(abs_path "$4")
+gen=$(abs_path "$5")
 LC_ALL=C
 export LC_ALL
 tmp=$(mktemp -d) || exit 1
@@ -50,6 +52,11 @@ for d in "$samples"/*/; do
 	same "capture $(basename "$d") (zstd)" "$d" --format json
 done
 same "capture-a" "$data/capture-a" --format json
+# 30000 events, 5.4 MB: parsed in 2 MiB chunks by two threads (--parse-threads),
+# whose line counts the spilled array must keep
+awk -v n=30000 -f "$gen" "$boot" >big.trace || exit 1
+same "30000 events, 2 parser threads" big.trace --format json --parse-threads 2
+same "30000 events, 1 parser thread" big.trace --format json --parse-threads 1
 for t in dyn-b-remote-free perf-hand jw-hand slab-reap dyn-f-alias-grows dyn-g-named-kmalloc; do
 	same "$t" "$data/$t.trace" --format json
 done

@@ -5,11 +5,16 @@
  * is read by the stream reader from a memfd, lax and strict, and the two must
  * agree: the same events with the same fields, the same line counts, and
  * under --strict an error naming "path:line" of the first malformed line.
+ * Inputs whose length is a multiple of 8 are also read, both modes, by the
+ * chunked prefetch (prefetch.h: 2 threads, chunks of 1 to 64 bytes chosen by
+ * the first byte), which must give trace_next()'s events, error message and
+ * line counts exactly.
  * This harness compiles trace.c itself with a 256-byte TRACE_LINE_MAX, so
  * short inputs exercise the refill, carry-over and too-long-line paths that
  * need a megabyte with the real buffer.
  */
 #define _GNU_SOURCE /* memfd_create */
+#include "prefetch.h"
 #include "trace.h"
 
 #include <inttypes.h>
@@ -146,6 +151,55 @@ static bool expect(const uint8_t *data, size_t size, struct trace_stats *st, siz
 	return comparable;
 }
 
+static bool stats_eq(const struct trace_stats *a, const struct trace_stats *b)
+{
+	return a->lines == b->lines && a->header_lines == b->header_lines &&
+	       memcmp(a->events, b->events, sizeof(a->events)) == 0 &&
+	       a->other_events == b->other_events && a->malformed == b->malformed &&
+	       a->lost_markers == b->lost_markers && a->lost_events == b->lost_events &&
+	       a->first_malformed_line == b->first_malformed_line &&
+	       strcmp(a->first_malformed_msg, b->first_malformed_msg) == 0;
+}
+
+/* The chunked prefetch against trace_next() on path. */
+static void chunked(const char *path, bool strict, uint64_t chunk)
+{
+	struct trace_opts o = {.strict = strict};
+	struct trace_prefetch_opts po = {.threads = 2, .chunk_bytes = chunk};
+	struct trace_reader *a, *b;
+	struct trace_prefetch *p;
+	struct trace_event x, y;
+	struct err e1, e2;
+	int r1, r2;
+	uint64_t n = 0;
+
+	if (trace_open(path, &o, &a, &e1) || trace_open(path, &o, &b, &e2) ||
+	    trace_prefetch_open_opts(b, &po, &p, &e2) || trace_prefetch_threads(p) != 2)
+		abort();
+	do {
+		r1 = trace_next(a, &x, &e1);
+		r2 = trace_prefetch_next(p, &y, &e2);
+		if (r1 != r2)
+			fail("chunked: return code at event", n, n);
+		if (r1 == 1) {
+			struct ev_key kx = key_of(&x, x.line), ky = key_of(&y, y.line);
+			if (!key_eq(&kx, &ky))
+				fail("chunked: event differs at index", n, n);
+			n++;
+		}
+	} while (r1 == 1);
+	if (r1 < 0 && (e1.code != e2.code || strcmp(e1.msg, e2.msg) != 0)) {
+		fprintf(stderr, "fuzz_trace: chunked: '%s', want '%s'\n", e2.msg, e1.msg);
+		abort();
+	}
+	if (!stats_eq(trace_stats(a), trace_prefetch_stats(p)))
+		fail("chunked: line counts differ, lines", trace_stats(a)->lines,
+		     trace_prefetch_stats(p)->lines);
+	trace_prefetch_close(p);
+	trace_close(a);
+	trace_close(b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct trace_stats st_want;
@@ -227,6 +281,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	trace_close(r);
+
+	/* threads cost 8 times the rest: one input in 8 (by its length) */
+	if (size % 8 == 0) {
+		uint64_t chunk = size ? 1 + data[0] % 64 : 1;
+		chunked(path, false, chunk);
+		chunked(path, true, chunk);
+	}
 	close(fd);
 	return 0;
 }
