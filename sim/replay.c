@@ -1257,7 +1257,7 @@ int sim_learn_names_source(struct sim *s, const struct sim_source *src, struct e
 	int rc;
 	struct progress pg;
 	uint64_t n = 0;
-	u64map_init(&site_of);
+	u64map_init_sparse(&site_of); /* probed twice per object: the inline paths */
 	use_ids_of(s, src);
 	progress_start(&pg, "names");
 	while ((rc = src->next(src->ctx, &ev, e)) == 1) {
@@ -1266,15 +1266,21 @@ int sim_learn_names_source(struct sim *s, const struct sim_source *src, struct e
 			if (!sim_learns_from(&ev))
 				continue;
 			uint32_t site;
+			bool found;
+			uint64_t *v;
 			if (event_site(s, &ev, &site) ||
-			    u64map_put(&site_of, ev.ptr,
-				       learn_key(site, ev.bytes_req, ev.bytes_alloc))) {
+			    !(v = u64map_upsert(&site_of, ev.ptr, &found))) {
 				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
 				break;
 			}
+			*v = learn_key(site, ev.bytes_req, ev.bytes_alloc);
 		} else if (ev.type == TRACE_EV_KFREE || ev.type == TRACE_EV_CACHE_FREE) {
-			uint64_t key;
-			if (!u64map_del(&site_of, ev.ptr, &key) || !ev.name)
+			uint64_t *v = u64map_ref(&site_of, ev.ptr);
+			if (!v)
+				continue;
+			uint64_t key = *v;
+			u64map_del_ref(&site_of, v);
+			if (!ev.name)
 				continue;
 			if (learn_name(s, key, ev.name)) {
 				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
