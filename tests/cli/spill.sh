@@ -74,21 +74,6 @@ else
 		"exit $o_rc (twice: $t_rc)" "$(diff twice.dump once.dump | head -5)"
 fi
 
-# the prefetch's strings live in reused block buffers: the spilled array must
-# copy names before the block goes round (tests/cli/name-threads.sh has the
-# same trace: 10000 named frees of another cache)
-awk 'BEGIN {
-	print "# tracer: nop"
-	for (i = 0; i < 20000; i++) {
-		printf "            init-1       [000] .....     1.%06d: kmem_cache_alloc: call_site=f+0x1/0x2 ptr=%016x bytes_req=64 bytes_alloc=64 gfp_flags=GFP_KERNEL node=-1 accounted=false\n", 2 * i, 4096 + i
-		printf "            init-1       [000] .....     1.%06d: kmem_cache_free: call_site=g+0x1/0x2 ptr=%016x name=%s\n", 2 * i + 1, 4096 + i, i < 10000 ? "A" : "B"
-	}
-}' >names-ab.trace
-"$bin" replay names-ab.trace --no-db --no-progress --format json >ab.json 2>ab.err
-tap_is "named frees of another cache, spilled: all 10000 counted" \
-	"$? $(grep -o '"free_names_other_cache": [0-9]*' ab.json | head -n 1) $(wc -c <ab.err)" \
-	"0 \"free_names_other_cache\": 10000 0"
-
 # fallbacks: the note, then the same output
 "$bin" replay "$boot" --no-db --no-progress --format json --no-spill >ref.out 2>/dev/null
 TMPDIR=$tmp/none "$bin" replay "$boot" --no-db --no-progress --format json >nodir.out 2>nodir.err
