@@ -493,8 +493,9 @@ enum log_id { LOG_CACHES, LOG_SLABINFO, LOG_ORDERS, NR_LOG };
  * The writer: batch_flush hands a table's rows, copied in insert order, to a
  * thread that binds and steps them, started by a run's first full batch and
  * joined when the run ends. The connection is only ever used by one thread
- * at a time: every entry point other than the five per-sample writers waits
- * for the queue to drain first (wr_sync). A failure is kept and reported by
+ * at a time: the caller's thread waits for the queue to drain (wr_sync)
+ * wherever it touches the connection: bind_start of a row that is not
+ * batched, step_done, exec_sql, query_int and batch_flush_all. A failure is kept and reported by
  * the next per-sample call or by rec_run_end, which then rolls the run back
  * (docs/schema.md, "Transactions"); rows queued after it are dropped. Without
  * a thread (pthread_create failed) the rows go out on the caller's thread.
@@ -1031,7 +1032,6 @@ static int row_step(struct rec *r, const struct bind *b, const char *table, stru
 	}
 
 	assert(b->n == sqlite3_bind_parameter_count(b->st));
-	wr_sync(r);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(b->st);
 	if (rc != SQLITE_DONE) {
@@ -1586,9 +1586,6 @@ static int log_row(struct rec *r, enum log_id id, const char *table, const char 
 
 int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_id, struct err *e)
 {
-	wr_sync(r);
-	r->w.code = 0;
-	r->w.told = r->w.lost = false;
 	char hash[REC_CONFIG_HASH_LEN + 1];
 	struct bind b;
 	int ret;
@@ -1598,6 +1595,9 @@ int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_i
 			      "rec_run_begin: run %" PRId64
 			      " is already open; end it with rec_run_end first",
 			      r->run_id);
+	/* the writer stopped with the last run: its failure was that run's */
+	r->w.code = 0;
+	r->w.told = r->w.lost = false;
 
 	/*
 	 * Every row of the run carries r->run_id, the runs row this transaction
@@ -1648,7 +1648,6 @@ int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_i
 
 int rec_count(struct rec *r, const struct rec_count *c, struct err *e)
 {
-	wr_sync(r);
 	struct bind b;
 
 	if (r->state != REC_RUN_OPEN)
@@ -1664,7 +1663,6 @@ int rec_count(struct rec *r, const struct rec_count *c, struct err *e)
 
 int rec_cache(struct rec *r, const struct rec_cache_row *c, struct err *e)
 {
-	wr_sync(r);
 	struct bind b;
 
 	if (r->state != REC_RUN_OPEN)
@@ -1698,7 +1696,6 @@ int rec_cache(struct rec *r, const struct rec_cache_row *c, struct err *e)
 
 int rec_site(struct rec *r, const struct rec_site_row *s, struct err *e)
 {
-	wr_sync(r);
 	struct bind b;
 
 	if (r->state != REC_RUN_OPEN)
@@ -1720,7 +1717,6 @@ int rec_site(struct rec *r, const struct rec_site_row *s, struct err *e)
 
 int rec_violation(struct rec *r, const struct rec_violation_row *v, struct err *e)
 {
-	wr_sync(r);
 	struct bind b;
 
 	if (r->state != REC_RUN_OPEN)
@@ -1897,7 +1893,6 @@ void rec_close(struct rec *r)
 
 int rec_run_metrics(struct rec *r, const struct rec_run_metrics_row *m, struct err *e)
 {
-	wr_sync(r);
 	struct bind b;
 
 	if (r->state != REC_RUN_OPEN)
