@@ -279,12 +279,9 @@ struct policy_ops {
 	 * objs_per_slab), SLABSIM_ENOMEM. */
 	int (*prepopulate)(struct policy *p, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs,
 			   struct policy_obj *objs, struct err *e);
-	/* stats()'s slab_pages and large_pages alone: the engine reads them
-	 * around every event, so this must be a couple of loads. Optional:
-	 * NULL = the engine takes them from stats(). */
-	void (*pages)(const struct policy *p, uint64_t *slab_pages, uint64_t *large_pages);
-	/* Where the instance keeps those two counts, valid until destroy: the
-	 * engine then reads them with no call. Optional: NULL = pages(). */
+	/* Where the instance keeps stats()'s slab_pages and large_pages,
+	 * valid until destroy: the engine reads them around every event, with
+	 * no call. Optional: NULL = the engine takes them from stats(). */
 	const struct policy_pages *(*page_counts)(const struct policy *p);
 };
 

@@ -152,8 +152,8 @@ struct slab_model {
 	struct cache *caches;
 	uint32_t nr_caches, cap_caches;
 	uint32_t kmalloc_ids[POLICY_KMALLOC_NR_TYPES][LAYOUT_SLAB_KMALLOC_SHIFT_HIGH + 1];
-	struct u64map slabs; /* slab base address -> struct slab * */
-	uint64_t slab_pages;
+	struct u64map slabs;	    /* slab base address -> struct slab * */
+	struct policy_pages counts; /* slab pages (large kmallocs are slabs here: 0) */
 	/* cache_reap */
 	bool timer_started;
 	uint64_t now_j;	       /* jiffies of the latest timer call */
@@ -353,7 +353,7 @@ static int cache_grow_begin(struct slab_model *m, struct cache *k, uint32_t cpu,
 	for (uint32_t i = 0; i < n; i++)
 		sl->freelist[i] = (uint8_t)i;
 	k->slabs_allocated++;
-	m->slab_pages += 1ULL << k->g.order;
+	m->counts.slab += 1ULL << k->g.order;
 	*out = sl;
 	return 0;
 }
@@ -376,7 +376,7 @@ static int slab_destroy(struct slab_model *m, struct cache *k, struct slab *sl, 
 	int rc = 0;
 	(void)u64map_del(&m->slabs, sl->base, NULL);
 	(void)buddy_free(&m->buddy, sl->base, k->g.order);
-	m->slab_pages -= 1ULL << k->g.order;
+	m->counts.slab -= 1ULL << k->g.order;
 	k->slabs_freed++;
 	if (k->g.freelist_mode == POLICY_FREELIST_OFF_SLAB) {
 		struct cache *host = &m->caches[k->freelist_cache];
@@ -1007,14 +1007,13 @@ static void slab_stats(const struct policy *p, struct policy_stats *out)
 {
 	const struct slab_model *m = (const struct slab_model *)p;
 	memset(out, 0, sizeof(*out));
-	out->slab_pages = m->slab_pages;
+	out->slab_pages = m->counts.slab;
 	out->buddy_pages = m->buddy.pages_out;
 }
 
-static void slab_page_counts(const struct policy *p, uint64_t *slab_pages, uint64_t *large_pages)
+static const struct policy_pages *slab_page_counts(const struct policy *p)
 {
-	*slab_pages = ((const struct slab_model *)p)->slab_pages;
-	*large_pages = 0;
+	return &((const struct slab_model *)p)->counts;
 }
 
 /* ---- invariants ---- */
@@ -1226,14 +1225,14 @@ static int slab_check(const struct policy *p, struct err *e)
 	if (slabs != u64map_len(&m->slabs)) {
 		rc = err_set(e, SLABSIM_EMODEL, "%" PRIu64 " slabs on lists, %zu in the page map",
 			     slabs, u64map_len(&m->slabs));
-	} else if (pages != m->slab_pages) {
+	} else if (pages != m->counts.slab) {
 		rc = err_set(e, SLABSIM_EMODEL,
-			     "slab pages %" PRIu64 " != sum over caches %" PRIu64, m->slab_pages,
+			     "slab pages %" PRIu64 " != sum over caches %" PRIu64, m->counts.slab,
 			     pages);
-	} else if (m->slab_pages != m->buddy.pages_out) {
+	} else if (m->counts.slab != m->buddy.pages_out) {
 		rc = err_set(e, SLABSIM_EMODEL,
 			     "buddy has %" PRIu64 " pages out, slabs hold %" PRIu64,
-			     m->buddy.pages_out, m->slab_pages);
+			     m->buddy.pages_out, m->counts.slab);
 	}
 out:
 	free(hv.v);
@@ -1260,7 +1259,7 @@ const struct policy_ops slab_ops = {
 	.cache_info = slab_cache_info,
 	.kmalloc_cache = slab_kmalloc_cache,
 	.stats = slab_stats,
-	.pages = slab_page_counts,
+	.page_counts = slab_page_counts,
 	.check = slab_check,
 	.page_orders = slab_page_orders,
 	.timer = slab_timer,

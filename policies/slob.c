@@ -95,7 +95,10 @@ struct slob {
 	uint32_t nr_caches, cap_caches;
 	uint64_t slob_pages;  /* pages of the block allocator */
 	uint64_t cache_pages; /* pages of cache objects of a page or more */
-	uint64_t large_pages, large_objs;
+	/* stats()'s slab pages (slob_pages + cache_pages) and large-kmalloc
+	 * pages, kept for policy_ops.page_counts */
+	struct policy_pages counts;
+	uint64_t large_objs;
 };
 
 static uint32_t slob_units(uint64_t bytes)
@@ -226,6 +229,7 @@ static int new_page(struct slob *s, enum slob_list l, struct spage **out)
 	sp->klass = (uint8_t)l;
 	sp->list = SLOB_LIST_NONE;
 	s->slob_pages++;
+	s->counts.slab++;
 	*out = sp;
 	return 0;
 nomem:
@@ -242,6 +246,7 @@ static void free_page(struct slob *s, struct spage *sp)
 	(void)u64map_del(&s->pages, sp->base, NULL);
 	(void)buddy_free(&s->buddy, sp->base, 0);
 	s->slob_pages--;
+	s->counts.slab--;
 	free(sp->free);
 	free(sp->used);
 	free(sp);
@@ -559,7 +564,7 @@ static int do_kmalloc(struct slob *s, const struct policy_alloc_req *r, struct p
 	out->bytes_alloc = (uint64_t)POLICY_PAGE_SIZE << order;
 	out->slot_bytes = out->object_bytes = out->bytes_alloc;
 	out->meta_bytes = 0;
-	s->large_pages += 1ULL << order;
+	s->counts.large += 1ULL << order;
 	s->large_objs++;
 	return 0;
 }
@@ -590,6 +595,7 @@ static int cache_alloc(struct slob *s, uint32_t id, struct policy_obj *out, stru
 		out->bytes_alloc = v61 ? c->size : (uint64_t)POLICY_PAGE_SIZE << order;
 		out->slot_bytes = (uint64_t)POLICY_PAGE_SIZE << order;
 		s->cache_pages += 1ULL << order;
+		s->counts.slab += 1ULL << order;
 	}
 	/* the RCU footer is the allocator's, like kmalloc's header */
 	out->meta_bytes = rcu;
@@ -619,7 +625,7 @@ static int slob_free(struct policy *p, const struct policy_obj *o, uint32_t cpu,
 	if (o->cache == POLICY_NO_CACHE) {
 		if ((rc = buddy_free(&s->buddy, o->addr, o->order)))
 			return err_set(e, rc, "out of memory");
-		s->large_pages -= 1ULL << o->order;
+		s->counts.large -= 1ULL << o->order;
 		s->large_objs--;
 		return 0;
 	}
@@ -637,6 +643,7 @@ static int slob_free(struct policy *p, const struct policy_obj *o, uint32_t cpu,
 			rc = err_set(e, rc, "out of memory");
 		else
 			s->cache_pages -= 1ULL << order;
+		s->counts.slab -= 1ULL << order;
 	}
 	if (!rc)
 		c->live--;
@@ -675,17 +682,15 @@ static void slob_stats(const struct policy *p, struct policy_stats *out)
 {
 	const struct slob *s = (const struct slob *)p;
 	memset(out, 0, sizeof(*out));
-	out->slab_pages = s->slob_pages + s->cache_pages;
-	out->large_pages = s->large_pages;
+	out->slab_pages = s->counts.slab;
+	out->large_pages = s->counts.large;
 	out->large_objs = s->large_objs;
 	out->buddy_pages = s->buddy.pages_out;
 }
 
-static void slob_page_counts(const struct policy *p, uint64_t *slab_pages, uint64_t *large_pages)
+static const struct policy_pages *slob_page_counts(const struct policy *p)
 {
-	const struct slob *s = (const struct slob *)p;
-	*slab_pages = s->slob_pages + s->cache_pages;
-	*large_pages = s->large_pages;
+	return &((const struct slob *)p)->counts;
 }
 
 /* ---- invariants ---- */
@@ -811,10 +816,14 @@ static int slob_check(const struct policy *p, struct err *e)
 		return err_set(e, SLABSIM_EMODEL,
 			       "cache objects hold %" PRIu64 " pages, counted %" PRIu64,
 			       page_objs_pages, s->cache_pages);
-	if (s->slob_pages + s->cache_pages + s->large_pages != s->buddy.pages_out)
+	if (s->counts.slab != s->slob_pages + s->cache_pages)
+		return err_set(e, SLABSIM_EMODEL,
+			       "slab pages %" PRIu64 ", block and cache-object pages %" PRIu64,
+			       s->counts.slab, s->slob_pages + s->cache_pages);
+	if (s->counts.slab + s->counts.large != s->buddy.pages_out)
 		return err_set(e, SLABSIM_EMODEL,
 			       "buddy has %" PRIu64 " pages out, SLOB holds %" PRIu64,
-			       s->buddy.pages_out, s->slob_pages + s->cache_pages + s->large_pages);
+			       s->buddy.pages_out, s->counts.slab + s->counts.large);
 	return 0;
 }
 
@@ -867,7 +876,7 @@ const struct policy_ops slob_ops = {
 	.cache_info = slob_cache_info,
 	.kmalloc_cache = slob_kmalloc_cache,
 	.stats = slob_stats,
-	.pages = slob_page_counts,
+	.page_counts = slob_page_counts,
 	.check = slob_check,
 	.page_orders = slob_page_orders,
 };

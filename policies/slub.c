@@ -791,13 +791,6 @@ static void slub_stats(const struct policy *p, struct policy_stats *out)
 	out->buddy_pages = s->buddy.pages_out;
 }
 
-static void slub_page_counts(const struct policy *p, uint64_t *slab_pages, uint64_t *large_pages)
-{
-	const struct slub *s = (const struct slub *)p;
-	*slab_pages = s->pages.slab;
-	*large_pages = s->pages.large;
-}
-
 static const struct policy_pages *slub_pages_ref(const struct policy *p)
 {
 	return &((const struct slub *)p)->pages;
@@ -965,7 +958,6 @@ const struct policy_ops slub_ops = {
 	.cache_info = slub_cache_info,
 	.kmalloc_cache = slub_kmalloc_cache,
 	.stats = slub_stats,
-	.pages = slub_page_counts,
 	.page_counts = slub_pages_ref,
 	.check = slub_check,
 	.page_orders = slub_page_orders,

@@ -358,16 +358,12 @@ static inline uint64_t live_with_rec(uint64_t v, uint32_t rec)
 }
 
 /* The policy's slab and large-kmalloc pages now, read around every event:
- * through its cheap pages op when it has one. */
+ * in place when the policy says where it keeps them. */
 static inline void pages_now(const struct sim *s, uint64_t *slab, uint64_t *large)
 {
 	if (s->pages) {
 		*slab = s->pages->slab;
 		*large = s->pages->large;
-		return;
-	}
-	if (s->p->ops->pages) {
-		s->p->ops->pages(s->p, slab, large);
 		return;
 	}
 	struct policy_stats st;

@@ -1,6 +1,6 @@
-/* test_pages_op.c - the cheap page counts (policy_ops.pages, and
- * page_counts where a model has it) the engine
- * reads around every event are stats()'s slab_pages and large_pages, for
+/* test_pages_op.c - the page counts a policy keeps in place
+ * (policy_ops.page_counts), which the engine reads around every event, are
+ * stats()'s slab_pages and large_pages, for
  * every policy that has the op, after each step of a random mix of
  * kmallocs (small, and large ones that take whole pages) and frees. */
 #include "check.h"
@@ -50,13 +50,9 @@ static void run(const struct policy_ops *ops, gsl_rng *rng)
 			live[j] = live[--nlive];
 		}
 		struct policy_stats st;
-		uint64_t slab = 0, large = 0;
 		ops->stats(p, &st);
-		ops->pages(p, &slab, &large);
+		uint64_t slab = ops->page_counts(p)->slab, large = ops->page_counts(p)->large;
 		agree &= slab == st.slab_pages && large == st.large_pages;
-		if (ops->page_counts) /* the same counts, read in place */
-			agree &= ops->page_counts(p)->slab == st.slab_pages &&
-				 ops->page_counts(p)->large == st.large_pages;
 		if (slab > max_slab)
 			max_slab = slab;
 		if (large > max_large)
@@ -64,9 +60,10 @@ static void run(const struct policy_ops *ops, gsl_rng *rng)
 	}
 	(void)snprintf(name, sizeof(name), "%s: %d kmalloc/kfree calls succeed", ops->name, OPS);
 	CHECK(name, calls_ok);
-	(void)snprintf(name, sizeof(name),
-		       "%s: pages() equals stats() after every call (peaks %llu slab, %llu large)",
-		       ops->name, (unsigned long long)max_slab, (unsigned long long)max_large);
+	(void)snprintf(
+		name, sizeof(name),
+		"%s: page_counts() equals stats() after every call (peaks %llu slab, %llu large)",
+		ops->name, (unsigned long long)max_slab, (unsigned long long)max_large);
 	CHECK(name, agree && max_slab > 0);
 	ops->destroy(p);
 }
@@ -77,15 +74,13 @@ int main(void)
 	gsl_rng_set(rng, 5);
 	int n = 0;
 	for (const struct policy_ops *const *o = policy_table; *o; o++)
-		if ((*o)->pages) {
+		if ((*o)->page_counts) {
 			run(*o, rng);
 			n++;
 		}
-	CHECK("slub, slab and slob have the pages op", n >= 3 && policy_find("slub")->pages &&
-							       policy_find("slab")->pages &&
-							       policy_find("slob")->pages);
-	CHECK("slub keeps its page counts in place (page_counts)",
-	      policy_find("slub")->page_counts != NULL);
+	CHECK("slub, slab and slob keep their page counts in place",
+	      n >= 3 && policy_find("slub")->page_counts && policy_find("slab")->page_counts &&
+		      policy_find("slob")->page_counts);
 	gsl_rng_free(rng);
 	return check_done();
 }
