@@ -21,8 +21,8 @@
 #define _DEFAULT_SOURCE /* realpath */
 #include "check.h"
 #include "trace.h"
+#include "trace_files.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -689,46 +689,12 @@ static uint64_t test_file(const char *path, const char *tmpdir)
 	return t.fast_events;
 }
 
-static bool is_trace_name(const char *n)
+/* One file of the walk: every one but the boot excerpt, tested first. */
+static void test_walked(const char *path, void *tmpdir)
 {
-	size_t k = strlen(n);
-
-	return (k > 6 && strcmp(n + k - 6, ".trace") == 0) || strcmp(n, "trace.txt") == 0 ||
-	       strcmp(n, "trace.txt.gz") == 0 || strcmp(n, "trace.txt.xz") == 0 ||
-	       strcmp(n, "trace.txt.zst") == 0;
-}
-
-/* A file, or a directory's trace files and those of its subdirectories
- * (capture directories). Returns the number of files. */
-static unsigned test_path(const char *path, const char *tmpdir, int depth)
-{
-	struct stat st;
-	struct dirent **names;
-	unsigned files = 0;
-	int n;
-
-	if (stat(path, &st) != 0)
-		return 0;
-	if (!S_ISDIR(st.st_mode)) {
-		char real[4096];
-		if (!realpath(path, real) || strcmp(real, first_path) != 0)
-			test_file(path, tmpdir);
-		return 1;
-	}
-	n = scandir(path, &names, NULL, alphasort);
-	for (int i = 0; i < n; i++) {
-		char sub[1024];
-		(void)snprintf(sub, sizeof(sub), "%s/%s", path, names[i]->d_name);
-		if (names[i]->d_name[0] != '.' && stat(sub, &st) == 0) {
-			if (S_ISDIR(st.st_mode) && depth < 1)
-				files += test_path(sub, tmpdir, depth + 1);
-			else if (S_ISREG(st.st_mode) && is_trace_name(names[i]->d_name))
-				files += test_path(sub, tmpdir, depth + 1);
-		}
-		free(names[i]);
-	}
-	free(names);
-	return files;
+	char real[4096];
+	if (!realpath(path, real) || strcmp(real, first_path) != 0)
+		test_file(path, tmpdir);
 }
 
 int main(int argc, char **argv)
@@ -748,7 +714,7 @@ int main(int argc, char **argv)
 	CHECK_EQ_U64("the fast path takes every event line of the tracefs sample",
 		     test_file(argv[1], tmpdir), 3000);
 	for (int i = 2; i < argc; i++) {
-		unsigned k = test_path(argv[i], tmpdir, 0);
+		unsigned k = trace_files(argv[i], test_walked, tmpdir);
 		char name[300];
 		(void)snprintf(name, sizeof(name), "%s: has trace files", argv[i]);
 		CHECK(name, k > 0);

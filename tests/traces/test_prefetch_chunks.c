@@ -22,8 +22,8 @@
 #include "prefetch.h"
 #include "strtab.h"
 #include "trace.h"
+#include "trace_files.h"
 
-#include <dirent.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -236,21 +236,9 @@ static bool plain_copy(const char *path, const char *dst)
 	return (prog || rc == 0) && stat(dst, &st) == 0;
 }
 
-static bool is_trace_name(const char *n)
+static void test_one(const char *path, void *ctx)
 {
-	size_t k = strlen(n);
-	static const char *const ends[] = {".trace", ".trace.gz", ".trace.xz", ".trace.zst"};
-	for (size_t i = 0; i < sizeof(ends) / sizeof(*ends); i++) {
-		size_t e = strlen(ends[i]);
-		if (k > e && strcmp(n + k - e, ends[i]) == 0)
-			return true;
-	}
-	return strcmp(n, "trace.txt") == 0 || strcmp(n, "trace.txt.gz") == 0 ||
-	       strcmp(n, "trace.txt.xz") == 0 || strcmp(n, "trace.txt.zst") == 0;
-}
-
-static void test_one(const char *path)
-{
+	(void)ctx;
 	char dst[PATH_MAX];
 	nfiles++;
 	if (!trace_decompressor_for(path)) {
@@ -263,35 +251,6 @@ static void test_one(const char *path)
 	if (CHECK(name, plain_copy(path, dst)))
 		test_file(dst, path);
 	unlink(dst);
-}
-
-static unsigned test_path(const char *path, int depth)
-{
-	struct stat st;
-	struct dirent **names;
-	unsigned files = 0;
-	int n;
-
-	if (stat(path, &st) != 0)
-		return 0;
-	if (!S_ISDIR(st.st_mode)) {
-		test_one(path);
-		return 1;
-	}
-	n = scandir(path, &names, NULL, alphasort);
-	for (int i = 0; i < n; i++) {
-		char sub[PATH_MAX];
-		(void)snprintf(sub, sizeof(sub), "%s/%s", path, names[i]->d_name);
-		if (names[i]->d_name[0] != '.' && stat(sub, &st) == 0) {
-			if (S_ISDIR(st.st_mode) && depth < 1)
-				files += test_path(sub, depth + 1);
-			else if (S_ISREG(st.st_mode) && is_trace_name(names[i]->d_name))
-				files += test_path(sub, depth + 1);
-		}
-		free(names[i]);
-	}
-	free(names);
-	return files;
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -490,7 +449,7 @@ int main(int argc, char **argv)
 	small_not_chunked(argv[1]);
 	made_files(argv[1]);
 	for (int i = 2; i < argc; i++) {
-		unsigned k = test_path(argv[i], 0);
+		unsigned k = trace_files(argv[i], test_one, NULL);
 		char name[300];
 		(void)snprintf(name, sizeof(name), "%s: has trace files", argv[i]);
 		CHECK(name, k > 0);
