@@ -37,6 +37,7 @@
  * (mm/slab_common.c, mm/slab.c).
  */
 #include "buddy.h"
+#include "grow.h"
 #include "layout.h"
 #include "policies_int.h"
 #include "u64map.h"
@@ -150,7 +151,8 @@ struct slab_model {
 	struct policy base;
 	struct buddy buddy;
 	struct cache *caches;
-	uint32_t nr_caches, cap_caches;
+	uint32_t nr_caches;
+	size_t cap_caches;
 	uint32_t kmalloc_ids[POLICY_KMALLOC_NR_TYPES][LAYOUT_SLAB_KMALLOC_SHIFT_HIGH + 1];
 	struct u64map slabs;	    /* slab base address -> struct slab * */
 	struct policy_pages counts; /* slab pages (large kmallocs are slabs here: 0) */
@@ -685,12 +687,11 @@ static int add_cache(struct slab_model *m, const char *name, const struct policy
 		     uint32_t *id, struct err *e)
 {
 	if (m->nr_caches == m->cap_caches) {
-		uint32_t ncap = m->cap_caches ? m->cap_caches * 2 : 128;
-		struct cache *n = realloc(m->caches, ncap * sizeof(*n));
+		struct cache *n =
+			grow_room(m->caches, &m->cap_caches, m->nr_caches, sizeof(*n), 128);
 		if (!n)
 			return err_set(e, SLABSIM_ENOMEM, "out of memory for cache %s", name);
 		m->caches = n;
-		m->cap_caches = ncap;
 	}
 	uint32_t i = m->nr_caches;
 	struct cache *k = &m->caches[i];
@@ -1037,12 +1038,10 @@ struct handed_vec {
 static int push_handed(struct handed_vec *hv, uint64_t addr, uint32_t owner)
 {
 	if (hv->len == hv->cap) {
-		size_t ncap = hv->cap ? hv->cap * 2 : 1024;
-		struct handed *n = realloc(hv->v, ncap * sizeof(*n));
+		struct handed *n = grow_room(hv->v, &hv->cap, hv->len, sizeof(*n), 1024);
 		if (!n)
 			return SLABSIM_ENOMEM;
 		hv->v = n;
-		hv->cap = ncap;
 	}
 	hv->v[hv->len++] = (struct handed){addr, owner};
 	return 0;

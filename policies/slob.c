@@ -34,6 +34,7 @@
  * One NUMA node: the kernel's node match never skips a page.
  */
 #include "buddy.h"
+#include "grow.h"
 #include "layout.h"
 #include "policies_int.h"
 #include "slob.h"
@@ -92,7 +93,8 @@ struct slob {
 	struct spage *head[SLOB_NR_LISTS];
 	uint64_t nr_on_list[SLOB_NR_LISTS];
 	struct cache *caches;
-	uint32_t nr_caches, cap_caches;
+	uint32_t nr_caches;
+	size_t cap_caches;
 	uint64_t slob_pages;  /* pages of the block allocator */
 	uint64_t cache_pages; /* pages of cache objects of a page or more */
 	/* stats()'s slab pages (slob_pages + cache_pages) and large-kmalloc
@@ -416,12 +418,11 @@ static int add_cache(struct slob *s, const char *name, uint32_t object_size, uin
 		     uint32_t align, uint32_t flags, uint32_t *id, struct err *e)
 {
 	if (s->nr_caches == s->cap_caches) {
-		uint32_t ncap = s->cap_caches ? s->cap_caches * 2 : 64;
-		struct cache *n = realloc(s->caches, ncap * sizeof(*n));
+		struct cache *n =
+			grow_room(s->caches, &s->cap_caches, s->nr_caches, sizeof(*n), 64);
 		if (!n)
 			return err_set(e, SLABSIM_ENOMEM, "out of memory for cache %s", name);
 		s->caches = n;
-		s->cap_caches = ncap;
 	}
 	struct cache *c = &s->caches[s->nr_caches];
 	memset(c, 0, sizeof(*c));

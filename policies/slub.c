@@ -28,6 +28,7 @@
  * discard_slab, find_mergeable and __kmem_cache_alias.
  */
 #include "buddy.h"
+#include "grow.h"
 #include "layout.h"
 #include "policies_int.h"
 #include "u64map.h"
@@ -91,7 +92,8 @@ struct slub {
 	struct policy base;
 	struct buddy buddy;
 	struct cache *caches;
-	uint32_t nr_caches, cap_caches;
+	uint32_t nr_caches;
+	size_t cap_caches;
 	uint32_t kmalloc_ids[POLICY_KMALLOC_NR_TYPES][LAYOUT_SLUB_KMALLOC_SHIFT_HIGH + 1];
 	/* per kmalloc type, its kmalloc_ids row after layout_kmalloc_type, and
 	 * layout_kmalloc_index of sizes up to 192 by (size - 1) / 8: the
@@ -499,12 +501,11 @@ static int add_cache(struct slub *s, const char *name, const struct policy_geom 
 		     struct err *e)
 {
 	if (s->nr_caches == s->cap_caches) {
-		uint32_t ncap = s->cap_caches ? s->cap_caches * 2 : 128;
-		struct cache *n = realloc(s->caches, ncap * sizeof(*n));
+		struct cache *n =
+			grow_room(s->caches, &s->cap_caches, s->nr_caches, sizeof(*n), 128);
 		if (!n)
 			return err_set(e, SLABSIM_ENOMEM, "out of memory for cache %s", name);
 		s->caches = n;
-		s->cap_caches = ncap;
 	}
 	uint32_t i = s->nr_caches;
 	struct cache *k = &s->caches[i];

@@ -15,6 +15,7 @@
  * is the order in which the serial pass meets them.
  */
 #include "learn.h"
+#include "grow.h"
 
 #include "sim.h"
 #include "strtab.h"
@@ -56,12 +57,10 @@ struct vec {
 static int vec_push(struct vec *a, struct cand c)
 {
 	if (a->n == a->cap) {
-		size_t ncap = a->cap ? a->cap * 2 : 1024;
-		struct cand *n = realloc(a->v, ncap * sizeof(*n));
+		struct cand *n = grow_room(a->v, &a->cap, a->n, sizeof(*n), 1024);
 		if (!n)
 			return SLABSIM_ENOMEM;
 		a->v = n;
-		a->cap = ncap;
 	}
 	a->v[a->n++] = c;
 	return 0;

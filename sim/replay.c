@@ -11,6 +11,7 @@
 #include "sim.h"
 #include "json.h"
 #include "evq.h"
+#include "grow.h"
 #include "layout.h"
 #include "metrics.h"
 #include "rec.h"
@@ -102,19 +103,19 @@ struct sim {
 	struct u64map geom_name;     /* geom_key(osz, slot) -> name id + 1 (sim_name_geometry) */
 	struct u64map trace_slab;    /* raw pointers: the trace's slab base -> root cache id + 1 */
 	uint32_t *root_of;	     /* policy cache id -> its root id + 1 (0: not known yet) */
-	uint32_t root_cap;
+	size_t root_cap;
 	struct cache_acct *acct;
-	uint32_t acct_cap;
+	size_t acct_cap;
 	/* call sites */
 	struct strtab sites;
 	struct site_acct *site;
-	uint32_t site_cap;
+	size_t site_cap;
 	/* source site_id - 1 -> our site id + 1 (0: not mapped yet), for the
 	 * id_space of the source being read (sim_source.id_space) */
 	const void *ids_of;
 	bool strings_stable; /* its strings may be compared by address (sim_source) */
 	uint32_t *site_map;
-	uint32_t site_map_cap;
+	size_t site_map_cap;
 	struct u64map violations;     /* (acct, site, log2 size) -> count */
 	struct u64map violation_addr; /* same key -> first misaligned address */
 	/* totals */
@@ -158,29 +159,9 @@ static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
 		s->anomaly_first_line[a] = line;
 }
 
-/* ---- growable arrays ---- */
-
-/* Grow a zero-filled array of elem-byte records so that index need exists.
- * Returns the (possibly moved) array, or NULL when out of memory (arr is then
- * still valid and unchanged). */
-static void *grow_zeroed(void *arr, uint32_t *cap, uint32_t need, size_t elem)
-{
-	if (need < *cap)
-		return arr;
-	uint32_t ncap = *cap ? *cap : 256;
-	while (ncap <= need)
-		ncap *= 2;
-	char *n = realloc(arr, (size_t)ncap * elem);
-	if (!n)
-		return NULL;
-	memset(n + (size_t)*cap * elem, 0, (size_t)(ncap - *cap) * elem);
-	*cap = ncap;
-	return n;
-}
-
 static int grow_acct(struct sim *s, uint32_t id)
 {
-	struct cache_acct *n = grow_zeroed(s->acct, &s->acct_cap, id, sizeof(*s->acct));
+	struct cache_acct *n = grow_to(s->acct, &s->acct_cap, id, sizeof(*s->acct), 256);
 	if (!n)
 		return SLABSIM_ENOMEM;
 	s->acct = n;
@@ -192,7 +173,7 @@ static int intern_site(struct sim *s, const char *cs, uint32_t *id)
 	int rc = strtab_intern(&s->sites, cs && *cs ? cs : "?", id);
 	if (rc)
 		return rc;
-	struct site_acct *n = grow_zeroed(s->site, &s->site_cap, *id, sizeof(*s->site));
+	struct site_acct *n = grow_to(s->site, &s->site_cap, *id, sizeof(*s->site), 256);
 	if (!n)
 		return SLABSIM_ENOMEM;
 	s->site = n;
@@ -223,7 +204,7 @@ __attribute__((noinline)) static int event_site_slow(struct sim *s, const struct
 	int rc = intern_site(s, ev->call_site, id);
 	if (rc)
 		return rc;
-	uint32_t *n = grow_zeroed(s->site_map, &s->site_map_cap, sid, sizeof(*s->site_map));
+	uint32_t *n = grow_to(s->site_map, &s->site_map_cap, sid, sizeof(*s->site_map), 256);
 	if (!n)
 		return SLABSIM_ENOMEM;
 	s->site_map = n;
@@ -239,7 +220,7 @@ static void use_ids_of(struct sim *s, const struct sim_source *src)
 	s->ids_of = src->id_space;
 	s->strings_stable = src->id_space && src->stable_strings;
 	if (s->site_map)
-		memset(s->site_map, 0, (size_t)s->site_map_cap * sizeof(*s->site_map));
+		memset(s->site_map, 0, s->site_map_cap * sizeof(*s->site_map));
 }
 
 /* ---- create/destroy ---- */
@@ -311,7 +292,7 @@ void sim_destroy(struct sim *s)
 	strtab_fini(&s->names);
 	strtab_fini(&s->sites);
 	free(s->pool);
-	for (uint32_t i = 0; s->acct && i < s->acct_cap; i++)
+	for (size_t i = 0; s->acct && i < s->acct_cap; i++)
 		free(s->acct[i].pre);
 	if (s->rng)
 		gsl_rng_free(s->rng);
@@ -635,7 +616,7 @@ static void update_peaks(struct sim *s, uint32_t acct, uint64_t pages_before, ui
 static int root_of(struct sim *s, uint32_t id, uint32_t *root)
 {
 	if (id >= s->root_cap) {
-		uint32_t *n = grow_zeroed(s->root_of, &s->root_cap, id, sizeof(*s->root_of));
+		uint32_t *n = grow_to(s->root_of, &s->root_cap, id, sizeof(*s->root_of), 256);
 		if (!n)
 			return SLABSIM_ENOMEM;
 		s->root_of = n;

@@ -1,6 +1,7 @@
 /* evarr.c - the parsed event array (see evarr.h). */
 #define _DEFAULT_SOURCE /* madvise: posix_madvise cannot drop pages */
 #include "evarr.h"
+#include "grow.h"
 #include "sim.h"
 #include "strtab.h"
 
@@ -36,9 +37,11 @@ struct evarr_key {
 
 struct evarr {
 	struct evarr_ev *ev;
-	uint64_t n, cap;
+	uint64_t n;
+	size_t cap;
 	struct evarr_key *keys;
-	uint32_t nkeys, keys_cap;
+	uint32_t nkeys;
+	size_t keys_cap;
 	uint32_t *slots; /* open addressing: key id + 1, 0 = empty */
 	uint32_t nslots; /* power of two */
 	struct strtab strs;
@@ -56,7 +59,7 @@ struct evarr {
 	 * id + 1, so a call site's string is hashed once, not per event */
 	const void *ids_of;
 	struct site_memo *site_map;
-	uint32_t site_map_cap;
+	size_t site_map_cap;
 };
 
 #define SPILL_BUF_EVENTS 65536u /* 2 MiB per write */
@@ -117,14 +120,10 @@ static int intern_key(struct evarr *a, const struct evarr_key *k, uint32_t *id)
 			return 0;
 		}
 	}
-	if (a->nkeys == a->keys_cap) {
-		uint32_t ncap = a->keys_cap ? a->keys_cap * 2 : 256;
-		struct evarr_key *n = realloc(a->keys, ncap * sizeof(*n));
-		if (!n)
-			return SLABSIM_ENOMEM;
-		a->keys = n;
-		a->keys_cap = ncap;
-	}
+	struct evarr_key *n = grow_room(a->keys, &a->keys_cap, a->nkeys, sizeof(*n), 256);
+	if (!n)
+		return SLABSIM_ENOMEM;
+	a->keys = n;
 	a->keys[a->nkeys] = *k;
 	a->slots[j] = a->nkeys + 1;
 	*id = a->nkeys++;
@@ -161,17 +160,10 @@ static int site_memo(struct evarr *a, const struct trace_event *ev, const void *
 		a->ids_of = id_space;
 	}
 	uint32_t i = ev->site_id - 1;
-	if (i >= a->site_map_cap) {
-		uint32_t ncap = a->site_map_cap ? a->site_map_cap : 256;
-		while (ncap <= i)
-			ncap *= 2;
-		struct site_memo *n = realloc(a->site_map, (size_t)ncap * sizeof(*n));
-		if (!n)
-			return SLABSIM_ENOMEM;
-		memset(n + a->site_map_cap, 0, (size_t)(ncap - a->site_map_cap) * sizeof(*n));
-		a->site_map = n;
-		a->site_map_cap = ncap;
-	}
+	struct site_memo *n = grow_to(a->site_map, &a->site_map_cap, i, sizeof(*n), 256);
+	if (!n)
+		return SLABSIM_ENOMEM;
+	a->site_map = n;
 	struct site_memo *m = &a->site_map[i];
 	if (!m->str) {
 		uint32_t id;
@@ -251,12 +243,10 @@ static int push(struct evarr *a, const struct trace_event *ev, const void *id_sp
 		x = &a->buf[a->nbuf++];
 	} else {
 		if (a->n == a->cap) {
-			uint64_t ncap = a->cap ? a->cap * 2 : 4096;
-			struct evarr_ev *n = realloc(a->ev, ncap * sizeof(*n));
+			struct evarr_ev *n = grow_room(a->ev, &a->cap, a->n, sizeof(*n), 4096);
 			if (!n)
 				return SLABSIM_ENOMEM;
 			a->ev = n;
-			a->cap = ncap;
 		}
 		x = &a->ev[a->n];
 	}

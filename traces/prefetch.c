@@ -10,6 +10,7 @@
  * alone, so nothing else crosses a chunk's edge.
  */
 #include "prefetch.h"
+#include "grow.h"
 #include "strtab.h"
 
 #include <pthread.h>
@@ -82,7 +83,7 @@ struct idmap {
 		uint32_t id;
 		const char *str;
 	} * v;
-	uint32_t n;
+	size_t n; /* capacity of v */
 };
 
 struct trace_prefetch {
@@ -120,7 +121,8 @@ struct trace_prefetch {
 	/* consumer side; sites: the call-site strings by id, copied from the
 	 * events that brought them (stable until close) */
 	char **site_str;
-	uint32_t nsite_str, site_cap;
+	uint32_t nsite_str;
+	size_t site_cap;
 	struct blk *cur;
 	uint32_t pos;
 	bool finished;
@@ -470,17 +472,10 @@ static void chunk_error(const struct trace_prefetch *p, const struct chunk *c, s
 static int learn_site(struct trace_prefetch *p, const struct chunk *c, uint32_t i, uint32_t sid)
 {
 	struct idmap *m = p->cmap;
-	if (sid >= m->n) {
-		uint32_t n = m->n ? m->n : 256;
-		while (n <= sid)
-			n *= 2;
-		struct site *v = realloc(m->v, n * sizeof(*v));
-		if (!v)
-			return -1;
-		memset(v + m->n, 0, (n - m->n) * sizeof(*v));
-		m->v = v;
-		m->n = n;
-	}
+	struct site *v = grow_to(m->v, &m->n, sid, sizeof(*v), 256);
+	if (!v)
+		return -1;
+	m->v = v;
 	uint32_t g;
 	if (c->site[i] == NO_STR || strtab_intern(&p->gsites, c->arena.p + c->site[i], &g))
 		return -1;
@@ -580,13 +575,11 @@ int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct
 	uint32_t sid = ev->site_id - 1;
 	if (b->site[i] != NO_STR) { /* the first event of this call site */
 		if (p->nsite_str == p->site_cap) {
-			uint32_t ncap = p->site_cap ? p->site_cap * 2 : 256;
 			char **n =
-				ncap > p->site_cap ? realloc(p->site_str, ncap * sizeof(*n)) : NULL;
+				grow_room(p->site_str, &p->site_cap, p->nsite_str, sizeof(*n), 256);
 			if (!n)
 				return err_set(e, SLABSIM_ENOMEM, "out of memory");
 			p->site_str = n;
-			p->site_cap = ncap;
 		}
 		char *str = strdup(b->arena.p + b->site[i]);
 		if (!str || sid != p->nsite_str) {
