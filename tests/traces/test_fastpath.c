@@ -80,14 +80,7 @@ static bool read_lines(const char *path, struct lines *l)
 
 	if (prog) {
 		size_t k = (size_t)snprintf(cmd, sizeof(cmd), "%s -dc -- '", prog);
-		for (const char *s = path; *s && k + 8 < sizeof(cmd); s++) {
-			if (*s == '\'') {
-				memcpy(cmd + k, "'\\''", 4);
-				k += 4;
-			} else {
-				cmd[k++] = *s;
-			}
-		}
+		k = trace_files_quote(cmd, k, sizeof(cmd), path);
 		memcpy(cmd + k, "'", 2);
 		f = popen(cmd, "r");
 	} else {

@@ -221,14 +221,7 @@ static bool plain_copy(const char *path, const char *dst)
 	} else {
 		k = (size_t)snprintf(cmd, sizeof(cmd), "%s -dc <'", prog);
 	}
-	for (const char *s = path; *s && k + 8 < sizeof(cmd); s++) {
-		if (*s == '\'') {
-			memcpy(cmd + k, "'\\''", 4);
-			k += 4;
-		} else {
-			cmd[k++] = *s;
-		}
-	}
+	k = trace_files_quote(cmd, k, sizeof(cmd), path);
 	/* a truncated archive still gives a file: what it decompressed to */
 	(void)snprintf(cmd + k, sizeof(cmd) - k, prog ? "' >'%s' 2>/dev/null" : "' '%s'", dst);
 	int rc = system(cmd);

@@ -1,7 +1,8 @@
-/* trace_files.h - the trace files under the paths a test of tests/traces is
- * given: a file itself, or a directory's trace files and those of its
- * subdirectories one level down (capture directories), in name order.
- * Header-only: each test program includes it once. */
+/* trace_files.h - for the tests of tests/traces: the trace files under the
+ * paths a test is given (a file itself, or a directory's trace files and
+ * those of its subdirectories one level down, capture directories, in name
+ * order), and a path quoted for a shell command. Header-only: each test
+ * program includes it once. */
 #ifndef SLABSIM_TESTS_TRACE_FILES_H
 #define SLABSIM_TESTS_TRACE_FILES_H
 
@@ -52,6 +53,21 @@ static unsigned trace_files_at(const char *path, int depth, void (*fn)(const cha
 	}
 	free(names);
 	return files;
+}
+
+/* Append path to the shell command cmd (k bytes so far, size in all) for use
+ * inside single quotes: each ' becomes '\''. Returns the new length. */
+static size_t trace_files_quote(char *cmd, size_t k, size_t size, const char *path)
+{
+	for (const char *s = path; *s && k + 8 < size; s++) {
+		if (*s == '\'') {
+			memcpy(cmd + k, "'\\''", 4);
+			k += 4;
+		} else {
+			cmd[k++] = *s;
+		}
+	}
+	return k;
 }
 
 /* Call fn(file, ctx) for each trace file of path; returns how many. */
