@@ -344,7 +344,7 @@ static void *worker_main(void *arg)
 unsigned trace_prefetch_default_threads(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n >= 2 ? 2 : 1;
+	return n >= 3 ? 2 : 1;
 }
 
 static struct trace_prefetch *prefetch_alloc(struct trace_reader *r)

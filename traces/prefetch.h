@@ -48,8 +48,11 @@ struct trace_prefetch_opts {
 	uint64_t chunk_bytes;
 };
 
-/* min(online CPUs, 2): parsing with more threads than cores only adds
- * switching, and the consumer needs a core too. */
+/* min(online CPUs - 1, 2), at least 1: the consumer (the model, or the
+ * name pass and its spill) needs a core of its own. On two cores, two
+ * parsers and the consumer made the replay slower and cost more CPU than
+ * one parser (tests/bench/README.md); more than two parsers outrun any
+ * consumer. */
 unsigned trace_prefetch_default_threads(void);
 
 /* As trace_prefetch_open, on po->threads threads when r reads a plain
