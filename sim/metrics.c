@@ -458,6 +458,18 @@ static bool slab_root(const struct policy_cache_info *ci, uint32_t id)
 	return ci->alias_of == id && ci->g.size;
 }
 
+/* The walk over root caches with slabs: from *id on, the next one into
+ * *id and *ci; false past the last. for (id = 0; next_root(..); id++). */
+static bool next_root(const struct policy *p, uint32_t *id, struct policy_cache_info *ci)
+{
+	for (uint32_t n = p->ops->nr_caches(p); *id < n; ++*id) {
+		p->ops->cache_info(p, *id, ci);
+		if (slab_root(ci, *id))
+			return true;
+	}
+	return false;
+}
+
 /* Add a root cache to slabinfo -T's sums, which count caches with slabs and
  * objects only. */
 static void slabinfo_total_add(struct metrics_slabinfo_totals *out,
@@ -632,11 +644,8 @@ int metrics_write_sysfs(const struct policy *p, FILE *out)
 	}
 	fprintf(out, "name\tobject_size\tslab_size\torder\tobjs_per_slab\tslabs\tpartial\tobjects"
 		     "\tobjects_partial\ttotal_objects\taliases\n");
-	for (uint32_t id = 0; id < n; id++) {
-		struct policy_cache_info ci;
-		p->ops->cache_info(p, id, &ci);
-		if (!slab_root(&ci, id))
-			continue;
+	struct policy_cache_info ci;
+	for (uint32_t id = 0; next_root(p, &id, &ci); id++) {
 		struct metrics_slabinfo si;
 		metrics_slabinfo_cache(&ci, &si);
 		fprintf(out,
@@ -862,12 +871,10 @@ void metrics_print_json(const struct metrics *m, const struct policy *p, FILE *o
 		st.caches, st.aliases, st.alias_targets, st.active, st.space, st.used, st.loss,
 		st.mratio, st.objects, st.partobj, st.oratio, st.slabs, st.partial);
 	fprintf(out, "    \"slabinfo\": [");
-	uint32_t n = p->ops->nr_caches(p);
 	bool first = true;
-	for (uint32_t id = 0; id < n; id++) {
-		struct policy_cache_info ci;
-		p->ops->cache_info(p, id, &ci);
-		if (!slab_root(&ci, id) || !ci.nr_slabs)
+	struct policy_cache_info ci;
+	for (uint32_t id = 0; next_root(p, &id, &ci); id++) {
+		if (!ci.nr_slabs)
 			continue;
 		struct metrics_slabinfo si;
 		metrics_slabinfo_cache(&ci, &si);
@@ -931,12 +938,8 @@ int metrics_sample(const struct metrics *m, const struct policy *p, struct rec *
 	struct metrics_pages pg;
 	int rc = 0;
 	metrics_pages(m, p, &pg);
-	uint32_t n = p->ops->nr_caches(p);
-	for (uint32_t id = 0; id < n; id++) {
-		struct policy_cache_info ci;
-		p->ops->cache_info(p, id, &ci);
-		if (!slab_root(&ci, id))
-			continue;
+	struct policy_cache_info ci;
+	for (uint32_t id = 0; next_root(p, &id, &ci); id++) {
 		struct metrics_slabinfo si;
 		metrics_slabinfo_cache(&ci, &si);
 		slabinfo_total_add(&st, &si);
