@@ -11,11 +11,7 @@
 set -u
 . "$(dirname "$0")/../cli/tap.sh"
 bin=$(abs_path "$1") data=$(abs_path "$2") boot=$(abs_path "$3")
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_scratch
 
 q() { sqlite3 -batch -init /dev/null "$@"; }
 

@@ -7,11 +7,7 @@
 set -u
 . "$(dirname "$0")/../cli/tap.sh"
 bin=$(abs_path "$1") cap=$(abs_path "$2")
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_scratch
 
 q() { sqlite3 "$1" "$2"; }
 # rows of a phases .dat without the comments: label between the quotes

@@ -8,11 +8,7 @@
 set -u
 . "$(dirname "$0")/../cli/tap.sh"
 bin=$(abs_path "$1") src=$(abs_path "$2")
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_scratch
 wl=$src/traces/workloads/netbuf.wl
 
 q() { sqlite3 -cmd '.timeout 5000' "$1" "$2"; }

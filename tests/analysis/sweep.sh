@@ -6,11 +6,7 @@
 set -u
 . "$(dirname "$0")/../cli/tap.sh"
 bin=$(abs_path "$1") src=$(abs_path "$2") boot=$(abs_path "$3")
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_scratch
 
 q() { # q DB SQL: sqlite3 with a busy timeout (the sweep may be writing)
 	sqlite3 -cmd '.timeout 5000' "$1" "$2"

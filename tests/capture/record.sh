@@ -11,11 +11,7 @@ set -u
 cap=$(abs_path "$1")
 self=$(abs_path "$0")
 rec=$cap/record
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_scratch
 
 # mk_fake DIR: a fake machine. tracefs with four of the six kmem events
 # (kfree enabled, as a user might have left it), buffer 1408 KiB, tracing on,

@@ -8,11 +8,7 @@
 set -u
 . "$(dirname "$0")/../cli/tap.sh"
 bin=$(abs_path "$1") cap=$(abs_path "$2")
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_scratch
 
 for f in trace.txt.zst slabinfo.txt slab-attrs.tsv uname.txt cmdline.txt ncpus.txt meminfo.txt lost-events.txt; do
 	if [ -s "$cap/$f" ]; then tap_ok "$f present"; else tap_not_ok "$f present"; fi

@@ -13,11 +13,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 bin=$(abs_path "$1") data=$(abs_path "$2")
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_scratch
 
 # replay NAME TRACE ARGS...: replay data/TRACE with --format json and
 # --final-slabinfo (plus ARGS); one TAP line for "exit 0, quiet stderr".

@@ -36,11 +36,7 @@ set -u
 . "$(dirname "$0")/tap.sh"
 bin=$(abs_path "$1") data=$(abs_path "$2") boot=$(abs_path "$3")
 gen=$(abs_path "${4:-$1}")
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_scratch
 
 # spec_body FILE: the spec without comments, trailing blanks and blank lines
 spec_body() { sed -e 's/[#;].*//' -e 's/[ 	]*$//' -e '/^$/d' "$1"; }

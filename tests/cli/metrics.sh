@@ -9,11 +9,7 @@ set -u
 . "$(dirname "$0")/tap.sh"
 bin=$(abs_path "$1") data=$(abs_path "$2") boot=$(abs_path "$3")
 here=$(abs_path "$(dirname "$0")")
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_scratch
 
 # ---- perf kmem stat on a hand-made trace (data/perf-hand.trace) ----
 # Allocation events (all CPUs on node 0):

@@ -9,11 +9,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 bin=$(abs_path "$1") samples=$(abs_path "$2") data=$(abs_path "$3")
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_scratch
 
 # same NAME INPUT ARGS...: the output with 2, 3, 4 and 7 threads is the
 # serial one.

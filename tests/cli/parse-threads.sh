@@ -10,11 +10,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 bin=$(abs_path "$1") samples=$(abs_path "$2") gen=$(abs_path "$3")
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_scratch
 
 # same NAME INPUT ARGS...: exit status, stdout and stderr with 2, 3 and 5
 # threads are those of one thread.

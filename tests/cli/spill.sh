@@ -14,11 +14,7 @@ set -u
 . "$(dirname "$0")/tap.sh"
 bin=$(abs_path "$1") samples=$(abs_path "$2") data=$(abs_path "$3") golden=$(abs_path "$4")
 gen=$(abs_path "$5")
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_scratch
 TMPDIR=$tmp
 export TMPDIR
 

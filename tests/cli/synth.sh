@@ -8,11 +8,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 bin=$(abs_path "$1") data=$(abs_path "$2") wl=$(abs_path "$3")
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_scratch
 
 # ---- determinism ----
 "$bin" synth --workload "$wl/netbuf.wl" --duration 200ms --seed 5 -o a.trace

@@ -83,3 +83,13 @@ abs_path() {
 	*) printf '%s\n' "$PWD/$1" ;;
 	esac
 }
+
+# tap_scratch: the C locale, and a scratch directory $tmp, removed at exit,
+# as the current directory (after abs_path has fixed the arguments).
+tap_scratch() {
+	LC_ALL=C
+	export LC_ALL
+	tmp=$(mktemp -d) || exit 1
+	trap 'rm -rf "$tmp"' EXIT
+	cd "$tmp" || exit 1
+}

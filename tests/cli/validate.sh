@@ -8,11 +8,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 bin=$(abs_path "$1") data=$(abs_path "$2") tdata=$(abs_path "$3") boot=$(abs_path "$4")
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_scratch
 cap=$data/capture-a
 
 # ---------------------------------------------------------------------------

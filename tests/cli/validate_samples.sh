@@ -16,11 +16,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 bin=$(abs_path "$1") samples=$(abs_path "$2")
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_scratch
 
 found=0
 for d in "$samples"/*/; do
