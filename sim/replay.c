@@ -111,9 +111,9 @@ struct sim {
 	struct site_acct *site;
 	size_t site_cap;
 	/* source site_id - 1 -> our site id + 1 (0: not mapped yet), for the
-	 * id_space of the source being read (sim_source.id_space) */
+	 * id_space of the source being read (trace_source.id_space) */
 	const void *ids_of;
-	bool strings_stable; /* its strings may be compared by address (sim_source) */
+	bool strings_stable; /* its strings may be compared by address (trace_source) */
 	uint32_t *site_map;
 	size_t site_map_cap;
 	struct u64map violations;     /* (acct, site, log2 size) -> count */
@@ -215,7 +215,7 @@ __attribute__((noinline)) static int event_site_slow(struct sim *s, const struct
 /* Start reading src: forget the ids of the source read before, even at the
  * same address (a prefetch freed after the name pass and the replay's new
  * one may share it while numbering call sites differently). */
-static void use_ids_of(struct sim *s, const struct sim_source *src)
+static void use_ids_of(struct sim *s, const struct trace_source *src)
 {
 	s->ids_of = src->id_space;
 	s->strings_stable = src->id_space && src->stable_strings;
@@ -1171,7 +1171,7 @@ static void progress_start(struct progress *pg, const char *what)
 	clock_gettime(CLOCK_MONOTONIC, &pg->t0);
 }
 
-static void progress_draw(const struct sim *s, struct progress *pg, const struct sim_source *src,
+static void progress_draw(const struct sim *s, struct progress *pg, const struct trace_source *src,
 			  uint64_t n, bool final)
 {
 	if (!s->o.progress || (!final && n - pg->last < (1u << 16)) || (final && !pg->drawn))
@@ -1222,12 +1222,12 @@ static int learn_name(struct sim *s, uint64_t key, const char *name)
 
 int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e)
 {
-	struct sim_source src;
-	sim_source_trace(&src, r);
+	struct trace_source src;
+	trace_as_source(&src, r);
 	return sim_learn_names_source(s, &src, e);
 }
 
-int sim_learn_names_source(struct sim *s, const struct sim_source *src, struct err *e)
+int sim_learn_names_source(struct sim *s, const struct trace_source *src, struct err *e)
 {
 	struct u64map site_of; /* ptr -> learn key of its allocation */
 	struct trace_event ev;
@@ -1272,63 +1272,10 @@ int sim_learn_names_source(struct sim *s, const struct sim_source *src, struct e
 
 /* ---- progress ---- */
 
-static int source_trace_next(void *ctx, struct trace_event *ev, struct err *e)
-{
-	return trace_next(ctx, ev, e);
-}
-
-static void source_trace_progress(void *ctx, uint64_t *done, uint64_t *total)
-{
-	trace_progress(ctx, done, total);
-}
-
-static const struct trace_stats *source_trace_stats(void *ctx)
-{
-	return trace_stats(ctx);
-}
-
-void sim_source_trace(struct sim_source *src, struct trace_reader *r)
-{
-	*src = (struct sim_source){
-		.ctx = r,
-		.next = source_trace_next,
-		.progress = source_trace_progress,
-		.stats = source_trace_stats,
-		.name = trace_path(r),
-	};
-}
-
-static int source_prefetch_next(void *ctx, struct trace_event *ev, struct err *e)
-{
-	return trace_prefetch_next(ctx, ev, e);
-}
-
-static void source_prefetch_progress(void *ctx, uint64_t *done, uint64_t *total)
-{
-	trace_prefetch_progress(ctx, done, total);
-}
-
-static const struct trace_stats *source_prefetch_stats(void *ctx)
-{
-	return trace_prefetch_stats(ctx);
-}
-
-void sim_source_prefetch(struct sim_source *src, struct trace_prefetch *p, const char *name)
-{
-	*src = (struct sim_source){
-		.ctx = p,
-		.next = source_prefetch_next,
-		.progress = source_prefetch_progress,
-		.stats = source_prefetch_stats,
-		.name = name,
-		.id_space = p, /* the producer interns call sites */
-	};
-}
-
 int sim_replay(struct sim *s, struct trace_reader *r, struct rec *rec, struct err *e)
 {
-	struct sim_source src;
-	sim_source_trace(&src, r);
+	struct trace_source src;
+	trace_as_source(&src, r);
 	return sim_replay_source(s, &src, rec, e);
 }
 
@@ -1336,7 +1283,7 @@ int sim_replay(struct sim *s, struct trace_reader *r, struct rec *rec, struct er
  * batch, and the look-ahead for prefetching is the batch itself (the
  * events after it come from peek_ptrs). Returns 0 at the end, or the first
  * error. */
-static int replay_batches(struct sim *s, const struct sim_source *src, struct progress *pg,
+static int replay_batches(struct sim *s, const struct trace_source *src, struct progress *pg,
 			  struct err *e)
 {
 	enum { BATCH = 64, AHEAD = 8 };
@@ -1362,7 +1309,7 @@ static int replay_batches(struct sim *s, const struct sim_source *src, struct pr
 	return n;
 }
 
-int sim_replay_source(struct sim *s, const struct sim_source *src, struct rec *rec, struct err *e)
+int sim_replay_source(struct sim *s, const struct trace_source *src, struct rec *rec, struct err *e)
 {
 	struct trace_event ev;
 	int rc;

@@ -17,6 +17,7 @@
 #include "err.h"
 #include "metrics.h"
 #include "policy.h"
+#include "source.h"
 
 struct trace_reader;
 struct trace_event;
@@ -67,54 +68,13 @@ struct sim_opts {
 int sim_create(const struct sim_opts *o, struct sim **out, struct err *e);
 void sim_destroy(struct sim *s);
 
-/* A stream of events in time order: a text trace, a synthetic workload, an
- * already parsed event array. next returns 1 with an event, 0 at the end, or
- * a negative error code with e set. */
-struct sim_source {
-	void *ctx;
-	int (*next)(void *ctx, struct trace_event *ev, struct err *e);
-	/* done/total units of the source (bytes, events); NULL or total 0 =
-	 * unknown. For the progress bar. */
-	void (*progress)(void *ctx, uint64_t *done, uint64_t *total);
-	/* line counts of a text trace, valid until the source is closed; NULL
-	 * for sources that have no lines */
-	const struct trace_stats *(*stats)(void *ctx);
-	/* Optional look-ahead, for prefetching the engine's tables (results
-	 * are the same without it): the ptr fields of up to n events, from
-	 * skip places after the next one next() would return, into ptrs.
-	 * Returns how many (fewer at the end of the stream). */
-	uint32_t (*peek_ptrs)(void *ctx, uint32_t skip, uint32_t n, uint64_t *ptrs);
-	/* Optional: up to n next events into ev[0..), as n calls of next
-	 * would give them (one indirect call per batch, not per event).
-	 * Returns how many (0 at the end), or a negative error code with e
-	 * set. */
-	int (*next_batch)(void *ctx, struct trace_event *ev, uint32_t n, struct err *e);
-	const char *name; /* path or label used in messages; NULL = "events" */
-	/* Non-NULL when events carry site_id: equal site_ids within one
-	 * id_space name the same call-site string, so the engine maps ids
-	 * instead of hashing strings (results are identical). */
-	const void *id_space;
-	/* true when the strings of its events (call_site, name, text) stay at
-	 * their addresses, unchanged, as long as the id space (the event
-	 * array), so the engine may compare them by address; false when they
-	 * live in reused buffers (the prefetch). A sim that read one such
-	 * source must not meet another one at the same address (free the
-	 * array only after the sim, or use a new sim). */
-	bool stable_strings;
-};
-
-/* A source reading r (borrowed). */
-void sim_source_trace(struct sim_source *src, struct trace_reader *r);
-/* A source reading a trace parsed ahead on another thread (borrowed). */
-struct trace_prefetch;
-void sim_source_prefetch(struct sim_source *src, struct trace_prefetch *p, const char *name);
 
 /* Learn cache names from a first pass over a trace: kmem_cache_alloc events
  * of 6.1 name no cache, but the matching kmem_cache_free does, so (call site,
  * object size, slot size) -> name is learned here and used by sim_replay.
  * Optional; without it names are learned as the replay goes. */
 int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e);
-int sim_learn_names_source(struct sim *s, const struct sim_source *src, struct err *e);
+int sim_learn_names_source(struct sim *s, const struct trace_source *src, struct err *e);
 
 /* The name pass's two steps, for a pass that reads the trace elsewhere
  * (sim/learn.c, in parallel): intern a call site as the pass does (same ids
@@ -140,7 +100,7 @@ int sim_learned_dump(const struct sim *s, FILE *out);
 int sim_replay(struct sim *s, struct trace_reader *r, struct rec *rec, struct err *e);
 /* The same for any source. Line counts are recorded when src->stats is set;
  * the source must stay open until sim_record. */
-int sim_replay_source(struct sim *s, const struct sim_source *src, struct rec *rec, struct err *e);
+int sim_replay_source(struct sim *s, const struct trace_source *src, struct rec *rec, struct err *e);
 
 /* Apply one event (what sim_replay does per event). */
 int sim_event(struct sim *s, const struct trace_event *ev, struct err *e);

@@ -2,7 +2,7 @@
 #define _DEFAULT_SOURCE /* madvise: posix_madvise cannot drop pages */
 #include "evarr.h"
 #include "grow.h"
-#include "sim.h"
+#include "source.h"
 #include "strtab.h"
 
 #include <errno.h>
@@ -548,12 +548,12 @@ static const struct trace_stats *cursor_stats(void *ctx)
 	return &c->a->stats;
 }
 
-void evarr_source(struct sim_source *src, struct evarr_cursor *c, const struct evarr *a)
+void evarr_source(struct trace_source *src, struct evarr_cursor *c, const struct evarr *a)
 {
 	c->a = a;
 	c->i = 0;
 	c->dropped = 0;
-	*src = (struct sim_source){
+	*src = (struct trace_source){
 		.ctx = c,
 		.next = cursor_next,
 		.next_batch = cursor_next_batch,

@@ -2,7 +2,7 @@
  *
  * A sweep replays the same trace many times; parsing the text dominates a
  * replay, so the trace is read once into 32-byte events and every run reads
- * the array through a struct sim_source. Strings (call sites, cache names,
+ * the array through a struct trace_source. Strings (call sites, cache names,
  * marker texts) are interned, and the rarely varying fields of an event (type,
  * CPU, node, gfp bits, call site, name) are interned together as one "key",
  * so an event is only its time, pointer, sizes, key and line. The array is
@@ -17,7 +17,7 @@
 #include "err.h"
 #include "trace.h"
 
-struct sim_source;
+struct trace_source;
 struct evarr;
 
 /* Read every slab event of path (as trace_open() does, malformed lines
@@ -37,7 +37,7 @@ void evarr_free(struct evarr *a);
 int evarr_spill_open(const char *label, const char *dir, uint32_t buf_events, struct evarr **out,
 		     struct err *e);
 /* Append one event (strings copied). With id_space non-NULL, events carry
- * site_id in that space (sim_source.id_space) and a call site's string is
+ * site_id in that space (trace_source.id_space) and a call site's string is
  * interned once per id. Errors: SLABSIM_EIO (the file could not be
  * written: a full disk), SLABSIM_ENOMEM. */
 int evarr_push(struct evarr *a, const struct trace_event *ev, const void *id_space, struct err *e);
@@ -67,6 +67,6 @@ struct evarr_cursor {
 };
 
 /* Point src at a fresh cursor *c over a (both borrowed; c reset to 0). */
-void evarr_source(struct sim_source *src, struct evarr_cursor *c, const struct evarr *a);
+void evarr_source(struct trace_source *src, struct evarr_cursor *c, const struct evarr *a);
 
 #endif

@@ -10,6 +10,7 @@
  * alone, so nothing else crosses a chunk's edge.
  */
 #include "prefetch.h"
+#include "source.h"
 #include "grow.h"
 #include "strtab.h"
 
@@ -115,7 +116,7 @@ struct trace_prefetch {
 	struct idmap *map;	  /* by worker */
 	struct idmap *cmap;	  /* ccur's worker's */
 	/* producer side: call-site strings interned here, so the consumer maps
-	 * ids instead of hashing strings (sim_source.id_space) */
+	 * ids instead of hashing strings (trace_source.id_space) */
 	struct strtab sites;
 	struct site_cache cache;
 	/* consumer side; sites: the call-site strings by id, copied from the
@@ -670,4 +671,33 @@ void trace_prefetch_close(struct trace_prefetch *p)
 	strtab_fini(&p->gsites);
 	free(p->path);
 	free(p);
+}
+
+/* ---- as an event source (source.h) ---- */
+
+static int source_prefetch_next(void *ctx, struct trace_event *ev, struct err *e)
+{
+	return trace_prefetch_next(ctx, ev, e);
+}
+
+static void source_prefetch_progress(void *ctx, uint64_t *done, uint64_t *total)
+{
+	trace_prefetch_progress(ctx, done, total);
+}
+
+static const struct trace_stats *source_prefetch_stats(void *ctx)
+{
+	return trace_prefetch_stats(ctx);
+}
+
+void trace_prefetch_as_source(struct trace_source *src, struct trace_prefetch *p, const char *name)
+{
+	*src = (struct trace_source){
+		.ctx = p,
+		.next = source_prefetch_next,
+		.progress = source_prefetch_progress,
+		.stats = source_prefetch_stats,
+		.name = name,
+		.id_space = p, /* the producer interns call sites */
+	};
 }

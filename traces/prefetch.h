@@ -7,7 +7,7 @@
  * exactly those of trace_next() on the same reader; memory is a few blocks,
  * never the trace. The producer also interns call sites: events carry
  * site_id (trace.h), equal within one prefetch, so a consumer may map ids
- * (sim_source.id_space) instead of hashing the call-site strings. A call
+ * (trace_source.id_space) instead of hashing the call-site strings. A call
  * site's string crosses over once, with its first event; the consumer keeps
  * it until close.
  *
@@ -85,5 +85,10 @@ const struct trace_stats *trace_prefetch_stats(struct trace_prefetch *p);
 
 /* Stop and join the producer, free the blocks. p may be NULL. */
 void trace_prefetch_close(struct trace_prefetch *p);
+
+/* p as an event source (source.h; p borrowed), named name in messages;
+ * its id_space is p (the producers intern call sites). */
+struct trace_source;
+void trace_prefetch_as_source(struct trace_source *src, struct trace_prefetch *p, const char *name);
 
 #endif

@@ -1,7 +1,7 @@
 /* synth.c - the workload generator behind synth.h. */
 #include "synth.h"
 #include "evq.h"
-#include "sim.h"
+#include "source.h"
 #include "workload_int.h"
 
 #include <inttypes.h>
@@ -432,9 +432,9 @@ static void src_progress(void *ctx, uint64_t *done, uint64_t *total)
 	synth_progress(ctx, done, total);
 }
 
-void synth_source(struct synth *g, const char *name, struct sim_source *src)
+void synth_source(struct synth *g, const char *name, struct trace_source *src)
 {
-	*src = (struct sim_source){
+	*src = (struct trace_source){
 		.ctx = g,
 		.next = src_next,
 		.progress = src_progress,

@@ -2,7 +2,7 @@
  * (workload.h) and a seed into kmem: events in time order.
  *
  * Arrivals, frees and phase changes are events of one discrete-event queue
- * (sim/evq.h, ordered by time then insertion), so memory follows the pending
+ * (sim/base/evq.h, ordered by time then insertion), so memory follows the pending
  * frees (16 bytes each), never the number of events generated. All random
  * numbers come from one gsl_rng; see docs/workloads.md for the draw order
  * that makes the output identical on every machine.
@@ -42,11 +42,11 @@ void synth_destroy(struct synth *g);
  * replay needs no name pass); ev->line is the event's 1-based number. */
 int synth_next(struct synth *g, struct trace_event *ev, struct err *e);
 
-/* g as an event source for the replay engine (sim/sim.h): next is
+/* g as an event source for the replay engine (source.h): next is
  * synth_next, progress the virtual time reached out of the duration; name
  * is used in messages as "NAME:EVENT-NUMBER" (borrowed). */
-struct sim_source;
-void synth_source(struct synth *g, const char *name, struct sim_source *src);
+struct trace_source;
+void synth_source(struct synth *g, const char *name, struct trace_source *src);
 
 /* Write ev as a tracefs text line (Linux 6.1 fields, ns timestamps). */
 int synth_write_event(FILE *f, const struct trace_event *ev);

@@ -15,6 +15,7 @@
  * fails is an I/O error at end of input, never a silently short trace.
  */
 #include "trace.h"
+#include "source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1887,4 +1888,32 @@ void trace_close(struct trace_reader *r)
 	free(r->buf);
 	free(r->path);
 	free(r);
+}
+
+/* ---- as an event source (source.h) ---- */
+
+static int source_trace_next(void *ctx, struct trace_event *ev, struct err *e)
+{
+	return trace_next(ctx, ev, e);
+}
+
+static void source_trace_progress(void *ctx, uint64_t *done, uint64_t *total)
+{
+	trace_progress(ctx, done, total);
+}
+
+static const struct trace_stats *source_trace_stats(void *ctx)
+{
+	return trace_stats(ctx);
+}
+
+void trace_as_source(struct trace_source *src, struct trace_reader *r)
+{
+	*src = (struct trace_source){
+		.ctx = r,
+		.next = source_trace_next,
+		.progress = source_trace_progress,
+		.stats = source_trace_stats,
+		.name = trace_path(r),
+	};
 }

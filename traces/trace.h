@@ -57,7 +57,7 @@ struct trace_event {
 	uint64_t line;	       /* line number in the input (1-based) */
 	/* 1 + the source's own interned id of call_site, 0 = none (text
 	 * readers). Lets the engine skip hashing the string: ids are only used
-	 * through a sim_source whose id_space is set (sim.h). */
+	 * through a trace_source whose id_space is set (source.h). */
 	uint32_t site_id;
 };
 
@@ -165,5 +165,9 @@ int trace_parse_line(char *line, struct trace_event *ev, enum trace_line_kind *k
 int trace_parse_line_test(char *line, size_t len, uint32_t skip_fields, bool general_only,
 			  struct trace_event *ev, enum trace_line_kind *kind, uint64_t *lost,
 			  bool *fast, struct err *e);
+
+/* r as an event source (source.h; r borrowed, stats() are its line counts). */
+struct trace_source;
+void trace_as_source(struct trace_source *src, struct trace_reader *r);
 
 #endif

@@ -73,7 +73,7 @@ static void check_replay(const char *path, const struct evarr *a, const char *al
 {
 	struct sim *s1 = make(alloc, POLICY_ALIGN_NONE), *s2 = make(alloc, POLICY_ALIGN_NONE);
 	struct trace_reader *r;
-	struct sim_source src;
+	struct trace_source src;
 	struct evarr_cursor cur;
 	struct sim_totals t1, t2;
 	struct err e;

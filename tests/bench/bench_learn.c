@@ -52,10 +52,10 @@ int main(int argc, char **argv)
 	} else {
 		struct trace_reader *r = NULL;
 		struct trace_prefetch *pf = NULL;
-		struct sim_source src;
+		struct trace_source src;
 		if (!(rc = trace_open(argv[1], &lax, &r, &e)) &&
 		    !(rc = trace_prefetch_open(r, &pf, &e))) {
-			sim_source_prefetch(&src, pf, argv[1]);
+			trace_prefetch_as_source(&src, pf, argv[1]);
 			rc = sim_learn_names_source(s, &src, &e);
 		}
 		trace_prefetch_close(pf);

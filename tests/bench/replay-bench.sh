@@ -190,7 +190,7 @@ vm=
 grep -qw hypervisor /proc/cpuinfo && vm=" (virtual machine: expect 10-20% run-to-run noise; use -r 3)"
 echo "machine: ${cpu:-unknown CPU}, nproc $(nproc), $(uname -sr), $(awk '/^MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)$vm"
 # shellcheck disable=SC2012 # our own file names
-newest=$(cd "$repo" && ls -t sim/*.[ch] traces/*.[ch] policies/*.[ch] analysis/*.[ch] | head -n 1)
+newest=$(cd "$repo" && ls -t sim/*.[ch] sim/*/*.[ch] traces/*.[ch] policies/*.[ch] analysis/*.[ch] | head -n 1)
 echo "slabsim: $("$slabsim" --version), $buildtype build in $builddir"
 echo "         built from the tree as of $(date -u -r "$repo/$newest" +%Y-%m-%dT%H:%M:%SZ) (newest source: $newest)"
 echo "trace:   $trace"

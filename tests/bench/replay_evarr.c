@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	struct sim *s = NULL;
 	struct evarr *a = NULL;
 	struct evarr_cursor cur;
-	struct sim_source src;
+	struct trace_source src;
 	struct sim_totals tot;
 	struct err e;
 	double t0, c0, t_load, t_names = 0, t_model, c_model;

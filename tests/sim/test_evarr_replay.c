@@ -90,7 +90,7 @@ static char *summary_text(const char *path, const char *alloc, bool names, uint3
 static char *summary_evarr(const struct evarr *a, const char *alloc, bool names)
 {
 	struct err e;
-	struct sim_source src;
+	struct trace_source src;
 	struct evarr_cursor cur;
 	char *buf = NULL;
 	size_t len = 0;
@@ -120,7 +120,7 @@ static char *summary_evarr(const struct evarr *a, const char *alloc, bool names)
 	return buf;
 }
 
-/* The look-ahead (sim_source.peek_ptrs) gives, at every position, the
+/* The look-ahead (trace_source.peek_ptrs) gives, at every position, the
  * pointers of the events next() returns later: checked against the
  * pointers of the text reader's events, for several skips and counts. */
 static void check_peek(const struct evarr *a, const char *path, const char *base)
@@ -143,7 +143,7 @@ static void check_peek(const struct evarr *a, const char *path, const char *base
 		ptrs[n++] = ev.ptr;
 	}
 	trace_close(r);
-	struct sim_source src;
+	struct trace_source src;
 	struct evarr_cursor cur;
 	evarr_source(&src, &cur, a);
 	ok &= src.peek_ptrs != NULL && n == evarr_len(a);
@@ -201,7 +201,7 @@ static struct evarr *spill(const char *path, bool prefetch)
 	struct trace_reader *r = NULL;
 	struct trace_prefetch *p = NULL;
 	struct evarr *a = NULL;
-	struct sim_source src;
+	struct trace_source src;
 	struct trace_event ev;
 	struct err e;
 	const char *dir = getenv("TMPDIR");
@@ -209,9 +209,9 @@ static struct evarr *spill(const char *path, bool prefetch)
 	int rc = trace_open(path, &lax, &r, &e) ||
 		 evarr_spill_open(path, dir && *dir ? dir : "/tmp", 7, &a, &e);
 	if (!rc && prefetch && !(rc = trace_prefetch_open(r, &p, &e)))
-		sim_source_prefetch(&src, p, path);
+		trace_prefetch_as_source(&src, p, path);
 	else if (!rc)
-		sim_source_trace(&src, r);
+		trace_as_source(&src, r);
 	while (!rc && (rc = src.next(src.ctx, &ev, &e)) == 1)
 		rc = evarr_push(a, &ev, src.id_space, &e);
 	trace_prefetch_close(p);
@@ -234,7 +234,7 @@ static void check_spill(const struct evarr *a, const char *path, const char *bas
 		char name[256];
 		bool ok = b && evarr_len(b) == evarr_len(a) && evarr_len(a) > 0 &&
 			  memcmp(evarr_stats(a), evarr_stats(b), sizeof(struct trace_stats)) == 0;
-		struct sim_source src;
+		struct trace_source src;
 		struct evarr_cursor cur;
 		struct trace_event x, y;
 		struct err e;

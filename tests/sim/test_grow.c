@@ -1,4 +1,4 @@
-/* test_grow.c - growable arrays (sim/grow.h): the capacity doubles from
+/* test_grow.c - growable arrays (sim/base/grow.h): the capacity doubles from
  * `first` to the first power-of-two multiple past the index asked for,
  * grow_to zeroes what it adds and keeps what was there, grow_room keeps the
  * contents, and a capacity that would overflow size_t fails with the array

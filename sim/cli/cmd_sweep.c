@@ -123,7 +123,7 @@ static int run_one(const struct job *j, const struct evarr *ev, struct cli_workl
 	struct sim_opts so = {0};
 	struct sim *s = NULL;
 	struct rec *rec = NULL;
-	struct sim_source src;
+	struct trace_source src;
 	struct evarr_cursor cur;
 	struct err e;
 	int rc;

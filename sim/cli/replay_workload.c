@@ -81,7 +81,7 @@ static int run_one(const struct cli_replay_ctl *c, struct cli_workload *cw, stru
 		if ((rc = rec_run_begin(rec, &info, run_id, e)))
 			goto out;
 	}
-	struct sim_source src;
+	struct trace_source src;
 	cli_workload_source(cw, &src);
 	if ((rc = sim_replay_source(s, &src, rec, e))) {
 		if (rec)

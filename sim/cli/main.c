@@ -1,5 +1,5 @@
 /* main.c - the slabsim command line: the table of commands. Each command
- * parses its own options (sim/cmd_*.c); no model logic lives here. */
+ * parses its own options (sim/cli/cmd_*.c); no model logic lives here. */
 #include "cli.h"
 #include "err.h"
 #include "layout.h"

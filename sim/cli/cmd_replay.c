@@ -213,7 +213,7 @@ void usage_replay(FILE *f)
  * into the spilled array. A failed write (a full $TMPDIR) only ends the
  * spilling: the replay then reads the trace again. */
 struct spill_tee {
-	struct sim_source in;
+	struct trace_source in;
 	struct evarr *a;
 	bool failed;
 	struct err why;
@@ -242,16 +242,16 @@ static const char *spill_dir(void)
 
 /* The replay reads the trace through parser threads unless told not to. */
 static int open_source(struct trace_reader *tr, bool prefetch, unsigned threads,
-		       struct trace_prefetch **pf, struct sim_source *src, struct err *e)
+		       struct trace_prefetch **pf, struct trace_source *src, struct err *e)
 {
 	if (!prefetch) {
-		sim_source_trace(src, tr);
+		trace_as_source(src, tr);
 		return 0;
 	}
 	struct trace_prefetch_opts po = {.threads = threads};
 	int rc = trace_prefetch_open_opts(tr, &po, pf, e);
 	if (!rc)
-		sim_source_prefetch(src, *pf, trace_path(tr));
+		trace_prefetch_as_source(src, *pf, trace_path(tr));
 	return rc;
 }
 
@@ -517,7 +517,7 @@ int cmd_replay(int argc, char **argv)
 	 * line although the name pass reads past it. */
 	bool spilled = false;
 	if (name_pass && strcmp(path, "-") != 0 && spill && !strict && name_threads == 1) {
-		struct sim_source in;
+		struct trace_source in;
 		struct spill_tee tee = {0};
 		if ((rc = trace_open(path, &to, &tr, &e)) ||
 		    (rc = open_source(tr, prefetch, parse_threads, &pf, &in, &e))) {
@@ -529,7 +529,7 @@ int cmd_replay(int argc, char **argv)
 		}
 		tee.in = in;
 		tee.a = spill_arr;
-		struct sim_source src = in;
+		struct trace_source src = in;
 		src.ctx = &tee;
 		src.next = tee_next;
 		src.progress = in.progress ? tee_progress : NULL;
@@ -562,7 +562,7 @@ int cmd_replay(int argc, char **argv)
 		struct trace_opts lax = {.strict = false,
 					 .skip_fields = (1u << TRACE_EV_KMALLOC) |
 							(1u << TRACE_EV_KMALLOC_NODE)};
-		struct sim_source src;
+		struct trace_source src;
 		bool done = false;
 		if ((rc = learn_names_file(s, path, &lax, name_threads, so.progress, &done, &e)) ||
 		    (!done && ((rc = trace_open(path, &lax, &tr, &e)) ||
@@ -576,7 +576,7 @@ int cmd_replay(int argc, char **argv)
 		trace_close(tr);
 		tr = NULL;
 	}
-	struct sim_source src;
+	struct trace_source src;
 	struct evarr_cursor cur;
 	if (spilled) {
 		evarr_source(&src, &cur, spill_arr);

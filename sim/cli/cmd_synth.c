@@ -124,7 +124,7 @@ int cli_workload_start(struct cli_workload *cw, struct sim *s, uint64_t seed, st
 	return synth_create(cw->w, seed, cw->duration_ns, &model, &cw->g, e);
 }
 
-void cli_workload_source(struct cli_workload *cw, struct sim_source *src)
+void cli_workload_source(struct cli_workload *cw, struct trace_source *src)
 {
 	(void)snprintf(cw->label, sizeof(cw->label), "%s event", workload_path(cw->w));
 	synth_source(cw->g, cw->label, src);

@@ -1,6 +1,6 @@
 /* cli.h - what the subcommands of the slabsim command line share: the model
  * options every command that builds a model takes, usage and error helpers,
- * and the table of commands. Each command lives in its own sim/cmd_*.c. */
+ * and the table of commands. Each command lives in its own sim/cli/cmd_*.c. */
 #ifndef SLABSIM_CLI_H
 #define SLABSIM_CLI_H
 
@@ -97,7 +97,7 @@ struct cli_cmd {
 struct workload;
 struct synth;
 struct sim;
-struct sim_source;
+struct trace_source;
 struct cli_workload {
 	struct workload *w;
 	uint64_t seed, duration_ns; /* chosen: option, else the spec's */
@@ -115,7 +115,7 @@ int cli_workload_start(struct cli_workload *cw, struct sim *s, uint64_t seed, st
 /* Load the spec at path and create its caches on s (replay TRACE --caches). */
 int cli_define_workload_caches(const char *path, struct sim *s, struct err *e);
 /* The running generator as an event source. */
-void cli_workload_source(struct cli_workload *cw, struct sim_source *src);
+void cli_workload_source(struct cli_workload *cw, struct trace_source *src);
 void cli_workload_close(struct cli_workload *cw);
 /* "workload":{...} for config_json (path, hash, name, rng, seed, duration). */
 int cli_workload_json(const struct cli_workload *cw, uint64_t seed, char *buf, size_t n);
