@@ -1646,7 +1646,7 @@ int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_i
 	return 0;
 }
 
-int rec_count(struct rec *r, const struct rec_count *c, struct err *e)
+int rec_count(struct rec *r, const struct sink_count *c, struct err *e)
 {
 	struct bind b;
 
@@ -1661,7 +1661,7 @@ int rec_count(struct rec *r, const struct rec_count *c, struct err *e)
 	return row_step(r, &b, "counts", e);
 }
 
-int rec_cache(struct rec *r, const struct rec_cache_row *c, struct err *e)
+int rec_cache(struct rec *r, const struct sink_cache *c, struct err *e)
 {
 	struct bind b;
 
@@ -1694,7 +1694,7 @@ int rec_cache(struct rec *r, const struct rec_cache_row *c, struct err *e)
 	return row_step(r, &b, "caches", e);
 }
 
-int rec_site(struct rec *r, const struct rec_site_row *s, struct err *e)
+int rec_site(struct rec *r, const struct sink_site *s, struct err *e)
 {
 	struct bind b;
 
@@ -1715,7 +1715,7 @@ int rec_site(struct rec *r, const struct rec_site_row *s, struct err *e)
 	return row_step(r, &b, "sites", e);
 }
 
-int rec_violation(struct rec *r, const struct rec_violation_row *v, struct err *e)
+int rec_violation(struct rec *r, const struct sink_violation *v, struct err *e)
 {
 	struct bind b;
 
@@ -1731,7 +1731,7 @@ int rec_violation(struct rec *r, const struct rec_violation_row *v, struct err *
 	return row_step(r, &b, "violations", e);
 }
 
-int rec_sample(struct rec *r, const struct rec_sample_row *s, struct err *e)
+int rec_sample(struct rec *r, const struct sink_sample *s, struct err *e)
 {
 	struct bind b;
 
@@ -1754,7 +1754,7 @@ int rec_sample(struct rec *r, const struct rec_sample_row *s, struct err *e)
 	return row_step(r, &b, "samples", e);
 }
 
-int rec_sample_cache(struct rec *r, const struct rec_sample_cache_row *s, struct err *e)
+int rec_sample_cache(struct rec *r, const struct sink_sample_cache *s, struct err *e)
 {
 	struct bind b;
 
@@ -1789,7 +1789,7 @@ static void end_run(struct rec *r)
 	r->state = REC_IDLE;
 }
 
-int rec_run_end(struct rec *r, const struct rec_run_totals *t, bool commit, struct err *e)
+int rec_run_end(struct rec *r, const struct sink_totals *t, bool commit, struct err *e)
 {
 	struct bind b;
 	char what[64];
@@ -1891,7 +1891,7 @@ void rec_close(struct rec *r)
 
 /* ---- metrics rows (schema version 2, docs/metrics.md) ---- */
 
-int rec_run_metrics(struct rec *r, const struct rec_run_metrics_row *m, struct err *e)
+int rec_run_metrics(struct rec *r, const struct sink_run_metrics *m, struct err *e)
 {
 	struct bind b;
 
@@ -1937,7 +1937,7 @@ int rec_run_metrics(struct rec *r, const struct rec_run_metrics_row *m, struct e
 	return row_step(r, &b, "run_metrics", e);
 }
 
-static int perf_row(struct rec *r, enum stmt_id id, const struct rec_perf_row *p, bool ptr,
+static int perf_row(struct rec *r, enum stmt_id id, const struct sink_perf *p, bool ptr,
 		    struct err *e)
 {
 	struct bind b;
@@ -1956,17 +1956,17 @@ static int perf_row(struct rec *r, enum stmt_id id, const struct rec_perf_row *p
 	return row_step(r, &b, ptr ? "perf_ptrs" : "perf_callers", e);
 }
 
-int rec_perf_caller(struct rec *r, const struct rec_perf_row *p, struct err *e)
+int rec_perf_caller(struct rec *r, const struct sink_perf *p, struct err *e)
 {
 	return perf_row(r, ST_PERF_CALLER, p, false, e);
 }
 
-int rec_perf_ptr(struct rec *r, const struct rec_perf_row *p, struct err *e)
+int rec_perf_ptr(struct rec *r, const struct sink_perf *p, struct err *e)
 {
 	return perf_row(r, ST_PERF_PTR, p, true, e);
 }
 
-int rec_sample_metrics(struct rec *r, const struct rec_sample_metrics_row *m, struct err *e)
+int rec_sample_metrics(struct rec *r, const struct sink_sample_metrics *m, struct err *e)
 {
 	struct bind b;
 
@@ -1989,7 +1989,7 @@ int rec_sample_metrics(struct rec *r, const struct rec_sample_metrics_row *m, st
 	return row_step(r, &b, "sample_metrics", e);
 }
 
-int rec_sample_order(struct rec *r, const struct rec_sample_order_row *o, struct err *e)
+int rec_sample_order(struct rec *r, const struct sink_sample_order *o, struct err *e)
 {
 	struct bind b;
 
@@ -2012,7 +2012,7 @@ int rec_sample_order(struct rec *r, const struct rec_sample_order_row *o, struct
 	return row_step(r, &b, "sample_orders", e);
 }
 
-int rec_sample_slabinfo(struct rec *r, const struct rec_sample_slabinfo_row *c, struct err *e)
+int rec_sample_slabinfo(struct rec *r, const struct sink_sample_slabinfo *c, struct err *e)
 {
 	struct bind b;
 

@@ -947,7 +947,7 @@ int metrics_sample(const struct metrics *m, const struct policy *p, struct rec *
 			continue;
 		/* every root, a row of zeros for one without slabs: the
 		 * recorder writes only changes (docs/schema.md) */
-		struct rec_sample_slabinfo_row cr = {.seq = seq, .cache = ci.name};
+		struct sink_sample_slabinfo cr = {.seq = seq, .cache = ci.name};
 		if (ci.nr_slabs) {
 			cr.slabs = si.slabs;
 			cr.partial = si.partial;
@@ -960,7 +960,7 @@ int metrics_sample(const struct metrics *m, const struct policy *p, struct rec *
 	}
 	if (rc)
 		return rc;
-	struct rec_sample_metrics_row row = {
+	struct sink_sample_metrics row = {
 		.seq = seq,
 		.heap_bytes = heap,
 		.si_space = st.space,
@@ -974,7 +974,7 @@ int metrics_sample(const struct metrics *m, const struct policy *p, struct rec *
 	};
 	rc = rec_sample_metrics(rec, &row, e);
 	for (uint32_t o = 0; !rc && pg.have && o < POLICY_MAX_ORDER; o++) {
-		struct rec_sample_order_row orow = {seq, o, pg.held_blocks[o], pg.free_blocks[o],
+		struct sink_sample_order orow = {seq, o, pg.held_blocks[o], pg.free_blocks[o],
 						    pg.unusable[o]};
 		rc = rec_sample_order(rec, &orow, e);
 	}
@@ -992,7 +992,7 @@ int metrics_record(const struct metrics *m, const struct policy *p, struct rec *
 	metrics_slabinfo_totals(p, &st);
 	metrics_jw(m, &jw);
 	metrics_pages(m, p, &pg);
-	struct rec_run_metrics_row row = {
+	struct sink_run_metrics row = {
 		.perf_allocs = pt.allocs,
 		.perf_frees = pt.frees,
 		.perf_bytes_req = pt.bytes_req,
@@ -1028,14 +1028,14 @@ int metrics_record(const struct metrics *m, const struct policy *p, struct rec *
 		const struct perf_caller *c = &m->callers[i];
 		if (!c->hit)
 			continue;
-		struct rec_perf_row r = {
+		struct sink_perf r = {
 			0,	    strtab_str(m->sites, i), c->hit, c->bytes_req, c->bytes_alloc,
 			c->pingpong};
 		rc = rec_perf_caller(rec, &r, e);
 	}
 	for (uint32_t i = 0; !rc && m->pstats && i < m->nptrs; i++) {
 		const struct perf_ptr_stat *q = &m->pstats[i];
-		struct rec_perf_row r = {q->ptr,	 strtab_str(m->sites, m->ptrs[i].site),
+		struct sink_perf r = {q->ptr,	 strtab_str(m->sites, m->ptrs[i].site),
 					 q->hit,	 q->bytes_req,
 					 q->bytes_alloc, q->pingpong};
 		rc = rec_perf_ptr(rec, &r, e);

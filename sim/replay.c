@@ -998,7 +998,7 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 	if (!s->rec)
 		return 0; /* counted only: the totals walk every cache */
 	sim_totals(s, &t);
-	struct rec_sample_row row = {
+	struct sink_sample row = {
 		.seq = seq,
 		.t_ns = s->now_ns,
 		.event_idx = s->nevents,
@@ -1026,7 +1026,7 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 		/* every root cache, a row of zeros for one that holds nothing:
 		 * the recorder writes only changes (docs/schema.md) */
 		bool empty = !ci.nr_slabs && !s->acct[id].live_objs;
-		struct rec_sample_cache_row cr = {.seq = seq, .cache = ci.name};
+		struct sink_sample_cache cr = {.seq = seq, .cache = ci.name};
 		if (!empty) {
 			cr.slabs = ci.nr_slabs;
 			cr.pages = ci.nr_pages;
@@ -1353,7 +1353,7 @@ int sim_replay_source(struct sim *s, const struct trace_source *src, struct rec 
 /* ---- results ---- */
 
 static void cache_row(const struct sim *s, uint32_t id, const struct policy_cache_info *ci,
-		      struct rec_cache_row *row)
+		      struct sink_cache *row)
 {
 	const struct cache_acct *a = &s->acct[id];
 	memset(row, 0, sizeof(*row));
@@ -1391,19 +1391,19 @@ int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *
 {
 	int rc;
 	for (int i = 0; i < TRACE_EV_NR; i++) {
-		struct rec_count c = {"event", trace_ev_names[i], s->events[i], 0};
+		struct sink_count c = {"event", trace_ev_names[i], s->events[i], 0};
 		if ((rc = rec_count(rec, &c, e)))
 			return rc;
 	}
 	for (int i = 0; i < SIM_AN_NR; i++) {
-		struct rec_count c = {"anomaly", sim_anomaly_names[i], s->anomalies[i],
+		struct sink_count c = {"anomaly", sim_anomaly_names[i], s->anomalies[i],
 				      s->anomaly_first_line[i]};
 		if ((rc = rec_count(rec, &c, e)))
 			return rc;
 	}
 	if (s->line_stats) {
 		const struct trace_stats *ts = s->line_stats;
-		struct rec_count lines[] = {
+		struct sink_count lines[] = {
 			{"line", "total", ts->lines, 0},
 			{"line", "header", ts->header_lines, 0},
 			{"line", "other_event", ts->other_events, 0},
@@ -1421,14 +1421,14 @@ int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *
 		s->p->ops->cache_info(s->p, id, &ci);
 		if (!cache_active(s, id, &ci))
 			continue;
-		struct rec_cache_row row;
+		struct sink_cache row;
 		cache_row(s, id, &ci, &row);
 		if ((rc = rec_cache(rec, &row, e)))
 			return rc;
 	}
 	for (uint32_t i = 0; i < s->sites.n; i++) {
 		const struct site_acct *st = &s->site[i];
-		struct rec_site_row row = {
+		struct sink_site row = {
 			.call_site = strtab_str(&s->sites, i),
 			.allocs = st->allocs,
 			.frees = st->frees,
@@ -1450,7 +1450,7 @@ int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *
 		uint32_t site = (uint32_t)((key >> 8) & 0xffffffff);
 		struct policy_cache_info ci;
 		s->p->ops->cache_info(s->p, acct, &ci);
-		struct rec_violation_row v = {
+		struct sink_violation v = {
 			.cache = ci.name,
 			.call_site = strtab_str(&s->sites, site),
 			.size = 1ULL << (key & 0xff),
@@ -1462,7 +1462,7 @@ int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *
 	}
 	struct sim_totals t;
 	sim_totals(s, &t);
-	struct rec_run_totals tot = {
+	struct sink_totals tot = {
 		.events = s->nevents,
 		.t_first_ns = s->t_first_ns,
 		.t_last_ns = s->now_ns,
@@ -1485,7 +1485,7 @@ int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *
 
 static int cmp_pages_desc(const void *a, const void *b)
 {
-	const struct rec_cache_row *x = a, *y = b;
+	const struct sink_cache *x = a, *y = b;
 	if (x->pages != y->pages)
 		return x->pages < y->pages ? 1 : -1;
 	return strcmp(x->cache, y->cache);
@@ -1501,7 +1501,7 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 	sim_totals(s, &t);
 
 	uint32_t n = s->p->ops->nr_caches(s->p), nrows = 0;
-	struct rec_cache_row *rows = calloc(n ? n : 1, sizeof(*rows));
+	struct sink_cache *rows = calloc(n ? n : 1, sizeof(*rows));
 	for (uint32_t id = 0; rows && id < n; id++) {
 		struct policy_cache_info ci;
 		s->p->ops->cache_info(s->p, id, &ci);
@@ -1568,7 +1568,7 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 		metrics_print_json(s->m, s->p, out, &mx);
 		fprintf(out, "  \"caches\": [");
 		for (uint32_t i = 0; i < nrows; i++) {
-			const struct rec_cache_row *r = &rows[i];
+			const struct sink_cache *r = &rows[i];
 			fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
 			json_str(out, r->cache);
 			fprintf(out,
@@ -1649,7 +1649,7 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 		"misal");
 	uint32_t shown = nrows < 20 ? nrows : 20;
 	for (uint32_t i = 0; i < shown; i++) {
-		const struct rec_cache_row *r = &rows[i];
+		const struct sink_cache *r = &rows[i];
 		fprintf(out,
 			"%-24s %7u %7u %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64
 			" %9" PRIu64 " %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %6" PRIu64 "\n",

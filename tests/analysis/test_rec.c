@@ -188,13 +188,13 @@ static const struct rec_run_info run_info = {
 	.version = "0.1.0-test",
 };
 
-static const struct rec_count counts[] = {
+static const struct sink_count counts[] = {
 	{.table = "event", .kind = "kmalloc", .count = 120, .first_line = 1},
 	{.table = "event", .kind = "kfree", .count = 100, .first_line = 3},
 	{.table = "anomaly", .kind = "free_unknown", .count = 2, .first_line = 57},
 };
 
-static const struct rec_cache_row caches[] = {
+static const struct sink_cache caches[] = {
 	{.cache = "kmalloc-64",
 	 .kmalloc = true,
 	 .object_size = 64,
@@ -235,7 +235,7 @@ static const struct rec_cache_row caches[] = {
 	{.cache = "ext4_io_end", .alias_of = "kmalloc-64", .object_size = 64, .slab_size = 64},
 };
 
-static const struct rec_site_row sites[] = {
+static const struct sink_site sites[] = {
 	{.call_site = "ext4_fill_super+0x10",
 	 .allocs = 7,
 	 .frees = 2,
@@ -249,7 +249,7 @@ static const struct rec_site_row sites[] = {
 	{.call_site = "d_alloc+0x2c", .allocs = 30, .frees = 9, .bytes_req = 5760},
 };
 
-static const struct rec_violation_row violations[] = {
+static const struct sink_violation violations[] = {
 	{.cache = "kmalloc-96",
 	 .call_site = "ext4_fill_super+0x10",
 	 .size = 64,
@@ -260,7 +260,7 @@ static const struct rec_violation_row violations[] = {
 #define NR_SAMPLES	 3
 #define NR_SAMPLE_CACHES 4
 
-static const struct rec_run_totals totals = {
+static const struct sink_totals totals = {
 	.events = 220,
 	.t_first_ns = 1000,
 	.t_last_ns = 987654321,
@@ -288,7 +288,7 @@ static int write_rows(struct rec *r, struct err *e)
 	for (size_t i = 0; !ret && i < sizeof(violations) / sizeof(violations[0]); i++)
 		ret = rec_violation(r, &violations[i], e);
 	for (uint64_t seq = 0; !ret && seq < NR_SAMPLES; seq++) {
-		struct rec_sample_row s = {
+		struct sink_sample s = {
 			.seq = seq,
 			.t_ns = 1000 + seq * 1000000,
 			.event_idx = seq * 100,
@@ -305,7 +305,7 @@ static int write_rows(struct rec *r, struct err *e)
 		ret = rec_sample(r, &s, e);
 	}
 	for (uint64_t i = 0; !ret && i < NR_SAMPLE_CACHES; i++) {
-		struct rec_sample_cache_row sc = {
+		struct sink_sample_cache sc = {
 			.seq = i / 2,
 			.cache = i % 2 ? "dentry" : "kmalloc-64",
 			.slabs = i + 1,
@@ -658,7 +658,7 @@ static void test_crash(const char *db_path)
 		if (rec_open(db_path, &r, &e) || rec_run_begin(r, &run_info, NULL, &e))
 			_exit(2);
 		for (uint64_t seq = 0; seq < 200000; seq++) {
-			struct rec_sample_row row = {.seq = seq, .t_ns = seq, .slab_pages = seq};
+			struct sink_sample row = {.seq = seq, .t_ns = seq, .slab_pages = seq};
 			if (rec_sample(r, &row, &e))
 				_exit(3);
 		}
@@ -687,7 +687,7 @@ static void test_crash(const char *db_path)
 /* Case 4: misuse and constraint errors come back as codes with messages. */
 static void test_misuse(const char *db_path)
 {
-	struct rec_cache_row dup = caches[0];
+	struct sink_cache dup = caches[0];
 	struct err e = {0};
 	struct rec *r = NULL;
 	int64_t run_id = -1, other = -1;
@@ -896,14 +896,14 @@ static void test_cascade(const char *db_path)
 static int batch_rows(struct rec *r, struct err *e)
 {
 	for (uint64_t seq = 0; seq < BATCH_SEQS; seq++) {
-		struct rec_sample_row s = {.seq = seq,
+		struct sink_sample s = {.seq = seq,
 					   .t_ns = 100 * seq,
 					   .event_idx = 1000 * seq,
 					   .label = seq + 1 == BATCH_SEQS ? "end" : NULL};
 		if (rec_sample(r, &s, e))
 			return -1;
 		for (uint64_t o = 0; o < 11; o++) {
-			struct rec_sample_order_row or
+			struct sink_sample_order or
 				= {.seq = seq, .order = o, .held_blocks = seq * 11 + o};
 			if (rec_sample_order(r, & or, e))
 				return -1;
@@ -913,7 +913,7 @@ static int batch_rows(struct rec *r, struct err *e)
 			char name[16];
 
 			(void)snprintf(name, sizeof(name), "c%03" PRIu64, k);
-			struct rec_sample_cache_row sc = {.seq = seq,
+			struct sink_sample_cache sc = {.seq = seq,
 							  .cache = name,
 							  .slabs = seq * 1000 + k,
 							  .pages = 2 * (seq * 1000 + k),
@@ -969,7 +969,7 @@ static void test_batches(const struct tmp *t)
 	/* A per-key row is checked against its key's change log at once: a
 	 * second row of a key at the same seq is refused, the run goes on. */
 	CHECK("a second run", rec_run_begin(r, &run_info, &other, &e) == 0);
-	struct rec_sample_cache_row dup = {.seq = 0, .cache = "dentry", .slabs = 1};
+	struct sink_sample_cache dup = {.seq = 0, .cache = "dentry", .slabs = 1};
 	CHECK("a per-cache row", rec_sample_cache(r, &dup, &e) == 0);
 	dup.slabs = 2;
 	ret = rec_sample_cache(r, &dup, &e);
@@ -981,7 +981,7 @@ static void test_batches(const struct tmp *t)
 	 * seen when its batch reaches SQLite, on the writer thread: a later
 	 * per-sample call reports it, or at the latest rec_run_end, which then
 	 * rolls the run back. */
-	struct rec_sample_row ds = {.seq = 0};
+	struct sink_sample ds = {.seq = 0};
 	CHECK("a sample row", rec_sample(r, &ds, &e) == 0);
 	CHECK("its duplicate is buffered", rec_sample(r, &ds, &e) == 0);
 	int first = 0, nfail = 0;
@@ -1099,18 +1099,18 @@ static void test_change_log(const struct tmp *t)
 		return;
 	}
 	for (uint64_t seq = 0; seq < 6 && ok; seq++) {
-		struct rec_sample_row s = {.seq = seq};
-		struct rec_sample_cache_row ca = {seq,	     "a",	a[seq][0],
+		struct sink_sample s = {.seq = seq};
+		struct sink_sample_cache ca = {seq,	     "a",	a[seq][0],
 						  a[seq][1], a[seq][2], a[seq][3]};
-		struct rec_sample_cache_row cb = {seq, "b"};
-		struct rec_sample_cache_row cc = {seq, "c", 4, 4, 4, 4};
-		struct rec_sample_slabinfo_row sa = {
+		struct sink_sample_cache cb = {seq, "b"};
+		struct sink_sample_cache cc = {seq, "c", 4, 4, 4, 4};
+		struct sink_sample_slabinfo sa = {
 			seq, "a", a[seq][0], 0, a[seq][2], 0, 4096 * a[seq][0], 64 * a[seq][2]};
-		struct rec_sample_order_row o[3] = {{seq, 0, 5, 5, 0},
+		struct sink_sample_order o[3] = {{seq, 0, 5, 5, 0},
 						    {seq, 1, 0, 0, 0},
 						    {seq, 2, seq >= 3, 9 - (seq >= 3), 7}};
 		if (seq)
-			cb = (struct rec_sample_cache_row){seq, "b", 1, 2, 1, 5};
+			cb = (struct sink_sample_cache){seq, "b", 1, 2, 1, 5};
 		ok = !rec_sample(r, &s, &e) && !rec_sample_cache(r, &ca, &e) &&
 		     !rec_sample_cache(r, &cb, &e) && (seq || !rec_sample_cache(r, &cc, &e)) &&
 		     !rec_sample_slabinfo(r, &sa, &e);
@@ -1118,7 +1118,7 @@ static void test_change_log(const struct tmp *t)
 			ok = !rec_sample_order(r, &o[i], &e);
 	}
 	CHECK("the series is recorded", ok);
-	struct rec_sample_cache_row late = {4, "a"};
+	struct sink_sample_cache late = {4, "a"};
 	CHECK("a row of a key behind its last seq is refused",
 	      rec_sample_cache(r, &late, &e) == SLABSIM_EUSAGE);
 	CHECK("the run commits", rec_run_end(r, &totals, true, &e) == 0);
@@ -1202,7 +1202,7 @@ static int bench(uint64_t nr_rows)
 		goto out;
 	t0 = now_s();
 	for (uint64_t seq = 0; seq < nr_rows; seq++) {
-		struct rec_sample_row s = {
+		struct sink_sample s = {
 			.seq = seq,
 			.t_ns = seq * 1000,
 			.event_idx = seq * 1000,
@@ -1222,7 +1222,7 @@ static int bench(uint64_t nr_rows)
 	for (uint64_t i = 0; i < nr_rows; i++) {
 		static const char *const names[] = {"kmalloc-64", "kmalloc-128", "dentry",
 						    "inode_cache"};
-		struct rec_sample_cache_row sc = {
+		struct sink_sample_cache sc = {
 			.seq = i / 4,
 			.cache = names[i % 4],
 			.slabs = i % 100,
