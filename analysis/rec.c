@@ -2159,3 +2159,44 @@ struct sqlite3 *rec_run_db(struct rec *r, int64_t *run_id)
 	*run_id = r->run_id;
 	return r->db;
 }
+
+/* ---- the recorder as the engine's sink (sim/sink.h) ---- */
+
+/* Each op is the row writer of the same name, called on the recorder. */
+#define REC_SINK_OP(op, row)                                                                       \
+	static int sink_##op(void *ctx, const struct row *r, struct err *e)                        \
+	{                                                                                          \
+		return rec_##op(ctx, r, e);                                                        \
+	}
+REC_SINK_OP(sample, sink_sample)
+REC_SINK_OP(sample_cache, sink_sample_cache)
+REC_SINK_OP(sample_slabinfo, sink_sample_slabinfo)
+REC_SINK_OP(sample_metrics, sink_sample_metrics)
+REC_SINK_OP(sample_order, sink_sample_order)
+REC_SINK_OP(count, sink_count)
+REC_SINK_OP(cache, sink_cache)
+REC_SINK_OP(site, sink_site)
+REC_SINK_OP(violation, sink_violation)
+REC_SINK_OP(run_metrics, sink_run_metrics)
+REC_SINK_OP(perf_caller, sink_perf)
+REC_SINK_OP(perf_ptr, sink_perf)
+
+static const struct sink_ops rec_sink_ops = {
+	.sample = sink_sample,
+	.sample_cache = sink_sample_cache,
+	.sample_slabinfo = sink_sample_slabinfo,
+	.sample_metrics = sink_sample_metrics,
+	.sample_order = sink_sample_order,
+	.count = sink_count,
+	.cache = sink_cache,
+	.site = sink_site,
+	.violation = sink_violation,
+	.run_metrics = sink_run_metrics,
+	.perf_caller = sink_perf_caller,
+	.perf_ptr = sink_perf_ptr,
+};
+
+struct sink rec_as_sink(struct rec *r)
+{
+	return (struct sink){.ops = &rec_sink_ops, .ctx = r};
+}

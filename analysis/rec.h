@@ -32,8 +32,6 @@ struct rec_run_info {
 	const char *version;	  /* slabsim version string */
 };
 
-
-
 struct rec;
 
 /* Schema version stored in PRAGMA user_version (docs/schema.md). */
@@ -85,7 +83,6 @@ int rec_run_end(struct rec *r, const struct sink_totals *t, bool commit, struct 
 
 /* ---- schema version 2: the figures of docs/metrics.md ---- */
 
-
 int rec_run_metrics(struct rec *r, const struct sink_run_metrics *m, struct err *e);
 int rec_perf_caller(struct rec *r, const struct sink_perf *p, struct err *e);
 int rec_perf_ptr(struct rec *r, const struct sink_perf *p, struct err *e);
@@ -116,6 +113,10 @@ int rec_repetition(struct rec *r, const struct rec_repeat_info *info, int64_t *r
  * tables of a run (analysis/vrec.h); NULL when no run is open. */
 struct sqlite3;
 struct sqlite3 *rec_run_db(struct rec *r, int64_t *run_id);
+
+/* The recorder as the engine's sink (sim/sink.h): every row goes to the
+ * writer of the same name above, into the open run. r is borrowed. */
+struct sink rec_as_sink(struct rec *r);
 
 /* Close; rolls back an open run. r may be NULL. */
 void rec_close(struct rec *r);

@@ -13,7 +13,7 @@
  */
 #include "metrics.h"
 #include "json.h"
-#include "rec.h"
+#include "sink.h"
 #include "slob.h"
 #include "strtab.h"
 #include "trace.h"
@@ -929,8 +929,8 @@ void metrics_print_json(const struct metrics *m, const struct policy *p, FILE *o
 	fprintf(out, "]}\n  },\n");
 }
 
-int metrics_sample(const struct metrics *m, const struct policy *p, struct rec *rec, uint64_t seq,
-		   uint64_t heap, struct err *e)
+int metrics_sample(const struct metrics *m, const struct policy *p, const struct sink *k,
+		   uint64_t seq, uint64_t heap, struct err *e)
 {
 	/* One walk of the caches: the per-cache rows and the sums of
 	 * metrics_slabinfo_totals() that sample_metrics needs. */
@@ -956,7 +956,7 @@ int metrics_sample(const struct metrics *m, const struct policy *p, struct rec *
 			cr.space = si.space;
 			cr.used = si.used;
 		}
-		rc = rec_sample_slabinfo(rec, &cr, e);
+		rc = SINK_EMIT(k, sample_slabinfo, &cr, e);
 	}
 	if (rc)
 		return rc;
@@ -972,16 +972,16 @@ int metrics_sample(const struct metrics *m, const struct policy *p, struct rec *
 		.have_pages = pg.have,
 		.free_pages = pg.free_pages,
 	};
-	rc = rec_sample_metrics(rec, &row, e);
+	rc = SINK_EMIT(k, sample_metrics, &row, e);
 	for (uint32_t o = 0; !rc && pg.have && o < POLICY_MAX_ORDER; o++) {
 		struct sink_sample_order orow = {seq, o, pg.held_blocks[o], pg.free_blocks[o],
-						    pg.unusable[o]};
-		rc = rec_sample_order(rec, &orow, e);
+						 pg.unusable[o]};
+		rc = SINK_EMIT(k, sample_order, &orow, e);
 	}
 	return rc;
 }
 
-int metrics_record(const struct metrics *m, const struct policy *p, struct rec *rec,
+int metrics_record(const struct metrics *m, const struct policy *p, const struct sink *k,
 		   const struct metrics_extra *x, struct err *e)
 {
 	struct metrics_perf_totals pt;
@@ -1022,7 +1022,7 @@ int metrics_record(const struct metrics *m, const struct policy *p, struct rec *
 		.have_pages = pg.have,
 		.free_pages = pg.free_pages,
 	};
-	int rc = rec_run_metrics(rec, &row, e);
+	int rc = SINK_EMIT(k, run_metrics, &row, e);
 	uint32_t ns = m->sites->n < m->callers_cap ? m->sites->n : m->callers_cap;
 	for (uint32_t i = 0; !rc && i < ns; i++) {
 		const struct perf_caller *c = &m->callers[i];
@@ -1031,14 +1031,14 @@ int metrics_record(const struct metrics *m, const struct policy *p, struct rec *
 		struct sink_perf r = {
 			0,	    strtab_str(m->sites, i), c->hit, c->bytes_req, c->bytes_alloc,
 			c->pingpong};
-		rc = rec_perf_caller(rec, &r, e);
+		rc = SINK_EMIT(k, perf_caller, &r, e);
 	}
 	for (uint32_t i = 0; !rc && m->pstats && i < m->nptrs; i++) {
 		const struct perf_ptr_stat *q = &m->pstats[i];
-		struct sink_perf r = {q->ptr,	 strtab_str(m->sites, m->ptrs[i].site),
-					 q->hit,	 q->bytes_req,
-					 q->bytes_alloc, q->pingpong};
-		rc = rec_perf_ptr(rec, &r, e);
+		struct sink_perf r = {q->ptr,	      strtab_str(m->sites, m->ptrs[i].site),
+				      q->hit,	      q->bytes_req,
+				      q->bytes_alloc, q->pingpong};
+		rc = SINK_EMIT(k, perf_ptr, &r, e);
 	}
 	return rc;
 }

@@ -23,7 +23,7 @@
 #include "policy.h"
 
 struct strtab;
-struct rec;
+struct sink;
 struct trace_event;
 
 /* Zone size (MiB) that defines the free memory of the unusable index when
@@ -209,11 +209,11 @@ void metrics_print_table(const struct metrics *m, const struct policy *p, FILE *
 /* The summary's "metrics" member (JSON), ending with ",\n". */
 void metrics_print_json(const struct metrics *m, const struct policy *p, FILE *out,
 			const struct metrics_extra *x);
-/* Rows of one sample (sample_metrics, sample_orders, sample_slabinfo). */
-int metrics_sample(const struct metrics *m, const struct policy *p, struct rec *rec, uint64_t seq,
-		   uint64_t heap, struct err *e);
-/* The run's rows (run_metrics, perf_callers, perf_ptrs). */
-int metrics_record(const struct metrics *m, const struct policy *p, struct rec *rec,
+/* Rows of one sample to k (sample_slabinfo, sample_metrics, sample_order). */
+int metrics_sample(const struct metrics *m, const struct policy *p, const struct sink *k,
+		   uint64_t seq, uint64_t heap, struct err *e);
+/* The run's rows to k (run_metrics, perf_caller, perf_ptr). */
+int metrics_record(const struct metrics *m, const struct policy *p, const struct sink *k,
 		   const struct metrics_extra *x, struct err *e);
 
 #endif

@@ -14,7 +14,7 @@
 #include "grow.h"
 #include "layout.h"
 #include "metrics.h"
-#include "rec.h"
+#include "sink.h"
 #include "strtab.h"
 #include "prefetch.h"
 #include "trace.h"
@@ -144,8 +144,8 @@ struct sim {
 	 * policy since (seen_valid): the pages before the next allocation */
 	bool seen_valid;
 	uint64_t slab_seen;
-	struct rec *rec;
-	const char *src; /* input name for messages: the trace path, or "events" */
+	const struct sink *sink; /* where samples go during a replay, or NULL */
+	const char *src;	 /* input name for messages: the trace path, or "events" */
 	const struct trace_stats *line_stats; /* of the last text trace replayed, or NULL */
 	struct metrics *m;		      /* the figures of docs/metrics.md (metrics.c) */
 	struct metrics_jw_acc *jw;	      /* m's J&W state, observed inline per event */
@@ -995,7 +995,7 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 {
 	struct sim_totals t;
 	uint64_t seq = s->nsamples++;
-	if (!s->rec)
+	if (!s->sink)
 		return 0; /* counted only: the totals walk every cache */
 	sim_totals(s, &t);
 	struct sink_sample row = {
@@ -1012,9 +1012,9 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 		.waste_free_slots = t.waste_free_slots,
 		.waste_tail = t.waste_tail,
 	};
-	int rc = rec_sample(s->rec, &row, e);
+	int rc = SINK_EMIT(s->sink, sample, &row, e);
 	if (!rc)
-		rc = metrics_sample(s->m, s->p, s->rec, seq, t.slab_bytes, e);
+		rc = metrics_sample(s->m, s->p, s->sink, seq, t.slab_bytes, e);
 	if (rc || !s->o.sample_caches)
 		return rc;
 	uint32_t n = s->p->ops->nr_caches(s->p);
@@ -1033,7 +1033,7 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 			cr.live_objs = s->acct[id].live_objs;
 			cr.live_req_bytes = s->acct[id].live_req;
 		}
-		if ((rc = rec_sample_cache(s->rec, &cr, e)))
+		if ((rc = SINK_EMIT(s->sink, sample_cache, &cr, e)))
 			return rc;
 	}
 	return 0;
@@ -1272,11 +1272,11 @@ int sim_learn_names_source(struct sim *s, const struct trace_source *src, struct
 
 /* ---- progress ---- */
 
-int sim_replay(struct sim *s, struct trace_reader *r, struct rec *rec, struct err *e)
+int sim_replay(struct sim *s, struct trace_reader *r, const struct sink *k, struct err *e)
 {
 	struct trace_source src;
 	trace_as_source(&src, r);
-	return sim_replay_source(s, &src, rec, e);
+	return sim_replay_source(s, &src, k, e);
 }
 
 /* Replay a source that hands out events in batches: one indirect call per
@@ -1309,12 +1309,13 @@ static int replay_batches(struct sim *s, const struct trace_source *src, struct 
 	return n;
 }
 
-int sim_replay_source(struct sim *s, const struct trace_source *src, struct rec *rec, struct err *e)
+int sim_replay_source(struct sim *s, const struct trace_source *src, const struct sink *k,
+		      struct err *e)
 {
 	struct trace_event ev;
 	int rc;
 	struct progress pg;
-	s->rec = rec;
+	s->sink = k;
 	s->src = src->name ? src->name : "events";
 	use_ids_of(s, src);
 	progress_start(&pg, "replay");
@@ -1330,8 +1331,8 @@ int sim_replay_source(struct sim *s, const struct trace_source *src, struct rec 
 		while ((rc = src->next(src->ctx, &ev, e)) == 1) {
 			if (src->peek_ptrs && !until_peek--) {
 				uint32_t n = src->peek_ptrs(src->ctx, PEEK_SKIP, PEEK_EVERY, ahead);
-				for (uint32_t k = 0; k < n; k++)
-					u64map_prefetch(&s->live_index, ahead[k]);
+				for (uint32_t i = 0; i < n; i++)
+					u64map_prefetch(&s->live_index, ahead[i]);
 				until_peek = PEEK_EVERY - 1;
 			}
 			if ((rc = sim_event(s, &ev, e)))
@@ -1387,18 +1388,18 @@ static bool cache_active(const struct sim *s, uint32_t id, const struct policy_c
 	return ci->alias_of == id && (a->allocs || a->frees || ci->nr_slabs || a->untraced_frees);
 }
 
-int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *e)
+int sim_report(struct sim *s, const struct sink *k, struct err *e)
 {
 	int rc;
 	for (int i = 0; i < TRACE_EV_NR; i++) {
 		struct sink_count c = {"event", trace_ev_names[i], s->events[i], 0};
-		if ((rc = rec_count(rec, &c, e)))
+		if ((rc = SINK_EMIT(k, count, &c, e)))
 			return rc;
 	}
 	for (int i = 0; i < SIM_AN_NR; i++) {
 		struct sink_count c = {"anomaly", sim_anomaly_names[i], s->anomalies[i],
-				      s->anomaly_first_line[i]};
-		if ((rc = rec_count(rec, &c, e)))
+				       s->anomaly_first_line[i]};
+		if ((rc = SINK_EMIT(k, count, &c, e)))
 			return rc;
 	}
 	if (s->line_stats) {
@@ -1412,7 +1413,7 @@ int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *
 			{"line", "lost_events", ts->lost_events, 0},
 		};
 		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-			if ((rc = rec_count(rec, &lines[i], e)))
+			if ((rc = SINK_EMIT(k, count, &lines[i], e)))
 				return rc;
 	}
 	uint32_t n = s->p->ops->nr_caches(s->p);
@@ -1423,7 +1424,7 @@ int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *
 			continue;
 		struct sink_cache row;
 		cache_row(s, id, &ci, &row);
-		if ((rc = rec_cache(rec, &row, e)))
+		if ((rc = SINK_EMIT(k, cache, &row, e)))
 			return rc;
 	}
 	for (uint32_t i = 0; i < s->sites.n; i++) {
@@ -1440,7 +1441,7 @@ int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *
 			.align_violations = st->violations,
 			.pingpong = st->pingpong,
 		};
-		if ((rc = rec_site(rec, &row, e)))
+		if ((rc = SINK_EMIT(k, site, &row, e)))
 			return rc;
 	}
 	size_t pos = 0;
@@ -1457,12 +1458,20 @@ int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *
 			.count = cnt,
 		};
 		(void)u64map_get(&s->violation_addr, key, &v.example_addr);
-		if ((rc = rec_violation(rec, &v, e)))
+		if ((rc = SINK_EMIT(k, violation, &v, e)))
 			return rc;
 	}
 	struct sim_totals t;
 	sim_totals(s, &t);
-	struct sink_totals tot = {
+	struct metrics_extra mx = {.bytes_alloc_model = t.bytes_alloc_model_total};
+	return metrics_record(s->m, s->p, k, &mx, e);
+}
+
+void sim_run_totals(const struct sim *s, struct sink_totals *out)
+{
+	struct sim_totals t;
+	sim_totals(s, &t);
+	*out = (struct sink_totals){
 		.events = s->nevents,
 		.t_first_ns = s->t_first_ns,
 		.t_last_ns = s->now_ns,
@@ -1473,12 +1482,7 @@ int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *
 		.final_live_objs = t.live_objs,
 		.final_live_req_bytes = t.live_req_bytes,
 		.align_violations = t.align_violations,
-		.wall_seconds = wall_seconds,
 	};
-	struct metrics_extra mx = {.bytes_alloc_model = t.bytes_alloc_model_total};
-	if ((rc = metrics_record(s->m, s->p, rec, &mx, e)))
-		return rc;
-	return rec_run_end(rec, &tot, true, e);
 }
 
 /* ---- summary ---- */

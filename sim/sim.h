@@ -21,7 +21,8 @@
 
 struct trace_reader;
 struct trace_event;
-struct rec;
+struct sink;
+struct sink_totals;
 
 /* Anomalies of real traces (counted by kind, reported, never fatal). */
 enum sim_anomaly {
@@ -68,7 +69,6 @@ struct sim_opts {
 int sim_create(const struct sim_opts *o, struct sim **out, struct err *e);
 void sim_destroy(struct sim *s);
 
-
 /* Learn cache names from a first pass over a trace: kmem_cache_alloc events
  * of 6.1 name no cache, but the matching kmem_cache_free does, so (call site,
  * object size, slot size) -> name is learned here and used by sim_replay.
@@ -93,21 +93,25 @@ int sim_learn_name(struct sim *s, uint32_t site, uint64_t bytes_req, uint64_t by
  * key order. Errors: SLABSIM_ENOMEM. */
 int sim_learned_dump(const struct sim *s, FILE *out);
 
-/* Replay every event of r. With rec non-NULL, samples go to the open run of
- * rec as they are taken (rec_run_begin must have been called). Returns 0, or
- * the first input/model/IO error (samples already written stay in the open
- * run; the caller decides to commit or roll back). */
-int sim_replay(struct sim *s, struct trace_reader *r, struct rec *rec, struct err *e);
-/* The same for any source. Line counts are recorded when src->stats is set;
- * the source must stay open until sim_record. */
-int sim_replay_source(struct sim *s, const struct trace_source *src, struct rec *rec, struct err *e);
+/* Replay every event of r. With k non-NULL, every sample goes to k as it is
+ * taken (sink.h). Returns 0, or the first input/model/sink error (rows
+ * already handed to k stay there; the caller decides what becomes of them). */
+int sim_replay(struct sim *s, struct trace_reader *r, const struct sink *k, struct err *e);
+/* The same for any source. Line counts are reported when src->stats is set;
+ * the source must stay open until sim_report. */
+int sim_replay_source(struct sim *s, const struct trace_source *src, const struct sink *k,
+		      struct err *e);
 
 /* Apply one event (what sim_replay does per event). */
 int sim_event(struct sim *s, const struct trace_event *ev, struct err *e);
 
-/* Write the run's final figures (counts, caches, sites, violations, totals)
- * into rec's open run, then end it with commit. */
-int sim_record(struct sim *s, struct rec *rec, double wall_seconds, struct err *e);
+/* Hand the run's end state to k: counts, caches, sites, violations and the
+ * docs/metrics.md rows, in the order sink.h gives. Returns 0 or the sink's
+ * error. */
+int sim_report(struct sim *s, const struct sink *k, struct err *e);
+
+/* The run's totals (the `runs` row); wall_seconds is left 0. */
+void sim_run_totals(const struct sim *s, struct sink_totals *out);
 
 /* Print the summary: "table" or "json". trace_stats may be NULL. */
 void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *trace_path,

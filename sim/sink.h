@@ -138,7 +138,7 @@ struct sink_sample_slabinfo {
  * set, which stops the replay (sim_replay_source) or the report (sim_report)
  * and is returned by it. An op may be NULL: its rows are dropped.
  * Per sample, in increasing seq: sample, then sample_slabinfo for every root
- * cache with slabs, sample_metrics, sample_order for every page order, then
+ * cache, sample_metrics, sample_order for every page order, then
  * (sim_opts.sample_caches) sample_cache for every root cache. A cache that
  * holds nothing comes as a row of zeros.
  * At the end (sim_report), in this order: count (events, anomalies, lines),
@@ -163,5 +163,8 @@ struct sink {
 	const struct sink_ops *ops;
 	void *ctx;
 };
+
+/* Hand row to k's op `op`; 0 when that op is NULL. */
+#define SINK_EMIT(k, op, row, e) ((k)->ops->op ? (k)->ops->op((k)->ctx, (row), (e)) : 0)
 
 #endif

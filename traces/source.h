@@ -52,5 +52,4 @@ struct trace_source {
 	bool stable_strings;
 };
 
-
 #endif

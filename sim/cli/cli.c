@@ -57,8 +57,24 @@ bad:
 	return -1;
 }
 
+/* The RUN_GIVEN_* bit of a model option is 1 << (code - CLI_OPT_ALLOCATOR). */
+_Static_assert(1u << (CLI_OPT_KERNEL - CLI_OPT_ALLOCATOR) == RUN_GIVEN_KERNEL, "given bits");
+_Static_assert(1u << (CLI_OPT_NR_CPUS - CLI_OPT_ALLOCATOR) == RUN_GIVEN_NR_CPUS, "given bits");
+_Static_assert(1u << (CLI_OPT_SLAB_MAX_ORDER - CLI_OPT_ALLOCATOR) == RUN_GIVEN_SLAB_MAX_ORDER,
+	       "given bits");
+
+static int model_opt(struct run_model *m, int c, const char *arg);
+
+int cli_model_opt(struct run_model *m, int c, const char *arg)
+{
+	int r = model_opt(m, c, arg);
+	if (r == 1)
+		m->given |= 1u << (c - CLI_OPT_ALLOCATOR);
+	return r;
+}
+
 /* Returns 1 if the option was a model option, 0 if not, -1 on a bad value. */
-int cli_model_opt(struct cli_model *m, int c, const char *arg)
+static int model_opt(struct run_model *m, int c, const char *arg)
 {
 	struct err e;
 	switch (c) {
@@ -126,12 +142,6 @@ int cli_model_opt(struct cli_model *m, int c, const char *arg)
 	}
 }
 
-void cli_model_defaults(struct cli_model *m)
-{
-	m->allocator = "slub";
-	policy_cfg_default(&m->cfg);
-}
-
 int cli_bad_usage(const char *cmd)
 {
 	fprintf(stderr, "Try 'slabsim %s --help'.\n", cmd);
@@ -180,36 +190,8 @@ int cli_parse_sample_every(const char *s, uint64_t *ns, uint64_t *ev)
 	return 0;
 }
 
-double cli_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 int cli_fail(struct err *e)
 {
 	fprintf(stderr, "slabsim: %s\n", e->msg);
 	return err_exit_code(e->code);
-}
-
-const char *cli_kernel_name(const struct cli_model *m)
-{
-	return m->cfg.kernel == POLICY_KERNEL_6_1 ? "6.1" : "5.4";
-}
-
-int cli_model_json(const struct cli_model *m, char *buf, size_t n)
-{
-	char dbg[8];
-	policy_slub_debug_str(m->cfg.slub_debug, dbg);
-	int w = snprintf(buf, n,
-			 "\"allocator\":\"%s\",\"kernel\":\"%s\",\"align\":\"%s\","
-			 "\"slub_debug\":\"%s\",\"nr_cpus\":%u,\"slub_min_order\":%u,"
-			 "\"slub_max_order\":%u,\"slub_min_objects\":%u,\"cpu_partial\":%s,"
-			 "\"slab_debug\":%s,\"slab_max_order\":%u",
-			 m->allocator, cli_kernel_name(m), policy_align_name(m->cfg.align), dbg,
-			 m->cfg.nr_cpus, m->cfg.slub_min_order, m->cfg.slub_max_order,
-			 m->cfg.slub_min_objects, m->cfg.cpu_partial ? "true" : "false",
-			 m->cfg.slab_debug ? "true" : "false", m->cfg.slab_max_order);
-	return w < 0 || (size_t)w >= n ? -1 : 0;
 }

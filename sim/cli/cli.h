@@ -12,6 +12,7 @@
 
 #include "err.h"
 #include "policy.h"
+#include "run.h"
 #include "sim.h"
 
 /* The "Exit status:" paragraph every --help ends with. */
@@ -51,23 +52,10 @@ enum {
 		"help", no_argument, NULL, 'h'                                                     \
 	}
 
-/* A model chosen on the command line. */
-struct cli_model {
-	const char *allocator;
-	struct policy_cfg cfg;
-};
-
-void cli_model_defaults(struct cli_model *m);
-/* Returns 1 if c was a model option, 0 if not, -1 on a bad value (message
- * printed). */
-int cli_model_opt(struct cli_model *m, int c, const char *arg);
+/* Returns 1 if c was a model option (its RUN_GIVEN_* bit set in m->given),
+ * 0 if not, -1 on a bad value (message printed). */
+int cli_model_opt(struct run_model *m, int c, const char *arg);
 void cli_usage_model_opts(FILE *f);
-/* The model as JSON members without braces ("allocator":"slub",...), the
- * part of a run's config_json every command shares. Returns 0, or -1 if n
- * is too small. */
-int cli_model_json(const struct cli_model *m, char *buf, size_t n);
-/* "5.4" or "6.1". */
-const char *cli_kernel_name(const struct cli_model *m);
 
 /* "Try 'slabsim CMD --help'." and SLABSIM_EXIT_USAGE. */
 int cli_bad_usage(const char *cmd);
@@ -81,8 +69,6 @@ int cli_fail(struct err *e);
 int cli_parse_u32(const char *opt, const char *s, uint32_t lo, uint32_t hi, uint32_t *out);
 /* --sample-every: N, Nev (events) or Nns/Nus/Nms/Ns (virtual time). */
 int cli_parse_sample_every(const char *s, uint64_t *ns, uint64_t *ev);
-/* Monotonic wall clock in seconds. */
-double cli_now(void);
 
 /* The commands: argv[0] is "slabsim CMD" (getopt names it in messages). */
 struct cli_cmd {
@@ -93,43 +79,15 @@ struct cli_cmd {
 	void (*usage)(FILE *f);
 };
 
-/* A workload spec set up for one command (cmd_synth.c). */
-struct workload;
-struct synth;
-struct sim;
-struct trace_source;
-struct cli_workload {
-	struct workload *w;
-	uint64_t seed, duration_ns; /* chosen: option, else the spec's */
-	uint64_t *req, *alloc;	    /* per spec cache: traced sizes under the model */
-	struct synth *g;
-	char label[320]; /* "SPEC event": names events in messages */
-};
-/* Load the spec at path; seed and duration are the option strings or NULL.
- * Errors: SLABSIM_EUSAGE (bad option value, no duration), SLABSIM_EINPUT,
- * SLABSIM_EIO. cli_workload_close must be called in every case. */
-int cli_workload_open(struct cli_workload *cw, const char *path, const char *seed,
-		      const char *duration, struct err *e);
-/* Define the spec's caches on s and (re)start the generator with seed. */
-int cli_workload_start(struct cli_workload *cw, struct sim *s, uint64_t seed, struct err *e);
-/* Load the spec at path and create its caches on s (replay TRACE --caches). */
-int cli_define_workload_caches(const char *path, struct sim *s, struct err *e);
-/* The running generator as an event source. */
-void cli_workload_source(struct cli_workload *cw, struct trace_source *src);
-void cli_workload_close(struct cli_workload *cw);
-/* "workload":{...} for config_json (path, hash, name, rng, seed, duration). */
-int cli_workload_json(const struct cli_workload *cw, uint64_t seed, char *buf, size_t n);
 /* What `replay --workload` needs of replay's options (replay_workload.c). */
 struct cli_replay_ctl {
-	const struct cli_model *m;
+	const struct run_model *m;
 	struct sim_opts so;
 	const char *db, *slabinfo, *sample_spec;
 	bool json, quiet;
 };
 int cli_replay_workload(const struct cli_replay_ctl *c, const char *spec, const char *seed,
 			const char *duration, uint32_t repeat);
-/* A decimal uint64; 0 or -1. */
-int cli_parse_seed(const char *s, uint64_t *out);
 
 int cmd_replay(int argc, char **argv);
 void usage_replay(FILE *f);

@@ -139,10 +139,10 @@ int cmd_layout(int argc, char **argv)
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{NULL, 0, NULL, 0},
 	};
-	struct cli_model m;
+	struct run_model m;
 	bool tsv = false;
 	int c, r;
-	cli_model_defaults(&m);
+	run_model_default(&m);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if ((r = cli_model_opt(&m, c, optarg)) < 0)

@@ -209,53 +209,23 @@ void usage_replay(FILE *f)
 		METRICS_MEM_MIB_DEFAULT, cli_exit_codes_help);
 }
 
-/* The name pass's source when it spills: every event it reads also goes
- * into the spilled array. A failed write (a full $TMPDIR) only ends the
- * spilling: the replay then reads the trace again. */
-struct spill_tee {
-	struct trace_source in;
-	struct evarr *a;
-	bool failed;
-	struct err why;
+/* Everything `slabsim replay` was told. */
+struct replay_args {
+	struct run_model m;
+	struct run_read read;
+	struct sim_opts so;
+	struct replay_views views;
+	const char *path; /* TRACE or CAPTURE_DIR */
+	const char *db, *slabinfo, *sample_spec, *caches;
+	const char *workload, *seed, *duration;
+	uint32_t repeat;
+	bool json, quiet, phase_summary;
+	int progress; /* -1: when stderr is a terminal */
 };
 
-static int tee_next(void *ctx, struct trace_event *ev, struct err *e)
-{
-	struct spill_tee *t = ctx;
-	int rc = t->in.next(t->in.ctx, ev, e);
-	if (rc == 1 && !t->failed && evarr_push(t->a, ev, t->in.id_space, &t->why))
-		t->failed = true;
-	return rc;
-}
-
-static void tee_progress(void *ctx, uint64_t *done, uint64_t *total)
-{
-	struct spill_tee *t = ctx;
-	t->in.progress(t->in.ctx, done, total);
-}
-
-static const char *spill_dir(void)
-{
-	const char *d = getenv("TMPDIR");
-	return d && *d ? d : "/tmp";
-}
-
-/* The replay reads the trace through parser threads unless told not to. */
-static int open_source(struct trace_reader *tr, bool prefetch, unsigned threads,
-		       struct trace_prefetch **pf, struct trace_source *src, struct err *e)
-{
-	if (!prefetch) {
-		trace_as_source(src, tr);
-		return 0;
-	}
-	struct trace_prefetch_opts po = {.threads = threads};
-	int rc = trace_prefetch_open_opts(tr, &po, pf, e);
-	if (!rc)
-		trace_prefetch_as_source(src, *pf, trace_path(tr));
-	return rc;
-}
-
-int cmd_replay(int argc, char **argv)
+/* Parse argv into a; 0, or the exit status of a usage error (printed) or
+ * of --help (-1: print nothing more, exit 0). */
+static int replay_parse(int argc, char **argv, struct replay_args *a)
 {
 	static const struct option longopts[] = {
 		CLI_MODEL_LONGOPTS,
@@ -292,47 +262,37 @@ int cmd_replay(int argc, char **argv)
 		{"caches", required_argument, NULL, OPT_CACHES},
 		{NULL, 0, NULL, 0},
 	};
-	const char *workload = NULL, *seed = NULL, *duration = NULL, *caches = NULL;
-	uint32_t repeat = 1;
-	struct cli_model m;
-	const char *db = "slabsim.db", *slabinfo = NULL, *sample_spec = "1000ev";
-	bool prefetch = true, spill = true;
-	/* 1: the serial pass, whose memory follows the live set (the ranges
-	 * of N > 1 keep every free of a pointer they did not see allocated) */
-	uint32_t name_threads = 1, parse_threads = 0;
-	bool json = false, strict = false, name_pass = true, check = false, quiet = false;
-	bool sample_caches = true, phase_summary = false;
-	uint32_t given = 0;
-	int progress = -1;
 	int c, r;
-	struct sim_opts so = {0};
-	struct replay_views views = {.lines = -1};
-
-	cli_model_defaults(&m);
-	so.sample_every_events = 1000;
+	memset(a, 0, sizeof(*a));
+	run_model_default(&a->m);
+	a->views.lines = -1;
+	a->db = "slabsim.db";
+	a->sample_spec = "1000ev";
+	a->repeat = 1;
+	a->progress = -1;
+	a->so.sample_every_events = 1000;
+	a->so.sample_caches = true;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hqs:l:", longopts, NULL)) != -1) {
-		if ((r = cli_model_opt(&m, c, optarg)) < 0)
+		if ((r = cli_model_opt(&a->m, c, optarg)) < 0)
 			return cli_bad_usage("replay");
-		if (r) {
-			given |= VAL_GIVEN(c);
+		if (r)
 			continue;
-		}
 		if (c == 's' || c == 'l')
 			c = c == 's' ? OPT_SORT : OPT_LINES;
-		if ((r = views_opt(&views, c, optarg)) < 0)
+		if ((r = views_opt(&a->views, c, optarg)) < 0)
 			return cli_bad_usage("replay");
 		if (r)
 			continue;
 		switch (c) {
 		case OPT_PHASE_SUMMARY:
-			phase_summary = true;
+			a->phase_summary = true;
 			break;
 		case 'h':
 			usage_replay(stdout);
-			return 0;
+			return -1;
 		case 'q':
-			quiet = true;
+			a->quiet = true;
 			break;
 		case OPT_DB:
 			if (!*optarg) {
@@ -340,14 +300,14 @@ int cmd_replay(int argc, char **argv)
 					"slabsim: --db needs a file name (or use --no-db)\n");
 				return cli_bad_usage("replay");
 			}
-			db = optarg;
+			a->db = optarg;
 			break;
 		case OPT_NO_DB:
-			db = NULL;
+			a->db = NULL;
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "json") == 0)
-				json = true;
+				a->json = true;
 			else if (strcmp(optarg, "table") != 0) {
 				fprintf(stderr,
 					"slabsim: --format expects table or json, got '%s'\n",
@@ -356,356 +316,284 @@ int cmd_replay(int argc, char **argv)
 			}
 			break;
 		case OPT_SLABINFO:
-			slabinfo = optarg;
+			a->slabinfo = optarg;
 			break;
 		case OPT_SAMPLE_EVERY:
-			if (cli_parse_sample_every(optarg, &so.sample_every_ns,
-						   &so.sample_every_events)) {
+			if (cli_parse_sample_every(optarg, &a->so.sample_every_ns,
+						   &a->so.sample_every_events)) {
 				fprintf(stderr,
 					"slabsim: --sample-every expects N, Nev, Nns, Nus, Nms or "
 					"Ns with N > 0, got '%s'\n",
 					optarg);
 				return cli_bad_usage("replay");
 			}
-			sample_spec = optarg;
+			a->sample_spec = optarg;
 			break;
 		case OPT_NO_SAMPLE_CACHES:
-			sample_caches = false;
+			a->so.sample_caches = false;
 			break;
 		case OPT_STRICT:
-			strict = true;
+			a->read.strict = true;
 			break;
 		case OPT_NO_NAME_PASS:
-			name_pass = false;
+			a->read.no_name_pass = true;
 			break;
 		case OPT_NO_SPILL:
-			spill = false;
+			a->read.no_spill = true;
 			break;
 		case OPT_NO_PREFETCH:
-			prefetch = false;
+			a->read.no_prefetch = true;
 			break;
 		case OPT_PARSE_THREADS:
-			if (cli_parse_u32("--parse-threads", optarg, 1, 64, &parse_threads))
+			if (cli_parse_u32("--parse-threads", optarg, 1, 64, &a->read.parse_threads))
 				return cli_bad_usage("replay");
 			break;
 		case OPT_NAME_THREADS:
-			if (cli_parse_u32("--name-threads", optarg, 1, 64, &name_threads))
+			if (cli_parse_u32("--name-threads", optarg, 1, 64, &a->read.name_threads))
 				return cli_bad_usage("replay");
 			break;
 		case OPT_CHECK:
-			check = true;
+			a->so.check = true;
 			break;
 		case OPT_PROGRESS:
-			progress = 1;
+			a->progress = 1;
 			break;
 		case OPT_NO_PROGRESS:
-			progress = 0;
+			a->progress = 0;
 			break;
 		case OPT_WORKLOAD:
-			workload = optarg;
+			a->workload = optarg;
 			break;
 		case OPT_SEED:
-			seed = optarg;
+			a->seed = optarg;
 			break;
 		case OPT_DURATION:
-			duration = optarg;
+			a->duration = optarg;
 			break;
 		case OPT_REPEAT:
-			if (cli_parse_u32("--repeat", optarg, 1, 1000000, &repeat))
+			if (cli_parse_u32("--repeat", optarg, 1, 1000000, &a->repeat))
 				return cli_bad_usage("replay");
 			break;
 		case OPT_CACHES:
-			caches = optarg;
+			a->caches = optarg;
 			break;
 		default:
 			return cli_bad_usage("replay");
 		}
 	}
-	if (workload) {
-		if (optind != argc || caches) {
+	a->so.progress = a->progress < 0 ? isatty(STDERR_FILENO) : a->progress;
+	a->so.metrics.mem_mib = a->views.mem_mib;
+	a->so.metrics.record_ptrs = a->views.alloc;
+	if (a->workload) {
+		if (optind != argc || a->caches) {
 			fprintf(stderr, "slabsim: --workload replaces the TRACE argument%s\n",
-				caches ? " and --caches" : "");
+				a->caches ? " and --caches" : "");
 			return cli_bad_usage("replay");
 		}
-		struct cli_replay_ctl ctl = {
-			.m = &m,
-			.so = so,
-			.db = db,
-			.slabinfo = slabinfo,
-			.sample_spec = sample_spec,
-			.json = json,
-			.quiet = quiet,
-		};
-		ctl.so.ops = policy_find(m.allocator);
-		ctl.so.cfg = m.cfg;
-		ctl.so.sample_caches = sample_caches;
-		ctl.so.check = check;
-		ctl.so.progress = progress < 0 ? isatty(STDERR_FILENO) : progress;
-		return cli_replay_workload(&ctl, workload, seed, duration, repeat);
+		return 0;
 	}
-	if (seed || duration || repeat != 1) {
+	if (a->seed || a->duration || a->repeat != 1) {
 		fprintf(stderr, "slabsim: --seed, --duration and --repeat need --workload\n");
 		return cli_bad_usage("replay");
 	}
-	const char *path = cli_one_arg(argc, argv, optind, "replay", "TRACE argument", "");
-	if (!path)
+	if (!(a->path = cli_one_arg(argc, argv, optind, "replay", "TRACE argument", "")))
 		return cli_bad_usage("replay");
-	struct err e;
-	struct capture *cap = NULL;
-	struct val_phases *phases = NULL;
-	err_clear(&e);
-	if (capture_is_dir(path)) {
-		if (capture_open(path, &cap, &e) ||
-		    val_capture_model(cap, &m, given, quiet ? NULL : stderr, &e)) {
-			capture_close(cap);
-			return cli_fail(&e);
-		}
-		path = cap->trace;
-	}
-	if (phase_summary && val_phases_create(&phases, &e)) {
-		capture_close(cap);
-		return cli_fail(&e);
-	}
-	so.on_marker = phases ? val_phases_marker : NULL;
-	so.marker_ctx = phases;
-	so.ops = policy_find(m.allocator);
-	so.cfg = m.cfg;
-	so.sample_caches = sample_caches;
-	so.check = check;
-	so.progress = progress < 0 ? isatty(STDERR_FILENO) : progress;
-	so.metrics.mem_mib = views.mem_mib;
-	so.metrics.record_ptrs = views.alloc;
+	return 0;
+}
 
-	struct sim *s = NULL;
-	struct trace_reader *tr = NULL;
-	struct trace_prefetch *pf = NULL;
-	struct evarr *spill_arr = NULL;
-	struct rec *rec = NULL;
-	struct trace_opts to = {.strict = strict};
-	int rc, status = 0;
-	double t0 = cli_now();
-	FILE *slabinfo_f = NULL, *sysfs_f = NULL;
+/* The output files, opened before the replay so that a bad path is refused
+ * before anything is recorded. 0 or an exit status (message printed). */
+static int open_outputs(const struct replay_args *a, const char *trace, FILE **slabinfo_f,
+			FILE **sysfs_f)
+{
 	struct stat st_in, st_out;
-	if (slabinfo && stat(path, &st_in) == 0 && stat(slabinfo, &st_out) == 0 &&
+	if (a->slabinfo && stat(trace, &st_in) == 0 && stat(a->slabinfo, &st_out) == 0 &&
 	    st_in.st_dev == st_out.st_dev && st_in.st_ino == st_out.st_ino) {
 		/* fopen "w" would truncate the trace before it is read */
-		fprintf(stderr, "slabsim: --final-slabinfo %s is the trace itself\n", slabinfo);
-		status = cli_bad_usage("replay");
-		goto out;
+		fprintf(stderr, "slabsim: --final-slabinfo %s is the trace itself\n", a->slabinfo);
+		return cli_bad_usage("replay");
 	}
-	if (slabinfo && !(slabinfo_f = fopen(slabinfo, "w"))) {
-		/* refuse before replaying, not after the run is recorded */
-		fprintf(stderr, "slabsim: %s: %s\n", slabinfo, strerror(errno));
+	if (a->slabinfo && !(*slabinfo_f = fopen(a->slabinfo, "w"))) {
+		fprintf(stderr, "slabsim: %s: %s\n", a->slabinfo, strerror(errno));
+		return SLABSIM_EXIT_IO;
+	}
+	if (a->views.sysfs && !(*sysfs_f = fopen(a->views.sysfs, "w"))) {
+		fprintf(stderr, "slabsim: %s: %s\n", a->views.sysfs, strerror(errno));
+		return SLABSIM_EXIT_IO;
+	}
+	return 0;
+}
+
+/* The metrics views that replace the summary table; an exit status. */
+static int print_views(const struct replay_args *a, struct sim *s)
+{
+	const struct replay_views *v = &a->views;
+	int status = 0;
+	struct sim_totals tt;
+	sim_totals(s, &tt);
+	bool perf = v->caller || v->alloc || v->perf;
+	if (perf && metrics_print_perf(sim_metrics(s), stdout, v->caller, v->alloc, v->keys,
+				       v->nkeys, v->lines, tt.bytes_alloc_model_total)) {
+		fprintf(stderr, "slabsim: out of memory\n");
 		status = SLABSIM_EXIT_IO;
-		goto out;
 	}
-	if (views.sysfs && !(sysfs_f = fopen(views.sysfs, "w"))) {
-		fprintf(stderr, "slabsim: %s: %s\n", views.sysfs, strerror(errno));
-		status = SLABSIM_EXIT_IO;
-		goto out;
+	if (v->slabinfo_totals) {
+		if (perf)
+			fputc('\n', stdout);
+		metrics_print_slabinfo_totals(sim_policy(s), stdout);
 	}
-	if ((rc = sim_create(&so, &s, &e)) || (cap && (rc = val_capture_caches(s, cap, &e)))) {
-		status = cli_fail(&e);
-		goto out;
-	}
-	if (caches && (rc = cli_define_workload_caches(caches, s, &e))) {
-		status = cli_fail(&e);
-		goto out;
-	}
-	/* One read of the text when the name pass can keep what it parsed:
-	 * not in strict mode, whose replay must stop at the first malformed
-	 * line although the name pass reads past it. */
-	bool spilled = false;
-	if (name_pass && strcmp(path, "-") != 0 && spill && !strict && name_threads == 1) {
-		struct trace_source in;
-		struct spill_tee tee = {0};
-		if ((rc = trace_open(path, &to, &tr, &e)) ||
-		    (rc = open_source(tr, prefetch, parse_threads, &pf, &in, &e))) {
-			status = cli_fail(&e);
-			goto out;
-		}
-		if (evarr_spill_open(path, spill_dir(), 0, &spill_arr, &tee.why)) {
-			tee.failed = true;
-		}
-		tee.in = in;
-		tee.a = spill_arr;
-		struct trace_source src = in;
-		src.ctx = &tee;
-		src.next = tee_next;
-		src.progress = in.progress ? tee_progress : NULL;
-		src.stats = NULL;
-		src.peek_ptrs = NULL;
-		if ((rc = sim_learn_names_source(s, &src, &e))) {
-			status = cli_fail(&e);
-			goto out;
-		}
-		/* the chunked prefetch keeps the counts: tr read nothing */
-		if (!tee.failed &&
-		    evarr_spill_finish(spill_arr, pf ? trace_prefetch_stats(pf) : trace_stats(tr),
-				       &tee.why))
-			tee.failed = true;
-		trace_prefetch_close(pf);
-		pf = NULL;
-		trace_close(tr);
-		tr = NULL;
-		if (tee.failed) {
-			if (!quiet)
-				fprintf(stderr, "slabsim: note: %s; reading the trace again\n",
-					tee.why.msg);
-			evarr_free(spill_arr);
-			spill_arr = NULL;
-		} else {
-			spilled = true;
-		}
-	} else if (name_pass && strcmp(path, "-") != 0) {
-		/* the name pass ignores kmalloc events: their fields go unparsed */
-		struct trace_opts lax = {.strict = false,
-					 .skip_fields = (1u << TRACE_EV_KMALLOC) |
-							(1u << TRACE_EV_KMALLOC_NODE)};
-		struct trace_source src;
-		bool done = false;
-		if ((rc = learn_names_file(s, path, &lax, name_threads, so.progress, &done, &e)) ||
-		    (!done && ((rc = trace_open(path, &lax, &tr, &e)) ||
-			       (rc = open_source(tr, prefetch, parse_threads, &pf, &src, &e)) ||
-			       (rc = sim_learn_names_source(s, &src, &e))))) {
-			status = cli_fail(&e);
-			goto out;
-		}
-		trace_prefetch_close(pf);
-		pf = NULL;
-		trace_close(tr);
-		tr = NULL;
-	}
-	struct trace_source src;
-	struct evarr_cursor cur;
-	if (spilled) {
-		evarr_source(&src, &cur, spill_arr);
-	} else if ((rc = trace_open(path, &to, &tr, &e)) ||
-		   (rc = open_source(tr, prefetch, parse_threads, &pf, &src, &e))) {
-		status = cli_fail(&e);
-		goto out;
-	}
-	if (db) {
-		char cfg_json[640], model_json[512], dbg[8];
-		const char *kernel = cli_kernel_name(&m);
-		const char *align = policy_align_name(m.cfg.align);
-		policy_slub_debug_str(m.cfg.slub_debug, dbg);
-		(void)cli_model_json(&m, model_json, sizeof(model_json));
-		(void)snprintf(cfg_json, sizeof(cfg_json), "{%s,\"sample_every\":\"%s\"}",
-			       model_json, sample_spec);
-		struct rec_run_info info = {
-			.command = "replay",
-			.trace_path = path,
-			.allocator = m.allocator,
-			.kernel = kernel,
-			.align = align,
-			.slub_debug = dbg,
-			.nr_cpus = m.cfg.nr_cpus,
-			.slub_min_order = m.cfg.slub_min_order,
-			.slub_max_order = m.cfg.slub_max_order,
-			.slub_min_objects = m.cfg.slub_min_objects,
-			.sample_every = sample_spec,
-			.config_json = cfg_json,
-			.version = SLABSIM_VERSION,
-		};
-		int64_t run_id;
-		if ((rc = rec_open(db, &rec, &e)) ||
-		    (rc = rec_run_begin(rec, &info, &run_id, &e))) {
-			status = cli_fail(&e);
-			goto out;
-		}
-	}
-	if ((rc = sim_replay_source(s, &src, rec, &e))) {
-		status = cli_fail(&e);
-		if (rec)
-			fprintf(stderr, "slabsim: the run was not recorded in %s\n", db);
-		goto out; /* rec_close rolls the open run back */
-	}
-	if (rec && (rc = sim_record(s, rec, cli_now() - t0, &e))) {
-		status = cli_fail(&e);
-		goto out;
-	}
-	bool views_on = views.caller || views.alloc || views.perf || views.slabinfo_totals ||
-			views.slabinfo_list;
-	if (!quiet && (json || !views_on))
-		sim_print_summary(s, stdout, json, path,
-				  spill_arr ? evarr_stats(spill_arr)
-				  : pf	    ? trace_prefetch_stats(pf)
-					    : trace_stats(tr));
-	if (!quiet && !json && views_on) {
-		struct sim_totals tt;
-		sim_totals(s, &tt);
-		if ((views.caller || views.alloc || views.perf) &&
-		    metrics_print_perf(sim_metrics(s), stdout, views.caller, views.alloc,
-				       views.keys, views.nkeys, views.lines,
-				       tt.bytes_alloc_model_total)) {
-			fprintf(stderr, "slabsim: out of memory\n");
+	if (v->slabinfo_list) {
+		if (perf || v->slabinfo_totals)
+			fputc('\n', stdout);
+		if (metrics_print_slabinfo_caches(sim_policy(s), stdout, v->slabinfo_list == 2))
 			status = SLABSIM_EXIT_IO;
-		}
-		if (views.slabinfo_totals) {
-			if (views.caller || views.alloc || views.perf)
-				fputc('\n', stdout);
-			metrics_print_slabinfo_totals(sim_policy(s), stdout);
-		}
-		if (views.slabinfo_list) {
-			if (views.caller || views.alloc || views.perf || views.slabinfo_totals)
-				fputc('\n', stdout);
-			if (metrics_print_slabinfo_caches(sim_policy(s), stdout,
-							  views.slabinfo_list == 2))
-				status = SLABSIM_EXIT_IO;
-		}
 	}
+	return status;
+}
+
+/* Write the end state as /proc/slabinfo into f (closed here); on a full disk
+ * the write fails in a flush: keep that errno, and remove the truncated
+ * file rather than leave it looking complete (only a regular file: never a
+ * device or a FIFO). An exit status. */
+static int write_slabinfo(const struct replay_args *a, struct sim *s, FILE *f, bool recorded)
+{
+	struct stat st;
+	bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+	errno = 0;
+	int bad = sim_write_slabinfo(s, f) || fflush(f);
+	int why = errno;
+	if (fclose(f) && !bad) {
+		bad = 1;
+		why = errno;
+	}
+	if (!bad)
+		return 0;
+	if (regular)
+		(void)unlink(a->slabinfo);
+	fprintf(stderr, "slabsim: %s: cannot write the slabinfo file: %s%s\n", a->slabinfo,
+		why ? strerror(why) : "write error", recorded ? " (the run is recorded)" : "");
+	return SLABSIM_EXIT_IO;
+}
+
+/* Everything printed or written after the run; an exit status. */
+static int replay_output(const struct replay_args *a, struct run *r, struct val_phases *phases,
+			 FILE *slabinfo_f, FILE *sysfs_f, bool recorded)
+{
+	struct sim *s = run_sim(r);
+	const struct replay_views *v = &a->views;
+	int status = 0;
+	struct err e;
+	bool views_on = v->caller || v->alloc || v->perf || v->slabinfo_totals || v->slabinfo_list;
+	if (!a->quiet && (a->json || !views_on))
+		sim_print_summary(s, stdout, a->json, a->path, run_line_stats(r));
+	if (!a->quiet && !a->json && views_on)
+		status = print_views(a, s);
 	if (sysfs_f) {
 		int bad = metrics_write_sysfs(sim_policy(s), sysfs_f);
 		bad |= fclose(sysfs_f);
-		sysfs_f = NULL;
 		if (bad) {
-			fprintf(stderr, "slabsim: %s: cannot write the sysfs file%s\n", views.sysfs,
-				rec ? " (the run is recorded)" : "");
+			fprintf(stderr, "slabsim: %s: cannot write the sysfs file%s\n", v->sysfs,
+				recorded ? " (the run is recorded)" : "");
 			status = SLABSIM_EXIT_IO;
 		}
 	}
-	if (phases && (rc = val_phases_print(phases, s, json ? stderr : stdout, &e))) {
-		status = cli_fail(&e);
-		goto out;
-	}
-	if (slabinfo_f) {
-		/* On a full disk the write fails in a flush: keep that errno,
-		 * and remove the truncated file rather than leave it looking
-		 * complete (only a regular file: never a device or a FIFO). */
-		struct stat st;
-		bool regular = fstat(fileno(slabinfo_f), &st) == 0 && S_ISREG(st.st_mode);
-		errno = 0;
-		int bad = sim_write_slabinfo(s, slabinfo_f) || fflush(slabinfo_f);
-		int why = errno;
-		if (fclose(slabinfo_f) && !bad) {
-			bad = 1;
-			why = errno;
-		}
-		slabinfo_f = NULL;
-		if (bad) {
-			if (regular)
-				(void)unlink(slabinfo);
-			fprintf(stderr, "slabsim: %s: cannot write the slabinfo file: %s%s\n",
-				slabinfo, why ? strerror(why) : "write error",
-				rec ? " (the run is recorded)" : "");
-			status = SLABSIM_EXIT_IO;
-		}
-	}
+	err_clear(&e);
+	if (phases && val_phases_print(phases, s, a->json ? stderr : stdout, &e))
+		return cli_fail(&e);
+	if (slabinfo_f && write_slabinfo(a, s, slabinfo_f, recorded))
+		status = SLABSIM_EXIT_IO;
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "slabsim: error writing output\n");
 		status = SLABSIM_EXIT_IO;
 	}
+	return status;
+}
+
+/* What the model needs before the trace: a capture's caches, --caches. */
+struct replay_setup {
+	const struct capture *cap;
+	const char *caches;
+};
+
+static int replay_setup(void *ctx, struct sim *s, struct err *e)
+{
+	const struct replay_setup *rs = ctx;
+	int rc = 0;
+	if (rs->cap)
+		rc = val_capture_caches(s, rs->cap, e);
+	if (!rc && rs->caches)
+		rc = run_define_workload_caches(rs->caches, s, e);
+	return rc;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay_args a;
+	int status = replay_parse(argc, argv, &a);
+	if (status)
+		return status < 0 ? 0 : status;
+	if (a.workload) {
+		struct cli_replay_ctl ctl = {.m = &a.m,
+					     .so = a.so,
+					     .db = a.db,
+					     .slabinfo = a.slabinfo,
+					     .sample_spec = a.sample_spec,
+					     .json = a.json,
+					     .quiet = a.quiet};
+		return cli_replay_workload(&ctl, a.workload, a.seed, a.duration, a.repeat);
+	}
+	struct err e;
+	struct capture *cap = NULL;
+	struct val_phases *phases = NULL;
+	struct run *r = NULL;
+	FILE *slabinfo_f = NULL, *sysfs_f = NULL;
+	const char *trace = a.path;
+	err_clear(&e);
+	if (capture_is_dir(a.path)) {
+		if (capture_open(a.path, &cap, &e) ||
+		    val_capture_model(cap, &a.m, a.quiet ? NULL : stderr, &e)) {
+			capture_close(cap);
+			return cli_fail(&e);
+		}
+		trace = a.path = cap->trace;
+	}
+	if (a.phase_summary && val_phases_create(&phases, &e)) {
+		capture_close(cap);
+		return cli_fail(&e);
+	}
+	if ((status = open_outputs(&a, trace, &slabinfo_f, &sysfs_f)))
+		goto out;
+	struct replay_setup rs = {cap, a.caches};
+	struct run_opts ro = {
+		.command = "replay",
+		.model = a.m,
+		.so = a.so,
+		.sample_spec = a.sample_spec,
+		.read = a.read,
+		.setup = replay_setup,
+		.ctx = &rs,
+		.notes = a.quiet ? NULL : stderr,
+	};
+	ro.so.on_marker = phases ? val_phases_marker : NULL;
+	ro.so.marker_ctx = phases;
+	enum run_stage at;
+	ro.failed_at = &at;
+	struct run_input in = {.kind = RUN_TRACE, .path = trace};
+	ro.db = a.db;
+	if (run_exec(&ro, &in, &r, &e)) {
+		status = cli_fail(&e);
+		if (a.db && at == RUN_STAGE_REPLAY)
+			fprintf(stderr, "slabsim: the run was not recorded in %s\n", a.db);
+		goto out;
+	}
+	status = replay_output(&a, r, phases, slabinfo_f, sysfs_f, a.db != NULL);
+	slabinfo_f = sysfs_f = NULL; /* closed there */
 out:
 	if (slabinfo_f)
 		fclose(slabinfo_f);
 	if (sysfs_f)
 		fclose(sysfs_f);
-	rec_close(rec);
-	trace_prefetch_close(pf);
-	trace_close(tr);
-	sim_destroy(s);
-	evarr_free(spill_arr); /* after the sim, which may hold its strings */
+	run_free(r);
 	val_phases_destroy(phases);
 	capture_close(cap);
 	return status;

@@ -117,62 +117,40 @@ static void make_label(const struct sweep_run *r, uint64_t seed, char *buf, size
 /* The worker: replay one run from the parsed events, or from the workload's
  * generator (as `replay --workload` does: no name pass, the spec defines the
  * caches), into a scratch file. */
-static int run_one(const struct job *j, const struct evarr *ev, struct cli_workload *cw,
+static int run_one(const struct job *j, const struct evarr *ev, struct run_workload *wl,
 		   const char *scratch)
 {
-	struct sim_opts so = {0};
-	struct sim *s = NULL;
 	struct rec *rec = NULL;
-	struct trace_source src;
-	struct evarr_cursor cur;
+	struct run *r = NULL;
 	struct err e;
 	int rc;
-	double t0 = cli_now();
-
 	err_clear(&e);
-	so.ops = policy_find(j->r.allocator);
-	so.cfg = j->r.cfg;
-	so.sample_caches = true;
-	(void)cli_parse_sample_every(j->r.sample_every, &so.sample_every_ns,
-				     &so.sample_every_events);
-	char dbg[8];
-	policy_slub_debug_str(j->r.cfg.slub_debug, dbg);
-	struct rec_run_info info = {
+	struct run_opts ro = {
 		.command = "sweep",
-		.trace_path = j->r.trace,
-		.allocator = j->r.allocator,
-		.kernel = j->r.cfg.kernel == POLICY_KERNEL_6_1 ? "6.1" : "5.4",
-		.align = policy_align_name(j->r.cfg.align),
-		.slub_debug = dbg,
-		.nr_cpus = j->r.cfg.nr_cpus,
-		.slub_min_order = j->r.cfg.slub_min_order,
-		.slub_max_order = j->r.cfg.slub_max_order,
-		.slub_min_objects = j->r.cfg.slub_min_objects,
-		.sample_every = j->r.sample_every,
+		.model = {.allocator = j->r.allocator, .cfg = j->r.cfg},
+		.so = {.sample_caches = true},
+		.sample_spec = j->r.sample_every,
 		.config_json = j->json,
-		.version = SLABSIM_VERSION,
 	};
-	if ((rc = sim_create(&so, &s, &e)))
-		goto out;
-	if (cw) {
-		if ((rc = cli_workload_start(cw, s, j->seed, &e)))
-			goto out;
-		cli_workload_source(cw, &src);
+	(void)cli_parse_sample_every(j->r.sample_every, &ro.so.sample_every_ns,
+				     &ro.so.sample_every_events);
+	struct run_input in = {.path = j->r.trace};
+	if (wl) {
+		in.kind = RUN_WORKLOAD;
+		in.wl = wl;
+		in.seed = j->seed;
 	} else {
-		evarr_source(&src, &cur, ev);
-		if ((rc = sim_learn_names_source(s, &src, &e)))
-			goto out;
-		evarr_source(&src, &cur, ev);
+		in.kind = RUN_EVENTS;
+		in.events = ev;
 	}
-	if ((rc = rec_open(scratch, &rec, &e)) || (rc = rec_run_begin(rec, &info, NULL, &e)) ||
-	    (rc = sim_replay_source(s, &src, rec, &e)) ||
-	    (rc = sim_record(s, rec, cli_now() - t0, &e)))
-		goto out;
-out:
+	if (!(rc = rec_open(scratch, &rec, &e))) {
+		ro.rec = rec;
+		rc = run_exec(&ro, &in, &r, &e);
+	}
 	if (rc)
 		fprintf(stderr, "slabsim: sweep run %zu (%s): %s\n", j->r.index, j->label, e.msg);
+	run_free(r);
 	rec_close(rec);
-	sim_destroy(s);
 	return rc ? err_exit_code(rc) : 0;
 }
 
@@ -230,7 +208,7 @@ static int load_trace(const char *path, const char *spec, size_t line, struct ev
 		      double *secs, bool quiet)
 {
 	struct err e;
-	double t0 = cli_now();
+	double t0 = run_now();
 	err_clear(&e);
 	if (evarr_load(path, a, &e)) {
 		fprintf(stderr,
@@ -239,7 +217,7 @@ static int load_trace(const char *path, const char *spec, size_t line, struct ev
 			spec, line, e.msg);
 		return -1;
 	}
-	double dt = cli_now() - t0;
+	double dt = run_now() - t0;
 	*secs += dt;
 	uint64_t n = evarr_len(*a);
 	size_t b = evarr_bytes(*a);
@@ -292,7 +270,7 @@ struct progress {
 static void progress_show(const struct progress *pg, const struct job *j, double secs, bool ok,
 			  uint64_t nev)
 {
-	double el = cli_now() - pg->t0;
+	double el = run_now() - pg->t0;
 	double rate = el > 0 ? (double)pg->events / el : 0;
 	double eta = pg->done ? el / (double)pg->done * (double)(pg->total - pg->done) : 0;
 	if (pg->quiet)
@@ -381,7 +359,7 @@ int cmd_sweep(int argc, char **argv)
 	struct sweep_run *runs = NULL;
 	struct job *jobs_v = NULL;
 	struct evarr **arr = NULL;
-	struct cli_workload *wls = NULL; /* loaded at plan time, shared by forks */
+	struct run_workload *wls = NULL; /* loaded at plan time, shared by forks */
 	bool *wl_bad = NULL;
 	size_t *left = NULL;
 	double t_parse = 0;
@@ -412,7 +390,7 @@ int cmd_sweep(int argc, char **argv)
 	 * cannot be read fails only its runs, as an unreadable trace does. */
 	for (size_t w = 0; w < sweep_spec_nworkloads(spec); w++) {
 		const char *wp = sweep_spec_workload(spec, w);
-		rc = cli_workload_open(&wls[w], wp, NULL, sweep_spec_duration(spec), &e);
+		rc = run_workload_open(&wls[w], wp, NULL, sweep_spec_duration(spec), &e);
 		if (rc == SLABSIM_EUSAGE) {
 			/* a bad or missing duration is the sweep spec's fault */
 			if (sweep_spec_duration(spec))
@@ -441,7 +419,7 @@ int cmd_sweep(int argc, char **argv)
 		struct job *j = &jobs_v[njobs];
 		uint64_t ns, ev;
 		char model[600];
-		struct cli_model cm = {.allocator = runs[i].allocator, .cfg = runs[i].cfg};
+		struct run_model cm = {.allocator = runs[i].allocator, .cfg = runs[i].cfg};
 		if (cli_parse_sample_every(runs[i].sample_every, &ns, &ev)) {
 			fprintf(stderr,
 				"slabsim: %s: sample_every expects N, Nev, Nns, Nus, Nms or Ns "
@@ -460,13 +438,13 @@ int cmd_sweep(int argc, char **argv)
 		free(j->json); /* a slot reused after a done run */
 		j->json = NULL;
 		j->r = runs[i];
-		(void)cli_model_json(&cm, model, sizeof(model));
+		(void)run_model_json(&cm, model, sizeof(model));
 		if (j->r.workload) {
 			/* exactly the configuration `replay --workload` records */
-			const struct cli_workload *cw = &wls[j->r.trace_idx];
+			const struct run_workload *cw = &wls[j->r.trace_idx];
 			char wl_json[800];
 			j->seed = j->r.seed_set ? j->r.seed : cw->seed;
-			(void)cli_workload_json(cw, j->seed, wl_json, sizeof(wl_json));
+			(void)run_workload_json(cw, j->seed, wl_json, sizeof(wl_json));
 			(void)snprintf(json, sizeof(json), "{%s,\"sample_every\":\"%s\",%s}", model,
 				       runs[i].sample_every, wl_json);
 		} else {
@@ -535,7 +513,7 @@ int cmd_sweep(int argc, char **argv)
 		.bar = progress < 0 ? isatty(STDERR_FILENO) : progress,
 		.quiet = quiet,
 		.total = njobs,
-		.t0 = cli_now(),
+		.t0 = run_now(),
 	};
 	size_t next = 0, running = 0;
 	double replay_secs = 0;
@@ -565,7 +543,7 @@ int cmd_sweep(int argc, char **argv)
 			j->nev = j->r.workload ? 0 : evarr_len(arr[t]);
 			scratch_path(scratch, sizeof(scratch), tmp, j->r.index);
 			unlink_scratch(tmp, j->r.index);
-			j->t0 = cli_now();
+			j->t0 = run_now();
 			pid_t pid = fork();
 			if (pid < 0) {
 				fprintf(stderr, "slabsim: fork: %s\n", strerror(errno));
@@ -605,7 +583,7 @@ int cmd_sweep(int argc, char **argv)
 			continue;
 		running--;
 		j->pid = 0;
-		double secs = cli_now() - j->t0;
+		double secs = run_now() - j->t0;
 		replay_secs += secs;
 		bool ok = WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
 		if (ok) {
@@ -654,7 +632,7 @@ stop:
 			pg.done - pg.failed, njobs);
 		status = 130;
 	} else if (!quiet) {
-		double wall = cli_now() - pg.t0;
+		double wall = run_now() - pg.t0;
 		fprintf(stderr,
 			"sweep: %zu runs, %zu failed; parse %.3f s, replay %.3f s (sum over "
 			"workers), wall %.3f s\n",
@@ -672,7 +650,7 @@ out:
 	free(arr);
 	if (wls)
 		for (size_t w = 0; w < sweep_spec_nworkloads(spec); w++)
-			cli_workload_close(&wls[w]);
+			run_workload_close(&wls[w]);
 	free(wls);
 	free(wl_bad);
 	free(left);

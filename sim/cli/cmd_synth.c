@@ -1,6 +1,6 @@
 /* cmd_synth.c - `slabsim synth --workload SPEC`: write a synthetic workload
- * as ftrace text; and the glue that sets a workload up on an engine (shared
- * with `replay --workload`). */
+ * as ftrace text (the workload is set up on an engine by sim/run/, which
+ * gives the traced sizes of its allocations under the model). */
 #include "cli.h"
 #include "err.h"
 #include "layout.h"
@@ -16,165 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- the glue ---- */
-
-int cli_workload_open(struct cli_workload *cw, const char *path, const char *seed,
-		      const char *duration, struct err *e)
-{
-	memset(cw, 0, sizeof(*cw));
-	int rc = workload_load(path, &cw->w, e);
-	if (rc)
-		return rc;
-	bool has;
-	cw->seed = workload_seed(cw->w, &has);
-	if (seed && cli_parse_seed(seed, &cw->seed))
-		return err_set(e, SLABSIM_EUSAGE,
-			       "--seed expects a whole number from 0 to 2^64-1, got '%s'", seed);
-	cw->duration_ns = workload_duration_ns(cw->w, &has);
-	if (duration && (!workload_parse_time(duration, &cw->duration_ns) || !cw->duration_ns))
-		return err_set(e, SLABSIM_EUSAGE,
-			       "--duration expects a time > 0 with a unit (e.g. 60s, 250ms), got "
-			       "'%s'",
-			       duration);
-	if (!cw->duration_ns)
-		return err_set(e, SLABSIM_EUSAGE,
-			       "%s: no duration: give --duration or 'duration =' in [workload]",
-			       path);
-	return 0;
-}
-
-static uint64_t kmalloc_bytes(void *ctx, uint64_t size, uint32_t gfp)
-{
-	return sim_kmalloc_bytes(ctx, size, gfp);
-}
-
-/* Create w's caches on s; req/alloc (n entries) get their traced sizes. */
-static int define_caches(const struct workload *w, struct sim *s, uint64_t *req, uint64_t *alloc,
-			 struct err *e)
-{
-	uint32_t n = workload_nr_caches(w);
-	for (uint32_t i = 0; i < n; i++) {
-		struct workload_cache wc;
-		workload_cache(w, i, &wc);
-		struct policy_cache_spec spec = {
-			.name = wc.name,
-			.object_size = wc.object_size,
-			.align = wc.align,
-			.usersize = wc.usersize,
-			.ctor = (wc.flags & WORKLOAD_CF_CTOR) != 0,
-		};
-		if (wc.flags & WORKLOAD_CF_HWCACHE)
-			spec.flags |= POLICY_F_HWCACHE_ALIGN;
-		if (wc.flags & WORKLOAD_CF_RECLAIM)
-			spec.flags |= POLICY_F_RECLAIM_ACCOUNT;
-		if (wc.flags & WORKLOAD_CF_ACCOUNT)
-			spec.flags |= POLICY_F_ACCOUNT;
-		if (wc.flags & WORKLOAD_CF_DMA)
-			spec.flags |= POLICY_F_CACHE_DMA;
-		if (wc.flags & WORKLOAD_CF_TYPESAFE_BY_RCU)
-			spec.flags |= POLICY_F_TYPESAFE_BY_RCU;
-		int rc = sim_define_cache(s, &spec, &req[i], &alloc[i], e);
-		if (rc) {
-			char why[SLABSIM_ERR_MSG_MAX];
-			(void)snprintf(why, sizeof(why), "%s", e->msg);
-			return err_set(e, rc == SLABSIM_ENOMEM ? rc : SLABSIM_EINPUT,
-				       "%s: [cache %s]: %s", workload_path(w), wc.name, why);
-		}
-	}
-	return 0;
-}
-
-int cli_define_workload_caches(const char *path, struct sim *s, struct err *e)
-{
-	struct workload *w = NULL;
-	int rc = workload_load(path, &w, e);
-	if (rc)
-		return rc;
-	uint32_t n = workload_nr_caches(w);
-	uint64_t *req = calloc(n + 1, sizeof(*req)), *alloc = calloc(n + 1, sizeof(*alloc));
-	rc = req && alloc ? define_caches(w, s, req, alloc, e)
-			  : err_set(e, SLABSIM_ENOMEM, "out of memory");
-	free(req);
-	free(alloc);
-	workload_free(w);
-	return rc;
-}
-
-int cli_workload_start(struct cli_workload *cw, struct sim *s, uint64_t seed, struct err *e)
-{
-	uint32_t n = workload_nr_caches(cw->w);
-	free(cw->req);
-	free(cw->alloc);
-	cw->req = calloc(n + 1, sizeof(*cw->req));
-	cw->alloc = calloc(n + 1, sizeof(*cw->alloc));
-	if (!cw->req || !cw->alloc)
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	int rc = define_caches(cw->w, s, cw->req, cw->alloc, e);
-	if (rc)
-		return rc;
-	struct synth_model model = {
-		.ctx = s,
-		.kmalloc_bytes = kmalloc_bytes,
-		.cache_req = cw->req,
-		.cache_alloc = cw->alloc,
-	};
-	synth_destroy(cw->g);
-	cw->g = NULL;
-	return synth_create(cw->w, seed, cw->duration_ns, &model, &cw->g, e);
-}
-
-void cli_workload_source(struct cli_workload *cw, struct trace_source *src)
-{
-	(void)snprintf(cw->label, sizeof(cw->label), "%s event", workload_path(cw->w));
-	synth_source(cw->g, cw->label, src);
-}
-
-void cli_workload_close(struct cli_workload *cw)
-{
-	synth_destroy(cw->g);
-	workload_free(cw->w);
-	free(cw->req);
-	free(cw->alloc);
-	memset(cw, 0, sizeof(*cw));
-}
-
-int cli_workload_json(const struct cli_workload *cw, uint64_t seed, char *buf, size_t n)
-{
-	/* names are one word without quotes or backslashes (the parser's
-	 * rule); the path is escaped */
-	char path[600];
-	size_t o = 0;
-	for (const char *p = workload_path(cw->w); *p && o + 7 < sizeof(path); p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c == '"' || c == '\\')
-			path[o++] = '\\', path[o++] = (char)c;
-		else if (c < 0x20)
-			o += (size_t)snprintf(path + o, sizeof(path) - o, "\\u%04x", c);
-		else
-			path[o++] = (char)c;
-	}
-	path[o] = '\0';
-	int w = snprintf(buf, n,
-			 "\"workload\":{\"path\":\"%s\",\"hash\":\"%s\",\"name\":\"%s\","
-			 "\"rng\":\"%s\",\"seed\":%" PRIu64 ",\"duration_ns\":%" PRIu64 "}",
-			 path, workload_hash(cw->w), workload_name(cw->w), workload_rng_name(cw->w),
-			 seed, cw->duration_ns);
-	return w < 0 || (size_t)w >= n ? -1 : 0;
-}
-
-int cli_parse_seed(const char *s, uint64_t *out)
-{
-	char *end;
-	if (!*s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (*end || errno)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 /* ---- the command ---- */
 
@@ -222,11 +63,11 @@ int cmd_synth(int argc, char **argv)
 		{"stats", no_argument, NULL, OPT_STATS},
 		{NULL, 0, NULL, 0},
 	};
-	struct cli_model m;
+	struct run_model m;
 	const char *spec = NULL, *seed = NULL, *duration = NULL, *output = NULL;
 	int c, r;
 	bool stats = false;
-	cli_model_defaults(&m);
+	run_model_default(&m);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		if ((r = cli_model_opt(&m, c, optarg)) < 0)
@@ -265,20 +106,20 @@ int cmd_synth(int argc, char **argv)
 		return cli_bad_usage("synth");
 	}
 	struct err e;
-	struct cli_workload cw;
+	struct run_workload cw;
 	struct sim *s = NULL;
 	struct sim_opts so = {.ops = policy_find(m.allocator), .cfg = m.cfg};
 	FILE *out = stdout;
 	int rc, status = 0;
 	err_clear(&e);
-	if ((rc = cli_workload_open(&cw, spec, seed, duration, &e))) {
+	if ((rc = run_workload_open(&cw, spec, seed, duration, &e))) {
 		status = rc == SLABSIM_EUSAGE
 				 ? (fprintf(stderr, "slabsim: %s\n", e.msg), cli_bad_usage("synth"))
 				 : cli_fail(&e);
-		cli_workload_close(&cw);
+		run_workload_close(&cw);
 		return status;
 	}
-	if ((rc = sim_create(&so, &s, &e)) || (rc = cli_workload_start(&cw, s, cw.seed, &e))) {
+	if ((rc = sim_create(&so, &s, &e)) || (rc = run_workload_start(&cw, s, cw.seed, &e))) {
 		status = cli_fail(&e);
 		goto done;
 	}
@@ -318,6 +159,6 @@ done:
 	if (out == stdout)
 		(void)setvbuf(stdout, NULL, _IOLBF, 0);
 	sim_destroy(s);
-	cli_workload_close(&cw);
+	run_workload_close(&cw);
 	return status;
 }

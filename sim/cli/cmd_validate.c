@@ -71,18 +71,15 @@ int cmd_validate(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct val_opts o = {.db = "slabsim.db", .out = stdout, .notes = stderr, .anchor = true};
-	uint32_t given = 0;
 	int progress = -1, c, r;
 
-	cli_model_defaults(&o.model);
+	run_model_default(&o.model);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
 		if ((r = cli_model_opt(&o.model, c, optarg)) < 0)
 			return cli_bad_usage("validate");
-		if (r) {
-			given |= VAL_GIVEN(c);
+		if (r)
 			continue;
-		}
 		switch (c) {
 		case 'h':
 			usage_validate(stdout);
@@ -134,7 +131,7 @@ int cmd_validate(int argc, char **argv)
 	if (capture_open(o.dir, &cap, &e))
 		return cli_fail(&e);
 	int status = 0;
-	if (val_capture_model(cap, &o.model, given, o.notes, &e) || val_run(&o, cap, &e)) {
+	if (val_capture_model(cap, &o.model, o.notes, &e) || val_run(&o, cap, &e)) {
 		status = cli_fail(&e);
 		if (o.db)
 			fprintf(stderr, "slabsim: the validation was not recorded in %s\n", o.db);

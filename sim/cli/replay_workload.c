@@ -46,58 +46,32 @@ static void figures(const struct sim_totals *t, double *f)
 	f[FIG_VIOL] = (double)t->align_violations;
 }
 
-/* One seed: build the engine, replay, record, print. */
-static int run_one(const struct cli_replay_ctl *c, struct cli_workload *cw, struct rec *rec,
+/* One seed through the run layer, recorded in rec when not NULL; the
+ * summary printed when asked, the end state into slabinfo_f. */
+static int run_one(const struct cli_replay_ctl *c, struct run_workload *wl, struct rec *rec,
 		   uint64_t seed, bool summary, FILE *slabinfo_f, struct sim_totals *tot,
-		   int64_t *run_id, struct err *e)
+		   int64_t *rid, struct err *e)
 {
-	struct sim *s = NULL;
-	int rc;
-	double t0 = cli_now();
-	if ((rc = sim_create(&c->so, &s, e)) || (rc = cli_workload_start(cw, s, seed, e)))
-		goto out;
-	if (rec) {
-		char cfg_json[1400], model_json[512], wl_json[800], dbg[8];
-		policy_slub_debug_str(c->m->cfg.slub_debug, dbg);
-		(void)cli_model_json(c->m, model_json, sizeof(model_json));
-		(void)cli_workload_json(cw, seed, wl_json, sizeof(wl_json));
-		(void)snprintf(cfg_json, sizeof(cfg_json), "{%s,\"sample_every\":\"%s\",%s}",
-			       model_json, c->sample_spec, wl_json);
-		struct rec_run_info info = {
-			.command = "replay",
-			.trace_path = workload_path(cw->w),
-			.allocator = c->m->allocator,
-			.kernel = cli_kernel_name(c->m),
-			.align = policy_align_name(c->m->cfg.align),
-			.slub_debug = dbg,
-			.nr_cpus = c->m->cfg.nr_cpus,
-			.slub_min_order = c->m->cfg.slub_min_order,
-			.slub_max_order = c->m->cfg.slub_max_order,
-			.slub_min_objects = c->m->cfg.slub_min_objects,
-			.sample_every = c->sample_spec,
-			.config_json = cfg_json,
-			.version = SLABSIM_VERSION,
-		};
-		if ((rc = rec_run_begin(rec, &info, run_id, e)))
-			goto out;
-	}
-	struct trace_source src;
-	cli_workload_source(cw, &src);
-	if ((rc = sim_replay_source(s, &src, rec, e))) {
-		if (rec)
-			(void)rec_run_end(rec, NULL, false, NULL);
-		goto out;
-	}
-	if (rec && (rc = sim_record(s, rec, cli_now() - t0, e)))
-		goto out;
+	struct run_opts ro = {
+		.command = "replay",
+		.model = *c->m,
+		.so = c->so,
+		.sample_spec = c->sample_spec,
+		.rec = rec,
+	};
+	struct run_input in = {.kind = RUN_WORKLOAD, .wl = wl, .seed = seed};
+	struct run *r = NULL;
+	int rc = run_exec(&ro, &in, &r, e);
+	if (rc)
+		return rc;
+	struct sim *s = run_sim(r);
+	*rid = run_id(r);
 	sim_totals(s, tot);
-	if (summary) {
-		sim_print_summary(s, stdout, c->json, workload_path(cw->w), NULL);
-	}
+	if (summary)
+		sim_print_summary(s, stdout, c->json, workload_path(wl->w), NULL);
 	if (slabinfo_f && sim_write_slabinfo(s, slabinfo_f))
 		rc = err_set(e, SLABSIM_EIO, "%s: cannot write the slabinfo file", c->slabinfo);
-out:
-	sim_destroy(s);
+	run_free(r);
 	return rc;
 }
 
@@ -105,14 +79,14 @@ int cli_replay_workload(const struct cli_replay_ctl *c, const char *spec, const 
 			const char *duration_opt, uint32_t repeat)
 {
 	struct err e;
-	struct cli_workload cw;
+	struct run_workload cw;
 	struct rec *rec = NULL;
 	FILE *slabinfo_f = NULL;
 	int rc, status = 0;
 	double *vals = NULL;
 	int64_t *run_ids = NULL;
 	err_clear(&e);
-	if ((rc = cli_workload_open(&cw, spec, seed_opt, duration_opt, &e))) {
+	if ((rc = run_workload_open(&cw, spec, seed_opt, duration_opt, &e))) {
 		fprintf(stderr, "slabsim: %s\n", e.msg);
 		status = rc == SLABSIM_EUSAGE ? cli_bad_usage("replay") : err_exit_code(rc);
 		goto out;
@@ -184,9 +158,9 @@ int cli_replay_workload(const struct cli_replay_ctl *c, const char *spec, const 
 		if (!c->quiet && c->json)
 			printf("}}\n");
 		if (rec) {
-			char cfg_json[1400], model_json[512], wl_json[800];
-			(void)cli_model_json(c->m, model_json, sizeof(model_json));
-			(void)cli_workload_json(&cw, cw.seed, wl_json, sizeof(wl_json));
+			char cfg_json[2048], model_json[512], wl_json[800];
+			(void)run_model_json(c->m, model_json, sizeof(model_json));
+			(void)run_workload_json(&cw, cw.seed, wl_json, sizeof(wl_json));
 			(void)snprintf(cfg_json, sizeof(cfg_json),
 				       "{%s,\"sample_every\":\"%s\",%s,\"repeat\":%u}", model_json,
 				       c->sample_spec, wl_json, repeat);
@@ -218,6 +192,6 @@ out:
 	rec_close(rec);
 	free(vals);
 	free(run_ids);
-	cli_workload_close(&cw);
+	run_workload_close(&cw);
 	return status;
 }

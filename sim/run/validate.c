@@ -1,6 +1,7 @@
 /* validate.c - captures against the model: configuration from a capture's
  * metadata, `slabsim validate`, and replay's phase summary (validate.h). */
 #include "validate.h"
+#include "run.h"
 #include "json.h"
 #include "layout.h"
 #include "learn.h"
@@ -45,17 +46,17 @@ static void debug_letters(const char *flags, char *out, bool *had_o)
 		strcpy(out, "-");
 }
 
-int val_capture_model(const struct capture *c, struct cli_model *m, uint32_t given, FILE *notes,
-		      struct err *e)
+int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes, struct err *e)
 {
-	if (c->has_uname && !(given & VAL_GIVEN(CLI_OPT_KERNEL))) {
+	uint32_t given = m->given;
+	if (c->has_uname && !(given & RUN_GIVEN_KERNEL)) {
 		m->cfg.kernel = val_kernel_profile(c->major, c->minor);
 		if (notes)
 			fprintf(notes, "capture: kernel %s -> profile %s\n", c->release,
-				cli_kernel_name(m));
+				run_kernel_name(m));
 	}
 	uint32_t cpus = c->possible ? c->possible : c->online ? c->online : c->nproc;
-	if (cpus && !(given & VAL_GIVEN(CLI_OPT_NR_CPUS))) {
+	if (cpus && !(given & RUN_GIVEN_NR_CPUS)) {
 		m->cfg.nr_cpus = cpus;
 		if (notes)
 			fprintf(notes, "capture: nr_cpu_ids %u (%s)\n", cpus,
@@ -66,7 +67,7 @@ int val_capture_model(const struct capture *c, struct cli_model *m, uint32_t giv
 	if (!c->has_cmdline)
 		return 0;
 	const struct capture_cmdline *cl = &c->cmdline;
-	if (cl->slub_debug_given && !(given & VAL_GIVEN(CLI_OPT_SLUB_DEBUG))) {
+	if (cl->slub_debug_given && !(given & RUN_GIVEN_SLUB_DEBUG)) {
 		uint32_t flags = 0;
 		bool had_o = false, per_cache = false;
 		for (uint32_t i = 0; i < cl->ndebug; i++) {
@@ -97,11 +98,11 @@ int val_capture_model(const struct capture *c, struct cli_model *m, uint32_t giv
 				fprintf(notes, "capture: slub_debug flag O is not modelled\n");
 		}
 	}
-	if (cl->slub_min_order >= 0 && !(given & VAL_GIVEN(CLI_OPT_MIN_ORDER)))
+	if (cl->slub_min_order >= 0 && !(given & RUN_GIVEN_MIN_ORDER))
 		m->cfg.slub_min_order = (uint32_t)cl->slub_min_order;
-	if (cl->slub_max_order >= 0 && !(given & VAL_GIVEN(CLI_OPT_MAX_ORDER)))
+	if (cl->slub_max_order >= 0 && !(given & RUN_GIVEN_MAX_ORDER))
 		m->cfg.slub_max_order = (uint32_t)cl->slub_max_order;
-	if (cl->slub_min_objects >= 0 && !(given & VAL_GIVEN(CLI_OPT_MIN_OBJECTS)))
+	if (cl->slub_min_objects >= 0 && !(given & RUN_GIVEN_MIN_OBJECTS))
 		m->cfg.slub_min_objects = (uint32_t)cl->slub_min_objects;
 	if (m->cfg.slub_min_order >= POLICY_MAX_ORDER || m->cfg.slub_max_order >= POLICY_MAX_ORDER)
 		return err_set(e, SLABSIM_EINPUT,
@@ -724,58 +725,57 @@ static void layout_check(const struct capture *c, const struct sim *s, struct la
 	}
 }
 
-/* Build the model of o for c, name its caches, start it (slabinfo-start.txt)
- * and replay the trace, comparing at every SNAP marker into v. rec may be
- * NULL. OUT: *out, the model after the replay, and *trout, the trace reader
- * (open until the run is recorded). */
-static int replay_pass(const struct val_opts *o, struct capture *c, struct rec *rec, struct vctx *v,
-		       bool notes, struct sim **out, struct trace_reader **trout, struct err *e)
+/* One validation pass: its options, the capture and where snapshots go. */
+struct vpass {
+	const struct val_opts *o;
+	struct capture *c;
+	struct vctx *v, *v0; /* this pass's snapshots; the unanchored pass's, or NULL */
+	bool notes;
+};
+
+static int vpass_setup(void *ctx, struct sim *s, struct err *e)
 {
-	struct sim_opts so = {0};
-	struct trace_reader *tr = NULL;
-	struct sim *s = NULL;
-	int rc;
-	so.ops = policy_find(o->model.allocator);
-	so.cfg = o->model.cfg;
-	so.progress = o->progress;
-	so.on_marker = on_snap;
-	so.marker_ctx = v;
-	so.sample_every_events = 1000;
-	so.sample_caches = false;
-	if ((rc = sim_create(&so, &s, e)))
-		return rc;
-	struct trace_opts lax = {.strict = false};
-	bool learned = false;
-	if ((rc = setup_caches(s, c, notes ? o->notes : NULL, e)) ||
-	    (rc = learn_names_file(s, c->trace, &lax, 1, o->progress, &learned, e)) ||
-	    (!learned &&
-	     ((rc = trace_open(c->trace, &lax, &tr, e)) || (rc = sim_learn_names(s, tr, e)))))
-		goto fail;
-	trace_close(tr);
-	tr = NULL;
-	if ((rc = trace_open(c->trace, &lax, &tr, e)) || (rc = sim_replay(s, tr, rec, e)))
-		goto fail;
-	*out = s;
-	*trout = tr; /* its line counts are recorded with the run */
-	return 0;
-fail:
-	trace_close(tr);
-	sim_destroy(s);
-	return rc;
+	struct vpass *p = ctx;
+	return setup_caches(s, p->c, p->notes ? p->o->notes : NULL, e);
+}
+
+static int val_finish(void *ctx, struct run *r, struct rec *rec, struct err *e);
+
+/* Build the model of o for c, name its caches, start it (slabinfo-start.txt)
+ * and replay the trace through the run layer, comparing at every SNAP
+ * marker into p->v. With rec, the run is recorded, the comparison (printed
+ * and written by val_finish) in it. OUT: *out, the run. */
+static int replay_pass(struct vpass *p, struct rec *rec, struct run **out, struct err *e)
+{
+	char extra[32];
+	(void)snprintf(extra, sizeof(extra), "\"anchor\":%s", p->v->anchor ? "true" : "false");
+	struct run_opts ro = {
+		.command = "validate",
+		.model = p->o->model,
+		.so = {.progress = p->o->progress,
+		       .on_marker = on_snap,
+		       .marker_ctx = p->v,
+		       .sample_every_events = 1000,
+		       .sample_caches = false},
+		.sample_spec = "1000ev",
+		.config_extra = extra,
+		.setup = vpass_setup,
+		.finish = rec ? val_finish : NULL,
+		.ctx = p,
+		.rec = rec,
+	};
+	struct run_input in = {.kind = RUN_TRACE, .path = p->c->trace};
+	return run_exec(&ro, &in, out, e);
 }
 
 int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 {
 	struct vctx v = {.c = c}, v0 = {.c = c};
-	struct sim *s = NULL, *s0 = NULL;
-	struct trace_reader *tr = NULL;
+	struct vpass p = {.o = o, .c = c, .v = &v, .v0 = &v0, .notes = true};
+	struct vpass p0 = {.o = o, .c = c, .v = &v0};
+	struct run *r = NULL;
 	struct rec *rec = NULL;
-	struct layout_res *lay = NULL;
-	struct end_row *rows = NULL;
-	uint32_t nlay = 0, nrows = 0;
 	int rc;
-	double t0 = cli_now();
-	FILE *out = o->out;
 
 	if (strcmp(o->model.allocator, "slub") != 0)
 		return err_set(e, SLABSIM_EUSAGE,
@@ -785,47 +785,46 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 	 * a first pass without it gives the unanchored series */
 	v.anchor = o->anchor && !c->has_start && c->nsnapshots > 0;
 	if (v.anchor) {
-		if ((rc = replay_pass(o, c, NULL, &v0, false, &s0, &tr, e)))
+		if ((rc = replay_pass(&p0, NULL, &r, e)))
 			goto out;
-		sim_destroy(s0);
-		s0 = NULL;
-		trace_close(tr);
-		tr = NULL;
+		run_free(r);
+		r = NULL;
 	}
-	if (o->db) {
-		char cfg_json[700], model_json[512], dbg[8];
-		policy_slub_debug_str(o->model.cfg.slub_debug, dbg);
-		(void)cli_model_json(&o->model, model_json, sizeof(model_json));
-		(void)snprintf(cfg_json, sizeof(cfg_json),
-			       "{%s,\"sample_every\":\"1000ev\",\"anchor\":%s}", model_json,
-			       v.anchor ? "true" : "false");
-		struct rec_run_info info = {
-			.command = "validate",
-			.trace_path = c->trace,
-			.allocator = o->model.allocator,
-			.kernel = cli_kernel_name(&o->model),
-			.align = policy_align_name(o->model.cfg.align),
-			.slub_debug = dbg,
-			.nr_cpus = o->model.cfg.nr_cpus,
-			.slub_min_order = o->model.cfg.slub_min_order,
-			.slub_max_order = o->model.cfg.slub_max_order,
-			.slub_min_objects = o->model.cfg.slub_min_objects,
-			.sample_every = "1000ev",
-			.config_json = cfg_json,
-			.version = SLABSIM_VERSION,
-		};
-		if ((rc = rec_open(o->db, &rec, e)) || (rc = rec_run_begin(rec, &info, NULL, e)))
-			goto out;
-	}
-	if ((rc = replay_pass(o, c, rec, &v, true, &s, &tr, e)))
+	if ((o->db && (rc = rec_open(o->db, &rec, e))) || (rc = replay_pass(&p, rec, &r, e)))
 		goto out;
+	/* without a database the comparison is printed here */
+	if (!rec)
+		rc = val_finish(&p, r, NULL, e);
+out:
+	run_free(r);
+	rec_close(rec);
+	vctx_fini(&v);
+	vctx_fini(&v0);
+	return rc;
+}
+
+/* Compare the run's model with the capture, print the report and, with rec,
+ * write the comparison into the open run. */
+static int val_finish(void *ctx, struct run *run, struct rec *rec, struct err *e)
+{
+	struct vpass *p = ctx;
+	const struct val_opts *o = p->o;
+	struct capture *c = p->c;
+	const struct vctx *v = p->v, *v0 = p->v0;
+	struct sim *s = run_sim(run);
+	struct layout_res *lay = NULL;
+	struct end_row *rows = NULL;
+	uint32_t nlay = 0, nrows = 0;
+	int rc = 0;
+	FILE *out = o->out;
+
 	if (c->has_attrs)
 		layout_check(c, s, &lay, &nlay);
-	for (uint32_t i = 0; i < v.nsnaps; i++) {
-		v.snaps[i].pred_unanchored = v.snaps[i].pred_pages;
-		for (uint32_t j = 0; v.anchor && j < v0.nsnaps; j++)
-			if (strcmp(v0.snaps[j].id, v.snaps[i].id) == 0)
-				v.snaps[i].pred_unanchored = v0.snaps[j].pred_pages;
+	for (uint32_t i = 0; i < v->nsnaps; i++) {
+		v->snaps[i].pred_unanchored = v->snaps[i].pred_pages;
+		for (uint32_t j = 0; v->anchor && j < v0->nsnaps; j++)
+			if (strcmp(v0->snaps[j].id, v->snaps[i].id) == 0)
+				v->snaps[i].pred_unanchored = v0->snaps[j].pred_pages;
 	}
 
 	/* ---- end state ---- */
@@ -895,22 +894,22 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 			sum.layout_mismatched++;
 	}
 	/* ---- snapshots ---- */
-	sum.snapshots = v.nsnaps;
+	sum.snapshots = v->nsnaps;
 	uint32_t files_unmatched = 0;
 	for (uint32_t i = 0; i < c->nsnapshots; i++) {
 		bool seen = false;
-		for (uint32_t j = 0; j < v.nsnaps && !seen; j++)
-			seen = strcmp(v.snaps[j].id, c->snapshot_ids[i]) == 0;
+		for (uint32_t j = 0; j < v->nsnaps && !seen; j++)
+			seen = strcmp(v->snaps[j].id, c->snapshot_ids[i]) == 0;
 		files_unmatched += !seen;
 	}
 	/* MAE over the scored snapshots (all but an anchor), divided by the
 	 * real swing over all of them; the unanchored figure over all */
 	double mae = 0, mae0 = 0, swing = 0, ratio0 = -1;
 	uint32_t scored = 0;
-	if (v.nsnaps) {
+	if (v->nsnaps) {
 		uint64_t lo = UINT64_MAX, hi = 0;
-		for (uint32_t i = 0; i < v.nsnaps; i++) {
-			const struct snap_res *r = &v.snaps[i];
+		for (uint32_t i = 0; i < v->nsnaps; i++) {
+			const struct snap_res *r = &v->snaps[i];
 			if (!r->anchor) {
 				mae += fabs((double)r->pred_pages - (double)r->real_pages);
 				scored++;
@@ -922,7 +921,7 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 				hi = r->real_pages;
 		}
 		mae = scored ? mae / scored : 0;
-		mae0 /= v.nsnaps;
+		mae0 /= v->nsnaps;
 		swing = (double)(hi - lo);
 		if (swing > 0 && scored)
 			sum.pages_mae_over_swing = mae / swing;
@@ -930,7 +929,7 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 			ratio0 = mae0 / swing;
 	}
 	sum.pages_mae_over_swing_unanchored = ratio0;
-	sum.anchor_id = v.anchor && v.nsnaps ? v.snaps[0].id : NULL;
+	sum.anchor_id = v->anchor && v->nsnaps ? v->snaps[0].id : NULL;
 
 	/* ---- report ---- */
 	if (o->json) {
@@ -947,7 +946,7 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 			",\n  \"config\": {\"kernel\": \"%s\", \"nr_cpus\": %u, \"slub_debug\": "
 			"\"%s\", \"slub_min_order\": %u, \"slub_max_order\": %u, "
 			"\"slub_min_objects\": %u, \"nomerge\": %s},\n",
-			cli_kernel_name(&o->model), o->model.cfg.nr_cpus,
+			run_kernel_name(&o->model), o->model.cfg.nr_cpus,
 			policy_slub_debug_str(o->model.cfg.slub_debug, dbg),
 			o->model.cfg.slub_min_order, o->model.cfg.slub_max_order,
 			o->model.cfg.slub_min_objects, o->model.cfg.nomerge ? "true" : "false");
@@ -994,8 +993,8 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 		 * without one what the model lacks at the end */
 		if (!c->has_start)
 			fprintf(out, ", \"pre_trace_remainder_pages\": %" PRId64,
-				v.anchor && v.nsnaps
-					? (int64_t)v.anchor_pages
+				v->anchor && v->nsnaps
+					? (int64_t)v->anchor_pages
 					: (int64_t)(sum.real_pages - sum.predicted_pages));
 		fprintf(out, ",\n    \"caches\": [");
 		for (uint32_t i = 0; i < nrows; i++) {
@@ -1017,8 +1016,8 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 				er->m.live_objs, er->m.untraced_frees, er->m.pre_freed);
 		}
 		fprintf(out, "\n    ]},\n  \"snapshots\": [");
-		for (uint32_t i = 0; i < v.nsnaps; i++) {
-			const struct snap_res *r = &v.snaps[i];
+		for (uint32_t i = 0; i < v->nsnaps; i++) {
+			const struct snap_res *r = &v->snaps[i];
 			fprintf(out, "%s\n    {\"id\": ", i ? "," : "");
 			json_str(out, r->id);
 			fprintf(out,
@@ -1045,13 +1044,13 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 		fprintf(out,
 			"%s],\n  \"snap_markers_without_file\": %u,\n"
 			"  \"snapshot_files_without_marker\": %u,\n",
-			v.nsnaps ? "\n  " : "", v.snap_markers_missing, files_unmatched);
+			v->nsnaps ? "\n  " : "", v->snap_markers_missing, files_unmatched);
 		fprintf(out, "  \"anchor\": ");
-		if (v.anchor && v.nsnaps)
+		if (v->anchor && v->nsnaps)
 			fprintf(out,
 				"{\"id\": \"%s\", \"pages_added\": %" PRIu64
 				", \"objects_added\": %" PRIu64 "},\n",
-				v.snaps[0].id, v.anchor_pages, v.anchor_objs);
+				v->snaps[0].id, v->anchor_pages, v->anchor_objs);
 		else
 			fprintf(out, "null,\n");
 		if (ratio0 >= 0)
@@ -1072,7 +1071,7 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 				c->lost_events);
 		char dbg[8];
 		fprintf(out, "kernel %s (profile %s), nr_cpus %u, slub_debug %s\n\n",
-			c->has_uname ? c->release : "unknown", cli_kernel_name(&o->model),
+			c->has_uname ? c->release : "unknown", run_kernel_name(&o->model),
 			o->model.cfg.nr_cpus, policy_slub_debug_str(o->model.cfg.slub_debug, dbg));
 		if (!c->has_attrs)
 			fprintf(out, "layout: no slab-attrs.tsv in the capture\n");
@@ -1094,7 +1093,7 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 		else
 			fprintf(out, "\nend state (%s): %u caches in slabinfo.txt\n",
 				c->has_start ? "the model started from slabinfo-start.txt"
-				: v.anchor && v.nsnaps
+				: v->anchor && v->nsnaps
 					? "no slabinfo-start.txt: the model starts empty and takes "
 					  "the first snapshot as its start state"
 					: "no slabinfo-start.txt: the model starts empty, objects "
@@ -1107,11 +1106,11 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 			"; active objects: real %" PRIu64 ", predicted %" PRIu64 "\n",
 			sum.real_pages, sum.predicted_pages, 100 * sum.weighted_page_error,
 			sum.real_objs, sum.predicted_objs, sum.real_active, sum.predicted_active);
-		if (!c->has_start && v.anchor && v.nsnaps)
+		if (!c->has_start && v->anchor && v->nsnaps)
 			fprintf(out,
 				"  pre-trace remainder: %" PRIu64 " pages (%" PRIu64
 				" objects) added at snapshot %s\n",
-				v.anchor_pages, v.anchor_objs, v.snaps[0].id);
+				v->anchor_pages, v->anchor_objs, v->snaps[0].id);
 		else if (!c->has_start)
 			fprintf(out,
 				"  pre-trace remainder: %" PRId64 " pages (real - predicted)\n",
@@ -1137,29 +1136,29 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 		}
 		if (nrows > shown)
 			fprintf(out, "  ... %u more caches (see --format json)\n", nrows - shown);
-		fprintf(out, "\nsnapshots: %u compared", v.nsnaps);
-		if (v.snap_markers_missing)
+		fprintf(out, "\nsnapshots: %u compared", v->nsnaps);
+		if (v->snap_markers_missing)
 			fprintf(out, " (%u SNAP markers without a snapshot file)",
-				v.snap_markers_missing);
+				v->snap_markers_missing);
 		if (files_unmatched)
 			fprintf(out, " (%u snapshot files without a SNAP marker)", files_unmatched);
 		fputc('\n', out);
-		if (v.anchor && v.nsnaps)
+		if (v->anchor && v->nsnaps)
 			fprintf(out,
 				"  no slabinfo-start.txt: snapshot %s is the start state; the "
 				"kernel "
 				"held %" PRIu64 " pages (%" PRIu64
 				" objects) beyond the model there,\n  added to the model at that "
 				"marker (it is not scored; --no-anchor to turn off)\n",
-				v.snaps[0].id, v.anchor_pages, v.anchor_objs);
+				v->snaps[0].id, v->anchor_pages, v->anchor_objs);
 		fprintf(out, "  %-14s %12s %8s %9s %8s%s\n", "id", "t", "real", "predicted",
-			"error", v.anchor ? "  unanchored" : "");
-		for (uint32_t i = 0; i < v.nsnaps; i++) {
-			const struct snap_res *r = &v.snaps[i];
+			"error", v->anchor ? "  unanchored" : "");
+		for (uint32_t i = 0; i < v->nsnaps; i++) {
+			const struct snap_res *r = &v->snaps[i];
 			fprintf(out, "  %-14s %10.6f s %8" PRIu64 " %9" PRIu64 " %+8" PRId64, r->id,
 				(double)r->t_ns / 1e9, r->real_pages, r->pred_pages,
 				(int64_t)(r->pred_pages - r->real_pages));
-			if (v.anchor)
+			if (v->anchor)
 				fprintf(out, "  %10" PRIu64 "%s", r->pred_unanchored,
 					r->anchor ? "  (anchor)" : "");
 			fputc('\n', out);
@@ -1171,8 +1170,9 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 				sum.pages_mae_over_swing, mae, scored, swing);
 		else
 			fprintf(out, "pages_mae_over_swing undefined (%s)\n",
-				scored < 1 || v.nsnaps < 2 ? "too few snapshots" : "no real swing");
-		if (v.anchor && ratio0 >= 0)
+				scored < 1 || v->nsnaps < 2 ? "too few snapshots"
+							    : "no real swing");
+		if (v->anchor && ratio0 >= 0)
 			fprintf(out,
 				"pages_mae_over_swing without the anchor %.4f (MAE %.1f pages)\n",
 				ratio0, mae0);
@@ -1213,27 +1213,20 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 			if ((rc = vrec_cache(rec, &cr, e)))
 				goto out;
 		}
-		for (uint32_t i = 0; i < v.nsnaps; i++) {
+		for (uint32_t i = 0; i < v->nsnaps; i++) {
 			struct vrec_snapshot_row sr = {i,
-						       v.snaps[i].id,
-						       v.snaps[i].t_ns,
-						       v.snaps[i].real_pages,
-						       v.snaps[i].pred_pages,
-						       v.snaps[i].anchor,
-						       v.snaps[i].pred_unanchored};
+						       v->snaps[i].id,
+						       v->snaps[i].t_ns,
+						       v->snaps[i].real_pages,
+						       v->snaps[i].pred_pages,
+						       v->snaps[i].anchor,
+						       v->snaps[i].pred_unanchored};
 			if ((rc = vrec_snapshot(rec, &sr, e)))
 				goto out;
 		}
-		if ((rc = sim_record(s, rec, cli_now() - t0, e)))
-			goto out;
 	}
 out:
 	free(rows);
 	free(lay);
-	vctx_fini(&v);
-	vctx_fini(&v0);
-	rec_close(rec);
-	trace_close(tr);
-	sim_destroy(s);
 	return rc;
 }

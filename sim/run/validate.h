@@ -15,19 +15,15 @@
 #include <stdio.h>
 
 #include "capture.h"
-#include "cli.h"
+#include "run.h"
 #include "err.h"
 #include "sim.h"
 
-/* Bit of a model option given on the command line (CLI_OPT_* code). */
-#define VAL_GIVEN(code) (1u << ((code)-CLI_OPT_ALLOCATOR))
-
-/* Configure m from the capture c, except for the options in given
- * (VAL_GIVEN bits), which the command line set and which win. What was
+/* Configure m from the capture c, except for the fields in m->given
+ * (RUN_GIVEN_* bits), which the command line set and which win. What was
  * taken, and what could not be modelled (per-cache slub_debug lists, the O
  * flag), is written to notes as "capture: ..." lines (notes may be NULL). */
-int val_capture_model(const struct capture *c, struct cli_model *m, uint32_t given, FILE *notes,
-		      struct err *e);
+int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes, struct err *e);
 
 /* The kernel profile for kernel version major.minor, the closer of the two
  * the models have: 6.1 from 5.16 up, 5.4 below. */
@@ -59,7 +55,7 @@ int val_phases_print(struct val_phases *p, const struct sim *s, FILE *out, struc
 
 struct val_opts {
 	const char *dir;
-	struct cli_model model; /* after val_capture_model */
+	struct run_model model; /* after val_capture_model */
 	bool json;
 	const char *db; /* NULL = no database */
 	bool progress;

@@ -1,0 +1,368 @@
+/* run.c - one run: input, name pass, source, replay, record (run.h). The
+ * choice among the equivalent ways of reading a trace is made in
+ * open_source() alone. */
+#include "run.h"
+#include "evarr.h"
+#include "learn.h"
+#include "prefetch.h"
+#include "rec.h"
+#include "sink.h"
+#include "trace.h"
+#include "workload.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct run {
+	struct sim *s;
+	/* the input as it is still open: the line counts live there */
+	struct trace_reader *tr;
+	struct trace_prefetch *pf;
+	struct evarr *spill; /* the parsed events kept by the name pass */
+	struct evarr_cursor cur;
+	struct trace_source src;
+	const struct trace_stats *stats; /* of a parsed array */
+	struct rec *rec, *own_rec;	 /* where the run is recorded; own_rec: opened here */
+	int64_t run_id;
+};
+
+double run_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+void run_model_default(struct run_model *m)
+{
+	m->allocator = "slub";
+	policy_cfg_default(&m->cfg);
+	m->given = 0;
+}
+
+const char *run_kernel_name(const struct run_model *m)
+{
+	return m->cfg.kernel == POLICY_KERNEL_6_1 ? "6.1" : "5.4";
+}
+
+int run_model_json(const struct run_model *m, char *buf, size_t n)
+{
+	char dbg[8];
+	policy_slub_debug_str(m->cfg.slub_debug, dbg);
+	int w = snprintf(buf, n,
+			 "\"allocator\":\"%s\",\"kernel\":\"%s\",\"align\":\"%s\","
+			 "\"slub_debug\":\"%s\",\"nr_cpus\":%u,\"slub_min_order\":%u,"
+			 "\"slub_max_order\":%u,\"slub_min_objects\":%u,\"cpu_partial\":%s,"
+			 "\"slab_debug\":%s,\"slab_max_order\":%u",
+			 m->allocator, run_kernel_name(m), policy_align_name(m->cfg.align), dbg,
+			 m->cfg.nr_cpus, m->cfg.slub_min_order, m->cfg.slub_max_order,
+			 m->cfg.slub_min_objects, m->cfg.cpu_partial ? "true" : "false",
+			 m->cfg.slab_debug ? "true" : "false", m->cfg.slab_max_order);
+	return w < 0 || (size_t)w >= n ? -1 : 0;
+}
+
+/* ---- the source ---- */
+
+/* The name pass's source when it spills: every event it reads also goes
+ * into the spilled array. A failed write (a full $TMPDIR) only ends the
+ * spilling: the replay then reads the trace again. */
+struct spill_tee {
+	struct trace_source in;
+	struct evarr *a;
+	bool failed;
+	struct err why;
+};
+
+static int tee_next(void *ctx, struct trace_event *ev, struct err *e)
+{
+	struct spill_tee *t = ctx;
+	int rc = t->in.next(t->in.ctx, ev, e);
+	if (rc == 1 && !t->failed && evarr_push(t->a, ev, t->in.id_space, &t->why))
+		t->failed = true;
+	return rc;
+}
+
+static void tee_progress(void *ctx, uint64_t *done, uint64_t *total)
+{
+	struct spill_tee *t = ctx;
+	t->in.progress(t->in.ctx, done, total);
+}
+
+static const char *spill_dir(void)
+{
+	const char *d = getenv("TMPDIR");
+	return d && *d ? d : "/tmp";
+}
+
+/* Open path for reading into r->tr, through parser threads unless told
+ * not to; r->src reads it. */
+static int open_reader(struct run *r, const char *path, const struct trace_opts *to,
+		       const struct run_read *rd, struct err *e)
+{
+	int rc = trace_open(path, to, &r->tr, e);
+	if (rc)
+		return rc;
+	if (rd->no_prefetch) {
+		trace_as_source(&r->src, r->tr);
+		return 0;
+	}
+	struct trace_prefetch_opts po = {.threads = rd->parse_threads};
+	if ((rc = trace_prefetch_open_opts(r->tr, &po, &r->pf, e)))
+		return rc;
+	trace_prefetch_as_source(&r->src, r->pf, trace_path(r->tr));
+	return 0;
+}
+
+static void close_reader(struct run *r)
+{
+	trace_prefetch_close(r->pf);
+	r->pf = NULL;
+	trace_close(r->tr);
+	r->tr = NULL;
+}
+
+/* The spilled name pass: one read of the text, the parsed events kept in an
+ * unlinked file for the replay. OUT: *spilled, false when the spill failed
+ * (the note says why) and the trace must be read again. */
+static int learn_spilling(struct run *r, const char *path, const struct run_read *rd, FILE *notes,
+			  bool *spilled, struct err *e)
+{
+	struct trace_opts to = {.strict = false};
+	struct spill_tee tee = {0};
+	int rc = open_reader(r, path, &to, rd, e);
+	if (rc)
+		return rc;
+	if (evarr_spill_open(path, spill_dir(), 0, &r->spill, &tee.why))
+		tee.failed = true;
+	tee.in = r->src;
+	tee.a = r->spill;
+	struct trace_source src = r->src;
+	src.ctx = &tee;
+	src.next = tee_next;
+	src.progress = r->src.progress ? tee_progress : NULL;
+	src.stats = NULL;
+	src.peek_ptrs = NULL;
+	src.next_batch = NULL;
+	if ((rc = sim_learn_names_source(r->s, &src, e)))
+		return rc;
+	/* the chunked prefetch keeps the counts: tr read nothing */
+	if (!tee.failed &&
+	    evarr_spill_finish(r->spill, r->pf ? trace_prefetch_stats(r->pf) : trace_stats(r->tr),
+			       &tee.why))
+		tee.failed = true;
+	close_reader(r);
+	if (tee.failed) {
+		if (notes)
+			fprintf(notes, "slabsim: note: %s; reading the trace again\n", tee.why.msg);
+		evarr_free(r->spill);
+		r->spill = NULL;
+	}
+	*spilled = !tee.failed;
+	return 0;
+}
+
+/* The name pass over the file on its own (--no-spill, --strict, ranges):
+ * lax, and kmalloc fields unparsed, since it learns from cache events only. */
+static int learn_reading(struct run *r, const char *path, const struct run_read *rd, bool progress,
+			 struct err *e)
+{
+	struct trace_opts lax = {.strict = false,
+				 .skip_fields =
+					 (1u << TRACE_EV_KMALLOC) | (1u << TRACE_EV_KMALLOC_NODE)};
+	bool done = false;
+	unsigned threads = rd->name_threads ? rd->name_threads : 1;
+	int rc = learn_names_file(r->s, path, &lax, threads, progress, &done, e);
+	if (!rc && !done && !(rc = open_reader(r, path, &lax, rd, e)))
+		rc = sim_learn_names_source(r->s, &r->src, e);
+	close_reader(r);
+	return rc;
+}
+
+/* The name pass and the source the replay reads, for every kind of input.
+ * Stdin cannot be read twice and gets no name pass. */
+static int open_source(struct run *r, const struct run_opts *o, const struct run_input *in,
+		       struct err *e)
+{
+	const struct run_read *rd = &o->read;
+	int rc;
+	switch (in->kind) {
+	case RUN_WORKLOAD:
+		if ((rc = run_workload_start(in->wl, r->s, in->seed, e)))
+			return rc;
+		run_workload_source(in->wl, &r->src);
+		return 0;
+	case RUN_EVENTS:
+		if (!rd->no_name_pass) {
+			evarr_source(&r->src, &r->cur, in->events);
+			if ((rc = sim_learn_names_source(r->s, &r->src, e)))
+				return rc;
+		}
+		evarr_source(&r->src, &r->cur, in->events);
+		r->stats = evarr_stats(in->events);
+		return 0;
+	case RUN_TRACE:
+		break;
+	}
+	bool stdin_in = strcmp(in->path, "-") == 0;
+	bool spilled = false;
+	if (!rd->no_name_pass && !stdin_in) {
+		/* one read of the text when the name pass can keep what it
+		 * parsed: not in strict mode, whose replay must stop at the
+		 * first malformed line although the name pass reads past it */
+		if (!rd->no_spill && !rd->strict && rd->name_threads <= 1)
+			rc = learn_spilling(r, in->path, rd, o->notes, &spilled, e);
+		else
+			rc = learn_reading(r, in->path, rd, o->so.progress, e);
+		if (rc)
+			return rc;
+	}
+	if (spilled) {
+		evarr_source(&r->src, &r->cur, r->spill);
+		r->stats = evarr_stats(r->spill);
+		return 0;
+	}
+	struct trace_opts to = {.strict = rd->strict};
+	return open_reader(r, in->path, &to, rd, e);
+}
+
+/* ---- recording ---- */
+
+static int begin_record(const struct run_opts *o, const struct run_input *in, struct run *r,
+			struct err *e)
+{
+	char model[512], cfg[2048], wl[800] = "", dbg[8];
+	const char *sample = o->sample_spec ? o->sample_spec : "1000ev";
+	const char *path = in->path;
+	if (in->kind == RUN_WORKLOAD) {
+		(void)run_workload_json(in->wl, in->seed, wl, sizeof(wl));
+		if (!path)
+			path = workload_path(in->wl->w);
+	} else if (in->kind == RUN_EVENTS && !path) {
+		path = evarr_path(in->events);
+	}
+	const char *json = o->config_json;
+	if (!json) {
+		(void)run_model_json(&o->model, model, sizeof(model));
+		(void)snprintf(cfg, sizeof(cfg), "{%s,\"sample_every\":\"%s\"%s%s%s%s}", model,
+			       sample, *wl ? "," : "", wl, o->config_extra ? "," : "",
+			       o->config_extra ? o->config_extra : "");
+		json = cfg;
+	}
+	policy_slub_debug_str(o->model.cfg.slub_debug, dbg);
+	struct rec_run_info info = {
+		.command = o->command,
+		.trace_path = path,
+		.allocator = o->model.allocator,
+		.kernel = run_kernel_name(&o->model),
+		.align = policy_align_name(o->model.cfg.align),
+		.slub_debug = dbg,
+		.nr_cpus = o->model.cfg.nr_cpus,
+		.slub_min_order = o->model.cfg.slub_min_order,
+		.slub_max_order = o->model.cfg.slub_max_order,
+		.slub_min_objects = o->model.cfg.slub_min_objects,
+		.sample_every = sample,
+		.config_json = json,
+		.version = SLABSIM_VERSION,
+	};
+	return rec_run_begin(r->rec, &info, &r->run_id, e);
+}
+
+/* The end state to the recorder, the totals, commit. */
+static int end_record(const struct run_opts *o, struct run *r, double t0, struct err *e)
+{
+	struct sink k = rec_as_sink(r->rec);
+	int rc;
+	if ((rc = sim_report(r->s, &k, e)))
+		return rc;
+	struct sink_totals t;
+	sim_run_totals(r->s, &t);
+	t.wall_seconds = run_now() - t0;
+	return rec_run_end(r->rec, &t, true, e);
+}
+
+/* ---- the run ---- */
+
+int run_exec(const struct run_opts *o, const struct run_input *in, struct run **out, struct err *e)
+{
+	double t0 = run_now();
+	struct sim_opts so = o->so;
+	enum run_stage at = RUN_STAGE_MODEL;
+	struct run *r = NULL;
+	bool open = false;
+	int rc;
+	*out = NULL;
+	if (!(so.ops = policy_find(o->model.allocator))) {
+		rc = err_set(e, SLABSIM_EUSAGE, "unknown allocator '%s'", o->model.allocator);
+		goto fail;
+	}
+	so.cfg = o->model.cfg;
+	if (!(r = calloc(1, sizeof(*r)))) {
+		rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if ((rc = sim_create(&so, &r->s, e)) || (o->setup && (rc = o->setup(o->ctx, r->s, e))))
+		goto fail;
+	at = RUN_STAGE_INPUT;
+	if ((rc = open_source(r, o, in, e)))
+		goto fail;
+	at = RUN_STAGE_RECORD;
+	if (!(r->rec = o->rec) && o->db) {
+		if ((rc = rec_open(o->db, &r->own_rec, e)))
+			goto fail;
+		r->rec = r->own_rec;
+	}
+	if (r->rec) {
+		if ((rc = begin_record(o, in, r, e)))
+			goto fail;
+		open = true;
+	}
+	at = RUN_STAGE_REPLAY;
+	struct sink k = r->rec ? rec_as_sink(r->rec) : (struct sink){0};
+	if ((rc = sim_replay_source(r->s, &r->src, r->rec ? &k : NULL, e)) ||
+	    (o->finish && (rc = o->finish(o->ctx, r, r->rec, e))))
+		goto fail;
+	at = RUN_STAGE_RECORD;
+	if (r->rec && (rc = end_record(o, r, t0, e)))
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	if (open)
+		(void)rec_run_end(r->rec, NULL, false, NULL);
+	if (o->failed_at)
+		*o->failed_at = at;
+	run_free(r);
+	return rc;
+}
+
+struct sim *run_sim(const struct run *r)
+{
+	return r->s;
+}
+
+const struct trace_stats *run_line_stats(struct run *r)
+{
+	/* the prefetch's counts are final once its producers have stopped,
+	 * which asking for them does: only after the replay */
+	if (r->pf)
+		return trace_prefetch_stats(r->pf);
+	return r->tr ? trace_stats(r->tr) : r->stats;
+}
+
+int64_t run_id(const struct run *r)
+{
+	return r->run_id;
+}
+
+void run_free(struct run *r)
+{
+	if (!r)
+		return;
+	close_reader(r);
+	rec_close(r->own_rec);
+	sim_destroy(r->s);
+	evarr_free(r->spill); /* after the sim, which may hold its strings */
+	free(r);
+}

@@ -1,0 +1,184 @@
+/* run.h - one run of slabsim: the path every command that replays takes.
+ *
+ *   input       a trace file or stdin, an already parsed event array (sweep
+ *               workers), or a synthetic workload with a seed
+ *   model       run_model: the allocator and its policy_cfg, created with
+ *               the engine; the setup hook then adds what the input needs
+ *               before any event (a capture's caches, a start state)
+ *   name pass   6.1's kmem_cache_alloc names no cache: names are learned
+ *               from the frees first (sim_learn_names_source)
+ *   source      the stream the replay reads; which of the equivalent fast
+ *               paths (spill, prefetch, chunked parsers, ranges) is taken
+ *               is decided here and nowhere else, and never changes a result
+ *   replay      sim_replay_source, samples to the recorder's sink
+ *   record      the end state to the sink, the totals into the runs row,
+ *               commit (analysis/rec.h); a failed run is rolled back
+ *   result      struct run: the engine after the replay, to print from
+ *
+ * A command parses its options into run_opts and run_input, calls
+ * run_exec, and prints from the result. Nothing here prints except notes
+ * and the engine's progress bar.
+ */
+#ifndef SLABSIM_RUN_H
+#define SLABSIM_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+#include "policy.h"
+#include "sim.h"
+
+struct rec;
+struct evarr;
+struct trace_stats;
+
+/* ---- the model ---- */
+
+/* Model fields given explicitly (run_model.given): a capture's metadata or
+ * a trace's detected defaults do not override them. */
+enum {
+	RUN_GIVEN_ALLOCATOR = 1u << 0,
+	RUN_GIVEN_KERNEL = 1u << 1,
+	RUN_GIVEN_ALIGN = 1u << 2,
+	RUN_GIVEN_SLUB_DEBUG = 1u << 3,
+	RUN_GIVEN_NR_CPUS = 1u << 4,
+	RUN_GIVEN_MIN_ORDER = 1u << 5,
+	RUN_GIVEN_MAX_ORDER = 1u << 6,
+	RUN_GIVEN_MIN_OBJECTS = 1u << 7,
+	RUN_GIVEN_NO_CPU_PARTIAL = 1u << 8,
+	RUN_GIVEN_SLAB_DEBUG = 1u << 9,
+	RUN_GIVEN_SLAB_MAX_ORDER = 1u << 10,
+};
+
+/* An allocator model and its configuration. */
+struct run_model {
+	const char *allocator; /* a policy_table name */
+	struct policy_cfg cfg;
+	uint32_t given; /* RUN_GIVEN_* */
+};
+
+/* SLUB with policy_cfg_default(), nothing given. */
+void run_model_default(struct run_model *m);
+/* "5.4" or "6.1". */
+const char *run_kernel_name(const struct run_model *m);
+/* The model as JSON members without braces ("allocator":"slub",...), the
+ * part of a run's config_json every command shares. 0, or -1 if n is too
+ * small. */
+int run_model_json(const struct run_model *m, char *buf, size_t n);
+
+/* ---- a synthetic workload as input ---- */
+
+struct workload;
+struct synth;
+/* A workload spec loaded for runs: its seed and duration as chosen. */
+struct run_workload {
+	struct workload *w;
+	uint64_t seed, duration_ns; /* the option's, else the spec's */
+	uint64_t *req, *alloc;	    /* per spec cache: traced sizes under the model */
+	struct synth *g;
+	char label[320]; /* "SPEC event": names events in messages */
+};
+/* Load the spec at path; seed and duration are option strings or NULL.
+ * Errors: SLABSIM_EUSAGE (bad option value, no duration), SLABSIM_EINPUT,
+ * SLABSIM_EIO. run_workload_close must be called in every case. */
+int run_workload_open(struct run_workload *wl, const char *path, const char *seed,
+		      const char *duration, struct err *e);
+/* Define the spec's caches on s and (re)start the generator with seed. */
+int run_workload_start(struct run_workload *wl, struct sim *s, uint64_t seed, struct err *e);
+/* The running generator as an event source. */
+void run_workload_source(struct run_workload *wl, struct trace_source *src);
+void run_workload_close(struct run_workload *wl);
+/* "workload":{...} for config_json (path, hash, name, rng, seed, duration). */
+int run_workload_json(const struct run_workload *wl, uint64_t seed, char *buf, size_t n);
+/* Load the spec at path and create its caches on s (replay TRACE --caches). */
+int run_define_workload_caches(const char *path, struct sim *s, struct err *e);
+/* A decimal uint64; 0 or -1. */
+int run_parse_seed(const char *s, uint64_t *out);
+
+/* ---- one run ---- */
+
+enum run_input_kind {
+	RUN_TRACE = 0, /* path: a trace file, "-" = stdin */
+	RUN_EVENTS,    /* events: a parsed array (borrowed; must outlive the run) */
+	RUN_WORKLOAD,  /* wl with seed (borrowed) */
+};
+
+struct run_input {
+	enum run_input_kind kind;
+	const char *path; /* the trace (RUN_TRACE), or what the run records as its
+			     trace_path (NULL = the array's or workload's path) */
+	const struct evarr *events;
+	struct run_workload *wl;
+	uint64_t seed;
+};
+
+/* How a text trace is read. All false/0 is the default fast path; every
+ * choice gives the same results (tests/cli/spill.sh, parse-threads.sh). */
+struct run_read {
+	bool strict;		/* stop at the first malformed line */
+	bool no_name_pass;	/* do not learn names from a first pass */
+	bool no_spill;		/* read the file twice instead of keeping the parsed events */
+	bool no_prefetch;	/* parse on the replay thread */
+	uint32_t name_threads;	/* name pass in N byte ranges; 0 or 1 = serial */
+	uint32_t parse_threads; /* chunked parser threads; 0 = default */
+};
+
+struct run;
+
+/* Where a failed run stopped (run_opts.failed_at). */
+enum run_stage {
+	RUN_STAGE_MODEL = 0, /* creating the engine, the setup hook */
+	RUN_STAGE_INPUT,     /* the name pass, opening the source */
+	RUN_STAGE_REPLAY,    /* the replay and the finish hook */
+	RUN_STAGE_RECORD,    /* beginning or ending the recorded run */
+};
+
+struct run_opts {
+	const char *command;	  /* runs.command: "replay", "sweep", "validate" */
+	struct run_model model;	  /* sets so.ops and so.cfg */
+	struct sim_opts so;	  /* sampling, check, progress, metrics, markers */
+	const char *sample_spec;  /* --sample-every as given, recorded (NULL = "1000ev") */
+	const char *config_extra; /* JSON members appended to config_json, or NULL */
+	const char *config_json;  /* the whole config_json instead (sweeps), or NULL */
+	struct run_read read;
+	/* After the engine is created, before the name pass: define caches,
+	 * set a start state. NULL = none. */
+	int (*setup)(void *ctx, struct sim *s, struct err *e);
+	/* After the replay, before the end state is recorded and committed:
+	 * rows of a command's own (validate) go into the open run here. r is
+	 * the run so far (run_sim, run_line_stats). NULL = none. */
+	int (*finish)(void *ctx, struct run *r, struct rec *rec, struct err *e);
+	void *ctx; /* for setup and finish */
+	/* Record into rec's database (opened by the caller; it may take many
+	 * runs); or, with rec NULL, into the database at db, opened once the
+	 * input is open (so a missing trace creates no file) and closed by
+	 * run_free; both NULL: the run is not recorded. */
+	struct rec *rec;
+	const char *db;
+	FILE *notes;		   /* a note when the fast path falls back; NULL = none */
+	enum run_stage *failed_at; /* OUT: where a failed run stopped; may be NULL */
+};
+
+/* Run in through the model of o. OUT: *out, the run (run_free), NULL on
+ * error. A recorded run is committed before this returns 0; on any error
+ * it is rolled back and e says why (SLABSIM_EUSAGE for an unknown
+ * allocator, the input's, the model's or the database's error). */
+int run_exec(const struct run_opts *o, const struct run_input *in, struct run **out, struct err *e);
+
+/* The engine after the replay (borrowed; valid until run_free). */
+struct sim *run_sim(const struct run *r);
+/* Line counts of a text trace or a parsed array, NULL for a workload (valid
+ * until run_free). After the replay only: it stops the parser threads. */
+const struct trace_stats *run_line_stats(struct run *r);
+/* The recorded run's id, 0 when not recorded. */
+int64_t run_id(const struct run *r);
+/* r may be NULL. */
+void run_free(struct run *r);
+
+/* Monotonic wall clock in seconds. */
+double run_now(void);
+
+#endif
