@@ -1727,6 +1727,10 @@ int sim_define_cache(struct sim *s, const struct policy_cache_spec *spec, uint64
 uint64_t sim_kmalloc_bytes(struct sim *s, uint64_t size, uint32_t gfp)
 {
 	struct trace_event ev = {.gfp = gfp, .accounted = -1};
+	/* before the cache lookup: exact's kmalloc_cache gives its one cache,
+	 * whose geometry is all zero */
+	if (strcmp(s->p->ops->name, "exact") == 0)
+		return size;
 	uint32_t c = s->p->ops->kmalloc_cache(s->p, size, kmalloc_type(&ev));
 	uint64_t v;
 	if (c != POLICY_NO_CACHE) {
@@ -1737,8 +1741,6 @@ uint64_t sim_kmalloc_bytes(struct sim *s, uint64_t size, uint32_t gfp)
 		(void)u64map_put(&s->kmalloc_bytes, c, ci.g.size); /* a cache only */
 		return ci.g.size;
 	}
-	if (strcmp(s->p->ops->name, "exact") == 0)
-		return size;
 	if (strcmp(s->p->ops->name, "slob") == 0 && size < POLICY_PAGE_SIZE - 8)
 		return size + 8; /* SLOB_MINALIGN header on x86_64 */
 	uint64_t pages = (size + POLICY_PAGE_SIZE - 1) / POLICY_PAGE_SIZE, order = 0;
