@@ -258,6 +258,15 @@ struct policy_ops {
 	 * large kmalloc or an allocator without kmalloc caches). */
 	uint32_t (*kmalloc_cache)(const struct policy *p, uint64_t size,
 				  enum policy_kmalloc_type t);
+	/* The bytes_alloc the kernel traces for a kmalloc of size bytes of type
+	 * t, without allocating: what alloc() puts in policy_obj.bytes_alloc
+	 * for that request (6.1 kmalloc_trace and __kmalloc: the cache's
+	 * s->size; kmalloc_large: PAGE_SIZE << get_order(size); SLOB's
+	 * __do_kmalloc_node: size plus its header below a page). Defined for
+	 * every size, also those alloc() refuses: above the largest kmalloc
+	 * cache it is whole pages. */
+	uint64_t (*kmalloc_bytes)(const struct policy *p, uint64_t size,
+				  enum policy_kmalloc_type t);
 	void (*stats)(const struct policy *p, struct policy_stats *out);
 	/* Walk every invariant; SLABSIM_EMODEL with a message on the first
 	 * violation. Costly: for tests and --check. */

@@ -805,6 +805,18 @@ static uint32_t slab_kmalloc_cache(const struct policy *p, uint64_t size,
 	return m->kmalloc_ids[layout_kmalloc_type(&p->cfg, t)][idx];
 }
 
+/* slot size of the kmalloc cache (its root's); SLAB has caches up to 4 MiB,
+ * so whole pages only for sizes alloc() refuses */
+static uint64_t slab_kmalloc_bytes(const struct policy *p, uint64_t size,
+				   enum policy_kmalloc_type t)
+{
+	const struct slab_model *m = (const struct slab_model *)p;
+	uint32_t id = slab_kmalloc_cache(p, size, t);
+	if (id == POLICY_NO_CACHE)
+		return policy_large_kmalloc_bytes(size);
+	return m->caches[m->caches[id].root].g.size;
+}
+
 static void slab_destroy_policy(struct policy *p);
 
 static int add_kmalloc_cache(struct slab_model *m, enum policy_kmalloc_type t, uint32_t idx,
@@ -1257,6 +1269,7 @@ const struct policy_ops slab_ops = {
 	.nr_caches = slab_nr_caches,
 	.cache_info = slab_cache_info,
 	.kmalloc_cache = slab_kmalloc_cache,
+	.kmalloc_bytes = slab_kmalloc_bytes,
 	.stats = slab_stats,
 	.page_counts = slab_page_counts,
 	.check = slab_check,

@@ -679,6 +679,15 @@ static uint32_t slob_kmalloc_cache(const struct policy *p, uint64_t size,
 	return POLICY_NO_CACHE;
 }
 
+/* do_kmalloc's two cases: a block of size + header, or whole pages */
+static uint64_t slob_kmalloc_bytes(const struct policy *p, uint64_t size,
+				   enum policy_kmalloc_type t)
+{
+	if (size < POLICY_PAGE_SIZE - SLOB_MINALIGN)
+		return size + SLOB_MINALIGN;
+	return policy_large_kmalloc_bytes(size);
+}
+
 static void slob_stats(const struct policy *p, struct policy_stats *out)
 {
 	const struct slob *s = (const struct slob *)p;
@@ -876,6 +885,7 @@ const struct policy_ops slob_ops = {
 	.nr_caches = slob_nr_caches,
 	.cache_info = slob_cache_info,
 	.kmalloc_cache = slob_kmalloc_cache,
+	.kmalloc_bytes = slob_kmalloc_bytes,
 	.stats = slob_stats,
 	.page_counts = slob_page_counts,
 	.check = slob_check,

@@ -603,6 +603,18 @@ static uint32_t slub_kmalloc_cache(const struct policy *p, uint64_t size,
 	return kmalloc_id((const struct slub *)p, size, t);
 }
 
+/* slot size of the kmalloc cache (its root's: aliases share slabs), or
+ * kmalloc_large's whole pages */
+static uint64_t slub_kmalloc_bytes(const struct policy *p, uint64_t size,
+				   enum policy_kmalloc_type t)
+{
+	const struct slub *s = (const struct slub *)p;
+	uint32_t id = kmalloc_id(s, size, t);
+	if (id == POLICY_NO_CACHE)
+		return policy_large_kmalloc_bytes(size);
+	return s->caches[s->caches[id].root].g.size;
+}
+
 static void slub_destroy(struct policy *p);
 
 static int slub_create(const struct policy_cfg *cfg, struct policy **out, struct err *e)
@@ -958,6 +970,7 @@ const struct policy_ops slub_ops = {
 	.nr_caches = slub_nr_caches,
 	.cache_info = slub_cache_info,
 	.kmalloc_cache = slub_kmalloc_cache,
+	.kmalloc_bytes = slub_kmalloc_bytes,
 	.stats = slub_stats,
 	.page_counts = slub_pages_ref,
 	.check = slub_check,

@@ -94,15 +94,14 @@ struct sim {
 	struct live *pool;
 	uint32_t pool_len, pool_cap, pool_free;
 	/* caches as the trace names them */
-	struct strtab names;	     /* cache names seen */
-	struct u64map name_cache;    /* name id -> policy cache id */
-	struct u64map learned;	     /* learn_key(site, osz, slot) -> name id + 1 */
-	struct u64map cache_by_key;  /* learn_key(site, osz, slot) -> policy cache id */
-	struct u64map defined;	     /* learn_key(0, osz, slot) -> sim_define_cache id */
-	struct u64map kmalloc_bytes; /* policy cache id -> slot size (sim_kmalloc_bytes) */
-	struct u64map geom_name;     /* geom_key(osz, slot) -> name id + 1 (sim_name_geometry) */
-	struct u64map trace_slab;    /* raw pointers: the trace's slab base -> root cache id + 1 */
-	uint32_t *root_of;	     /* policy cache id -> its root id + 1 (0: not known yet) */
+	struct strtab names;	    /* cache names seen */
+	struct u64map name_cache;   /* name id -> policy cache id */
+	struct u64map learned;	    /* learn_key(site, osz, slot) -> name id + 1 */
+	struct u64map cache_by_key; /* learn_key(site, osz, slot) -> policy cache id */
+	struct u64map defined;	    /* learn_key(0, osz, slot) -> sim_define_cache id */
+	struct u64map geom_name;    /* geom_key(osz, slot) -> name id + 1 (sim_name_geometry) */
+	struct u64map trace_slab;   /* raw pointers: the trace's slab base -> root cache id + 1 */
+	uint32_t *root_of;	    /* policy cache id -> its root id + 1 (0: not known yet) */
 	size_t root_cap;
 	struct cache_acct *acct;
 	size_t acct_cap;
@@ -239,7 +238,6 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->learned);
 	u64map_init_sparse(&s->cache_by_key);
 	u64map_init(&s->defined);
-	u64map_init(&s->kmalloc_bytes);
 	u64map_init(&s->geom_name);
 	u64map_init(&s->trace_slab);
 	u64map_init(&s->violations);
@@ -283,7 +281,6 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->learned);
 	u64map_fini(&s->cache_by_key);
 	u64map_fini(&s->defined);
-	u64map_fini(&s->kmalloc_bytes);
 	u64map_fini(&s->geom_name);
 	u64map_fini(&s->trace_slab);
 	free(s->root_of);
@@ -1727,26 +1724,7 @@ int sim_define_cache(struct sim *s, const struct policy_cache_spec *spec, uint64
 uint64_t sim_kmalloc_bytes(struct sim *s, uint64_t size, uint32_t gfp)
 {
 	struct trace_event ev = {.gfp = gfp, .accounted = -1};
-	/* before the cache lookup: exact's kmalloc_cache gives its one cache,
-	 * whose geometry is all zero */
-	if (strcmp(s->p->ops->name, "exact") == 0)
-		return size;
-	uint32_t c = s->p->ops->kmalloc_cache(s->p, size, kmalloc_type(&ev));
-	uint64_t v;
-	if (c != POLICY_NO_CACHE) {
-		if (u64map_get(&s->kmalloc_bytes, c, &v))
-			return v;
-		struct policy_cache_info ci;
-		s->p->ops->cache_info(s->p, c, &ci);
-		(void)u64map_put(&s->kmalloc_bytes, c, ci.g.size); /* a cache only */
-		return ci.g.size;
-	}
-	if (strcmp(s->p->ops->name, "slob") == 0 && size < POLICY_PAGE_SIZE - 8)
-		return size + 8; /* SLOB_MINALIGN header on x86_64 */
-	uint64_t pages = (size + POLICY_PAGE_SIZE - 1) / POLICY_PAGE_SIZE, order = 0;
-	while ((UINT64_C(1) << order) < pages)
-		order++;
-	return (uint64_t)POLICY_PAGE_SIZE << order;
+	return s->p->ops->kmalloc_bytes(s->p, size, kmalloc_type(&ev));
 }
 
 /* ---- starting from a recorded state ---- */

@@ -152,8 +152,7 @@ int sim_define_cache(struct sim *s, const struct policy_cache_spec *spec, uint64
 		     uint64_t *bytes_alloc, struct err *e);
 
 /* bytes_alloc the model traces for a kmalloc of size with TRACE_GFP_* bits
- * gfp: the kmalloc cache's slot size, whole pages above the largest cache,
- * SLOB's size plus its header, the size itself for exact. */
+ * gfp: the policy's kmalloc_bytes for the kmalloc type gfp selects. */
 uint64_t sim_kmalloc_bytes(struct sim *s, uint64_t size, uint32_t gfp);
 /* ---- starting from a recorded state (validation of captures) ---- */
 
