@@ -165,16 +165,36 @@ struct policy_cache_info {
 	uint64_t cpu_slabs;	  /* cpu slabs + per-CPU partial slabs */
 	uint64_t slabs_allocated; /* slabs taken from the page allocator so far */
 	uint64_t slabs_freed;	  /* slabs given back so far */
-	uint64_t free_slabs;	  /* SLAB: slabs on slabs_free (slabinfo active_slabs =
-				     nr_slabs - free_slabs); 0 elsewhere */
-	uint64_t shared_avail;	  /* SLAB: objects in the node's shared array
-				     (slabinfo sharedavail); 0 elsewhere */
 	/* Waste the policy alone knows (the engine derives the rest from the
 	 * objects it handed out; see the identity at the top of this file): */
 	uint64_t tail_bytes;	 /* bytes of this cache's pages outside any slot (slab
 				    tail, colour left-over, on-slab freelists) */
 	uint64_t internal_bytes; /* slot bytes of this cache used by the allocator
 				    itself (SLAB's off-slab freelist arrays) */
+};
+
+/* One cache's line of /proc/slabinfo: the kernel's struct slabinfo
+ * (mm/slab.h), which each allocator fills in its get_slabinfo() and
+ * cache_show() (mm/slab_common.c) prints with the cache's name and size. */
+struct policy_slabinfo {
+	uint64_t active_objs;  /* num_objs less the free objects the allocator counts */
+	uint64_t num_objs;     /* slots in all slabs */
+	uint64_t active_slabs; /* SLAB: slabs not on slabs_free; SLUB: all */
+	uint64_t num_slabs;
+	uint64_t shared_avail;	   /* SLAB: objects in the node's shared array */
+	uint32_t limit;		   /* SLAB's tunables (0 for SLUB): array limit, */
+	uint32_t batchcount;	   /* refill/flush batch, */
+	uint32_t shared;	   /* and shared array factor */
+	uint32_t objects_per_slab; /* oo_objects / cachep->num */
+	uint32_t cache_order;	   /* oo_order / cachep->gfporder */
+};
+
+/* Free space kept as free blocks on partially free pages rather than as
+ * free slots (policy_ops.free_blocks). */
+struct policy_free_blocks {
+	uint64_t bytes;	 /* free bytes, alignment fragments included */
+	uint64_t blocks; /* free blocks */
+	uint64_t pages;	 /* partially free pages holding them */
 };
 
 /* Totals across the whole policy. */
@@ -254,6 +274,12 @@ struct policy_ops {
 	uint32_t (*nr_caches)(const struct policy *p);
 	/* Figures of cache id. For an alias the slab figures are the root's. */
 	void (*cache_info)(const struct policy *p, uint32_t id, struct policy_cache_info *out);
+	/* get_slabinfo() of mm/slub.c or mm/slab.c: the /proc/slabinfo figures
+	 * of cache id, counted by the allocator's own rules (for an alias, its
+	 * root's). Optional: NULL when the kernel's allocator has no
+	 * /proc/slabinfo (SLOB) or the model has no slabs (exact); slabsim then
+	 * lists none of its caches in its slabinfo and sysfs views. */
+	void (*get_slabinfo)(const struct policy *p, uint32_t id, struct policy_slabinfo *out);
 	/* Which cache a kmalloc of size and type would use (POLICY_NO_CACHE for a
 	 * large kmalloc or an allocator without kmalloc caches). */
 	uint32_t (*kmalloc_cache)(const struct policy *p, uint64_t size,
@@ -268,6 +294,12 @@ struct policy_ops {
 	uint64_t (*kmalloc_bytes)(const struct policy *p, uint64_t size,
 				  enum policy_kmalloc_type t);
 	void (*stats)(const struct policy *p, struct policy_stats *out);
+	/* The free space as free blocks: SLOB's free units on its three page
+	 * lists (mm/slob.c keeps them as sp->units; the kernel reports no
+	 * total). Optional: NULL for allocators whose free space is free
+	 * slots, (total_objects - inuse_objects) * size. The summary prints
+	 * it as "<NAME> free" and JSON under the policy's name. */
+	void (*free_blocks)(const struct policy *p, struct policy_free_blocks *out);
 	/* Walk every invariant; SLABSIM_EMODEL with a message on the first
 	 * violation. Costly: for tests and --check. */
 	int (*check)(const struct policy *p, struct err *e);

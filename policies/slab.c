@@ -1010,10 +1010,30 @@ static void slab_cache_info(const struct policy *p, uint32_t id, struct policy_c
 	out->cpu_slabs = 0;
 	out->slabs_allocated = k->slabs_allocated;
 	out->slabs_freed = k->slabs_freed;
-	out->free_slabs = k->lists[L_FREE].nr;
-	out->shared_avail = k->shared.avail;
 	out->tail_bytes = n * (slab_bytes(k) - (uint64_t)k->g.objs_per_slab * k->g.size);
 	out->internal_bytes = k->internal * k->g.size;
+}
+
+/* mm/slab.c get_slabinfo(): active_objs excludes the node's free objects
+ * (objects sitting in the per-CPU and shared arrays count as active),
+ * active_slabs excludes slabs_free; the tunables and the shared array's
+ * fill (sharedavail) come along. */
+static void slab_get_slabinfo(const struct policy *p, uint32_t id, struct policy_slabinfo *out)
+{
+	const struct slab_model *m = (const struct slab_model *)p;
+	const struct cache *k = &m->caches[m->caches[id].root];
+	uint64_t n = nr_slabs(k);
+	memset(out, 0, sizeof(*out));
+	out->num_objs = n * k->g.objs_per_slab;
+	out->active_objs = out->num_objs - k->free_objects;
+	out->num_slabs = n;
+	out->active_slabs = n - k->lists[L_FREE].nr;
+	out->shared_avail = k->shared.avail;
+	out->limit = k->g.limit;
+	out->batchcount = k->g.batchcount;
+	out->shared = k->g.shared;
+	out->objects_per_slab = k->g.objs_per_slab;
+	out->cache_order = k->g.order;
 }
 
 static void slab_stats(const struct policy *p, struct policy_stats *out)
@@ -1268,6 +1288,7 @@ const struct policy_ops slab_ops = {
 	.free = slab_free,
 	.nr_caches = slab_nr_caches,
 	.cache_info = slab_cache_info,
+	.get_slabinfo = slab_get_slabinfo,
 	.kmalloc_cache = slab_kmalloc_cache,
 	.kmalloc_bytes = slab_kmalloc_bytes,
 	.stats = slab_stats,

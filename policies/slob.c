@@ -869,6 +869,21 @@ uint64_t slob_list_pages(const struct policy *p, enum slob_list l, uint64_t *bas
 	return s->nr_on_list[l];
 }
 
+/* Full pages are on no list and have no free unit. */
+static void slob_free_blocks(const struct policy *p, struct policy_free_blocks *out)
+{
+	const struct slob *s = (const struct slob *)p;
+	memset(out, 0, sizeof(*out));
+	for (int l = 0; l < SLOB_NR_LISTS; l++) {
+		const struct spage *sp = s->head[l];
+		for (uint64_t i = 0; i < s->nr_on_list[l]; i++, sp = sp->next) {
+			out->bytes += (uint64_t)SLOB_UNIT * sp->units;
+			out->blocks += sp->nr_free;
+			out->pages++;
+		}
+	}
+}
+
 static void slob_page_orders(const struct policy *p, struct policy_page_orders *out)
 {
 	buddy_orders(&((const struct slob *)p)->buddy, out);
@@ -887,6 +902,7 @@ const struct policy_ops slob_ops = {
 	.kmalloc_cache = slob_kmalloc_cache,
 	.kmalloc_bytes = slob_kmalloc_bytes,
 	.stats = slob_stats,
+	.free_blocks = slob_free_blocks,
 	.page_counts = slob_page_counts,
 	.check = slob_check,
 	.page_orders = slob_page_orders,

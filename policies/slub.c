@@ -794,6 +794,21 @@ static void slub_cache_info(const struct policy *p, uint32_t id, struct policy_c
 	out->tail_bytes = k->nr_slabs * (slab_bytes(k) - (uint64_t)k->g.objs_per_slab * k->g.size);
 }
 
+/* mm/slub.c get_slabinfo(): every slot not free on a node-partial slab is
+ * active (free slots of CPU slabs and per-CPU partial slabs count); all
+ * slabs are active; no tunables. */
+static void slub_get_slabinfo(const struct policy *p, uint32_t id, struct policy_slabinfo *out)
+{
+	const struct slub *s = (const struct slub *)p;
+	const struct cache *k = &s->caches[s->caches[id].root];
+	memset(out, 0, sizeof(*out));
+	out->num_objs = k->nr_slabs * k->g.objs_per_slab;
+	out->active_objs = out->num_objs - k->partial_free;
+	out->active_slabs = out->num_slabs = k->nr_slabs;
+	out->objects_per_slab = k->g.objs_per_slab;
+	out->cache_order = k->g.order;
+}
+
 static void slub_stats(const struct policy *p, struct policy_stats *out)
 {
 	const struct slub *s = (const struct slub *)p;
@@ -969,6 +984,7 @@ const struct policy_ops slub_ops = {
 	.free = slub_free,
 	.nr_caches = slub_nr_caches,
 	.cache_info = slub_cache_info,
+	.get_slabinfo = slub_get_slabinfo,
 	.kmalloc_cache = slub_kmalloc_cache,
 	.kmalloc_bytes = slub_kmalloc_bytes,
 	.stats = slub_stats,

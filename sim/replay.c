@@ -1662,30 +1662,27 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 
 int sim_write_slabinfo(const struct sim *s, FILE *out)
 {
-	/* version 2.1 as mm/slab_common.c prints it. SLUB: tunables 0 and
-	 * active_objs excludes only free objects on node-partial slabs. SLAB
-	 * (get_slabinfo): active_objs excludes the free slots on the node's
-	 * lists (objects in the arrays count as active), active_slabs excludes
-	 * slabs_free, the tunables are limit, batchcount and the shared factor,
-	 * sharedavail the shared array's objects. Root caches, newest first
-	 * (slab_root_caches is a stack). */
+	/* version 2.1 as mm/slab_common.c's cache_show() prints it, from the
+	 * policy's get_slabinfo(); without one (SLOB, exact) the header alone.
+	 * Root caches, newest first (slab_root_caches is a stack). */
+	const struct policy_ops *ops = s->p->ops;
 	fprintf(out, "slabinfo - version: 2.1\n");
 	fprintf(out, "# name            <active_objs> <num_objs> <objsize> <objperslab> "
 		     "<pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata "
 		     "<active_slabs> <num_slabs> <sharedavail>\n");
-	uint32_t n = s->p->ops->nr_caches(s->p);
-	for (uint32_t id = n; id-- > 0;) {
+	for (uint32_t id = ops->get_slabinfo ? ops->nr_caches(s->p) : 0; id-- > 0;) {
 		struct policy_cache_info ci;
-		s->p->ops->cache_info(s->p, id, &ci);
-		if (ci.alias_of != id || !ci.g.size)
+		struct policy_slabinfo si;
+		ops->cache_info(s->p, id, &ci);
+		if (ci.alias_of != id)
 			continue;
+		ops->get_slabinfo(s->p, id, &si);
 		fprintf(out,
 			"%-17s %6" PRIu64 " %6" PRIu64 " %6u %4u %4d : tunables %4u %4u %4u : "
-			"slabdata %6" PRIu64 " %6" PRIu64 " %6u\n",
-			ci.name, ci.total_objects - ci.free_in_partial, ci.total_objects, ci.g.size,
-			ci.g.objs_per_slab, 1 << ci.g.order, ci.g.limit, ci.g.batchcount,
-			ci.g.shared, ci.nr_slabs - ci.free_slabs, ci.nr_slabs,
-			(unsigned)ci.shared_avail);
+			"slabdata %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "\n",
+			ci.name, si.active_objs, si.num_objs, ci.g.size, si.objects_per_slab,
+			1 << si.cache_order, si.limit, si.batchcount, si.shared, si.active_slabs,
+			si.num_slabs, si.shared_avail);
 	}
 	return ferror(out) ? SLABSIM_EIO : 0;
 }
@@ -1848,9 +1845,11 @@ void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *o
 	out->slabs = ci.nr_slabs;
 	out->pages = ci.nr_pages;
 	out->total_objects = ci.total_objects;
-	/* SLUB's get_slabinfo: every object not free on a node-partial slab is
-	 * active, so free slots of CPU slabs and per-CPU partial slabs count */
-	out->active_objs = ci.total_objects - ci.free_in_partial;
+	if (s->p->ops->get_slabinfo) {
+		struct policy_slabinfo si;
+		s->p->ops->get_slabinfo(s->p, id, &si);
+		out->active_objs = si.active_objs;
+	}
 	out->live_objs = a->live_objs;
 	out->live_req_bytes = a->live_req;
 	out->waste_bytes = ci.nr_pages * POLICY_PAGE_SIZE - a->live_req;

@@ -188,7 +188,7 @@ struct sim_cache_state {
 	bool kmalloc;
 	uint32_t object_size, slot_size, objs_per_slab, pages_per_slab;
 	uint64_t slabs, pages, total_objects;
-	uint64_t active_objs; /* as SLUB's /proc/slabinfo counts them */
+	uint64_t active_objs; /* as its /proc/slabinfo counts them (0 without one) */
 	uint64_t live_objs, live_req_bytes;
 	uint64_t waste_bytes;	 /* pages * PAGE_SIZE - live requested bytes */
 	uint64_t allocs, frees;	 /* traced */
