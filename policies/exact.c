@@ -129,6 +129,7 @@ static int exact_check(const struct policy *p, struct err *e)
 const struct policy_ops exact_ops = {
 	.name = "exact",
 	.desc = "zero overhead: each object costs its requested bytes (baseline)",
+	.settings = POLICY_SET_ALIGN,
 	.create = exact_create,
 	.destroy = exact_destroy,
 	.cache_create = exact_cache_create,

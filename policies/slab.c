@@ -1281,6 +1281,14 @@ static void slab_page_orders(const struct policy *p, struct policy_page_orders *
 const struct policy_ops slab_ops = {
 	.name = "slab",
 	.desc = "SLAB (mm/slab.c): per-CPU and shared arrays, free_limit, cache_reap",
+	.settings = POLICY_SET_KERNEL | POLICY_SET_ALIGN | POLICY_SET_NR_CPUS | POLICY_SET_NOMERGE |
+		    POLICY_SET_CACHE_LINE | POLICY_SET_SLAB_DEBUG | POLICY_SET_SLAB_MAX_ORDER,
+	.figures = POLICY_FIG_OBJECT_SIZE | POLICY_FIG_SIZE | POLICY_FIG_ALIGN | POLICY_FIG_ORDER |
+		   POLICY_FIG_OBJS_PER_SLAB | POLICY_FIG_PAGES_PER_SLAB | POLICY_FIG_COLOUR |
+		   POLICY_FIG_COLOUR_OFF | POLICY_FIG_LEFT_OVER | POLICY_FIG_FREELIST |
+		   POLICY_FIG_LIMIT | POLICY_FIG_BATCHCOUNT | POLICY_FIG_SHARED |
+		   POLICY_FIG_FREE_LIMIT,
+	.layout = layout_slab,
 	.create = slab_create,
 	.destroy = slab_destroy_policy,
 	.cache_create = slab_cache_create,

@@ -892,6 +892,8 @@ static void slob_page_orders(const struct policy *p, struct policy_page_orders *
 const struct policy_ops slob_ops = {
 	.name = "slob",
 	.desc = "SLOB (mm/slob.c): first-fit blocks on shared pages, 3 size lists, kmalloc header",
+	.settings = POLICY_SET_KERNEL | POLICY_SET_ALIGN,
+	.figures = POLICY_FIG_OBJECT_SIZE | POLICY_FIG_ALIGN,
 	.create = slob_create,
 	.destroy = slob_destroy,
 	.cache_create = slob_cache_create,

@@ -977,6 +977,14 @@ static int slub_prepopulate(struct policy *p, uint32_t id, uint64_t nr_objs, uin
 const struct policy_ops slub_ops = {
 	.name = "slub",
 	.desc = "SLUB (mm/slub.c): per-CPU slabs and partial lists, slub_debug F Z P U",
+	.settings = POLICY_SET_KERNEL | POLICY_SET_ALIGN | POLICY_SET_NR_CPUS |
+		    POLICY_SET_SLUB_DEBUG | POLICY_SET_SLUB_MIN_ORDER | POLICY_SET_SLUB_MAX_ORDER |
+		    POLICY_SET_SLUB_MIN_OBJECTS | POLICY_SET_NOMERGE | POLICY_SET_CPU_PARTIAL |
+		    POLICY_SET_CACHE_LINE,
+	.figures = POLICY_FIG_OBJECT_SIZE | POLICY_FIG_SIZE | POLICY_FIG_ALIGN | POLICY_FIG_ORDER |
+		   POLICY_FIG_OBJS_PER_SLAB | POLICY_FIG_MIN_PARTIAL | POLICY_FIG_CPU_PARTIAL,
+	.sysfs = true,
+	.layout = layout_slub,
 	.create = slub_create,
 	.destroy = slub_destroy,
 	.cache_create = slub_cache_create,

@@ -390,49 +390,6 @@ static uint64_t geom_key(uint64_t osz, uint64_t slot)
 	return ((osz & ((1u << 23) - 1)) << 23) | (slot & ((1u << 23) - 1));
 }
 
-/* Infer how the recorded cache was created from its object size and slot
- * (6.1 and 5.4 without slub_debug lay out caches alike): plain, HWCACHE
- * aligned, with a constructor (free pointer moved out), or an explicit
- * power-of-two alignment. */
-static bool infer_spec(const struct sim *s, uint32_t osz, uint32_t slot,
-		       struct policy_cache_spec *spec)
-{
-	struct policy_cfg rec_cfg;
-	policy_cfg_default(&rec_cfg);
-	rec_cfg.kernel = POLICY_KERNEL_6_1;
-	rec_cfg.nr_cpus = s->o.cfg.nr_cpus;
-	static const uint32_t flag_try[] = {0, POLICY_F_HWCACHE_ALIGN};
-	/* a trace recorded under slub_debug (the model then runs with it):
-	 * the slot holds the debug metadata too. Tried first, since a plain
-	 * layout with a large alignment can give the same slot (64 bytes
-	 * aligned to 256 vs 64 bytes with F Z P U). */
-	rec_cfg.slub_debug = s->o.cfg.slub_debug;
-	for (int pass = 0; pass < 2; pass++, rec_cfg.slub_debug = 0) {
-		if (pass && !s->o.cfg.slub_debug)
-			break;
-		for (int ctor = 0; ctor < 2; ctor++) {
-			for (size_t f = 0; f < 2; f++) {
-				for (uint32_t align = 8; align <= 4096; align *= 2) {
-					if (f && align > 8)
-						break;
-					struct policy_cache_spec t = *spec;
-					t.object_size = osz;
-					t.flags = flag_try[f];
-					t.align = align;
-					t.ctor = ctor;
-					struct policy_geom g;
-					if (layout_slub(&rec_cfg, &t, &g, NULL) == 0 &&
-					    g.size == slot) {
-						*spec = t;
-						return true;
-					}
-				}
-			}
-		}
-	}
-	return false;
-}
-
 __attribute__((noinline)) static int cache_for_slow(struct sim *s, const struct trace_event *ev,
 						    uint32_t site, uint32_t *id, struct err *e)
 {
@@ -491,7 +448,7 @@ __attribute__((noinline)) static int cache_for_slow(struct sim *s, const struct 
 		return 0;
 	}
 	struct policy_cache_spec spec = {.name = name, .no_merge = true};
-	if (!infer_spec(s, (uint32_t)osz, (uint32_t)slot, &spec)) {
+	if (!policy_guess_spec(&s->o.cfg, (uint32_t)osz, (uint32_t)slot, &spec)) {
 		anomaly(s, SIM_AN_CACHE_GUESSED, ev->line);
 		spec.object_size = (uint32_t)(slot >= osz ? slot : osz);
 		spec.align = 8;

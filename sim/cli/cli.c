@@ -128,7 +128,7 @@ int cli_model_opt(struct cli_model *m, int c, const char *arg)
 
 void cli_model_defaults(struct cli_model *m)
 {
-	m->allocator = "slub";
+	m->allocator = POLICY_DEFAULT_NAME;
 	policy_cfg_default(&m->cfg);
 }
 
