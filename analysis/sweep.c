@@ -22,16 +22,23 @@ enum axis {
 	AX_NR,
 };
 
-/* Which allocators read an axis: NULL = all. */
 static const char *const axis_names[AX_NR] = {
 	"allocator",	    "kernel",	   "nr_cpus",	     "align",
 	"slub_debug",	    "slab_debug",  "slub_min_order", "slub_max_order",
 	"slub_min_objects", "cpu_partial", "slab_max_order",
 };
-static const char *const axis_only[AX_NR] = {
-	[AX_SLUB_DEBUG] = "slub",     [AX_SLAB_DEBUG] = "slab",	      [AX_SLUB_MIN_ORDER] = "slub",
-	[AX_SLUB_MAX_ORDER] = "slub", [AX_SLUB_MIN_OBJECTS] = "slub", [AX_CPU_PARTIAL] = "slub",
-	[AX_SLAB_MAX_ORDER] = "slab",
+/* The policy_cfg field an axis sets, which only allocators reading it
+ * (policy_ops.settings) vary. 0: a setting of every run, varied for every
+ * allocator: the engine maps CPUs with nr_cpus, and runs are compared
+ * across allocators by kernel and align. */
+static const uint32_t axis_setting[AX_NR] = {
+	[AX_SLUB_DEBUG] = POLICY_SET_SLUB_DEBUG,
+	[AX_SLAB_DEBUG] = POLICY_SET_SLAB_DEBUG,
+	[AX_SLUB_MIN_ORDER] = POLICY_SET_SLUB_MIN_ORDER,
+	[AX_SLUB_MAX_ORDER] = POLICY_SET_SLUB_MAX_ORDER,
+	[AX_SLUB_MIN_OBJECTS] = POLICY_SET_SLUB_MIN_OBJECTS,
+	[AX_CPU_PARTIAL] = POLICY_SET_CPU_PARTIAL,
+	[AX_SLAB_MAX_ORDER] = POLICY_SET_SLAB_MAX_ORDER,
 };
 
 struct vec {
@@ -522,9 +529,9 @@ int sweep_spec_load(const char *path, struct sweep_spec **out, struct err *e)
 	return rc;
 }
 
-static bool applies(enum axis a, const char *allocator)
+static bool applies(enum axis a, const struct policy_ops *ops)
 {
-	return !axis_only[a] || !strcmp(axis_only[a], allocator);
+	return !axis_setting[a] || (ops->settings & axis_setting[a]);
 }
 
 static void set_axis(struct policy_cfg *c, enum axis a, uint32_t v)
@@ -567,17 +574,16 @@ static void set_axis(struct policy_cfg *c, enum axis a, uint32_t v)
 
 int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n, struct err *e)
 {
-	static const uint32_t slub_idx_default = 0;
 	struct vec alloc = s->ax[AX_ALLOCATOR];
-	uint32_t slub_idx = slub_idx_default;
+	uint32_t default_idx = 0;
 	size_t total = 0, cap = 0;
 	struct sweep_run *r = NULL;
 
 	for (uint32_t i = 0; policy_table[i]; i++)
-		if (!strcmp(policy_table[i]->name, "slub"))
-			slub_idx = i;
+		if (policy_table[i] == policy_find(POLICY_DEFAULT_NAME))
+			default_idx = i;
 	if (!alloc.n) {
-		alloc.v = &slub_idx;
+		alloc.v = &default_idx;
 		alloc.n = 1;
 	}
 	*runs = NULL;
@@ -588,7 +594,8 @@ int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n,
 		/* workloads: one run per seed, or one with the spec's own seed */
 		uint64_t nseeds = wl && s->nseeds ? s->nseeds : 1;
 		for (size_t ai = 0; ai < alloc.n; ai++) {
-			const char *an = policy_table[alloc.v[ai]]->name;
+			const struct policy_ops *ops = policy_table[alloc.v[ai]];
+			const char *an = ops->name;
 			/* odometer over the axes after the allocator that apply */
 			size_t idx[AX_NR] = {0};
 			for (;;) {
@@ -602,7 +609,7 @@ int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n,
 				};
 				policy_cfg_default(&x.cfg);
 				for (int a = AX_KERNEL; a < AX_NR; a++)
-					if (s->ax[a].n && applies((enum axis)a, an))
+					if (s->ax[a].n && applies((enum axis)a, ops))
 						set_axis(&x.cfg, (enum axis)a, s->ax[a].v[idx[a]]);
 				if (total + nseeds > cap) {
 					cap = cap ? cap * 2 : 64;
@@ -631,7 +638,7 @@ int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n,
 				}
 				int a;
 				for (a = AX_NR - 1; a >= AX_KERNEL; a--) {
-					if (!s->ax[a].n || !applies((enum axis)a, an))
+					if (!s->ax[a].n || !applies((enum axis)a, ops))
 						continue;
 					if (++idx[a] < s->ax[a].n)
 						break;

@@ -108,6 +108,12 @@ static uint32_t exact_kmalloc_cache(const struct policy *p, uint64_t size,
 	return 0;
 }
 
+static uint64_t exact_kmalloc_bytes(const struct policy *p, uint64_t size,
+				    enum policy_kmalloc_type t)
+{
+	return size;
+}
+
 static void exact_stats(const struct policy *p, struct policy_stats *out)
 {
 	const struct exact *x = (const struct exact *)p;
@@ -123,6 +129,7 @@ static int exact_check(const struct policy *p, struct err *e)
 const struct policy_ops exact_ops = {
 	.name = "exact",
 	.desc = "zero overhead: each object costs its requested bytes (baseline)",
+	.settings = POLICY_SET_ALIGN,
 	.create = exact_create,
 	.destroy = exact_destroy,
 	.cache_create = exact_cache_create,
@@ -131,6 +138,7 @@ const struct policy_ops exact_ops = {
 	.nr_caches = exact_nr_caches,
 	.cache_info = exact_cache_info,
 	.kmalloc_cache = exact_kmalloc_cache,
+	.kmalloc_bytes = exact_kmalloc_bytes,
 	.stats = exact_stats,
 	.check = exact_check,
 };

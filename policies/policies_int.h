@@ -32,6 +32,13 @@ static inline int policy_check_free(const struct policy *p, const struct policy_
 	return __builtin_expect(ok, 1) ? 0 : policy_check_free_fail(p, o, cpu, nr_caches, e);
 }
 
+/* bytes_alloc of a kmalloc served by the page allocator (kmalloc_large):
+ * PAGE_SIZE << get_order(size). */
+static inline uint64_t policy_large_kmalloc_bytes(uint64_t size)
+{
+	return (uint64_t)POLICY_PAGE_SIZE << layout_get_order(size);
+}
+
 extern const struct policy_ops slub_ops;
 extern const struct policy_ops slab_ops;
 extern const struct policy_ops slob_ops;

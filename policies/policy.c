@@ -1,5 +1,6 @@
 /* policy.c - the table of allocator models: a new model is one file and one
- * row here. */
+ * row here. Also what is common to them all: the guess of a traced cache's
+ * creation and the checks of a request. */
 #include "policies_int.h"
 
 #include "layout.h"
@@ -17,6 +18,41 @@ const struct policy_ops *policy_find(const char *name)
 		if (strcmp(policy_table[i]->name, name) == 0)
 			return policy_table[i];
 	return NULL;
+}
+
+bool policy_guess_spec(const struct policy_cfg *model, uint32_t object_size, uint32_t slot,
+		       struct policy_cache_spec *spec)
+{
+	static const uint32_t flag_try[] = {0, POLICY_F_HWCACHE_ALIGN};
+	struct policy_cfg rec;
+	policy_cfg_default(&rec);
+	rec.kernel = POLICY_KERNEL_6_1;
+	rec.nr_cpus = model->nr_cpus;
+	rec.slub_debug = model->slub_debug;
+	for (int pass = 0; pass < 2; pass++, rec.slub_debug = 0) {
+		if (pass && !model->slub_debug)
+			break;
+		for (int ctor = 0; ctor < 2; ctor++) {
+			for (size_t f = 0; f < 2; f++) {
+				for (uint32_t align = 8; align <= 4096; align *= 2) {
+					if (f && align > 8)
+						break;
+					struct policy_cache_spec t = *spec;
+					t.object_size = object_size;
+					t.flags = flag_try[f];
+					t.align = align;
+					t.ctor = ctor;
+					struct policy_geom g;
+					if (layout_slub(&rec, &t, &g, NULL) == 0 &&
+					    g.size == slot) {
+						*spec = t;
+						return true;
+					}
+				}
+			}
+		}
+	}
+	return false;
 }
 
 __attribute__((cold)) int policy_check_alloc_fail(const struct policy *p,

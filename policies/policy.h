@@ -97,6 +97,26 @@ struct policy_cfg {
 	uint32_t slab_max_order; /* slab_max_order=, default 1 (> 32 MiB RAM) */
 };
 
+/* The policy_cfg fields an allocator reads (policy_ops.settings): sweeps
+ * vary, and labels show, only those. */
+enum {
+	POLICY_SET_KERNEL = 1u << 0,
+	POLICY_SET_ALIGN = 1u << 1,
+	POLICY_SET_NR_CPUS = 1u << 2,
+	POLICY_SET_SLUB_DEBUG = 1u << 3,
+	POLICY_SET_SLUB_MIN_ORDER = 1u << 4,
+	POLICY_SET_SLUB_MAX_ORDER = 1u << 5,
+	POLICY_SET_SLUB_MIN_OBJECTS = 1u << 6,
+	POLICY_SET_NOMERGE = 1u << 7,
+	POLICY_SET_CPU_PARTIAL = 1u << 8,
+	POLICY_SET_CACHE_LINE = 1u << 9,
+	POLICY_SET_SLAB_DEBUG = 1u << 10,
+	POLICY_SET_SLAB_MAX_ORDER = 1u << 11,
+};
+
+/* The allocator a run uses when none is named (the kernel's default). */
+#define POLICY_DEFAULT_NAME "slub"
+
 /* Fill *c with the defaults above (5.4, natural, no debug, 2 CPUs). */
 void policy_cfg_default(struct policy_cfg *c);
 
@@ -142,6 +162,28 @@ struct policy_geom {
 	uint32_t free_limit;		    /* (1 + CPUs) * batchcount + objs_per_slab */
 };
 
+/* The policy_geom figures an allocator fills (policy_ops.figures), in the
+ * order `slabsim layout` prints them: its /sys/kernel/slab attributes
+ * (SLUB), or its /proc/slabinfo figures with the layout behind them (SLAB). */
+enum {
+	POLICY_FIG_OBJECT_SIZE = 1u << 0,
+	POLICY_FIG_SIZE = 1u << 1,
+	POLICY_FIG_ALIGN = 1u << 2,
+	POLICY_FIG_ORDER = 1u << 3,
+	POLICY_FIG_OBJS_PER_SLAB = 1u << 4,
+	POLICY_FIG_PAGES_PER_SLAB = 1u << 5, /* 1 << order, slabinfo's pagesperslab */
+	POLICY_FIG_MIN_PARTIAL = 1u << 6,
+	POLICY_FIG_CPU_PARTIAL = 1u << 7,
+	POLICY_FIG_COLOUR = 1u << 8,
+	POLICY_FIG_COLOUR_OFF = 1u << 9,
+	POLICY_FIG_LEFT_OVER = 1u << 10,
+	POLICY_FIG_FREELIST = 1u << 11,
+	POLICY_FIG_LIMIT = 1u << 12,
+	POLICY_FIG_BATCHCOUNT = 1u << 13,
+	POLICY_FIG_SHARED = 1u << 14,
+	POLICY_FIG_FREE_LIMIT = 1u << 15,
+};
+
 /* Where SLAB keeps a slab's freelist index array. */
 enum {
 	POLICY_FREELIST_NONE = 0, /* not SLAB */
@@ -165,16 +207,36 @@ struct policy_cache_info {
 	uint64_t cpu_slabs;	  /* cpu slabs + per-CPU partial slabs */
 	uint64_t slabs_allocated; /* slabs taken from the page allocator so far */
 	uint64_t slabs_freed;	  /* slabs given back so far */
-	uint64_t free_slabs;	  /* SLAB: slabs on slabs_free (slabinfo active_slabs =
-				     nr_slabs - free_slabs); 0 elsewhere */
-	uint64_t shared_avail;	  /* SLAB: objects in the node's shared array
-				     (slabinfo sharedavail); 0 elsewhere */
 	/* Waste the policy alone knows (the engine derives the rest from the
 	 * objects it handed out; see the identity at the top of this file): */
 	uint64_t tail_bytes;	 /* bytes of this cache's pages outside any slot (slab
 				    tail, colour left-over, on-slab freelists) */
 	uint64_t internal_bytes; /* slot bytes of this cache used by the allocator
 				    itself (SLAB's off-slab freelist arrays) */
+};
+
+/* One cache's line of /proc/slabinfo: the kernel's struct slabinfo
+ * (mm/slab.h), which each allocator fills in its get_slabinfo() and
+ * cache_show() (mm/slab_common.c) prints with the cache's name and size. */
+struct policy_slabinfo {
+	uint64_t active_objs;  /* num_objs less the free objects the allocator counts */
+	uint64_t num_objs;     /* slots in all slabs */
+	uint64_t active_slabs; /* SLAB: slabs not on slabs_free; SLUB: all */
+	uint64_t num_slabs;
+	uint64_t shared_avail;	   /* SLAB: objects in the node's shared array */
+	uint32_t limit;		   /* SLAB's tunables (0 for SLUB): array limit, */
+	uint32_t batchcount;	   /* refill/flush batch, */
+	uint32_t shared;	   /* and shared array factor */
+	uint32_t objects_per_slab; /* oo_objects / cachep->num */
+	uint32_t cache_order;	   /* oo_order / cachep->gfporder */
+};
+
+/* Free space kept as free blocks on partially free pages rather than as
+ * free slots (policy_ops.free_blocks). */
+struct policy_free_blocks {
+	uint64_t bytes;	 /* free bytes, alignment fragments included */
+	uint64_t blocks; /* free blocks */
+	uint64_t pages;	 /* partially free pages holding them */
 };
 
 /* Totals across the whole policy. */
@@ -233,8 +295,22 @@ struct policy_pages {
 };
 
 struct policy_ops {
-	const char *name; /* "slub", "exact", ... */
-	const char *desc; /* one line for --help */
+	const char *name;  /* "slub", "exact", ... */
+	const char *desc;  /* one line for --help */
+	uint32_t settings; /* POLICY_SET_*: the policy_cfg fields it reads */
+	uint32_t figures;  /* POLICY_FIG_*: the policy_geom figures cache_info fills */
+	/* The kernel's allocator publishes /sys/kernel/slab (SLUB only): a
+	 * capture of a kernel running it can be validated against the model
+	 * (`slabsim validate`, which then needs layout too). */
+	bool sysfs;
+	/* What kmem_cache_create() would make of spec under cfg, without
+	 * creating it: the geometry of a new root cache (no merging), slub_debug
+	 * or slab_debug applied as the allocator applies them. OUT: *out, written
+	 * only on success. Returns 0, or SLABSIM_EUSAGE with a message for a
+	 * spec the allocator refuses. Optional: NULL when the allocator keeps
+	 * no per-cache geometry (SLOB, exact). */
+	int (*layout)(const struct policy_cfg *cfg, const struct policy_cache_spec *spec,
+		      struct policy_geom *out, struct err *e);
 	/* Create an instance; it creates the kmalloc caches at once (boot). */
 	int (*create)(const struct policy_cfg *cfg, struct policy **out, struct err *e);
 	/* Free everything; p may be NULL. */
@@ -254,11 +330,32 @@ struct policy_ops {
 	uint32_t (*nr_caches)(const struct policy *p);
 	/* Figures of cache id. For an alias the slab figures are the root's. */
 	void (*cache_info)(const struct policy *p, uint32_t id, struct policy_cache_info *out);
+	/* get_slabinfo() of mm/slub.c or mm/slab.c: the /proc/slabinfo figures
+	 * of cache id, counted by the allocator's own rules (for an alias, its
+	 * root's). Optional: NULL when the kernel's allocator has no
+	 * /proc/slabinfo (SLOB) or the model has no slabs (exact); slabsim then
+	 * lists none of its caches in its slabinfo and sysfs views. */
+	void (*get_slabinfo)(const struct policy *p, uint32_t id, struct policy_slabinfo *out);
 	/* Which cache a kmalloc of size and type would use (POLICY_NO_CACHE for a
 	 * large kmalloc or an allocator without kmalloc caches). */
 	uint32_t (*kmalloc_cache)(const struct policy *p, uint64_t size,
 				  enum policy_kmalloc_type t);
+	/* The bytes_alloc the kernel traces for a kmalloc of size bytes of type
+	 * t, without allocating: what alloc() puts in policy_obj.bytes_alloc
+	 * for that request (6.1 kmalloc_trace and __kmalloc: the cache's
+	 * s->size; kmalloc_large: PAGE_SIZE << get_order(size); SLOB's
+	 * __do_kmalloc_node: size plus its header below a page). Defined for
+	 * every size, also those alloc() refuses: above the largest kmalloc
+	 * cache it is whole pages. */
+	uint64_t (*kmalloc_bytes)(const struct policy *p, uint64_t size,
+				  enum policy_kmalloc_type t);
 	void (*stats)(const struct policy *p, struct policy_stats *out);
+	/* The free space as free blocks: SLOB's free units on its three page
+	 * lists (mm/slob.c keeps them as sp->units; the kernel reports no
+	 * total). Optional: NULL for allocators whose free space is free
+	 * slots, (total_objects - inuse_objects) * size. The summary prints
+	 * it as "<NAME> free" and JSON under the policy's name. */
+	void (*free_blocks)(const struct policy *p, struct policy_free_blocks *out);
 	/* Walk every invariant; SLABSIM_EMODEL with a message on the first
 	 * violation. Costly: for tests and --check. */
 	int (*check)(const struct policy *p, struct err *e);
@@ -290,6 +387,22 @@ extern const struct policy_ops *const policy_table[];
 
 /* Look up a policy by name; NULL if unknown. */
 const struct policy_ops *policy_find(const char *name);
+
+/* Guess how a cache a trace shows only by its object size and slot size
+ * (kmem_cache_alloc's bytes_req and bytes_alloc) was created. Traces come
+ * from SLUB kernels, so SLUB's layout rules decide, under 6.1 (5.4 lays
+ * out caches alike without slub_debug) with model's nr_cpus and slub_debug:
+ * with model->slub_debug first, if any (a trace recorded under slub_debug
+ * has the debug metadata in its slots; tried first since a plain layout
+ * with a large alignment can give the same slot: 64 bytes aligned to 256
+ * against 64 bytes with F Z P U), then without. In each, no constructor
+ * before a constructor (free pointer moved out), plain before
+ * HWCACHE_ALIGN, alignment 8 up to 4096. IN/OUT: *spec; on success its
+ * object_size, flags, align and ctor are the first creation that gives
+ * slot, its other fields (name, usersize, no_merge) kept. Returns false,
+ * *spec untouched, when none does. */
+bool policy_guess_spec(const struct policy_cfg *model, uint32_t object_size, uint32_t slot,
+		       struct policy_cache_spec *spec);
 
 /* Base every instance embeds first, so generic code can reach its ops and
  * configuration. */

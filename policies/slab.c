@@ -805,6 +805,18 @@ static uint32_t slab_kmalloc_cache(const struct policy *p, uint64_t size,
 	return m->kmalloc_ids[layout_kmalloc_type(&p->cfg, t)][idx];
 }
 
+/* slot size of the kmalloc cache (its root's); SLAB has caches up to 4 MiB,
+ * so whole pages only for sizes alloc() refuses */
+static uint64_t slab_kmalloc_bytes(const struct policy *p, uint64_t size,
+				   enum policy_kmalloc_type t)
+{
+	const struct slab_model *m = (const struct slab_model *)p;
+	uint32_t id = slab_kmalloc_cache(p, size, t);
+	if (id == POLICY_NO_CACHE)
+		return policy_large_kmalloc_bytes(size);
+	return m->caches[m->caches[id].root].g.size;
+}
+
 static void slab_destroy_policy(struct policy *p);
 
 static int add_kmalloc_cache(struct slab_model *m, enum policy_kmalloc_type t, uint32_t idx,
@@ -998,10 +1010,30 @@ static void slab_cache_info(const struct policy *p, uint32_t id, struct policy_c
 	out->cpu_slabs = 0;
 	out->slabs_allocated = k->slabs_allocated;
 	out->slabs_freed = k->slabs_freed;
-	out->free_slabs = k->lists[L_FREE].nr;
-	out->shared_avail = k->shared.avail;
 	out->tail_bytes = n * (slab_bytes(k) - (uint64_t)k->g.objs_per_slab * k->g.size);
 	out->internal_bytes = k->internal * k->g.size;
+}
+
+/* mm/slab.c get_slabinfo(): active_objs excludes the node's free objects
+ * (objects sitting in the per-CPU and shared arrays count as active),
+ * active_slabs excludes slabs_free; the tunables and the shared array's
+ * fill (sharedavail) come along. */
+static void slab_get_slabinfo(const struct policy *p, uint32_t id, struct policy_slabinfo *out)
+{
+	const struct slab_model *m = (const struct slab_model *)p;
+	const struct cache *k = &m->caches[m->caches[id].root];
+	uint64_t n = nr_slabs(k);
+	memset(out, 0, sizeof(*out));
+	out->num_objs = n * k->g.objs_per_slab;
+	out->active_objs = out->num_objs - k->free_objects;
+	out->num_slabs = n;
+	out->active_slabs = n - k->lists[L_FREE].nr;
+	out->shared_avail = k->shared.avail;
+	out->limit = k->g.limit;
+	out->batchcount = k->g.batchcount;
+	out->shared = k->g.shared;
+	out->objects_per_slab = k->g.objs_per_slab;
+	out->cache_order = k->g.order;
 }
 
 static void slab_stats(const struct policy *p, struct policy_stats *out)
@@ -1249,6 +1281,14 @@ static void slab_page_orders(const struct policy *p, struct policy_page_orders *
 const struct policy_ops slab_ops = {
 	.name = "slab",
 	.desc = "SLAB (mm/slab.c): per-CPU and shared arrays, free_limit, cache_reap",
+	.settings = POLICY_SET_KERNEL | POLICY_SET_ALIGN | POLICY_SET_NR_CPUS | POLICY_SET_NOMERGE |
+		    POLICY_SET_CACHE_LINE | POLICY_SET_SLAB_DEBUG | POLICY_SET_SLAB_MAX_ORDER,
+	.figures = POLICY_FIG_OBJECT_SIZE | POLICY_FIG_SIZE | POLICY_FIG_ALIGN | POLICY_FIG_ORDER |
+		   POLICY_FIG_OBJS_PER_SLAB | POLICY_FIG_PAGES_PER_SLAB | POLICY_FIG_COLOUR |
+		   POLICY_FIG_COLOUR_OFF | POLICY_FIG_LEFT_OVER | POLICY_FIG_FREELIST |
+		   POLICY_FIG_LIMIT | POLICY_FIG_BATCHCOUNT | POLICY_FIG_SHARED |
+		   POLICY_FIG_FREE_LIMIT,
+	.layout = layout_slab,
 	.create = slab_create,
 	.destroy = slab_destroy_policy,
 	.cache_create = slab_cache_create,
@@ -1256,7 +1296,9 @@ const struct policy_ops slab_ops = {
 	.free = slab_free,
 	.nr_caches = slab_nr_caches,
 	.cache_info = slab_cache_info,
+	.get_slabinfo = slab_get_slabinfo,
 	.kmalloc_cache = slab_kmalloc_cache,
+	.kmalloc_bytes = slab_kmalloc_bytes,
 	.stats = slab_stats,
 	.page_counts = slab_page_counts,
 	.check = slab_check,

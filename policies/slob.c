@@ -679,6 +679,15 @@ static uint32_t slob_kmalloc_cache(const struct policy *p, uint64_t size,
 	return POLICY_NO_CACHE;
 }
 
+/* do_kmalloc's two cases: a block of size + header, or whole pages */
+static uint64_t slob_kmalloc_bytes(const struct policy *p, uint64_t size,
+				   enum policy_kmalloc_type t)
+{
+	if (size < POLICY_PAGE_SIZE - SLOB_MINALIGN)
+		return size + SLOB_MINALIGN;
+	return policy_large_kmalloc_bytes(size);
+}
+
 static void slob_stats(const struct policy *p, struct policy_stats *out)
 {
 	const struct slob *s = (const struct slob *)p;
@@ -860,6 +869,21 @@ uint64_t slob_list_pages(const struct policy *p, enum slob_list l, uint64_t *bas
 	return s->nr_on_list[l];
 }
 
+/* Full pages are on no list and have no free unit. */
+static void slob_free_blocks(const struct policy *p, struct policy_free_blocks *out)
+{
+	const struct slob *s = (const struct slob *)p;
+	memset(out, 0, sizeof(*out));
+	for (int l = 0; l < SLOB_NR_LISTS; l++) {
+		const struct spage *sp = s->head[l];
+		for (uint64_t i = 0; i < s->nr_on_list[l]; i++, sp = sp->next) {
+			out->bytes += (uint64_t)SLOB_UNIT * sp->units;
+			out->blocks += sp->nr_free;
+			out->pages++;
+		}
+	}
+}
+
 static void slob_page_orders(const struct policy *p, struct policy_page_orders *out)
 {
 	buddy_orders(&((const struct slob *)p)->buddy, out);
@@ -868,6 +892,8 @@ static void slob_page_orders(const struct policy *p, struct policy_page_orders *
 const struct policy_ops slob_ops = {
 	.name = "slob",
 	.desc = "SLOB (mm/slob.c): first-fit blocks on shared pages, 3 size lists, kmalloc header",
+	.settings = POLICY_SET_KERNEL | POLICY_SET_ALIGN,
+	.figures = POLICY_FIG_OBJECT_SIZE | POLICY_FIG_ALIGN,
 	.create = slob_create,
 	.destroy = slob_destroy,
 	.cache_create = slob_cache_create,
@@ -876,7 +902,9 @@ const struct policy_ops slob_ops = {
 	.nr_caches = slob_nr_caches,
 	.cache_info = slob_cache_info,
 	.kmalloc_cache = slob_kmalloc_cache,
+	.kmalloc_bytes = slob_kmalloc_bytes,
 	.stats = slob_stats,
+	.free_blocks = slob_free_blocks,
 	.page_counts = slob_page_counts,
 	.check = slob_check,
 	.page_orders = slob_page_orders,

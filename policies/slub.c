@@ -603,6 +603,18 @@ static uint32_t slub_kmalloc_cache(const struct policy *p, uint64_t size,
 	return kmalloc_id((const struct slub *)p, size, t);
 }
 
+/* slot size of the kmalloc cache (its root's: aliases share slabs), or
+ * kmalloc_large's whole pages */
+static uint64_t slub_kmalloc_bytes(const struct policy *p, uint64_t size,
+				   enum policy_kmalloc_type t)
+{
+	const struct slub *s = (const struct slub *)p;
+	uint32_t id = kmalloc_id(s, size, t);
+	if (id == POLICY_NO_CACHE)
+		return policy_large_kmalloc_bytes(size);
+	return s->caches[s->caches[id].root].g.size;
+}
+
 static void slub_destroy(struct policy *p);
 
 static int slub_create(const struct policy_cfg *cfg, struct policy **out, struct err *e)
@@ -782,6 +794,21 @@ static void slub_cache_info(const struct policy *p, uint32_t id, struct policy_c
 	out->tail_bytes = k->nr_slabs * (slab_bytes(k) - (uint64_t)k->g.objs_per_slab * k->g.size);
 }
 
+/* mm/slub.c get_slabinfo(): every slot not free on a node-partial slab is
+ * active (free slots of CPU slabs and per-CPU partial slabs count); all
+ * slabs are active; no tunables. */
+static void slub_get_slabinfo(const struct policy *p, uint32_t id, struct policy_slabinfo *out)
+{
+	const struct slub *s = (const struct slub *)p;
+	const struct cache *k = &s->caches[s->caches[id].root];
+	memset(out, 0, sizeof(*out));
+	out->num_objs = k->nr_slabs * k->g.objs_per_slab;
+	out->active_objs = out->num_objs - k->partial_free;
+	out->active_slabs = out->num_slabs = k->nr_slabs;
+	out->objects_per_slab = k->g.objs_per_slab;
+	out->cache_order = k->g.order;
+}
+
 static void slub_stats(const struct policy *p, struct policy_stats *out)
 {
 	const struct slub *s = (const struct slub *)p;
@@ -950,6 +977,14 @@ static int slub_prepopulate(struct policy *p, uint32_t id, uint64_t nr_objs, uin
 const struct policy_ops slub_ops = {
 	.name = "slub",
 	.desc = "SLUB (mm/slub.c): per-CPU slabs and partial lists, slub_debug F Z P U",
+	.settings = POLICY_SET_KERNEL | POLICY_SET_ALIGN | POLICY_SET_NR_CPUS |
+		    POLICY_SET_SLUB_DEBUG | POLICY_SET_SLUB_MIN_ORDER | POLICY_SET_SLUB_MAX_ORDER |
+		    POLICY_SET_SLUB_MIN_OBJECTS | POLICY_SET_NOMERGE | POLICY_SET_CPU_PARTIAL |
+		    POLICY_SET_CACHE_LINE,
+	.figures = POLICY_FIG_OBJECT_SIZE | POLICY_FIG_SIZE | POLICY_FIG_ALIGN | POLICY_FIG_ORDER |
+		   POLICY_FIG_OBJS_PER_SLAB | POLICY_FIG_MIN_PARTIAL | POLICY_FIG_CPU_PARTIAL,
+	.sysfs = true,
+	.layout = layout_slub,
 	.create = slub_create,
 	.destroy = slub_destroy,
 	.cache_create = slub_cache_create,
@@ -957,7 +992,9 @@ const struct policy_ops slub_ops = {
 	.free = slub_free,
 	.nr_caches = slub_nr_caches,
 	.cache_info = slub_cache_info,
+	.get_slabinfo = slub_get_slabinfo,
 	.kmalloc_cache = slub_kmalloc_cache,
+	.kmalloc_bytes = slub_kmalloc_bytes,
 	.stats = slub_stats,
 	.page_counts = slub_pages_ref,
 	.check = slub_check,

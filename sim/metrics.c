@@ -14,11 +14,11 @@
 #include "metrics.h"
 #include "json.h"
 #include "sink.h"
-#include "slob.h"
 #include "strtab.h"
 #include "trace.h"
 #include "u64map.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,10 +452,10 @@ void metrics_slabinfo_cache(const struct policy_cache_info *ci, struct metrics_s
 	out->fr = out->slabs ? (uint32_t)(out->partial * 100 / out->slabs) : 100;
 }
 
-/* A cache slabinfo lists: a root with slab geometry (SLOB has none). */
-static bool slab_root(const struct policy_cache_info *ci, uint32_t id)
+/* A cache slabinfo lists: a root, of an allocator with /proc/slabinfo. */
+static bool slab_root(const struct policy *p, const struct policy_cache_info *ci, uint32_t id)
 {
-	return ci->alias_of == id && ci->g.size;
+	return p->ops->get_slabinfo && ci->alias_of == id;
 }
 
 /* The walk over root caches with slabs: from *id on, the next one into
@@ -464,7 +464,7 @@ static bool next_root(const struct policy *p, uint32_t *id, struct policy_cache_
 {
 	for (uint32_t n = p->ops->nr_caches(p); *id < n; ++*id) {
 		p->ops->cache_info(p, *id, ci);
-		if (slab_root(ci, *id))
+		if (slab_root(p, ci, *id))
 			return true;
 	}
 	return false;
@@ -501,7 +501,7 @@ void metrics_slabinfo_totals(const struct policy *p, struct metrics_slabinfo_tot
 				out->alias_targets++;
 			continue;
 		}
-		if (!slab_root(&ci, id))
+		if (!slab_root(p, &ci, id))
 			continue;
 		out->caches++;
 		struct metrics_slabinfo si;
@@ -583,7 +583,7 @@ int metrics_print_slabinfo_caches(const struct policy *p, FILE *out, bool by_los
 		struct si_line *x = &l[nl];
 		p->ops->cache_info(p, id, &x->ci);
 		/* slabinfo skips caches without slabs unless -z */
-		if (!slab_root(&x->ci, id) || !x->ci.nr_slabs)
+		if (!slab_root(p, &x->ci, id) || !x->ci.nr_slabs)
 			continue;
 		x->name = x->ci.name;
 		x->aliases = aliases[id];
@@ -735,35 +735,19 @@ void metrics_pages(const struct metrics *m, const struct policy *p, struct metri
 	}
 }
 
-/* ---- SLOB: its free part is free units, not free slots ---- */
+/* ---- free blocks (SLOB): the free part is free units, not free slots ---- */
 
-struct slob_free {
-	uint64_t bytes, blocks, pages; /* free unit bytes, free blocks, pages on the lists */
-};
-
-/* Walk SLOB's three page lists (full pages have no free unit). Returns
- * false if p is not SLOB (or out of memory). */
-static bool slob_free(const struct policy *p, struct slob_free *out)
+/* The policy's free blocks, if it keeps its free space so. OUT: *out, and
+ * its name in capitals ("SLOB") in upper (16 bytes). */
+static bool free_blocks(const struct policy *p, struct policy_free_blocks *out, char upper[16])
 {
-	memset(out, 0, sizeof(*out));
-	if (strcmp(p->ops->name, "slob") != 0)
+	if (!p->ops->free_blocks)
 		return false;
-	for (int l = 0; l < SLOB_NR_LISTS; l++) {
-		uint64_t n = slob_list_pages(p, (enum slob_list)l, NULL, 0);
-		uint64_t *bases = calloc(n ? n : 1, sizeof(*bases));
-		if (!bases)
-			return false;
-		slob_list_pages(p, (enum slob_list)l, bases, n);
-		for (uint64_t i = 0; i < n; i++) {
-			struct slob_page_info pi;
-			if (!slob_page_info(p, bases[i], &pi, NULL, 0))
-				continue;
-			out->bytes += 2ull * pi.units;
-			out->blocks += pi.nr_free;
-			out->pages++;
-		}
-		free(bases);
-	}
+	p->ops->free_blocks(p, out);
+	size_t i = 0;
+	for (const char *c = p->ops->name; *c && i < 15; c++)
+		upper[i++] = (char)toupper((unsigned char)*c);
+	upper[i] = '\0';
 	return true;
 }
 
@@ -812,12 +796,13 @@ void metrics_print_table(const struct metrics *m, const struct policy *p, FILE *
 		jw.live_peak);
 	print_ratio_pct(out, jw.f4);
 	fprintf(out, "\n");
-	struct slob_free sf;
-	if (slob_free(p, &sf))
+	struct policy_free_blocks fb;
+	char name[16];
+	if (free_blocks(p, &fb, name))
 		fprintf(out,
-			"SLOB free: %" PRIu64 " bytes in %" PRIu64 " free blocks (alignment "
+			"%s free: %" PRIu64 " bytes in %" PRIu64 " free blocks (alignment "
 			"fragments included) on %" PRIu64 " partially free pages\n",
-			sf.bytes, sf.blocks, sf.pages);
+			name, fb.bytes, fb.blocks, fb.pages);
 	if (!pg.have) {
 		fprintf(out, "pages: no page allocator in this model\n\n");
 		return;
@@ -903,12 +888,13 @@ void metrics_print_json(const struct metrics *m, const struct policy *p, FILE *o
 	fprintf(out, ", ");
 	json_ratio(out, "f4", jw.f4);
 	fprintf(out, "},\n");
-	struct slob_free sf;
-	if (slob_free(p, &sf))
+	struct policy_free_blocks fb;
+	char name[16];
+	if (free_blocks(p, &fb, name))
 		fprintf(out,
-			"    \"slob\": {\"free_bytes\": %" PRIu64 ", \"free_blocks\": %" PRIu64
+			"    \"%s\": {\"free_bytes\": %" PRIu64 ", \"free_blocks\": %" PRIu64
 			", \"partial_pages\": %" PRIu64 "},\n",
-			sf.bytes, sf.blocks, sf.pages);
+			p->ops->name, fb.bytes, fb.blocks, fb.pages);
 	if (!pg.have) {
 		fprintf(out, "    \"pages\": null\n  },\n");
 		return;

@@ -94,15 +94,14 @@ struct sim {
 	struct live *pool;
 	uint32_t pool_len, pool_cap, pool_free;
 	/* caches as the trace names them */
-	struct strtab names;	     /* cache names seen */
-	struct u64map name_cache;    /* name id -> policy cache id */
-	struct u64map learned;	     /* learn_key(site, osz, slot) -> name id + 1 */
-	struct u64map cache_by_key;  /* learn_key(site, osz, slot) -> policy cache id */
-	struct u64map defined;	     /* learn_key(0, osz, slot) -> sim_define_cache id */
-	struct u64map kmalloc_bytes; /* policy cache id -> slot size (sim_kmalloc_bytes) */
-	struct u64map geom_name;     /* geom_key(osz, slot) -> name id + 1 (sim_name_geometry) */
-	struct u64map trace_slab;    /* raw pointers: the trace's slab base -> root cache id + 1 */
-	uint32_t *root_of;	     /* policy cache id -> its root id + 1 (0: not known yet) */
+	struct strtab names;	    /* cache names seen */
+	struct u64map name_cache;   /* name id -> policy cache id */
+	struct u64map learned;	    /* learn_key(site, osz, slot) -> name id + 1 */
+	struct u64map cache_by_key; /* learn_key(site, osz, slot) -> policy cache id */
+	struct u64map defined;	    /* learn_key(0, osz, slot) -> sim_define_cache id */
+	struct u64map geom_name;    /* geom_key(osz, slot) -> name id + 1 (sim_name_geometry) */
+	struct u64map trace_slab;   /* raw pointers: the trace's slab base -> root cache id + 1 */
+	uint32_t *root_of;	    /* policy cache id -> its root id + 1 (0: not known yet) */
 	size_t root_cap;
 	struct cache_acct *acct;
 	size_t acct_cap;
@@ -239,7 +238,6 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->learned);
 	u64map_init_sparse(&s->cache_by_key);
 	u64map_init(&s->defined);
-	u64map_init(&s->kmalloc_bytes);
 	u64map_init(&s->geom_name);
 	u64map_init(&s->trace_slab);
 	u64map_init(&s->violations);
@@ -283,7 +281,6 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->learned);
 	u64map_fini(&s->cache_by_key);
 	u64map_fini(&s->defined);
-	u64map_fini(&s->kmalloc_bytes);
 	u64map_fini(&s->geom_name);
 	u64map_fini(&s->trace_slab);
 	free(s->root_of);
@@ -393,49 +390,6 @@ static uint64_t geom_key(uint64_t osz, uint64_t slot)
 	return ((osz & ((1u << 23) - 1)) << 23) | (slot & ((1u << 23) - 1));
 }
 
-/* Infer how the recorded cache was created from its object size and slot
- * (6.1 and 5.4 without slub_debug lay out caches alike): plain, HWCACHE
- * aligned, with a constructor (free pointer moved out), or an explicit
- * power-of-two alignment. */
-static bool infer_spec(const struct sim *s, uint32_t osz, uint32_t slot,
-		       struct policy_cache_spec *spec)
-{
-	struct policy_cfg rec_cfg;
-	policy_cfg_default(&rec_cfg);
-	rec_cfg.kernel = POLICY_KERNEL_6_1;
-	rec_cfg.nr_cpus = s->o.cfg.nr_cpus;
-	static const uint32_t flag_try[] = {0, POLICY_F_HWCACHE_ALIGN};
-	/* a trace recorded under slub_debug (the model then runs with it):
-	 * the slot holds the debug metadata too. Tried first, since a plain
-	 * layout with a large alignment can give the same slot (64 bytes
-	 * aligned to 256 vs 64 bytes with F Z P U). */
-	rec_cfg.slub_debug = s->o.cfg.slub_debug;
-	for (int pass = 0; pass < 2; pass++, rec_cfg.slub_debug = 0) {
-		if (pass && !s->o.cfg.slub_debug)
-			break;
-		for (int ctor = 0; ctor < 2; ctor++) {
-			for (size_t f = 0; f < 2; f++) {
-				for (uint32_t align = 8; align <= 4096; align *= 2) {
-					if (f && align > 8)
-						break;
-					struct policy_cache_spec t = *spec;
-					t.object_size = osz;
-					t.flags = flag_try[f];
-					t.align = align;
-					t.ctor = ctor;
-					struct policy_geom g;
-					if (layout_slub(&rec_cfg, &t, &g, NULL) == 0 &&
-					    g.size == slot) {
-						*spec = t;
-						return true;
-					}
-				}
-			}
-		}
-	}
-	return false;
-}
-
 __attribute__((noinline)) static int cache_for_slow(struct sim *s, const struct trace_event *ev,
 						    uint32_t site, uint32_t *id, struct err *e)
 {
@@ -494,7 +448,7 @@ __attribute__((noinline)) static int cache_for_slow(struct sim *s, const struct 
 		return 0;
 	}
 	struct policy_cache_spec spec = {.name = name, .no_merge = true};
-	if (!infer_spec(s, (uint32_t)osz, (uint32_t)slot, &spec)) {
+	if (!policy_guess_spec(&s->o.cfg, (uint32_t)osz, (uint32_t)slot, &spec)) {
 		anomaly(s, SIM_AN_CACHE_GUESSED, ev->line);
 		spec.object_size = (uint32_t)(slot >= osz ? slot : osz);
 		spec.align = 8;
@@ -1669,30 +1623,27 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 
 int sim_write_slabinfo(const struct sim *s, FILE *out)
 {
-	/* version 2.1 as mm/slab_common.c prints it. SLUB: tunables 0 and
-	 * active_objs excludes only free objects on node-partial slabs. SLAB
-	 * (get_slabinfo): active_objs excludes the free slots on the node's
-	 * lists (objects in the arrays count as active), active_slabs excludes
-	 * slabs_free, the tunables are limit, batchcount and the shared factor,
-	 * sharedavail the shared array's objects. Root caches, newest first
-	 * (slab_root_caches is a stack). */
+	/* version 2.1 as mm/slab_common.c's cache_show() prints it, from the
+	 * policy's get_slabinfo(); without one (SLOB, exact) the header alone.
+	 * Root caches, newest first (slab_root_caches is a stack). */
+	const struct policy_ops *ops = s->p->ops;
 	fprintf(out, "slabinfo - version: 2.1\n");
 	fprintf(out, "# name            <active_objs> <num_objs> <objsize> <objperslab> "
 		     "<pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata "
 		     "<active_slabs> <num_slabs> <sharedavail>\n");
-	uint32_t n = s->p->ops->nr_caches(s->p);
-	for (uint32_t id = n; id-- > 0;) {
+	for (uint32_t id = ops->get_slabinfo ? ops->nr_caches(s->p) : 0; id-- > 0;) {
 		struct policy_cache_info ci;
-		s->p->ops->cache_info(s->p, id, &ci);
-		if (ci.alias_of != id || !ci.g.size)
+		struct policy_slabinfo si;
+		ops->cache_info(s->p, id, &ci);
+		if (ci.alias_of != id)
 			continue;
+		ops->get_slabinfo(s->p, id, &si);
 		fprintf(out,
 			"%-17s %6" PRIu64 " %6" PRIu64 " %6u %4u %4d : tunables %4u %4u %4u : "
-			"slabdata %6" PRIu64 " %6" PRIu64 " %6u\n",
-			ci.name, ci.total_objects - ci.free_in_partial, ci.total_objects, ci.g.size,
-			ci.g.objs_per_slab, 1 << ci.g.order, ci.g.limit, ci.g.batchcount,
-			ci.g.shared, ci.nr_slabs - ci.free_slabs, ci.nr_slabs,
-			(unsigned)ci.shared_avail);
+			"slabdata %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "\n",
+			ci.name, si.active_objs, si.num_objs, ci.g.size, si.objects_per_slab,
+			1 << si.cache_order, si.limit, si.batchcount, si.shared, si.active_slabs,
+			si.num_slabs, si.shared_avail);
 	}
 	return ferror(out) ? SLABSIM_EIO : 0;
 }
@@ -1731,24 +1682,7 @@ int sim_define_cache(struct sim *s, const struct policy_cache_spec *spec, uint64
 uint64_t sim_kmalloc_bytes(struct sim *s, uint64_t size, uint32_t gfp)
 {
 	struct trace_event ev = {.gfp = gfp, .accounted = -1};
-	uint32_t c = s->p->ops->kmalloc_cache(s->p, size, kmalloc_type(&ev));
-	uint64_t v;
-	if (c != POLICY_NO_CACHE) {
-		if (u64map_get(&s->kmalloc_bytes, c, &v))
-			return v;
-		struct policy_cache_info ci;
-		s->p->ops->cache_info(s->p, c, &ci);
-		(void)u64map_put(&s->kmalloc_bytes, c, ci.g.size); /* a cache only */
-		return ci.g.size;
-	}
-	if (strcmp(s->p->ops->name, "exact") == 0)
-		return size;
-	if (strcmp(s->p->ops->name, "slob") == 0 && size < POLICY_PAGE_SIZE - 8)
-		return size + 8; /* SLOB_MINALIGN header on x86_64 */
-	uint64_t pages = (size + POLICY_PAGE_SIZE - 1) / POLICY_PAGE_SIZE, order = 0;
-	while ((UINT64_C(1) << order) < pages)
-		order++;
-	return (uint64_t)POLICY_PAGE_SIZE << order;
+	return s->p->ops->kmalloc_bytes(s->p, size, kmalloc_type(&ev));
 }
 
 /* ---- starting from a recorded state ---- */
@@ -1872,9 +1806,11 @@ void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *o
 	out->slabs = ci.nr_slabs;
 	out->pages = ci.nr_pages;
 	out->total_objects = ci.total_objects;
-	/* SLUB's get_slabinfo: every object not free on a node-partial slab is
-	 * active, so free slots of CPU slabs and per-CPU partial slabs count */
-	out->active_objs = ci.total_objects - ci.free_in_partial;
+	if (s->p->ops->get_slabinfo) {
+		struct policy_slabinfo si;
+		s->p->ops->get_slabinfo(s->p, id, &si);
+		out->active_objs = si.active_objs;
+	}
 	out->live_objs = a->live_objs;
 	out->live_req_bytes = a->live_req;
 	out->waste_bytes = ci.nr_pages * POLICY_PAGE_SIZE - a->live_req;

@@ -156,8 +156,7 @@ int sim_define_cache(struct sim *s, const struct policy_cache_spec *spec, uint64
 		     uint64_t *bytes_alloc, struct err *e);
 
 /* bytes_alloc the model traces for a kmalloc of size with TRACE_GFP_* bits
- * gfp: the kmalloc cache's slot size, whole pages above the largest cache,
- * SLOB's size plus its header, the size itself for exact. */
+ * gfp: the policy's kmalloc_bytes for the kmalloc type gfp selects. */
 uint64_t sim_kmalloc_bytes(struct sim *s, uint64_t size, uint32_t gfp);
 /* ---- starting from a recorded state (validation of captures) ---- */
 
@@ -193,7 +192,7 @@ struct sim_cache_state {
 	bool kmalloc;
 	uint32_t object_size, slot_size, objs_per_slab, pages_per_slab;
 	uint64_t slabs, pages, total_objects;
-	uint64_t active_objs; /* as SLUB's /proc/slabinfo counts them */
+	uint64_t active_objs; /* as its /proc/slabinfo counts them (0 without one) */
 	uint64_t live_objs, live_req_bytes;
 	uint64_t waste_bytes;	 /* pages * PAGE_SIZE - live requested bytes */
 	uint64_t allocs, frees;	 /* traced */

@@ -2,7 +2,6 @@
 #include "cli.h"
 #include "err.h"
 #include "fit.h"
-#include "layout.h"
 #include "policy.h"
 #include "trace.h"
 
@@ -57,34 +56,21 @@ void usage_fit(FILE *f)
 		cli_exit_codes_help);
 }
 
-/* The creation flags that give a traced (object size, slot size) under
- * Linux 6.1's SLUB rules without slub_debug, as the replay infers them:
- * plain, HWCACHE aligned, with a constructor, or an explicit alignment. */
+/* The creation flags that give a traced (object size, slot size), as the
+ * replay infers them (policy_guess_spec). fit takes no model options, so
+ * the default configuration: no slub_debug, whose pass the guess then
+ * skips. */
 static bool infer_geom(void *ctx, uint32_t osz, uint32_t slot, struct fit_cache_geom *g)
 {
 	struct policy_cfg cfg;
+	struct policy_cache_spec t = {.name = "fit"};
 	policy_cfg_default(&cfg);
-	cfg.kernel = POLICY_KERNEL_6_1;
-	for (int ctor = 0; ctor < 2; ctor++)
-		for (int hw = 0; hw < 2; hw++)
-			for (uint32_t align = 8; align <= 4096; align *= 2) {
-				if (hw && align > 8)
-					break;
-				struct policy_cache_spec t = {.name = "fit",
-							      .object_size = osz,
-							      .align = align,
-							      .flags = hw ? POLICY_F_HWCACHE_ALIGN
-									  : 0,
-							      .ctor = ctor};
-				struct policy_geom geom;
-				if (layout_slub(&cfg, &t, &geom, NULL) == 0 && geom.size == slot) {
-					g->align = align;
-					g->hwcache = hw;
-					g->ctor = ctor;
-					return true;
-				}
-			}
-	return false;
+	if (!policy_guess_spec(&cfg, osz, slot, &t))
+		return false;
+	g->align = t.align;
+	g->hwcache = (t.flags & POLICY_F_HWCACHE_ALIGN) != 0;
+	g->ctor = t.ctor;
+	return true;
 }
 
 static const char *base_name(const char *path, char *buf, size_t n)

@@ -1,7 +1,6 @@
 /* cmd_layout.c - `slabsim layout`: the geometry of every kmalloc cache. */
 #include "cli.h"
 #include "err.h"
-#include "layout.h"
 #include "policy.h"
 #include "rec.h"
 #include "sim.h"
@@ -76,16 +75,27 @@ static const char *const layout_col_names[] = {
 	[COL_FREE_LIMIT] = "free_limit",
 };
 
-static const enum layout_col slub_cols[] = {
-	COL_OBJECT_SIZE,   COL_SLAB_SIZE,   COL_ALIGN,	     COL_ORDER,
-	COL_OBJS_PER_SLAB, COL_MIN_PARTIAL, COL_CPU_PARTIAL,
+/* The figure of each column: an allocator shows those it fills
+ * (policy_ops.figures). */
+static const uint32_t layout_col_figure[] = {
+	[COL_OBJECT_SIZE] = POLICY_FIG_OBJECT_SIZE,
+	[COL_SLAB_SIZE] = POLICY_FIG_SIZE,
+	[COL_ALIGN] = POLICY_FIG_ALIGN,
+	[COL_ORDER] = POLICY_FIG_ORDER,
+	[COL_OBJS_PER_SLAB] = POLICY_FIG_OBJS_PER_SLAB,
+	[COL_PAGES_PER_SLAB] = POLICY_FIG_PAGES_PER_SLAB,
+	[COL_MIN_PARTIAL] = POLICY_FIG_MIN_PARTIAL,
+	[COL_CPU_PARTIAL] = POLICY_FIG_CPU_PARTIAL,
+	[COL_COLOUR] = POLICY_FIG_COLOUR,
+	[COL_COLOUR_OFF] = POLICY_FIG_COLOUR_OFF,
+	[COL_LEFT_OVER] = POLICY_FIG_LEFT_OVER,
+	[COL_FREELIST] = POLICY_FIG_FREELIST,
+	[COL_LIMIT] = POLICY_FIG_LIMIT,
+	[COL_BATCHCOUNT] = POLICY_FIG_BATCHCOUNT,
+	[COL_SHARED] = POLICY_FIG_SHARED,
+	[COL_FREE_LIMIT] = POLICY_FIG_FREE_LIMIT,
 };
-
-static const enum layout_col slab_cols[] = {
-	COL_OBJECT_SIZE,    COL_SLAB_SIZE,  COL_ALIGN,	    COL_ORDER,	    COL_OBJS_PER_SLAB,
-	COL_PAGES_PER_SLAB, COL_COLOUR,	    COL_COLOUR_OFF, COL_LEFT_OVER,  COL_FREELIST,
-	COL_LIMIT,	    COL_BATCHCOUNT, COL_SHARED,	    COL_FREE_LIMIT,
-};
+#define LAYOUT_NR_COLS (sizeof(layout_col_figure) / sizeof(layout_col_figure[0]))
 
 static int col_width(enum layout_col c)
 {
@@ -179,10 +189,11 @@ int cmd_layout(int argc, char **argv)
 		fprintf(stderr, "slabsim: %s\n", e.msg);
 		return err_exit_code(e.code);
 	}
-	bool slab = strcmp(ops->name, "slab") == 0;
-	const enum layout_col *cols = slab ? slab_cols : slub_cols;
-	size_t ncols = slab ? sizeof(slab_cols) / sizeof(slab_cols[0])
-			    : sizeof(slub_cols) / sizeof(slub_cols[0]);
+	enum layout_col cols[LAYOUT_NR_COLS];
+	size_t ncols = 0;
+	for (size_t k = 0; k < LAYOUT_NR_COLS; k++)
+		if (ops->figures & layout_col_figure[k])
+			cols[ncols++] = (enum layout_col)k;
 	uint32_t n = ops->nr_caches(p), shown = 0;
 	for (uint32_t id = 0; id < n; id++) {
 		struct policy_cache_info ci;

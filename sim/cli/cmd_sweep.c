@@ -96,18 +96,23 @@ static void on_stop(int sig)
 	stop_signal = sig;
 }
 
+/* The run's settings: the run-wide ones, then the debug setting its
+ * allocator reads. */
 static void make_label(const struct sweep_run *r, uint64_t seed, char *buf, size_t n)
 {
 	char dbg[8];
+	uint32_t set = policy_find(r->allocator)->settings;
 	policy_slub_debug_str(r->cfg.slub_debug, dbg);
 	int w = snprintf(buf, n, "%s kernel=%s nr_cpus=%u align=%s", r->allocator,
 			 r->cfg.kernel == POLICY_KERNEL_6_1 ? "6.1" : "5.4", r->cfg.nr_cpus,
 			 policy_align_name(r->cfg.align));
 	if (w < 0 || (size_t)w >= n)
 		return;
-	if (!strcmp(r->allocator, "slub"))
+	/* not added to w: a workload run's seed overwrites it, as labels have
+	 * always read (kept so that the output does not change) */
+	if (set & POLICY_SET_SLUB_DEBUG)
 		(void)snprintf(buf + w, n - (size_t)w, " slub_debug=%s", dbg);
-	else if (!strcmp(r->allocator, "slab"))
+	if (set & POLICY_SET_SLAB_DEBUG)
 		w += snprintf(buf + w, n - (size_t)w, " slab_debug=%s",
 			      r->cfg.slab_debug ? "on" : "off");
 	if (r->workload && w > 0 && (size_t)w < n)

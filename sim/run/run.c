@@ -37,7 +37,7 @@ double run_now(void)
 
 void run_model_default(struct run_model *m)
 {
-	m->allocator = "slub";
+	m->allocator = POLICY_DEFAULT_NAME;
 	policy_cfg_default(&m->cfg);
 	m->given = 0;
 }

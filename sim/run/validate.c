@@ -3,7 +3,6 @@
 #include "validate.h"
 #include "run.h"
 #include "json.h"
-#include "layout.h"
 #include "learn.h"
 #include "rec.h"
 #include "trace.h"
@@ -326,7 +325,7 @@ struct layout_res {
 	uint32_t pred[L_NR];
 	int64_t real[L_NR];
 	uint32_t bad; /* bit per field */
-	bool failed;  /* layout_slub refused the spec */
+	bool failed;  /* the model's layout refused the spec */
 	char why[128];
 };
 
@@ -603,9 +602,9 @@ static int define_cache(struct sim *s, const struct capture *c,
 		spec.no_merge = true;
 	}
 	spec.name = row->name;
-	struct policy_cfg plain = sim_policy(s)->cfg;
+	const struct policy *p = sim_policy(s);
 	struct policy_geom g;
-	if (layout_slub(&plain, &spec, &g, NULL))
+	if (p->ops->layout && p->ops->layout(&p->cfg, &spec, &g, NULL))
 		return 0;
 	return sim_ensure_cache(s, &spec, &id, e);
 }
@@ -710,7 +709,7 @@ static void layout_check(const struct capture *c, const struct sim *s, struct la
 				(void)snprintf(lr->why, sizeof(lr->why), "no object_size");
 				continue;
 			}
-			if (layout_slub(&cfg, &spec, &g, &e)) {
+			if (p->ops->layout(&cfg, &spec, &g, &e)) {
 				lr->failed = true;
 				(void)snprintf(lr->why, sizeof(lr->why), "%.120s", e.msg);
 				continue;
@@ -777,7 +776,7 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 	struct rec *rec = NULL;
 	int rc;
 
-	if (strcmp(o->model.allocator, "slub") != 0)
+	if (!policy_find(o->model.allocator)->sysfs)
 		return err_set(e, SLABSIM_EUSAGE,
 			       "validate compares with SLUB's /sys/kernel/slab and /proc/slabinfo: "
 			       "use --allocator slub");
