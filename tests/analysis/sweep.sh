@@ -171,12 +171,27 @@ tap_is "sweep-parallel.sh = the unsharded sweep" "$(dump out.db | cksum)" "$(dum
 rm -f part-*.db out.db
 SLABSIM=$bin SLABSIM_RUNNER=xargs sh "$src/analysis/sweep-parallel.sh" ../small.sweep out.db 2 > out 2> err
 tap_is "sweep-parallel.sh with xargs -P = the unsharded sweep" "$(dump out.db | cksum)" "$(dump ../full.db | cksum)"
-for i in 1 2 3 4; do
-	SLABSIM=$bin SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_TASK_COUNT=4 \
-		sh "$src/analysis/sweep-slurm.sh" ../small.sweep slurm > out 2> err
+# (tests/analysis/slurm.sh runs it on a real Slurm). Shard 3 of 4 is left
+# out, then run as a one-task array (SLURM_ARRAY_TASK_COUNT=1): the shard
+# count is the script's argument, not the array's size.
+for i in 1 2 4; do
+	SLABSIM=$bin SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_TASK_COUNT=3 \
+		sh "$src/analysis/sweep-slurm.sh" ../small.sweep slurm 4 > out 2> err
 done
-"$bin" merge slurm.db slurm/part-*.db > out 2> err
-tap_is "sweep-slurm.sh array tasks + merge = the unsharded sweep" "$(dump slurm.db | cksum)" "$(dump ../full.db | cksum)"
+SLABSIM=$bin sh "$src/analysis/sweep-slurm.sh" --merge ../small.sweep slurm 4 > out 2> err
+tap_is "sweep-slurm.sh --merge with a shard missing: exit 4" "$?" 4
+tap_like "sweep-slurm.sh --merge names the missing shard" "$(cat err)" \
+	"sweep-slurm.sh: shard 3/4 (slurm/part-3.db): missing"
+tap_is "sweep-slurm.sh --merge names no other shard" "$(grep -c ': shard ' err)" 1
+SLABSIM=$bin SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_COUNT=1 \
+	sh "$src/analysis/sweep-slurm.sh" ../small.sweep slurm 4 > out 2> err
+tap_is "sweep-slurm.sh: shard 3 of 4 alone in its array runs" "$?" 0
+SLABSIM=$bin sh "$src/analysis/sweep-slurm.sh" --merge ../small.sweep slurm 4 > out 2> err
+tap_is "sweep-slurm.sh --merge again: exit 0" "$?" 0
+tap_is "sweep-slurm.sh array tasks + merges = the unsharded sweep" \
+	"$(dump slurm/sweep.db | cksum)" "$(dump ../full.db | cksum)"
+SLABSIM=$bin SLURM_ARRAY_TASK_ID=5 sh "$src/analysis/sweep-slurm.sh" ../small.sweep slurm 4 > out 2> err
+tap_is "sweep-slurm.sh: array index 5 of 4 shards: exit 1" "$?" 1
 cd .. || exit 1
 
 # ---- named queries against the run rows ----
