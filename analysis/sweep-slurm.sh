@@ -27,8 +27,8 @@
 # slabsim's status (2 or 3) when slabsim fails. It needs no Slurm: it can
 # also be run by hand.
 #
-# Environment: SLABSIM (the binary; default build/sim/cli/slabsim or
-# build/slabsim under the current directory, else slabsim on PATH). Outside
+# Environment: SLABSIM (the binary; default build/slabsim under the current
+# directory, else slabsim on PATH). Outside
 # Slurm (for a try), set SLURM_ARRAY_TASK_ID yourself.
 #SBATCH --job-name=slabsim-sweep
 #SBATCH --time=02:00:00
@@ -54,9 +54,7 @@ case $n in
 esac
 slabsim=${SLABSIM:-}
 if [ -z "$slabsim" ]; then
-	if [ -x build/sim/cli/slabsim ]; then
-		slabsim=build/sim/cli/slabsim
-	elif [ -x build/slabsim ]; then
+	if [ -x build/slabsim ]; then
 		slabsim=build/slabsim
 	else
 		slabsim=slabsim
