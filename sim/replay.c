@@ -1733,8 +1733,11 @@ int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_sl
 	if (nr_objs > UINT32_MAX / 2)
 		return err_set(e, SLABSIM_EUSAGE, "start state of %" PRIu64 " objects is too big",
 			       nr_objs);
-	if (!s->rng && !(s->rng = gsl_rng_alloc(gsl_rng_mt19937)))
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (!s->rng) {
+		if (!(s->rng = gsl_rng_alloc(gsl_rng_mt19937)))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		gsl_rng_set(s->rng, s->o.seed);
+	}
 	uint32_t root;
 	struct policy_obj *objs = calloc(nr_objs ? nr_objs : 1, sizeof(*objs));
 	if (!objs || root_of(s, id, &root) || grow_acct(s, root)) {

@@ -63,6 +63,10 @@ struct sim_opts {
 					 from sample_caches) */
 	sim_marker_fn on_marker;      /* NULL = none */
 	void *marker_ctx;
+	/* Seed of the generator that picks which start-state object a free of
+	 * an unknown pointer takes (sim_prepopulate): GSL's mt19937, whose
+	 * seed 0 is its default, 4357. Record it with the run. */
+	uint64_t seed;
 };
 
 /* Create the engine and its policy. Errors: SLABSIM_EUSAGE, SLABSIM_ENOMEM. */
@@ -180,9 +184,9 @@ int sim_name_geometry(struct sim *s, uint32_t object_size, uint32_t slot_size, c
 
 /* Start cache id with nr_objs live objects in nr_slabs slabs (a start
  * /proc/slabinfo). A later free of a pointer the trace never allocated that
- * names the cache takes one of them, chosen at random (GSL, fixed seed),
- * since the snapshot gives counts, not addresses. SLABSIM_EUSAGE when the
- * policy cannot start from a state. */
+ * names the cache takes one of them, chosen at random (GSL, seeded by
+ * sim_opts.seed), since the snapshot gives counts, not addresses.
+ * SLABSIM_EUSAGE when the policy cannot start from a state. */
 int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs, struct err *e);
 
 /* One cache now, by policy cache id. */

@@ -110,6 +110,8 @@ int cmd_synth(int argc, char **argv)
 	struct sim *s = NULL;
 	struct sim_opts so = {.ops = policy_find(m.allocator), .cfg = m.cfg};
 	FILE *out = stdout;
+	enum { BUF_BYTES = 1 << 16 };
+	char *buf = NULL;
 	int rc, status = 0;
 	err_clear(&e);
 	if ((rc = run_workload_open(&cw, spec, seed, duration, &e))) {
@@ -129,8 +131,9 @@ int cmd_synth(int argc, char **argv)
 		out = NULL;
 		goto done;
 	}
-	static char buf[1 << 16];
-	(void)setvbuf(out, buf, _IOFBF, sizeof(buf));
+	/* a large buffer for the text; stdio's own if it cannot be had */
+	if ((buf = malloc(BUF_BYTES)))
+		(void)setvbuf(out, buf, _IOFBF, BUF_BYTES);
 	bool bad = synth_write_header(out, cw.w, cw.seed, cw.duration_ns) != 0;
 	struct trace_event ev;
 	while (!bad && (rc = synth_next(cw.g, &ev, &e)) == 1)
@@ -156,8 +159,11 @@ done:
 		fprintf(stderr, "slabsim: %s: write error\n", output);
 		status = SLABSIM_EXIT_IO;
 	}
-	if (out == stdout)
+	if (out == stdout) {
+		(void)fflush(stdout);
 		(void)setvbuf(stdout, NULL, _IOLBF, 0);
+	}
+	free(buf); /* after the stream stopped using it */
 	sim_destroy(s);
 	run_workload_close(&cw);
 	return status;

@@ -16,6 +16,7 @@ enum {
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
 	OPT_NO_ANCHOR,
+	OPT_SEED,
 };
 
 void usage_validate(FILE *f)
@@ -51,6 +52,9 @@ void usage_validate(FILE *f)
 		"  --format table|json   report format on stdout (default table)\n"
 		"  --no-anchor           without slabinfo-start.txt (a boot capture), do not take\n"
 		"                        the first snapshot as the start state\n"
+		"  --seed S              seed of the random picks of start-state objects that\n"
+		"                        frees of pointers allocated before the trace take\n"
+		"                        (default 0, GSL's default seed; recorded)\n"
 		"  --progress, --no-progress  progress bar on stderr (default: when a terminal)\n"
 		"  -q, --quiet           no notes on stderr about the configuration taken\n"
 		"  -h, --help            this help\n\n%s",
@@ -67,6 +71,7 @@ int cmd_validate(int argc, char **argv)
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 		{"no-anchor", no_argument, NULL, OPT_NO_ANCHOR},
+		{"seed", required_argument, NULL, OPT_SEED},
 		{"quiet", no_argument, NULL, 'q'},
 		{NULL, 0, NULL, 0},
 	};
@@ -113,6 +118,15 @@ int cmd_validate(int argc, char **argv)
 			break;
 		case OPT_NO_PROGRESS:
 			progress = 0;
+			break;
+		case OPT_SEED:
+			if (run_parse_seed(optarg, &o.seed)) {
+				fprintf(stderr,
+					"slabsim: --seed expects a whole number from 0 to 2^64-1, "
+					"got '%s'\n",
+					optarg);
+				return cli_bad_usage("validate");
+			}
 			break;
 		case OPT_NO_ANCHOR:
 			o.anchor = false;

@@ -746,8 +746,9 @@ static int val_finish(void *ctx, struct run *r, struct rec *rec, struct err *e);
  * and written by val_finish) in it. OUT: *out, the run. */
 static int replay_pass(struct vpass *p, struct rec *rec, struct run **out, struct err *e)
 {
-	char extra[32];
-	(void)snprintf(extra, sizeof(extra), "\"anchor\":%s", p->v->anchor ? "true" : "false");
+	char extra[64];
+	(void)snprintf(extra, sizeof(extra), "\"anchor\":%s,\"seed\":%" PRIu64,
+		       p->v->anchor ? "true" : "false", p->o->seed);
 	struct run_opts ro = {
 		.command = "validate",
 		.model = p->o->model,
@@ -755,7 +756,8 @@ static int replay_pass(struct vpass *p, struct rec *rec, struct run **out, struc
 		       .on_marker = on_snap,
 		       .marker_ctx = p->v,
 		       .sample_every_events = 1000,
-		       .sample_caches = false},
+		       .sample_caches = false,
+		       .seed = p->o->seed},
 		.sample_spec = "1000ev",
 		.config_extra = extra,
 		.setup = vpass_setup,

@@ -62,6 +62,7 @@ struct val_opts {
 	/* without slabinfo-start.txt, take the first snapshot as the start
 	 * state (the pre-trace remainder found there is added to the model) */
 	bool anchor;
+	uint64_t seed; /* sim_opts.seed: the start state's random picks (recorded) */
 	FILE *out, *notes;
 };
 
