@@ -84,6 +84,21 @@ struct evinfo {
 	bool site_hex_0x;	  /* call_site printed by %pS/%p: "0x..." when unresolved */
 	struct tep_print_arg *gfp_table; /* the __print_flags of gfp_flags, or NULL */
 	uint64_t account_bit;	  /* __GFP_ACCOUNT's value in that table (0: unknown) */
+	/* that table's entries, values parsed and names mapped once */
+	uint64_t *flag_val;
+	uint32_t *flag_bits;
+	int nflags;
+	uint64_t last_gfp; /* gfp_bits() of the last value */
+	uint32_t last_bits;
+	bool have_last;
+};
+
+/* Call-site strings by address, direct-mapped: a few hundred sites make
+ * millions of events. */
+#define SITE_CACHE 4096
+struct site_slot {
+	uint64_t addr;
+	char *str; /* NULL: empty */
 };
 
 struct tracedat {
@@ -101,6 +116,7 @@ struct tracedat {
 	uint64_t records;
 	char site[SITE_MAX];
 	char name[SITE_MAX];
+	struct site_slot *sites; /* SITE_CACHE */
 	char *text; /* marker text */
 	size_t text_cap;
 };
@@ -160,7 +176,8 @@ int tracedat_open(int fd, const char *path, struct tracedat **out, struct err *e
 	if (d->ncpu < 0)
 		d->ncpu = 0;
 	d->next = calloc((size_t)d->ncpu + 1, sizeof(*d->next));
-	if (!d->tep || !d->next) {
+	d->sites = calloc(SITE_CACHE, sizeof(*d->sites));
+	if (!d->tep || !d->next || !d->sites) {
 		tracedat_close(d);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
 	}
@@ -215,7 +232,9 @@ static uint64_t flag_value(const struct tep_print_flag_sym *f)
 	return f->value ? strtoull(f->value, NULL, 0) : 0;
 }
 
-static const struct evinfo *info_of(struct tracedat *d, struct tep_record *rec)
+static uint32_t named_gfp(const char *s);
+
+static struct evinfo *info_of(struct tracedat *d, struct tep_record *rec)
 {
 	struct tep_event *ev = tep_find_event_by_record(d->tep, rec);
 	struct evinfo *x;
@@ -257,10 +276,23 @@ static const struct evinfo *info_of(struct tracedat *d, struct tep_record *rec)
 	x->accounted_in_fmt = !x->accounted && strstr(fmt, "accounted=") && x->gfp_flags;
 	x->site_hex_0x = strstr(fmt, "call_site=%p") != NULL;
 	x->gfp_table = x->gfp_flags ? find_gfp_table(ev->print_fmt.args) : NULL;
-	if (x->gfp_table)
+	if (x->gfp_table) {
+		int n = 0;
 		for (struct tep_print_flag_sym *f = x->gfp_table->flags.flags; f; f = f->next)
+			n++;
+		x->flag_val = calloc((size_t)n + 1, sizeof(*x->flag_val));
+		x->flag_bits = calloc((size_t)n + 1, sizeof(*x->flag_bits));
+		if (!x->flag_val || !x->flag_bits) {
+			x->kind = K_UNKNOWN;
+			return NULL;
+		}
+		for (struct tep_print_flag_sym *f = x->gfp_table->flags.flags; f; f = f->next) {
+			x->flag_val[x->nflags] = flag_value(f);
+			x->flag_bits[x->nflags++] = f->str ? named_gfp(f->str) : 0;
 			if (f->str && strcmp(f->str, "__GFP_ACCOUNT") == 0)
 				x->account_bit = flag_value(f);
+		}
+	}
 	/* A kernel built without memcg prints IS_ENABLED(CONFIG_MEMCG) as 0. */
 	if (x->accounted_in_fmt && strstr(fmt, "(0 &&"))
 		x->account_bit = 0;
@@ -290,20 +322,27 @@ static uint32_t named_gfp(const char *s)
 /* The bits of the names __print_flags gives val: libtraceevent takes each
  * table entry whose bits are all in what is left, in table order; what no
  * entry takes is printed in hex, which the text parser reads as raw bits. */
-static uint32_t gfp_bits(const struct evinfo *x, uint64_t val)
+static uint32_t gfp_bits(struct evinfo *x, uint64_t val)
 {
 	uint32_t bits = TRACE_GFP_KNOWN;
+	uint64_t v = val;
 
 	if (!x->gfp_table)
 		return bits | raw_gfp(val);
-	for (const struct tep_print_flag_sym *f = x->gfp_table->flags.flags; f && val; f = f->next) {
-		uint64_t fv = flag_value(f);
-		if (fv && (val & fv) == fv) {
-			bits |= f->str ? named_gfp(f->str) : 0;
-			val &= ~fv;
+	if (x->have_last && x->last_gfp == val)
+		return x->last_bits;
+	for (int i = 0; i < x->nflags && v; i++) {
+		uint64_t fv = x->flag_val[i];
+		if (fv && (v & fv) == fv) {
+			bits |= x->flag_bits[i];
+			v &= ~fv;
 		}
 	}
-	return bits | raw_gfp(val);
+	bits |= raw_gfp(v);
+	x->last_gfp = val;
+	x->last_bits = bits;
+	x->have_last = true;
+	return bits;
 }
 
 static bool read_num(struct tep_format_field *f, struct tep_record *rec, uint64_t *v)
@@ -318,14 +357,28 @@ static bool read_num(struct tep_format_field *f, struct tep_record *rec, uint64_
 
 static const char *call_site(struct tracedat *d, const struct evinfo *x, uint64_t site)
 {
-	const char *fn = tep_find_function(d->tep, site);
+	struct site_slot *slot =
+		d->sites ? &d->sites[(site * UINT64_C(0x9e3779b97f4a7c15)) >> 52] : NULL;
+	const char *fn;
 
+	if (slot && slot->str && slot->addr == site)
+		return slot->str;
+	fn = tep_find_function(d->tep, site);
 	if (fn)
 		(void)snprintf(d->site, sizeof(d->site), "%s+0x%x", fn,
 			       (unsigned)(int)(site - tep_find_function_address(d->tep, site)));
 	else
 		(void)snprintf(d->site, sizeof(d->site), x->site_hex_0x ? "0x%llx" : "%llx",
 			       (unsigned long long)site);
+	if (slot) {
+		char *str = strdup(d->site);
+		if (str) {
+			free(slot->str);
+			slot->str = str;
+			slot->addr = site;
+			return str;
+		}
+	}
 	return d->site;
 }
 
@@ -393,7 +446,7 @@ static int missing(char *msg, const char *what, enum trace_ev_type t)
 	return SLABSIM_EINPUT;
 }
 
-static int slab_event(struct tracedat *d, const struct evinfo *x, struct tep_record *rec,
+static int slab_event(struct tracedat *d, struct evinfo *x, struct tep_record *rec,
 		      struct trace_event *ev, uint32_t skip_fields, char *msg)
 {
 	uint64_t v;
@@ -458,7 +511,7 @@ int tracedat_next(struct tracedat *d, struct trace_event *ev, enum trace_line_ki
 		  uint64_t *lost, uint32_t skip_fields, char *msg)
 {
 	struct tep_record *rec;
-	const struct evinfo *x;
+	struct evinfo *x;
 
 	if (d->cur) {
 		tracecmd_free_record(d->cur);
@@ -567,7 +620,14 @@ void tracedat_close(struct tracedat *d)
 		tracecmd_close(d->h);
 	if (d->fd >= 0)
 		close(d->fd);
+	for (int i = 0; d->info && i < d->ninfo; i++) {
+		free(d->info[i].flag_val);
+		free(d->info[i].flag_bits);
+	}
 	free(d->info);
+	for (int i = 0; d->sites && i < SITE_CACHE; i++)
+		free(d->sites[i].str);
+	free(d->sites);
 	free(d->text);
 	free(d->path);
 	free(d);
