@@ -4,7 +4,7 @@
 set -eu
 # clang and libclang-rt-14-dev: the libFuzzer harnesses (tests/fuzz/build.sh)
 # parallel: the GNU parallel sweep example (tests/analysis/sweep.sh)
-pkgs="gcc libc6-dev pkg-config meson ninja-build libgsl-dev libsqlite3-dev sqlite3 gnuplot-nox gzip xz-utils zstd parallel clang libclang-rt-14-dev"
+pkgs="gcc libc6-dev pkg-config meson ninja-build libgsl-dev libsqlite3-dev sqlite3 gnuplot-nox gzip xz-utils zstd parallel clang libclang-rt-14-dev bzip2 libtracecmd-dev libtraceevent-dev trace-cmd"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

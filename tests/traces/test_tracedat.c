@@ -194,6 +194,52 @@ static uint64_t events_of(const struct trace_stats *st)
 	return n;
 }
 
+/* Lost events in text: the tracefs header's entries-written, and
+ * trace-cmd's dropped-events note without a count. Not trace.dat, but the
+ * same trace_stats fields. */
+static void text_lost(void)
+{
+	static const char text[] =
+		"# tracer: nop\n"
+		"#\n"
+		"# entries-in-buffer/entries-written: 445980/500000   #P:2\n"
+		"#\n"
+		"            init-1       [000] .....     1.000001: kfree: call_site=f+0x1/0x10 "
+		"ptr=(nil)\n"
+		"CPU:1 [EVENTS DROPPED]\n"
+		"CPU:0 [LOST 7 EVENTS]\n"
+		"# entries-in-buffer/entries-written: 10/12   #P:2\n";
+	char path[] = "/tmp/slabsim-lost-XXXXXX";
+	int fd = mkstemp(path);
+	struct trace_reader *r = NULL;
+	struct trace_event ev;
+	struct err e;
+	int rc = -1, n = 0;
+
+	if (fd >= 0 && write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1) &&
+	    trace_open(path, NULL, &r, &e) == 0) {
+		while ((rc = trace_next(r, &ev, &e)) == 1) {
+			n++;
+			CHECK_EQ_U64("text: kfree ptr=(nil) is NULL", ev.ptr, 0);
+		}
+	}
+	CHECK("text: read to the end, one event", rc == 0 && n == 1);
+	if (r) {
+		const struct trace_stats *st = trace_stats(r);
+		/* 500000 - 445980 + 12 - 10 */
+		CHECK_EQ_U64("text: lost by the headers", st->lost_in_header, 54020 + 2);
+		CHECK_EQ_U64("text: two lost-event notes", st->lost_markers, 2);
+		CHECK_EQ_U64("text: their counts (one unknown)", st->lost_events, 7);
+		CHECK_EQ_U64("text: sources", st->lost_sources, TRACE_LOST_HEADER | TRACE_LOST_MARKERS);
+		CHECK_EQ_U64("text: trace_stats_lost, the larger", trace_stats_lost(st), 54022);
+	}
+	trace_close(r);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	char dat[1024], rep[1024], v6[1024], lost[1024], lrep[1024];
@@ -206,6 +252,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	samples = argv[1];
+	text_lost();
 	path_of(dat, sizeof(dat), "linux-6.18-kmem.dat");
 	path_of(rep, sizeof(rep), "linux-6.18-kmem.report.zst");
 	path_of(v6, sizeof(v6), "linux-6.18-kmem-v6.dat.xz");
