@@ -505,7 +505,8 @@ static int next_chunked(struct trace_prefetch *p, struct trace_event *ev, struct
 			} else if (p->head + 1 == p->nchunks) {
 				/* as trace_next() at the end of the whole file */
 				p->finished = true;
-				p->final_rc = trace_check_is_trace(&p->stats, p->path, &p->final_err);
+				p->final_rc =
+					trace_check_is_trace(&p->stats, p->path, &p->final_err);
 			}
 			p->ccur = NULL;
 			pthread_mutex_lock(&p->mu);

@@ -1675,7 +1675,10 @@ static enum input_kind sniff(const unsigned char *b, size_t n)
 
 	if (magic_is(b, n, "\x1f\x8b", 2))
 		return IN_GZIP;
-	if (magic_is(b, n, "\xfd" "7zXZ\0", 6))
+	if (magic_is(b, n,
+		     "\xfd"
+		     "7zXZ\0",
+		     6))
 		return IN_XZ;
 	if (magic_is(b, n, "\x28\xb5\x2f\xfd", 4))
 		return IN_ZSTD;
@@ -1779,7 +1782,8 @@ static int spool(struct trace_reader *r)
 				continue;
 			if (k < 0) {
 				err_at(&r->fail, SLABSIM_EIO, r->path, 0,
-				       "cannot write a temporary copy in %s: %s", dir, strerror(errno));
+				       "cannot write a temporary copy in %s: %s", dir,
+				       strerror(errno));
 				close(fd);
 				return -1;
 			}
@@ -1865,14 +1869,16 @@ static int after_decompressor(struct trace_reader *r, struct err *e)
 		drop_input(r);
 		return open_tracedat(r, fd, e);
 	case IN_PERF:
-		return err_at(e, SLABSIM_EINPUT, r->path, 0,
-			      "perf.data (compressed): run `%s -dc FILE > perf.data; perf script -i "
-			      "perf.data | slabsim replay -`",
-			      prog);
+		return err_at(
+			e, SLABSIM_EINPUT, r->path, 0,
+			"perf.data (compressed): run `%s -dc FILE > perf.data; perf script -i "
+			"perf.data | slabsim replay -`",
+			prog);
 	default:
 		return not_a_trace(r, (const unsigned char *)r->buf, r->end,
-				   k == IN_BINARY ? " after decompression" : " after decompression "
-									     "(compressed twice?)",
+				   k == IN_BINARY ? " after decompression"
+						  : " after decompression "
+						    "(compressed twice?)",
 				   e);
 	}
 fail:
@@ -1902,7 +1908,8 @@ static int setup_input(struct trace_reader *r, int fd, bool own, const struct st
 			k2 = pread(fd, head, sizeof(head), at);
 		while (k2 < 0 && errno == EINTR);
 		if (k2 < 0)
-			return err_at(e, SLABSIM_EIO, r->path, 0, "read error: %s", strerror(errno));
+			return err_at(e, SLABSIM_EIO, r->path, 0, "read error: %s",
+				      strerror(errno));
 		n = (size_t)k2;
 		r->size_bytes = (uint64_t)st->st_size;
 	} else {
@@ -2185,7 +2192,8 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 			if (rc < 0)
 				continue; /* reported from r->fail above */
 			if (rc == 0) {
-				if (!r->ranged && (rc = trace_check_is_trace(&r->stats, r->path, e)))
+				if (!r->ranged &&
+				    (rc = trace_check_is_trace(&r->stats, r->path, e)))
 					return rc;
 				return 0;
 			}

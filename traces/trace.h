@@ -75,8 +75,8 @@ struct trace_event {
 
 /* Where the lost-event counts of struct trace_stats came from. */
 enum {
-	TRACE_LOST_MARKERS = 1u << 0,	    /* "CPU:N [LOST M EVENTS]"-style lines (lost_events) */
-	TRACE_LOST_HEADER = 1u << 1,	    /* a tracefs header's entries-written (lost_in_header) */
+	TRACE_LOST_MARKERS = 1u << 0,	   /* "CPU:N [LOST M EVENTS]"-style lines (lost_events) */
+	TRACE_LOST_HEADER = 1u << 1,	   /* a tracefs header's entries-written (lost_in_header) */
 	TRACE_LOST_BUFFER_STATS = 1u << 2, /* trace.dat's per-CPU stats (lost_in_buffer_stats) */
 };
 

@@ -89,8 +89,8 @@ const char *__lsan_default_suppressions(void)
  * entries: ...\noverrun: ..."), NULL when it stores none. */
 const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
 
-#define MSG_MAX 256
-#define SITE_MAX 256
+#define MSG_MAX	   256
+#define SITE_MAX   256
 
 /* What kind of record an event id is, and where its fields are (looked up
  * once per id). */
@@ -101,11 +101,11 @@ struct evinfo {
 	enum trace_ev_type type;
 	struct tep_format_field *call_site, *ptr, *bytes_req, *bytes_alloc, *gfp_flags, *node,
 		*accounted;
-	bool has_name;		  /* a name field (read with tep_get_field_raw) */
-	bool accounted_in_fmt;	  /* accounted= printed from gfp_flags, no field */
-	bool site_hex_0x;	  /* call_site printed by %pS/%p: "0x..." when unresolved */
+	bool has_name;			 /* a name field (read with tep_get_field_raw) */
+	bool accounted_in_fmt;		 /* accounted= printed from gfp_flags, no field */
+	bool site_hex_0x;		 /* call_site printed by %pS/%p: "0x..." when unresolved */
 	struct tep_print_arg *gfp_table; /* the __print_flags of gfp_flags, or NULL */
-	uint64_t account_bit;	  /* __GFP_ACCOUNT's value in that table (0: unknown) */
+	uint64_t account_bit;		 /* __GFP_ACCOUNT's value in that table (0: unknown) */
 	/* that table's entries, values parsed and names mapped once */
 	uint64_t *flag_val;
 	uint32_t *flag_bits;
@@ -139,7 +139,7 @@ struct tracedat {
 	char site[SITE_MAX];
 	char name[SITE_MAX];
 	struct site_slot *sites; /* SITE_CACHE */
-	char *text; /* marker text */
+	char *text;		 /* marker text */
 	size_t text_cap;
 };
 
@@ -235,7 +235,8 @@ static struct tep_print_arg *find_gfp_table(struct tep_print_arg *arg)
 				return arg;
 			break;
 		case TEP_PRINT_OP:
-			if ((f = find_gfp_table(arg->op.left)) || (f = find_gfp_table(arg->op.right)))
+			if ((f = find_gfp_table(arg->op.left)) ||
+			    (f = find_gfp_table(arg->op.right)))
 				return f;
 			break;
 		case TEP_PRINT_TYPE:
@@ -407,8 +408,7 @@ static const char *call_site(struct tracedat *d, const struct evinfo *x, uint64_
 /* A string field of rec, or NULL; *len: the bytes it may have. A dynamic
  * string (__string) through libtraceevent; a flexible array at the end of
  * the record ("char buf[]", size 0: the print event's) to the record's end. */
-static const char *str_field(struct tracedat *d, struct tep_record *rec, const char *name,
-			     int *len)
+static const char *str_field(struct tracedat *d, struct tep_record *rec, const char *name, int *len)
 {
 	struct tep_event *ev = tep_find_event_by_record(d->tep, rec);
 	struct tep_format_field *f = ev ? tep_find_field(ev, name) : NULL;

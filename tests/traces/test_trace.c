@@ -823,7 +823,8 @@ static void test_files(const char *data_dir, const char *tmpdir)
 		char *saved = old_path ? strdup(old_path) : NULL;
 		(void)snprintf(path, sizeof(path), "%s/nothing.gz", tmpdir);
 		/* gzip's magic and header: recognised, then gzip is needed */
-		CHECK("write nothing.gz", write_file(path, "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10));
+		CHECK("write nothing.gz",
+		      write_file(path, "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10));
 		setenv("PATH", tmpdir, 1);
 		rc = read_all(path, false, &c, NULL, NULL, NULL);
 		if (saved)
@@ -844,7 +845,8 @@ static void test_files(const char *data_dir, const char *tmpdir)
 	rc = read_all(path, false, &c, NULL, NULL, NULL);
 	CHECK_EQ_U64("garbage .xz: SLABSIM_EINPUT", (uint64_t)(int64_t)rc,
 		     (uint64_t)(int64_t)SLABSIM_EINPUT);
-	CHECK("garbage .xz: not a kernel trace", strstr(c.msg, "not a kernel trace: none of its 1 lines") != NULL);
+	CHECK("garbage .xz: not a kernel trace",
+	      strstr(c.msg, "not a kernel trace: none of its 1 lines") != NULL);
 	unlink(path);
 
 	/* Malformed line 3: counted and skipped by default... */

@@ -101,7 +101,8 @@ static void compare(const char *dat, const char *report, const char *label, bool
 			break;
 		n++;
 		if ((why = differs(&x, &y))) {
-			printf("# event %" PRIu64 " (line %" PRIu64 " / %" PRIu64 ") differs in %s\n",
+			printf("# event %" PRIu64 " (line %" PRIu64 " / %" PRIu64
+			       ") differs in %s\n",
 			       n, x.line, y.line, why);
 			break;
 		}
@@ -230,7 +231,8 @@ static void text_lost(void)
 		CHECK_EQ_U64("text: lost by the headers", st->lost_in_header, 54020 + 2);
 		CHECK_EQ_U64("text: two lost-event notes", st->lost_markers, 2);
 		CHECK_EQ_U64("text: their counts (one unknown)", st->lost_events, 7);
-		CHECK_EQ_U64("text: sources", st->lost_sources, TRACE_LOST_HEADER | TRACE_LOST_MARKERS);
+		CHECK_EQ_U64("text: sources", st->lost_sources,
+			     TRACE_LOST_HEADER | TRACE_LOST_MARKERS);
 		CHECK_EQ_U64("text: trace_stats_lost, the larger", trace_stats_lost(st), 54022);
 	}
 	trace_close(r);
@@ -262,7 +264,8 @@ int main(int argc, char **argv)
 	if (!tracedat_supported()) {
 		int rc = trace_open(dat, NULL, &r, &e);
 		CHECK("without libtracecmd: SLABSIM_EINPUT", rc == SLABSIM_EINPUT);
-		CHECK("without libtracecmd: says what to run", strstr(e.msg, "trace-cmd report") != NULL);
+		CHECK("without libtracecmd: says what to run",
+		      strstr(e.msg, "trace-cmd report") != NULL);
 		printf("# SKIP the rest: built without libtracecmd\n");
 		return check_done();
 	}
@@ -291,8 +294,9 @@ int main(int argc, char **argv)
 	 * CPU 0 and 3991 on CPU 1. */
 	CHECK_EQ_U64("lost: two dropped-events notes", stl.lost_markers, 2);
 	CHECK_EQ_U64("lost: stored stats, 636 + 3991", stl.lost_in_buffer_stats, 636 + 3991);
-	CHECK("lost: sources", (stl.lost_sources & (TRACE_LOST_MARKERS | TRACE_LOST_BUFFER_STATS)) ==
-				       (TRACE_LOST_MARKERS | TRACE_LOST_BUFFER_STATS));
+	CHECK("lost: sources",
+	      (stl.lost_sources & (TRACE_LOST_MARKERS | TRACE_LOST_BUFFER_STATS)) ==
+		      (TRACE_LOST_MARKERS | TRACE_LOST_BUFFER_STATS));
 	CHECK_EQ_U64("lost: trace_stats_lost, the larger", trace_stats_lost(&stl),
 		     stl.lost_events > 4627 ? stl.lost_events : 4627);
 
