@@ -454,6 +454,9 @@ static void stats_add(struct trace_stats *t, const struct trace_stats *c, uint64
 	t->malformed += c->malformed;
 	t->lost_markers += c->lost_markers;
 	t->lost_events += c->lost_events;
+	t->lost_in_header += c->lost_in_header;
+	t->lost_in_buffer_stats += c->lost_in_buffer_stats;
+	t->lost_sources |= c->lost_sources;
 }
 
 /* The error that ended chunk c, as the single reader gives it. A strict-mode
@@ -500,8 +503,10 @@ static int next_chunked(struct trace_prefetch *p, struct trace_event *ev, struct
 				p->final_rc = c->end_rc;
 				chunk_error(p, c, &p->final_err);
 			} else if (p->head + 1 == p->nchunks) {
+				/* as trace_next() at the end of the whole file */
 				p->finished = true;
-				p->final_rc = 0;
+				p->final_rc =
+					trace_check_is_trace(&p->stats, p->path, &p->final_err);
 			}
 			p->ccur = NULL;
 			pthread_mutex_lock(&p->mu);

@@ -16,9 +16,11 @@
  */
 #include "trace.h"
 #include "source.h"
+#include "tracedat.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -65,8 +67,10 @@ struct trace_reader {
 	int src_fd;	      /* compressed file, the child's stdin (shared offset); -1 */
 	int err_fd;	      /* the child's stderr; -1 */
 	pid_t child;	      /* decompressor, -1 when none or reaped */
-	const char *prog;     /* "gzip", "xz", "zstd" or NULL */
+	const char *prog;     /* "gzip", "xz", "zstd", "bzip2" or NULL */
 	bool plain;	      /* a regular file read as is: byte ranges work */
+	bool ranged;	      /* reads a byte range (trace_set_range) */
+	struct tracedat *dat; /* a trace.dat: records, not lines, come from here */
 	bool at_eof;
 	bool skipping; /* inside a line longer than TRACE_LINE_MAX */
 	uint64_t line_no;
@@ -400,6 +404,8 @@ static bool parse_lost(const char *p, uint64_t *lost)
 		return false;
 	if (starts_with(p, "LOST EVENTS]")) {
 		p += strlen("LOST EVENTS]");
+	} else if (starts_with(p, "EVENTS DROPPED]")) { /* trace-cmd, count unknown */
+		p += strlen("EVENTS DROPPED]");
 	} else {
 		bool lost_form = starts_with(p, "LOST ");
 		if (lost_form)
@@ -600,10 +606,11 @@ static int parse_fields(char *p, char *end, struct trace_event *ev, char *msg)
 		t = p;
 		switch (field_of(t, end, &v)) {
 		case F_PTR:
-			/* "(null)": %p of NULL before hashed pointers */
-			if (word_is(v, end, "(null)")) {
+			/* NULL: "(null)" (%p before hashed pointers) or
+			 * "(nil)" (libtraceevent: trace-cmd report, perf script) */
+			if (word_is(v, end, "(null)") || word_is(v, end, "(nil)")) {
 				ev->ptr = 0;
-				ve = v + 6;
+				ve = token_end(v, end);
 			} else if (!(ve = scan_hex(v, end, &n)) || !is_end(*ve)) {
 				return bad(msg, "expected 'ptr=<hex>', got %s",
 					   quote(q, t, token_end(v, end)));
@@ -1474,19 +1481,6 @@ static int fd_above_stdio(int fd)
 	return nfd;
 }
 
-const char *trace_decompressor_for(const char *path)
-{
-	size_t n = strlen(path);
-
-	if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
-		return "gzip";
-	if (n > 3 && strcmp(path + n - 3, ".xz") == 0)
-		return "xz";
-	if (n > 4 && strcmp(path + n - 4, ".zst") == 0)
-		return "zstd";
-	return NULL;
-}
-
 /* Start "<prog> -dc" reading r->src_fd, writing into a pipe we read. The file
  * goes in as stdin, not by name: names starting with '-' stay harmless, and
  * the shared file offset tells trace_progress() how far the child got. */
@@ -1586,69 +1580,6 @@ static int reap_child(struct trace_reader *r)
 		      r->prog, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-int trace_open(const char *path, const struct trace_opts *opts, struct trace_reader **out,
-	       struct err *e)
-{
-	struct trace_reader *r;
-	struct stat st;
-	size_t len;
-	int fd, saved;
-
-	*out = NULL;
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
-	r->fd = r->src_fd = r->err_fd = -1;
-	r->child = -1;
-	r->limit = UINT64_MAX;
-	r->strict = opts && opts->strict;
-	r->skip_fields = opts ? opts->skip_fields : 0;
-	len = strlen(path) + 1;
-	r->path = malloc(len);
-	r->buf = calloc(1, TRACE_LINE_MAX + 1 + TRACE_LINE_PAD);
-	if (!r->path || !r->buf) {
-		trace_close(r);
-		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
-	}
-	memcpy(r->path, path, len);
-
-	if (strcmp(path, "-") == 0) {
-		r->fd = STDIN_FILENO;
-		*out = r;
-		return 0;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, &st) == 0) {
-		/* open() accepts a directory; say so now, not at the first read */
-		saved = S_ISDIR(st.st_mode) ? EISDIR : 0;
-		if (S_ISREG(st.st_mode))
-			r->size_bytes = (uint64_t)st.st_size;
-	} else {
-		saved = errno ? errno : EIO;
-	}
-	if (saved) {
-		if (fd >= 0)
-			close(fd);
-		trace_close(r);
-		return err_at(e, SLABSIM_EIO, path, 0, "%s", strerror(saved));
-	}
-	r->prog = trace_decompressor_for(path);
-	if (!r->prog) {
-		r->fd = fd;
-		r->own_fd = true;
-		r->plain = S_ISREG(st.st_mode);
-	} else if ((r->src_fd = fd_above_stdio(fd)) < 0 || spawn_decompressor(r) < 0) {
-		if (r->src_fd < 0)
-			err_at(&r->fail, SLABSIM_EIO, path, 0, "%s", strerror(errno));
-		if (e)
-			*e = r->fail;
-		trace_close(r);
-		return SLABSIM_EIO;
-	}
-	*out = r;
-	return 0;
-}
-
 /* Read more input after buf[end]. At end of a decompressor's output, its exit
  * status decides between end of input and an I/O error. */
 static int fill(struct trace_reader *r)
@@ -1720,6 +1651,388 @@ static int next_line(struct trace_reader *r, char **line, size_t *len, bool *too
 	}
 }
 
+/* ---- What the input is, by its first bytes ---------------------------------- */
+
+/* Bytes looked at to tell the input's kind. */
+#define SNIFF_BYTES 512
+
+enum input_kind { IN_TEXT, IN_GZIP, IN_XZ, IN_ZSTD, IN_BZIP2, IN_TRACEDAT, IN_PERF, IN_BINARY };
+
+static const char *const decompressor[] = {
+	[IN_GZIP] = "gzip", [IN_XZ] = "xz", [IN_ZSTD] = "zstd", [IN_BZIP2] = "bzip2"};
+
+static bool magic_is(const unsigned char *b, size_t n, const char *magic, size_t len)
+{
+	return n >= len && memcmp(b, magic, len) == 0;
+}
+
+/* The kind of the n (> 0) bytes at b, the start of an input. Binary: a NUL
+ * in the first 16 bytes, or more than one byte in 10 a control character
+ * that text does not hold; a few stray NULs later are malformed lines. */
+static enum input_kind sniff(const unsigned char *b, size_t n)
+{
+	size_t ctl = 0;
+
+	if (magic_is(b, n, "\x1f\x8b", 2))
+		return IN_GZIP;
+	if (magic_is(b, n,
+		     "\xfd"
+		     "7zXZ\0",
+		     6))
+		return IN_XZ;
+	if (magic_is(b, n, "\x28\xb5\x2f\xfd", 4))
+		return IN_ZSTD;
+	/* "BZh" and the block size, then a block or the end of the stream */
+	if (n >= 10 && memcmp(b, "BZh", 3) == 0 && b[3] >= '1' && b[3] <= '9' &&
+	    (memcmp(b + 4, "\x31\x41\x59\x26\x53\x59", 6) == 0 ||
+	     memcmp(b + 4, "\x17\x72\x45\x38\x50\x90", 6) == 0))
+		return IN_BZIP2;
+	if (magic_is(b, n, "\x17\x08\x44tracing", 10))
+		return IN_TRACEDAT;
+	if (magic_is(b, n, "PERFILE2", 8) || magic_is(b, n, "PERFFILE", 8))
+		return IN_PERF;
+	for (size_t i = 0; i < n; i++) {
+		if (b[i] == 0 && i < 16)
+			return IN_BINARY;
+		if (b[i] < 0x20 && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' && b[i] != '\f' &&
+		    b[i] != '\v' && b[i] != 0x1b)
+			ctl++;
+	}
+	return ctl * 10 > n ? IN_BINARY : IN_TEXT;
+}
+
+static int not_a_trace(struct trace_reader *r, const unsigned char *b, size_t n, const char *after,
+		       struct err *e)
+{
+	char hex[3 * 8 + 1] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < n && i < 8; i++)
+		len += (size_t)snprintf(hex + len, sizeof(hex) - len, "%s%02x", i ? " " : "", b[i]);
+	return err_at(e, SLABSIM_EINPUT, r->path, 0,
+		      "not a kernel trace%s: binary data starting with %s (expected ftrace text, "
+		      "a trace.dat, or either compressed with gzip, xz, zstd or bzip2)",
+		      after, hex);
+}
+
+const char *trace_decompressor_for(const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
+		return "gzip";
+	if (n > 3 && strcmp(path + n - 3, ".xz") == 0)
+		return "xz";
+	if (n > 4 && strcmp(path + n - 4, ".zst") == 0)
+		return "zstd";
+	if (n > 4 && strcmp(path + n - 4, ".bz2") == 0)
+		return "bzip2";
+	return NULL;
+}
+
+/* Read from r->fd after buf[end] until want bytes are there or the input
+ * ends (*eof), without reaping a decompressor: fill() does that at the end. */
+static int read_head(struct trace_reader *r, size_t want, bool *eof)
+{
+	*eof = false;
+	while (r->end < want) {
+		ssize_t k = read(r->fd, r->buf + r->end, want - r->end);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return err_at(&r->fail, SLABSIM_EIO, r->path, 0, "read error: %s",
+				      strerror(errno));
+		if (k == 0) {
+			*eof = true;
+			break;
+		}
+		r->end += (size_t)k;
+		r->bytes_read += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* Copy the unread bytes of the buffer and the rest of r->fd into an unlinked
+ * temporary file, for an input that must be read from a file: a trace.dat
+ * (libtracecmd seeks), or compressed data on a pipe (the decompressor reads
+ * it from the start). Returns the file's descriptor at offset 0, or -1 with
+ * r->fail set. Ends and reaps a decompressor whose output it was. */
+static int spool(struct trace_reader *r)
+{
+	const char *dir = getenv("TMPDIR");
+	char tmpl[4096];
+	int fd, rc;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	(void)snprintf(tmpl, sizeof(tmpl), "%s/slabsim-input-XXXXXX", dir);
+	fd = mkstemp(tmpl);
+	if (fd < 0) {
+		err_at(&r->fail, SLABSIM_EIO, r->path, 0, "cannot make a temporary file in %s: %s",
+		       dir, strerror(errno));
+		return -1;
+	}
+	(void)unlink(tmpl);
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	for (;;) {
+		size_t off = r->start;
+		while (off < r->end) {
+			ssize_t k = write(fd, r->buf + off, r->end - off);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0) {
+				err_at(&r->fail, SLABSIM_EIO, r->path, 0,
+				       "cannot write a temporary copy in %s: %s", dir,
+				       strerror(errno));
+				close(fd);
+				return -1;
+			}
+			off += (size_t)k;
+		}
+		r->start = r->end = 0;
+		if (r->at_eof)
+			break;
+		if ((rc = fill(r)) < 0) {
+			close(fd);
+			return -1;
+		}
+	}
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		err_at(&r->fail, SLABSIM_EIO, r->path, 0, "cannot seek: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Put the reader back to "nothing read", keeping path and buffer. */
+static void drop_input(struct trace_reader *r)
+{
+	if (r->own_fd && r->fd >= 0)
+		close(r->fd);
+	if (r->err_fd >= 0)
+		close(r->err_fd);
+	if (r->src_fd >= 0)
+		close(r->src_fd);
+	if (r->child > 0) {
+		int status;
+		while (waitpid(r->child, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	r->fd = r->src_fd = r->err_fd = -1;
+	r->own_fd = false;
+	r->child = -1;
+	r->prog = NULL;
+	r->at_eof = false;
+	r->start = r->end = 0;
+	r->bytes_read = 0;
+}
+
+static int open_tracedat(struct trace_reader *r, int fd, struct err *e)
+{
+	uint64_t lost;
+	int rc = tracedat_open(fd, r->path, &r->dat, e);
+
+	if (rc)
+		return rc;
+	if (tracedat_buffer_lost(r->dat, &lost)) {
+		r->stats.lost_in_buffer_stats = lost;
+		r->stats.lost_sources |= TRACE_LOST_BUFFER_STATS;
+	}
+	return 0;
+}
+
+/* The input on r->fd after a decompressor: text, or a trace.dat (spooled). */
+static int after_decompressor(struct trace_reader *r, struct err *e)
+{
+	const char *prog = r->prog;
+	bool eof;
+	enum input_kind k;
+	int fd;
+
+	if (read_head(r, SNIFF_BYTES, &eof) < 0)
+		goto fail;
+	if (r->end == 0) {
+		/* at its end: a decompressor that failed says why */
+		if (fill(r) < 0)
+			goto fail;
+		return err_at(e, SLABSIM_EINPUT, r->path, 0, "empty after decompression with %s",
+			      prog);
+	}
+	k = sniff((const unsigned char *)r->buf, r->end);
+	switch (k) {
+	case IN_TEXT:
+		return 0;
+	case IN_TRACEDAT:
+		if ((fd = spool(r)) < 0)
+			goto fail;
+		drop_input(r);
+		return open_tracedat(r, fd, e);
+	case IN_PERF:
+		return err_at(
+			e, SLABSIM_EINPUT, r->path, 0,
+			"perf.data (compressed): run `%s -dc FILE > perf.data; perf script -i "
+			"perf.data | slabsim replay -`",
+			prog);
+	default:
+		return not_a_trace(r, (const unsigned char *)r->buf, r->end,
+				   k == IN_BINARY ? " after decompression"
+						  : " after decompression "
+						    "(compressed twice?)",
+				   e);
+	}
+fail:
+	if (e)
+		*e = r->fail;
+	return r->fail.code;
+}
+
+/* Recognise what fd (the file, or stdin) holds and set r up to read it.
+ * fd is r's from here on. */
+static int setup_input(struct trace_reader *r, int fd, bool own, const struct stat *st,
+		       struct err *e)
+{
+	unsigned char head[SNIFF_BYTES];
+	size_t n = 0;
+	enum input_kind k;
+	bool eof, regular = S_ISREG(st->st_mode);
+	off_t at = regular ? lseek(fd, 0, SEEK_CUR) : -1;
+	int rc;
+
+	r->fd = fd;
+	r->own_fd = own;
+	if (regular && at >= 0) {
+		/* look without reading: the text reader starts where it is */
+		ssize_t k2;
+		do
+			k2 = pread(fd, head, sizeof(head), at);
+		while (k2 < 0 && errno == EINTR);
+		if (k2 < 0)
+			return err_at(e, SLABSIM_EIO, r->path, 0, "read error: %s",
+				      strerror(errno));
+		n = (size_t)k2;
+		r->size_bytes = (uint64_t)st->st_size;
+	} else {
+		regular = false;
+		if (read_head(r, SNIFF_BYTES, &eof) < 0)
+			goto fail;
+		n = r->end;
+		memcpy(head, r->buf, n);
+	}
+	if (n == 0)
+		return err_at(e, SLABSIM_EINPUT, r->path, 0, "empty %s: no trace in it",
+			      regular ? "file" : "input");
+	k = sniff(head, n);
+	switch (k) {
+	case IN_TEXT:
+		r->plain = regular && strcmp(r->path, "-") != 0;
+		return 0;
+	case IN_PERF:
+		return err_at(e, SLABSIM_EINPUT, r->path, 0,
+			      "perf.data: run `perf script -i %s | slabsim replay -`",
+			      strcmp(r->path, "-") == 0 ? "FILE" : r->path);
+	case IN_BINARY:
+		return not_a_trace(r, head, n, "", e);
+	case IN_TRACEDAT:
+		if (regular && at == 0) {
+			int dfd = dup(fd);
+			if (dfd < 0)
+				return err_at(e, SLABSIM_EIO, r->path, 0, "%s", strerror(errno));
+			drop_input(r);
+			r->size_bytes = (uint64_t)st->st_size;
+			return open_tracedat(r, dfd, e);
+		}
+		if ((fd = spool(r)) < 0)
+			goto fail;
+		drop_input(r);
+		return open_tracedat(r, fd, e);
+	default: /* compressed */
+		r->prog = decompressor[k];
+		if (!regular) {
+			/* the decompressor reads a file, the pipe's bytes so far first */
+			if ((fd = spool(r)) < 0)
+				goto fail;
+			drop_input(r);
+			r->prog = decompressor[k];
+		} else if (own) {
+			r->own_fd = false;
+			r->fd = -1;
+		} else if ((fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
+			return err_at(e, SLABSIM_EIO, r->path, 0, "%s", strerror(errno));
+		} else {
+			r->fd = -1;
+		}
+		if ((r->src_fd = fd_above_stdio(fd)) < 0) {
+			err_at(&r->fail, SLABSIM_EIO, r->path, 0, "%s", strerror(errno));
+			goto fail;
+		}
+		if ((rc = spawn_decompressor(r)) < 0)
+			goto fail;
+		return after_decompressor(r, e);
+	}
+fail:
+	if (e)
+		*e = r->fail;
+	return r->fail.code;
+}
+
+int trace_open(const char *path, const struct trace_opts *opts, struct trace_reader **out,
+	       struct err *e)
+{
+	struct trace_reader *r;
+	struct stat st;
+	size_t len;
+	int fd, saved, rc;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
+	r->fd = r->src_fd = r->err_fd = -1;
+	r->child = -1;
+	r->limit = UINT64_MAX;
+	r->strict = opts && opts->strict;
+	r->skip_fields = opts ? opts->skip_fields : 0;
+	len = strlen(path) + 1;
+	r->path = malloc(len);
+	r->buf = calloc(1, TRACE_LINE_MAX + 1 + TRACE_LINE_PAD);
+	if (!r->path || !r->buf) {
+		trace_close(r);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
+	}
+	memcpy(r->path, path, len);
+
+	if (strcmp(path, "-") == 0) {
+		if (fstat(STDIN_FILENO, &st)) {
+			saved = errno;
+			trace_close(r);
+			return err_at(e, SLABSIM_EIO, path, 0, "%s", strerror(saved));
+		}
+		rc = setup_input(r, STDIN_FILENO, false, &st, e);
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && fstat(fd, &st) == 0) {
+			/* open() accepts a directory; say so now, not at the first read */
+			saved = S_ISDIR(st.st_mode) ? EISDIR : 0;
+		} else {
+			saved = errno ? errno : EIO;
+		}
+		if (saved) {
+			if (fd >= 0)
+				close(fd);
+			trace_close(r);
+			return err_at(e, SLABSIM_EIO, path, 0, "%s", strerror(saved));
+		}
+		rc = setup_input(r, fd, true, &st, e);
+	}
+	if (rc) {
+		trace_close(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
 int trace_set_range(struct trace_reader *r, uint64_t start, uint64_t end, struct err *e)
 {
 	char *line;
@@ -1735,6 +2048,7 @@ int trace_set_range(struct trace_reader *r, uint64_t start, uint64_t end, struct
 	if (lseek(r->fd, (off_t)r->base, SEEK_SET) < 0)
 		return err_at(e, SLABSIM_EIO, r->path, 0, "cannot seek: %s", strerror(errno));
 	r->limit = end;
+	r->ranged = true;
 	r->at_eof = r->skipping = false;
 	r->line_no = r->bytes_read = 0;
 	r->start = r->end = 0;
@@ -1755,10 +2069,11 @@ int trace_open_range(const char *path, const struct trace_opts *opts, uint64_t s
 	int rc;
 
 	*out = NULL;
-	if (strcmp(path, "-") == 0 || trace_decompressor_for(path))
+	if (strcmp(path, "-") == 0)
 		return err_set(e, SLABSIM_EUSAGE, "%s: byte ranges need a plain trace file", path);
 	if ((rc = trace_open(path, opts, &r, e)))
 		return rc;
+	/* compressed or a trace.dat: trace_set_range refuses it */
 	if ((rc = trace_set_range(r, start, end, e))) {
 		trace_close(r);
 		return rc;
@@ -1780,14 +2095,82 @@ static int malformed(struct trace_reader *r, const char *msg, struct err *e)
 	return 0;
 }
 
+/* "# entries-in-buffer/entries-written: 445980/500000   #P:2" (tracefs): the
+ * ring buffer overwrote the difference. */
+static void header_lost(struct trace_reader *r, const char *line)
+{
+	static const char key[] = "entries-in-buffer/entries-written:";
+	const char *p = strstr(line, key);
+	char *q;
+	unsigned long long in, written;
+
+	if (!p)
+		return;
+	p += sizeof(key) - 1;
+	in = strtoull(p, &q, 10);
+	if (q == p || *q != '/')
+		return;
+	p = q + 1;
+	written = strtoull(p, &q, 10);
+	if (q == p)
+		return;
+	r->stats.lost_sources |= TRACE_LOST_HEADER;
+	if (written > in)
+		r->stats.lost_in_header += written - in;
+}
+
+/* Events no kernel emits (--strict refuses them; the engine counts them). */
+static int impossible(const struct trace_event *ev, char *msg)
+{
+	if (ev->type != TRACE_EV_KMALLOC && ev->type != TRACE_EV_KMALLOC_NODE &&
+	    ev->type != TRACE_EV_CACHE_ALLOC && ev->type != TRACE_EV_CACHE_ALLOC_NODE)
+		return 0;
+	if (ev->bytes_req > TRACE_KMALLOC_MAX_SIZE)
+		return bad(msg,
+			   "expected bytes_req=<n> of at most KMALLOC_MAX_SIZE (%u), got "
+			   "bytes_req=%" PRIu64 ": no kernel allocates that from a slab",
+			   TRACE_KMALLOC_MAX_SIZE, ev->bytes_req);
+	if (ev->bytes_alloc < ev->bytes_req)
+		return bad(msg,
+			   "expected bytes_alloc >= bytes_req, got bytes_alloc=%" PRIu64
+			   " < bytes_req=%" PRIu64 ": no kernel emits that",
+			   ev->bytes_alloc, ev->bytes_req);
+	return 0;
+}
+
+uint64_t trace_stats_lost(const struct trace_stats *st)
+{
+	uint64_t n = st->lost_events;
+
+	if (st->lost_in_header > n)
+		n = st->lost_in_header;
+	if (st->lost_in_buffer_stats > n)
+		n = st->lost_in_buffer_stats;
+	return n;
+}
+
+int trace_check_is_trace(const struct trace_stats *st, const char *path, struct err *e)
+{
+	uint64_t events = st->other_events + st->lost_markers;
+
+	for (int i = 0; i < TRACE_EV_NR; i++)
+		events += st->events[i];
+	if (events || !st->malformed)
+		return 0;
+	return err_at(e, SLABSIM_EINPUT, path, 0,
+		      "not a kernel trace: none of its %" PRIu64 " lines is an ftrace event "
+		      "(line %" PRIu64 ": %s)",
+		      st->lines, st->first_malformed_line, st->first_malformed_msg);
+}
+
 int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 {
 	for (;;) {
 		char msg[MSG_MAX];
 		enum trace_line_kind kind = TRACE_LINE_EVENT;
 		uint64_t lost = 0;
-		bool too_long, fast;
-		char *line;
+		bool too_long = false, fast;
+		char *line = NULL;
 		size_t len;
 		int rc;
 
@@ -1796,15 +2179,31 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 				*e = r->fail;
 			return r->fail.code;
 		}
-		rc = next_line(r, &line, &len, &too_long);
-		if (rc < 0)
-			continue; /* reported from r->fail above */
-		if (rc == 0)
-			return 0;
+		if (r->dat) {
+			rc = tracedat_next(r->dat, ev, &kind, &lost, r->skip_fields, msg);
+			if (rc == SLABSIM_ENOMEM)
+				return err_set(e, rc, "out of memory reading %s", r->path);
+			if (rc == 0)
+				return 0;
+			if (rc == 1 && kind != TRACE_LINE_EVENT)
+				rc = 0;
+		} else {
+			rc = next_line(r, &line, &len, &too_long);
+			if (rc < 0)
+				continue; /* reported from r->fail above */
+			if (rc == 0) {
+				if (!r->ranged &&
+				    (rc = trace_check_is_trace(&r->stats, r->path, e)))
+					return rc;
+				return 0;
+			}
+		}
 		r->line_no++;
 		r->stats.lines++;
 
-		if (too_long) {
+		if (r->dat) {
+			/* parsed above */
+		} else if (too_long) {
 			rc = bad(msg, "expected a line of at most %u bytes, got a longer one",
 				 TRACE_LINE_MAX);
 		} else {
@@ -1812,6 +2211,8 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 					msg);
 		}
 
+		if (rc == 1 && r->strict && !(r->skip_fields & (1u << ev->type)))
+			rc = impossible(ev, msg) ? SLABSIM_EINPUT : 1;
 		if (rc == 1) {
 			ev->line = r->line_no;
 			r->stats.events[ev->type]++;
@@ -1827,12 +2228,15 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 		case TRACE_LINE_LOST:
 			r->stats.lost_markers++;
 			r->stats.lost_events += lost;
+			r->stats.lost_sources |= TRACE_LOST_MARKERS;
 			break;
 		case TRACE_LINE_OTHER_EVENT:
 			r->stats.other_events++;
 			break;
 		default:
 			r->stats.header_lines++;
+			if (line && line[0] == '#')
+				header_lost(r, line);
 			break;
 		}
 	}
@@ -1860,6 +2264,11 @@ bool trace_is_plain_file(const struct trace_reader *r)
 
 void trace_progress(const struct trace_reader *r, uint64_t *done, uint64_t *total)
 {
+	if (r->dat) { /* records, of a total libtracecmd does not tell */
+		*done = tracedat_records(r->dat);
+		*total = 0;
+		return;
+	}
 	*done = r->bytes_read;
 	*total = r->size_bytes;
 	if (r->src_fd >= 0) {
@@ -1885,6 +2294,7 @@ void trace_close(struct trace_reader *r)
 		while (waitpid(r->child, &status, 0) < 0 && errno == EINTR)
 			;
 	}
+	tracedat_close(r->dat);
 	free(r->buf);
 	free(r->path);
 	free(r);

@@ -1,11 +1,23 @@
-/* trace.h - streaming reader for ftrace text of the kmem: slab events.
+/* trace.h - streaming reader for traces of the kmem: slab events.
  *
  * Reads what tracefs `trace`/`trace_pipe`, `trace-cmd report` and
  * `perf script` print for kmalloc, kmalloc_node, kmem_cache_alloc,
  * kmem_cache_alloc_node, kfree and kmem_cache_free, in the field layouts of
- * Linux 5.x and 6.x. Input is a path, a .gz/.xz/.zst path (decompressed
- * through the gzip/xz/zstd programs, streaming), or "-" for stdin.
- * Memory is bounded by the longest line, never by the trace length.
+ * Linux 5.x and 6.x, and trace-cmd's binary trace.dat (through libtracecmd).
+ * Input is a path or "-" for stdin, recognised by its first bytes, not its
+ * name: text, a trace.dat, or either compressed with gzip, xz, zstd or bzip2
+ * (decompressed through those programs, streaming); a perf.data, an empty
+ * input and binary data that is none of these are refused. Memory is bounded
+ * by the longest line, never by the trace length.
+ *
+ * Lines of a trace.dat: those `trace-cmd report` prints for it (3.x, default
+ * options), without printing them: its "cpus=N" header (line 1), one per
+ * record, and a "CPU:N [M EVENTS DROPPED]" note before a record that
+ * follows lost events. So a trace.dat and its report text give the same
+ * events, line numbers and counts, and a message's file:line is the line of
+ * the report. Events are as the report text parses: times rounded to the
+ * microsecond it prints. Only the top-level buffer is read (report also
+ * prints buffer instances).
  */
 #ifndef SLABSIM_TRACE_H
 #define SLABSIM_TRACE_H
@@ -61,6 +73,13 @@ struct trace_event {
 	uint32_t site_id;
 };
 
+/* Where the lost-event counts of struct trace_stats came from. */
+enum {
+	TRACE_LOST_MARKERS = 1u << 0,	   /* "CPU:N [LOST M EVENTS]"-style lines (lost_events) */
+	TRACE_LOST_HEADER = 1u << 1,	   /* a tracefs header's entries-written (lost_in_header) */
+	TRACE_LOST_BUFFER_STATS = 1u << 2, /* trace.dat's per-CPU stats (lost_in_buffer_stats) */
+};
+
 /* What the reader has seen so far (counts of lines by kind). */
 struct trace_stats {
 	uint64_t lines;	       /* every line read */
@@ -70,12 +89,32 @@ struct trace_stats {
 	uint64_t malformed;    /* lines that could not be parsed (skipped unless strict) */
 	uint64_t lost_markers; /* "CPU:N [LOST M EVENTS]" and similar lines */
 	uint64_t lost_events;  /* sum of M over those lines (unknown counts add 0) */
+	/* tracefs header "# entries-in-buffer/entries-written: E/W": W - E,
+	 * summed over the headers of the input */
+	uint64_t lost_in_header;
+	/* trace.dat: overrun + commit overrun + dropped events of the per-CPU
+	 * ring-buffer statistics trace-cmd stored */
+	uint64_t lost_in_buffer_stats;
+	uint32_t lost_sources; /* TRACE_LOST_* bits: the sources present (even if 0) */
 	uint64_t first_malformed_line;
 	char first_malformed_msg[256]; /* what was expected on that line */
 };
 
+/* Events lost by the best count the trace has: the largest of its sources,
+ * which overlap (a tracefs `trace` file's LOST notes and its header count
+ * the same overwritten events; so do a trace.dat's notes and its stats). */
+uint64_t trace_stats_lost(const struct trace_stats *st);
+
+/* KMALLOC_MAX_SIZE of the kernels modelled: KMALLOC_SHIFT_MAX = MAX_ORDER +
+ * PAGE_SHIFT - 1 = 22 with 4 KiB pages and MAX_ORDER 11 (v6.1
+ * include/linux/slab.h); no slab object (kmalloc or cache) is larger. */
+#define TRACE_KMALLOC_MAX_SIZE (1u << 22)
+
 struct trace_opts {
-	bool strict; /* malformed line => SLABSIM_EINPUT error instead of skip+count */
+	/* malformed line => SLABSIM_EINPUT error instead of skip+count; also an
+	 * allocation no kernel emits (bytes_alloc < bytes_req, bytes_req above
+	 * TRACE_KMALLOC_MAX_SIZE), which is otherwise returned as it is */
+	bool strict;
 	/* Events whose bit (1u << TRACE_EV_*) is set come back with only type,
 	 * cpu, pid, t_ns and line: their key=value fields are neither parsed
 	 * nor checked, so such a line is never malformed past its event name.
@@ -85,13 +124,17 @@ struct trace_opts {
 
 struct trace_reader;
 
-/* The decompressor program trace_open runs for path by its suffix ("gzip"
- * for .gz, "xz" for .xz, "zstd" for .zst), or NULL for a plain file. */
+/* The decompressor a name suggests ("gzip" for .gz, "xz" for .xz, "zstd"
+ * for .zst, "bzip2" for .bz2), or NULL. trace_open goes by content; this is
+ * for callers that decompress a file themselves. */
 const char *trace_decompressor_for(const char *path);
 
-/* Open path ("-" = stdin). Compressed input is recognised by the suffix .gz,
- * .xz or .zst. OUT: *out, to be closed with trace_close(). Errors:
- * SLABSIM_EIO (cannot open/decompress), SLABSIM_ENOMEM. */
+/* Open path ("-" = stdin) and recognise what it holds (see the top). A
+ * trace.dat or compressed data on a pipe is first copied to an unlinked
+ * file in $TMPDIR (or /tmp). OUT: *out, to be closed with trace_close().
+ * Errors: SLABSIM_EIO (cannot open/decompress), SLABSIM_EINPUT (empty, a
+ * perf.data, binary data that is no trace, a trace.dat libtracecmd cannot
+ * read; the message names path), SLABSIM_ENOMEM. */
 int trace_open(const char *path, const struct trace_opts *opts, struct trace_reader **out,
 	       struct err *e);
 
@@ -113,9 +156,15 @@ int trace_set_range(struct trace_reader *r, uint64_t start, uint64_t end, struct
 
 /* Read the next slab event into *ev. Returns 1 for an event, 0 at end of
  * input, or a negative code: SLABSIM_EINPUT for a malformed line in strict
- * mode (message "path:line: expected ..., got ..."), SLABSIM_EIO for a read or
- * decompressor failure (including a truncated compressed stream). */
+ * mode (message "path:line: expected ..., got ...") and, at the end, for text
+ * none of whose lines was an event (trace_check_is_trace), SLABSIM_EIO for a
+ * read or decompressor failure (including a truncated compressed stream). */
 int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e);
+
+/* SLABSIM_EINPUT naming path when st, the counts of a whole input, say it is
+ * no trace: lines, some malformed, none an event, another event or a
+ * lost-events note. 0 otherwise (an input of only headers is a trace). */
+int trace_check_is_trace(const struct trace_stats *st, const char *path, struct err *e);
 
 /* Counters so far; valid until trace_close(). */
 const struct trace_stats *trace_stats(const struct trace_reader *r);

@@ -98,6 +98,17 @@ while IFS='|' read -r c_file c_opts c_rc c_where c_sub; do
 		"$c_rc" "$c_where" "$c_sub" "$@" $c_opts
 done < "$here/cases"
 
+# gzip data on stdin: recognised by its magic like a file's
+timeout -k 5 "$limit" "$bin" replay - --no-db < "$here/data/gzip-for-stdin.gz" \
+	> "$tmp/out" 2> "$tmp/err"
+rc=$?
+case $(cat "$tmp/out") in *"events: kmalloc 65$nl"*) x_found=yes ;; *) x_found=no ;; esac
+if [ -z "$(verdict)" ] && [ "$rc" -eq 0 ] && [ $x_found = yes ]; then
+	tap_ok "gzip data on stdin -> exit 0, stdout: events: kmalloc 65"
+else
+	tap_not_ok "gzip data on stdin -> exit 0, stdout: events: kmalloc 65" "exit $rc: $(head -c 300 "$tmp/err")"
+fi
+
 # A workload spec with a line over 1 MiB (an inline histogram of 220001
 # entries of 5 bytes, made here rather than stored): bad input naming it.
 awk 'BEGIN { printf "[workload]\nduration = 1s\n[stream s]\ntarget = kmalloc\nsize = empirical ";

@@ -243,8 +243,8 @@ tap_is "headers only: one run with zero events recorded" \
 	"$(sqlite3 "$tmp/h.db" "SELECT count(*), min(events), min(status) FROM runs")" "1|0|done"
 : > "$tmp/empty.trace"
 run replay "$tmp/empty.trace" --no-db
-tap_is "empty file: exit 0, zero lines" "rc=$rc $(summary_line lines:)" \
-	"rc=0 lines: 0 (header 0, other events 0, malformed 0, lost-event markers 0 losing 0 events)"
+tap_is "empty file: exit 2, said so" "rc=$rc $(cat "$tmp/err")" \
+	"rc=2 slabsim: $tmp/empty.trace: empty file: no trace in it"
 
 # ---- results database and output files ------------------------------------
 

@@ -174,6 +174,13 @@ static void test_file(const char *path, const char *label)
 	if (stat(path, &st) != 0)
 		return;
 	uint64_t size = (uint64_t)st.st_size;
+	if (size == 0) { /* refused when opened, before any reading */
+		struct trace_reader *r = NULL;
+		struct err e;
+		(void)snprintf(name, sizeof(name), "%s: empty, refused by trace_open", label);
+		CHECK(name, trace_open(path, NULL, &r, &e) == SLABSIM_EINPUT && !r);
+		return;
+	}
 	if (size <= 64 * 1024) {
 		cs = tiny, ncs = sizeof(tiny) / sizeof(*tiny);
 		th = th_tiny, nth = sizeof(th_tiny) / sizeof(*th_tiny);
@@ -235,6 +242,21 @@ static void test_one(const char *path, void *ctx)
 	char dst[PATH_MAX];
 	nfiles++;
 	if (!trace_decompressor_for(path)) {
+		/* compressed without the name saying so: not a plain file */
+		struct trace_reader *r = NULL;
+		struct err e;
+		if (trace_open(path, NULL, &r, &e) == 0 && !trace_is_plain_file(r)) {
+			char what[PATH_MAX + 40];
+			struct trace_prefetch_opts po = {.threads = 3, .chunk_bytes = 100};
+			struct trace_prefetch *p = NULL;
+			(void)snprintf(what, sizeof(what), "%s: compressed, one producer", path);
+			CHECK(what, trace_prefetch_open_opts(r, &po, &p, &e) == 0 &&
+					    trace_prefetch_threads(p) == 1);
+			trace_prefetch_close(p);
+			trace_close(r);
+			return;
+		}
+		trace_close(r);
 		test_file(path, path);
 		return;
 	}
@@ -396,23 +418,29 @@ static void made_files(const char *sample)
 	free(s);
 }
 
-/* What is not a plain regular file keeps the single producer. */
+/* What is not a plain regular file keeps the single producer: stdin, here
+ * a pipe holding a header line. */
 static void not_chunked(void)
 {
-	static const char *const paths[] = {"/dev/null"};
-	for (size_t i = 0; i < sizeof(paths) / sizeof(*paths); i++) {
-		struct trace_prefetch_opts po = {.threads = 3, .chunk_bytes = 100};
-		struct trace_reader *r;
-		struct trace_prefetch *p = NULL;
-		struct err e;
-		char name[100];
-		bool ok = trace_open(paths[i], NULL, &r, &e) == 0 &&
-			  trace_prefetch_open_opts(r, &po, &p, &e) == 0 &&
-			  trace_prefetch_threads(p) == 1 && !trace_is_plain_file(r);
-		(void)snprintf(name, sizeof(name), "%s: one producer", paths[i]);
-		CHECK(name, ok);
-		trace_prefetch_close(p);
-		trace_close(r);
+	struct trace_prefetch_opts po = {.threads = 3, .chunk_bytes = 100};
+	struct trace_reader *r = NULL;
+	struct trace_prefetch *p = NULL;
+	struct err e;
+	int fds[2], saved = dup(STDIN_FILENO);
+	bool ok = saved >= 0 && pipe(fds) == 0;
+	if (ok) {
+		ok = write(fds[1], "# tracer: nop\n", 14) == 14 && close(fds[1]) == 0 &&
+		     dup2(fds[0], STDIN_FILENO) == STDIN_FILENO && close(fds[0]) == 0;
+	}
+	ok = ok && trace_open("-", NULL, &r, &e) == 0 &&
+	     trace_prefetch_open_opts(r, &po, &p, &e) == 0 && trace_prefetch_threads(p) == 1 &&
+	     !trace_is_plain_file(r);
+	CHECK("stdin pipe: one producer", ok);
+	trace_prefetch_close(p);
+	trace_close(r);
+	if (saved >= 0) {
+		(void)dup2(saved, STDIN_FILENO);
+		close(saved);
 	}
 }
 

@@ -1,0 +1,658 @@
+/* tracedat.c - trace-cmd's binary trace.dat, read through libtracecmd.
+ *
+ * The records come from libtracecmd (file versions 6 and 7, compressed
+ * sections included) and their fields are read as numbers and strings, never
+ * printed and parsed. What a record becomes is what the text parser makes of
+ * the line `trace-cmd report` (3.x, default options) prints for it, so a
+ * trace.dat and its report text replay alike: the CPUs are merged by
+ * timestamp with the lowest CPU first on ties, as report does; the time is
+ * rounded to the microsecond report prints; call_site is "func+0xoff" when
+ * the file's symbol table has the function (the kmem plugin's form) and the
+ * address as the event's format prints it otherwise; the gfp bits are those
+ * of the flag names the event's __print_flags table gives the value; a
+ * marker is the text of an ftrace print record. A "line" is one the report
+ * prints: its "cpus=N" header, a "CPU:N [M EVENTS DROPPED]" note before a
+ * record after a gap, and one per record. Built without libtracecmd, only
+ * tracedat_supported() and an error are left.
+ */
+#include "tracedat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef SLABSIM_HAVE_TRACECMD
+
+bool tracedat_supported(void)
+{
+	return false;
+}
+
+int tracedat_open(int fd, const char *path, struct tracedat **out, struct err *e)
+{
+	close(fd);
+	*out = NULL;
+	return err_at(e, SLABSIM_EINPUT, path, 0,
+		      "trace.dat: this slabsim was built without libtracecmd; run `trace-cmd "
+		      "report -i FILE | slabsim replay -`");
+}
+
+int tracedat_next(struct tracedat *d, struct trace_event *ev, enum trace_line_kind *kind,
+		  uint64_t *lost, uint32_t skip_fields, char *msg)
+{
+	return 0;
+}
+
+bool tracedat_buffer_lost(const struct tracedat *d, uint64_t *lost)
+{
+	return false;
+}
+
+uint64_t tracedat_records(const struct tracedat *d)
+{
+	return 0;
+}
+
+void tracedat_close(struct tracedat *d)
+{
+}
+
+#else
+
+#include <trace-cmd/trace-cmd.h>
+
+/* LeakSanitizer: libtraceevent 1.7 loses a few bytes while it parses the
+ * event formats of any trace.dat (tep_parse_event, seen on the bundled
+ * samples), and libtracecmd strings it read with sscanf's %m; neither is
+ * in our reach, so their allocations are not reported (the last pattern:
+ * sscanf called from their frames, which the fast unwinder does not see;
+ * slabsim itself never uses %m). The sanitizer calls this hook when a
+ * binary defines it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TRACEDAT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TRACEDAT_ASAN 1
+#endif
+#endif
+#ifdef TRACEDAT_ASAN
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libtraceevent.so\nleak:libtracecmd.so\nleak:__isoc99_vsscanf\n";
+}
+#endif
+
+/* Exported by libtracecmd 1.3 but declared only in trace-cmd's private
+ * header: the per-CPU ring-buffer statistics the file stores ("CPU: 0\n
+ * entries: ...\noverrun: ..."), NULL when it stores none. */
+const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
+
+#define MSG_MAX	   256
+#define SITE_MAX   256
+
+/* What kind of record an event id is, and where its fields are (looked up
+ * once per id). */
+enum rec_kind { K_UNKNOWN = 0, K_OTHER, K_SLAB, K_PRINT };
+
+struct evinfo {
+	enum rec_kind kind;
+	enum trace_ev_type type;
+	struct tep_format_field *call_site, *ptr, *bytes_req, *bytes_alloc, *gfp_flags, *node,
+		*accounted;
+	bool has_name;			 /* a name field (read with tep_get_field_raw) */
+	bool accounted_in_fmt;		 /* accounted= printed from gfp_flags, no field */
+	bool site_hex_0x;		 /* call_site printed by %pS/%p: "0x..." when unresolved */
+	struct tep_print_arg *gfp_table; /* the __print_flags of gfp_flags, or NULL */
+	uint64_t account_bit;		 /* __GFP_ACCOUNT's value in that table (0: unknown) */
+	/* that table's entries, values parsed and names mapped once */
+	uint64_t *flag_val;
+	uint32_t *flag_bits;
+	int nflags;
+	uint64_t last_gfp; /* gfp_bits() of the last value */
+	uint32_t last_bits;
+	bool have_last;
+};
+
+/* Call-site strings by address, direct-mapped: a few hundred sites make
+ * millions of events. */
+#define SITE_CACHE 4096
+struct site_slot {
+	uint64_t addr;
+	char *str; /* NULL: empty */
+};
+
+struct tracedat {
+	char *path;
+	int fd;
+	struct tracecmd_input *h;
+	struct tep_handle *tep;
+	int ncpu;
+	struct tep_record **next; /* by CPU: the record each CPU has next, NULL at its end */
+	struct tep_record *cur;	  /* the record returned last (its strings are in use) */
+	bool header_done;
+	struct tep_record *pending; /* a record whose dropped-events note came first */
+	struct evinfo *info;	    /* by event id */
+	int ninfo;
+	uint64_t records;
+	char site[SITE_MAX];
+	char name[SITE_MAX];
+	struct site_slot *sites; /* SITE_CACHE */
+	char *text;		 /* marker text */
+	size_t text_cap;
+};
+
+bool tracedat_supported(void)
+{
+	return true;
+}
+
+/* Handles that failed tracecmd_init_data(): never closed (see tracedat_open),
+ * kept reachable so that leak checkers do not report them. At most a few
+ * per process: one per trace.dat that failed to open. */
+static struct tracecmd_input *parked[16];
+static unsigned nparked;
+
+static void park(struct tracecmd_input *h)
+{
+	parked[nparked++ % 16] = h;
+}
+
+int tracedat_open(int fd, const char *path, struct tracedat **out, struct err *e)
+{
+	struct tracedat *d = calloc(1, sizeof(*d));
+
+	*out = NULL;
+	if (!d || !(d->path = strdup(path))) {
+		free(d);
+		close(fd);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
+	}
+	d->fd = fd;
+	/* Its warnings would go to stderr; the message is ours. */
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	tep_set_loglevel(TEP_LOG_NONE);
+	/* libtracecmd opens the file again by name: the descriptor's, which
+	 * also names an unlinked copy. Headers first, then the data: when the
+	 * data is cut short, tracecmd_init_data() fails and the handle cannot
+	 * be closed (libtracecmd 1.3.1's tracecmd_close() then crashes, as
+	 * tracecmd_open_fd() does on its own failure path), so it is parked. */
+	char name[64];
+	(void)snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+	if (!(d->h = tracecmd_open_head(name, TRACECMD_FL_LOAD_NO_PLUGINS))) {
+		tracedat_close(d);
+		return err_at(e, SLABSIM_EINPUT, path, 0,
+			      "trace.dat: libtracecmd cannot read its headers (truncated, or a "
+			      "file version or compression it does not know)");
+	}
+	if (tracecmd_init_data(d->h) < 0) {
+		park(d->h);
+		d->h = NULL;
+		tracedat_close(d);
+		return err_at(e, SLABSIM_EINPUT, path, 0,
+			      "trace.dat: libtracecmd cannot read its data (truncated?)");
+	}
+	d->tep = tracecmd_get_tep(d->h);
+	d->ncpu = d->tep ? tep_get_cpus(d->tep) : 0;
+	if (d->ncpu < 0)
+		d->ncpu = 0;
+	d->next = calloc((size_t)d->ncpu + 1, sizeof(*d->next));
+	d->sites = calloc(SITE_CACHE, sizeof(*d->sites));
+	if (!d->tep || !d->next || !d->sites) {
+		tracedat_close(d);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
+	}
+	for (int cpu = 0; cpu < d->ncpu; cpu++)
+		d->next[cpu] = tracecmd_read_cpu_first(d->h, cpu);
+	*out = d;
+	return 0;
+}
+
+/* ---- What an event id is ------------------------------------------------- */
+
+static int slab_type(const char *name)
+{
+	for (int t = 0; t < TRACE_EV_MARKER; t++)
+		if (strcmp(name, trace_ev_names[t]) == 0)
+			return t;
+	return -1;
+}
+
+/* The __print_flags argument over the field gfp_flags, anywhere in arg. */
+static struct tep_print_arg *find_gfp_table(struct tep_print_arg *arg)
+{
+	struct tep_print_arg *f;
+
+	for (; arg; arg = arg->next) {
+		switch (arg->type) {
+		case TEP_PRINT_FLAGS:
+			f = arg->flags.field;
+			while (f && f->type == TEP_PRINT_TYPE)
+				f = f->typecast.item;
+			if (f && f->type == TEP_PRINT_FIELD && f->field.name &&
+			    strcmp(f->field.name, "gfp_flags") == 0)
+				return arg;
+			break;
+		case TEP_PRINT_OP:
+			if ((f = find_gfp_table(arg->op.left)) ||
+			    (f = find_gfp_table(arg->op.right)))
+				return f;
+			break;
+		case TEP_PRINT_TYPE:
+			if ((f = find_gfp_table(arg->typecast.item)))
+				return f;
+			break;
+		default:
+			break;
+		}
+	}
+	return NULL;
+}
+
+static uint64_t flag_value(const struct tep_print_flag_sym *f)
+{
+	return f->value ? strtoull(f->value, NULL, 0) : 0;
+}
+
+static uint32_t named_gfp(const char *s);
+
+static struct evinfo *info_of(struct tracedat *d, struct tep_record *rec)
+{
+	struct tep_event *ev = tep_find_event_by_record(d->tep, rec);
+	struct evinfo *x;
+	int id, t;
+
+	if (!ev || ev->id < 0)
+		return NULL;
+	id = ev->id;
+	if (id >= d->ninfo) {
+		int n = id + 64;
+		struct evinfo *v = realloc(d->info, (size_t)n * sizeof(*v));
+		if (!v)
+			return NULL;
+		memset(v + d->ninfo, 0, (size_t)(n - d->ninfo) * sizeof(*v));
+		d->info = v;
+		d->ninfo = n;
+	}
+	x = &d->info[id];
+	if (x->kind != K_UNKNOWN)
+		return x;
+	x->kind = K_OTHER;
+	if (ev->system && strcmp(ev->system, "ftrace") == 0 && strcmp(ev->name, "print") == 0) {
+		x->kind = K_PRINT;
+		return x;
+	}
+	if (!ev->system || strcmp(ev->system, "kmem") != 0 || (t = slab_type(ev->name)) < 0)
+		return x;
+	x->kind = K_SLAB;
+	x->type = (enum trace_ev_type)t;
+	x->call_site = tep_find_field(ev, "call_site");
+	x->ptr = tep_find_field(ev, "ptr");
+	x->bytes_req = tep_find_field(ev, "bytes_req");
+	x->bytes_alloc = tep_find_field(ev, "bytes_alloc");
+	x->gfp_flags = tep_find_field(ev, "gfp_flags");
+	x->node = tep_find_field(ev, "node");
+	x->accounted = tep_find_field(ev, "accounted");
+	x->has_name = tep_find_field(ev, "name") != NULL;
+	const char *fmt = ev->print_fmt.format ? ev->print_fmt.format : "";
+	x->accounted_in_fmt = !x->accounted && strstr(fmt, "accounted=") && x->gfp_flags;
+	x->site_hex_0x = strstr(fmt, "call_site=%p") != NULL;
+	x->gfp_table = x->gfp_flags ? find_gfp_table(ev->print_fmt.args) : NULL;
+	if (x->gfp_table) {
+		int n = 0;
+		for (struct tep_print_flag_sym *f = x->gfp_table->flags.flags; f; f = f->next)
+			n++;
+		x->flag_val = calloc((size_t)n + 1, sizeof(*x->flag_val));
+		x->flag_bits = calloc((size_t)n + 1, sizeof(*x->flag_bits));
+		if (!x->flag_val || !x->flag_bits) {
+			x->kind = K_UNKNOWN;
+			return NULL;
+		}
+		for (struct tep_print_flag_sym *f = x->gfp_table->flags.flags; f; f = f->next) {
+			x->flag_val[x->nflags] = flag_value(f);
+			x->flag_bits[x->nflags++] = f->str ? named_gfp(f->str) : 0;
+			if (f->str && strcmp(f->str, "__GFP_ACCOUNT") == 0)
+				x->account_bit = flag_value(f);
+		}
+	}
+	/* A kernel built without memcg prints IS_ENABLED(CONFIG_MEMCG) as 0. */
+	if (x->accounted_in_fmt && strstr(fmt, "(0 &&"))
+		x->account_bit = 0;
+	return x;
+}
+
+/* ---- Fields --------------------------------------------------------------- */
+
+/* Raw gfp bits in v5.4+ numbering, for a format without a flag table. */
+static uint32_t raw_gfp(uint64_t raw)
+{
+	return (raw & 0x01u ? TRACE_GFP_DMA : 0u) | (raw & 0x10u ? TRACE_GFP_RECLAIMABLE : 0u) |
+	       (raw & 0x400000u ? TRACE_GFP_ACCOUNT : 0u);
+}
+
+static uint32_t named_gfp(const char *s)
+{
+	if (strcmp(s, "GFP_DMA") == 0 || strcmp(s, "__GFP_DMA") == 0)
+		return TRACE_GFP_DMA;
+	if (strcmp(s, "__GFP_RECLAIMABLE") == 0 || strcmp(s, "GFP_TEMPORARY") == 0)
+		return TRACE_GFP_RECLAIMABLE;
+	if (strcmp(s, "__GFP_ACCOUNT") == 0 || strcmp(s, "GFP_KERNEL_ACCOUNT") == 0)
+		return TRACE_GFP_ACCOUNT;
+	return 0;
+}
+
+/* The bits of the names __print_flags gives val: libtraceevent takes each
+ * table entry whose bits are all in what is left, in table order; what no
+ * entry takes is printed in hex, which the text parser reads as raw bits. */
+static uint32_t gfp_bits(struct evinfo *x, uint64_t val)
+{
+	uint32_t bits = TRACE_GFP_KNOWN;
+	uint64_t v = val;
+
+	if (!x->gfp_table)
+		return bits | raw_gfp(val);
+	if (x->have_last && x->last_gfp == val)
+		return x->last_bits;
+	for (int i = 0; i < x->nflags && v; i++) {
+		uint64_t fv = x->flag_val[i];
+		if (fv && (v & fv) == fv) {
+			bits |= x->flag_bits[i];
+			v &= ~fv;
+		}
+	}
+	bits |= raw_gfp(v);
+	x->last_gfp = val;
+	x->last_bits = bits;
+	x->have_last = true;
+	return bits;
+}
+
+static bool read_num(struct tep_format_field *f, struct tep_record *rec, uint64_t *v)
+{
+	unsigned long long x;
+
+	if (!f || tep_read_number_field(f, rec->data, &x))
+		return false;
+	*v = x;
+	return true;
+}
+
+static const char *call_site(struct tracedat *d, const struct evinfo *x, uint64_t site)
+{
+	struct site_slot *slot =
+		d->sites ? &d->sites[(site * UINT64_C(0x9e3779b97f4a7c15)) >> 52] : NULL;
+	const char *fn;
+
+	if (slot && slot->str && slot->addr == site)
+		return slot->str;
+	fn = tep_find_function(d->tep, site);
+	if (fn)
+		(void)snprintf(d->site, sizeof(d->site), "%s+0x%x", fn,
+			       (unsigned)(int)(site - tep_find_function_address(d->tep, site)));
+	else
+		(void)snprintf(d->site, sizeof(d->site), x->site_hex_0x ? "0x%llx" : "%llx",
+			       (unsigned long long)site);
+	if (slot) {
+		char *str = strdup(d->site);
+		if (str) {
+			free(slot->str);
+			slot->str = str;
+			slot->addr = site;
+			return str;
+		}
+	}
+	return d->site;
+}
+
+/* A string field of rec, or NULL; *len: the bytes it may have. A dynamic
+ * string (__string) through libtraceevent; a flexible array at the end of
+ * the record ("char buf[]", size 0: the print event's) to the record's end. */
+static const char *str_field(struct tracedat *d, struct tep_record *rec, const char *name, int *len)
+{
+	struct tep_event *ev = tep_find_event_by_record(d->tep, rec);
+	struct tep_format_field *f = ev ? tep_find_field(ev, name) : NULL;
+
+	if (!f)
+		return NULL;
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC) && f->size == 0) {
+		if (f->offset < 0 || f->offset > rec->size)
+			return NULL;
+		*len = rec->size - f->offset;
+		return (const char *)rec->data + f->offset;
+	}
+	return tep_get_field_raw(NULL, ev, name, rec, len, 0);
+}
+
+/* The marker text as the text parser reads it off the report line: the
+ * buffer up to its first newline, without leading and trailing blanks. */
+static int marker_text(struct tracedat *d, struct tep_record *rec, const char **text)
+{
+	int len = 0;
+	const char *s = str_field(d, rec, "buf", &len);
+	size_t n = 0;
+
+	if (s && len > 0) {
+		const char *nl = memchr(s, '\n', (size_t)len);
+		const char *z = memchr(s, '\0', (size_t)len);
+		n = (size_t)len;
+		if (z && (size_t)(z - s) < n)
+			n = (size_t)(z - s);
+		if (nl && (size_t)(nl - s) < n)
+			n = (size_t)(nl - s);
+	}
+	if (n + 1 > d->text_cap) {
+		char *t = realloc(d->text, n + 1);
+		if (!t)
+			return SLABSIM_ENOMEM;
+		d->text = t;
+		d->text_cap = n + 1;
+	}
+	if (n)
+		memcpy(d->text, s, n);
+	d->text[n] = '\0';
+	char *p = d->text, *e = d->text + n;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	*e = '\0';
+	*text = p;
+	return 0;
+}
+
+static int missing(char *msg, const char *what, enum trace_ev_type t)
+{
+	(void)snprintf(msg, MSG_MAX, "expected '%s=<%s>' in %s event, got no %s field", what,
+		       strcmp(what, "ptr") == 0 ? "hex" : "n", trace_ev_names[t], what);
+	return SLABSIM_EINPUT;
+}
+
+static int slab_event(struct tracedat *d, struct evinfo *x, struct tep_record *rec,
+		      struct trace_event *ev, uint32_t skip_fields, char *msg)
+{
+	uint64_t v;
+	bool alloc = x->type == TRACE_EV_KMALLOC || x->type == TRACE_EV_KMALLOC_NODE ||
+		     x->type == TRACE_EV_CACHE_ALLOC || x->type == TRACE_EV_CACHE_ALLOC_NODE;
+
+	ev->type = x->type;
+	if (skip_fields & (1u << x->type))
+		return 1;
+	if (!read_num(x->ptr, rec, &ev->ptr))
+		return missing(msg, "ptr", x->type);
+	if (alloc && !read_num(x->bytes_req, rec, &ev->bytes_req))
+		return missing(msg, "bytes_req", x->type);
+	if (alloc && !read_num(x->bytes_alloc, rec, &ev->bytes_alloc))
+		return missing(msg, "bytes_alloc", x->type);
+	if (read_num(x->gfp_flags, rec, &v)) {
+		ev->gfp = gfp_bits(x, v);
+		if (x->accounted_in_fmt)
+			ev->accounted = x->account_bit && (v & x->account_bit) == x->account_bit;
+	}
+	if (read_num(x->accounted, rec, &v))
+		ev->accounted = v != 0;
+	if (ev->accounted == 1)
+		ev->gfp |= TRACE_GFP_ACCOUNT;
+	if (read_num(x->node, rec, &v))
+		ev->node = (int32_t)v;
+	if (read_num(x->call_site, rec, &v))
+		ev->call_site = call_site(d, x, v);
+	if (x->has_name) {
+		int len = 0;
+		const char *s = str_field(d, rec, "name", &len);
+		if (s && len >= 0) {
+			/* the text parser's name= token ends at a blank */
+			size_t n = strnlen(s, (size_t)len);
+			n = n < sizeof(d->name) - 1 ? n : sizeof(d->name) - 1;
+			memcpy(d->name, s, n);
+			d->name[n] = '\0';
+			d->name[strcspn(d->name, " \t")] = '\0';
+			ev->name = d->name;
+		}
+	}
+	return 1;
+}
+
+/* ---- Records in report order ------------------------------------------------ */
+
+static struct tep_record *take_next(struct tracedat *d)
+{
+	int best = -1;
+
+	for (int cpu = 0; cpu < d->ncpu; cpu++)
+		if (d->next[cpu] && (best < 0 || d->next[cpu]->ts < d->next[best]->ts))
+			best = cpu;
+	if (best < 0)
+		return NULL;
+	struct tep_record *rec = d->next[best];
+	d->next[best] = tracecmd_read_data(d->h, best);
+	return rec;
+}
+
+int tracedat_next(struct tracedat *d, struct trace_event *ev, enum trace_line_kind *kind,
+		  uint64_t *lost, uint32_t skip_fields, char *msg)
+{
+	struct tep_record *rec;
+	struct evinfo *x;
+
+	if (d->cur) {
+		tracecmd_free_record(d->cur);
+		d->cur = NULL;
+	}
+	*lost = 0;
+	if (!d->header_done) { /* "cpus=N" */
+		d->header_done = true;
+		*kind = TRACE_LINE_HEADER;
+		return 1;
+	}
+	if (d->pending) {
+		rec = d->pending;
+		d->pending = NULL;
+	} else {
+		if (!(rec = take_next(d)))
+			return 0;
+		d->records++;
+		if (rec->missed_events) {
+			d->pending = rec;
+			*lost = rec->missed_events > 0 ? (uint64_t)rec->missed_events : 0;
+			*kind = TRACE_LINE_LOST;
+			return 1;
+		}
+	}
+	d->cur = rec;
+
+	ev->type = 0;
+	/* report prints microseconds, rounded */
+	ev->t_ns = (rec->ts + 500) / 1000 * 1000;
+	ev->cpu = (uint32_t)rec->cpu;
+	ev->pid = tep_data_pid(d->tep, rec);
+	ev->ptr = 0;
+	ev->bytes_req = 0;
+	ev->bytes_alloc = 0;
+	ev->node = -1;
+	ev->accounted = -1;
+	ev->gfp = 0;
+	ev->call_site = "";
+	ev->name = NULL;
+	ev->text = NULL;
+	ev->line = 0;
+	ev->site_id = 0;
+
+	x = info_of(d, rec);
+	if (!x) {
+		(void)snprintf(msg, MSG_MAX, "expected a record of a known event, got event id %d",
+			       tep_data_type(d->tep, rec));
+		*kind = TRACE_LINE_EVENT;
+		return SLABSIM_EINPUT;
+	}
+	switch (x->kind) {
+	case K_PRINT:
+		*kind = TRACE_LINE_EVENT;
+		ev->type = TRACE_EV_MARKER;
+		if (marker_text(d, rec, &ev->text))
+			return SLABSIM_ENOMEM;
+		return 1;
+	case K_SLAB:
+		*kind = TRACE_LINE_EVENT;
+		return slab_event(d, x, rec, ev, skip_fields, msg);
+	default:
+		*kind = TRACE_LINE_OTHER_EVENT;
+		return 1;
+	}
+}
+
+bool tracedat_buffer_lost(const struct tracedat *d, uint64_t *lost)
+{
+	const char *s = tracecmd_get_cpustats(d->h);
+	static const char *const keys[] = {"overrun:", "commit overrun:", "dropped events:"};
+	uint64_t n = 0;
+
+	*lost = 0;
+	if (!s || !*s)
+		return false;
+	for (const char *line = s; *line; line += strcspn(line, "\n"), line += *line == '\n') {
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			size_t kl = strlen(keys[k]);
+			if (strncmp(line, keys[k], kl) == 0)
+				n += strtoull(line + kl, NULL, 10);
+		}
+	}
+	*lost = n;
+	return true;
+}
+
+uint64_t tracedat_records(const struct tracedat *d)
+{
+	return d->records;
+}
+
+void tracedat_close(struct tracedat *d)
+{
+	if (!d)
+		return;
+	if (d->cur)
+		tracecmd_free_record(d->cur);
+	if (d->pending)
+		tracecmd_free_record(d->pending);
+	for (int cpu = 0; d->next && cpu < d->ncpu; cpu++)
+		if (d->next[cpu])
+			tracecmd_free_record(d->next[cpu]);
+	free(d->next);
+	if (d->h)
+		tracecmd_close(d->h);
+	if (d->fd >= 0)
+		close(d->fd);
+	for (int i = 0; d->info && i < d->ninfo; i++) {
+		free(d->info[i].flag_val);
+		free(d->info[i].flag_bits);
+	}
+	free(d->info);
+	for (int i = 0; d->sites && i < SITE_CACHE; i++)
+		free(d->sites[i].str);
+	free(d->sites);
+	free(d->text);
+	free(d->path);
+	free(d);
+}
+
+#endif
