@@ -63,6 +63,19 @@ int run_model_json(const struct run_model *m, char *buf, size_t n)
 	return w < 0 || (size_t)w >= n ? -1 : 0;
 }
 
+int run_config_json(const struct run_model *m, const char *sample_every,
+		    const struct run_workload *wl, uint64_t seed, const char *extra, char *buf,
+		    size_t n)
+{
+	char model[512], wl_json[800] = "";
+	if (run_model_json(m, model, sizeof(model)) ||
+	    (wl && run_workload_json(wl, seed, wl_json, sizeof(wl_json))))
+		return -1;
+	int w = snprintf(buf, n, "{%s,\"sample_every\":\"%s\"%s%s%s%s}", model, sample_every,
+			 wl ? "," : "", wl_json, extra ? "," : "", extra ? extra : "");
+	return w < 0 || (size_t)w >= n ? -1 : 0;
+}
+
 /* ---- the source ---- */
 
 /* The name pass's source when it spills: every event it reads also goes
@@ -232,24 +245,20 @@ static int open_source(struct run *r, const struct run_opts *o, const struct run
 static int begin_record(const struct run_opts *o, const struct run_input *in, struct run *r,
 			struct err *e)
 {
-	char model[512], cfg[2048], wl[800] = "", dbg[8];
+	char cfg[2048], dbg[8];
 	const char *sample = o->sample_spec ? o->sample_spec : "1000ev";
 	const char *path = in->path;
-	if (in->kind == RUN_WORKLOAD) {
-		(void)run_workload_json(in->wl, in->seed, wl, sizeof(wl));
-		if (!path)
-			path = workload_path(in->wl->w);
-	} else if (in->kind == RUN_EVENTS && !path) {
+	const struct run_workload *wl = in->kind == RUN_WORKLOAD ? in->wl : NULL;
+	if (wl && !path)
+		path = workload_path(wl->w);
+	else if (in->kind == RUN_EVENTS && !path)
 		path = evarr_path(in->events);
-	}
 	const char *json = o->config_json;
-	if (!json) {
-		(void)run_model_json(&o->model, model, sizeof(model));
-		(void)snprintf(cfg, sizeof(cfg), "{%s,\"sample_every\":\"%s\"%s%s%s%s}", model,
-			       sample, *wl ? "," : "", wl, o->config_extra ? "," : "",
-			       o->config_extra ? o->config_extra : "");
+	if (!json &&
+	    run_config_json(&o->model, sample, wl, in->seed, o->config_extra, cfg, sizeof(cfg)))
+		return err_set(e, SLABSIM_EUSAGE, "the run's configuration is too long to record");
+	if (!json)
 		json = cfg;
-	}
 	policy_slub_debug_str(o->model.cfg.slub_debug, dbg);
 	struct rec_run_info info = {
 		.command = o->command,

@@ -69,6 +69,15 @@ const char *run_kernel_name(const struct run_model *m);
  * small. */
 int run_model_json(const struct run_model *m, char *buf, size_t n);
 
+struct run_workload;
+/* The config_json of a run (the `runs` row; its hash with the trace path is
+ * the configuration key sweeps resume by): {model,"sample_every":...} then,
+ * for a workload run, its "workload" member with seed, then extra (JSON
+ * members, or NULL). 0, or -1 if n is too small. */
+int run_config_json(const struct run_model *m, const char *sample_every,
+		    const struct run_workload *wl, uint64_t seed, const char *extra, char *buf,
+		    size_t n);
+
 /* ---- a synthetic workload as input ---- */
 
 struct workload;
