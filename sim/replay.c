@@ -1449,6 +1449,12 @@ static int cmp_pages_desc(const void *a, const void *b)
 	return strcmp(x->cache, y->cache);
 }
 
+void sim_set_config_from(struct sim *s, const char *kernel_from, const char *nr_cpus_from)
+{
+	s->o.kernel_from = kernel_from;
+	s->o.nr_cpus_from = nr_cpus_from;
+}
+
 void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *trace_path_str,
 		       const void *trace_stats_v)
 {
@@ -1481,6 +1487,13 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 			"\"slab_max_order\": %u},\n",
 			s->p->ops->name, kernel, align, dbg, cfg->nr_cpus,
 			cfg->slab_debug ? "true" : "false", cfg->slab_max_order);
+		if (s->o.kernel_from || s->o.nr_cpus_from) {
+			fprintf(out, "  \"config_from\": {\"kernel\": ");
+			json_str(out, s->o.kernel_from ? s->o.kernel_from : "");
+			fprintf(out, ", \"nr_cpus\": ");
+			json_str(out, s->o.nr_cpus_from ? s->o.nr_cpus_from : "");
+			fprintf(out, "},\n");
+		}
 		fprintf(out, "  \"events\": {");
 		for (int i = 0; i < TRACE_EV_NR; i++)
 			fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", trace_ev_names[i],
@@ -1548,8 +1561,13 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 	}
 
 	fprintf(out, "slabsim replay of %s\n", trace_path_str ? trace_path_str : "(events)");
-	fprintf(out, "allocator %s, kernel %s, align %s, slub_debug %s, nr_cpus %u\n\n",
+	fprintf(out, "allocator %s, kernel %s, align %s, slub_debug %s, nr_cpus %u\n",
 		s->p->ops->name, kernel, align, dbg, cfg->nr_cpus);
+	if (s->o.kernel_from || s->o.nr_cpus_from)
+		fprintf(out, "kernel from %s; nr_cpus from %s\n",
+			s->o.kernel_from ? s->o.kernel_from : "the default",
+			s->o.nr_cpus_from ? s->o.nr_cpus_from : "the default");
+	fputc('\n', out);
 	fprintf(out, "events:");
 	bool any_ev = false;
 	for (int i = 0; i < TRACE_EV_NR; i++)

@@ -67,7 +67,15 @@ struct sim_opts {
 	 * an unknown pointer takes (sim_prepopulate): GSL's mt19937, whose
 	 * seed 0 is its default, 4357. Record it with the run. */
 	uint64_t seed;
+	/* Where cfg.kernel and cfg.nr_cpus came from ("--kernel", "the
+	 * trace's accounted= fields", ...), printed with the summary; NULL =
+	 * not said. */
+	const char *kernel_from, *nr_cpus_from;
 };
+
+/* Say where cfg.kernel and cfg.nr_cpus came from (sim_opts.kernel_from),
+ * once it is known; the strings are borrowed for the sim's lifetime. */
+void sim_set_config_from(struct sim *s, const char *kernel_from, const char *nr_cpus_from);
 
 /* Create the engine and its policy. Errors: SLABSIM_EUSAGE, SLABSIM_ENOMEM. */
 int sim_create(const struct sim_opts *o, struct sim **out, struct err *e);

@@ -58,10 +58,21 @@ struct run_model {
 	const char *allocator; /* a policy_table name */
 	struct policy_cfg cfg;
 	uint32_t given; /* RUN_GIVEN_* */
+	/* Where cfg.kernel and cfg.nr_cpus came from ("--kernel", "the
+	 * capture's uname.txt"); NULL: the default, which run_exec replaces by
+	 * what the trace says (run_detect). */
+	const char *kernel_from, *nr_cpus_from;
 };
 
 /* SLUB with policy_cfg_default(), nothing given. */
 void run_model_default(struct run_model *m);
+struct trace_stats;
+/* Fill m's kernel profile and CPU count that nothing decided yet (their
+ * _from is NULL) from what a trace's counts say: accounted= fields (printed
+ * from Linux 5.19) mean the 6.1 profile, their absence in a trace with
+ * allocations 5.4; the CPUs its header states, or 1 + the highest CPU of an
+ * event. Sets the _from strings of what it set. true when m changed. */
+bool run_detect(struct run_model *m, const struct trace_stats *st);
 /* "5.4" or "6.1". */
 const char *run_kernel_name(const struct run_model *m);
 /* The model as JSON members without braces ("allocator":"slub",...), the

@@ -17,9 +17,7 @@
 
 enum policy_kernel val_kernel_profile(uint32_t major, uint32_t minor)
 {
-	/* the 6.1 rules are there from 5.16 (per-CPU partial lists limited by
-	 * slabs; the mid-object free pointer and kmalloc-cg-N came before) */
-	return major > 5 || (major == 5 && minor >= 16) ? POLICY_KERNEL_6_1 : POLICY_KERNEL_5_4;
+	return policy_kernel_for(major, minor);
 }
 
 /* The letters of one slub_debug block as policy_parse_slub_debug takes
@@ -50,6 +48,7 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 	uint32_t given = m->given;
 	if (c->has_uname && !(given & RUN_GIVEN_KERNEL)) {
 		m->cfg.kernel = val_kernel_profile(c->major, c->minor);
+		m->kernel_from = "the capture's uname.txt";
 		if (notes)
 			fprintf(notes, "capture: kernel %s -> profile %s\n", c->release,
 				run_kernel_name(m));
@@ -57,6 +56,7 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 	uint32_t cpus = c->possible ? c->possible : c->online ? c->online : c->nproc;
 	if (cpus && !(given & RUN_GIVEN_NR_CPUS)) {
 		m->cfg.nr_cpus = cpus;
+		m->nr_cpus_from = "the capture's ncpus.txt";
 		if (notes)
 			fprintf(notes, "capture: nr_cpu_ids %u (%s)\n", cpus,
 				c->possible ? "possible"

@@ -38,7 +38,7 @@ run() {
 verdict() {
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		echo "hang: killed after ${limit}s"
-	elif [ "$rc" -gt 4 ]; then
+	elif [ "$rc" -gt 5 ]; then
 		echo "crash or undocumented exit code $rc"
 	elif grep -q -e 'Sanitizer' -e 'runtime error:' "$tmp/err"; then
 		echo "sanitizer report"
