@@ -735,6 +735,8 @@ struct vpass {
 static int vpass_setup(void *ctx, struct sim *s, struct err *e)
 {
 	struct vpass *p = ctx;
+	if (p->c->has_lost)
+		sim_set_capture_lost(s, p->c->lost_events);
 	return setup_caches(s, p->c, p->notes ? p->o->notes : NULL, e);
 }
 
@@ -1065,11 +1067,15 @@ static int val_finish(void *ctx, struct run *run, struct rec *rec, struct err *e
 			fprintf(out, "  \"pages_mae_over_swing\": null\n}\n");
 	} else {
 		fprintf(out, "slabsim validate of %s\n", c->dir);
-		if (c->has_lost && c->lost_events)
+		struct sim_lost lost;
+		char why[160];
+		sim_lost_events(s, run_line_stats(run), &lost);
+		sim_lost_str(&lost, why, sizeof(why));
+		if (lost.total)
 			fprintf(out,
 				"warning: the ring buffer lost %" PRIu64
-				" events (lost-events.txt): the trace is incomplete\n",
-				c->lost_events);
+				" events (%s): the trace is incomplete\n",
+				lost.total, why);
 		char dbg[8];
 		fprintf(out, "kernel %s (profile %s), nr_cpus %u, slub_debug %s\n\n",
 			c->has_uname ? c->release : "unknown", run_kernel_name(&o->model),

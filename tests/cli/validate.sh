@@ -143,7 +143,14 @@ tap_is "boot capture: series (id real predicted anchor unanchored)" "$bsnaps" \
 	"1 24 24 true 8;2 36 32 false 16;3 20 32 false 16;"
 tap_like "lost events: overrun 2 + dropped 1" "$bj" '"lost_events": 3,'
 tap_like "lost events: the table warns" "$("$bin" validate boot --no-db -q)" \
-	"warning: the ring buffer lost 3 events (lost-events.txt): the trace is incomplete"
+	"warning: the ring buffer lost 3 events (lost-events.txt 3): the trace is incomplete"
+# the same stats as tracefs prints them: per_cpu/cpuN/stats under "== cpuN"
+# lines, with buffer_size_kb lines (docs/capture-format.md): the same 3
+printf 'buffer_size_kb: 1408\n== cpu0\nentries: 40\noverrun: 2\ncommit overrun: 0\noldest event ts:     0.000000\ndropped events: 1\n\n== cpu1\noverrun: 0\ndropped events: 0\nbuffer_size_kb: 1408\n' > boot/lost-events.txt
+tap_like "lost events, tracefs' layout: overrun 2 + dropped 1" \
+	"$("$bin" validate boot --no-db -q --format json)" '"lost_events": 3,'
+tap_like "lost events, tracefs' layout: replay shows them and warns" \
+	"$("$bin" replay boot --no-db 2>&1)" "slabsim: warning: 3 events were lost before they reached the trace (lost-events.txt 3)"
 tap_like "boot capture: what the anchor added" "$bj" '"anchor": {"id": "1", "pages_added": 16, "objects_added": 28}'
 tap_like "boot capture: pages_mae_over_swing (4 + 12) / 2 / 16" "$bj" '"pages_mae_over_swing": 0.500000'
 tap_like "boot capture: unanchored 40/3 / 16" "$bj" '"pages_mae_over_swing_unanchored": 0.833333'
