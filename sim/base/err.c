@@ -56,6 +56,8 @@ int err_exit_code(int code)
 		return SLABSIM_EXIT_INPUT;
 	case SLABSIM_EMODEL:
 		return SLABSIM_EXIT_MODEL;
+	case SLABSIM_ENODATA:
+		return SLABSIM_EXIT_NODATA;
 	default:
 		return SLABSIM_EXIT_IO;
 	}

@@ -12,6 +12,8 @@ const char cli_exit_codes_help[] =
 	"  2  bad input (malformed trace line with --strict, impossible event)\n"
 	"  3  I/O or SQLite error (unreadable trace, unwritable database or output)\n"
 	"  4  model invariant violated (--check)\n"
+	"  5  nothing to compare (validate of a capture with no slabinfo.txt, no\n"
+	"     snapshots and no slab-attrs.tsv)\n"
 	"  130  interrupted by SIGINT or SIGTERM (sweep: finished runs are kept)\n";
 
 void cli_usage_model_opts(FILE *f)
