@@ -144,7 +144,7 @@ corpus() {
 	expect "strict $1: exit 2, $1:$2" 2 "slabsim: $c_f:$2: $3" replay "$c_f" --no-db --strict
 	run replay "$c_f" --no-db
 	tap_is "default $1: exit 0, counted malformed" "rc=$rc $(summary_line lines:)" \
-		"rc=0 lines: 3 (header 1, other events 0, malformed 1, lost-event markers 0 losing 0 events)"
+		"rc=0 lines: 3 (header 1, other events 0, malformed 1, lost-event markers 0); lost events 0 (none reported)"
 }
 corpus bad-bytes-req.trace 3 "expected 'bytes_req=<n>', got 'bytes_req=abc'"
 corpus bytes-req-overflow.trace 3 "expected 'bytes_req=<n>', got 'bytes_req=18446744073709551616'"
@@ -183,7 +183,7 @@ tap_is "default: exit 0, the line counted and skipped" \
 $(summary_line events:)
 $(summary_line lines:)" "rc=0
 events: kmalloc 3 kmem_cache_alloc 1 kfree 2 kmem_cache_free 1
-lines: 16 (header 8, other events 0, malformed 1, lost-event markers 0 losing 0 events)"
+lines: 16 (header 8, other events 0, malformed 1, lost-event markers 0); lost events 0 (none reported)"
 
 # ---- binary input ---------------------------------------------------------
 
