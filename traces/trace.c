@@ -724,19 +724,6 @@ static char *skip_print_ip(char *p, char *end)
 	return p;
 }
 
-/* The key=value fields of an event as they are before any is read. */
-static inline void clear_fields(struct trace_event *ev)
-{
-	ev->ptr = 0;
-	ev->bytes_req = 0;
-	ev->bytes_alloc = 0;
-	ev->node = -1;
-	ev->accounted = -1;
-	ev->gfp = 0;
-	ev->call_site = "";
-	ev->name = NULL;
-}
-
 /* Parse s (NUL at end, no NUL before it). Returns 1 for a slab event or a
  * marker, 0 for other recognised lines (*kind), SLABSIM_EINPUT with msg. */
 static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_line_kind *kind,
@@ -753,7 +740,7 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 	ev->t_ns = 0;
 	ev->cpu = 0;
 	ev->pid = -1;
-	clear_fields(ev);
+	trace_event_clear_fields(ev);
 	ev->text = NULL;
 	ev->line = 0;
 	ev->site_id = 0;
@@ -1312,7 +1299,7 @@ pid_done:
 		if (memchr(p, '\0', (size_t)(end - p)))
 			return 0;
 		set_head(ev, type, sec * 1000000000u + frac, cpu, pid);
-		clear_fields(ev);
+		trace_event_clear_fields(ev);
 		return 1;
 	}
 	p = skip_blanks(p);
@@ -1805,7 +1792,8 @@ static int spool(struct trace_reader *r)
 	return fd;
 }
 
-/* Put the reader back to "nothing read", keeping path and buffer. */
+/* Put the reader back to "nothing read", keeping path and buffer. Closing
+ * the pipe first lets a child still writing die of SIGPIPE. */
 static void drop_input(struct trace_reader *r)
 {
 	if (r->own_fd && r->fd >= 0)
@@ -2306,18 +2294,7 @@ void trace_close(struct trace_reader *r)
 {
 	if (!r)
 		return;
-	/* Closing the pipe first lets a child still writing die of SIGPIPE. */
-	if (r->own_fd && r->fd >= 0)
-		close(r->fd);
-	if (r->err_fd >= 0)
-		close(r->err_fd);
-	if (r->src_fd >= 0)
-		close(r->src_fd);
-	if (r->child > 0) {
-		int status;
-		while (waitpid(r->child, &status, 0) < 0 && errno == EINTR)
-			;
-	}
+	drop_input(r);
 	tracedat_close(r->dat);
 	free(r->buf);
 	free(r->path);

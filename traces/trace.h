@@ -80,6 +80,21 @@ enum {
 	TRACE_LOST_BUFFER_STATS = 1u << 2, /* trace.dat's per-CPU stats (lost_in_buffer_stats) */
 };
 
+/* Reset ev's key=value fields to "absent" (ptr 0, node -1, accounted -1,
+ * call_site "", no name), as every reader does before it reads them
+ * (inline: the text parser calls it once per line). */
+static inline void trace_event_clear_fields(struct trace_event *ev)
+{
+	ev->ptr = 0;
+	ev->bytes_req = 0;
+	ev->bytes_alloc = 0;
+	ev->node = -1;
+	ev->accounted = -1;
+	ev->gfp = 0;
+	ev->call_site = "";
+	ev->name = NULL;
+}
+
 /* What the reader has seen so far (counts of lines by kind). */
 struct trace_stats {
 	uint64_t lines;	       /* every line read */

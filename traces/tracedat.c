@@ -571,14 +571,7 @@ int tracedat_next(struct tracedat *d, struct trace_event *ev, enum trace_line_ki
 	ev->t_ns = (rec->ts + 500) / 1000 * 1000;
 	ev->cpu = (uint32_t)rec->cpu;
 	ev->pid = tep_data_pid(d->tep, rec);
-	ev->ptr = 0;
-	ev->bytes_req = 0;
-	ev->bytes_alloc = 0;
-	ev->node = -1;
-	ev->accounted = -1;
-	ev->gfp = 0;
-	ev->call_site = "";
-	ev->name = NULL;
+	trace_event_clear_fields(ev);
 	ev->text = NULL;
 	ev->line = 0;
 	ev->site_id = 0;
