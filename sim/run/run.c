@@ -234,9 +234,10 @@ static int learn_reading(struct run *r, const char *path, const struct run_read 
 	return rc;
 }
 
-/* The counts of the first lines of a trace file, for defaults when no pass
- * reads it all (--no-name-pass, the name pass in ranges): its header and up
- * to PRESCAN_EVENTS events. */
+/* The counts of the first lines of a trace file: its header and up to
+ * PRESCAN_EVENTS events, for a first guess of the model before the name
+ * pass, and the model itself when no pass reads it all (--no-name-pass,
+ * the name pass in ranges). */
 static int prescan(struct run *r, const char *path, struct err *e)
 {
 	enum { PRESCAN_EVENTS = 100000 };
@@ -269,6 +270,21 @@ static int make_sim(struct run *r, const struct run_opts *o, struct err *e)
 	if (!rc && o->setup)
 		rc = o->setup(o->ctx, r->s, e);
 	return rc;
+}
+
+/* The model of o that r->pass (the counts read so far) decides; a new
+ * engine when it differs from the one r has. 1 when the engine was made
+ * again, 0 when not, or an error code. */
+static int decide_model(struct run *r, const struct run_opts *o, struct err *e)
+{
+	struct run_model m = o->model;
+	run_detect(&m, &r->pass);
+	bool same = m.cfg.kernel == r->model.cfg.kernel && m.cfg.nr_cpus == r->model.cfg.nr_cpus;
+	r->model = m;
+	if (same)
+		return 0;
+	int rc = make_sim(r, o, e);
+	return rc ? rc : 1;
 }
 
 static uint64_t slab_events(const struct trace_stats *st)
@@ -325,11 +341,21 @@ static int open_source(struct run *r, const struct run_opts *o, const struct run
 	}
 	bool can_reread = strcmp(in->path, "-") != 0;
 	bool spilled = false, full = false;
+	/* a first guess of the model from the file's head, so that the name
+	 * pass rarely has to be made again for the model the whole trace
+	 * decides (stdin has no head to read twice) */
+	if (can_reread) {
+		if ((rc = prescan(r, in->path, e)))
+			return rc;
+		if ((rc = decide_model(r, o, e)) < 0)
+			return rc;
+	}
 	if (!rd->no_name_pass) {
 		/* one read of the text when the name pass can keep what it
 		 * parsed: not in strict mode, whose replay must stop at the
 		 * first malformed line although the name pass reads past it;
 		 * always for stdin, which cannot be read twice */
+		r->have_pass = false;
 		if (!can_reread || (!rd->no_spill && !rd->strict && rd->name_threads <= 1))
 			rc = learn_spilling(r, in->path, rd, o->notes, can_reread, &spilled, e);
 		else
@@ -338,23 +364,19 @@ static int open_source(struct run *r, const struct run_opts *o, const struct run
 			return rc;
 		full = r->have_pass;
 	}
-	if (!full && can_reread && (rc = prescan(r, in->path, e)))
-		return rc;
 	if (full && !slab_events(&r->pass))
 		return no_events(in->path, &r->pass, e);
-	if (run_detect(&r->model, &r->pass)) {
-		/* the trace decided another model: learn its names again */
-		if ((rc = make_sim(r, o, e)))
-			return rc;
+	if ((rc = decide_model(r, o, e)) > 0) {
+		/* the whole trace decided another model: learn its names again */
 		if (spilled) {
 			evarr_source(&r->src, &r->cur, r->spill);
 			rc = sim_learn_names_source(r->s, &r->src, e);
 		} else if (!rd->no_name_pass) {
 			rc = learn_reading(r, in->path, rd, o->so.progress, e);
 		}
-		if (rc)
-			return rc;
 	}
+	if (rc < 0)
+		return rc;
 	sim_set_config_from(r->s, r->model.kernel_from, r->model.nr_cpus_from);
 	if (spilled) {
 		evarr_source(&r->src, &r->cur, r->spill);
@@ -439,7 +461,7 @@ static void warn_contradictions(const struct run *r, const struct run_opts *o)
 	 * another allocator or alignment changes bytes_alloc by design */
 	bool plain = policy_find(m->allocator) == policy_find(POLICY_DEFAULT_NAME) &&
 		     m->cfg.align == POLICY_ALIGN_NATURAL;
-	if (plain && m->given & RUN_GIVEN_KERNEL && t.alloc_size_mismatch && r->have_pass &&
+	if (plain && m->given & RUN_GIVEN_KERNEL && t.alloc_size_mismatch &&
 	    run_detect(&d, &r->pass) && d.cfg.kernel != m->cfg.kernel)
 		fprintf(o->notes,
 			"slabsim: warning: --kernel %s contradicts the trace, whose event format "
