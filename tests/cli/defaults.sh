@@ -64,8 +64,7 @@ tap_like "slob-a: profile 5.4, 1 CPU" \
 	"kernel 5.4, align natural, slub_debug -, nr_cpus 1 kernel from the trace (no accounted= field: before 5.19); nr_cpus from the trace (1 + its highest CPU)"
 
 # ---- stdin gives the same JSON as the file -----------------------------------
-for t in "$boot" "$samples/linux-6.1-qemu-2cpu/trace.txt.zst" \
-	"$samples/linux-6.1-qemu-8cpu/trace.txt.zst" "$samples/linux-6.18-kmem.dat"; do
+for t in "$boot" "$samples"/linux-6.1-qemu-*/trace.txt.zst "$samples"/*.dat "$samples"/*.dat.xz; do
 	b=$(basename "$(dirname "$t")")/$(basename "$t")
 	json "$t" > file.json
 	json - < "$t" > stdin.json
