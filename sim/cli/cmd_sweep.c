@@ -123,7 +123,7 @@ static void make_label(const struct sweep_run *r, uint64_t seed, char *buf, size
  * generator (as `replay --workload` does: no name pass, the spec defines the
  * caches), into a scratch file. */
 static int run_one(const struct job *j, const struct evarr *ev, struct run_workload *wl,
-		   const char *scratch)
+		   const struct run_trace_id *id, const char *scratch)
 {
 	struct rec *rec = NULL;
 	struct run *r = NULL;
@@ -139,7 +139,7 @@ static int run_one(const struct job *j, const struct evarr *ev, struct run_workl
 	};
 	(void)cli_parse_sample_every(j->r.sample_every, &ro.so.sample_every_ns,
 				     &ro.so.sample_every_events);
-	struct run_input in = {.path = j->r.trace};
+	struct run_input in = {.path = j->r.trace, .id = id};
 	if (wl) {
 		in.kind = RUN_WORKLOAD;
 		in.wl = wl;
@@ -366,6 +366,8 @@ int cmd_sweep(int argc, char **argv)
 	struct evarr **arr = NULL;
 	struct run_workload *wls = NULL; /* loaded at plan time, shared by forks */
 	bool *wl_bad = NULL;
+	struct run_trace_id *ids = NULL; /* the traces', then the workloads' */
+	size_t ntr = 0;
 	size_t *left = NULL;
 	double t_parse = 0;
 	struct merge *m = NULL;
@@ -390,6 +392,37 @@ int cmd_sweep(int argc, char **argv)
 		status = cli_fail(&e);
 		goto out;
 	}
+	/* the inputs' identities (runs.trace_label, ...): each label names one
+	 * input, so that queries and figures never pool two */
+	ntr = sweep_spec_ntraces(spec);
+	if (!(ids = calloc(ntr + sweep_spec_nworkloads(spec) + 1, sizeof(*ids)))) {
+		fprintf(stderr, "slabsim: out of memory\n");
+		status = SLABSIM_EXIT_IO;
+		goto out;
+	}
+	for (size_t t = 0; t < ntr; t++)
+		run_trace_identify(sweep_spec_trace(spec, t), sweep_spec_trace_label(spec, t),
+				   &ids[t]);
+	for (size_t w = 0; w < sweep_spec_nworkloads(spec); w++) {
+		const char *lb = sweep_spec_workload_label(spec, w);
+		(void)snprintf(ids[ntr + w].label, sizeof(ids[0].label), "%s",
+			       lb ? lb : sweep_spec_workload(spec, w));
+	}
+	for (size_t i = 0; i < ntr + sweep_spec_nworkloads(spec); i++)
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(ids[i].label, ids[k].label)) {
+				fprintf(stderr,
+					"slabsim: %s: %s and %s would both be labelled '%s': add "
+					"'label = NAME' after one of them\n",
+					spec_path,
+					k < ntr ? sweep_spec_trace(spec, k)
+						: sweep_spec_workload(spec, k - ntr),
+					i < ntr ? sweep_spec_trace(spec, i)
+						: sweep_spec_workload(spec, i - ntr),
+					ids[i].label);
+				status = SLABSIM_EXIT_INPUT;
+				goto out;
+			}
 	/* workloads: their hash, generator and duration are in the runs'
 	 * configuration, so each is loaded before planning. A workload that
 	 * cannot be read fails only its runs, as an unreadable trace does. */
@@ -411,6 +444,9 @@ int cmd_sweep(int argc, char **argv)
 			status = SLABSIM_EXIT_INPUT;
 			goto out;
 		}
+		if (!rc)
+			(void)snprintf(ids[ntr + w].hash, sizeof(ids[0].hash), "%s",
+				       workload_hash(wls[w].w));
 		if (rc) {
 			fprintf(stderr, "slabsim: %s (its runs are skipped)\n", e.msg);
 			wl_bad[w] = true;
@@ -567,7 +603,8 @@ int cmd_sweep(int argc, char **argv)
 				(void)sigaction(SIGINT, &old_int, NULL);
 				(void)sigaction(SIGTERM, &old_term, NULL);
 				_exit(run_one(j, j->r.workload ? NULL : arr[t],
-					      j->r.workload ? &wls[t] : NULL, scratch));
+					      j->r.workload ? &wls[t] : NULL,
+					      j->r.workload ? &ids[ntr + t] : &ids[t], scratch));
 			}
 			j->pid = pid;
 			next++;
@@ -658,6 +695,7 @@ out:
 			run_workload_close(&wls[w]);
 	free(wls);
 	free(wl_bad);
+	free(ids);
 	free(left);
 	if (jobs_v)
 		for (size_t i = 0; i <= njobs && i < nruns; i++)
