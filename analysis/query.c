@@ -288,14 +288,25 @@ static int full_series_views(sqlite3 *db)
 	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
 		version = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	if (rc == SQLITE_OK && version < 4)
+	if (rc == SQLITE_OK && version < 4) {
 		/* the trace identity of version 4: the path as label, as the
-		 * upgrade does (docs/schema.md) */
-		rc = sqlite3_exec(db,
-				  "CREATE TEMP VIEW IF NOT EXISTS runs AS SELECT *,"
-				  " trace_path AS trace_label, NULL AS trace_hash,"
-				  " NULL AS trace_kernel, NULL AS trace_nr_cpus FROM main.runs",
-				  NULL, NULL, NULL);
+		 * upgrade does (docs/schema.md); unless runs has the columns */
+		bool have = false;
+		rc = sqlite3_prepare_v2(db,
+					"SELECT 1 FROM pragma_table_info('runs') WHERE name = "
+					"'trace_label'",
+					-1, &st, NULL);
+		if (rc == SQLITE_OK)
+			have = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+		if (rc == SQLITE_OK && !have)
+			rc = sqlite3_exec(
+				db,
+				"CREATE TEMP VIEW IF NOT EXISTS runs AS SELECT *,"
+				" trace_path AS trace_label, NULL AS trace_hash,"
+				" NULL AS trace_kernel, NULL AS trace_nr_cpus FROM main.runs",
+				NULL, NULL, NULL);
+	}
 	if (rc != SQLITE_OK || version >= 3)
 		return rc;
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]) && rc == SQLITE_OK; i++) {

@@ -333,12 +333,12 @@ static const char upgrade_v3_sql[] =
  * order). Runs of older files get their trace_path as label; their hash and
  * what was detected are unknown (NULL): the files may no longer be there.
  */
-static const char upgrade_v4_sql[] = "ALTER TABLE runs ADD COLUMN trace_label TEXT;"
-				     "ALTER TABLE runs ADD COLUMN trace_hash TEXT;"
-				     "ALTER TABLE runs ADD COLUMN trace_kernel TEXT;"
-				     "ALTER TABLE runs ADD COLUMN trace_nr_cpus INTEGER;"
-				     "UPDATE runs SET trace_label = trace_path"
-				     " WHERE trace_label IS NULL;";
+static const char *const upgrade_v4_cols[][2] = {
+	{"trace_label", "TEXT"},
+	{"trace_hash", "TEXT"},
+	{"trace_kernel", "TEXT"},
+	{"trace_nr_cpus", "INTEGER"},
+};
 
 #define REC_NOW_UTC "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
@@ -607,6 +607,32 @@ static int query_int(struct rec *r, const char *sql, int64_t *out, struct err *e
 	return 0;
 }
 
+/* Add the columns of version 4 that runs lacks (a file may have been
+ * written by version 4 and had its user_version lowered), then give old
+ * runs their path as label. */
+static int upgrade_v4(struct rec *r, struct err *e)
+{
+	int ret = 0;
+	for (size_t i = 0; !ret && i < sizeof(upgrade_v4_cols) / sizeof(upgrade_v4_cols[0]); i++) {
+		char sql[200];
+		int64_t have = 0;
+		(void)snprintf(sql, sizeof(sql),
+			       "SELECT count(*) FROM pragma_table_info('runs') WHERE name = '%s'",
+			       upgrade_v4_cols[i][0]);
+		ret = query_int(r, sql, &have, e);
+		if (ret || have)
+			continue;
+		(void)snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN %s %s",
+			       upgrade_v4_cols[i][0], upgrade_v4_cols[i][1]);
+		ret = exec_sql(r, sql, "cannot upgrade the schema to version 4", e);
+	}
+	if (!ret)
+		ret = exec_sql(r,
+			       "UPDATE runs SET trace_label = trace_path WHERE trace_label IS NULL",
+			       "cannot upgrade the schema to version 4", e);
+	return ret;
+}
+
 /* Create or check the schema inside one write transaction, so two processes
  * opening a new file at once cannot both create it. */
 static int setup_schema(struct rec *r, struct err *e)
@@ -650,7 +676,7 @@ static int setup_schema(struct rec *r, struct err *e)
 	if (!ret) /* version 2 -> 3: views; the tables become change logs */
 		ret = exec_sql(r, schema_v3_sql, "cannot create the schema", e);
 	if (!ret && version < 4) /* version 3 -> 4 (and new files): the trace's identity */
-		ret = exec_sql(r, upgrade_v4_sql, "cannot upgrade the schema to version 4", e);
+		ret = upgrade_v4(r, e);
 	if (ret)
 		goto rollback;
 	/* Leave an up-to-date file unmodified: opening must not change the
