@@ -22,6 +22,7 @@
 #include "policy.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* DEBUG_DEFAULT_FLAGS: what a bare slub_debug switches on */
@@ -143,6 +144,28 @@ const char *policy_align_name(enum policy_align a)
 		return "cap512";
 	}
 	return "?";
+}
+
+enum policy_kernel policy_kernel_for(unsigned major, unsigned minor)
+{
+	return major > 5 || (major == 5 && minor >= 16) ? POLICY_KERNEL_6_1 : POLICY_KERNEL_5_4;
+}
+
+int policy_parse_kernel(const char *s, enum policy_kernel *out, struct err *e)
+{
+	char *end;
+	unsigned long major = strtoul(s, &end, 10), minor;
+	if (end == s || *s < '0' || *s > '9' || *end != '.' || end[1] < '0' || end[1] > '9')
+		goto bad;
+	minor = strtoul(end + 1, &end, 10);
+	if ((*end && *end != '.' && *end != '-' && *end != '+') || major < 2 || major > 99 ||
+	    minor > 999)
+		goto bad;
+	*out = policy_kernel_for((unsigned)major, (unsigned)minor);
+	return 0;
+bad:
+	return err_set(e, SLABSIM_EUSAGE,
+		       "expected a kernel version MAJOR.MINOR (e.g. 5.4, 6.1, 6.6), got '%s'", s);
 }
 
 int policy_parse_align(const char *s, enum policy_align *out, struct err *e)

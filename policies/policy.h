@@ -52,6 +52,14 @@ enum policy_align {
 				     page, page-aligned from a page up */
 };
 
+/* The profile whose rules kernel major.minor follows, the nearer of the
+ * two: 6.1 from 5.16 up (per-CPU partial lists limited by slabs; the
+ * mid-object free pointer and kmalloc-cg-N came before), 5.4 below. */
+enum policy_kernel policy_kernel_for(unsigned major, unsigned minor);
+/* Parse a kernel version ("5.4", "6.6", "5.15.0-91-generic": major.minor
+ * first) into its profile (policy_kernel_for). 0 or SLABSIM_EUSAGE. */
+int policy_parse_kernel(const char *s, enum policy_kernel *out, struct err *e);
+
 /* "none", "natural", "cap512". */
 const char *policy_align_name(enum policy_align a);
 /* Parse an --align value; returns 0 or SLABSIM_EUSAGE. */

@@ -150,6 +150,9 @@ struct sim {
 	struct metrics_jw_acc *jw;	      /* m's J&W state, observed inline per event */
 	gsl_rng *rng;			      /* picks start-state objects to free */
 	uint64_t unattributed_frees;
+	/* a capture's lost-events.txt count, when sim_set_capture_lost gave one */
+	bool has_capture_lost;
+	uint64_t capture_lost;
 };
 
 static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
@@ -1342,6 +1345,69 @@ static bool cache_active(const struct sim *s, uint32_t id, const struct policy_c
 	return ci->alias_of == id && (a->allocs || a->frees || ci->nr_slabs || a->untraced_frees);
 }
 
+/* ---- lost events ---- */
+
+void sim_set_capture_lost(struct sim *s, uint64_t lost_events)
+{
+	s->has_capture_lost = true;
+	s->capture_lost = lost_events;
+}
+
+void sim_lost_events(const struct sim *s, const void *trace_stats_v, struct sim_lost *out)
+{
+	const struct trace_stats *ts = trace_stats_v;
+	*out = (struct sim_lost){0};
+	if (ts) {
+		out->sources = ts->lost_sources;
+		out->markers = ts->lost_events;
+		out->header = ts->lost_in_header;
+		out->buffer_stats = ts->lost_in_buffer_stats;
+		out->total = trace_stats_lost(ts);
+	}
+	if (s->has_capture_lost) {
+		out->sources |= SIM_LOST_CAPTURE;
+		out->capture = s->capture_lost;
+		if (out->capture > out->total)
+			out->total = out->capture;
+	}
+}
+
+/* The sources in the order the summary, JSON and counts rows give them. */
+static const struct {
+	uint32_t bit;
+	const char *label; /* table and warnings */
+	const char *json;  /* member of the JSON lost_events object */
+	const char *kind;  /* counts row of table 'line' (lost_events: the markers') */
+} lost_source[] = {
+	{TRACE_LOST_MARKERS, "markers", "markers", "lost_events"},
+	{TRACE_LOST_HEADER, "tracefs header", "header", "lost_in_header"},
+	{TRACE_LOST_BUFFER_STATS, "trace.dat stats", "buffer_stats", "lost_in_buffer_stats"},
+	{SIM_LOST_CAPTURE, "lost-events.txt", "capture", "lost_in_capture"},
+};
+#define NR_LOST_SOURCES (sizeof(lost_source) / sizeof(lost_source[0]))
+
+static uint64_t lost_count(const struct sim_lost *l, size_t i)
+{
+	const uint64_t n[NR_LOST_SOURCES] = {l->markers, l->header, l->buffer_stats, l->capture};
+	return n[i];
+}
+
+void sim_lost_str(const struct sim_lost *l, char *buf, size_t n)
+{
+	size_t at = 0;
+	if (n)
+		buf[0] = '\0';
+	for (size_t i = 0; i < NR_LOST_SOURCES && at < n; i++) {
+		if (!(l->sources & lost_source[i].bit))
+			continue;
+		int w = snprintf(buf + at, n - at, "%s%s %" PRIu64, at ? ", " : "",
+				 lost_source[i].label, lost_count(l, i));
+		if (w < 0)
+			break;
+		at += (size_t)w;
+	}
+}
+
 int sim_report(struct sim *s, const struct sink *k, struct err *e)
 {
 	int rc;
@@ -1369,6 +1435,18 @@ int sim_report(struct sim *s, const struct sink *k, struct err *e)
 		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
 			if ((rc = SINK_EMIT(k, count, &lines[i], e)))
 				return rc;
+		/* the markers' rows are always there; another source's only when
+		 * the input has it */
+		struct sim_lost l;
+		sim_lost_events(s, ts, &l);
+		for (size_t i = 1; i < NR_LOST_SOURCES; i++) {
+			struct sink_count c = {"line", lost_source[i].kind, lost_count(&l, i), 0};
+			if ((l.sources & lost_source[i].bit) && (rc = SINK_EMIT(k, count, &c, e)))
+				return rc;
+		}
+		struct sink_count c = {"line", "lost_total", l.total, 0};
+		if ((rc = SINK_EMIT(k, count, &c, e)))
+			return rc;
 	}
 	uint32_t n = s->p->ops->nr_caches(s->p);
 	for (uint32_t id = 0; id < n; id++) {
@@ -1449,6 +1527,12 @@ static int cmp_pages_desc(const void *a, const void *b)
 	return strcmp(x->cache, y->cache);
 }
 
+void sim_set_config_from(struct sim *s, const char *kernel_from, const char *nr_cpus_from)
+{
+	s->o.kernel_from = kernel_from;
+	s->o.nr_cpus_from = nr_cpus_from;
+}
+
 void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *trace_path_str,
 		       const void *trace_stats_v)
 {
@@ -1481,6 +1565,13 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 			"\"slab_max_order\": %u},\n",
 			s->p->ops->name, kernel, align, dbg, cfg->nr_cpus,
 			cfg->slab_debug ? "true" : "false", cfg->slab_max_order);
+		if (s->o.kernel_from || s->o.nr_cpus_from) {
+			fprintf(out, "  \"config_from\": {\"kernel\": ");
+			json_str(out, s->o.kernel_from ? s->o.kernel_from : "");
+			fprintf(out, ", \"nr_cpus\": ");
+			json_str(out, s->o.nr_cpus_from ? s->o.nr_cpus_from : "");
+			fprintf(out, "},\n");
+		}
 		fprintf(out, "  \"events\": {");
 		for (int i = 0; i < TRACE_EV_NR; i++)
 			fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", trace_ev_names[i],
@@ -1506,6 +1597,18 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 		if (ts) {
 			json_str(out, ts->malformed ? ts->first_malformed_msg : "");
 			fprintf(out, "},\n");
+			/* every source: its count, null when the input has none */
+			struct sim_lost l;
+			sim_lost_events(s, ts, &l);
+			fprintf(out, "  \"lost_events\": {");
+			for (size_t i = 0; i < NR_LOST_SOURCES; i++) {
+				fprintf(out, "\"%s\": ", lost_source[i].json);
+				if (l.sources & lost_source[i].bit)
+					fprintf(out, "%" PRIu64 ", ", lost_count(&l, i));
+				else
+					fprintf(out, "null, ");
+			}
+			fprintf(out, "\"total\": %" PRIu64 "},\n", l.total);
 		}
 		fprintf(out,
 			"  \"totals\": {\"live_objects\": %" PRIu64 ", \"live_req_bytes\": %" PRIu64
@@ -1548,8 +1651,13 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 	}
 
 	fprintf(out, "slabsim replay of %s\n", trace_path_str ? trace_path_str : "(events)");
-	fprintf(out, "allocator %s, kernel %s, align %s, slub_debug %s, nr_cpus %u\n\n",
+	fprintf(out, "allocator %s, kernel %s, align %s, slub_debug %s, nr_cpus %u\n",
 		s->p->ops->name, kernel, align, dbg, cfg->nr_cpus);
+	if (s->o.kernel_from || s->o.nr_cpus_from)
+		fprintf(out, "kernel from %s; nr_cpus from %s\n",
+			s->o.kernel_from ? s->o.kernel_from : "the default",
+			s->o.nr_cpus_from ? s->o.nr_cpus_from : "the default");
+	fputc('\n', out);
 	fprintf(out, "events:");
 	bool any_ev = false;
 	for (int i = 0; i < TRACE_EV_NR; i++)
@@ -1558,13 +1666,18 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 			any_ev = true;
 		}
 	fprintf(out, "%s\n", any_ev ? "" : " none");
-	if (ts)
+	if (ts) {
+		struct sim_lost l;
+		char why[160];
+		sim_lost_events(s, ts, &l);
+		sim_lost_str(&l, why, sizeof(why));
 		fprintf(out,
 			"lines: %" PRIu64 " (header %" PRIu64 ", other events %" PRIu64
-			", malformed %" PRIu64 ", lost-event markers %" PRIu64 " losing %" PRIu64
-			" events)\n",
+			", malformed %" PRIu64 ", lost-event markers %" PRIu64
+			"); lost events %" PRIu64 " (%s)\n",
 			ts->lines, ts->header_lines, ts->other_events, ts->malformed,
-			ts->lost_markers, ts->lost_events);
+			ts->lost_markers, l.total, *why ? why : "none reported");
+	}
 	if (ts && ts->malformed)
 		fprintf(out, "first malformed line: %s:%" PRIu64 ": %s\n",
 			trace_path_str ? trace_path_str : "-", ts->first_malformed_line,

@@ -67,7 +67,15 @@ struct sim_opts {
 	 * an unknown pointer takes (sim_prepopulate): GSL's mt19937, whose
 	 * seed 0 is its default, 4357. Record it with the run. */
 	uint64_t seed;
+	/* Where cfg.kernel and cfg.nr_cpus came from ("--kernel", "the
+	 * trace's accounted= fields", ...), printed with the summary; NULL =
+	 * not said. */
+	const char *kernel_from, *nr_cpus_from;
 };
+
+/* Say where cfg.kernel and cfg.nr_cpus came from (sim_opts.kernel_from),
+ * once it is known; the strings are borrowed for the sim's lifetime. */
+void sim_set_config_from(struct sim *s, const char *kernel_from, const char *nr_cpus_from);
 
 /* Create the engine and its policy. Errors: SLABSIM_EUSAGE, SLABSIM_ENOMEM. */
 int sim_create(const struct sim_opts *o, struct sim **out, struct err *e);
@@ -116,6 +124,33 @@ int sim_report(struct sim *s, const struct sink *k, struct err *e);
 
 /* The run's totals (the `runs` row); wall_seconds is left 0. */
 void sim_run_totals(const struct sim *s, struct sink_totals *out);
+
+/* Events lost before they reached the trace (the ring buffer overwrote or
+ * dropped them), by source: the trace's own counts (struct trace_stats,
+ * TRACE_LOST_* in trace.h) and a capture's lost-events.txt. The sources
+ * count the same lost events, so the total is the largest, not the sum. */
+enum { SIM_LOST_CAPTURE = 1u << 8 }; /* lost-events.txt, besides TRACE_LOST_* */
+struct sim_lost {
+	uint32_t sources;      /* TRACE_LOST_* | SIM_LOST_CAPTURE: present, even if 0 */
+	uint64_t markers;      /* Σ M of "CPU:N [LOST M EVENTS]" lines */
+	uint64_t header;       /* tracefs header: entries-written - entries-in-buffer */
+	uint64_t buffer_stats; /* trace.dat's stored per-CPU ring-buffer stats */
+	uint64_t capture;      /* the capture's lost-events.txt */
+	uint64_t total;	       /* the largest of those present */
+};
+
+/* The capture's lost-events.txt count (struct capture.lost_events), reported
+ * with the trace's sources by sim_report, sim_print_summary and
+ * sim_lost_events. For a capture's setup hook, before the replay. */
+void sim_set_capture_lost(struct sim *s, uint64_t lost_events);
+
+/* The lost events of s's input: trace_stats (a struct trace_stats, NULL =
+ * none) and the capture's count. OUT: *out. */
+void sim_lost_events(const struct sim *s, const void *trace_stats, struct sim_lost *out);
+
+/* The sources of l with their counts, as the summary names them ("tracefs
+ * header 54020, lost-events.txt 37"), into buf of n bytes; "" with none. */
+void sim_lost_str(const struct sim_lost *l, char *buf, size_t n);
 
 /* Print the summary: "table" or "json". trace_stats may be NULL. */
 void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *trace_path,

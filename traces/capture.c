@@ -642,8 +642,14 @@ static int read_ncpus(struct capture *c, const char *path, struct err *e)
 
 /* ---- lost-events.txt ---- */
 
-/* "cpuN <key>: <value>" lines of each CPU's ring-buffer stats; other keys
- * (entries, bytes, timestamps) are ignored. */
+/* Each CPU's ring-buffer stats (tracefs per_cpu/cpuN/stats), in either of
+ * two layouts: the capture scripts' "cpuN <key>: <value>" lines, or the
+ * files as tracefs prints them, "<key>: <value>" lines under "== cpuN"
+ * section lines (also "==> per_cpu/cpuN/stats <==", as head(1) heads them),
+ * with "buffer_size_kb: N" lines anywhere. Key is the text before the last
+ * ':'. Events lost: overrun + commit overrun + dropped events, summed over
+ * every line (so over CPUs); other keys (entries, bytes, timestamps,
+ * buffer_size_kb) are ignored. */
 static int read_lost(struct capture *c, const char *path, struct err *e)
 {
 	struct lines l;
@@ -652,19 +658,29 @@ static int read_lost(struct capture *c, const char *path, struct err *e)
 	if ((rc = lines_open(&l, path, e)))
 		return rc;
 	while ((line = lines_next(&l))) {
-		char *colon = strrchr(line, ':');
-		if (!*line)
-			continue;
-		if (strncmp(line, "cpu", 3) != 0 || !colon || !strchr(line, ' ')) {
-			rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
-				    "expected 'cpuN <key>: <value>', got '%.40s'", line);
+		char *key = line;
+		while (isspace((unsigned char)*key))
+			key++;
+		if (!*key || strncmp(key, "==", 2) == 0)
+			continue; /* blank, or a section line */
+		char *colon = strrchr(key, ':');
+		if (!colon) {
+			rc = err_at(
+				e, SLABSIM_EINPUT, path, l.lno,
+				"expected 'cpuN <key>: <value>', '<key>: <value>' or a '== cpuN' "
+				"section line, got '%.40s'",
+				key);
 			break;
 		}
 		*colon = '\0';
-		const char *key = strchr(line, ' ') + 1;
-		char *val = colon + 1;
+		char *sp = strchr(key, ' ');
+		if (strncmp(key, "cpu", 3) == 0 && isdigit((unsigned char)key[3]) && sp)
+			key = sp + 1; /* the scripts' "cpuN " prefix */
+		char *val = colon + 1, *end = val + strlen(val);
 		while (isspace((unsigned char)*val))
 			val++;
+		while (end > val && isspace((unsigned char)end[-1]))
+			*--end = '\0';
 		uint64_t v;
 		if (strcmp(key, "overrun") != 0 && strcmp(key, "commit overrun") != 0 &&
 		    strcmp(key, "dropped events") != 0)
@@ -672,6 +688,11 @@ static int read_lost(struct capture *c, const char *path, struct err *e)
 		if (!parse_u64(val, &v)) {
 			rc = err_at(e, SLABSIM_EINPUT, path, l.lno, "expected a count after '%s:'",
 				    key);
+			break;
+		}
+		if (c->lost_events + v < v) {
+			rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
+				    "expected lost-event counts that sum below 2^64");
 			break;
 		}
 		c->lost_events += v;

@@ -126,7 +126,8 @@ struct capture {
 	struct capture_cmdline cmdline;
 	/* ncpus.txt: 0 when absent */
 	uint32_t nproc, online, possible;
-	/* lost-events.txt: Σ over CPUs of overrun + commit overrun + dropped
+	/* lost-events.txt, in the scripts' layout or tracefs' own (docs/
+	 * capture-format.md): Σ over CPUs of overrun + commit overrun + dropped
 	 * events (events the ring buffer lost) */
 	bool has_lost;
 	uint64_t lost_events;

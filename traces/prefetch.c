@@ -457,6 +457,11 @@ static void stats_add(struct trace_stats *t, const struct trace_stats *c, uint64
 	t->lost_in_header += c->lost_in_header;
 	t->lost_in_buffer_stats += c->lost_in_buffer_stats;
 	t->lost_sources |= c->lost_sources;
+	if (c->header_cpus && !t->header_cpus)
+		t->header_cpus = c->header_cpus; /* the first chunk's header */
+	if (c->cpus_seen > t->cpus_seen)
+		t->cpus_seen = c->cpus_seen;
+	t->accounted_events += c->accounted_events;
 }
 
 /* The error that ended chunk c, as the single reader gives it. A strict-mode

@@ -485,12 +485,16 @@ int synth_write_event(FILE *f, const struct trace_event *ev)
 	return n < 0 ? -1 : 0;
 }
 
-int synth_write_header(FILE *f, const struct workload *w, uint64_t seed, uint64_t duration_ns)
+int synth_write_header(FILE *f, const struct workload *w, uint64_t seed, uint64_t duration_ns,
+		       uint32_t nr_cpus)
 {
+	/* "#P:N" as tracefs's header gives the CPU count, which a replay
+	 * takes as its default nr_cpus */
 	int n = fprintf(f,
 			"# tracer: nop\n"
 			"# slabsim synth: workload %s spec %s seed %" PRIu64 " duration_ns %" PRIu64
 			" rng %s\n"
+			"# CPUs of the model: #P:%u\n"
 			"#\n"
 			"#                                _-----=> irqs-off/BH-disabled\n"
 			"#                               / _----=> need-resched\n"
@@ -500,6 +504,6 @@ int synth_write_header(FILE *f, const struct workload *w, uint64_t seed, uint64_
 			"#                              |||| /     delay\n"
 			"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
 			"#              | |         |   |||||     |         |\n",
-			w->name, w->hash, seed, duration_ns, w->rng->name);
+			w->name, w->hash, seed, duration_ns, w->rng->name, nr_cpus);
 	return n < 0 ? -1 : 0;
 }

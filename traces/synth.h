@@ -51,7 +51,8 @@ void synth_source(struct synth *g, const char *name, struct trace_source *src);
 /* Write ev as a tracefs text line (Linux 6.1 fields, ns timestamps). */
 int synth_write_event(FILE *f, const struct trace_event *ev);
 /* The header lines of a written trace. */
-int synth_write_header(FILE *f, const struct workload *w, uint64_t seed, uint64_t duration_ns);
+int synth_write_header(FILE *f, const struct workload *w, uint64_t seed, uint64_t duration_ns,
+		       uint32_t nr_cpus);
 
 /* Counters: events generated, frees pending now and at most, queue bytes. */
 struct synth_stats {

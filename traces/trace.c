@@ -1839,6 +1839,7 @@ static int open_tracedat(struct trace_reader *r, int fd, struct err *e)
 		r->stats.lost_in_buffer_stats = lost;
 		r->stats.lost_sources |= TRACE_LOST_BUFFER_STATS;
 	}
+	r->stats.header_cpus = tracedat_cpus(r->dat);
 	return 0;
 }
 
@@ -2119,6 +2120,26 @@ static void header_lost(struct trace_reader *r, const char *line)
 		r->stats.lost_in_header += written - in;
 }
 
+/* The CPU count a header line states: tracefs "... #P:2" (the count of
+ * CPUs with a buffer), trace-cmd report's "cpus=2"; and the events the
+ * tracefs header says were overwritten. */
+static void header_facts(struct trace_reader *r, const char *line)
+{
+	const char *p = line[0] == '#' ? strstr(line, "#P:") : NULL;
+	if (line[0] == '#')
+		header_lost(r, line);
+	if (p)
+		p += 3;
+	else if (starts_with(line, "cpus="))
+		p = line + 5;
+	if (!p)
+		return;
+	char *q;
+	unsigned long n = strtoul(p, &q, 10);
+	if (q != p && n > 0 && n <= 8192)
+		r->stats.header_cpus = (uint32_t)n;
+}
+
 /* Events no kernel emits (--strict refuses them; the engine counts them). */
 static int impossible(const struct trace_event *ev, char *msg)
 {
@@ -2216,6 +2237,9 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 		if (rc == 1) {
 			ev->line = r->line_no;
 			r->stats.events[ev->type]++;
+			if (ev->cpu >= r->stats.cpus_seen)
+				r->stats.cpus_seen = ev->cpu + 1;
+			r->stats.accounted_events += ev->accounted >= 0;
 			return 1;
 		}
 		if (rc < 0) {
@@ -2235,8 +2259,8 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 			break;
 		default:
 			r->stats.header_lines++;
-			if (line && line[0] == '#')
-				header_lost(r, line);
+			if (line)
+				header_facts(r, line);
 			break;
 		}
 	}

@@ -96,6 +96,13 @@ struct trace_stats {
 	 * ring-buffer statistics trace-cmd stored */
 	uint64_t lost_in_buffer_stats;
 	uint32_t lost_sources; /* TRACE_LOST_* bits: the sources present (even if 0) */
+	/* What the input tells of the machine that recorded it, for defaults
+	 * (sim/run/run.c): CPUs its header states (tracefs "#P:N", trace-cmd
+	 * "cpus=N", a trace.dat's CPU count), 0 if none; 1 + the highest CPU
+	 * of a slab event or marker, 0 if none; slab events with an
+	 * accounted= field (kernels from 5.19 print it). */
+	uint32_t header_cpus, cpus_seen;
+	uint64_t accounted_events;
 	uint64_t first_malformed_line;
 	char first_malformed_msg[256]; /* what was expected on that line */
 };

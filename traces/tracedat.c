@@ -54,6 +54,11 @@ uint64_t tracedat_records(const struct tracedat *d)
 	return 0;
 }
 
+uint32_t tracedat_cpus(const struct tracedat *d)
+{
+	return 0;
+}
+
 void tracedat_close(struct tracedat *d)
 {
 }
@@ -624,6 +629,11 @@ bool tracedat_buffer_lost(const struct tracedat *d, uint64_t *lost)
 uint64_t tracedat_records(const struct tracedat *d)
 {
 	return d->records;
+}
+
+uint32_t tracedat_cpus(const struct tracedat *d)
+{
+	return d->ncpu > 0 ? (uint32_t)d->ncpu : 0;
 }
 
 void tracedat_close(struct tracedat *d)

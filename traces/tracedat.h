@@ -42,6 +42,8 @@ bool tracedat_buffer_lost(const struct tracedat *d, uint64_t *lost);
 uint64_t tracedat_records(const struct tracedat *d);
 
 /* Close and free; d may be NULL. */
+/* The CPU count the file records (its "cpus=N"), 0 if unknown. */
+uint32_t tracedat_cpus(const struct tracedat *d);
 void tracedat_close(struct tracedat *d);
 
 #endif

@@ -54,6 +54,8 @@ int err_exit_code(int code)
 		return SLABSIM_EXIT_USAGE;
 	case SLABSIM_EINPUT:
 		return SLABSIM_EXIT_INPUT;
+	case SLABSIM_ENODATA:
+		return SLABSIM_EXIT_NODATA;
 	case SLABSIM_EMODEL:
 		return SLABSIM_EXIT_MODEL;
 	default:

@@ -12,11 +12,12 @@
 
 enum {
 	SLABSIM_OK = 0,
-	SLABSIM_EUSAGE = -1, /* bad command line or configuration: exit 1 */
-	SLABSIM_EINPUT = -2, /* malformed input file: exit 2 */
-	SLABSIM_EIO = -3,    /* I/O or SQLite failure: exit 3 */
-	SLABSIM_ENOMEM = -4, /* out of memory: exit 3 */
-	SLABSIM_EMODEL = -5, /* a model invariant failed (--check): exit 4 */
+	SLABSIM_EUSAGE = -1,  /* bad command line or configuration: exit 1 */
+	SLABSIM_EINPUT = -2,  /* malformed input file: exit 2 */
+	SLABSIM_EIO = -3,     /* I/O or SQLite failure: exit 3 */
+	SLABSIM_ENOMEM = -4,  /* out of memory: exit 3 */
+	SLABSIM_EMODEL = -5,  /* a model invariant failed (--check): exit 4 */
+	SLABSIM_ENODATA = -6, /* nothing to work on: no slab event, nothing to compare: exit 5 */
 };
 
 /* Process exit codes (see slabsim --help). */
@@ -26,6 +27,7 @@ enum {
 	SLABSIM_EXIT_INPUT = 2,
 	SLABSIM_EXIT_IO = 3,
 	SLABSIM_EXIT_MODEL = 4,
+	SLABSIM_EXIT_NODATA = 5,
 };
 
 #define SLABSIM_ERR_MSG_MAX 512

@@ -12,6 +12,8 @@ const char cli_exit_codes_help[] =
 	"  2  bad input (malformed trace line with --strict, impossible event)\n"
 	"  3  I/O or SQLite error (unreadable trace, unwritable database or output)\n"
 	"  4  model invariant violated (--check)\n"
+	"  5  nothing to work on: the input has no slab event, or a capture nothing\n"
+	"     validate can compare\n"
 	"  130  interrupted by SIGINT or SIGTERM (sweep: finished runs are kept)\n";
 
 void cli_usage_model_opts(FILE *f)
@@ -22,16 +24,19 @@ void cli_usage_model_opts(FILE *f)
 		fprintf(f, "                          %-6s %s\n", policy_table[i]->name,
 			policy_table[i]->desc);
 	fprintf(f,
-		"  --kernel 5.4|6.1      kernel rule profile (default 5.4; use 6.1 for traces\n"
-		"                        of current kernels)\n"
+		"  --kernel VERSION      the kernel whose rules to follow: 5.4 or 6.1, or any\n"
+		"                        MAJOR.MINOR, mapped to the nearer profile (6.1 from\n"
+		"                        5.16 up); default: from the trace (accounted= fields\n"
+		"                        mean 6.1), else 5.4\n"
 		"  --align POLICY        kmalloc alignment of power-of-two sizes: natural =\n"
 		"                        aligned to their size (Linux 5.4+, default); none =\n"
 		"                        Linux 5.3; cap512 = natural up to 512 bytes, 512 below\n"
 		"                        a page, page-aligned from a page up (LSF/MM 2019)\n"
 		"  --slub-debug FLAGS    slub_debug letters for every cache: F Z P U T, '-' = "
 		"none\n"
-		"  --nr-cpus N           possible = present CPUs (default 2); trace CPUs >= N\n"
-		"                        are folded modulo N and counted\n"
+		"  --nr-cpus N           possible = present CPUs; default: the trace's header\n"
+		"                        (#P:N, cpus=N) or its highest CPU + 1, else 2; trace\n"
+		"                        CPUs >= N are folded modulo N, counted, and warned of\n"
 		"  --slub-min-order N    slub_min_order (default 0)\n"
 		"  --slub-max-order N    slub_max_order (default 3)\n"
 		"  --slub-min-objects N  slub_min_objects (default 0 = automatic)\n"
@@ -89,14 +94,11 @@ static int model_opt(struct run_model *m, int c, const char *arg)
 		m->allocator = arg;
 		return 1;
 	case CLI_OPT_KERNEL:
-		if (strcmp(arg, "5.4") == 0)
-			m->cfg.kernel = POLICY_KERNEL_5_4;
-		else if (strcmp(arg, "6.1") == 0)
-			m->cfg.kernel = POLICY_KERNEL_6_1;
-		else {
-			fprintf(stderr, "slabsim: --kernel expects 5.4 or 6.1, got '%s'\n", arg);
+		if (policy_parse_kernel(arg, &m->cfg.kernel, &e)) {
+			fprintf(stderr, "slabsim: --kernel %s\n", e.msg);
 			return -1;
 		}
+		m->kernel_from = "--kernel";
 		return 1;
 	case CLI_OPT_ALIGN:
 		if (policy_parse_align(arg, &m->cfg.align, &e)) {
@@ -111,6 +113,7 @@ static int model_opt(struct run_model *m, int c, const char *arg)
 		}
 		return 1;
 	case CLI_OPT_NR_CPUS:
+		m->nr_cpus_from = "--nr-cpus";
 		return cli_parse_u32("--nr-cpus", arg, 1, 8192, &m->cfg.nr_cpus) ? -1 : 1;
 	case CLI_OPT_MIN_ORDER:
 		return cli_parse_u32("--slub-min-order", arg, 0, POLICY_MAX_ORDER - 1,

@@ -509,6 +509,22 @@ static int replay_output(const struct replay_args *a, struct run *r, struct val_
 	return status;
 }
 
+/* A trace that lost events still replays (exit 0), but its figures miss
+ * those events: say so on stderr, with how many and by which source. */
+static void warn_lost(struct run *r)
+{
+	struct sim_lost l;
+	char why[160];
+	sim_lost_events(run_sim(r), run_line_stats(r), &l);
+	if (!l.total)
+		return;
+	sim_lost_str(&l, why, sizeof(why));
+	fprintf(stderr,
+		"slabsim: warning: %" PRIu64 " events were lost before they reached the trace "
+		"(%s): the figures are those of an incomplete trace\n",
+		l.total, why);
+}
+
 /* What the model needs before the trace: a capture's caches, --caches. */
 struct replay_setup {
 	const struct capture *cap;
@@ -519,6 +535,8 @@ static int replay_setup(void *ctx, struct sim *s, struct err *e)
 {
 	const struct replay_setup *rs = ctx;
 	int rc = 0;
+	if (rs->cap && rs->cap->has_lost)
+		sim_set_capture_lost(s, rs->cap->lost_events);
 	if (rs->cap)
 		rc = val_capture_caches(s, rs->cap, e);
 	if (!rc && rs->caches)
@@ -586,6 +604,7 @@ int cmd_replay(int argc, char **argv)
 			fprintf(stderr, "slabsim: the run was not recorded in %s\n", a.db);
 		goto out;
 	}
+	warn_lost(r);
 	status = replay_output(&a, r, phases, slabinfo_f, sysfs_f, a.db != NULL);
 	slabinfo_f = sysfs_f = NULL; /* closed there */
 out:

@@ -297,7 +297,34 @@ static void progress_show(const struct progress *pg, const struct job *j, double
 	fflush(stderr);
 }
 
-int cmd_sweep(int argc, char **argv)
+/* One `slabsim sweep`: its options, the plan and the workers' state. */
+struct sweep_cmd {
+	const char *db, *spec_path;
+	uint32_t jobs, shard_i, shard_n;
+	int progress;
+	bool quiet, dry;
+	struct sweep_spec *spec;
+	struct sweep_run *runs;
+	size_t nruns;
+	struct job *jobs_v;
+	size_t njobs, nshard_other, ndone;
+	struct evarr **arr;	  /* each trace parsed once, freed after its last run */
+	size_t *left;		  /* runs left per trace */
+	struct run_workload *wls; /* loaded at plan time, shared by forks */
+	bool *wl_bad;
+	struct run_trace_id *ids; /* the traces', then the workloads' */
+	size_t ntr;
+	struct merge *m;
+	double t_parse, replay_secs;
+	char tmp[4096]; /* the workers' scratch directory */
+	struct progress pg;
+	size_t next, running;
+	struct sigaction old_int, old_term;
+	int status;
+};
+
+/* 0, an exit status, or -1 after --help. */
+static int sweep_args(int argc, char **argv, struct sweep_cmd *c)
 {
 	static const struct option longopts[] = {
 		{"db", required_argument, NULL, OPT_DB},
@@ -310,25 +337,24 @@ int cmd_sweep(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *db = "slabsim.db";
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	uint32_t jobs = ncpu > 0 ? (uint32_t)ncpu : 1, shard_i = 0, shard_n = 0;
-	int progress = -1, c;
-	bool quiet = false, dry = false;
 	struct err e;
-
+	int ch;
+	c->db = "slabsim.db";
+	c->jobs = ncpu > 0 ? (uint32_t)ncpu : 1;
+	c->progress = -1;
 	err_clear(&e);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hqj:", longopts, NULL)) != -1) {
-		switch (c) {
+	while ((ch = getopt_long(argc, argv, "hqj:", longopts, NULL)) != -1) {
+		switch (ch) {
 		case 'h':
 			usage_sweep(stdout);
-			return 0;
+			return -1;
 		case 'q':
-			quiet = true;
+			c->quiet = true;
 			break;
 		case 'j':
-			if (cli_parse_u32("-j", optarg, 1, 1024, &jobs))
+			if (cli_parse_u32("-j", optarg, 1, 1024, &c->jobs))
 				return cli_bad_usage("sweep");
 			break;
 		case OPT_DB:
@@ -336,280 +362,308 @@ int cmd_sweep(int argc, char **argv)
 				fprintf(stderr, "slabsim: --db needs a file name\n");
 				return cli_bad_usage("sweep");
 			}
-			db = optarg;
+			c->db = optarg;
 			break;
 		case OPT_SHARD:
-			if (sweep_parse_shard(optarg, &shard_i, &shard_n, &e)) {
+			if (sweep_parse_shard(optarg, &c->shard_i, &c->shard_n, &e)) {
 				fprintf(stderr, "slabsim: %s\n", e.msg);
 				return cli_bad_usage("sweep");
 			}
 			break;
 		case OPT_PROGRESS:
-			progress = 1;
+			c->progress = 1;
 			break;
 		case OPT_NO_PROGRESS:
-			progress = 0;
+			c->progress = 0;
 			break;
 		case OPT_DRY_RUN:
-			dry = true;
+			c->dry = true;
 			break;
 		default:
 			return cli_bad_usage("sweep");
 		}
 	}
-	const char *spec_path = cli_one_arg(argc, argv, optind, "sweep", "SPEC argument", "");
-	if (!spec_path)
+	if (!(c->spec_path = cli_one_arg(argc, argv, optind, "sweep", "SPEC argument", "")))
 		return cli_bad_usage("sweep");
-	struct sweep_spec *spec = NULL;
-	struct sweep_run *runs = NULL;
-	struct job *jobs_v = NULL;
-	struct evarr **arr = NULL;
-	struct run_workload *wls = NULL; /* loaded at plan time, shared by forks */
-	bool *wl_bad = NULL;
-	struct run_trace_id *ids = NULL; /* the traces', then the workloads' */
-	size_t ntr = 0;
-	size_t *left = NULL;
-	double t_parse = 0;
-	struct merge *m = NULL;
-	size_t nruns = 0, njobs = 0, nshard_other = 0, ndone = 0;
-	int status = 0, rc;
-	char tmp[4096] = "";
+	return 0;
+}
 
-	if ((rc = sweep_spec_load(spec_path, &spec, &e)) ||
-	    (rc = sweep_expand(spec, &runs, &nruns, &e))) {
-		status = cli_fail(&e);
-		goto out;
-	}
-	if (!(jobs_v = calloc(nruns ? nruns : 1, sizeof(*jobs_v))) ||
-	    !(arr = calloc(sweep_spec_ntraces(spec) + 1, sizeof(*arr))) ||
-	    !(wls = calloc(sweep_spec_nworkloads(spec) + 1, sizeof(*wls))) ||
-	    !(wl_bad = calloc(sweep_spec_nworkloads(spec) + 1, sizeof(*wl_bad)))) {
+/* Load the spec, expand it, open the database and the workloads. Their
+ * hash, generator and duration are in the runs' configuration, so each is
+ * loaded before planning; one that cannot be read fails only its runs, as
+ * an unreadable trace does. 0 or an exit status. */
+static int sweep_load(struct sweep_cmd *c)
+{
+	struct err e;
+	int rc;
+	err_clear(&e);
+	if ((rc = sweep_spec_load(c->spec_path, &c->spec, &e)) ||
+	    (rc = sweep_expand(c->spec, &c->runs, &c->nruns, &e)))
+		return cli_fail(&e);
+	size_t nw = sweep_spec_nworkloads(c->spec);
+	if (!(c->jobs_v = calloc(c->nruns ? c->nruns : 1, sizeof(*c->jobs_v))) ||
+	    !(c->arr = calloc(sweep_spec_ntraces(c->spec) + 1, sizeof(*c->arr))) ||
+	    !(c->left = calloc(sweep_spec_ntraces(c->spec) + 1, sizeof(*c->left))) ||
+	    !(c->wls = calloc(nw + 1, sizeof(*c->wls))) ||
+	    !(c->wl_bad = calloc(nw + 1, sizeof(*c->wl_bad)))) {
 		fprintf(stderr, "slabsim: out of memory\n");
-		status = SLABSIM_EXIT_IO;
-		goto out;
+		return SLABSIM_EXIT_IO;
 	}
-	if ((rc = merge_open(db, &m, &e))) {
-		status = cli_fail(&e);
-		goto out;
-	}
+	if ((rc = merge_open(c->db, &c->m, &e)))
+		return cli_fail(&e);
 	/* the inputs' identities (runs.trace_label, ...): each label names one
 	 * input, so that queries and figures never pool two */
-	ntr = sweep_spec_ntraces(spec);
-	if (!(ids = calloc(ntr + sweep_spec_nworkloads(spec) + 1, sizeof(*ids)))) {
+	c->ntr = sweep_spec_ntraces(c->spec);
+	if (!(c->ids = calloc(c->ntr + nw + 1, sizeof(*c->ids)))) {
 		fprintf(stderr, "slabsim: out of memory\n");
-		status = SLABSIM_EXIT_IO;
-		goto out;
+		return SLABSIM_EXIT_IO;
 	}
-	for (size_t t = 0; t < ntr; t++)
-		run_trace_identify(sweep_spec_trace(spec, t), sweep_spec_trace_label(spec, t),
-				   &ids[t]);
-	for (size_t w = 0; w < sweep_spec_nworkloads(spec); w++) {
-		const char *lb = sweep_spec_workload_label(spec, w);
-		(void)snprintf(ids[ntr + w].label, sizeof(ids[0].label), "%s",
-			       lb ? lb : sweep_spec_workload(spec, w));
+	for (size_t t = 0; t < c->ntr; t++)
+		run_trace_identify(sweep_spec_trace(c->spec, t), sweep_spec_trace_label(c->spec, t),
+				   &c->ids[t]);
+	for (size_t w = 0; w < nw; w++) {
+		const char *lb = sweep_spec_workload_label(c->spec, w);
+		(void)snprintf(c->ids[c->ntr + w].label, sizeof(c->ids[0].label), "%s",
+			       lb ? lb : sweep_spec_workload(c->spec, w));
 	}
-	for (size_t i = 0; i < ntr + sweep_spec_nworkloads(spec); i++)
+	for (size_t i = 0; i < c->ntr + nw; i++)
 		for (size_t k = 0; k < i; k++)
-			if (!strcmp(ids[i].label, ids[k].label)) {
+			if (!strcmp(c->ids[i].label, c->ids[k].label)) {
 				fprintf(stderr,
 					"slabsim: %s: %s and %s would both be labelled '%s': add "
 					"'label = NAME' after one of them\n",
-					spec_path,
-					k < ntr ? sweep_spec_trace(spec, k)
-						: sweep_spec_workload(spec, k - ntr),
-					i < ntr ? sweep_spec_trace(spec, i)
-						: sweep_spec_workload(spec, i - ntr),
-					ids[i].label);
-				status = SLABSIM_EXIT_INPUT;
-				goto out;
+					c->spec_path,
+					k < c->ntr ? sweep_spec_trace(c->spec, k)
+						   : sweep_spec_workload(c->spec, k - c->ntr),
+					i < c->ntr ? sweep_spec_trace(c->spec, i)
+						   : sweep_spec_workload(c->spec, i - c->ntr),
+					c->ids[i].label);
+				return SLABSIM_EXIT_INPUT;
 			}
-	/* workloads: their hash, generator and duration are in the runs'
-	 * configuration, so each is loaded before planning. A workload that
-	 * cannot be read fails only its runs, as an unreadable trace does. */
-	for (size_t w = 0; w < sweep_spec_nworkloads(spec); w++) {
-		const char *wp = sweep_spec_workload(spec, w);
-		rc = run_workload_open(&wls[w], wp, NULL, sweep_spec_duration(spec), &e);
+	const char *dur = sweep_spec_duration(c->spec);
+	for (size_t w = 0; w < nw; w++) {
+		const char *wp = sweep_spec_workload(c->spec, w);
+		rc = run_workload_open(&c->wls[w], wp, NULL, dur, &e);
 		if (rc == SLABSIM_EUSAGE) {
 			/* a bad or missing duration is the sweep spec's fault */
-			if (sweep_spec_duration(spec))
+			if (dur)
 				fprintf(stderr,
 					"slabsim: %s: duration expects a time > 0 with a unit "
 					"(e.g. 60s, 250ms), got '%s'\n",
-					spec_path, sweep_spec_duration(spec));
+					c->spec_path, dur);
 			else
 				fprintf(stderr,
 					"slabsim: %s: %s has no duration: add 'duration = T' to "
 					"the sweep spec or to its [workload]\n",
-					spec_path, wp);
-			status = SLABSIM_EXIT_INPUT;
-			goto out;
+					c->spec_path, wp);
+			return SLABSIM_EXIT_INPUT;
 		}
 		if (!rc)
-			(void)snprintf(ids[ntr + w].hash, sizeof(ids[0].hash), "%s",
-				       workload_hash(wls[w].w));
+			(void)snprintf(c->ids[c->ntr + w].hash, sizeof(c->ids[0].hash), "%s",
+				       workload_hash(c->wls[w].w));
 		if (rc) {
 			fprintf(stderr, "slabsim: %s (its runs are skipped)\n", e.msg);
-			wl_bad[w] = true;
-			if (!status)
-				status = err_exit_code(rc);
+			c->wl_bad[w] = true;
+			if (!c->status)
+				c->status = err_exit_code(rc);
 		}
 	}
-	/* plan: configuration JSON and hash (the same as `replay` writes for the
-	 * same model and trace path), shard, already done */
-	for (size_t i = 0; i < nruns; i++) {
-		struct job *j = &jobs_v[njobs];
-		uint64_t ns, ev;
-		char model[600];
-		struct run_model cm = {.allocator = runs[i].allocator, .cfg = runs[i].cfg};
-		if (cli_parse_sample_every(runs[i].sample_every, &ns, &ev)) {
-			fprintf(stderr,
-				"slabsim: %s: sample_every expects N, Nev, Nns, Nus, Nms or Ns "
-				"with N > 0, got '%s'\n",
-				spec_path, runs[i].sample_every);
-			status = SLABSIM_EXIT_INPUT;
-			goto out;
-		}
-		if (!sweep_in_shard(i, shard_i, shard_n)) {
-			nshard_other++;
-			continue;
-		}
-		if (runs[i].workload && wl_bad[runs[i].trace_idx])
-			continue;
-		char json[1700];
-		free(j->json); /* a slot reused after a done run */
-		j->json = NULL;
-		j->r = runs[i];
-		(void)run_model_json(&cm, model, sizeof(model));
-		if (j->r.workload) {
-			/* exactly the configuration `replay --workload` records */
-			const struct run_workload *cw = &wls[j->r.trace_idx];
-			char wl_json[800];
-			j->seed = j->r.seed_set ? j->r.seed : cw->seed;
-			(void)run_workload_json(cw, j->seed, wl_json, sizeof(wl_json));
-			(void)snprintf(json, sizeof(json), "{%s,\"sample_every\":\"%s\",%s}", model,
-				       runs[i].sample_every, wl_json);
-		} else {
-			(void)snprintf(json, sizeof(json), "{%s,\"sample_every\":\"%s\"}", model,
-				       runs[i].sample_every);
-		}
-		if (!(j->json = strdup(json))) {
-			fprintf(stderr, "slabsim: out of memory\n");
-			status = SLABSIM_EXIT_IO;
-			goto out;
-		}
-		rec_config_hash(j->json, j->r.trace, j->hash);
-		make_label(&j->r, j->seed, j->label, sizeof(j->label));
-		int has = merge_has_config(m, j->hash, &e);
-		if (has < 0) {
-			status = cli_fail(&e);
-			goto out;
-		}
-		if (dry)
-			printf("%zu\t%s\t%s\t%s\t%s\n", j->r.index, has ? "done" : "todo",
-			       j->r.trace, j->label, j->hash);
-		if (has) {
-			ndone++;
-			continue;
-		}
-		njobs++;
-	}
-	if (dry)
-		goto out;
-	if (!quiet)
+	return 0;
+}
+
+/* Plan run i into the next job slot: its configuration JSON and hash (the
+ * same as `replay` writes for the same model and trace path, run.h), its
+ * shard, whether it is done already. 0, or an exit status. */
+static int plan_one(struct sweep_cmd *c, size_t i)
+{
+	struct job *j = &c->jobs_v[c->njobs];
+	const struct sweep_run *r = &c->runs[i];
+	struct err e;
+	uint64_t ns, ev;
+	err_clear(&e);
+	if (cli_parse_sample_every(r->sample_every, &ns, &ev)) {
 		fprintf(stderr,
-			"sweep: %zu runs in %s; %zu in other shards, %zu already done, %zu to "
-			"run with %u workers\n",
-			nruns, spec_path, nshard_other, ndone, njobs, jobs);
-	if (!njobs)
-		goto out;
-
-	/* runs left per trace: a trace's events are freed after its last run */
-	if (!(left = calloc(sweep_spec_ntraces(spec), sizeof(*left)))) {
+			"slabsim: %s: sample_every expects N, Nev, Nns, Nus, Nms or Ns with N > 0, "
+			"got '%s'\n",
+			c->spec_path, r->sample_every);
+		return SLABSIM_EXIT_INPUT;
+	}
+	if (!sweep_in_shard(i, c->shard_i, c->shard_n)) {
+		c->nshard_other++;
+		return 0;
+	}
+	if (r->workload && c->wl_bad[r->trace_idx])
+		return 0;
+	char json[2048];
+	struct run_model cm = {.allocator = r->allocator, .cfg = r->cfg};
+	const struct run_workload *wl = r->workload ? &c->wls[r->trace_idx] : NULL;
+	free(j->json); /* a slot reused after a done run */
+	j->json = NULL;
+	j->r = *r;
+	j->seed = wl ? (r->seed_set ? r->seed : wl->seed) : 0;
+	(void)run_config_json(&cm, r->sample_every, wl, j->seed, NULL, json, sizeof(json));
+	if (!(j->json = strdup(json))) {
 		fprintf(stderr, "slabsim: out of memory\n");
-		status = SLABSIM_EXIT_IO;
-		goto out;
+		return SLABSIM_EXIT_IO;
 	}
-	for (size_t i = 0; i < njobs; i++)
-		if (!jobs_v[i].r.workload)
-			left[jobs_v[i].r.trace_idx]++;
+	rec_config_hash(j->json, j->r.trace, j->hash);
+	make_label(&j->r, j->seed, j->label, sizeof(j->label));
+	int has = merge_has_config(c->m, j->hash, &e);
+	if (has < 0)
+		return cli_fail(&e);
+	if (c->dry)
+		printf("%zu\t%s\t%s\t%s\t%s\n", j->r.index, has ? "done" : "todo", j->r.trace,
+		       j->label, j->hash);
+	if (has)
+		c->ndone++;
+	else
+		c->njobs++;
+	return 0;
+}
 
-	clean_stale(db);
-	(void)snprintf(tmp, sizeof(tmp), "%s.sweep.%ld", db, (long)getpid());
-	if (mkdir(tmp, 0700) != 0) {
-		fprintf(stderr, "slabsim: %s: %s\n", tmp, strerror(errno));
-		tmp[0] = '\0';
-		status = SLABSIM_EXIT_IO;
-		goto out;
+/* Start the next job in a forked worker (parsing its trace first if no run
+ * of it started yet). 1 when a worker started, 0 when the job's trace could
+ * not be read (its runs are failed), -1 when fork failed. */
+static int start_job(struct sweep_cmd *c)
+{
+	struct job *j = &c->jobs_v[c->next];
+	size_t t = j->r.trace_idx;
+	char scratch[4200];
+	/* parse each trace once, when its first run starts (the workers of
+	 * the previous trace keep running meanwhile) */
+	if (!j->r.workload && !c->arr[t] &&
+	    load_trace(j->r.trace, c->spec_path, sweep_spec_trace_line(c->spec, t), &c->arr[t],
+		       &c->t_parse, c->quiet)) {
+		if (!c->status)
+			c->status = SLABSIM_EXIT_IO;
+		for (; c->next < c->njobs && !c->jobs_v[c->next].r.workload &&
+		       c->jobs_v[c->next].r.trace_idx == t;
+		     c->next++) {
+			c->pg.done++;
+			c->pg.failed++;
+			c->left[t]--;
+		}
+		progress_show(&c->pg, NULL, 0, false, 0);
+		return 0;
 	}
+	j->nev = j->r.workload ? 0 : evarr_len(c->arr[t]);
+	scratch_path(scratch, sizeof(scratch), c->tmp, j->r.index);
+	unlink_scratch(c->tmp, j->r.index);
+	j->t0 = run_now();
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "slabsim: fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		/* die with the parent: a killed sweep leaves no workers writing
+		 * scratch files nobody merges */
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(SLABSIM_EXIT_IO);
+		(void)sigaction(SIGINT, &c->old_int, NULL);
+		(void)sigaction(SIGTERM, &c->old_term, NULL);
+		_exit(run_one(j, j->r.workload ? NULL : c->arr[t],
+			      j->r.workload ? &c->wls[t] : NULL,
+			      j->r.workload ? &c->ids[c->ntr + t] : &c->ids[t], scratch));
+	}
+	j->pid = pid;
+	c->next++;
+	c->running++;
+	return 1;
+}
 
-	struct sigaction sa = {0}, old_int, old_term;
+/* A worker ended: merge its scratch file into the database, count it. */
+static void reap_job(struct sweep_cmd *c, pid_t pid, int ws)
+{
+	struct job *j = NULL;
+	struct err e;
+	err_clear(&e);
+	for (size_t i = 0; i < c->next; i++)
+		if (c->jobs_v[i].pid == pid)
+			j = &c->jobs_v[i];
+	if (!j)
+		return;
+	c->running--;
+	j->pid = 0;
+	double secs = run_now() - j->t0;
+	c->replay_secs += secs;
+	bool ok = WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
+	if (ok) {
+		char scratch[4200];
+		int rc;
+		scratch_path(scratch, sizeof(scratch), c->tmp, j->r.index);
+		if (j->r.workload)
+			j->nev = scratch_events(scratch);
+		if ((rc = merge_file(c->m, scratch, NULL, &e))) {
+			fprintf(stderr, "slabsim: sweep run %zu (%s): %s\n", j->r.index, j->label,
+				e.msg);
+			ok = false;
+			if (!c->status)
+				c->status = err_exit_code(rc);
+		}
+	} else if (!c->status) {
+		c->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : SLABSIM_EXIT_IO;
+		if (!WIFEXITED(ws) && !stop_signal)
+			fprintf(stderr, "slabsim: sweep run %zu (%s): worker killed by signal %d\n",
+				j->r.index, j->label, WTERMSIG(ws));
+	}
+	unlink_scratch(c->tmp, j->r.index);
+	c->pg.done++;
+	if (!ok)
+		c->pg.failed++;
+	else
+		c->pg.events += j->nev;
+	progress_show(&c->pg, j, secs, ok, j->nev);
+	if (!j->r.workload && --c->left[j->r.trace_idx] == 0) {
+		evarr_free(c->arr[j->r.trace_idx]);
+		c->arr[j->r.trace_idx] = NULL;
+	}
+}
+
+/* Run the planned jobs, at most c->jobs at once; SIGINT/SIGTERM stop them
+ * (finished runs are kept). */
+static void sweep_execute(struct sweep_cmd *c)
+{
+	for (size_t i = 0; i < c->njobs; i++)
+		if (!c->jobs_v[i].r.workload)
+			c->left[c->jobs_v[i].r.trace_idx]++;
+	clean_stale(c->db);
+	(void)snprintf(c->tmp, sizeof(c->tmp), "%s.sweep.%ld", c->db, (long)getpid());
+	if (mkdir(c->tmp, 0700) != 0) {
+		fprintf(stderr, "slabsim: %s: %s\n", c->tmp, strerror(errno));
+		c->tmp[0] = '\0';
+		c->status = SLABSIM_EXIT_IO;
+		return;
+	}
+	struct sigaction sa = {0};
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
-	(void)sigaction(SIGINT, &sa, &old_int);
-	(void)sigaction(SIGTERM, &sa, &old_term);
+	(void)sigaction(SIGINT, &sa, &c->old_int);
+	(void)sigaction(SIGTERM, &sa, &c->old_term);
 	fflush(stdout);
 	fflush(stderr);
-
-	struct progress pg = {
-		.bar = progress < 0 ? isatty(STDERR_FILENO) : progress,
-		.quiet = quiet,
-		.total = njobs,
+	c->pg = (struct progress){
+		.bar = c->progress < 0 ? isatty(STDERR_FILENO) : c->progress,
+		.quiet = c->quiet,
+		.total = c->njobs,
 		.t0 = run_now(),
 	};
-	size_t next = 0, running = 0;
-	double replay_secs = 0;
-	progress_show(&pg, NULL, 0, true, 0);
-	while ((next < njobs || running) && !stop_signal) {
-		while (next < njobs && running < jobs && !stop_signal) {
-			struct job *j = &jobs_v[next];
-			size_t t = j->r.trace_idx;
-			char scratch[4200];
-			/* parse each trace once, when its first run starts (the
-			 * workers of the previous trace keep running meanwhile) */
-			if (!j->r.workload && !arr[t] &&
-			    load_trace(j->r.trace, spec_path, sweep_spec_trace_line(spec, t),
-				       &arr[t], &t_parse, quiet)) {
-				if (!status)
-					status = SLABSIM_EXIT_IO;
-				for (; next < njobs && !jobs_v[next].r.workload &&
-				       jobs_v[next].r.trace_idx == t;
-				     next++) {
-					pg.done++;
-					pg.failed++;
-					left[t]--;
-				}
-				progress_show(&pg, NULL, 0, false, 0);
-				continue;
-			}
-			j->nev = j->r.workload ? 0 : evarr_len(arr[t]);
-			scratch_path(scratch, sizeof(scratch), tmp, j->r.index);
-			unlink_scratch(tmp, j->r.index);
-			j->t0 = run_now();
-			pid_t pid = fork();
-			if (pid < 0) {
-				fprintf(stderr, "slabsim: fork: %s\n", strerror(errno));
-				if (!running) {
-					status = SLABSIM_EXIT_IO;
-					goto stop;
+	progress_show(&c->pg, NULL, 0, true, 0);
+	bool forked_out = false;
+	while ((c->next < c->njobs || c->running) && !stop_signal && !forked_out) {
+		while (c->next < c->njobs && c->running < c->jobs && !stop_signal) {
+			int st = start_job(c);
+			if (st < 0) {
+				if (!c->running) {
+					c->status = SLABSIM_EXIT_IO;
+					forked_out = true;
 				}
 				break;
 			}
-			if (pid == 0) {
-				/* die with the parent: a killed sweep leaves no
-				 * workers writing scratch files nobody merges */
-				(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-				if (getppid() == 1)
-					_exit(SLABSIM_EXIT_IO);
-				(void)sigaction(SIGINT, &old_int, NULL);
-				(void)sigaction(SIGTERM, &old_term, NULL);
-				_exit(run_one(j, j->r.workload ? NULL : arr[t],
-					      j->r.workload ? &wls[t] : NULL,
-					      j->r.workload ? &ids[ntr + t] : &ids[t], scratch));
-			}
-			j->pid = pid;
-			next++;
-			running++;
 		}
+		if (forked_out)
+			break;
 		int ws;
 		pid_t pid = waitpid(-1, &ws, 0);
 		if (pid < 0) {
@@ -617,91 +671,76 @@ int cmd_sweep(int argc, char **argv)
 				continue;
 			break;
 		}
-		struct job *j = NULL;
-		for (size_t i = 0; i < next; i++)
-			if (jobs_v[i].pid == pid)
-				j = &jobs_v[i];
-		if (!j)
-			continue;
-		running--;
-		j->pid = 0;
-		double secs = run_now() - j->t0;
-		replay_secs += secs;
-		bool ok = WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
-		if (ok) {
-			char scratch[4200];
-			scratch_path(scratch, sizeof(scratch), tmp, j->r.index);
-			if (j->r.workload)
-				j->nev = scratch_events(scratch);
-			if ((rc = merge_file(m, scratch, NULL, &e))) {
-				fprintf(stderr, "slabsim: sweep run %zu (%s): %s\n", j->r.index,
-					j->label, e.msg);
-				ok = false;
-				if (!status)
-					status = err_exit_code(rc);
-			}
-		} else if (!status) {
-			status = WIFEXITED(ws) ? WEXITSTATUS(ws) : SLABSIM_EXIT_IO;
-			if (!WIFEXITED(ws) && !stop_signal)
-				fprintf(stderr,
-					"slabsim: sweep run %zu (%s): worker killed by "
-					"signal %d\n",
-					j->r.index, j->label, WTERMSIG(ws));
-		}
-		unlink_scratch(tmp, j->r.index);
-		pg.done++;
-		if (!ok)
-			pg.failed++;
-		else
-			pg.events += j->nev;
-		progress_show(&pg, j, secs, ok, j->nev);
-		if (!j->r.workload && --left[j->r.trace_idx] == 0) {
-			evarr_free(arr[j->r.trace_idx]);
-			arr[j->r.trace_idx] = NULL;
-		}
+		reap_job(c, pid, ws);
 	}
-stop:
 	if (stop_signal) {
-		for (size_t i = 0; i < next; i++)
-			if (jobs_v[i].pid > 0)
-				(void)kill(jobs_v[i].pid, SIGTERM);
+		for (size_t i = 0; i < c->next; i++)
+			if (c->jobs_v[i].pid > 0)
+				(void)kill(c->jobs_v[i].pid, SIGTERM);
 		while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 			;
-		if (pg.bar && !quiet)
+		if (c->pg.bar && !c->quiet)
 			fputc('\n', stderr);
 		fprintf(stderr,
 			"slabsim: sweep interrupted; %zu of %zu runs recorded, rerun to resume\n",
-			pg.done - pg.failed, njobs);
-		status = 130;
-	} else if (!quiet) {
-		double wall = run_now() - pg.t0;
+			c->pg.done - c->pg.failed, c->njobs);
+		c->status = 130;
+	} else if (!c->quiet) {
+		double wall = run_now() - c->pg.t0;
 		fprintf(stderr,
 			"sweep: %zu runs, %zu failed; parse %.3f s, replay %.3f s (sum over "
 			"workers), wall %.3f s\n",
-			pg.done, pg.failed, t_parse, replay_secs, wall);
+			c->pg.done, c->pg.failed, c->t_parse, c->replay_secs, wall);
 	}
-	(void)sigaction(SIGINT, &old_int, NULL);
-	(void)sigaction(SIGTERM, &old_term, NULL);
+	(void)sigaction(SIGINT, &c->old_int, NULL);
+	(void)sigaction(SIGTERM, &c->old_term, NULL);
+}
+
+static void sweep_free(struct sweep_cmd *c)
+{
+	if (c->tmp[0])
+		remove_dir(c->tmp);
+	merge_close(c->m);
+	if (c->arr)
+		for (size_t t = 0; t < sweep_spec_ntraces(c->spec); t++)
+			evarr_free(c->arr[t]);
+	free(c->arr);
+	if (c->wls)
+		for (size_t w = 0; w < sweep_spec_nworkloads(c->spec); w++)
+			run_workload_close(&c->wls[w]);
+	free(c->wls);
+	free(c->wl_bad);
+	free(c->ids);
+	free(c->left);
+	if (c->jobs_v)
+		for (size_t i = 0; i <= c->njobs && i < c->nruns; i++)
+			free(c->jobs_v[i].json);
+	free(c->jobs_v);
+	free(c->runs);
+	sweep_spec_free(c->spec);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct sweep_cmd c = {0};
+	int rc = sweep_args(argc, argv, &c);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if ((rc = sweep_load(&c)))
+		goto out;
+	for (size_t i = 0; i < c.nruns; i++)
+		if ((rc = plan_one(&c, i)))
+			goto out;
+	if (c.dry)
+		goto out;
+	if (!c.quiet)
+		fprintf(stderr,
+			"sweep: %zu runs in %s; %zu in other shards, %zu already done, %zu to "
+			"run with %u workers\n",
+			c.nruns, c.spec_path, c.nshard_other, c.ndone, c.njobs, c.jobs);
+	if (c.njobs)
+		sweep_execute(&c);
 out:
-	if (tmp[0])
-		remove_dir(tmp);
-	merge_close(m);
-	if (arr)
-		for (size_t t = 0; t < sweep_spec_ntraces(spec); t++)
-			evarr_free(arr[t]);
-	free(arr);
-	if (wls)
-		for (size_t w = 0; w < sweep_spec_nworkloads(spec); w++)
-			run_workload_close(&wls[w]);
-	free(wls);
-	free(wl_bad);
-	free(ids);
-	free(left);
-	if (jobs_v)
-		for (size_t i = 0; i <= njobs && i < nruns; i++)
-			free(jobs_v[i].json);
-	free(jobs_v);
-	free(runs);
-	sweep_spec_free(spec);
-	return status;
+	sweep_free(&c);
+	return rc ? rc : c.status;
 }

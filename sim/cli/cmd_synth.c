@@ -134,7 +134,7 @@ int cmd_synth(int argc, char **argv)
 	/* a large buffer for the text; stdio's own if it cannot be had */
 	if ((buf = malloc(BUF_BYTES)))
 		(void)setvbuf(out, buf, _IOFBF, BUF_BYTES);
-	bool bad = synth_write_header(out, cw.w, cw.seed, cw.duration_ns) != 0;
+	bool bad = synth_write_header(out, cw.w, cw.seed, cw.duration_ns, m.cfg.nr_cpus) != 0;
 	struct trace_event ev;
 	while (!bad && (rc = synth_next(cw.g, &ev, &e)) == 1)
 		bad = synth_write_event(out, &ev) != 0;

@@ -41,7 +41,9 @@ void usage_validate(FILE *f)
 		   "The model is configured from uname.txt (kernel profile), ncpus.txt (possible\n"
 		   "CPUs) and cmdline.txt (slub_debug, slub_min/max_order, slub_min_objects,\n"
 		   "slab_nomerge); model options given here override them. Nothing is fitted to\n"
-		   "the state it is compared with.\n"
+		   "the state it is compared with. Without slabinfo.txt the end state is not\n"
+		   "compared; a capture with none of slab-attrs.tsv, slabinfo.txt and snapshots\n"
+		   "is refused (exit 5).\n"
 		   "\n");
 	cli_usage_model_opts(f);
 	fprintf(f,

@@ -158,12 +158,10 @@ int cli_replay_workload(const struct cli_replay_ctl *c, const char *spec, const 
 		if (!c->quiet && c->json)
 			printf("}}\n");
 		if (rec) {
-			char cfg_json[2048], model_json[512], wl_json[800];
-			(void)run_model_json(c->m, model_json, sizeof(model_json));
-			(void)run_workload_json(&cw, cw.seed, wl_json, sizeof(wl_json));
-			(void)snprintf(cfg_json, sizeof(cfg_json),
-				       "{%s,\"sample_every\":\"%s\",%s,\"repeat\":%u}", model_json,
-				       c->sample_spec, wl_json, repeat);
+			char cfg_json[2048], extra[32];
+			(void)snprintf(extra, sizeof(extra), "\"repeat\":%u", repeat);
+			(void)run_config_json(c->m, c->sample_spec, &cw, cw.seed, extra, cfg_json,
+					      sizeof(cfg_json));
 			struct rec_repeat_info ri = {
 				.spec_path = workload_path(cw.w),
 				.spec_hash = workload_hash(cw.w),

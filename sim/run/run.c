@@ -21,6 +21,9 @@
 
 struct run {
 	struct sim *s;
+	struct run_model model;	 /* o->model with what the trace decided (run_detect) */
+	struct trace_stats pass; /* the counts of the name pass's whole read */
+	bool have_pass;
 	/* the input as it is still open: the line counts live there */
 	struct trace_reader *tr;
 	struct trace_prefetch *pf;
@@ -65,6 +68,44 @@ int run_model_json(const struct run_model *m, char *buf, size_t n)
 			 m->cfg.slub_min_objects, m->cfg.cpu_partial ? "true" : "false",
 			 m->cfg.slab_debug ? "true" : "false", m->cfg.slab_max_order);
 	return w < 0 || (size_t)w >= n ? -1 : 0;
+}
+
+int run_config_json(const struct run_model *m, const char *sample_every,
+		    const struct run_workload *wl, uint64_t seed, const char *extra, char *buf,
+		    size_t n)
+{
+	char model[512], wl_json[800] = "";
+	if (run_model_json(m, model, sizeof(model)) ||
+	    (wl && run_workload_json(wl, seed, wl_json, sizeof(wl_json))))
+		return -1;
+	int w = snprintf(buf, n, "{%s,\"sample_every\":\"%s\"%s%s%s%s}", model, sample_every,
+			 wl ? "," : "", wl_json, extra ? "," : "", extra ? extra : "");
+	return w < 0 || (size_t)w >= n ? -1 : 0;
+}
+
+bool run_detect(struct run_model *m, const struct trace_stats *st)
+{
+	bool changed = false;
+	uint64_t allocs = st->events[TRACE_EV_KMALLOC] + st->events[TRACE_EV_KMALLOC_NODE] +
+			  st->events[TRACE_EV_CACHE_ALLOC] + st->events[TRACE_EV_CACHE_ALLOC_NODE];
+	if (!m->kernel_from && allocs) {
+		enum policy_kernel k = st->accounted_events ? POLICY_KERNEL_6_1 : POLICY_KERNEL_5_4;
+		changed |= k != m->cfg.kernel;
+		m->cfg.kernel = k;
+		m->kernel_from = st->accounted_events
+					 ? "the trace (accounted= fields: Linux 5.19+)"
+					 : "the trace (no accounted= field: before 5.19)";
+	}
+	if (!m->nr_cpus_from && (st->header_cpus || st->cpus_seen)) {
+		/* the header's count, unless events ran on CPUs above it */
+		uint32_t n = st->header_cpus > st->cpus_seen ? st->header_cpus : st->cpus_seen;
+		changed |= n != m->cfg.nr_cpus;
+		m->cfg.nr_cpus = n;
+		m->nr_cpus_from = st->header_cpus >= st->cpus_seen
+					  ? "the trace's header"
+					  : "the trace (1 + its highest CPU)";
+	}
+	return changed;
 }
 
 /* ---- the source ---- */
@@ -131,9 +172,11 @@ static void close_reader(struct run *r)
  * unlinked file for the replay. OUT: *spilled, false when the spill failed
  * (the note says why) and the trace must be read again. */
 static int learn_spilling(struct run *r, const char *path, const struct run_read *rd, FILE *notes,
-			  bool *spilled, struct err *e)
+			  bool can_reread, bool *spilled, struct err *e)
 {
-	struct trace_opts to = {.strict = false};
+	/* strict only when the text cannot be read again for a strict replay
+	 * (stdin): the name pass then stops at the first malformed line */
+	struct trace_opts to = {.strict = rd->strict && !can_reread};
 	struct spill_tee tee = {0};
 	int rc = open_reader(r, path, &to, rd, e);
 	if (rc)
@@ -156,7 +199,14 @@ static int learn_spilling(struct run *r, const char *path, const struct run_read
 	    evarr_spill_finish(r->spill, r->pf ? trace_prefetch_stats(r->pf) : trace_stats(r->tr),
 			       &tee.why))
 		tee.failed = true;
+	r->pass = *(r->pf ? trace_prefetch_stats(r->pf) : trace_stats(r->tr));
+	r->have_pass = true;
 	close_reader(r);
+	if (tee.failed && !can_reread)
+		return err_set(e, SLABSIM_EIO,
+			       "%s: %s; stdin cannot be read twice: replay a file, or give "
+			       "--no-name-pass",
+			       path, tee.why.msg);
 	if (tee.failed) {
 		if (notes)
 			fprintf(notes, "slabsim: note: %s; reading the trace again\n", tee.why.msg);
@@ -167,21 +217,88 @@ static int learn_spilling(struct run *r, const char *path, const struct run_read
 	return 0;
 }
 
-/* The name pass over the file on its own (--no-spill, --strict, ranges):
- * lax, and kmalloc fields unparsed, since it learns from cache events only. */
+/* The name pass over the file on its own (--no-spill, --strict, ranges),
+ * lax. Every field is parsed although names are learned from cache events
+ * only: the counts it leaves (accounted= fields) decide the defaults, as
+ * the spilled pass's do. */
 static int learn_reading(struct run *r, const char *path, const struct run_read *rd, bool progress,
 			 struct err *e)
 {
-	struct trace_opts lax = {.strict = false,
-				 .skip_fields =
-					 (1u << TRACE_EV_KMALLOC) | (1u << TRACE_EV_KMALLOC_NODE)};
+	struct trace_opts lax = {.strict = false};
 	bool done = false;
 	unsigned threads = rd->name_threads ? rd->name_threads : 1;
 	int rc = learn_names_file(r->s, path, &lax, threads, progress, &done, e);
-	if (!rc && !done && !(rc = open_reader(r, path, &lax, rd, e)))
-		rc = sim_learn_names_source(r->s, &r->src, e);
+	if (!rc && !done && !(rc = open_reader(r, path, &lax, rd, e)) &&
+	    !(rc = sim_learn_names_source(r->s, &r->src, e))) {
+		r->pass = *(r->pf ? trace_prefetch_stats(r->pf) : trace_stats(r->tr));
+		r->have_pass = true;
+	}
 	close_reader(r);
 	return rc;
+}
+
+/* The counts of the first lines of a trace file, for defaults when no pass
+ * reads it all (--no-name-pass, the name pass in ranges): its header and up
+ * to PRESCAN_EVENTS events. */
+static int prescan(struct run *r, const char *path, struct err *e)
+{
+	enum { PRESCAN_EVENTS = 100000 };
+	struct trace_opts lax = {.strict = false};
+	struct trace_event ev;
+	int rc = trace_open(path, &lax, &r->tr, e);
+	if (!rc)
+		for (uint32_t n = 0; n < PRESCAN_EVENTS; n++)
+			if ((rc = trace_next(r->tr, &ev, e)) != 1)
+				break;
+	if (rc >= 0 && r->tr)
+		r->pass = *trace_stats(r->tr);
+	close_reader(r);
+	return rc < 0 ? rc : 0;
+}
+
+/* The engine for r->model, with the command's setup (again, when the
+ * trace changed the model after a first engine learned its names). */
+static int make_sim(struct run *r, const struct run_opts *o, struct err *e)
+{
+	struct sim_opts so = o->so;
+	if (!(so.ops = policy_find(r->model.allocator)))
+		return err_set(e, SLABSIM_EUSAGE, "unknown allocator '%s'", r->model.allocator);
+	so.cfg = r->model.cfg;
+	so.kernel_from = r->model.kernel_from;
+	so.nr_cpus_from = r->model.nr_cpus_from;
+	sim_destroy(r->s);
+	r->s = NULL;
+	int rc = sim_create(&so, &r->s, e);
+	if (!rc && o->setup)
+		rc = o->setup(o->ctx, r->s, e);
+	return rc;
+}
+
+static uint64_t slab_events(const struct trace_stats *st)
+{
+	uint64_t n = 0;
+	for (int t = 0; t < TRACE_EV_NR; t++)
+		n += t != TRACE_EV_MARKER ? st->events[t] : 0;
+	return n;
+}
+
+static uint64_t replayed_events(const struct sim *s)
+{
+	struct sim_totals t;
+	uint64_t n = 0;
+	sim_totals(s, &t);
+	for (int k = 0; k < TRACE_EV_NR; k++)
+		n += k != TRACE_EV_MARKER ? t.events[k] : 0;
+	return n;
+}
+
+/* A trace that holds no slab event is nothing to replay. */
+static int no_events(const char *path, const struct trace_stats *st, struct err *e)
+{
+	return err_set(e, SLABSIM_ENODATA,
+		       "%s: no slab event (kmalloc, kmem_cache_alloc, kfree, kmem_cache_free) in "
+		       "%" PRIu64 " lines: nothing to replay",
+		       path, st->lines);
 }
 
 /* The name pass and the source the replay reads, for every kind of input.
@@ -209,19 +326,39 @@ static int open_source(struct run *r, const struct run_opts *o, const struct run
 	case RUN_TRACE:
 		break;
 	}
-	bool stdin_in = strcmp(in->path, "-") == 0;
-	bool spilled = false;
-	if (!rd->no_name_pass && !stdin_in) {
+	bool can_reread = strcmp(in->path, "-") != 0;
+	bool spilled = false, full = false;
+	if (!rd->no_name_pass) {
 		/* one read of the text when the name pass can keep what it
 		 * parsed: not in strict mode, whose replay must stop at the
-		 * first malformed line although the name pass reads past it */
-		if (!rd->no_spill && !rd->strict && rd->name_threads <= 1)
-			rc = learn_spilling(r, in->path, rd, o->notes, &spilled, e);
+		 * first malformed line although the name pass reads past it;
+		 * always for stdin, which cannot be read twice */
+		if (!can_reread || (!rd->no_spill && !rd->strict && rd->name_threads <= 1))
+			rc = learn_spilling(r, in->path, rd, o->notes, can_reread, &spilled, e);
 		else
 			rc = learn_reading(r, in->path, rd, o->so.progress, e);
 		if (rc)
 			return rc;
+		full = r->have_pass;
 	}
+	if (!full && can_reread && (rc = prescan(r, in->path, e)))
+		return rc;
+	if (full && !slab_events(&r->pass))
+		return no_events(in->path, &r->pass, e);
+	if (run_detect(&r->model, &r->pass)) {
+		/* the trace decided another model: learn its names again */
+		if ((rc = make_sim(r, o, e)))
+			return rc;
+		if (spilled) {
+			evarr_source(&r->src, &r->cur, r->spill);
+			rc = sim_learn_names_source(r->s, &r->src, e);
+		} else if (!rd->no_name_pass) {
+			rc = learn_reading(r, in->path, rd, o->so.progress, e);
+		}
+		if (rc)
+			return rc;
+	}
+	sim_set_config_from(r->s, r->model.kernel_from, r->model.nr_cpus_from);
 	if (spilled) {
 		evarr_source(&r->src, &r->cur, r->spill);
 		r->stats = evarr_stats(r->spill);
@@ -307,25 +444,22 @@ void run_trace_identify(const char *path, const char *label, struct run_trace_id
 static int begin_record(const struct run_opts *o, const struct run_input *in, struct run *r,
 			struct err *e)
 {
-	char model[512], cfg[2048], wl[800] = "", dbg[8];
+	char cfg[2048], dbg[8];
 	const char *sample = o->sample_spec ? o->sample_spec : "1000ev";
 	const char *path = in->path;
-	if (in->kind == RUN_WORKLOAD) {
-		(void)run_workload_json(in->wl, in->seed, wl, sizeof(wl));
-		if (!path)
-			path = workload_path(in->wl->w);
-	} else if (in->kind == RUN_EVENTS && !path) {
+	const struct run_workload *wl = in->kind == RUN_WORKLOAD ? in->wl : NULL;
+	if (wl && !path)
+		path = workload_path(wl->w);
+	else if (in->kind == RUN_EVENTS && !path)
 		path = evarr_path(in->events);
-	}
 	const char *json = o->config_json;
-	if (!json) {
-		(void)run_model_json(&o->model, model, sizeof(model));
-		(void)snprintf(cfg, sizeof(cfg), "{%s,\"sample_every\":\"%s\"%s%s%s%s}", model,
-			       sample, *wl ? "," : "", wl, o->config_extra ? "," : "",
-			       o->config_extra ? o->config_extra : "");
+	if (!json &&
+	    run_config_json(&o->model, sample, wl, in->seed, o->config_extra, cfg, sizeof(cfg)))
+		return err_set(e, SLABSIM_EUSAGE, "the run's configuration is too long to record");
+	if (!json)
 		json = cfg;
-	}
-	policy_slub_debug_str(o->model.cfg.slub_debug, dbg);
+	const struct run_model *m = &r->model;
+	policy_slub_debug_str(m->cfg.slub_debug, dbg);
 	struct run_trace_id own;
 	const struct run_trace_id *id = in->id;
 	if (!id) {
@@ -340,24 +474,40 @@ static int begin_record(const struct run_opts *o, const struct run_input *in, st
 		}
 		id = &own;
 	}
+	/* what the trace itself says (run_detect) where a capture's metadata
+	 * said nothing: the kernel profile of its event format, its CPUs */
+	const struct trace_stats *st = in->kind == RUN_TRACE    ? &r->pass
+				       : in->kind == RUN_EVENTS ? r->stats
+								: NULL;
+	char det_kernel[8] = "";
+	uint32_t det_cpus = 0;
+	if (st) {
+		struct run_model d;
+		run_model_default(&d);
+		(void)run_detect(&d, st);
+		if (d.kernel_from)
+			(void)snprintf(det_kernel, sizeof(det_kernel), "%s", run_kernel_name(&d));
+		if (d.nr_cpus_from)
+			det_cpus = d.cfg.nr_cpus;
+	}
 	struct rec_run_info info = {
 		.command = o->command,
 		.trace_path = path,
-		.allocator = o->model.allocator,
-		.kernel = run_kernel_name(&o->model),
-		.align = policy_align_name(o->model.cfg.align),
+		.allocator = m->allocator,
+		.kernel = run_kernel_name(m),
+		.align = policy_align_name(m->cfg.align),
 		.slub_debug = dbg,
-		.nr_cpus = o->model.cfg.nr_cpus,
-		.slub_min_order = o->model.cfg.slub_min_order,
-		.slub_max_order = o->model.cfg.slub_max_order,
-		.slub_min_objects = o->model.cfg.slub_min_objects,
+		.nr_cpus = m->cfg.nr_cpus,
+		.slub_min_order = m->cfg.slub_min_order,
+		.slub_max_order = m->cfg.slub_max_order,
+		.slub_min_objects = m->cfg.slub_min_objects,
 		.sample_every = sample,
 		.config_json = json,
 		.version = SLABSIM_VERSION,
 		.trace_label = id->label,
 		.trace_hash = id->hash[0] ? id->hash : NULL,
-		.trace_kernel = id->kernel[0] ? id->kernel : NULL,
-		.trace_nr_cpus = id->nr_cpus,
+		.trace_kernel = id->kernel[0] ? id->kernel : det_kernel[0] ? det_kernel : NULL,
+		.trace_nr_cpus = id->nr_cpus ? id->nr_cpus : det_cpus,
 	};
 	return rec_run_begin(r->rec, &info, &r->run_id, e);
 }
@@ -377,25 +527,56 @@ static int end_record(const struct run_opts *o, struct run *r, double t0, struct
 
 /* ---- the run ---- */
 
+/* A model option the trace contradicts gets a warning, not silence: a
+ * --kernel whose profile the trace's event format denies, when a plain
+ * model then gives other bytes_alloc than the trace; events on
+ * CPUs the model does not have. What-if options (another allocator,
+ * alignment, debug flags) change bytes_alloc by design and are not warned
+ * of; the summary counts those differences. */
+static void warn_contradictions(const struct run *r, const struct run_opts *o)
+{
+	struct sim_totals t;
+	if (!o->notes)
+		return;
+	sim_totals(r->s, &t);
+	const struct run_model *m = &r->model;
+	struct run_model d = *m;
+	d.kernel_from = d.nr_cpus_from = NULL;
+	/* only where the model may be the trace's own (the default
+	 * allocator, natural alignment; slub_debug is a recording setting):
+	 * another allocator or alignment changes bytes_alloc by design */
+	bool plain = policy_find(m->allocator) == policy_find(POLICY_DEFAULT_NAME) &&
+		     m->cfg.align == POLICY_ALIGN_NATURAL;
+	if (plain && m->given & RUN_GIVEN_KERNEL && t.alloc_size_mismatch && r->have_pass &&
+	    run_detect(&d, &r->pass) && d.cfg.kernel != m->cfg.kernel)
+		fprintf(o->notes,
+			"slabsim: warning: --kernel %s contradicts the trace, whose event format "
+			"is %s's (%s); the model's bytes_alloc differs from the trace's on "
+			"%" PRIu64 " allocations\n",
+			run_kernel_name(m), run_kernel_name(&d), d.kernel_from,
+			t.alloc_size_mismatch);
+	if (t.anomalies[SIM_AN_CPU_FOLDED])
+		fprintf(o->notes,
+			"slabsim: warning: %" PRIu64 " events ran on CPUs at or above nr_cpus %u "
+			"(from %s) and were folded\n",
+			t.anomalies[SIM_AN_CPU_FOLDED], m->cfg.nr_cpus,
+			m->nr_cpus_from ? m->nr_cpus_from : "the default");
+}
+
 int run_exec(const struct run_opts *o, const struct run_input *in, struct run **out, struct err *e)
 {
 	double t0 = run_now();
-	struct sim_opts so = o->so;
 	enum run_stage at = RUN_STAGE_MODEL;
 	struct run *r = NULL;
 	bool open = false;
 	int rc;
 	*out = NULL;
-	if (!(so.ops = policy_find(o->model.allocator))) {
-		rc = err_set(e, SLABSIM_EUSAGE, "unknown allocator '%s'", o->model.allocator);
-		goto fail;
-	}
-	so.cfg = o->model.cfg;
 	if (!(r = calloc(1, sizeof(*r)))) {
 		rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if ((rc = sim_create(&so, &r->s, e)) || (o->setup && (rc = o->setup(o->ctx, r->s, e))))
+	r->model = o->model;
+	if ((rc = make_sim(r, o, e)))
 		goto fail;
 	at = RUN_STAGE_INPUT;
 	if ((rc = open_source(r, o, in, e)))
@@ -413,8 +594,14 @@ int run_exec(const struct run_opts *o, const struct run_input *in, struct run **
 	}
 	at = RUN_STAGE_REPLAY;
 	struct sink k = r->rec ? rec_as_sink(r->rec) : (struct sink){0};
-	if ((rc = sim_replay_source(r->s, &r->src, r->rec ? &k : NULL, e)) ||
-	    (o->finish && (rc = o->finish(o->ctx, r, r->rec, e))))
+	if ((rc = sim_replay_source(r->s, &r->src, r->rec ? &k : NULL, e)))
+		goto fail;
+	if (in->kind != RUN_WORKLOAD && !replayed_events(r->s)) {
+		rc = no_events(in->path ? in->path : "events", run_line_stats(r), e);
+		goto fail;
+	}
+	warn_contradictions(r, o);
+	if (o->finish && (rc = o->finish(o->ctx, r, r->rec, e)))
 		goto fail;
 	at = RUN_STAGE_RECORD;
 	if (r->rec && (rc = end_record(o, r, t0, e)))

@@ -58,16 +58,36 @@ struct run_model {
 	const char *allocator; /* a policy_table name */
 	struct policy_cfg cfg;
 	uint32_t given; /* RUN_GIVEN_* */
+	/* Where cfg.kernel and cfg.nr_cpus came from ("--kernel", "the
+	 * capture's uname.txt"); NULL: the default, which run_exec replaces by
+	 * what the trace says (run_detect). */
+	const char *kernel_from, *nr_cpus_from;
 };
 
 /* SLUB with policy_cfg_default(), nothing given. */
 void run_model_default(struct run_model *m);
+struct trace_stats;
+/* Fill m's kernel profile and CPU count that nothing decided yet (their
+ * _from is NULL) from what a trace's counts say: accounted= fields (printed
+ * from Linux 5.19) mean the 6.1 profile, their absence in a trace with
+ * allocations 5.4; the CPUs its header states, or 1 + the highest CPU of an
+ * event. Sets the _from strings of what it set. true when m changed. */
+bool run_detect(struct run_model *m, const struct trace_stats *st);
 /* "5.4" or "6.1". */
 const char *run_kernel_name(const struct run_model *m);
 /* The model as JSON members without braces ("allocator":"slub",...), the
  * part of a run's config_json every command shares. 0, or -1 if n is too
  * small. */
 int run_model_json(const struct run_model *m, char *buf, size_t n);
+
+struct run_workload;
+/* The config_json of a run (the `runs` row; its hash with the trace path is
+ * the configuration key sweeps resume by): {model,"sample_every":...} then,
+ * for a workload run, its "workload" member with seed, then extra (JSON
+ * members, or NULL). 0, or -1 if n is too small. */
+int run_config_json(const struct run_model *m, const char *sample_every,
+		    const struct run_workload *wl, uint64_t seed, const char *extra, char *buf,
+		    size_t n);
 
 /* ---- a synthetic workload as input ---- */
 
@@ -134,7 +154,9 @@ struct run_input {
 	uint64_t seed;
 	/* The input's identity, or NULL: the run identifies a trace file with
 	 * run_trace_identify, a workload by its path and its spec's hash, an
-	 * array by its path. */
+	 * array by its path. A kernel or CPU count the identity leaves unknown
+	 * is recorded as the trace's own counts say (run_detect), whatever
+	 * the model was given. */
 	const struct run_trace_id *id;
 };
 

@@ -17,9 +17,7 @@
 
 enum policy_kernel val_kernel_profile(uint32_t major, uint32_t minor)
 {
-	/* the 6.1 rules are there from 5.16 (per-CPU partial lists limited by
-	 * slabs; the mid-object free pointer and kmalloc-cg-N came before) */
-	return major > 5 || (major == 5 && minor >= 16) ? POLICY_KERNEL_6_1 : POLICY_KERNEL_5_4;
+	return policy_kernel_for(major, minor);
 }
 
 /* The letters of one slub_debug block as policy_parse_slub_debug takes
@@ -50,6 +48,7 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 	uint32_t given = m->given;
 	if (c->has_uname && !(given & RUN_GIVEN_KERNEL)) {
 		m->cfg.kernel = val_kernel_profile(c->major, c->minor);
+		m->kernel_from = "the capture's uname.txt";
 		if (notes)
 			fprintf(notes, "capture: kernel %s -> profile %s\n", c->release,
 				run_kernel_name(m));
@@ -57,6 +56,7 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 	uint32_t cpus = c->possible ? c->possible : c->online ? c->online : c->nproc;
 	if (cpus && !(given & RUN_GIVEN_NR_CPUS)) {
 		m->cfg.nr_cpus = cpus;
+		m->nr_cpus_from = "the capture's ncpus.txt";
 		if (notes)
 			fprintf(notes, "capture: nr_cpu_ids %u (%s)\n", cpus,
 				c->possible ? "possible"
@@ -735,6 +735,8 @@ struct vpass {
 static int vpass_setup(void *ctx, struct sim *s, struct err *e)
 {
 	struct vpass *p = ctx;
+	if (p->c->has_lost)
+		sim_set_capture_lost(s, p->c->lost_events);
 	return setup_caches(s, p->c, p->notes ? p->o->notes : NULL, e);
 }
 
@@ -782,6 +784,10 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 		return err_set(e, SLABSIM_EUSAGE,
 			       "validate compares with SLUB's /sys/kernel/slab and /proc/slabinfo: "
 			       "use --allocator slub");
+	if (!c->has_end && !c->nsnapshots && !c->has_attrs)
+		return err_at(e, SLABSIM_ENODATA, c->dir, 0,
+			      "nothing to compare: the capture has no slabinfo.txt (end state), no "
+			      "snapshots/*.slabinfo (over time) and no slab-attrs.tsv (layout)");
 	/* a boot capture: the first snapshot is the start state (see on_snap);
 	 * a first pass without it gives the unanchored series */
 	v.anchor = o->anchor && !c->has_start && c->nsnapshots > 0;
@@ -802,6 +808,99 @@ out:
 	vctx_fini(&v);
 	vctx_fini(&v0);
 	return rc;
+}
+
+/* The end-state section of the table for a capture with slabinfo.txt. */
+static void print_end_table(FILE *out, const struct capture *c, const struct vctx *v,
+			    const struct vrec_summary *sum, const struct end_row *rows,
+			    uint32_t nrows)
+{
+	fprintf(out, "\nend state (%s): %u caches in slabinfo.txt\n",
+		c->has_start ? "the model started from slabinfo-start.txt"
+		: v->anchor && v->nsnaps
+			? "no slabinfo-start.txt: the model starts empty and takes "
+			  "the first snapshot as its start state"
+			: "no slabinfo-start.txt: the model starts empty, objects "
+			  "allocated before the trace are the pre-trace remainder",
+		sum->caches_compared);
+	fprintf(out,
+		"  total pages: real %" PRIu64 ", predicted %" PRIu64
+		" (memory-weighted error %.1f%%)\n"
+		"  total objects: real %" PRIu64 ", predicted %" PRIu64
+		"; active objects: real %" PRIu64 ", predicted %" PRIu64 "\n",
+		sum->real_pages, sum->predicted_pages, 100 * sum->weighted_page_error,
+		sum->real_objs, sum->predicted_objs, sum->real_active, sum->predicted_active);
+	if (!c->has_start && v->anchor && v->nsnaps)
+		fprintf(out,
+			"  pre-trace remainder: %" PRIu64 " pages (%" PRIu64
+			" objects) added at snapshot %s\n",
+			v->anchor_pages, v->anchor_objs, v->snaps[0].id);
+	else if (!c->has_start)
+		fprintf(out, "  pre-trace remainder: %" PRId64 " pages (real - predicted)\n",
+			(int64_t)(sum->real_pages - sum->predicted_pages));
+	fprintf(out,
+		"  untraced allocations (frees of objects never allocated in the trace "
+		"nor in the start state): %" PRIu64 "; frees naming no cache: %" PRIu64 "\n",
+		sum->untraced_frees, sum->unattributed_frees);
+	fprintf(out, "  %-24s %9s %9s %9s %9s %7s %7s %7s %9s\n", "cache", "act.real", "act.pred",
+		"objs.real", "objs.pred", "pg.real", "pg.pred", "pg.err", "untraced");
+	uint32_t shown = nrows < 30 ? nrows : 30;
+	for (uint32_t i = 0; i < shown; i++) {
+		const struct end_row *er = &rows[i];
+		fprintf(out,
+			"  %-24s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %7" PRIu64
+			" %7" PRIu64 " %+7" PRId64 " %9" PRIu64 "%s\n",
+			er->name, er->real_active, er->m.active_objs, er->real_objs,
+			er->m.total_objects, er->real_pages, er->m.pages,
+			(int64_t)(er->m.pages - er->real_pages), er->m.untraced_frees,
+			er->in_real ? "" : "  (model only)");
+	}
+	if (nrows > shown)
+		fprintf(out, "  ... %u more caches (see --format json)\n", nrows - shown);
+}
+
+/* The JSON end_state object of a capture with slabinfo.txt (no line end). */
+static void print_end_json(FILE *out, const struct capture *c, const struct vctx *v,
+			   const struct vrec_summary *sum, const struct end_row *rows,
+			   uint32_t nrows, uint64_t real_slabs, uint64_t pred_slabs)
+{
+	fprintf(out,
+		"  \"end_state\": {\"has_slabinfo\": %s, \"start_state\": %s, "
+		"\"caches_compared\": %u, "
+		"\"real\": {\"active_objs\": %" PRIu64 ", \"total_objs\": %" PRIu64
+		", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
+		"}, \"predicted\": {\"active_objs\": %" PRIu64 ", \"total_objs\": %" PRIu64
+		", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
+		"}, \"weighted_page_error\": %.6f, \"untraced_allocations\": %" PRIu64
+		", \"unattributed_frees\": %" PRIu64,
+		c->has_end ? "true" : "false", c->has_start ? "true" : "false",
+		sum->caches_compared, sum->real_active, sum->real_objs, real_slabs, sum->real_pages,
+		sum->predicted_active, sum->predicted_objs, pred_slabs, sum->predicted_pages,
+		sum->weighted_page_error, sum->untraced_frees, sum->unattributed_frees);
+	/* the objects made before tracing began: what the anchor added, or
+	 * without one what the model lacks at the end */
+	if (!c->has_start)
+		fprintf(out, ", \"pre_trace_remainder_pages\": %" PRId64,
+			v->anchor && v->nsnaps ? (int64_t)v->anchor_pages
+					       : (int64_t)(sum->real_pages - sum->predicted_pages));
+	fprintf(out, ",\n    \"caches\": [");
+	for (uint32_t i = 0; i < nrows; i++) {
+		const struct end_row *er = &rows[i];
+		fprintf(out, "%s\n      {\"name\": ", i ? "," : "");
+		json_str(out, er->name);
+		fprintf(out,
+			", \"in_real\": %s, \"in_model\": %s, \"real\": {\"active_objs\": "
+			"%" PRIu64 ", \"total_objs\": %" PRIu64 ", \"slabs\": %" PRIu64
+			", \"pages\": %" PRIu64 "}, \"predicted\": {\"active_objs\": %" PRIu64
+			", \"total_objs\": %" PRIu64 ", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
+			", \"live_objs\": %" PRIu64 "}, \"untraced_allocations\": %" PRIu64
+			", \"start_objs_freed\": %" PRIu64 "}",
+			er->in_real ? "true" : "false", er->in_model ? "true" : "false",
+			er->real_active, er->real_objs, er->real_slabs, er->real_pages,
+			er->m.active_objs, er->m.total_objects, er->m.slabs, er->m.pages,
+			er->m.live_objs, er->m.untraced_frees, er->m.pre_freed);
+	}
+	fprintf(out, "\n    ]}");
 }
 
 /* Compare the run's model with the capture, print the report and, with rec,
@@ -976,47 +1075,12 @@ static int val_finish(void *ctx, struct run *run, struct rec *rec, struct err *e
 			fputc('}', out);
 		}
 		fprintf(out, "%s]},\n", first ? "" : "\n  ");
-		fprintf(out,
-			"  \"end_state\": {\"has_slabinfo\": %s, \"start_state\": %s, "
-			"\"caches_compared\": %u, "
-			"\"real\": {\"active_objs\": %" PRIu64 ", \"total_objs\": %" PRIu64
-			", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
-			"}, \"predicted\": {\"active_objs\": %" PRIu64 ", \"total_objs\": %" PRIu64
-			", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
-			"}, \"weighted_page_error\": %.6f, \"untraced_allocations\": %" PRIu64
-			", \"unattributed_frees\": %" PRIu64,
-			c->has_end ? "true" : "false", c->has_start ? "true" : "false",
-			sum.caches_compared, sum.real_active, sum.real_objs, real_slabs,
-			sum.real_pages, sum.predicted_active, sum.predicted_objs, pred_slabs,
-			sum.predicted_pages, sum.weighted_page_error, sum.untraced_frees,
-			sum.unattributed_frees);
-		/* the objects made before tracing began: what the anchor added, or
-		 * without one what the model lacks at the end */
-		if (!c->has_start)
-			fprintf(out, ", \"pre_trace_remainder_pages\": %" PRId64,
-				v->anchor && v->nsnaps
-					? (int64_t)v->anchor_pages
-					: (int64_t)(sum.real_pages - sum.predicted_pages));
-		fprintf(out, ",\n    \"caches\": [");
-		for (uint32_t i = 0; i < nrows; i++) {
-			const struct end_row *er = &rows[i];
-			fprintf(out, "%s\n      {\"name\": ", i ? "," : "");
-			json_str(out, er->name);
-			fprintf(out,
-				", \"in_real\": %s, \"in_model\": %s, \"real\": {\"active_objs\": "
-				"%" PRIu64 ", \"total_objs\": %" PRIu64 ", \"slabs\": %" PRIu64
-				", \"pages\": %" PRIu64
-				"}, \"predicted\": {\"active_objs\": %" PRIu64
-				", \"total_objs\": %" PRIu64 ", \"slabs\": %" PRIu64
-				", \"pages\": %" PRIu64 ", \"live_objs\": %" PRIu64
-				"}, \"untraced_allocations\": %" PRIu64
-				", \"start_objs_freed\": %" PRIu64 "}",
-				er->in_real ? "true" : "false", er->in_model ? "true" : "false",
-				er->real_active, er->real_objs, er->real_slabs, er->real_pages,
-				er->m.active_objs, er->m.total_objects, er->m.slabs, er->m.pages,
-				er->m.live_objs, er->m.untraced_frees, er->m.pre_freed);
-		}
-		fprintf(out, "\n    ]},\n  \"snapshots\": [");
+		/* without slabinfo.txt nothing was compared: null, not a 0 error */
+		if (!c->has_end)
+			fprintf(out, "  \"end_state\": null");
+		else
+			print_end_json(out, c, v, &sum, rows, nrows, real_slabs, pred_slabs);
+		fprintf(out, ",\n  \"snapshots\": [");
 		for (uint32_t i = 0; i < v->nsnaps; i++) {
 			const struct snap_res *r = &v->snaps[i];
 			fprintf(out, "%s\n    {\"id\": ", i ? "," : "");
@@ -1065,11 +1129,15 @@ static int val_finish(void *ctx, struct run *run, struct rec *rec, struct err *e
 			fprintf(out, "  \"pages_mae_over_swing\": null\n}\n");
 	} else {
 		fprintf(out, "slabsim validate of %s\n", c->dir);
-		if (c->has_lost && c->lost_events)
+		struct sim_lost lost;
+		char why[160];
+		sim_lost_events(s, run_line_stats(run), &lost);
+		sim_lost_str(&lost, why, sizeof(why));
+		if (lost.total)
 			fprintf(out,
 				"warning: the ring buffer lost %" PRIu64
-				" events (lost-events.txt): the trace is incomplete\n",
-				c->lost_events);
+				" events (%s): the trace is incomplete\n",
+				lost.total, why);
 		char dbg[8];
 		fprintf(out, "kernel %s (profile %s), nr_cpus %u, slub_debug %s\n\n",
 			c->has_uname ? c->release : "unknown", run_kernel_name(&o->model),
@@ -1089,54 +1157,13 @@ static int val_finish(void *ctx, struct run *run, struct rec *rec, struct err *e
 						l->name, lfield[f], l->pred[f], l->real[f]);
 		}
 		if (!c->has_end)
-			fprintf(out, "\nend state: no slabinfo.txt in the capture: the model's end "
-				     "state alone\n");
+			fprintf(out,
+				"\nend state: not compared: no slabinfo.txt in the capture (the "
+				"model "
+				"ends with %" PRIu64 " slab pages)\n",
+				sum.predicted_pages);
 		else
-			fprintf(out, "\nend state (%s): %u caches in slabinfo.txt\n",
-				c->has_start ? "the model started from slabinfo-start.txt"
-				: v->anchor && v->nsnaps
-					? "no slabinfo-start.txt: the model starts empty and takes "
-					  "the first snapshot as its start state"
-					: "no slabinfo-start.txt: the model starts empty, objects "
-					  "allocated before the trace are the pre-trace remainder",
-				sum.caches_compared);
-		fprintf(out,
-			"  total pages: real %" PRIu64 ", predicted %" PRIu64
-			" (memory-weighted error %.1f%%)\n"
-			"  total objects: real %" PRIu64 ", predicted %" PRIu64
-			"; active objects: real %" PRIu64 ", predicted %" PRIu64 "\n",
-			sum.real_pages, sum.predicted_pages, 100 * sum.weighted_page_error,
-			sum.real_objs, sum.predicted_objs, sum.real_active, sum.predicted_active);
-		if (!c->has_start && v->anchor && v->nsnaps)
-			fprintf(out,
-				"  pre-trace remainder: %" PRIu64 " pages (%" PRIu64
-				" objects) added at snapshot %s\n",
-				v->anchor_pages, v->anchor_objs, v->snaps[0].id);
-		else if (!c->has_start)
-			fprintf(out,
-				"  pre-trace remainder: %" PRId64 " pages (real - predicted)\n",
-				(int64_t)(sum.real_pages - sum.predicted_pages));
-		fprintf(out,
-			"  untraced allocations (frees of objects never allocated in the trace "
-			"nor in the start state): %" PRIu64 "; frees naming no cache: %" PRIu64
-			"\n",
-			sum.untraced_frees, sum.unattributed_frees);
-		fprintf(out, "  %-24s %9s %9s %9s %9s %7s %7s %7s %9s\n", "cache", "act.real",
-			"act.pred", "objs.real", "objs.pred", "pg.real", "pg.pred", "pg.err",
-			"untraced");
-		uint32_t shown = nrows < 30 ? nrows : 30;
-		for (uint32_t i = 0; i < shown; i++) {
-			const struct end_row *er = &rows[i];
-			fprintf(out,
-				"  %-24s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
-				" %7" PRIu64 " %7" PRIu64 " %+7" PRId64 " %9" PRIu64 "%s\n",
-				er->name, er->real_active, er->m.active_objs, er->real_objs,
-				er->m.total_objects, er->real_pages, er->m.pages,
-				(int64_t)(er->m.pages - er->real_pages), er->m.untraced_frees,
-				er->in_real ? "" : "  (model only)");
-		}
-		if (nrows > shown)
-			fprintf(out, "  ... %u more caches (see --format json)\n", nrows - shown);
+			print_end_table(out, c, v, &sum, rows, nrows);
 		fprintf(out, "\nsnapshots: %u compared", v->nsnaps);
 		if (v->snap_markers_missing)
 			fprintf(out, " (%u SNAP markers without a snapshot file)",

@@ -38,7 +38,7 @@ run() {
 verdict() {
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		echo "hang: killed after ${limit}s"
-	elif [ "$rc" -gt 4 ]; then
+	elif [ "$rc" -gt 5 ]; then
 		echo "crash or undocumented exit code $rc"
 	elif grep -q -e 'Sanitizer' -e 'runtime error:' "$tmp/err"; then
 		echo "sanitizer report"
@@ -86,14 +86,21 @@ while IFS='|' read -r c_file c_opts c_rc c_where c_sub; do
 	done
 	# Traces go to `replay FILE --no-db`, workload specs (*.wl) to `synth
 	# --workload FILE -o /dev/null`, sweep specs (*.sweep) to `sweep FILE`
-	# with a scratch database and one worker.
+	# with a scratch database and one worker, capture directories (cap-*/)
+	# to the command that begins the options (validate or replay), --no-db.
+	c_label="$c_file ${c_opts:+$c_opts }"
 	case $c_file in
+	cap-*)
+		c_cmd=${c_opts%% *}
+		c_opts=${c_opts#"$c_cmd"}
+		set -- "$c_cmd" "$path" --no-db
+		;;
 	*.wl) set -- synth --workload "$path" -o /dev/null ;;
 	*.sweep) rm -f "$tmp/sweep.db" && set -- sweep "$path" --db "$tmp/sweep.db" -j 1 -q ;;
 	*) set -- replay "$path" --no-db ;;
 	esac
 	# shellcheck disable=SC2086 # options are words
-	expect "$c_file ${c_opts:+$c_opts }-> exit $c_rc, std$c_where: $(printf '%s' "$c_sub" |
+	expect "$c_label-> exit $c_rc, std$c_where: $(printf '%s' "$c_sub" |
 		sed "s|$here/data/||g" | tr '\n' ' ' | cut -c 1-70)" \
 		"$c_rc" "$c_where" "$c_sub" "$@" $c_opts
 done < "$here/cases"

@@ -23,7 +23,8 @@ replay() {
 	rm -f "$tmp/slabinfo"
 	"$bin" replay "$r_trace" --check --format json --final-slabinfo "$tmp/slabinfo" "$@" \
 		> "$tmp/json" 2> "$tmp/err"
-	tap_is "$r_name: replay exits 0, nothing on stderr" "$? $(cat "$tmp/err")" "0 "
+	tap_is "$r_name: replay exits 0, nothing on stderr${r_warn:+ but the warning}" \
+		"$? $(cat "$tmp/err")" "0 ${r_warn:-}"
 }
 
 # The JSON summary prints one cache per line, and the totals on one line.
@@ -245,7 +246,12 @@ v2=$(json_num "$(cache_line kmalloc-64)" align_violations)
 v3=$(json_num "$(cache_line kmalloc-64)" align_violations)
 tap_is "(e) debug caches allocate zig-zag: 2 and 3 allocations" "$v2 $v3" "1 2"
 
+# The trace is written in 6.1's format (accounted=) but this case follows
+# 5.4's rules on purpose; red zones make bytes_alloc differ, so the run warns
+# (with --align none it does not: an alignment what-if changes sizes anyway).
+r_warn="slabsim: warning: --kernel 5.4 contradicts the trace, whose event format is 6.1's (the trace (accounted= fields: Linux 5.19+)); the model's bytes_alloc differs from the trace's on 46 allocations"
 replay "(e) Z, --align natural" dyn-e-46x64.trace --no-db --kernel 5.4 --slub-debug Z --align natural
+r_warn=
 # With natural alignment s->align = 64: red_left_pad = ALIGN(8, 64) = 64, size
 # 80 + 64 = 144, ALIGN(144, 64) = 192; order 0 (4096 % 192 = 64 <= 256), 21
 # per slab, tail 64. Object i at 64 + 192 i: always aligned, 0 violations.

@@ -129,7 +129,10 @@ for cfg in "--kernel 6.1" "--kernel 5.4 --slub-debug FZPU --align none" \
 	# shellcheck disable=SC2086 # options are words
 	"$bin" replay "$boot" $cfg --no-db --final-slabinfo si --final-sysfs fs \
 		--slabinfo-totals > tot 2> err
-	tap_is "slabinfo ($cfg): replay exits 0" "$? $(cat err)" "0 "
+	# one CPU where the trace has two: the folding is warned of
+	w=
+	case $cfg in *"--nr-cpus 1"*) w="slabsim: warning: 2870 events ran on CPUs at or above nr_cpus 1 (from --nr-cpus) and were folded" ;; esac
+	tap_is "slabinfo ($cfg): replay exits 0" "$? $(cat err)" "0 $w"
 	awk -f "$here/slabinfo-totals.awk" fs si > want
 	tap_is "slabinfo ($cfg): /proc/slabinfo and sysfs agree" "$(grep -c MISMATCH want)" "0"
 	tap_is "slabinfo ($cfg): -T totals equal awk on /proc/slabinfo" \

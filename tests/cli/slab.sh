@@ -97,7 +97,7 @@ awk '/tracing_mark_write: s3/ { print "            init-1       [000] .....    1
 replay "(a') 1 CPU, marker at 17 s" "$tmp/reap17.trace" --db "$tmp/a1.db" --kernel 5.4 --nr-cpus 1
 tap_is "(a') 1 CPU: the slab is gone at 17 s" "$(slab_pages_at "$tmp/a1.db" | grep s2b)" \
 	"s2b 16 s later: 0"
-replay "(a') 2 CPUs, marker at 17 s" "$tmp/reap17.trace" --db "$tmp/a2.db" --kernel 5.4
+replay "(a') 2 CPUs, marker at 17 s" "$tmp/reap17.trace" --db "$tmp/a2.db" --kernel 5.4 --nr-cpus 2
 # CPU 1 reaps 3 jiffies earlier in each second (round_jiffies' skew): at
 # t = 1.804 + 2k s. So it runs kmalloc-64's node part first: at 7.804
 # (clears free_touched), 11.804 and 15.804, when the slab is not yet free
@@ -168,7 +168,7 @@ tap_is "(c) 1 CPU: tunables 120 60 0, slabdata 1 1 0" "$(slabdata kmalloc-64)" \
 # runs at 19.804. So the slab is counted but not active: active_slabs 0 of
 # 1, active_objs 64 - 64 free = 0; shared factor 8.
 awk '{ print } /s2b 16 s later/ { exit }' "$tmp/reap17.trace" > "$tmp/cut17.trace"
-replay "(c) 2 CPUs, cut at 17 s" "$tmp/cut17.trace" --no-db --kernel 5.4
+replay "(c) 2 CPUs, cut at 17 s" "$tmp/cut17.trace" --no-db --kernel 5.4 --nr-cpus 2
 tap_is "(c) a free slab: active_slabs 0 of 1, tunables 120 60 8" "$(slabdata kmalloc-64)" \
 	"active_objs=0 limit=120 batchcount=60 shared=8 active_slabs=0 num_slabs=1 sharedavail=0"
 # 121 kmalloc(64) then 121 kfree on CPU 0 (2 CPUs): the 121st free finds
@@ -182,7 +182,7 @@ awk 'BEGIN {
 	for (i = 0; i < 121; i++)
 		printf "            init-1       [000] .....     1.%06d: kfree: call_site=g+0x1/0x2 ptr=%016x\n", 500 + i, 4096 + i
 }' > "$tmp/flush.trace"
-replay "(c) 121 frees on one CPU" "$tmp/flush.trace" --no-db --kernel 5.4
+replay "(c) 121 frees on one CPU" "$tmp/flush.trace" --no-db --kernel 5.4 --nr-cpus 2
 tap_is "(c) the array flushed 60 objects into the shared array" \
 	"$(slabdata kmalloc-64 | sed 's/.*shared=/shared=/; s/ active_slabs=[0-9]* num_slabs=[0-9]*//')" \
 	"shared=8 sharedavail=60"

@@ -368,7 +368,7 @@ static void test_determinism_and_roundtrip(void)
 	CHECK("temporary trace file", f != NULL);
 	if (!f || !g1 || !g2 || !g3)
 		return;
-	(void)synth_write_header(f, w, 9, 2000000000);
+	(void)synth_write_header(f, w, 9, 2000000000, 2);
 	struct trace_event a, b, c;
 	uint64_t n = 0, differ = 0, kinds[TRACE_EV_NR] = {0};
 	bool same = true;
