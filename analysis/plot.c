@@ -1,7 +1,9 @@
 /* plot.c - the five figures of a results database (see plot.h). */
 #include "plot.h"
+#include "policy.h"
 #include "query.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -26,15 +28,32 @@ static const char *const terms[2][2] = {
  * (bars) = debug setting. The waste kinds of figure 3 have colours of
  * their own, none of them an allocator's.
  */
+/* An allocator's position in policy_table (policies/policy.h), which
+ * orders the colours; a name this build does not know (a database from
+ * another) gets a key of its own past the table, and grey. */
+static int alloc_pos(const char *allocator)
+{
+	const struct policy_ops *o = policy_find(allocator);
+	int i;
+	for (i = 0; policy_table[i]; i++)
+		if (policy_table[i] == o)
+			return i;
+	uint64_t h = 0xcbf29ce484222325u;
+	for (const unsigned char *q = (const unsigned char *)allocator; *q; q++)
+		h = (h ^ *q) * 0x100000001b3u;
+	return i + 1 + (int)(h % 1000003u);
+}
+
 static const char *alloc_rgb(const char *allocator)
 {
-	if (!strcmp(allocator, "slub"))
-		return "#1f77b4";
-	if (!strcmp(allocator, "slab"))
-		return "#ff7f0e";
-	if (!strcmp(allocator, "slob"))
-		return "#2ca02c";
-	return "#7f7f7f";
+	/* by position in policy_table: SLUB blue, SLAB orange, SLOB green,
+	 * the exact baseline grey, then the rest of a ten-colour palette */
+	static const char *const rgb[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#7f7f7f", "#9467bd",
+					  "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#d62728"};
+	int k = alloc_pos(allocator), n = 0;
+	while (policy_table[n])
+		n++;
+	return k < n && k < (int)(sizeof(rgb) / sizeof(rgb[0])) ? rgb[k] : "#7f7f7f";
 }
 
 static int align_dt(const char *align)
@@ -236,7 +255,7 @@ static void mark_identical(struct pol *p, size_t np, char (*titles)[400])
 				p[i].same_as = (int)j;
 				size_t l = strlen(titles[j]);
 				char *dbg = strstr(titles[j], " debug=");
-				if (!strcmp(p[j].allocator, p[i].allocator) &&
+				if (alloc_pos(p[j].allocator) == alloc_pos(p[i].allocator) &&
 				    !strcmp(p[j].debug, p[i].debug) && dbg &&
 				    l + strlen(p[i].align) + 2 < sizeof(titles[0])) {
 					/* insert "|align" before " debug=" */
@@ -598,7 +617,7 @@ static int fig_overhead(struct ctx *c, struct plot_fig *fig)
 		if (k == c->ntr)
 			continue; /* a trace left out (--trace) */
 		for (b = 0; b < nb[k]; b++)
-			if (!strcmp(bars[k][b].allocator, col_text(st, 1)) &&
+			if (alloc_pos(bars[k][b].allocator) == alloc_pos(col_text(st, 1)) &&
 			    !strcmp(bars[k][b].kernel, col_text(st, 2)) &&
 			    !strcmp(bars[k][b].debug, col_text(st, 3)))
 				break;
@@ -1034,7 +1053,11 @@ static int fig_cdf(struct ctx *c, struct plot_fig *fig)
 	struct mem_panel pn[MAXTR] = {{0}};
 	size_t cap = 0, block = 0, npanel = 0;
 	double *v = NULL;
-	bool slob = false;
+	/* allocators with a run that has no value: an allocator without fixed
+	 * object slots (SLOB) has no occupancy; they are named in the title */
+	char unshown[200] = "";
+	int unshown_pos[16];
+	size_t nunshown = 0;
 	int rc;
 	(void)snprintf(fig->title, sizeof(fig->title),
 		       "CDF of slab occupancy over per-cache samples");
@@ -1072,12 +1095,22 @@ static int fig_cdf(struct ctx *c, struct plot_fig *fig)
 		}
 		for (size_t i = 0; i < m->np; i++) {
 			size_t n = 0;
-			slob |= !strcmp(m->p[i].allocator, "slob");
 			sqlite3_reset(st);
 			sqlite3_bind_int64(st, 1, m->p[i].run_id);
 			while (sqlite3_step(st) == SQLITE_ROW)
 				n++;
 			nval[i] = n;
+			int ap = alloc_pos(m->p[i].allocator);
+			size_t u = 0;
+			while (u < nunshown && unshown_pos[u] != ap)
+				u++;
+			if (!n && u == nunshown &&
+			    nunshown < sizeof(unshown_pos) / sizeof(unshown_pos[0])) {
+				size_t l = strlen(unshown);
+				unshown_pos[nunshown++] = ap;
+				(void)snprintf(unshown + l, sizeof(unshown) - l, "%s%s",
+					       l ? ", " : "", m->p[i].allocator);
+			}
 		}
 		/* the sorted values of each run, hashed to find identical ones */
 		for (size_t i = 0; i < m->np; i++) {
@@ -1161,9 +1194,18 @@ static int fig_cdf(struct ctx *c, struct plot_fig *fig)
 	for (int t = 0; t < 2; t++) {
 		gp_head(g, fig->name, t, fig_height(npanel, 420));
 		fprintf(g, "set multiplot layout %zu,1 title ", npanel);
-		gp_str(g, slob ? "CDF of slab occupancy over per-cache samples (SLOB not shown: "
-				 "it has no fixed object slots)"
-			       : fig->title);
+		if (nunshown) {
+			char full[400];
+			for (char *q = unshown; *q; q++)
+				*q = (char)toupper((unsigned char)*q);
+			(void)snprintf(full, sizeof(full),
+				       "%s (%s not shown: no samples of caches with fixed object "
+				       "slots)",
+				       fig->title, unshown);
+			gp_str(g, full);
+		} else {
+			gp_str(g, fig->title);
+		}
 		fprintf(g, "\nset xlabel 'slab occupancy (live objects / object slots, fraction)'\n"
 			   "set ylabel 'fraction of (sample, cache) points at or below'\n"
 			   "set xrange [0:1]\nset yrange [0:1]\nset grid\n"

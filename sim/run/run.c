@@ -476,7 +476,7 @@ static int begin_record(const struct run_opts *o, const struct run_input *in, st
 	}
 	/* what the trace itself says (run_detect) where a capture's metadata
 	 * said nothing: the kernel profile of its event format, its CPUs */
-	const struct trace_stats *st = in->kind == RUN_TRACE    ? &r->pass
+	const struct trace_stats *st = in->kind == RUN_TRACE	? &r->pass
 				       : in->kind == RUN_EVENTS ? r->stats
 								: NULL;
 	char det_kernel[8] = "";
@@ -506,7 +506,9 @@ static int begin_record(const struct run_opts *o, const struct run_input *in, st
 		.version = SLABSIM_VERSION,
 		.trace_label = id->label,
 		.trace_hash = id->hash[0] ? id->hash : NULL,
-		.trace_kernel = id->kernel[0] ? id->kernel : det_kernel[0] ? det_kernel : NULL,
+		.trace_kernel = id->kernel[0]	? id->kernel
+				: det_kernel[0] ? det_kernel
+						: NULL,
 		.trace_nr_cpus = id->nr_cpus ? id->nr_cpus : det_cpus,
 	};
 	return rec_run_begin(r->rec, &info, &r->run_id, e);
