@@ -47,6 +47,7 @@ void run_model_default(struct run_model *m)
 	m->allocator = POLICY_DEFAULT_NAME;
 	policy_cfg_default(&m->cfg);
 	m->given = 0;
+	m->kernel_from = m->nr_cpus_from = NULL;
 }
 
 const char *run_kernel_name(const struct run_model *m)
