@@ -523,7 +523,9 @@ static int fig_memory(struct ctx *c, struct plot_fig *fig)
 				"top = STATS_max > 0 ? STATS_max * %s : 1\n"
 				"stats '%s.dat' index %zu:%zu using 1 nooutput\n"
 				"phase_dx = STATS_max > 0 ? STATS_max * 0.009 : 0\n"
-				"set yrange [0:top]\nset xrange [0:*]\n",
+				"set yrange [0:top]\nset xrange [0:*]\n"
+				"# one instant (all samples at t = 0): a range gnuplot accepts\n"
+				"if (STATS_max <= 0) set xrange [0:1]\n",
 				fig->name, m->first, m->first + m->nblocks - 1,
 				m->phase_block >= 0 ? "1.35" : "1.05", fig->name, m->first,
 				m->first + m->nblocks - 1);

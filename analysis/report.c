@@ -103,9 +103,10 @@ static void definitions(FILE *f)
 			  "label names different contents. Runs are never pooled across traces."},
 		{"trace_hash", "FNV-1a 64 of the trace file's bytes as stored (compressed or "
 			       "not); for a workload, the hash of its spec."},
-		{"trace_kernel, trace_nr_cpus", "What was detected from the trace (a capture's "
-						"uname.txt and ncpus.txt); empty when "
-						"nothing was."},
+		{"trace_kernel, trace_nr_cpus",
+		 "What was detected from the input: a capture's uname.txt and ncpus.txt, "
+		 "else the trace's own event format (accounted= fields: 6.1) and header "
+		 "CPU count; empty when nothing was (stdin without a name pass, a workload)."},
 		{"slab pages", "Pages (4 KiB) held by slabs: per cache, slabs &times; "
 			       "2<sup>order</sup>; for SLOB, its shared page lists."},
 		{"peak_slab_pages", "The most slab pages held at any moment of the run."},
@@ -321,6 +322,9 @@ static int trace_sections(FILE *f, sqlite3 *db, struct err *e)
 		bool marks = false;
 		if (!(rc = has_markers(db, trace, &marks, e)) && marks)
 			rc = phases_trace(f, db, trace, e);
+		else if (!rc)
+			fprintf(f, "<h3>Phases</h3>\n<p class=none>No run of this trace has trace "
+				   "markers.</p>\n");
 		if (!rc)
 			rc = table(f, db, "Waste by kind", "waste-by-kind", trace, e);
 		if (!rc)
