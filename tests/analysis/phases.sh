@@ -58,7 +58,7 @@ col() { # col FILE RUN_ID: that run's pages column of a phases .dat (the header
 }
 tap_is "hand: SLUB pages at the markers (by hand)" "$(col hp/memory-time-phases.dat "$slub")" "8 8 8 9 "
 tap_is "hand: SLAB pages at the markers (by hand)" "$(col hp/memory-time-phases.dat "$slab")" "1 3 3 4 "
-tap_is "hand: every label is at the top level (no nesting)" \
+tap_is "hand: labels 25% of the axis apart all stay on level 0" \
 	"$(dat_rows hp/memory-time-phases.dat | sed 's/"[^"]*"/L/' | awk '{ printf "%s", $4 }')" 0000
 tap_is "hand: both runs have every marker" "$(dat_rows hp/memory-time-phases.dat | sed 's/"[^"]*"/L/' | awk '{ printf "%s", $3 }')" 2222
 "$bin" report --db hand.db --out hr > out 2> err
