@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The newest finished run of every configuration, with a debug label:
+/* The newest finished run of every configuration of every trace (a trace
+ * path replayed again after its file changed is another trace: its hash
+ * differs), with a debug label:
  * SLAB's CONFIG_DEBUG_SLAB as on/off, SLUB's slub_debug letters, else off;
  * and `trace`, the input's label (runs.trace_label), followed by " #" and
  * the first 8 digits of its hash when one label names inputs of different
@@ -28,7 +30,8 @@
 	"  FROM runs r\n"                                                                          \
 	"  WHERE r.status = 'done' AND r.run_id = (\n"                                             \
 	"    SELECT max(s.run_id) FROM runs s\n"                                                   \
-	"    WHERE s.config_hash = r.config_hash AND s.status = 'done'))\n"
+	"    WHERE s.config_hash = r.config_hash AND s.status = 'done'\n"                          \
+	"      AND s.trace_hash IS r.trace_hash))\n"
 
 const char query_latest_cte[] = LATEST;
 
