@@ -236,7 +236,10 @@ int merge_file(struct merge *m, const char *in_path, struct merge_stats *st, str
 		rc = err_set(e, SLABSIM_EIO, "%s: not a slabsim results database", in_path);
 		goto out;
 	}
-	if (ver_in != ver_out) {
+	/* version 3 differs from 4 only by the trace identity columns of runs,
+	 * which the copy fills as the upgrade does (below) */
+	bool v3_in = ver_in == 3 && ver_out == 4;
+	if (ver_in != ver_out && !v3_in) {
 		rc = err_set(e, SLABSIM_EIO,
 			     "%s: schema version %lld, but %s has %lld (upgrade the older file "
 			     "first: merge into it, or replay into it)",
@@ -338,6 +341,13 @@ int merge_file(struct merge *m, const char *in_path, struct merge_stats *st, str
 				new_id = sqlite3_last_insert_rowid(db);
 		}
 		add.copied++;
+	}
+	if (v3_in && sqlite3_exec(db,
+				  "UPDATE main.runs SET trace_label = trace_path"
+				  " WHERE trace_label IS NULL",
+				  NULL, NULL, NULL) != SQLITE_OK) {
+		rc = db_err(m, e, "label");
+		goto out;
 	}
 	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		rc = db_err(m, e, "commit");

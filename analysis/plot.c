@@ -1,11 +1,14 @@
 /* plot.c - the five figures of a results database (see plot.h). */
 #include "plot.h"
+#include "policy.h"
 #include "query.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,24 +18,79 @@
 
 /* Both terminals: every script draws its figure twice. */
 static const char *const terms[2][2] = {
-	{"pngcairo size 960,600 noenhanced font 'Sans,10'", "png"},
-	{"svg size 960,600 noenhanced font 'Sans,10' dynamic", "svg"},
+	{"pngcairo noenhanced font 'Sans,10'", "png"},
+	{"svg noenhanced font 'Sans,10' dynamic", "svg"},
+};
+
+/*
+ * One visual encoding in every figure (docs/sweeps.md, "The figures"):
+ * colour = allocator, dash = alignment, line width (lines) or hatching
+ * (bars) = debug setting. The waste kinds of figure 3 have colours of
+ * their own, none of them an allocator's.
+ */
+/* An allocator's position in policy_table (policies/policy.h), which
+ * orders the colours; a name this build does not know (a database from
+ * another) gets a key of its own past the table, and grey. */
+static int alloc_pos(const char *allocator)
+{
+	const struct policy_ops *o = policy_find(allocator);
+	int i;
+	for (i = 0; policy_table[i]; i++)
+		if (policy_table[i] == o)
+			return i;
+	uint64_t h = 0xcbf29ce484222325u;
+	for (const unsigned char *q = (const unsigned char *)allocator; *q; q++)
+		h = (h ^ *q) * 0x100000001b3u;
+	return i + 1 + (int)(h % 1000003u);
+}
+
+static const char *alloc_rgb(const char *allocator)
+{
+	/* by position in policy_table: SLUB blue, SLAB orange, SLOB green,
+	 * the exact baseline grey, then the rest of a ten-colour palette */
+	static const char *const rgb[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#7f7f7f", "#9467bd",
+					  "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#d62728"};
+	int k = alloc_pos(allocator), n = 0;
+	while (policy_table[n])
+		n++;
+	return k < n && k < (int)(sizeof(rgb) / sizeof(rgb[0])) ? rgb[k] : "#7f7f7f";
+}
+
+static int align_dt(const char *align)
+{
+	if (!strcmp(align, "none"))
+		return 2;
+	if (!strcmp(align, "natural"))
+		return 1;
+	return 3;
+}
+
+/* At most this many traces get a panel each (the rest are named in the
+ * figure's note). */
+enum { MAXTR = 16 };
+
+struct trace_id {
+	char label[512]; /* latest.trace */
+	char path[1024];
 };
 
 struct ctx {
 	sqlite3 *db;
 	const char *dir;
 	struct err *e;
-	char trace[1024];
+	struct trace_id tr[MAXTR];
+	size_t ntr;
+	const char *trace; /* the panel being written: tr[k].label */
 };
 
-/* One run of the chosen trace. */
+/* One run of a trace. */
 struct pol {
 	long long run_id;
 	char allocator[16], align[16], debug[16];
-	char label[96];
+	char label[200];
+	uint64_t sig; /* hash of the series drawn for it (identical series) */
+	int same_as;  /* index of an earlier run with the same series, or -1 */
 };
-
 static FILE *open_out(struct ctx *c, const char *name, const char *ext)
 {
 	char p[4096];
@@ -41,16 +99,6 @@ static FILE *open_out(struct ctx *c, const char *name, const char *ext)
 	if (!f)
 		err_set(c->e, SLABSIM_EIO, "%s: %s", p, strerror(errno));
 	return f;
-}
-
-/* A figure's NAME.dat, for the rows of its query st (finalized if the
- * file cannot be made). */
-static FILE *open_dat(struct ctx *c, const char *name, sqlite3_stmt *st)
-{
-	FILE *d = open_out(c, name, "dat");
-	if (!d)
-		sqlite3_finalize(st);
-	return d;
 }
 
 static int close_out(struct ctx *c, FILE *f, const char *name, const char *ext)
@@ -85,7 +133,42 @@ static const char *col_text(sqlite3_stmt *st, int i)
 	return t ? (const char *)t : "";
 }
 
-/* The runs of the chosen trace, labelled "allocator align debug". */
+/* A label as a gnuplot data string: double-quoted, a '"' in it shown as
+ * "'" (gnuplot's data strings cannot escape it). */
+static void dat_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++)
+		fputc(*s == '"' ? '\'' : *s, f);
+	fputc('"', f);
+}
+
+/* gnuplot strings are single-quoted: double the quotes. */
+static void gp_str(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+/* The terminal and output of drawing t (0 png, 1 svg), h pixels high. */
+static void gp_head(FILE *f, const char *name, int t, int h)
+{
+	fprintf(f, "set terminal %s size 960,%d\nset output '%s.%s'\n", terms[t][0], h, name,
+		terms[t][1]);
+}
+
+/* Height of a figure of n panels. */
+static int fig_height(size_t n, int per)
+{
+	return n <= 1 ? 600 : (int)n * per + 60;
+}
+
+/* The runs of trace c->trace, labelled "allocator align=A debug=D". */
 static int policies(struct ctx *c, struct pol **out, size_t *n)
 {
 	sqlite3_stmt *st;
@@ -94,8 +177,10 @@ static int policies(struct ctx *c, struct pol **out, size_t *n)
 	int rc = prep_latest(c,
 			     "SELECT run_id, allocator, align, debug, "
 			     "json_extract(config_json, '$.workload.seed') FROM latest "
-			     "WHERE trace_path IS ?1 ORDER BY allocator, align, debug, run_id",
+			     "WHERE trace IS ?1 ORDER BY allocator, align, debug, run_id",
 			     &st);
+	*out = NULL;
+	*n = 0;
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, c->trace, -1, SQLITE_STATIC);
@@ -108,6 +193,7 @@ static int policies(struct ctx *c, struct pol **out, size_t *n)
 		}
 		p = np;
 		memset(&p[k], 0, sizeof(p[k]));
+		p[k].same_as = -1;
 		p[k].run_id = sqlite3_column_int64(st, 0);
 		(void)snprintf(p[k].allocator, sizeof(p[k].allocator), "%s", col_text(st, 1));
 		(void)snprintf(p[k].align, sizeof(p[k].align), "%s", col_text(st, 2));
@@ -145,37 +231,73 @@ static int policies(struct ctx *c, struct pol **out, size_t *n)
 	return 0;
 }
 
-/* gnuplot strings are single-quoted: double the quotes. */
-static void gp_str(FILE *f, const char *s)
+/* FNV-1a 64 over the bytes of a series, to find identical ones. */
+static uint64_t sig_add(uint64_t h, const void *data, size_t n)
 {
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
+	const unsigned char *b = data;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3u;
 	}
-	fputc('\'', f);
+	return h;
 }
 
-static void gp_head(FILE *f, const char *name, int t)
+/* Runs whose series hash alike are drawn once: same_as points to the
+ * first; that one's title names them all ("slab align=natural|none
+ * debug=off" when only the alignment differs, else "A = B"). */
+static void mark_identical(struct pol *p, size_t np, char (*titles)[400])
 {
-	fprintf(f, "set terminal %s\nset output '%s.%s'\n", terms[t][0], name, terms[t][1]);
+	for (size_t i = 0; i < np; i++) {
+		(void)snprintf(titles[i], sizeof(titles[0]), "%s", p[i].label);
+		p[i].same_as = -1;
+		for (size_t j = 0; j < i; j++)
+			if (p[j].same_as < 0 && p[j].sig == p[i].sig) {
+				p[i].same_as = (int)j;
+				size_t l = strlen(titles[j]);
+				char *dbg = strstr(titles[j], " debug=");
+				if (alloc_pos(p[j].allocator) == alloc_pos(p[i].allocator) &&
+				    !strcmp(p[j].debug, p[i].debug) && dbg &&
+				    l + strlen(p[i].align) + 2 < sizeof(titles[0])) {
+					/* insert "|align" before " debug=" */
+					char tail[400];
+					(void)snprintf(tail, sizeof(tail), "%s", dbg);
+					(void)snprintf(
+						dbg, sizeof(titles[0]) - (size_t)(dbg - titles[j]),
+						"|%s%s", p[i].align, tail);
+				} else {
+					(void)snprintf(titles[j] + l, sizeof(titles[0]) - l,
+						       " = %s", p[i].label);
+				}
+				break;
+			}
+	}
 }
 
-/* 1a: the trace markers of the runs of figure 1 (samples.label), written to
- * NAME-phases.dat: one row per distinct (time, label), so markers that all
- * runs of the trace share are drawn once; the "end" sample every run closes
- * with is left out. Columns: t_s, the label (double quotes in it become
- * single ones: gnuplot's data strings cannot escape them), how many runs have
- * the marker, then the slab pages of each run at it ('?' = not in that run).
- * *nmark gets the number of rows; without markers the file is removed. */
-static int memory_phases_dat(struct ctx *c, const struct pol *p, size_t np, const char *name,
+/* The line style of a run: colour = allocator, dash = alignment, width =
+ * debug (thick when on). */
+static void gp_line_style(FILE *g, const struct pol *p)
+{
+	fprintf(g, "lc rgb '%s' dt %d lw %s", alloc_rgb(p->allocator), align_dt(p->align),
+		strcmp(p->debug, "off") ? "3" : "1.5");
+}
+
+/* 1a: the trace markers of one trace's runs (samples.label), as one block
+ * of NAME-phases.dat: one row per distinct (time, label), so markers that
+ * all runs of the trace share are drawn once; the "end" sample every run
+ * closes with is left out. Columns: t_s, the label, how many runs have the
+ * marker, the label's level (0 = top; a label closer than 4 % of the time
+ * axis to the previous one on its level goes one level down, so labels do
+ * not overlap), then the slab pages of each run at it ('?' = not in that
+ * run). *nmark gets the number of rows. */
+static int memory_phases_dat(struct ctx *c, FILE *d, const struct pol *p, size_t np, double t_max,
 			     size_t *nmark)
 {
+	enum { LEVELS = 5 };
 	sqlite3_stmt *st;
-	FILE *d;
-	char stem[64];
 	int rc;
+	double last[LEVELS];
+	for (int i = 0; i < LEVELS; i++)
+		last[i] = -1e300;
 	*nmark = 0;
 	/* the same runs as policies(); rows of one marker come together */
 	if ((rc = prep_latest(
@@ -183,7 +305,7 @@ static int memory_phases_dat(struct ctx *c, const struct pol *p, size_t np, cons
 		     ", m AS (SELECT s.run_id, s.seq, s.label, s.slab_pages,\n"
 		     "    s.t_ns - l.t_first_ns AS rel FROM samples s JOIN latest l USING "
 		     "(run_id)\n"
-		     "  WHERE l.trace_path IS ?1 AND s.label IS NOT NULL\n"
+		     "  WHERE l.trace IS ?1 AND s.label IS NOT NULL\n"
 		     "    AND NOT (s.label = 'end' AND s.seq = (SELECT max(x.seq) FROM samples x\n"
 		     "                                         WHERE x.run_id = s.run_id)))\n"
 		     "SELECT rel, label, run_id, slab_pages FROM m\n"
@@ -198,22 +320,6 @@ static int memory_phases_dat(struct ctx *c, const struct pol *p, size_t np, cons
 		sqlite3_finalize(st);
 		return err_set(c->e, SLABSIM_ENOMEM, "out of memory");
 	}
-	(void)snprintf(stem, sizeof(stem), "%s-phases", name);
-	if (!(d = open_out(c, stem, "dat"))) {
-		sqlite3_finalize(st);
-		free(pages);
-		return c->e->code;
-	}
-	fprintf(d,
-		"# trace markers (samples.label) of the runs in %s.dat, trace %s\n"
-		"# one row per distinct (time, label); the final 'end' sample is left out\n"
-		"# columns: t_s (virtual seconds since the first event) label (text of the\n"
-		"# marker, \" shown as ') runs (how many runs have it) then slab_pages (4 KiB\n"
-		"# pages) of each run at the marker, '?' = not in that run:\n#t_s label runs",
-		name, c->trace);
-	for (size_t i = 0; i < np; i++)
-		fprintf(d, " pages[run %lld]", p[i].run_id);
-	fputc('\n', d);
 	for (bool more = true; more;) {
 		int step = sqlite3_step(st);
 		more = step == SQLITE_ROW;
@@ -222,12 +328,24 @@ static int memory_phases_dat(struct ctx *c, const struct pol *p, size_t np, cons
 		if (label && (!more || r != rel || strcmp(lab, label))) {
 			/* the previous marker is complete */
 			size_t runs = 0;
+			double t = (double)rel / 1e9;
+			int level = 0;
+			while (level < LEVELS - 1 && t - last[level] < 0.04 * t_max)
+				level++;
+			last[level] = t;
 			for (size_t i = 0; i < np; i++)
 				runs += pages[i] >= 0;
-			fprintf(d, "%.9f \"", (double)rel / 1e9);
-			for (const char *q = label; *q; q++)
-				fputc(*q == '"' ? '\'' : *q, d);
-			fprintf(d, "\" %zu", runs);
+			if (!*nmark) {
+				fprintf(d, "# trace ");
+				dat_str(d, c->trace);
+				fprintf(d, "\n#t_s label runs level");
+				for (size_t i = 0; i < np; i++)
+					fprintf(d, " pages[run %lld]", p[i].run_id);
+				fputc('\n', d);
+			}
+			fprintf(d, "%.9f ", t);
+			dat_str(d, label);
+			fprintf(d, " %zu %d", runs, level);
 			for (size_t i = 0; i < np; i++)
 				if (pages[i] < 0)
 					fprintf(d, " ?");
@@ -261,177 +379,274 @@ static int memory_phases_dat(struct ctx *c, const struct pol *p, size_t np, cons
 	sqlite3_finalize(st);
 	free(label);
 	free(pages);
-	if (rc) {
-		fclose(d);
-		return rc;
-	}
-	if ((rc = close_out(c, d, stem, "dat")))
-		return rc;
-	if (!*nmark) {
-		/* no markers: no file (nor one left from an earlier plot) */
-		char path[4096];
-		(void)snprintf(path, sizeof(path), "%s/%s.dat", c->dir, stem);
-		(void)remove(path);
-	}
-	return 0;
+	return rc;
 }
 
-/* 1b: the markers as labelled dashed vertical lines over figure 1, from
- * NAME-phases.dat; the y range starts at 0 and leaves room for the labels.
- * pre: the settings before "plot"; else the plot elements. */
-static void memory_phases_gp(FILE *g, const char *name, bool pre)
-{
-	if (pre) {
-		fprintf(g,
-			"stats '%s.dat' using 2 nooutput\n"
-			"phase_top = STATS_max > 0 ? STATS_max * 1.25 : 1\n"
-			"set yrange [0:phase_top]\n",
-			name);
-		return;
-	}
-	fprintf(g,
-		"  '%s-phases.dat' using 1:(0):(0):(phase_top) with vectors nohead dt 2 "
-		"lc rgb 'gray40' title 'trace markers', \\\n"
-		"  '' using 1:(phase_top):2 with labels rotate by 90 right offset -0.8,-0.5 "
-		"font ',8' tc rgb 'gray30' notitle\n",
-		name);
-}
+/* Per trace panel of figure 1: the blocks of memory-time.dat, the block of
+ * memory-time-phases.dat (-1: no markers), the titles of its lines. */
+struct mem_panel {
+	size_t tr; /* index into c->tr */
+	size_t first, nblocks;
+	long phase_block;
+	size_t np;
+	struct pol *p;
+	char (*titles)[400];
+};
 
-/* 1: slab memory over virtual time, one line per policy. */
-static int fig_memory(struct ctx *c, const struct pol *p, size_t np, struct plot_fig *fig)
+/* 1: slab memory over virtual time, one panel per trace, one line per run
+ * (identical series once). */
+static int fig_memory(struct ctx *c, struct plot_fig *fig)
 {
-	sqlite3_stmt *st;
-	FILE *d, *g;
-	int rc;
-	(void)snprintf(fig->title, sizeof(fig->title), "Slab memory over virtual time (%.120s)",
-		       c->trace);
-	if (!np) {
-		(void)snprintf(fig->note, sizeof(fig->note), "no runs of the trace");
-		return 0;
-	}
+	sqlite3_stmt *st = NULL;
+	FILE *d = NULL, *ph = NULL, *g = NULL;
+	struct mem_panel pn[MAXTR] = {{0}};
+	size_t block = 0, nphase = 0, npanel = 0;
+	int rc = 0;
+	(void)snprintf(fig->title, sizeof(fig->title), "Slab memory over virtual time");
 	if ((rc = prep(c,
 		       "SELECT (s.t_ns - r.t_first_ns) / 1e9, s.slab_pages * 4 "
 		       "FROM samples s JOIN runs r ON r.run_id = s.run_id "
 		       "WHERE s.run_id = ?1 ORDER BY s.seq",
 		       &st)))
 		return rc;
-	if (!(d = open_dat(c, fig->name, st)))
-		return c->e->code;
-	fprintf(d,
-		"# slab memory over virtual time, trace %s\n"
-		"# one block per run (gnuplot index i = the i-th block)\n"
-		"# columns: t_s (virtual seconds since the first event) slab_kib (KiB)\n",
-		c->trace);
-	for (size_t i = 0; i < np; i++) {
-		fprintf(d, "%s# run %lld: %s\n", i ? "\n\n" : "", p[i].run_id, p[i].label);
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, p[i].run_id);
-		while (sqlite3_step(st) == SQLITE_ROW)
-			fprintf(d, "%.9f %lld\n", sqlite3_column_double(st, 0),
-				sqlite3_column_int64(st, 1));
+	if (!(d = open_out(c, fig->name, "dat")) ||
+	    !(ph = open_out(c, "memory-time-phases", "dat"))) {
+		rc = c->e->code;
+		goto out;
 	}
-	sqlite3_finalize(st);
+	fprintf(d, "# slab memory over virtual time\n"
+		   "# one block per run (gnuplot index i = the i-th block), traces one after the\n"
+		   "# other; a run whose series equals an earlier one's is not repeated\n"
+		   "# columns: t_s (virtual seconds since the first event) slab_kib (KiB)\n");
+	fprintf(ph, "# trace markers (samples.label) of the runs in memory-time.dat, one block\n"
+		    "# per trace with markers: one row per distinct (time, label); the final\n"
+		    "# 'end' sample is left out. Columns: t_s (virtual seconds since the first\n"
+		    "# event), label (\" shown as '), runs (how many runs have it), level (of\n"
+		    "# its label, 0 = top), then slab_pages (4 KiB pages) of each run at the\n"
+		    "# marker, '?' = not in that run\n");
+	for (size_t k = 0; k < c->ntr; k++) {
+		struct mem_panel *m = &pn[npanel];
+		c->trace = c->tr[k].label;
+		if ((rc = policies(c, &m->p, &m->np)))
+			goto out;
+		if (!m->np) {
+			free(m->p);
+			m->p = NULL;
+			continue;
+		}
+		if (!(m->titles = calloc(m->np, sizeof(*m->titles)))) {
+			rc = err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+			goto out;
+		}
+		m->tr = k;
+		npanel++;
+		/* the series first, to find identical ones */
+		double t_max = 0;
+		for (size_t i = 0; i < m->np; i++) {
+			uint64_t h = 0xcbf29ce484222325u;
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, m->p[i].run_id);
+			while (sqlite3_step(st) == SQLITE_ROW) {
+				double t = sqlite3_column_double(st, 0);
+				long long kib = sqlite3_column_int64(st, 1);
+				h = sig_add(sig_add(h, &t, sizeof(t)), &kib, sizeof(kib));
+				if (t > t_max)
+					t_max = t;
+			}
+			m->p[i].sig = h;
+		}
+		mark_identical(m->p, m->np, m->titles);
+		m->first = block;
+		for (size_t i = 0; i < m->np; i++) {
+			if (m->p[i].same_as >= 0)
+				continue;
+			fprintf(d, "%s# trace ", block ? "\n\n" : "");
+			dat_str(d, c->trace);
+			fprintf(d, ", run %lld: %s\n", m->p[i].run_id, m->titles[i]);
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, m->p[i].run_id);
+			while (sqlite3_step(st) == SQLITE_ROW)
+				fprintf(d, "%.9f %lld\n", sqlite3_column_double(st, 0),
+					sqlite3_column_int64(st, 1));
+			block++;
+		}
+		m->nblocks = block - m->first;
+		size_t nmark = 0;
+		if (nphase)
+			fprintf(ph, "\n\n");
+		if ((rc = memory_phases_dat(c, ph, m->p, m->np, t_max, &nmark)))
+			goto out;
+		m->phase_block = nmark ? (long)nphase++ : -1;
+	}
+	if (!npanel) {
+		(void)snprintf(fig->note, sizeof(fig->note), "no runs of a trace");
+		goto out;
+	}
 	if ((rc = close_out(c, d, fig->name, "dat")))
-		return rc;
-	size_t nmark;
-	if ((rc = memory_phases_dat(c, p, np, fig->name, &nmark)))
-		return rc;
-	if (!(g = open_out(c, fig->name, "gp")))
-		return c->e->code;
-	fprintf(g, "# %s: slab memory over virtual time, one line per policy\n", fig->name);
-	if (nmark)
-		fprintf(g, "# trace markers (%s-phases.dat): dashed vertical lines\n", fig->name);
+		goto out_closed;
+	d = NULL;
+	rc = close_out(c, ph, "memory-time-phases", "dat");
+	ph = NULL;
+	if (rc)
+		goto out;
+	if (!nphase) {
+		/* no markers: no file (nor one left from an earlier plot) */
+		char path[4096];
+		(void)snprintf(path, sizeof(path), "%s/memory-time-phases.dat", c->dir);
+		(void)remove(path);
+	}
+	if (!(g = open_out(c, fig->name, "gp"))) {
+		rc = c->e->code;
+		goto out;
+	}
+	fprintf(g,
+		"# %s: slab memory over virtual time, one panel per trace, one line per run\n"
+		"# colour = allocator, dash = alignment (solid natural, dashed none),\n"
+		"# thick = debug on; runs with identical series are one line\n",
+		fig->name);
+	if (nphase)
+		fprintf(g, "# trace markers (memory-time-phases.dat): dashed vertical lines\n");
 	for (int t = 0; t < 2; t++) {
-		gp_head(g, fig->name, t);
-		fprintf(g, "set title ");
+		gp_head(g, fig->name, t, fig_height(npanel, 420));
+		fprintf(g, "set multiplot layout %zu,1 title ", npanel);
 		gp_str(g, fig->title);
 		fprintf(g, "\nset xlabel 'virtual time since the first event (s)'\n"
 			   "set ylabel 'slab memory (KiB)'\nset key outside right top\n"
 			   "set grid\n");
-		if (nmark)
-			memory_phases_gp(g, fig->name, true);
-		fprintf(g, "plot \\\n");
-		for (size_t i = 0; i < np; i++) {
-			/* 8 colours, then dashes: lines stay distinct */
+		for (size_t k = 0; k < npanel; k++) {
+			struct mem_panel *m = &pn[k];
+			fprintf(g, "set title ");
+			gp_str(g, c->tr[m->tr].label);
+			fprintf(g, "\n");
 			fprintf(g,
-				"  '%s.dat' index %zu using 1:2 with steps lw 1.5 lc %zu dt %zu "
-				"title ",
-				fig->name, i, i % 8 + 1, i / 8 + 1);
-			gp_str(g, p[i].label);
-			fprintf(g, "%s\n", i + 1 < np || nmark ? ", \\" : "");
+				"stats '%s.dat' index %zu:%zu using 2 nooutput\n"
+				"top = STATS_max > 0 ? STATS_max * %s : 1\n"
+				"stats '%s.dat' index %zu:%zu using 1 nooutput\n"
+				"phase_dx = STATS_max > 0 ? STATS_max * 0.009 : 0\n"
+				"set yrange [0:top]\nset xrange [0:*]\n"
+				"# one instant (all samples at t = 0): a range gnuplot accepts\n"
+				"if (STATS_max <= 0) set xrange [0:1]\n",
+				fig->name, m->first, m->first + m->nblocks - 1,
+				m->phase_block >= 0 ? "1.35" : "1.05", fig->name, m->first,
+				m->first + m->nblocks - 1);
+			fprintf(g, "plot \\\n");
+			for (size_t i = 0, b = m->first; i < m->np; i++) {
+				if (m->p[i].same_as >= 0)
+					continue;
+				fprintf(g, "  '%s.dat' index %zu using 1:2 with steps ", fig->name,
+					b++);
+				gp_line_style(g, &m->p[i]);
+				fprintf(g, " title ");
+				gp_str(g, m->titles[i]);
+				fprintf(g, "%s\n",
+					b < m->first + m->nblocks || m->phase_block >= 0 ? ", \\"
+											 : "");
+			}
+			if (m->phase_block >= 0)
+				fprintf(g,
+					"  'memory-time-phases.dat' index %ld using "
+					"1:(0):(0):(top) "
+					"with vectors nohead dt 2 lc rgb 'gray40' title 'trace "
+					"markers', \\\n"
+					"  '' index %ld using ($1 + (int($4) %% 2 ? 1 : -1) * "
+					"phase_dx):(top * (1 - 0.33 * int($4 / 2))):2 with labels "
+					"rotate by 90 right font ',8' tc rgb 'gray30' notitle\n",
+					m->phase_block, m->phase_block);
 		}
-		if (nmark)
-			memory_phases_gp(g, fig->name, false);
+		fprintf(g, "unset multiplot\n");
 	}
 	fig->drawn = true;
-	return close_out(c, g, fig->name, "gp");
+	rc = close_out(c, g, fig->name, "gp");
+	g = NULL;
+out:
+	if (d)
+		fclose(d);
+out_closed:
+	if (ph)
+		fclose(ph);
+	if (g)
+		fclose(g);
+	sqlite3_finalize(st);
+	for (size_t k = 0; k < MAXTR; k++) {
+		free(pn[k].p);
+		free(pn[k].titles);
+	}
+	return rc;
 }
 
-/* 2: overhead of natural alignment per allocator and debug setting. */
+/* 2: overhead of natural alignment, one panel per trace, one bar per
+ * allocator (and kernel) and debug setting. */
+struct ov_bar {
+	char allocator[16], kernel[8], debug[16];
+	double *v;
+	size_t n;
+};
+
 static int fig_overhead(struct ctx *c, struct plot_fig *fig)
 {
-	sqlite3_stmt *st;
+	enum { MAXB = 32 };
+	sqlite3_stmt *st = NULL;
+	FILE *d = NULL, *g = NULL;
+	struct ov_bar(*bars)[MAXB] = calloc(MAXTR, sizeof(*bars));
+	size_t nb[MAXTR] = {0}, npanel = 0;
+	bool reps = false, too_many = false;
 	int rc;
-	/* one row per natural/none pair, all traces */
+	(void)snprintf(fig->title, sizeof(fig->title),
+		       "Peak slab memory overhead of natural alignment (natural vs none)");
+	if (!bars)
+		return err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+	/* one row per natural/none pair: the pairs of the align-overhead query */
 	if ((rc = prep_latest(
 		     c,
 		     ", pairs AS (\n"
-		     "  SELECT n.allocator, n.kernel, n.debug, n.trace_path,\n"
+		     "  SELECT n.trace, n.allocator, n.kernel, n.debug,\n"
 		     "    100.0 * (n.peak_slab_pages - u.peak_slab_pages) / u.peak_slab_pages AS "
 		     "pct\n"
 		     "  FROM latest n JOIN latest u\n"
-		     "    ON u.trace_path IS n.trace_path AND u.align = 'none'\n"
+		     "    ON u.trace_path IS n.trace_path AND u.trace IS n.trace AND u.align = "
+		     "'none'\n"
 		     "   AND u.config_json = replace(n.config_json, '\"align\":\"natural\"',\n"
 		     "                               '\"align\":\"none\"')\n"
 		     "  WHERE n.align = 'natural' AND u.peak_slab_pages > 0)\n"
-		     "SELECT allocator || CASE WHEN (SELECT count(DISTINCT kernel) FROM pairs) > "
-		     "1\n"
-		     "         THEN ' ' || kernel ELSE '' END\n"
-		     "    || CASE WHEN (SELECT count(DISTINCT trace_path) FROM pairs) > 1\n"
-		     "         THEN ' ' || replace(trace_path, rtrim(trace_path,\n"
-		     "           replace(trace_path, '/', '')), '') ELSE '' END AS grp,\n"
-		     "       CASE WHEN debug = 'off' THEN 0 ELSE 1 END AS on_, debug, pct\n"
-		     "FROM pairs ORDER BY grp, on_, debug",
+		     "SELECT trace, allocator, kernel, debug, pct FROM pairs\n"
+		     "ORDER BY trace, allocator, kernel, debug = 'off' DESC, debug",
 		     &st)))
-		return rc;
-	(void)snprintf(fig->title, sizeof(fig->title),
-		       "Peak slab memory overhead of natural alignment (natural vs none)");
-	/* groups x debug columns; values collected per cell */
-	enum { MAXG = 32, MAXD = 8 };
-	char grp[MAXG][40], dbg[MAXD][16];
-	size_t ng = 0, nd = 0;
-	double *vals[MAXG][MAXD] = {{0}};
-	size_t nv[MAXG][MAXD] = {{0}};
-	bool too_many = false;
+		goto out;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *gname = col_text(st, 0), *dname = col_text(st, 2);
-		size_t gi, di;
-		for (gi = 0; gi < ng && strcmp(grp[gi], gname); gi++)
+		size_t k, b;
+		for (k = 0; k < c->ntr && strcmp(c->tr[k].label, col_text(st, 0)); k++)
 			;
-		for (di = 0; di < nd && strcmp(dbg[di], dname); di++)
-			;
-		if (gi == MAXG || di == MAXD) {
+		if (k == c->ntr)
+			continue; /* a trace left out (--trace) */
+		for (b = 0; b < nb[k]; b++)
+			if (alloc_pos(bars[k][b].allocator) == alloc_pos(col_text(st, 1)) &&
+			    !strcmp(bars[k][b].kernel, col_text(st, 2)) &&
+			    !strcmp(bars[k][b].debug, col_text(st, 3)))
+				break;
+		if (b == MAXB) {
 			too_many = true;
 			continue;
 		}
-		if (gi == ng)
-			(void)snprintf(grp[ng++], sizeof(grp[0]), "%s", gname);
-		if (di == nd)
-			(void)snprintf(dbg[nd++], sizeof(dbg[0]), "%s", dname);
-		double *nvp = realloc(vals[gi][di], (nv[gi][di] + 1) * sizeof(double));
-		if (!nvp) {
-			rc = err_set(c->e, SLABSIM_ENOMEM, "out of memory");
-			break;
+		struct ov_bar *x = &bars[k][b];
+		if (b == nb[k]) {
+			nb[k]++;
+			(void)snprintf(x->allocator, sizeof(x->allocator), "%s", col_text(st, 1));
+			(void)snprintf(x->kernel, sizeof(x->kernel), "%s", col_text(st, 2));
+			(void)snprintf(x->debug, sizeof(x->debug), "%s", col_text(st, 3));
 		}
-		vals[gi][di] = nvp;
-		vals[gi][di][nv[gi][di]++] = sqlite3_column_double(st, 3);
+		double *nv = realloc(x->v, (x->n + 1) * sizeof(double));
+		if (!nv) {
+			rc = err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+			goto out;
+		}
+		x->v = nv;
+		x->v[x->n++] = sqlite3_column_double(st, 4);
+		if (x->n > 1)
+			reps = true;
 	}
-	sqlite3_finalize(st);
-	bool reps = false, nonzero = false;
-	FILE *d = NULL, *g = NULL;
-	if (rc)
-		goto out;
-	if (!ng) {
+	for (size_t k = 0; k < c->ntr; k++)
+		npanel += nb[k] > 0;
+	if (!npanel) {
 		(void)snprintf(fig->note, sizeof(fig->note),
 			       "no natural/none pairs of runs with the same configuration");
 		goto out;
@@ -441,94 +656,150 @@ static int fig_overhead(struct ctx *c, struct plot_fig *fig)
 		goto out;
 	}
 	fprintf(d, "# peak slab pages overhead of align=natural over align=none, percent\n"
-		   "# per group (allocator [kernel] [input, when there are several]) and debug\n"
-		   "# setting: mean over the natural/none pairs (a workload's pairs are paired\n"
-		   "# by seed), half-width of the 95%% confidence interval of that mean\n"
-		   "# (t(0.975, n-1) sd / sqrt(n); 0 with one pair), number of pairs. A sweep\n"
-		   "# whose only further axis is the seed makes each cell one seed group.\n"
-		   "# '?' = no pair\n#group");
-	for (size_t j = 0; j < nd; j++)
-		fprintf(d, " mean_pct[%s] ci95_pct[%s] n[%s]", dbg[j], dbg[j], dbg[j]);
-	fputc('\n', d);
-	for (size_t i = 0; i < ng; i++) {
-		fprintf(d, "%s", grp[i]);
-		for (size_t j = 0; j < nd; j++) {
-			size_t n = nv[i][j];
-			if (!n) {
-				fprintf(d, " ? ? 0");
-				continue;
-			}
-			double mean = gsl_stats_mean(vals[i][j], 1, n);
-			double sd = n > 1 ? gsl_stats_sd_m(vals[i][j], 1, n, mean) : 0.0;
-			double half = query_ci95_half(sd, n);
-			if (n > 1)
-				reps = true;
-			if (mean != 0 || half != 0)
-				nonzero = true;
-			fprintf(d, " %.6f %.6f %zu", mean, half, n);
+		   "# one block per trace (gnuplot index), one row per allocator, kernel and\n"
+		   "# debug setting: mean over the natural/none pairs (a workload's pairs are\n"
+		   "# paired by seed), half-width of the 95%% confidence interval of that mean\n"
+		   "# (t(0.975, n-1) sd / sqrt(n); 0 with one pair), number of pairs; then the\n"
+		   "# bar's x, colour (allocator), hatched (debug on), where its label goes\n"
+		   "#trace allocator kernel debug mean_pct ci95_pct n x rgb hatched label_y "
+		   "label\n");
+	double lo = 0, hi = 0;
+	size_t blk = 0;
+	for (size_t k = 0; k < c->ntr; k++) {
+		if (!nb[k])
+			continue;
+		if (blk++)
+			fprintf(d, "\n\n");
+		for (size_t b = 0; b < nb[k]; b++) {
+			struct ov_bar *x = &bars[k][b];
+			double mean = gsl_stats_mean(x->v, 1, x->n);
+			double sd = x->n > 1 ? gsl_stats_sd_m(x->v, 1, x->n, mean) : 0.0;
+			double half = query_ci95_half(sd, x->n);
+			char lab[64];
+			if (mean - half < lo)
+				lo = mean - half;
+			if (mean + half > hi)
+				hi = mean + half;
+			dat_str(d, c->tr[k].label);
+			fputc(' ', d);
+			dat_str(d, x->allocator);
+			fputc(' ', d);
+			dat_str(d, x->kernel);
+			fputc(' ', d);
+			dat_str(d, x->debug);
+			(void)snprintf(lab, sizeof(lab), "%+.2f%%%s", mean, x->n > 1 ? "" : "");
+			if (x->n > 1)
+				(void)snprintf(lab, sizeof(lab), "%+.2f%% (n=%zu)", mean, x->n);
+			fprintf(d, " %.6f %.6f %zu %zu %ld %d %.6f ", mean, half, x->n, b + 1,
+				strtol(alloc_rgb(x->allocator) + 1, NULL, 16),
+				strcmp(x->debug, "off") != 0, mean + half > 0 ? mean + half : 0);
+			dat_str(d, lab);
+			fputc('\n', d);
 		}
-		fputc('\n', d);
 	}
-	if ((rc = close_out(c, d, fig->name, "dat")))
+	rc = close_out(c, d, fig->name, "dat");
+	d = NULL;
+	if (rc)
 		goto out;
+	double pad = (hi - lo) > 0 ? (hi - lo) * 0.18 : 1.0;
 	if (!(g = open_out(c, fig->name, "gp"))) {
 		rc = c->e->code;
 		goto out;
 	}
-	fprintf(g, "# %s: grouped bars, one group per allocator, one bar per debug setting%s\n",
+	fprintf(g,
+		"# %s: one panel per trace, one bar per allocator (kernel) and debug setting\n"
+		"# colour = allocator, hatched = debug on; every bar labelled with its value%s\n",
 		fig->name,
-		reps ? "; error bars: 95% confidence interval of the mean (t, n-1)" : "");
+		reps ? "\n# error bars: 95% confidence interval of the mean (t, n-1)" : "");
 	for (int t = 0; t < 2; t++) {
-		gp_head(g, fig->name, t);
-		fprintf(g, "set title ");
+		gp_head(g, fig->name, t, fig_height(npanel, 300));
+		fprintf(g, "set multiplot layout %zu,1 title ", npanel);
 		gp_str(g, fig->title);
 		fprintf(g,
-			"\nset ylabel 'extra peak slab memory, natural vs none (%%)'\n"
-			"set xlabel 'allocator'\nset datafile missing '?'\n"
-			"set style data histogram\nset style histogram %s gap 1\n"
-			"set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
-			"set grid ytics\nset key outside right top\nset xzeroaxis\n%s"
-			"plot \\\n",
-			reps ? "errorbars lw 1" : "clustered",
-			nonzero ? "" : "set yrange [-1:1]\n");
-		for (size_t j = 0; j < nd; j++) {
-			char title[64];
-			(void)snprintf(title, sizeof(title), "debug %s", dbg[j]);
+			"\nset ylabel 'extra peak slab memory (%%)'\n"
+			"set xlabel 'allocator, debug setting (hatched: debug on)'\n"
+			"set grid ytics\nunset key\nset xzeroaxis lt -1\nset boxwidth 0.7\n"
+			"set yrange [%.6f:%.6f]\n",
+			lo - (lo < 0 ? pad : 0), hi + pad);
+		blk = 0;
+		for (size_t k = 0; k < c->ntr; k++) {
+			if (!nb[k])
+				continue;
+			/* the x axis names each bar: allocator [kernel] debug */
+			fprintf(g, "set title ");
+			gp_str(g, c->tr[k].label);
+			fprintf(g, "\nset xrange [0.4:%zu.6]\nset xtics (", nb[k]);
+			for (size_t b = 0; b < nb[k]; b++) {
+				char tic[64];
+				bool kern = false;
+				for (size_t j = 0; j < nb[k]; j++)
+					kern |= strcmp(bars[k][j].kernel, bars[k][b].kernel) != 0;
+				(void)snprintf(tic, sizeof(tic), "%s%s%s %s", bars[k][b].allocator,
+					       kern ? " " : "", kern ? bars[k][b].kernel : "",
+					       bars[k][b].debug);
+				fprintf(g, "%s", b ? ", " : "");
+				gp_str(g, tic);
+				fprintf(g, " %zu", b + 1);
+			}
+			/* only series with points: gnuplot warns about others */
+			bool off = false, on = false;
+			for (size_t b = 0; b < nb[k]; b++) {
+				off |= !strcmp(bars[k][b].debug, "off");
+				on |= strcmp(bars[k][b].debug, "off") != 0;
+			}
+			fprintf(g, ")\nplot ");
+			if (off)
+				fprintf(g,
+					"'%s.dat' index %zu using 8:($10 > 0 ? 1/0 : $5):9 with "
+					"boxes "
+					"fs solid 0.85 border -1 lc rgb variable, \\\n  ",
+					fig->name, blk);
+			if (on)
+				fprintf(g,
+					"'%s.dat' index %zu using 8:($10 > 0 ? $5 : 1/0):9 with "
+					"boxes "
+					"fs pattern 4 border -1 lc rgb variable, \\\n  ",
+					fig->name, blk);
 			if (reps)
-				fprintf(g, "  '%s.dat' using %zu:%zu%s title ", fig->name,
-					2 + 3 * j, 3 + 3 * j, j ? "" : ":xtic(1)");
-			else
-				fprintf(g, "  '%s.dat' using %zu%s title ", fig->name, 2 + 3 * j,
-					j ? "" : ":xtic(1)");
-			gp_str(g, title);
-			fprintf(g, "%s\n", j + 1 < nd ? ", \\" : "");
+				fprintf(g,
+					"'%s.dat' index %zu using 8:5:6 with yerrorbars "
+					"lc rgb 'black' pt -1, \\\n  ",
+					fig->name, blk);
+			fprintf(g,
+				"'%s.dat' index %zu using 8:11:12 with labels offset 0,0.7 "
+				"font ',9'\n",
+				fig->name, blk);
+			blk++;
 		}
+		fprintf(g, "unset multiplot\n");
 	}
+	fig->drawn = true;
 	rc = close_out(c, g, fig->name, "gp");
-	fig->drawn = rc == 0;
+	g = NULL;
 out:
-	for (size_t i = 0; i < MAXG; i++)
-		for (size_t j = 0; j < MAXD; j++)
-			free(vals[i][j]);
+	if (d)
+		fclose(d);
+	if (g)
+		fclose(g);
+	sqlite3_finalize(st);
+	for (size_t k = 0; k < MAXTR; k++)
+		for (size_t b = 0; b < MAXB; b++)
+			free(bars[k][b].v);
+	free(bars);
 	if (too_many && !rc)
 		(void)snprintf(fig->note, sizeof(fig->note),
-			       "more than %d groups or %d debug settings: some left out", MAXG,
-			       MAXD);
+			       "more than %d bars in a panel: some left out", MAXB);
 	return rc;
 }
 
-/* 3: waste by kind, stacked, one bar per policy. */
-static int fig_waste(struct ctx *c, const struct pol *p, size_t np, struct plot_fig *fig)
+/* 3: waste by kind, stacked, one panel per trace, one bar per run. */
+static int fig_waste(struct ctx *c, struct plot_fig *fig)
 {
-	sqlite3_stmt *st;
-	FILE *d, *g;
+	sqlite3_stmt *st = NULL;
+	FILE *d = NULL, *g = NULL;
+	size_t nbar[MAXTR] = {0}, npanel = 0;
 	int rc;
-	(void)snprintf(fig->title, sizeof(fig->title), "Slab waste by kind at the end (%.120s)",
-		       c->trace);
-	if (!np) {
-		(void)snprintf(fig->note, sizeof(fig->note), "no runs of the trace");
-		return 0;
-	}
+	(void)snprintf(fig->title, sizeof(fig->title), "Slab waste by kind at the end");
 	/* SLOB: its caches hold no pages: the run totals of its last sample (the
 	 * rule of query_shared_cte) */
 	if ((rc = prep_latest(
@@ -545,72 +816,122 @@ static int fig_waste(struct ctx *c, const struct pol *p, size_t np, struct plot_
 		     "s.waste_free_slots, s.waste_tail FROM r, sh LEFT JOIN s",
 		     &st)))
 		return rc;
-	if (!(d = open_dat(c, fig->name, st)))
-		return c->e->code;
-	fprintf(d,
-		"# waste at the end of each run by kind, KiB (root caches summed), trace %s\n"
-		"# SLOB's caches hold no pages (its pages are shared lists): its rows are the\n"
-		"# run totals of its last sample, labelled [run totals]; free_slots is then the\n"
-		"# free space inside its pages\n"
-		"#policy rounding_kib layout_kib free_slots_kib tail_kib run_id\n",
-		c->trace);
-	for (size_t i = 0; i < np; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, p[i].run_id);
-		if (sqlite3_step(st) != SQLITE_ROW)
-			continue;
-		int sh = sqlite3_column_int(st, 0) ? 4 : 0;
-		fprintf(d, "\"%s%s\" %.3f %.3f %.3f %.3f %lld\n", p[i].label,
-			sh ? " [run totals]" : "", sqlite3_column_double(st, 1 + sh) / 1024.0,
-			sqlite3_column_double(st, 2 + sh) / 1024.0,
-			sqlite3_column_double(st, 3 + sh) / 1024.0,
-			sqlite3_column_double(st, 4 + sh) / 1024.0, p[i].run_id);
+	if (!(d = open_out(c, fig->name, "dat"))) {
+		rc = c->e->code;
+		goto out;
 	}
-	sqlite3_finalize(st);
-	if ((rc = close_out(c, d, fig->name, "dat")))
-		return rc;
-	if (!(g = open_out(c, fig->name, "gp")))
-		return c->e->code;
-	fprintf(g, "# %s: stacked bars of waste by kind, one bar per policy\n", fig->name);
+	fprintf(d, "# waste at the end of each run by kind, KiB (root caches summed), one block\n"
+		   "# per trace (gnuplot index). SLOB's caches hold no pages (its pages are\n"
+		   "# shared lists): its rows are the run totals of its last sample, labelled\n"
+		   "# [run totals]; free_slots is then the free space inside its pages\n"
+		   "#policy rounding_kib layout_kib free_slots_kib tail_kib run_id\n");
+	for (size_t k = 0; k < c->ntr; k++) {
+		struct pol *p = NULL;
+		size_t np = 0;
+		c->trace = c->tr[k].label;
+		if ((rc = policies(c, &p, &np)))
+			goto out;
+		for (size_t i = 0; i < np; i++) {
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, p[i].run_id);
+			if (sqlite3_step(st) != SQLITE_ROW)
+				continue;
+			if (!nbar[k]) {
+				fprintf(d, "%s# trace ", npanel ? "\n\n" : "");
+				dat_str(d, c->trace);
+				fputc('\n', d);
+				npanel++;
+			}
+			nbar[k]++;
+			int sh = sqlite3_column_int(st, 0) ? 4 : 0;
+			char lab[256];
+			(void)snprintf(lab, sizeof(lab), "%s%s", p[i].label,
+				       sh ? " [run totals]" : "");
+			dat_str(d, lab);
+			fprintf(d, " %.3f %.3f %.3f %.3f %lld\n",
+				sqlite3_column_double(st, 1 + sh) / 1024.0,
+				sqlite3_column_double(st, 2 + sh) / 1024.0,
+				sqlite3_column_double(st, 3 + sh) / 1024.0,
+				sqlite3_column_double(st, 4 + sh) / 1024.0, p[i].run_id);
+		}
+		free(p);
+	}
+	rc = close_out(c, d, fig->name, "dat");
+	d = NULL;
+	if (rc)
+		goto out;
+	if (!npanel) {
+		(void)snprintf(fig->note, sizeof(fig->note), "no runs of a trace");
+		goto out;
+	}
+	if (!(g = open_out(c, fig->name, "gp"))) {
+		rc = c->e->code;
+		goto out;
+	}
+	fprintf(g,
+		"# %s: stacked bars of waste by kind, one panel per trace, one bar per run\n"
+		"# (the kinds have colours of their own, none an allocator's)\n",
+		fig->name);
 	for (int t = 0; t < 2; t++) {
-		gp_head(g, fig->name, t);
-		fprintf(g, "set title ");
+		gp_head(g, fig->name, t, fig_height(npanel, 460));
+		fprintf(g, "set multiplot layout %zu,1 title ", npanel);
 		gp_str(g, fig->title);
-		fprintf(g,
-			"\nset ylabel 'waste (KiB)'\nset xlabel 'policy'\n"
-			"set style data histogram\nset style histogram rowstacked\n"
-			"set style fill solid 0.8 border -1\nset boxwidth 0.7\n"
-			"set xtics rotate by -35 left\nset grid ytics\n"
-			"set key above\nset bmargin 14\n"
-			"plot '%s.dat' using 2:xtic(1) title 'size-class rounding', \\\n"
-			"  '' using 3 title 'layout/debug metadata', \\\n"
-			"  '' using 4 title 'free slots (SLOB: free space in its pages)', \\\n"
-			"  '' using 5 title 'slab tail (page level)'\n",
-			fig->name);
+		fprintf(g, "\nset ylabel 'waste (KiB)'\n"
+			   "set style data histogram\nset style histogram rowstacked\n"
+			   "set style fill solid 0.8 border -1\nset boxwidth 0.7\n"
+			   "set xtics rotate by -25 left font ',8'\nset grid ytics\n"
+			   "set key outside right top font ',8'\nset yrange [0:*]\nset bmargin 9\n"
+			   "set rmargin 26\n");
+		for (size_t k = 0, b = 0; k < c->ntr; k++) {
+			if (!nbar[k])
+				continue;
+			fprintf(g, "set title ");
+			gp_str(g, c->tr[k].label);
+			fprintf(g,
+				"\nplot '%s.dat' index %zu using 2:xtic(1) lc rgb '#8c564b' title "
+				"'size-class rounding', \\\n"
+				"  '' index %zu using 3 lc rgb '#9467bd' title 'layout/debug "
+				"metadata', \\\n"
+				"  '' index %zu using 4 lc rgb '#17becf' title 'free slots (SLOB: "
+				"free space in its pages)', \\\n"
+				"  '' index %zu using 5 lc rgb '#bcbd22' title 'slab tail (page "
+				"level)'\n",
+				fig->name, b, b, b, b);
+			b++;
+		}
+		fprintf(g, "unset multiplot\n");
 	}
 	fig->drawn = true;
-	return close_out(c, g, fig->name, "gp");
+	rc = close_out(c, g, fig->name, "gp");
+	g = NULL;
+out:
+	if (d)
+		fclose(d);
+	if (g)
+		fclose(g);
+	sqlite3_finalize(st);
+	return rc;
 }
 
-/* 4: top caches by waste, one panel per allocator. */
+/* 4: top caches by waste: per trace, one panel per allocator. */
 static int fig_top(struct ctx *c, struct plot_fig *fig)
 {
-	enum { TOP = 10 };
-	sqlite3_stmt *st, *cs;
-	FILE *d, *g;
-	int rc;
-	long long runs[16];
-	char names[16][160];
+	enum { TOP = 10, MAXP = 64 };
+	sqlite3_stmt *st = NULL, *cs = NULL;
+	FILE *d = NULL, *g = NULL;
+	long long runs[MAXP];
+	char names[MAXP][300], alloc[MAXP][16];
 	size_t nr = 0;
-	(void)snprintf(fig->title, sizeof(fig->title), "Top %d caches by waste (%.120s)", TOP,
-		       c->trace);
-	/* per allocator one run: align natural and debug off when there is one */
+	int rc;
+	(void)snprintf(fig->title, sizeof(fig->title), "Top %d caches by waste at the end", TOP);
+	/* per trace and allocator one run: align natural and debug off when
+	 * there is one */
 	if ((rc = prep_latest(
 		     c,
 		     ", pick AS (SELECT allocator, run_id, align, debug, row_number() "
 		     "OVER (PARTITION BY allocator ORDER BY align = 'natural' DESC, "
 		     "debug = 'off' DESC, run_id DESC) AS k FROM latest l "
-		     "WHERE trace_path IS ?1 AND final_slab_pages > 0) "
+		     "WHERE trace IS ?1 AND final_slab_pages > 0) "
 		     "SELECT p.run_id, p.allocator, p.align, p.debug, NOT EXISTS (SELECT 1 "
 		     "FROM caches c WHERE c.run_id = p.run_id AND c.alias_of IS NULL AND "
 		     "c.pages > 0), json_extract(l.config_json, '$.workload.seed') "
@@ -618,24 +939,30 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 		     "ORDER BY p.allocator",
 		     &st)))
 		return rc;
-	sqlite3_bind_text(st, 1, c->trace, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW && nr < 16) {
-		runs[nr] = sqlite3_column_int64(st, 0);
-		int w = snprintf(names[nr], sizeof(names[nr]), "%s align=%s debug=%s",
-				 col_text(st, 1), col_text(st, 2), col_text(st, 3));
-		if (sqlite3_column_type(st, 5) != SQLITE_NULL && w > 0 &&
-		    (size_t)w < sizeof(names[nr]))
-			w += snprintf(names[nr] + w, sizeof(names[nr]) - (size_t)w, " seed=%s",
-				      col_text(st, 5));
-		/* SLOB: no per-cache pages (see the .dat's header) */
-		if (sqlite3_column_int(st, 4) && w > 0 && (size_t)w < sizeof(names[nr]))
-			(void)snprintf(names[nr] + w, sizeof(names[nr]) - (size_t)w,
-				       " (caches' own waste; shared pages as one bar)");
-		nr++;
+	for (size_t k = 0; k < c->ntr; k++) {
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, c->tr[k].label, -1, SQLITE_STATIC);
+		while (sqlite3_step(st) == SQLITE_ROW && nr < MAXP) {
+			runs[nr] = sqlite3_column_int64(st, 0);
+			(void)snprintf(alloc[nr], sizeof(alloc[nr]), "%s", col_text(st, 1));
+			int w = snprintf(names[nr], sizeof(names[nr]),
+					 "%.200s: %s align=%s debug=%s", c->tr[k].label,
+					 col_text(st, 1), col_text(st, 2), col_text(st, 3));
+			if (sqlite3_column_type(st, 5) != SQLITE_NULL && w > 0 &&
+			    (size_t)w < sizeof(names[nr]))
+				w += snprintf(names[nr] + w, sizeof(names[nr]) - (size_t)w,
+					      " seed=%s", col_text(st, 5));
+			/* SLOB: no per-cache pages (see the .dat's header) */
+			if (sqlite3_column_int(st, 4) && w > 0 && (size_t)w < sizeof(names[nr]))
+				(void)snprintf(names[nr] + w, sizeof(names[nr]) - (size_t)w,
+					       " (caches' own waste; shared pages as one bar)");
+			nr++;
+		}
 	}
 	sqlite3_finalize(st);
+	st = NULL;
 	if (!nr) {
-		(void)snprintf(fig->note, sizeof(fig->note), "no runs of the trace");
+		(void)snprintf(fig->note, sizeof(fig->note), "no runs of a trace");
 		return 0;
 	}
 	/* SLOB (query_shared_cte): its caches' rounding + layout, and the free
@@ -655,14 +982,16 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 		if ((rc = prep(c, sql, &cs)))
 			return rc;
 	}
-	if (!(d = open_dat(c, fig->name, cs)))
-		return c->e->code;
+	if (!(d = open_out(c, fig->name, "dat"))) {
+		rc = c->e->code;
+		goto out;
+	}
 	fprintf(d,
 		"# top %d root caches by waste at the end (rounding + layout + free slots + "
-		"tail), KiB\n# one block per allocator (gnuplot index). SLOB's caches hold no "
-		"pages (its pages\n# are shared lists): its block has the caches' rounding + "
-		"layout and one bar\n# '(shared pages: free space)', the run total of free "
-		"space in its pages\n#cache waste_kib\n",
+		"tail), KiB\n# one block per trace and allocator (gnuplot index). SLOB's caches "
+		"hold no pages (its\n# pages are shared lists): its block has the caches' "
+		"rounding + layout and one\n# bar '(shared pages: free space)', the run total of "
+		"free space in its pages\n#cache waste_kib\n",
 		TOP);
 	for (size_t i = 0; i < nr; i++) {
 		fprintf(d, "%s# run %lld: %s\n", i ? "\n\n" : "", runs[i], names[i]);
@@ -670,22 +999,24 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 		sqlite3_bind_int64(cs, 1, runs[i]);
 		bool any = false;
 		while (sqlite3_step(cs) == SQLITE_ROW) {
-			fprintf(d, "\"%s\" %.3f\n", col_text(cs, 0), sqlite3_column_double(cs, 1));
+			dat_str(d, col_text(cs, 0));
+			fprintf(d, " %.3f\n", sqlite3_column_double(cs, 1));
 			any = true;
 		}
 		if (!any)
 			fprintf(d, "\"(none)\" 0\n");
 	}
-	sqlite3_finalize(cs);
-	if ((rc = close_out(c, d, fig->name, "dat")))
-		return rc;
-	if (!(g = open_out(c, fig->name, "gp")))
-		return c->e->code;
-	fprintf(g, "# %s: one panel per allocator\n", fig->name);
+	rc = close_out(c, d, fig->name, "dat");
+	d = NULL;
+	if (rc)
+		goto out;
+	if (!(g = open_out(c, fig->name, "gp"))) {
+		rc = c->e->code;
+		goto out;
+	}
+	fprintf(g, "# %s: one panel per trace and allocator; colour = allocator\n", fig->name);
 	for (int t = 0; t < 2; t++) {
-		fprintf(g, "set terminal %s size 960,%zu\nset output '%s.%s'\n",
-			t ? "svg noenhanced font 'Sans,10' dynamic"
-			  : "pngcairo noenhanced font 'Sans,10'",
+		fprintf(g, "set terminal %s size 960,%zu\nset output '%s.%s'\n", terms[t][0],
 			260 * nr + 60, fig->name, terms[t][1]);
 		fprintf(g, "set multiplot layout %zu,1 title ", nr);
 		gp_str(g, fig->title);
@@ -695,130 +1026,244 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 		for (size_t i = 0; i < nr; i++) {
 			fprintf(g, "set title ");
 			gp_str(g, names[i]);
-			fprintf(g, "\nplot '%s.dat' index %zu using 0:2:xtic(1) with boxes\n",
-				fig->name, i);
+			fprintf(g,
+				"\nplot '%s.dat' index %zu using 0:2:xtic(1) with boxes lc rgb "
+				"'%s'\n",
+				fig->name, i, alloc_rgb(alloc[i]));
 		}
 		fprintf(g, "unset multiplot\n");
 	}
 	fig->drawn = true;
-	return close_out(c, g, fig->name, "gp");
+	rc = close_out(c, g, fig->name, "gp");
+	g = NULL;
+out:
+	if (d)
+		fclose(d);
+	if (g)
+		fclose(g);
+	sqlite3_finalize(cs);
+	return rc;
 }
 
-/* 5: CDF of slab occupancy (per-cache samples), one line per policy. */
-static int fig_cdf(struct ctx *c, const struct pol *p, size_t np, struct plot_fig *fig)
+/* 5: CDF of slab occupancy (per-cache samples), one panel per trace, one
+ * line per run (identical series once; SLOB has no fixed slots). */
+static int fig_cdf(struct ctx *c, struct plot_fig *fig)
 {
 	enum { MAXPTS = 2000 };
-	sqlite3_stmt *st;
-	FILE *d, *g;
-	int rc;
+	sqlite3_stmt *st = NULL;
+	FILE *d = NULL, *g = NULL;
+	struct mem_panel pn[MAXTR] = {{0}};
+	size_t cap = 0, block = 0, npanel = 0;
 	double *v = NULL;
-	size_t cap = 0, lines = 0;
-	char(*titles)[96] = calloc(np ? np : 1, sizeof(*titles));
+	/* allocators with a run that has no value: an allocator without fixed
+	 * object slots (SLOB) has no occupancy; they are named in the title */
+	char unshown[200] = "";
+	int unshown_pos[16];
+	size_t nunshown = 0;
+	int rc;
 	(void)snprintf(fig->title, sizeof(fig->title),
-		       "CDF of slab occupancy over per-cache samples (%.120s)", c->trace);
-	if (!titles)
-		return err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+		       "CDF of slab occupancy over per-cache samples");
 	if ((rc = prep(c,
 		       "SELECT 1.0 * sc.live_objs / (sc.slabs * c.objs_per_slab) "
 		       "FROM sample_caches_full sc JOIN caches c "
 		       "  ON c.run_id = sc.run_id AND c.cache = sc.cache "
 		       "WHERE sc.run_id = ?1 AND sc.slabs > 0 AND c.objs_per_slab > 0",
-		       &st))) {
-		free(titles);
+		       &st)))
 		return rc;
-	}
-	if (!(d = open_dat(c, fig->name, st))) {
-		free(titles);
-		return c->e->code;
+	if (!(d = open_out(c, fig->name, "dat"))) {
+		rc = c->e->code;
+		goto out;
 	}
 	fprintf(d,
 		"# slab occupancy = live objects / (slabs x objects per slab), one value per\n"
-		"# (sample, cache) with slabs; empirical CDF, one block per policy (SLOB has\n"
-		"# no fixed slots and is left out); at most %d points per block\n"
+		"# (sample, cache) with slabs; empirical CDF, one block per run, traces one\n"
+		"# after the other (SLOB has no fixed slots and is left out; a run whose\n"
+		"# values equal an earlier one's is not repeated); at most %d points per block\n"
 		"#occupancy cdf\n",
 		MAXPTS);
-	for (size_t i = 0; i < np; i++) {
-		size_t n = 0;
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, p[i].run_id);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			if (n == cap) {
-				cap = cap ? cap * 2 : 1024;
-				double *nv = realloc(v, cap * sizeof(*nv));
+	for (size_t k = 0; k < c->ntr; k++) {
+		struct mem_panel *m = &pn[npanel];
+		c->trace = c->tr[k].label;
+		if ((rc = policies(c, &m->p, &m->np)))
+			goto out;
+		if (!(m->titles = calloc(m->np + 1, sizeof(*m->titles)))) {
+			rc = err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+			goto out;
+		}
+		size_t *nval = calloc(m->np + 1, sizeof(*nval));
+		if (!nval) {
+			rc = err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < m->np; i++) {
+			size_t n = 0;
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, m->p[i].run_id);
+			while (sqlite3_step(st) == SQLITE_ROW)
+				n++;
+			nval[i] = n;
+			int ap = alloc_pos(m->p[i].allocator);
+			size_t u = 0;
+			while (u < nunshown && unshown_pos[u] != ap)
+				u++;
+			if (!n && u == nunshown &&
+			    nunshown < sizeof(unshown_pos) / sizeof(unshown_pos[0])) {
+				size_t l = strlen(unshown);
+				unshown_pos[nunshown++] = ap;
+				(void)snprintf(unshown + l, sizeof(unshown) - l, "%s%s",
+					       l ? ", " : "", m->p[i].allocator);
+			}
+		}
+		/* the sorted values of each run, hashed to find identical ones */
+		for (size_t i = 0; i < m->np; i++) {
+			size_t n = 0;
+			uint64_t h = 0xcbf29ce484222325u;
+			if (!nval[i]) {
+				m->p[i].sig = (uint64_t)i; /* not drawn */
+				continue;
+			}
+			if (nval[i] > cap) {
+				double *nv = realloc(v, nval[i] * sizeof(*nv));
 				if (!nv) {
+					free(nval);
 					rc = err_set(c->e, SLABSIM_ENOMEM, "out of memory");
 					goto out;
 				}
 				v = nv;
+				cap = nval[i];
 			}
-			v[n++] = sqlite3_column_double(st, 0);
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, m->p[i].run_id);
+			while (sqlite3_step(st) == SQLITE_ROW && n < nval[i])
+				v[n++] = sqlite3_column_double(st, 0);
+			gsl_sort(v, 1, n);
+			m->p[i].sig = sig_add(h, v, n * sizeof(*v)) ^ 1;
 		}
-		if (!n)
-			continue;
-		gsl_sort(v, 1, n);
-		fprintf(d, "%s# run %lld: %s (%zu values)\n", lines ? "\n\n" : "", p[i].run_id,
-			p[i].label, n);
-		size_t step = n > MAXPTS ? (n + MAXPTS - 1) / MAXPTS : 1;
-		for (size_t k = 0; k < n; k++)
-			if (k % step == step - 1 || k == n - 1)
-				fprintf(d, "%.6f %.6f\n", v[k], (double)(k + 1) / (double)n);
-		(void)snprintf(titles[lines++], sizeof(titles[0]), "%s", p[i].label);
+		mark_identical(m->p, m->np, m->titles);
+		m->tr = k;
+		m->first = block;
+		for (size_t i = 0; i < m->np; i++) {
+			size_t n = 0;
+			if (!nval[i] || m->p[i].same_as >= 0) {
+				if (!nval[i])
+					m->p[i].same_as = -2; /* no values: not drawn */
+				continue;
+			}
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, m->p[i].run_id);
+			while (sqlite3_step(st) == SQLITE_ROW && n < nval[i])
+				v[n++] = sqlite3_column_double(st, 0);
+			gsl_sort(v, 1, n);
+			fprintf(d, "%s# trace ", block ? "\n\n" : "");
+			dat_str(d, c->trace);
+			fprintf(d, ", run %lld: %s (%zu values)\n", m->p[i].run_id, m->titles[i],
+				n);
+			size_t step = n > MAXPTS ? (n + MAXPTS - 1) / MAXPTS : 1;
+			for (size_t j = 0; j < n; j++)
+				if (j % step == step - 1 || j == n - 1)
+					fprintf(d, "%.6f %.6f\n", v[j],
+						(double)(j + 1) / (double)n);
+			block++;
+		}
+		free(nval);
+		m->nblocks = block - m->first;
+		if (m->nblocks)
+			npanel++;
+		else {
+			free(m->p);
+			free(m->titles);
+			m->p = NULL;
+			m->titles = NULL;
+		}
 	}
-out:
-	sqlite3_finalize(st);
-	free(v);
-	if (rc) {
-		fclose(d);
-		free(titles);
-		return rc;
-	}
-	if ((rc = close_out(c, d, fig->name, "dat"))) {
-		free(titles);
-		return rc;
-	}
-	if (!lines) {
+	rc = close_out(c, d, fig->name, "dat");
+	d = NULL;
+	if (rc)
+		goto out;
+	if (!npanel) {
 		(void)snprintf(fig->note, sizeof(fig->note),
-			       "no per-cache samples of slab allocators for the trace");
-		free(titles);
-		return 0;
+			       "no per-cache samples of slab allocators for a trace");
+		goto out;
 	}
 	if (!(g = open_out(c, fig->name, "gp"))) {
-		free(titles);
-		return c->e->code;
+		rc = c->e->code;
+		goto out;
 	}
-	fprintf(g, "# %s: empirical CDF, one line per policy\n", fig->name);
+	fprintf(g,
+		"# %s: empirical CDF, one panel per trace, one line per run\n"
+		"# colour = allocator, dash = alignment, thick = debug on\n",
+		fig->name);
 	for (int t = 0; t < 2; t++) {
-		gp_head(g, fig->name, t);
-		fprintf(g, "set title ");
-		gp_str(g, fig->title);
+		gp_head(g, fig->name, t, fig_height(npanel, 420));
+		fprintf(g, "set multiplot layout %zu,1 title ", npanel);
+		if (nunshown) {
+			char full[400];
+			for (char *q = unshown; *q; q++)
+				*q = (char)toupper((unsigned char)*q);
+			(void)snprintf(full, sizeof(full),
+				       "%s (%s not shown: no samples of caches with fixed object "
+				       "slots)",
+				       fig->title, unshown);
+			gp_str(g, full);
+		} else {
+			gp_str(g, fig->title);
+		}
 		fprintf(g, "\nset xlabel 'slab occupancy (live objects / object slots, fraction)'\n"
 			   "set ylabel 'fraction of (sample, cache) points at or below'\n"
 			   "set xrange [0:1]\nset yrange [0:1]\nset grid\n"
-			   "set key outside right top\nplot \\\n");
-		for (size_t i = 0; i < lines; i++) {
-			fprintf(g,
-				"  '%s.dat' index %zu using 1:2 with steps lw 1.5 lc %zu dt %zu "
-				"title ",
-				fig->name, i, i % 8 + 1, i / 8 + 1);
-			gp_str(g, titles[i]);
-			fprintf(g, "%s\n", i + 1 < lines ? ", \\" : "");
+			   "set key outside right top\n");
+		for (size_t k = 0; k < npanel; k++) {
+			struct mem_panel *m = &pn[k];
+			fprintf(g, "set title ");
+			gp_str(g, c->tr[m->tr].label);
+			fprintf(g, "\nplot \\\n");
+			for (size_t i = 0, b = m->first; i < m->np; i++) {
+				if (m->p[i].same_as != -1)
+					continue;
+				fprintf(g, "  '%s.dat' index %zu using 1:2 with steps ", fig->name,
+					b++);
+				gp_line_style(g, &m->p[i]);
+				fprintf(g, " title ");
+				gp_str(g, m->titles[i]);
+				fprintf(g, "%s\n", b < m->first + m->nblocks ? ", \\" : "");
+			}
 		}
+		fprintf(g, "unset multiplot\n");
 	}
-	free(titles);
 	fig->drawn = true;
-	return close_out(c, g, fig->name, "gp");
+	rc = close_out(c, g, fig->name, "gp");
+	g = NULL;
+out:
+	if (d)
+		fclose(d);
+	if (g)
+		fclose(g);
+	sqlite3_finalize(st);
+	free(v);
+	for (size_t k = 0; k < MAXTR; k++) {
+		free(pn[k].p);
+		free(pn[k].titles);
+	}
+	return rc;
 }
 
+/* Run prog on NAME.gp in the output directory. gnuplot reports most
+ * problems (a column that is not there, no valid points) as warnings on
+ * stderr and exits with 0: anything it prints is an error here, and so is
+ * a PNG it did not write. */
 static int render(struct ctx *c, const char *prog, const char *name)
 {
-	char script[64];
+	char script[64], log[4096], png[4096];
 	(void)snprintf(script, sizeof(script), "%s.gp", name);
+	(void)snprintf(log, sizeof(log), "%s/%s.log", c->dir, name);
+	(void)snprintf(png, sizeof(png), "%s/%s.png", c->dir, name);
+	(void)remove(png);
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0)
 		return err_set(c->e, SLABSIM_EIO, "fork: %s", strerror(errno));
 	if (pid == 0) {
-		if (chdir(c->dir) != 0)
+		if (!freopen(log, "w", stderr) || chdir(c->dir) != 0)
 			_exit(126);
 		execlp(prog, prog, script, (char *)NULL);
 		_exit(127);
@@ -827,12 +1272,28 @@ static int render(struct ctx *c, const char *prog, const char *name)
 	while (waitpid(pid, &ws, 0) < 0)
 		if (errno != EINTR)
 			return err_set(c->e, SLABSIM_EIO, "waitpid: %s", strerror(errno));
+	char first[512] = "";
+	FILE *lf = fopen(log, "r");
+	if (lf) {
+		if (!fgets(first, sizeof(first), lf))
+			first[0] = '\0';
+		fclose(lf);
+		first[strcspn(first, "\n")] = '\0';
+	}
+	(void)remove(log);
 	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127)
 		return err_set(c->e, SLABSIM_EIO,
 			       "cannot run %s (install the Debian package gnuplot-nox)", prog);
 	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
-		return err_set(c->e, SLABSIM_EIO, "%s %s/%s failed (exit status %d)", prog, c->dir,
-			       script, WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+		return err_set(c->e, SLABSIM_EIO, "%s %s/%s failed (exit status %d)%s%s", prog,
+			       c->dir, script, WIFEXITED(ws) ? WEXITSTATUS(ws) : -1,
+			       first[0] ? ": " : "", first);
+	if (first[0])
+		return err_set(c->e, SLABSIM_EIO, "%s %s/%s: %s", prog, c->dir, script, first);
+	struct stat sb;
+	if (stat(png, &sb) != 0 || sb.st_size == 0)
+		return err_set(c->e, SLABSIM_EIO, "%s %s/%s wrote no %s.png", prog, c->dir, script,
+			       name);
 	return 0;
 }
 
@@ -843,8 +1304,8 @@ int plot_all(const char *db_path, const char *out_dir, const struct plot_opts *o
 		"memory-time", "align-overhead", "waste-by-kind", "top-caches", "occupancy-cdf",
 	};
 	struct ctx c = {.dir = out_dir, .e = e};
-	struct pol *p = NULL;
-	size_t np = 0;
+	sqlite3_stmt *st = NULL;
+	size_t left_out = 0;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -854,32 +1315,55 @@ int plot_all(const char *db_path, const char *out_dir, const struct plot_opts *o
 		return err_set(e, SLABSIM_EIO, "%s: %s", out_dir, strerror(errno));
 	if ((rc = query_open(db_path, &c.db, e)))
 		return rc;
-	if (o->trace) {
-		(void)snprintf(c.trace, sizeof(c.trace), "%s", o->trace);
-	} else {
-		sqlite3_stmt *st;
-		if ((rc = prep_latest(&c,
-				      "SELECT trace_path FROM latest WHERE trace_path IS NOT NULL "
-				      "GROUP BY trace_path ORDER BY count(*) DESC, trace_path "
-				      "LIMIT 1",
-				      &st)))
-			goto out;
-		if (sqlite3_step(st) == SQLITE_ROW)
-			(void)snprintf(c.trace, sizeof(c.trace), "%s", col_text(st, 0));
-		sqlite3_finalize(st);
-	}
-	(void)snprintf(res->trace, sizeof(res->trace), "%s", c.trace);
-	if ((rc = policies(&c, &p, &np)) || (rc = fig_memory(&c, p, np, &res->figs[0])) ||
-	    (rc = fig_overhead(&c, &res->figs[1])) || (rc = fig_waste(&c, p, np, &res->figs[2])) ||
-	    (rc = fig_top(&c, &res->figs[3])) || (rc = fig_cdf(&c, p, np, &res->figs[4])))
+	/* the traces: all of them, or the one --trace names (label or path) */
+	if ((rc = prep_latest(&c,
+			      "SELECT trace, min(trace_path) FROM latest WHERE trace IS NOT NULL "
+			      "AND (?1 IS NULL OR trace = ?1 OR trace_path = ?1) "
+			      "GROUP BY trace ORDER BY trace",
+			      &st)))
 		goto out;
+	if (o->trace)
+		sqlite3_bind_text(st, 1, o->trace, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (c.ntr == MAXTR) {
+			left_out++;
+			continue;
+		}
+		(void)snprintf(c.tr[c.ntr].label, sizeof(c.tr[0].label), "%s", col_text(st, 0));
+		(void)snprintf(c.tr[c.ntr].path, sizeof(c.tr[0].path), "%s", col_text(st, 1));
+		c.ntr++;
+	}
+	sqlite3_finalize(st);
+	if (o->trace && !c.ntr) {
+		rc = err_set(e, SLABSIM_EUSAGE, "%s: no runs of a trace labelled or at '%s'",
+			     db_path, o->trace);
+		goto out;
+	}
+	for (size_t k = 0, n = 0; k < c.ntr; k++) {
+		int w = snprintf(res->trace + n, sizeof(res->trace) - n, "%s%s", k ? ", " : "",
+				 c.tr[k].label);
+		if (w < 0 || (size_t)w >= sizeof(res->trace) - n)
+			break;
+		n += (size_t)w;
+	}
+	res->ntraces = c.ntr;
+	if ((rc = fig_memory(&c, &res->figs[0])) || (rc = fig_overhead(&c, &res->figs[1])) ||
+	    (rc = fig_waste(&c, &res->figs[2])) || (rc = fig_top(&c, &res->figs[3])) ||
+	    (rc = fig_cdf(&c, &res->figs[4])))
+		goto out;
+	if (left_out)
+		for (int i = 0; i < PLOT_NFIGS; i++)
+			if (res->figs[i].drawn)
+				(void)snprintf(res->figs[i].note, sizeof(res->figs[i].note),
+					       "%zu more traces not drawn (at most %d panels; "
+					       "choose one with --trace)",
+					       left_out, MAXTR);
 	if (o->render)
 		for (int i = 0; i < PLOT_NFIGS && !rc; i++)
 			if (res->figs[i].drawn)
 				rc = render(&c, o->gnuplot ? o->gnuplot : "gnuplot",
 					    res->figs[i].name);
 out:
-	free(p);
 	sqlite3_close(c.db);
 	return rc;
 }

@@ -16,8 +16,8 @@
 #define PLOT_NFIGS 5
 
 struct plot_opts {
-	const char *trace;   /* runs of this trace_path for figures 1, 3-5; NULL = the
-				trace with the most runs */
+	const char *trace;   /* only this trace (its label or trace_path); NULL = every
+				trace, one panel each */
 	const char *gnuplot; /* program; NULL = "gnuplot" */
 	bool render;	     /* run gnuplot (false: only .dat and .gp) */
 };
@@ -25,13 +25,15 @@ struct plot_opts {
 struct plot_fig {
 	char name[32];	 /* file stem: "memory-time", ... */
 	char title[200]; /* what it shows */
-	bool drawn;	 /* false: no data for it (the reason is in note) */
+	bool drawn;	 /* false: no data for it (the reason is in note); a note of a
+			    drawn figure says what it leaves out */
 	char note[200];
 };
 
 struct plot_result {
 	struct plot_fig figs[PLOT_NFIGS];
-	char trace[1024]; /* the trace the per-trace figures use */
+	char trace[1024]; /* the labels of the traces drawn, ", "-separated */
+	size_t ntraces;
 };
 
 /* Write (and render) every figure of the database at db_path into out_dir

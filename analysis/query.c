@@ -10,19 +10,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The newest finished run of every configuration, with a debug label:
- * SLAB's CONFIG_DEBUG_SLAB as on/off, SLUB's slub_debug letters, else off. */
+/* The newest finished run of every configuration of every trace (a trace
+ * path replayed again after its file changed is another trace: its hash
+ * differs), with a debug label:
+ * SLAB's CONFIG_DEBUG_SLAB as on/off, SLUB's slub_debug letters, else off;
+ * and `trace`, the input's label (runs.trace_label), followed by " #" and
+ * the first 8 digits of its hash when one label names inputs of different
+ * contents: a trace is one value of `trace`, whatever the file names. */
 #define LATEST                                                                                     \
 	"WITH latest AS (\n"                                                                       \
 	"  SELECT r.*, CASE\n"                                                                     \
 	"      WHEN r.allocator = 'slab' THEN\n"                                                   \
 	"        CASE WHEN json_extract(r.config_json, '$.slab_debug') THEN 'on' ELSE 'off' END\n" \
 	"      WHEN r.slub_debug IS NULL OR r.slub_debug IN ('', '-') THEN 'off'\n"                \
-	"      ELSE r.slub_debug END AS debug\n"                                                   \
+	"      ELSE r.slub_debug END AS debug,\n"                                                  \
+	"    r.trace_label || CASE WHEN (SELECT count(DISTINCT x.trace_hash) FROM runs x\n"        \
+	"      WHERE x.trace_label IS r.trace_label) > 1\n"                                        \
+	"      THEN ' #' || substr(r.trace_hash, 1, 8) ELSE '' END AS trace\n"                     \
 	"  FROM runs r\n"                                                                          \
 	"  WHERE r.status = 'done' AND r.run_id = (\n"                                             \
 	"    SELECT max(s.run_id) FROM runs s\n"                                                   \
-	"    WHERE s.config_hash = r.config_hash AND s.status = 'done'))\n"
+	"    WHERE s.config_hash = r.config_hash AND s.status = 'done'\n"                          \
+	"      AND s.trace_hash IS r.trace_hash))\n"
 
 const char query_latest_cte[] = LATEST;
 
@@ -50,7 +59,8 @@ const char query_shared_cte[] = SHARED;
 	"    (3, 'final_live_objs'), (4, 'waste_rounding'), (5, 'waste_layout'),\n"                \
 	"    (6, 'waste_free_slots'), (7, 'waste_tail'), (8, 'align_violations')),\n"              \
 	"per AS (\n"                                                                               \
-	"  SELECT l.run_id, l.trace_path, l.allocator, l.kernel, l.align, l.debug, l.nr_cpus,\n"   \
+	"  SELECT l.run_id, l.trace, l.trace_path, l.allocator, l.kernel, l.align, l.debug,\n"     \
+	"         l.nr_cpus,\n"                                                                    \
 	"         json_remove(l.config_json, '$.workload.seed') AS grp,\n"                         \
 	"         json_extract(l.config_json, '$.workload.seed') AS seed,\n"                       \
 	"         l.final_slab_pages, l.peak_slab_pages, l.final_live_objs, l.align_violations,\n" \
@@ -66,33 +76,33 @@ const char query_shared_cte[] = SHARED;
 const struct query_def query_table[] = {
 	{"align-overhead",
 	 "memory overhead of natural alignment: natural vs none runs of the same "
-	 "configuration, per allocator, kernel and debug setting",
+	 "configuration, per trace, allocator, kernel and debug setting",
 	 LATEST
 	 ", pairs AS (\n"
-	 "  SELECT n.allocator, n.kernel, n.debug,\n"
+	 "  SELECT n.trace, n.allocator, n.kernel, n.debug,\n"
 	 "         n.peak_slab_pages AS natural_peak, u.peak_slab_pages AS none_peak,\n"
 	 "         n.final_slab_pages AS natural_final, u.final_slab_pages AS none_final\n"
 	 "  FROM latest n JOIN latest u\n"
-	 "    ON u.trace_path IS n.trace_path AND u.align = 'none'\n"
+	 "    ON u.trace_path IS n.trace_path AND u.trace IS n.trace AND u.align = 'none'\n"
 	 "   AND u.config_json = replace(n.config_json, '\"align\":\"natural\"',\n"
 	 "                               '\"align\":\"none\"')\n"
 	 "  WHERE n.align = 'natural')\n"
-	 "SELECT allocator, kernel, debug, count(*) AS pairs,\n"
+	 "SELECT trace, allocator, kernel, debug, count(*) AS pairs,\n"
 	 "       sum(none_peak) AS none_peak_pages, sum(natural_peak) AS natural_peak_pages,\n"
 	 "       sum(natural_peak - none_peak) AS extra_peak_pages,\n"
 	 "       round(100.0 * sum(natural_peak - none_peak) / sum(none_peak), 3)\n"
 	 "         AS extra_peak_pct,\n"
 	 "       sum(natural_final - none_final) AS extra_final_pages\n"
 	 "FROM pairs\n"
-	 "GROUP BY allocator, kernel, debug\n"
-	 "ORDER BY allocator, kernel, debug"},
+	 "GROUP BY trace, allocator, kernel, debug\n"
+	 "ORDER BY trace, allocator, kernel, debug"},
 	{"top-waste",
 	 "the caches that waste most: the 5 root caches with the most waste bytes (rounding + "
 	 "layout + free slots + slab tail) at the end of each run; for SLOB, whose caches hold "
 	 "no pages, the caches' rounding + layout and a '(shared pages)' row with the free "
 	 "space of its page lists (run totals)",
 	 LATEST ", " SHARED ", w AS (\n"
-		"  SELECT l.run_id, l.allocator, l.align, l.debug, c.cache, c.pages,\n"
+		"  SELECT l.run_id, l.trace, l.allocator, l.align, l.debug, c.cache, c.pages,\n"
 		"         c.waste_rounding + c.waste_layout + c.waste_free_slots + c.waste_tail\n"
 		"           AS waste_bytes,\n"
 		"         c.waste_rounding, c.waste_layout, c.waste_free_slots, c.waste_tail\n"
@@ -100,7 +110,8 @@ const struct query_def query_table[] = {
 		"  WHERE c.alias_of IS NULL AND (c.pages > 0 OR (c.allocs > 0 AND\n"
 		"        l.run_id IN (SELECT run_id FROM shared)))\n"
 		"  UNION ALL\n"
-		"  SELECT l.run_id, l.allocator, l.align, l.debug, '(shared pages)', sh.pages,\n"
+		"  SELECT l.run_id, l.trace, l.allocator, l.align, l.debug, '(shared pages)',\n"
+		"         sh.pages,\n"
 		"         sh.waste_free_slots + sh.waste_tail, 0, 0, sh.waste_free_slots,\n"
 		"         sh.waste_tail\n"
 		"  FROM latest l JOIN shared sh ON sh.run_id = l.run_id),\n"
@@ -108,15 +119,15 @@ const struct query_def query_table[] = {
 		"  SELECT *, row_number() OVER (PARTITION BY run_id\n"
 		"                               ORDER BY waste_bytes DESC, cache) AS rank\n"
 		"  FROM w)\n"
-		"SELECT run_id, allocator, align, debug, rank, cache, pages, waste_bytes,\n"
+		"SELECT trace, run_id, allocator, align, debug, rank, cache, pages, waste_bytes,\n"
 		"       round(100.0 * waste_bytes / (pages * 4096), 1) AS waste_pct,\n"
 		"       waste_rounding, waste_layout, waste_free_slots, waste_tail\n"
 		"FROM ranked WHERE rank <= 5\n"
-		"ORDER BY run_id, rank"},
+		"ORDER BY trace, run_id, rank"},
 	{"unaligned-sites",
 	 "call sites that would see unaligned objects: power-of-two kmallocs off their "
 	 "natural alignment in align=none runs, per run and call site",
-	 LATEST "SELECT l.run_id, l.allocator, l.kernel, l.debug, v.call_site,\n"
+	 LATEST "SELECT l.trace, l.run_id, l.allocator, l.kernel, l.debug, v.call_site,\n"
 		"       sum(v.count) AS unaligned_allocs,\n"
 		"       group_concat(DISTINCT v.size) AS sizes,\n"
 		"       s.allocs AS site_allocs,\n"
@@ -125,13 +136,13 @@ const struct query_def query_table[] = {
 		"LEFT JOIN sites s ON s.run_id = v.run_id AND s.call_site = v.call_site\n"
 		"WHERE l.align = 'none'\n"
 		"GROUP BY l.run_id, v.call_site\n"
-		"ORDER BY l.run_id, unaligned_allocs DESC, v.call_site"},
+		"ORDER BY l.trace, l.run_id, unaligned_allocs DESC, v.call_site"},
 	{"waste-by-kind",
 	 "waste at the end of each run by kind (bytes, root caches summed): size-class "
 	 "rounding, layout and debug metadata, free slots, slab tails; for SLOB (its caches "
 	 "hold no pages) the run totals, where free_slots is the free space of its pages",
 	 LATEST
-	 ", " SHARED "SELECT l.run_id, l.allocator, l.kernel, l.align, l.debug,\n"
+	 ", " SHARED "SELECT l.trace, l.run_id, l.allocator, l.kernel, l.align, l.debug,\n"
 	 "       coalesce(sh.live_req_bytes, sum(c.live_req_bytes)) AS live_req_bytes,\n"
 	 "       coalesce(sh.waste_rounding, sum(c.waste_rounding)) AS rounding,\n"
 	 "       coalesce(sh.waste_layout, sum(c.waste_layout)) AS layout,\n"
@@ -143,13 +154,13 @@ const struct query_def query_table[] = {
 	 "LEFT JOIN shared sh ON sh.run_id = l.run_id\n"
 	 "WHERE c.alias_of IS NULL\n"
 	 "GROUP BY l.run_id\n"
-	 "ORDER BY l.run_id"},
+	 "ORDER BY l.trace, l.run_id"},
 	{"seed-groups",
 	 "repetitions: runs of a workload that differ only by seed (sweeps with a seed axis, "
 	 "replay --workload --seed/--repeat), mean, sample sd and 95% t confidence interval "
 	 "of each headline figure per group (computed by slabsim with GSL)",
 	 LATEST ", " SEED_FIGS
-		"SELECT trace_path AS workload, allocator, kernel, align, debug, nr_cpus,\n"
+		"SELECT trace, trace_path AS workload, allocator, kernel, align, debug, nr_cpus,\n"
 		"       min(run_id) AS first_run, figure, count(*) AS n,\n"
 		"       min(seed) AS seed_min, max(seed) AS seed_max,\n"
 		"       slabsim_mean(x) AS mean, slabsim_sd(x) AS sd,\n"
@@ -165,14 +176,17 @@ const struct query_def query_table[] = {
 		"        WHEN 'waste_tail' THEN waste_tail\n"
 		"        ELSE align_violations END AS x\n"
 		"      FROM grouped g CROSS JOIN figs f)\n"
-		"GROUP BY grp, trace_path, k\n"
-		"ORDER BY workload, allocator, kernel, align, debug, nr_cpus, first_run, k"},
-	{"runs", "the newest finished run of every configuration, with its headline figures",
-	 LATEST "SELECT run_id, command, trace_path, allocator, kernel, align, debug, nr_cpus,\n"
+		"GROUP BY grp, trace, k\n"
+		"ORDER BY trace, workload, allocator, kernel, align, debug, nr_cpus, first_run, k"},
+	{"runs",
+	 "the newest finished run of every configuration, with its trace's identity (label, "
+	 "content hash, detected kernel and CPUs) and its headline figures",
+	 LATEST "SELECT trace, run_id, command, trace_path, allocator, kernel, align, debug,\n"
+		"       nr_cpus, trace_hash, trace_kernel, trace_nr_cpus,\n"
 		"       events, peak_slab_pages, final_slab_pages, align_violations,\n"
 		"       round(wall_seconds, 3) AS wall_seconds\n"
 		"FROM latest\n"
-		"ORDER BY run_id"},
+		"ORDER BY trace, run_id"},
 	{NULL, NULL, NULL},
 };
 
@@ -277,6 +291,25 @@ static int full_series_views(sqlite3 *db)
 	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
 		version = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
+	if (rc == SQLITE_OK && version < 4) {
+		/* the trace identity of version 4: the path as label, as the
+		 * upgrade does (docs/schema.md); unless runs has the columns */
+		bool have = false;
+		rc = sqlite3_prepare_v2(db,
+					"SELECT 1 FROM pragma_table_info('runs') WHERE name = "
+					"'trace_label'",
+					-1, &st, NULL);
+		if (rc == SQLITE_OK)
+			have = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+		if (rc == SQLITE_OK && !have)
+			rc = sqlite3_exec(
+				db,
+				"CREATE TEMP VIEW IF NOT EXISTS runs AS SELECT *,"
+				" trace_path AS trace_label, NULL AS trace_hash,"
+				" NULL AS trace_kernel, NULL AS trace_nr_cpus FROM main.runs",
+				NULL, NULL, NULL);
+	}
 	if (rc != SQLITE_OK || version >= 3)
 		return rc;
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]) && rc == SQLITE_OK; i++) {

@@ -327,6 +327,19 @@ static const char upgrade_v3_sql[] =
 	" WHERE next IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sample_slabinfo d"
 	" WHERE d.run_id = x.run_id AND d.seq = x.next AND d.cache = x.cache);";
 
+/*
+ * Version 3 -> 4: the input's identity, four columns at the end of runs
+ * (added by ALTER TABLE to new files too, so every file has the same column
+ * order). Runs of older files get their trace_path as label; their hash and
+ * what was detected are unknown (NULL): the files may no longer be there.
+ */
+static const char *const upgrade_v4_cols[][2] = {
+	{"trace_label", "TEXT"},
+	{"trace_hash", "TEXT"},
+	{"trace_kernel", "TEXT"},
+	{"trace_nr_cpus", "INTEGER"},
+};
+
 #define REC_NOW_UTC "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
 enum stmt_id {
@@ -361,8 +374,9 @@ static const char *const stmt_sql[NR_STMT] = {
 	[ST_RUN_INSERT] = "INSERT INTO runs (created_utc, status, version, command, trace_path,"
 			  " allocator, kernel, align, slub_debug, nr_cpus, slub_min_order,"
 			  " slub_max_order, slub_min_objects, sample_every, config_json,"
-			  " config_hash) VALUES (" REC_NOW_UTC ", 'running', ?, ?, ?, ?, ?, ?,"
-			  " ?, ?, ?, ?, ?, ?, ?, ?)",
+			  " config_hash, trace_label, trace_hash, trace_kernel, trace_nr_cpus)"
+			  " VALUES (" REC_NOW_UTC ", 'running', ?, ?, ?, ?, ?, ?,"
+			  " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_RUN_FINISH] = "UPDATE runs SET finished_utc = " REC_NOW_UTC ", status = 'done',"
 			  " events = ?, t_first_ns = ?, t_last_ns = ?, final_slab_pages = ?,"
 			  " peak_slab_pages = ?, peak_slab_pages_t_ns = ?, final_large_pages = ?,"
@@ -593,6 +607,32 @@ static int query_int(struct rec *r, const char *sql, int64_t *out, struct err *e
 	return 0;
 }
 
+/* Add the columns of version 4 that runs lacks (a file may have been
+ * written by version 4 and had its user_version lowered), then give old
+ * runs their path as label. */
+static int upgrade_v4(struct rec *r, struct err *e)
+{
+	int ret = 0;
+	for (size_t i = 0; !ret && i < sizeof(upgrade_v4_cols) / sizeof(upgrade_v4_cols[0]); i++) {
+		char sql[200];
+		int64_t have = 0;
+		(void)snprintf(sql, sizeof(sql),
+			       "SELECT count(*) FROM pragma_table_info('runs') WHERE name = '%s'",
+			       upgrade_v4_cols[i][0]);
+		ret = query_int(r, sql, &have, e);
+		if (ret || have)
+			continue;
+		(void)snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN %s %s",
+			       upgrade_v4_cols[i][0], upgrade_v4_cols[i][1]);
+		ret = exec_sql(r, sql, "cannot upgrade the schema to version 4", e);
+	}
+	if (!ret)
+		ret = exec_sql(r,
+			       "UPDATE runs SET trace_label = trace_path WHERE trace_label IS NULL",
+			       "cannot upgrade the schema to version 4", e);
+	return ret;
+}
+
 /* Create or check the schema inside one write transaction, so two processes
  * opening a new file at once cannot both create it. */
 static int setup_schema(struct rec *r, struct err *e)
@@ -635,6 +675,8 @@ static int setup_schema(struct rec *r, struct err *e)
 		ret = exec_sql(r, upgrade_v3_sql, "cannot upgrade the schema to version 3", e);
 	if (!ret) /* version 2 -> 3: views; the tables become change logs */
 		ret = exec_sql(r, schema_v3_sql, "cannot create the schema", e);
+	if (!ret && version < 4) /* version 3 -> 4 (and new files): the trace's identity */
+		ret = upgrade_v4(r, e);
 	if (ret)
 		goto rollback;
 	/* Leave an up-to-date file unmodified: opening must not change the
@@ -1417,6 +1459,11 @@ static uint64_t fnv1a64(uint64_t h, const void *data, size_t n)
 	return h;
 }
 
+uint64_t rec_hash_bytes(uint64_t h, const void *data, size_t n)
+{
+	return fnv1a64(h, data, n);
+}
+
 void rec_config_hash(const char *config_json, const char *trace_path,
 		     char hex[REC_CONFIG_HASH_LEN + 1])
 {
@@ -1630,6 +1677,13 @@ int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_i
 	bind_text(&b, info->sample_every);
 	bind_text(&b, info->config_json);
 	bind_text(&b, hash);
+	bind_text(&b, info->trace_label ? info->trace_label : info->trace_path);
+	bind_text(&b, info->trace_hash);
+	bind_text(&b, info->trace_kernel);
+	if (info->trace_nr_cpus)
+		bind_i64(&b, info->trace_nr_cpus);
+	else
+		bind_text(&b, NULL);
 	ret = bind_check(r, &b, "cannot insert into runs", e);
 	if (!ret)
 		ret = step_done(r, ST_RUN_INSERT, "cannot insert into runs", e);

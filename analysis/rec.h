@@ -11,6 +11,7 @@
 #define SLABSIM_REC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -30,12 +31,21 @@ struct rec_run_info {
 	const char *sample_every; /* as given, e.g. "1000ev" or "10ms" */
 	const char *config_json;  /* the full configuration, for humans and hashing */
 	const char *version;	  /* slabsim version string */
+	/* The input's identity (schema version 4, docs/schema.md): a label that
+	 * names it in queries and figures (NULL = trace_path), the FNV-1a 64
+	 * hash of its bytes as 16 hex digits (NULL = unknown, e.g. stdin), and
+	 * what was detected from it: kernel profile (NULL = nothing detected)
+	 * and CPUs (0 = nothing detected). */
+	const char *trace_label;
+	const char *trace_hash;
+	const char *trace_kernel;
+	uint32_t trace_nr_cpus;
 };
 
 struct rec;
 
 /* Schema version stored in PRAGMA user_version (docs/schema.md). */
-#define REC_SCHEMA_VERSION 3
+#define REC_SCHEMA_VERSION 4
 
 /* Open (creating if needed) the database at path and create/upgrade the
  * schema. OUT: *out, owned by the caller, released with rec_close(); NULL on
@@ -127,5 +137,10 @@ void rec_close(struct rec *r);
 #define REC_CONFIG_HASH_LEN 16
 void rec_config_hash(const char *config_json, const char *trace_path,
 		     char hex[REC_CONFIG_HASH_LEN + 1]);
+
+/* runs.trace_hash: FNV-1a 64 over the n bytes of data, continuing from h
+ * (start with REC_HASH_INIT); print it as 16 lowercase hex digits. */
+#define REC_HASH_INIT 0xcbf29ce484222325u
+uint64_t rec_hash_bytes(uint64_t h, const void *data, size_t n);
 
 #endif

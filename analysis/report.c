@@ -1,5 +1,4 @@
 /* report.c - the HTML report (see report.h). */
-#define _XOPEN_SOURCE 700 /* realpath */
 #include "report.h"
 #include "query.h"
 
@@ -40,17 +39,28 @@ static int base64_file(FILE *f, const char *dir, const char *name)
 	return bad ? -1 : 0;
 }
 
-static int table(FILE *f, sqlite3 *db, const char *heading, const char *name, struct err *e)
+/* The named query `name` as a table under a heading; with trace, only its
+ * rows of that trace (latest.trace). An empty table says "no rows". */
+static int table(FILE *f, sqlite3 *db, const char *heading, const char *name, const char *trace,
+		 struct err *e)
 {
 	const struct query_def *q = query_find(name);
 	unsigned long n;
-	fprintf(f, "<h2>");
+	char *sql = trace ? sqlite3_mprintf("SELECT * FROM (%s) WHERE trace IS %Q", q->sql, trace)
+			  : sqlite3_mprintf("%s", q->sql);
+	if (!sql)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	fprintf(f, trace ? "<h3>" : "<h2>");
 	query_html_text(f, heading, false);
-	fprintf(f, "</h2>\n<p class=q><code>slabsim query %s</code>: ", name);
+	fprintf(f, "%s\n<p class=q><code>slabsim query %s</code>: ", trace ? "</h3>" : "</h2>",
+		name);
 	query_html_text(f, q->desc, false);
 	fprintf(f, "</p>\n<div class=t>\n");
-	int rc = query_print(db, q->sql, QUERY_HTML, f, &n, e);
+	int rc = query_print(db, sql, QUERY_HTML, f, &n, e);
+	sqlite3_free(sql);
 	fprintf(f, "</div>\n");
+	if (!rc && !n)
+		fprintf(f, "<p class=none>no rows</p>\n");
 	return rc;
 }
 
@@ -81,69 +91,55 @@ static const char *fig_desc(const char *name)
 	return NULL;
 }
 
-/* Path of docs/metrics.md relative to the report directory, when the file
- * can be found: in a parent of the report directory, of the working
- * directory, or in the source tree slabsim was built from. 0 or -1. */
-static int metrics_href(const char *out_dir, char *buf, size_t len)
+/* The definitions of every figure and column the page shows, so that it
+ * stands alone wherever it is copied (docs/metrics.md and docs/schema.md
+ * of the slabsim sources have the full text). */
+static void definitions(FILE *f)
 {
-	char from[PATH_MAX], to[PATH_MAX], cand[PATH_MAX + 32], cwd[PATH_MAX];
-	const char *starts[3] = {from, getcwd(cwd, sizeof(cwd)), NULL};
-	bool found = false;
-#ifdef SLABSIM_SRCDIR
-	starts[2] = SLABSIM_SRCDIR;
-#endif
-	if (!realpath(out_dir, from))
-		return -1;
-	for (int i = 0; i < 3 && !found; i++) {
-		if (!starts[i])
-			continue;
-		char dir[PATH_MAX];
-		(void)snprintf(dir, sizeof(dir), "%s", starts[i]);
-		for (;;) {
-			(void)snprintf(cand, sizeof(cand), "%s/docs/metrics.md", dir);
-			if (realpath(cand, to)) {
-				found = true;
-				break;
-			}
-			char *sl = strrchr(dir, '/');
-			if (!sl || sl == dir)
-				break;
-			*sl = '\0';
-		}
-	}
-	if (!found)
-		return -1;
-	/* the common leading directories, then ".." for each left in from */
-	size_t k = 0, lastsl = 0;
-	for (; from[k] && from[k] == to[k]; k++)
-		if (from[k] == '/')
-			lastsl = k;
-	if (!from[k] && to[k] == '/')
-		lastsl = k;
-	size_t n = 0;
-	buf[0] = '\0';
-	for (const char *q = from + lastsl; *q; q++)
-		if (*q == '/' && n + 4 < len)
-			n += (size_t)snprintf(buf + n, len - n, "../");
-	(void)snprintf(buf + n, len - n, "%s", to + lastsl + 1);
-	return 0;
-}
-
-/* The paragraph that points to the definitions of every figure. */
-static void metrics_link(FILE *f, const char *out_dir)
-{
-	char href[PATH_MAX];
-	fprintf(f, "<p id=metrics>Every figure and column shown here is defined, with its "
-		   "formula, units and the tool it matches, in ");
-	if (!metrics_href(out_dir, href, sizeof(href))) {
-		fprintf(f, "<a href=\"");
-		query_html_text(f, href, true);
-		fprintf(f, "\">docs/metrics.md</a>");
-	} else {
-		fprintf(f, "<code>docs/metrics.md</code>");
-	}
-	fprintf(f, " of the slabsim sources; the tables' columns in "
-		   "<code>docs/schema.md</code>.</p>\n");
+	static const char *const defs[][2] = {
+		{"trace", "The input: its label (the capture directory's name for a capture's "
+			  "trace, a <code>label =</code> of the sweep spec, else the path), "
+			  "followed by <code>#</code> and 8 digits of its content hash when one "
+			  "label names different contents. Runs are never pooled across traces."},
+		{"trace_hash", "FNV-1a 64 of the trace file's bytes as stored (compressed or "
+			       "not); for a workload, the hash of its spec."},
+		{"trace_kernel, trace_nr_cpus",
+		 "What was detected from the input: a capture's uname.txt and ncpus.txt, "
+		 "else the trace's own event format (accounted= fields: 6.1) and header "
+		 "CPU count; empty when nothing was (stdin without a name pass, a workload)."},
+		{"slab pages", "Pages (4 KiB) held by slabs: per cache, slabs &times; "
+			       "2<sup>order</sup>; for SLOB, its shared page lists."},
+		{"peak_slab_pages", "The most slab pages held at any moment of the run."},
+		{"align", "<code>natural</code>: power-of-two kmalloc objects aligned to their "
+			  "size (Linux 5.4 and later); <code>none</code>: the older rule."},
+		{"debug", "SLUB's <code>slub_debug</code> letters (F sanity checks, Z red zones, "
+			  "P poisoning, U owner tracking), <code>off</code> for none; SLAB's "
+			  "CONFIG_DEBUG_SLAB as on/off."},
+		{"pairs, extra_peak_pct", "Each natural run is paired with the none run of "
+					  "the same trace and configuration; extra_peak_pct = "
+					  "100 &times; (natural &minus; none peak pages) / none "
+					  "peak pages, summed over the pairs of a row."},
+		{"mean, ci95", "Over the pairs (or seeds) of one trace and configuration: the "
+			       "mean and the half-width of its 95% confidence interval, "
+			       "t(0.975, n&minus;1) &times; sd / &radic;n."},
+		{"rounding", "Size-class rounding: &Sigma;(object size &minus; requested) over "
+			     "live objects."},
+		{"layout", "Bytes of each slot beyond the object: red zones, free pointer, "
+			   "tracking, padding (live objects &times; (slot &minus; object size))."},
+		{"free_slots", "Free slots &times; slot size; for SLOB the free space inside its "
+			       "pages."},
+		{"tail", "Page bytes of each slab that no slot covers."},
+		{"occupancy", "Live objects / (slabs &times; objects per slab) of one cache at "
+			      "one sample."},
+		{"unaligned_allocs", "Power-of-two kmallocs whose address is not a multiple of "
+				     "their size (align=none runs)."},
+	};
+	fprintf(f, "<h2 id=definitions>Definitions</h2>\n<dl>\n");
+	for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
+		fprintf(f, "<dt>%s</dt><dd>%s</dd>\n", defs[i][0], defs[i][1]);
+	fprintf(f, "</dl>\n<p class=q>Sizes are bytes unless a column says otherwise; times "
+		   "are virtual seconds since the trace's first event. The full definitions "
+		   "are in docs/metrics.md and docs/schema.md of the slabsim sources.</p>\n");
 }
 
 /* The "Phases" section: per trace whose runs have trace markers, one table
@@ -162,11 +158,11 @@ static int phases_trace(FILE *f, sqlite3 *db, const char *trace, struct err *e)
 		"SELECT run_id, allocator || ' align=' || align || ' debug=' || debug || "
 		"coalesce(' seed=' || json_extract(config_json, '$.workload.seed'), '') FROM "
 		"latest "
-		"WHERE trace_path IS ?1 ORDER BY allocator, align, debug, run_id";
+		"WHERE trace IS ?1 ORDER BY allocator, align, debug, run_id";
 	static const char marks_sql[] =
 		", m AS (SELECT s.run_id, s.seq, s.label, s.slab_pages,\n"
 		"    s.t_ns - l.t_first_ns AS rel FROM samples s JOIN latest l USING (run_id)\n"
-		"  WHERE l.trace_path IS ?1 AND s.label IS NOT NULL\n"
+		"  WHERE l.trace IS ?1 AND s.label IS NOT NULL\n"
 		"    AND NOT (s.label = 'end' AND s.seq = (SELECT max(x.seq) FROM samples x\n"
 		"                                         WHERE x.run_id = s.run_id)))\n"
 		"SELECT rel, label, run_id, slab_pages FROM m\n"
@@ -202,9 +198,10 @@ static int phases_trace(FILE *f, sqlite3 *db, const char *trace, struct err *e)
 		goto out;
 	}
 	sqlite3_bind_text(st, 1, trace, -1, SQLITE_STATIC);
-	fprintf(f, "<h3>");
-	query_html_text(f, trace, false);
-	fprintf(f, "</h3>\n<div class=t>\n<table class=phases>\n<tr><th>t (s)</th><th>marker</th>");
+	fprintf(f, "<h3>Phases</h3>\n<p class=q>The slab pages (4 KiB) of each run at every "
+		   "trace marker (<code>samples.label</code>) and the change since its previous "
+		   "marker; times are virtual seconds since the first event.</p>\n");
+	fprintf(f, "<div class=t>\n<table class=phases>\n<tr><th>t (s)</th><th>marker</th>");
 	for (size_t i = 0; i < nr; i++) {
 		fprintf(f, "<th>");
 		query_html_text(f, r[i].name, false);
@@ -265,38 +262,82 @@ out:
 	return rc;
 }
 
-static int phases_section(FILE *f, sqlite3 *db, struct err *e)
+/* Does the trace have markers (other than the closing "end")? */
+static int has_markers(sqlite3 *db, const char *trace, bool *yes, struct err *e)
 {
-	static const char traces_sql[] =
-		"SELECT DISTINCT l.trace_path FROM latest l JOIN samples s USING (run_id)\n"
-		"WHERE l.trace_path IS NOT NULL AND s.label IS NOT NULL\n"
+	static const char q[] =
+		"SELECT 1 FROM latest l JOIN samples s USING (run_id)\n"
+		"WHERE l.trace IS ?1 AND s.label IS NOT NULL\n"
 		"  AND NOT (s.label = 'end' AND s.seq = (SELECT max(x.seq) FROM samples x\n"
-		"                                       WHERE x.run_id = s.run_id))\n"
-		"ORDER BY l.trace_path";
+		"                                       WHERE x.run_id = s.run_id)) LIMIT 1";
+	char sql[2048];
+	sqlite3_stmt *st;
+	(void)snprintf(sql, sizeof(sql), "%s%s", query_latest_cte, q);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return err_set(e, SLABSIM_EIO, "report query: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, trace, -1, SQLITE_STATIC);
+	*yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* A section per trace: what it is, its phases, and the per-run tables of
+ * its runs. */
+static int trace_sections(FILE *f, sqlite3 *db, struct err *e)
+{
+	static const char q[] =
+		"SELECT trace, min(trace_path), min(trace_hash), min(trace_kernel),\n"
+		"       min(trace_nr_cpus), count(*) FROM latest\n"
+		"GROUP BY trace ORDER BY trace";
 	char sql[2048];
 	sqlite3_stmt *st;
 	int rc = 0;
 	size_t n = 0;
-	fprintf(f, "<h2 id=phases>Phases</h2>\n<p class=q>Per trace with trace markers "
-		   "(<code>tracing_mark_write</code>, <code>samples.label</code>): the slab "
-		   "pages (4 KiB) of each policy at every marker and the change since its "
-		   "previous marker. Times are virtual seconds since the first event.</p>\n");
-	(void)snprintf(sql, sizeof(sql), "%s%s", query_latest_cte, traces_sql);
+	(void)snprintf(sql, sizeof(sql), "%s%s", query_latest_cte, q);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return err_set(e, SLABSIM_EIO, "report query: %s", sqlite3_errmsg(db));
 	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
-		char *trace = strdup((const char *)sqlite3_column_text(st, 0));
+		const char *cols[5];
+		for (int i = 0; i < 5; i++) {
+			const unsigned char *t = sqlite3_column_text(st, i);
+			cols[i] = t ? (const char *)t : "";
+		}
+		char *trace = strdup(cols[0]);
 		if (!trace) {
 			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
 			break;
 		}
-		rc = phases_trace(f, db, trace, e);
+		fprintf(f, "<h2 class=trace>Trace ");
+		query_html_text(f, trace, false);
+		fprintf(f, "</h2>\n<table>\n<tr><th>path</th><td>");
+		query_html_text(f, cols[1], false);
+		fprintf(f, "</td></tr>\n<tr><th>content hash</th><td>");
+		query_html_text(f, *cols[2] ? cols[2] : "unknown", false);
+		fprintf(f, "</td></tr>\n<tr><th>kernel detected</th><td>");
+		query_html_text(f, *cols[3] ? cols[3] : "none", false);
+		fprintf(f, "</td></tr>\n<tr><th>CPUs detected</th><td>");
+		query_html_text(f, *cols[4] ? cols[4] : "none", false);
+		fprintf(f, "</td></tr>\n<tr><th>runs</th><td>%lld</td></tr>\n</table>\n",
+			sqlite3_column_int64(st, 5));
+		bool marks = false;
+		if (!(rc = has_markers(db, trace, &marks, e)) && marks)
+			rc = phases_trace(f, db, trace, e);
+		else if (!rc)
+			fprintf(f, "<h3>Phases</h3>\n<p class=none>No run of this trace has trace "
+				   "markers.</p>\n");
+		if (!rc)
+			rc = table(f, db, "Waste by kind", "waste-by-kind", trace, e);
+		if (!rc)
+			rc = table(f, db, "The caches that waste most", "top-waste", trace, e);
+		if (!rc)
+			rc = table(f, db, "Call sites that would see unaligned objects",
+				   "unaligned-sites", trace, e);
 		free(trace);
 		n++;
 	}
 	sqlite3_finalize(st);
 	if (!rc && !n)
-		fprintf(f, "<p>No run of a trace has trace markers.</p>\n");
+		fprintf(f, "<h2>Traces</h2>\n<p class=none>no rows</p>\n");
 	return rc;
 }
 
@@ -327,17 +368,23 @@ int report_write(const char *db_path, const char *out_dir, const struct plot_opt
 		   "p.q{color:#444}figcaption{font-weight:bold}\n</style>\n</head>\n<body>\n"
 		   "<h1>slabsim report</h1>\n<p>Results database <code>");
 	query_html_text(f, db_path, false);
-	fprintf(f, "</code>; per-trace figures use the runs of <code>");
+	fprintf(f, "</code>, %zu trace%s: <code>", pr.ntraces, pr.ntraces == 1 ? "" : "s");
 	query_html_text(f, pr.trace, false);
-	fprintf(f,
-		"</code>. Figures are also in this directory as PNG and SVG, with the "
-		"gnuplot scripts (<code>*.gp</code>) and their data (<code>*.dat</code>).</p>\n");
-	if ((rc = table(f, db, "Memory overhead of natural alignment", "align-overhead", e)) ||
+	fprintf(f, "</code>. The figures have a panel per trace; they are also in this directory "
+		   "as PNG and SVG, with the gnuplot scripts (<code>*.gp</code>) and their data "
+		   "(<code>*.dat</code>). Every term is defined <a href=\"#definitions\">at the "
+		   "end</a>.</p>\n");
+	if ((rc = table(f, db,
+			"Overview: what natural alignment costs, per trace, allocator "
+			"and debug setting",
+			"align-overhead", NULL, e)) ||
 	    (rc = table(f, db, "Repetitions: mean and 95% confidence interval over seeds",
-			"seed-groups", e)))
+			"seed-groups", NULL, e)))
 		goto out;
-	fprintf(f, "<h2>Figures</h2>\n");
-	metrics_link(f, out_dir);
+	fprintf(f, "<h2>Figures</h2>\n<p class=q>One encoding in every figure: colour = "
+		   "allocator (SLUB blue, SLAB orange, SLOB green), dash = alignment (solid "
+		   "natural, dashed none), thick line or hatched bar = debug on. Runs whose "
+		   "series are identical are one line, titled with all of them.</p>\n");
 	for (int i = 0; i < PLOT_NFIGS; i++) {
 		const struct plot_fig *fg = &pr.figs[i];
 		char png[64];
@@ -354,6 +401,11 @@ int report_write(const char *db_path, const char *out_dir, const struct plot_opt
 			fprintf(f, ".</p>\n</figure>\n");
 			continue;
 		}
+		if (fg->note[0]) {
+			fprintf(f, "<p class=q>");
+			query_html_text(f, fg->note, false);
+			fprintf(f, ".</p>\n");
+		}
 		fprintf(f, "<img alt=\"%s\" src=\"data:image/png;base64,", fg->name);
 		if (base64_file(f, out_dir, png)) {
 			rc = err_set(e, SLABSIM_EIO, "%s/%s: cannot read", out_dir, png);
@@ -364,13 +416,9 @@ int report_write(const char *db_path, const char *out_dir, const struct plot_opt
 			"script</a> &middot; <a href=\"%s.dat\">data</a></p>\n</figure>\n",
 			fg->name, fg->name, fg->name);
 	}
-	if ((rc = phases_section(f, db, e)) ||
-	    (rc = table(f, db, "Waste by kind", "waste-by-kind", e)) ||
-	    (rc = table(f, db, "The caches that waste most", "top-waste", e)) ||
-	    (rc = table(f, db, "Call sites that would see unaligned objects", "unaligned-sites",
-			e)) ||
-	    (rc = table(f, db, "Runs", "runs", e)))
+	if ((rc = trace_sections(f, db, e)) || (rc = table(f, db, "Runs", "runs", NULL, e)))
 		goto out;
+	definitions(f);
 	fprintf(f, "</body>\n</html>\n");
 out:
 	sqlite3_close(db);

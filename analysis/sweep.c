@@ -59,6 +59,8 @@ struct sweep_spec {
 	size_t ntraces;
 	char **workloads;
 	size_t nworkloads;
+	char **trace_labels, **workload_labels; /* `label =`, or NULL */
+	bool last_wl;				/* the last input listed is a workload */
 	struct seed_range *seeds;
 	size_t nseed_ranges;
 	uint64_t nseeds;
@@ -96,6 +98,12 @@ void sweep_spec_free(struct sweep_spec *s)
 	for (size_t i = 0; i < s->nworkloads; i++)
 		free(s->workloads[i]);
 	free(s->workloads);
+	for (size_t i = 0; s->trace_labels && i < s->ntraces; i++)
+		free(s->trace_labels[i]);
+	free(s->trace_labels);
+	for (size_t i = 0; s->workload_labels && i < s->nworkloads; i++)
+		free(s->workload_labels[i]);
+	free(s->workload_labels);
 	free(s->seeds);
 	free(s->trace_lines);
 	for (int a = 0; a < AX_NR; a++)
@@ -123,6 +131,16 @@ size_t sweep_spec_nworkloads(const struct sweep_spec *s)
 const char *sweep_spec_workload(const struct sweep_spec *s, size_t i)
 {
 	return s->workloads[i];
+}
+
+const char *sweep_spec_trace_label(const struct sweep_spec *s, size_t i)
+{
+	return s->trace_labels[i];
+}
+
+const char *sweep_spec_workload_label(const struct sweep_spec *s, size_t i)
+{
+	return s->workload_labels[i];
 }
 
 const char *sweep_spec_duration(const struct sweep_spec *s)
@@ -320,7 +338,13 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 		/* one path per line: paths may hold commas */
 		bool wl = key[0] == 'w';
 		char ***list = wl ? &s->workloads : &s->traces;
+		char ***labels = wl ? &s->workload_labels : &s->trace_labels;
 		size_t *nl = wl ? &s->nworkloads : &s->ntraces;
+		char **lb = realloc(*labels, (*nl + 1) * sizeof(*lb));
+		if (!lb)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		*labels = lb;
+		lb[*nl] = NULL;
 		char **n = realloc(*list, (*nl + 1) * sizeof(*n));
 		if (!n)
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
@@ -341,6 +365,31 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		(*nl)++;
 		s->trace_line = ln;
+		s->last_wl = wl;
+		return 0;
+	}
+	if (!strcmp(key, "label")) {
+		/* names the trace or workload of the line before */
+		size_t nl = s->last_wl ? s->nworkloads : s->ntraces;
+		char **labels = s->last_wl ? s->workload_labels : s->trace_labels;
+		if (!nl)
+			return bad(e, name, ln,
+				   "expected 'label =' after the 'trace =' or 'workload =' line "
+				   "it names, got it before any%s",
+				   "");
+		if (labels[nl - 1])
+			return bad(e, name, ln, "expected one label per input, got '%.200s' too",
+				   val);
+		for (size_t i = 0; i < s->ntraces; i++)
+			if (s->trace_labels[i] && !strcmp(s->trace_labels[i], val))
+				return bad(e, name, ln,
+					   "expected each label once, got '%.200s' again", val);
+		for (size_t i = 0; i < s->nworkloads; i++)
+			if (s->workload_labels[i] && !strcmp(s->workload_labels[i], val))
+				return bad(e, name, ln,
+					   "expected each label once, got '%.200s' again", val);
+		if (!(labels[nl - 1] = strdup(val)))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		return 0;
 	}
 	if (!strcmp(key, "seed"))
@@ -373,13 +422,13 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 		if (!strcmp(key, axis_names[a]))
 			break;
 	if (a == AX_NR)
-		return bad(
-			e, name, ln,
-			"unknown key '%.60s' (expected trace, workload, seed, duration, allocator, "
-			"kernel, nr_cpus, align, slub_debug, slab_debug, slub_min_order, "
-			"slub_max_order, "
-			"slub_min_objects, cpu_partial, slab_max_order or sample_every)",
-			key);
+		return bad(e, name, ln,
+			   "unknown key '%.60s' (expected trace, workload, label, seed, duration, "
+			   "allocator, "
+			   "kernel, nr_cpus, align, slub_debug, slab_debug, slub_min_order, "
+			   "slub_max_order, "
+			   "slub_min_objects, cpu_partial, slab_max_order or sample_every)",
+			   key);
 	s->ax_line[a] = ln;
 	for (char *tok = val, *next; tok; tok = next) {
 		next = strchr(tok, ',');

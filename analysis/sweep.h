@@ -49,6 +49,9 @@ size_t sweep_spec_ntraces(const struct sweep_spec *s);
 const char *sweep_spec_trace(const struct sweep_spec *s, size_t i);
 size_t sweep_spec_nworkloads(const struct sweep_spec *s);
 const char *sweep_spec_workload(const struct sweep_spec *s, size_t i);
+/* `label =` of trace i or workload i as written, or NULL (none given). */
+const char *sweep_spec_trace_label(const struct sweep_spec *s, size_t i);
+const char *sweep_spec_workload_label(const struct sweep_spec *s, size_t i);
 /* `duration =` as written (for the workloads), or NULL. */
 const char *sweep_spec_duration(const struct sweep_spec *s);
 /* The spec line that names trace i (for messages about the trace). */

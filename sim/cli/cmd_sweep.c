@@ -123,7 +123,7 @@ static void make_label(const struct sweep_run *r, uint64_t seed, char *buf, size
  * generator (as `replay --workload` does: no name pass, the spec defines the
  * caches), into a scratch file. */
 static int run_one(const struct job *j, const struct evarr *ev, struct run_workload *wl,
-		   const char *scratch)
+		   const struct run_trace_id *id, const char *scratch)
 {
 	struct rec *rec = NULL;
 	struct run *r = NULL;
@@ -139,7 +139,7 @@ static int run_one(const struct job *j, const struct evarr *ev, struct run_workl
 	};
 	(void)cli_parse_sample_every(j->r.sample_every, &ro.so.sample_every_ns,
 				     &ro.so.sample_every_events);
-	struct run_input in = {.path = j->r.trace};
+	struct run_input in = {.path = j->r.trace, .id = id};
 	if (wl) {
 		in.kind = RUN_WORKLOAD;
 		in.wl = wl;
@@ -312,6 +312,8 @@ struct sweep_cmd {
 	size_t *left;		  /* runs left per trace */
 	struct run_workload *wls; /* loaded at plan time, shared by forks */
 	bool *wl_bad;
+	struct run_trace_id *ids; /* the traces', then the workloads' */
+	size_t ntr;
 	struct merge *m;
 	double t_parse, replay_secs;
 	char tmp[4096]; /* the workers' scratch directory */
@@ -409,6 +411,35 @@ static int sweep_load(struct sweep_cmd *c)
 	}
 	if ((rc = merge_open(c->db, &c->m, &e)))
 		return cli_fail(&e);
+	/* the inputs' identities (runs.trace_label, ...): each label names one
+	 * input, so that queries and figures never pool two */
+	c->ntr = sweep_spec_ntraces(c->spec);
+	if (!(c->ids = calloc(c->ntr + nw + 1, sizeof(*c->ids)))) {
+		fprintf(stderr, "slabsim: out of memory\n");
+		return SLABSIM_EXIT_IO;
+	}
+	for (size_t t = 0; t < c->ntr; t++)
+		run_trace_identify(sweep_spec_trace(c->spec, t), sweep_spec_trace_label(c->spec, t),
+				   &c->ids[t]);
+	for (size_t w = 0; w < nw; w++) {
+		const char *lb = sweep_spec_workload_label(c->spec, w);
+		(void)snprintf(c->ids[c->ntr + w].label, sizeof(c->ids[0].label), "%s",
+			       lb ? lb : sweep_spec_workload(c->spec, w));
+	}
+	for (size_t i = 0; i < c->ntr + nw; i++)
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(c->ids[i].label, c->ids[k].label)) {
+				fprintf(stderr,
+					"slabsim: %s: %s and %s would both be labelled '%s': add "
+					"'label = NAME' after one of them\n",
+					c->spec_path,
+					k < c->ntr ? sweep_spec_trace(c->spec, k)
+						   : sweep_spec_workload(c->spec, k - c->ntr),
+					i < c->ntr ? sweep_spec_trace(c->spec, i)
+						   : sweep_spec_workload(c->spec, i - c->ntr),
+					c->ids[i].label);
+				return SLABSIM_EXIT_INPUT;
+			}
 	const char *dur = sweep_spec_duration(c->spec);
 	for (size_t w = 0; w < nw; w++) {
 		const char *wp = sweep_spec_workload(c->spec, w);
@@ -427,6 +458,9 @@ static int sweep_load(struct sweep_cmd *c)
 					c->spec_path, wp);
 			return SLABSIM_EXIT_INPUT;
 		}
+		if (!rc)
+			(void)snprintf(c->ids[c->ntr + w].hash, sizeof(c->ids[0].hash), "%s",
+				       workload_hash(c->wls[w].w));
 		if (rc) {
 			fprintf(stderr, "slabsim: %s (its runs are skipped)\n", e.msg);
 			c->wl_bad[w] = true;
@@ -530,7 +564,8 @@ static int start_job(struct sweep_cmd *c)
 		(void)sigaction(SIGINT, &c->old_int, NULL);
 		(void)sigaction(SIGTERM, &c->old_term, NULL);
 		_exit(run_one(j, j->r.workload ? NULL : c->arr[t],
-			      j->r.workload ? &c->wls[t] : NULL, scratch));
+			      j->r.workload ? &c->wls[t] : NULL,
+			      j->r.workload ? &c->ids[c->ntr + t] : &c->ids[t], scratch));
 	}
 	j->pid = pid;
 	c->next++;
@@ -675,6 +710,7 @@ static void sweep_free(struct sweep_cmd *c)
 			run_workload_close(&c->wls[w]);
 	free(c->wls);
 	free(c->wl_bad);
+	free(c->ids);
 	free(c->left);
 	if (c->jobs_v)
 		for (size_t i = 0; i <= c->njobs && i < c->nruns; i++)

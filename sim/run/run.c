@@ -1,6 +1,7 @@
 /* run.c - one run: input, name pass, source, replay, record (run.h). The
  * choice among the equivalent ways of reading a trace is made in
  * open_source() alone. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "run.h"
 #include "evarr.h"
 #include "learn.h"
@@ -9,6 +10,8 @@
 #include "sink.h"
 #include "trace.h"
 #include "workload.h"
+#include "capture.h"
+#include "validate.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -44,6 +47,7 @@ void run_model_default(struct run_model *m)
 	m->allocator = POLICY_DEFAULT_NAME;
 	policy_cfg_default(&m->cfg);
 	m->given = 0;
+	m->kernel_from = m->nr_cpus_from = NULL;
 }
 
 const char *run_kernel_name(const struct run_model *m)
@@ -387,6 +391,77 @@ static int open_source(struct run *r, const struct run_opts *o, const struct run
 	return open_reader(r, in->path, &to, rd, e);
 }
 
+/* ---- the input's identity ---- */
+
+static bool is_capture_dir(const char *dir)
+{
+	static const char *const marks[] = {"uname.txt", "ncpus.txt", "capture-info.txt"};
+	char p[4200];
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		(void)snprintf(p, sizeof(p), "%s/%s", dir, marks[i]);
+		FILE *f = fopen(p, "r");
+		if (f) {
+			fclose(f);
+			return true;
+		}
+	}
+	return false;
+}
+
+void run_trace_identify(const char *path, const char *label, struct run_trace_id *id)
+{
+	memset(id, 0, sizeof(*id));
+	(void)snprintf(id->label, sizeof(id->label), "%s", label ? label : path ? path : "-");
+	if (!path || !strcmp(path, "-"))
+		return;
+	FILE *f = fopen(path, "rb");
+	if (f) {
+		static const size_t chunk = 1u << 16;
+		unsigned char *buf = malloc(chunk);
+		uint64_t h = REC_HASH_INIT;
+		size_t n;
+		bool ok = buf != NULL;
+		while (ok && (n = fread(buf, 1, chunk, f)) > 0)
+			h = rec_hash_bytes(h, buf, n);
+		if (ok && !ferror(f))
+			(void)snprintf(id->hash, sizeof(id->hash), "%016" PRIx64, h);
+		free(buf);
+		fclose(f);
+	}
+	/* a capture's trace: the directory names it, its metadata describes it */
+	char dir[4096];
+	(void)snprintf(dir, sizeof(dir), "%s", path);
+	char *sl = strrchr(dir, '/');
+	if (sl)
+		*sl = '\0';
+	else
+		(void)snprintf(dir, sizeof(dir), ".");
+	if (!is_capture_dir(dir))
+		return;
+	char abs[4096];
+	const char *name = strrchr(dir, '/');
+	name = name ? name + 1 : dir;
+	if ((!*name || !strcmp(name, ".") || !strcmp(name, "..")) && realpath(dir, abs)) {
+		name = strrchr(abs, '/');
+		name = name && name[1] ? name + 1 : abs;
+	}
+	if (!label)
+		(void)snprintf(id->label, sizeof(id->label), "%.*s", (int)sizeof(id->label) - 1,
+			       name);
+	struct capture *c = NULL;
+	struct err e;
+	err_clear(&e);
+	if (capture_open(dir, &c, &e) == 0) {
+		if (c->has_uname)
+			(void)snprintf(id->kernel, sizeof(id->kernel), "%s",
+				       val_kernel_profile(c->major, c->minor) == POLICY_KERNEL_6_1
+					       ? "6.1"
+					       : "5.4");
+		id->nr_cpus = c->possible ? c->possible : c->online ? c->online : c->nproc;
+	}
+	capture_close(c);
+}
+
 /* ---- recording ---- */
 
 static int begin_record(const struct run_opts *o, const struct run_input *in, struct run *r,
@@ -408,6 +483,36 @@ static int begin_record(const struct run_opts *o, const struct run_input *in, st
 		json = cfg;
 	const struct run_model *m = &r->model;
 	policy_slub_debug_str(m->cfg.slub_debug, dbg);
+	struct run_trace_id own;
+	const struct run_trace_id *id = in->id;
+	if (!id) {
+		if (in->kind == RUN_TRACE) {
+			run_trace_identify(path, NULL, &own);
+		} else {
+			memset(&own, 0, sizeof(own));
+			(void)snprintf(own.label, sizeof(own.label), "%s", path ? path : "-");
+			if (in->kind == RUN_WORKLOAD)
+				(void)snprintf(own.hash, sizeof(own.hash), "%s",
+					       workload_hash(in->wl->w));
+		}
+		id = &own;
+	}
+	/* what the trace itself says (run_detect) where a capture's metadata
+	 * said nothing: the kernel profile of its event format, its CPUs */
+	const struct trace_stats *st = in->kind == RUN_TRACE	? &r->pass
+				       : in->kind == RUN_EVENTS ? r->stats
+								: NULL;
+	char det_kernel[8] = "";
+	uint32_t det_cpus = 0;
+	if (st) {
+		struct run_model d;
+		run_model_default(&d);
+		(void)run_detect(&d, st);
+		if (d.kernel_from)
+			(void)snprintf(det_kernel, sizeof(det_kernel), "%s", run_kernel_name(&d));
+		if (d.nr_cpus_from)
+			det_cpus = d.cfg.nr_cpus;
+	}
 	struct rec_run_info info = {
 		.command = o->command,
 		.trace_path = path,
@@ -422,6 +527,12 @@ static int begin_record(const struct run_opts *o, const struct run_input *in, st
 		.sample_every = sample,
 		.config_json = json,
 		.version = SLABSIM_VERSION,
+		.trace_label = id->label,
+		.trace_hash = id->hash[0] ? id->hash : NULL,
+		.trace_kernel = id->kernel[0]	? id->kernel
+				: det_kernel[0] ? det_kernel
+						: NULL,
+		.trace_nr_cpus = id->nr_cpus ? id->nr_cpus : det_cpus,
 	};
 	return rec_run_begin(r->rec, &info, &r->run_id, e);
 }

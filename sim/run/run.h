@@ -118,6 +118,25 @@ int run_define_workload_caches(const char *path, struct sim *s, struct err *e);
 /* A decimal uint64; 0 or -1. */
 int run_parse_seed(const char *s, uint64_t *out);
 
+/* ---- the input's identity ---- */
+
+/* What runs.trace_label, trace_hash, trace_kernel and trace_nr_cpus record
+ * (docs/schema.md, schema version 4). */
+struct run_trace_id {
+	char label[512];  /* names the input in queries, figures and the report */
+	char hash[17];	  /* FNV-1a 64 of the file's bytes as stored; "" = unknown */
+	char kernel[8];	  /* kernel profile detected ("5.4", "6.1"); "" = none */
+	uint32_t nr_cpus; /* CPUs detected; 0 = none */
+};
+
+/* Identify the trace file at path: its bytes hashed as they are on disk
+ * (compressed or not), and, when path is a capture's trace (its directory
+ * holds uname.txt, ncpus.txt or capture-info.txt), the capture directory's
+ * name as label and the kernel profile and CPUs of its metadata; otherwise
+ * the label is path as given. label (NULL = the rule above) replaces the
+ * label. stdin ("-") and unreadable files get no hash. Never fails. */
+void run_trace_identify(const char *path, const char *label, struct run_trace_id *id);
+
 /* ---- one run ---- */
 
 enum run_input_kind {
@@ -133,6 +152,12 @@ struct run_input {
 	const struct evarr *events;
 	struct run_workload *wl;
 	uint64_t seed;
+	/* The input's identity, or NULL: the run identifies a trace file with
+	 * run_trace_identify, a workload by its path and its spec's hash, an
+	 * array by its path. A kernel or CPU count the identity leaves unknown
+	 * is recorded as the trace's own counts say (run_detect), whatever
+	 * the model was given. */
+	const struct run_trace_id *id;
 };
 
 /* How a text trace is read. All false/0 is the default fast path; every

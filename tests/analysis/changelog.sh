@@ -205,27 +205,27 @@ tap_is "v2 file: plot exits 0" "$?" 0
 tap_is "v2 file: reading it left it at version 2" "$(q v2.db "PRAGMA user_version")" 2
 "$bin" plot --db b.db --out p3 --no-render > /dev/null 2> err
 tap_is "v3 file: plot exits 0" "$?" 0
-tap_is "plots of the v2 file and of the v3 file: the same 4 .dat files" \
+tap_is "plots of the v2 file and of the v3 file: the same 5 .dat files (markers of the reaping trace)" \
 	"$(for f in p3/*.dat; do cmp -s "$f" "p2/${f#p3/}" || echo "$f differs"; done
-	ls p2/*.dat | wc -l)" 4
+	ls p2/*.dat | wc -l)" 5
 tap_is "occupancy-cdf.dat: one block per slab allocator run of the boot trace (SLUB, SLAB)" \
-	"$(grep -c '^# run' p3/occupancy-cdf.dat)" 2
+	"$(grep -c '^# trace .*boot.*, run' p3/occupancy-cdf.dat)" 2
 # the reaping trace's figures: its cache empties
 "$bin" plot --db v2.db --out r2 --trace "$data/slab-reap.trace" --no-render > /dev/null 2> err
 "$bin" plot --db b.db --out r3 --trace "$data/slab-reap.trace" --no-render > /dev/null 2> err
 tap_is "plots of the reaping run, v2 and v3 file: the same .dat files, 2 values in the CDF" \
 	"$(for f in r3/*.dat; do cmp -s "$f" "r2/${f#r3/}" || echo "$f differs"; done
-	grep '^# run' r2/occupancy-cdf.dat | sed 's/.*(//')" "2 values)"
+	grep '^# trace' r2/occupancy-cdf.dat | sed 's/.*(//')" "2 values)"
 
 "$bin" merge m.db v2.db -q 2> err
 tap_is "a v2 input does not merge into a v3 file: exit 3, says how to upgrade" \
-	"$? $(grep -c 'schema version 2, but m.db has 3 (upgrade the older file first' err)" "3 1"
+	"$? $(grep -c 'schema version 2, but m.db has 4 (upgrade the older file first' err)" "3 1"
 # Upgrade: merging into it opens it with rec_open. Its runs are the ones of
 # b.db, so the merge copies nothing.
 "$bin" merge v2.db b.db -q 2> err
 tap_is "v2 -> 3: merge into the v2 file exits 0" "$? $(cat err)" "0 "
-tap_is "v2 -> 3: user_version 3, the runs unchanged" \
-	"$(q v2.db "SELECT user_version FROM pragma_user_version; SELECT count(*) FROM runs")" "3
+tap_is "v2 -> 4: user_version 4, the runs unchanged" \
+	"$(q v2.db "SELECT user_version FROM pragma_user_version; SELECT count(*) FROM runs")" "4
 4"
 tables v2.db > v3.rows
 # every v2 row is kept; the rows added are rows of zeros, one where a cache

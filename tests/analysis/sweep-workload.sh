@@ -77,10 +77,13 @@ awk -F'|' -v t="$t2" '
 		sd = sqrt(ss / (n[g] - 1)); h = t * sd / sqrt(n[g])
 		printf "%s,%s,%d,%.4f,%.4f,%.4f,%.4f\n", g, name[f], n[g], m, sd, m - h, m + h } }' per | sort > want
 "$bin" query seed-groups --db w.db --format csv > sg
-awk -F, 'NR > 1 { printf "%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f\n", $2, $4, $8, $9, $12, $13, $14, $15 }' sg | sort > got
+# columns: trace, workload, allocator, kernel, align, debug, nr_cpus, first_run,
+# figure, n, seed_min, seed_max, mean, sd, ci95_lo, ci95_hi
+awk -F, 'NR > 1 { printf "%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f\n", $3, $5, $9, $10, $13, $14, $15, $16 }' sg | sort > got
 tap_is "seed-groups: 4 groups x 8 figures" "$(wc -l < got)" 32
 tap_is "seed-groups = mean, sd, mean -+ t(0.975,2) sd/sqrt(3) computed with awk" "$(cat got)" "$(cat want)"
-tap_is "seed-groups: seeds 1..3 in every group" "$(awk -F, 'NR > 1 { print $10 "-" $11 }' sg | sort -u)" "1-3"
+tap_is "seed-groups: seeds 1..3 in every group" "$(awk -F, 'NR > 1 { print $11 "-" $12 }' sg | sort -u)" "1-3"
+tap_is "seed-groups: one trace, the workload" "$(awk -F, 'NR > 1 { print $1 }' sg | sort -u | wc -l)" 1
 tap_like "seed-groups: a group with spread (sd > 0)" "$(awk -F, '$5 > 0 { print "spread" }' want)" spread
 
 # --repeat stores the same statistics for its seeds (repetition_stats)
@@ -100,13 +103,14 @@ q w.db "SELECT n.allocator, 100.0 * (n.peak_slab_pages - u.peak_slab_pages) / u.
 	awk -F'|' -v t="$t2" '{ k = $1; n[k]++; x[k, n[k]] = $2; s[k] += $2 }
 	END { for (k in n) { m = s[k] / n[k]; ss = 0; for (i = 1; i <= n[k]; i++) ss += (x[k, i] - m) ^ 2
 		printf "%s %.4f %.4f %d\n", k, m, t * sqrt(ss / (n[k] - 1)) / sqrt(n[k]), n[k] } }' | sort > want
-# columns: group, then per debug setting (off, FZPU) mean, ci95, n; take the filled one
-awk '!/^#/ { for (i = 2; i <= NF; i += 3) if ($i != "?") printf "%s %.4f %.4f %d\n", $1, $i, $(i + 1), $(i + 2) }' \
+# one row per bar: "trace" "allocator" "kernel" "debug" mean_pct ci95_pct n
+# x rgb hatched label_y "label"; split at the quotes, the numbers are field 9
+awk -F'"' '!/^#/ && NF { split($9, v, " "); printf "%s %.4f %.4f %d\n", $4, v[1], v[2], v[3] }' \
 	p/align-overhead.dat | sort > got
 tap_is "align-overhead.dat: mean and t(0.975,2) sd/sqrt(3) of the per-seed overheads" "$(cat got)" "$(cat want)"
 tap_like "align-overhead.dat: a non-zero error bar" "$(awk '$3 > 0 { print "bar" }' got)" bar
-tap_like "align-overhead.gp: drawn with error bars" "$(cat p/align-overhead.gp)" "set style histogram errorbars"
-tap_like "plot 1 labels runs by seed" "$(grep '^# run ' p/memory-time.dat)" "slob align=none debug=off seed=2"
+tap_like "align-overhead.gp: drawn with error bars (mean, ci95 columns)" "$(cat p/align-overhead.gp)" "using 8:5:6 with yerrorbars"
+tap_like "plot 1 labels runs by seed" "$(grep '^# trace .*, run ' p/memory-time.dat)" "slob align=none debug=off seed=2"
 
 # ---- shards: two halves merged give the same groups as one sweep ----
 "$bin" sweep wl.sweep --db s1.db --shard 1/2 -j 2 > out 2> err &&
@@ -115,8 +119,8 @@ tap_like "plot 1 labels runs by seed" "$(grep '^# run ' p/memory-time.dat)" "slo
 tap_is "shards 1/2 + 2/2 merged: exit 0" "$?" 0
 tap_is "shards hold 6 + 6 runs, seeds of a group split between them" \
 	"$(q s1.db "SELECT count(*) FROM runs") $(q s2.db "SELECT count(*) FROM runs")" "6 6"
-"$bin" query seed-groups --db sh.db --format csv | cut -d, -f1-6,8- | sort > got
-"$bin" query seed-groups --db w.db --format csv | cut -d, -f1-6,8- | sort > want
+"$bin" query seed-groups --db sh.db --format csv | cut -d, -f1-7,9- | sort > got
+"$bin" query seed-groups --db w.db --format csv | cut -d, -f1-7,9- | sort > want
 tap_is "merged shards: the same seed-groups as one sweep" "$(cat got)" "$(cat want)"
 
 # ---- no seed axis: the workload's own seed (netbuf.wl: seed = 1) ----

@@ -200,16 +200,16 @@ tap_is "query --list names 6 queries" "$(awk '{print $1}' out | tr '\n' ' ')" \
 	"align-overhead top-waste unaligned-sites waste-by-kind seed-groups runs "
 # align-overhead: pair natural and none by allocator and debug setting, here
 # with awk over (allocator, align, debug, peak)
-q full.db "SELECT allocator, align,
+q full.db "SELECT trace_label, allocator, align,
 	  CASE WHEN allocator = 'slab' THEN (CASE WHEN config_json LIKE '%\"slab_debug\":true%' THEN 'on' ELSE 'off' END)
 	       WHEN slub_debug = '-' THEN 'off' ELSE slub_debug END, peak_slab_pages FROM runs" |
-	awk -F'|' '{ k = $1 "," $3; if ($2 == "natural") nat[k] = $4; else non[k] = $4 }
+	awk -F'|' '{ k = $1 "," $2 "," $4; if ($3 == "natural") nat[k] = $5; else non[k] = $5 }
 	END { for (k in nat) printf "%s,%d,%.3f\n", k, nat[k] - non[k], 100 * (nat[k] - non[k]) / non[k] }' |
 	sort > want
 "$bin" query align-overhead --db full.db --format csv |
-	awk -F, 'NR > 1 { printf "%s,%s,%d,%.3f\n", $1, $3, $7, $8 }' | sort > got
+	awk -F, 'NR > 1 { printf "%s,%s,%s,%d,%.3f\n", $1, $2, $4, $8, $9 }' | sort > got
 tap_is "align-overhead equals natural - none peak pages per allocator and debug" "$(cat got)" "$(cat want)"
-tap_like "align-overhead: SLUB with FZPU pays for natural alignment" "$(cat want)" "slub,FZPU,"
+tap_like "align-overhead: SLUB with FZPU pays for natural alignment" "$(cat want)" ",slub,FZPU,"
 # top-waste: for every run, the 5 root caches with the most waste. SLOB's
 # pages belong to its shared page lists, not to caches (pages = 0): its
 # caches with allocations count with their rounding + layout, and one
@@ -223,7 +223,8 @@ tap_like "align-overhead: SLUB with FZPU pays for natural alignment" "$(cat want
 		   AND s.seq = (SELECT max(seq) FROM samples m WHERE m.run_id = s.run_id)"
 } | awk -F'|' '{ print $1 "|" $3 + $4 + $5 + $6 "|" $2 }' |
 	sort -t'|' -k1,1n -k2,2nr -k3,3 | awk -F'|' '{ if (++n[$1] <= 5) print $1 "," $3 "," $2 }' > want
-"$bin" query top-waste --db full.db --format csv | awk -F, 'NR > 1 { print $1 "," $6 "," $8 }' > got
+# columns: trace, run_id, allocator, align, debug, rank, cache, pages, waste_bytes, ...
+"$bin" query top-waste --db full.db --format csv | awk -F, 'NR > 1 { print $2 "," $7 "," $9 }' > got
 tap_is "top-waste equals the 5 largest waste sums per run (SLOB: shared pages row)" "$(cat got)" "$(cat want)"
 tap_is "top-waste: 5 rows per run" "$(wc -l < got)" 50
 tap_is "top-waste: SLOB's shared pages lead its runs" \
@@ -232,7 +233,7 @@ tap_is "top-waste: SLOB's shared pages lead its runs" \
 q full.db "SELECT v.run_id, v.call_site, v.count FROM violations v JOIN runs r USING (run_id)
 	   WHERE r.align = 'none'" |
 	awk -F'|' '{ s[$1 "," $2] += $3 } END { for (k in s) print k "," s[k] }' | sort > want
-"$bin" query unaligned-sites --db full.db --format csv | awk -F, 'NR > 1 { print $1 "," $5 "," $6 }' | sort > got
+"$bin" query unaligned-sites --db full.db --format csv | awk -F, 'NR > 1 { print $2 "," $6 "," $7 }' | sort > got
 tap_is "unaligned-sites equals the violations summed by call site" "$(cat got)" "$(cat want)"
 if [ -s want ]; then tap_ok "unaligned-sites: some call sites see unaligned objects"; else tap_not_ok "unaligned-sites has rows"; fi
 tap_is "no violations under align=natural" \
@@ -249,7 +250,7 @@ q full.db "SELECT s.run_id, s.live_req_bytes, s.waste_rounding, s.waste_layout, 
 	   WHERE r.allocator = 'slob' AND s.seq = (SELECT max(seq) FROM samples m WHERE m.run_id = s.run_id)" |
 	tr '|' ',' >> want
 sort want > want.s
-"$bin" query waste-by-kind --db full.db --format csv | awk -F, 'NR > 1 { print $1 "," $6 "," $7 "," $8 "," $9 "," $10 "," $11 "," $12 }' | sort > got
+"$bin" query waste-by-kind --db full.db --format csv | awk -F, 'NR > 1 { print $2 "," $7 "," $8 "," $9 "," $10 "," $11 "," $12 "," $13 }' | sort > got
 tap_is "waste-by-kind equals the caches rows summed (SLOB: run totals)" "$(cat got)" "$(cat want.s)"
 # SLOB's run totals add up to its pages (docs/metrics.md): the free space is there
 tap_is "waste-by-kind: SLOB's live + waste = pages x 4096" \
@@ -273,16 +274,26 @@ for f in memory-time align-overhead waste-by-kind top-caches occupancy-cdf; do
 	tap_is "$f: non-empty PNG and SVG beside its .gp and .dat" "$ok" 1
 done
 # memory-time: one block per run, each ending at the run's final slab pages
-tap_is "memory-time.dat: one block per run" "$(grep -c '^# run ' plots/memory-time.dat)" 10
-awk '/^# run / { if (id != "") print id, last; id = $3; sub(":", "", id) } /^[0-9]/ { last = $2 }
+# one block per run, but a run whose series (its samples' times and pages)
+# equals an earlier run's of the trace is not repeated: as many blocks as
+# distinct series, counted here with sqlite3
+tap_is "memory-time.dat: one block per distinct series of runs" \
+	"$(grep -c '^# trace .*, run [0-9]*: ' plots/memory-time.dat)" \
+	"$(q full.db "SELECT count(DISTINCT trace_label || '/' || s) FROM runs JOIN (SELECT run_id,
+		group_concat((t_ns - t_first_ns) || ':' || slab_pages, ' ') s FROM (SELECT s.run_id, s.t_ns,
+		s.slab_pages, r.t_first_ns FROM samples s JOIN runs r USING (run_id) ORDER BY s.run_id, s.seq)
+		GROUP BY run_id) USING (run_id)")"
+tap_is "memory-time.dat: 10 runs in 7 distinct series" "$(grep -c '^# trace .*, run [0-9]*: ' plots/memory-time.dat)" 7
+awk '/^# trace / { if (id != "") print id, last; id = $0; sub(/.*, run /, "", id); sub(/:.*/, "", id) } /^[0-9]/ { last = $2 }
 	END { print id, last }' plots/memory-time.dat | sort -n > got
 q full.db "SELECT run_id, final_slab_pages * 4 FROM runs" | tr '|' ' ' | sort -n > want
-tap_is "memory-time.dat: last point of each line = final slab KiB" "$(cat got)" "$(cat want)"
+tap_is "memory-time.dat: last point of each line = its run's final slab KiB" \
+	"$(awk 'NR == FNR { f[$1] = $2; next } f[$1] != $2 { print "run " $1 ": " $2 " != " f[$1] }' want got)" ""
 # align-overhead: the slub row, FZPU and off columns (mean %, sd, n)
 pct=$(q full.db "SELECT peak_slab_pages FROM runs WHERE allocator = 'slub' AND slub_debug = 'FZPU' ORDER BY align" |
 	awk 'NR == 1 { nat = $1 } NR == 2 { non = $1 } END { printf "%.6f", 100 * (nat - non) / non }')
 tap_like "align-overhead.dat: slub FZPU mean = 100 (natural - none) / none" \
-	"$(grep '^slub ' plots/align-overhead.dat)" "$pct 0.000000 1"
+	"$(grep '^"[^"]*" "slub" "[^"]*" "FZPU" ' plots/align-overhead.dat)" "$pct 0.000000 1"
 # waste-by-kind: KiB of the kinds for every run
 {
 	q full.db "SELECT run_id, sum(waste_rounding), sum(waste_layout), sum(waste_free_slots), sum(waste_tail)
@@ -302,11 +313,14 @@ tap_is "top-caches.dat: SLOB's block has its shared pages' free KiB" \
 	"$(awk '/^# run .*slob/ { s = 1; next } /^# run/ { s = 0 } s && /^"\(shared pages/ { print $NF }' plots/top-caches.dat)" "$want"
 # occupancy CDF: ends at 1, values in [0, 1], as many values as per-cache samples
 tap_is "occupancy-cdf.dat: every block ends at F = 1" \
-	"$(awk '/^# run/ { if (l != "") print l } /^[0-9]/ { l = $2 } END { print l }' plots/occupancy-cdf.dat | sort -u)" "1.000000"
+	"$(awk '/^# trace / { if (l != "") print l } /^[0-9]/ { l = $2 } END { print l }' plots/occupancy-cdf.dat | sort -u)" "1.000000"
+tap_is "occupancy-cdf.dat: one block per run with a series of its own" \
+	"$(grep -c '^# trace ' plots/occupancy-cdf.dat)" "$(grep -c '^$' plots/occupancy-cdf.dat | awk '{ print $1 / 2 + 1 }')"
 n=$(q full.db "SELECT count(*) FROM sample_caches_full sc JOIN caches c USING (run_id, cache)
 	JOIN runs r USING (run_id) WHERE r.allocator = 'slub' AND r.align = 'none' AND r.slub_debug = '-'
 	AND sc.slabs > 0 AND c.objs_per_slab > 0")
-tap_like "occupancy-cdf.dat: one value per per-cache sample" "$(grep 'slub align=none debug=off' plots/occupancy-cdf.dat)" "($n values)"
+# (runs with identical series are one block, titled align=natural|none)
+tap_like "occupancy-cdf.dat: one value per per-cache sample" "$(grep -E 'slub align=([a-z0-9]+[|])*none([|][a-z0-9]+)* debug=off' plots/occupancy-cdf.dat)" "($n values)"
 "$bin" plot --db full.db --out plots2 --no-render > out 2> err
 tap_is "--no-render: scripts and data only" "$(ls plots2 | grep -c -E '\.(png|svg)$') $(ls plots2 | grep -c -E '\.(gp|dat)$')" "0 10"
 

@@ -224,15 +224,22 @@ tap_is "samples: the last sample's slabinfo totals are the run's" \
 	"$(sqlite3 ts.db "SELECT m.si_space = r.si_space AND m.si_used = r.si_used FROM sample_metrics m JOIN run_metrics r USING (run_id) WHERE m.seq = (SELECT max(seq) FROM samples)")" "1"
 
 # ---- a version 1 database is upgraded: the new tables are added (the
-# change logs of version 3: tests/analysis/changelog.sh) ----
+# change logs of version 3: tests/analysis/changelog.sh), and the trace
+# identity's columns of version 4 ----
 "$bin" replay "$data/perf-hand.trace" --kernel 6.1 --db v1.db -q
-sqlite3 v1.db "DROP TABLE run_metrics; DROP TABLE perf_callers; DROP TABLE perf_ptrs;
+sqlite3 v1.db "ALTER TABLE runs DROP COLUMN trace_label; ALTER TABLE runs DROP COLUMN trace_hash;
+	ALTER TABLE runs DROP COLUMN trace_kernel; ALTER TABLE runs DROP COLUMN trace_nr_cpus;
+	DROP TABLE run_metrics; DROP TABLE perf_callers; DROP TABLE perf_ptrs;
 	DROP TABLE sample_metrics; DROP TABLE sample_orders; DROP TABLE sample_slabinfo;
 	PRAGMA user_version = 1"
 "$bin" replay "$data/perf-hand.trace" --kernel 6.1 --db v1.db -q 2> err
-tap_is "schema 1 -> 3: replay into a version 1 file" "$? $(cat err)" "0 "
-tap_is "schema 1 -> 3: user_version 3, two runs, metrics of the second only" \
+tap_is "schema 1 -> 4: replay into a version 1 file" "$? $(cat err)" "0 "
+tap_is "schema 1 -> 4: user_version 4, two runs, metrics of the second only" \
 	"$(sqlite3 v1.db "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM runs), (SELECT group_concat(run_id) FROM run_metrics)")" \
-	"3|2|2"
+	"4|2|2"
+tap_is "schema 1 -> 4: the identity's columns added; the old run labelled by its path, no hash" \
+	"$(sqlite3 v1.db "SELECT run_id, trace_label = trace_path, coalesce(length(trace_hash), 0) FROM runs ORDER BY run_id")" \
+	"1|1|0
+2|1|16"
 
 tap_done

@@ -46,7 +46,7 @@ SELECT run_id, status, command, trace_path, allocator, kernel, align, slub_debug
        slub_min_order, slub_max_order, slub_min_objects, sample_every, config_json,
        config_hash, events, t_first_ns, t_last_ns, final_slab_pages, peak_slab_pages,
        peak_slab_pages_t_ns, final_large_pages, final_live_objs, final_live_req_bytes,
-       align_violations,
+       align_violations, trace_label, trace_hash, trace_kernel, trace_nr_cpus,
        created_utc GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*Z' AS created_utc_ok,
        finished_utc GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*Z' AS finished_utc_ok,
        version <> '' AS version_ok, wall_seconds >= 0 AS wall_seconds_ok
