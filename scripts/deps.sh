@@ -5,9 +5,10 @@ set -eu
 # clang and libclang-rt-14-dev: the libFuzzer harnesses (tests/fuzz/build.sh)
 # parallel: the GNU parallel sweep example (tests/analysis/sweep.sh)
 # slurm-wlm and munge: a single-node Slurm for tests/analysis/slurm.sh
+# groff-base: the manual page test renders slabsim.1 (tests/cli/man.sh)
 # bzip2, libtracecmd-dev, libtraceevent-dev, trace-cmd: .bz2 traces and
 # trace.dat (traces/tracedat.c; trace-cmd makes the test's report text)
-pkgs="gcc libc6-dev pkg-config meson ninja-build libgsl-dev libsqlite3-dev sqlite3 gnuplot-nox gzip xz-utils zstd parallel clang libclang-rt-14-dev slurm-wlm munge bzip2 libtracecmd-dev libtraceevent-dev trace-cmd"
+pkgs="gcc libc6-dev pkg-config meson ninja-build libgsl-dev libsqlite3-dev sqlite3 gnuplot-nox gzip xz-utils zstd parallel clang libclang-rt-14-dev slurm-wlm munge bzip2 libtracecmd-dev libtraceevent-dev trace-cmd groff-base"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -91,6 +91,15 @@ int main(int argc, char **argv)
 			usage_main(stdout);
 			return 0;
 		}
+		if (strcmp(argv[2], "help") == 0) {
+			printf("Usage: slabsim help [COMMAND]\n\n"
+			       "Print the help of COMMAND (as 'slabsim COMMAND --help'), or "
+			       "without\n"
+			       "COMMAND the list of commands. The manual page slabsim(1) holds "
+			       "them\n"
+			       "all.\n");
+			return 0;
+		}
 		const struct cli_cmd *c = find_command(argv[2]);
 		if (!c) {
 			fprintf(stderr, "slabsim: unknown command '%s'\n", argv[2]);
