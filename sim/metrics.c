@@ -366,47 +366,60 @@ static void print_table(FILE *out, struct perf_row *rows, uint32_t n, bool is_ca
 	fprintf(out, "%.105s\n", dots);
 }
 
+/* The rows of --caller (per call site, those with hits) or --alloc (per
+ * pointer), sorted by ctx; OUT: *rows (caller frees), *n. */
+static int perf_rows(const struct metrics *m, bool is_caller, const struct sort_ctx *ctx,
+		     struct perf_row **rows, uint32_t *n)
+{
+	uint32_t cap = is_caller ? (m->sites->n < m->callers_cap ? m->sites->n : m->callers_cap)
+				 : (m->pstats ? m->nptrs : 0);
+	*n = 0;
+	if (!(*rows = calloc(cap ? cap : 1, sizeof(**rows))))
+		return SLABSIM_ENOMEM;
+	for (uint32_t i = 0; i < cap; i++) {
+		if (is_caller) {
+			const struct perf_caller *c = &m->callers[i];
+			if (c->hit)
+				(*rows)[(*n)++] = (struct perf_row){ctx,
+								    0,
+								    strtab_str(m->sites, i),
+								    c->bytes_req,
+								    c->bytes_alloc,
+								    c->hit,
+								    c->pingpong};
+		} else {
+			const struct perf_ptr_stat *q = &m->pstats[i];
+			(*rows)[(*n)++] = (struct perf_row){
+				ctx,	      q->ptr,	      strtab_str(m->sites, m->ptrs[i].site),
+				q->bytes_req, q->bytes_alloc, q->hit,
+				q->pingpong};
+		}
+	}
+	qsort(*rows, *n, sizeof(**rows), row_cmp);
+	return 0;
+}
+
+static struct sort_ctx sort_keys(const enum metrics_sort_key *keys, int nkeys)
+{
+	static const enum metrics_sort_key def[] = {METRICS_SORT_FRAG, METRICS_SORT_HIT,
+						    METRICS_SORT_BYTES};
+	return nkeys ? (struct sort_ctx){keys, nkeys} : (struct sort_ctx){def, 3};
+}
+
 int metrics_print_perf(const struct metrics *m, FILE *out, bool caller, bool alloc,
 		       const enum metrics_sort_key *keys, int nkeys, int lines,
 		       uint64_t bytes_alloc_model)
 {
-	static const enum metrics_sort_key def[] = {METRICS_SORT_FRAG, METRICS_SORT_HIT,
-						    METRICS_SORT_BYTES};
-	struct sort_ctx ctx = {keys, nkeys};
-	if (!nkeys)
-		ctx = (struct sort_ctx){def, 3};
-	if (caller) {
-		uint32_t n = 0, ns = m->sites->n < m->callers_cap ? m->sites->n : m->callers_cap;
-		struct perf_row *rows = calloc(ns ? ns : 1, sizeof(*rows));
-		if (!rows)
+	struct sort_ctx ctx = sort_keys(keys, nkeys);
+	for (int t = 0; t < 2; t++) {
+		bool is_caller = t == 0;
+		struct perf_row *rows;
+		uint32_t n;
+		if ((is_caller ? !caller : !(alloc && m->pstats)))
+			continue;
+		if (perf_rows(m, is_caller, &ctx, &rows, &n))
 			return SLABSIM_ENOMEM;
-		for (uint32_t i = 0; i < ns; i++) {
-			const struct perf_caller *c = &m->callers[i];
-			if (!c->hit)
-				continue;
-			rows[n++] = (struct perf_row){NULL,
-						      0,
-						      strtab_str(m->sites, i),
-						      c->bytes_req,
-						      c->bytes_alloc,
-						      c->hit,
-						      c->pingpong};
-		}
-		print_table(out, rows, n, true, &ctx, lines);
-		free(rows);
-	}
-	if (alloc && m->pstats) {
-		struct perf_row *rows = calloc(m->nptrs ? m->nptrs : 1, sizeof(*rows));
-		if (!rows)
-			return SLABSIM_ENOMEM;
-		for (uint32_t i = 0; i < m->nptrs; i++) {
-			const struct perf_ptr_stat *q = &m->pstats[i];
-			rows[i] = (struct perf_row){
-				NULL,	      q->ptr,	      strtab_str(m->sites, m->ptrs[i].site),
-				q->bytes_req, q->bytes_alloc, q->hit,
-				q->pingpong};
-		}
-		print_table(out, rows, m->nptrs, false, &ctx, lines);
+		print_table(out, rows, n, is_caller, &ctx, lines);
 		free(rows);
 	}
 	fprintf(out, "\nSUMMARY (SLAB allocator)");
@@ -429,6 +442,42 @@ int metrics_print_perf(const struct metrics *m, FILE *out, bool caller, bool all
 			"use --alloc for perf's exact figures)\n",
 			m->unmatched);
 	fprintf(out, "Total bytes allocated (model): %" PRIu64 "\n", bytes_alloc_model);
+	return 0;
+}
+
+int metrics_print_perf_json(const struct metrics *m, FILE *out, bool caller, bool alloc,
+			    const enum metrics_sort_key *keys, int nkeys, int lines)
+{
+	struct sort_ctx ctx = sort_keys(keys, nkeys);
+	for (int t = 0; t < 2; t++) {
+		bool is_caller = t == 0;
+		struct perf_row *rows;
+		uint32_t n;
+		if ((is_caller ? !caller : !(alloc && m->pstats)))
+			continue;
+		if (perf_rows(m, is_caller, &ctx, &rows, &n))
+			return SLABSIM_ENOMEM;
+		uint32_t shown = lines >= 0 && (uint32_t)lines < n ? (uint32_t)lines : n;
+		fprintf(out,
+			",\n  \"%s\": {\"rows\": %" PRIu32 ", \"shown\": %" PRIu32 ", \"table\": [",
+			is_caller ? "caller" : "alloc", n, shown);
+		for (uint32_t i = 0; i < shown; i++) {
+			const struct perf_row *r = &rows[i];
+			fprintf(out, "%s\n    {", i ? "," : "");
+			if (!is_caller)
+				fprintf(out, "\"ptr\": \"%#" PRIx64 "\", ", r->ptr);
+			fprintf(out, "\"callsite\": ");
+			json_str(out, r->site);
+			fprintf(out,
+				", \"bytes_alloc\": %" PRIu64 ", \"bytes_req\": %" PRIu64
+				", \"hit\": %" PRIu32 ", \"pingpong\": %" PRIu32
+				", \"frag_pct\": %.3f}",
+				r->bytes_alloc, r->bytes_req, r->hit, r->pingpong,
+				frag(r->bytes_req, r->bytes_alloc));
+		}
+		fprintf(out, "%s]}", shown ? "\n  " : "");
+		free(rows);
+	}
 	return 0;
 }
 

@@ -98,6 +98,12 @@ int metrics_parse_sort(const char *s, enum metrics_sort_key *keys, int *n, struc
 int metrics_print_perf(const struct metrics *m, FILE *out, bool caller, bool alloc,
 		       const enum metrics_sort_key *keys, int nkeys, int lines,
 		       uint64_t bytes_alloc_model);
+/* The --caller and --alloc tables as JSON members of the summary
+ * (",\n  \"caller\": {\"rows\": N, \"shown\": M, \"table\": [...]}", likewise
+ * "alloc"), sorted and cut as the text tables; perf's summary is the
+ * summary's "perf_kmem" member. */
+int metrics_print_perf_json(const struct metrics *m, FILE *out, bool caller, bool alloc,
+			    const enum metrics_sort_key *keys, int nkeys, int lines);
 
 /* ---- tools/mm/slabinfo and /proc/slabinfo ---- */
 

@@ -1536,6 +1536,12 @@ void sim_set_config_from(struct sim *s, const char *kernel_from, const char *nr_
 void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *trace_path_str,
 		       const void *trace_stats_v)
 {
+	sim_print_summary_more(s, out, json, trace_path_str, trace_stats_v, NULL, NULL);
+}
+
+void sim_print_summary_more(const struct sim *s, FILE *out, bool json, const char *trace_path_str,
+			    const void *trace_stats_v, sim_json_more_fn more, void *more_ctx)
+{
 	const struct trace_stats *ts = trace_stats_v;
 	const struct policy_cfg *cfg = &s->o.cfg;
 	char dbg[8];
@@ -1645,7 +1651,10 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
 				r->waste_rounding, r->waste_layout, r->waste_free_slots,
 				r->waste_tail, r->align_violations);
 		}
-		fprintf(out, "\n  ]\n}\n");
+		fprintf(out, "\n  ]");
+		if (more)
+			more(more_ctx, out);
+		fprintf(out, "\n}\n");
 		free(rows);
 		return;
 	}

@@ -156,6 +156,13 @@ void sim_lost_str(const struct sim_lost *l, char *buf, size_t n);
 void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *trace_path,
 		       const void *trace_stats);
 
+/* The same, with more members of the JSON object written by more(ctx, out)
+ * after the last one (each starting with ",\n"); more is not called for the
+ * table. */
+typedef void (*sim_json_more_fn)(void *ctx, FILE *out);
+void sim_print_summary_more(const struct sim *s, FILE *out, bool json, const char *trace_path,
+			    const void *trace_stats, sim_json_more_fn more, void *ctx);
+
 /* Write the end state as /proc/slabinfo version 2.1. */
 int sim_write_slabinfo(const struct sim *s, FILE *out);
 

@@ -173,9 +173,12 @@ void usage_replay(FILE *f)
 		"  --check               walk the model's invariants after every event (slow)\n"
 		"  --progress, --no-progress  progress bar on stderr (default: when a terminal)\n"
 		"  -q, --quiet           no summary on stdout\n"
-		"\n"
+		"\n");
+	fprintf(f,
 		"Metrics views (every figure is defined in docs/metrics.md; the views replace\n"
-		"the summary table on stdout):\n"
+		"the summary table on stdout; with --format json, the summary stays and\n"
+		"--caller and --alloc add their tables as its members \"caller\" and \"alloc\",\n"
+		"sorted and cut by -s and -l; perf's SUMMARY is its member \"perf_kmem\"):\n"
 		"  --caller              per call site table, as perf kmem stat --caller\n"
 		"  --alloc               per allocation pointer table, as perf kmem stat --alloc\n"
 		"                        (also records the table perf_ptrs in the database;\n"
@@ -475,6 +478,21 @@ static int write_slabinfo(const struct replay_args *a, struct sim *s, FILE *f, b
 	return SLABSIM_EXIT_IO;
 }
 
+/* The --caller and --alloc tables as members of the JSON summary. */
+struct views_json {
+	const struct replay_args *a;
+	struct sim *s;
+	int rc;
+};
+
+static void views_json(void *ctx, FILE *out)
+{
+	struct views_json *vj = ctx;
+	const struct replay_views *v = &vj->a->views;
+	vj->rc = metrics_print_perf_json(sim_metrics(vj->s), out, v->caller, v->alloc, v->keys,
+					 v->nkeys, v->lines);
+}
+
 /* Everything printed or written after the run; an exit status. */
 static int replay_output(const struct replay_args *a, struct run *r, struct val_phases *phases,
 			 FILE *slabinfo_f, FILE *sysfs_f, bool recorded)
@@ -484,8 +502,15 @@ static int replay_output(const struct replay_args *a, struct run *r, struct val_
 	int status = 0;
 	struct err e;
 	bool views_on = v->caller || v->alloc || v->perf || v->slabinfo_totals || v->slabinfo_list;
-	if (!a->quiet && (a->json || !views_on))
-		sim_print_summary(s, stdout, a->json, a->path, run_line_stats(r));
+	if (!a->quiet && (a->json || !views_on)) {
+		struct views_json vj = {a, s, 0};
+		sim_print_summary_more(s, stdout, a->json, a->path, run_line_stats(r),
+				       a->json && (v->caller || v->alloc) ? views_json : NULL, &vj);
+		if (vj.rc) {
+			fprintf(stderr, "slabsim: out of memory\n");
+			status = SLABSIM_EXIT_IO;
+		}
+	}
 	if (!a->quiet && !a->json && views_on)
 		status = print_views(a, s);
 	if (sysfs_f) {

@@ -242,4 +242,21 @@ tap_is "schema 1 -> 4: the identity's columns added; the old run labelled by its
 	"1|1|0
 2|1|16"
 
+# ---- the perf views in JSON: the rows of the text tables, in their order ----
+# text: " SITE | ALLOC/PER | REQ/PER | HIT | PINGPONG | FRAG%"; json: one row a line
+for view in caller alloc; do
+	"$bin" replay "$boot" --kernel 6.1 --no-db --$view -s hit,bytes -l 12 > v.txt
+	"$bin" replay "$boot" --kernel 6.1 --no-db --$view -s hit,bytes -l 12 --format json > v.json
+	awk -F'|' 'NF >= 6 && $1 !~ /Callsite|Alloc Ptr|\.\.\./ {
+		gsub(/ /, "", $1); split($2, a, "/"); split($3, q, "/"); gsub(/ /, "", $4); gsub(/ /, "", $5)
+		print $1, a[1] + 0, q[1] + 0, $4, $5 }' v.txt > text.rows
+	key=callsite
+	[ $view = alloc ] && key=ptr
+	sed -n 's/^    {.*"'$key'": "\([^"]*\)".*"bytes_alloc": \([0-9]*\), "bytes_req": \([0-9]*\), "hit": \([0-9]*\), "pingpong": \([0-9]*\).*/\1 \2 \3 \4 \5/p' v.json > json.rows
+	tap_is "--$view --format json: the text table's 12 rows, same order and figures" \
+		"$(wc -l < json.rows) $(cmp -s text.rows json.rows && echo same)" "12 same"
+done
+tap_like "--alloc --format json: the summary stays, with perf's totals" "$(cat v.json)" \
+	'"perf_kmem": {"allocs": 1652'
+
 tap_done
