@@ -101,9 +101,14 @@ cap_lost_total() {
 }
 
 # cap_snap ID PROC TRACEFS OUTDIR: copy PROC/slabinfo to
-# OUTDIR/snapshots/ID.slabinfo, then write "SNAP ID" to the trace marker.
+# OUTDIR/snapshots/ID.slabinfo (when the kernel has one: SLOB has not), then
+# PROC/meminfo to OUTDIR/snapshots/ID.meminfo, then write "SNAP ID" to the
+# trace marker.
 cap_snap() {
-	cat "$2/slabinfo" >"$4/snapshots/$1.slabinfo" || return 1
+	if [ -e "$2/slabinfo" ]; then
+		cat "$2/slabinfo" >"$4/snapshots/$1.slabinfo" || return 1
+	fi
+	cat "$2/meminfo" >"$4/snapshots/$1.meminfo" || return 1
 	echo "SNAP $1" >>"$3/trace_marker"
 }
 
