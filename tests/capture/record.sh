@@ -184,6 +184,7 @@ version=2
 events=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free
 buffer_size_kb=4096
 start_snapshot=after-arming
+stat_refresh=no
 read=trace
 hash_ptr=off
 trace_clock=local
