@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,6 +259,63 @@ uint64_t capture_slabinfo_pages(const struct capture_slabinfo *si)
 	for (uint32_t i = 0; i < si->n; i++)
 		p += si->rows[i].num_slabs * si->rows[i].pagesperslab;
 	return p;
+}
+
+/* ---- /proc/meminfo ---- */
+
+int capture_read_meminfo(const char *path, struct capture_meminfo *out, struct err *e)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+		{"Slab", offsetof(struct capture_meminfo, slab_kb)},
+		{"SReclaimable", offsetof(struct capture_meminfo, sreclaimable_kb)},
+		{"SUnreclaim", offsetof(struct capture_meminfo, sunreclaim_kb)},
+		{"MemTotal", offsetof(struct capture_meminfo, memtotal_kb)},
+		{"MemFree", offsetof(struct capture_meminfo, memfree_kb)},
+	};
+	*out = (struct capture_meminfo){-1, -1, -1, -1, -1};
+	struct lines l;
+	int rc = lines_open(&l, path, e);
+	if (rc)
+		return rc;
+	char *line;
+	while ((line = lines_next(&l))) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			if (strcmp(line, keys[i].key) != 0)
+				continue;
+			char *v = colon + 1;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			char *end = v;
+			while (isdigit((unsigned char)*end))
+				end++;
+			char *unit = end;
+			while (*unit == ' ' || *unit == '\t')
+				unit++;
+			uint64_t x;
+			char save = *end;
+			*end = '\0';
+			bool ok = parse_u64(v, &x) && x <= INT64_MAX &&
+				  (*unit == '\0' || strcmp(unit, "kB") == 0);
+			*end = save;
+			if (!ok) {
+				rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
+					    "expected '%s: <number> kB', got '%.40s'", keys[i].key,
+					    colon + 1);
+				lines_close(&l);
+				return rc;
+			}
+			*(int64_t *)(void *)((char *)out + keys[i].off) = (int64_t)x;
+		}
+	}
+	lines_close(&l);
+	return 0;
 }
 
 /* ---- slab-attrs.tsv ---- */
@@ -708,7 +766,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int list_snapshots(struct capture *c, struct err *e)
+/* The IDs of snapshots/ID<suf>, sorted, into *ids / *n. */
+static int list_snapshots(const struct capture *c, const char *suf, char ***ids, uint32_t *n,
+			  struct err *e)
 {
 	char *sdir = path_join(c->dir, "snapshots");
 	if (!sdir)
@@ -720,25 +780,24 @@ static int list_snapshots(struct capture *c, struct err *e)
 	struct dirent *de;
 	int rc = 0;
 	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		const char *suf = ".slabinfo";
-		if (n <= strlen(suf) || strcmp(de->d_name + n - strlen(suf), suf) != 0)
+		size_t len = strlen(de->d_name);
+		if (len <= strlen(suf) || strcmp(de->d_name + len - strlen(suf), suf) != 0)
 			continue;
-		char **nl = realloc(c->snapshot_ids, (c->nsnapshots + 1) * sizeof(char *));
+		char **nl = realloc(*ids, (*n + 1) * sizeof(char *));
 		if (!nl) {
 			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
 			break;
 		}
-		c->snapshot_ids = nl;
-		if (!(nl[c->nsnapshots] = xstrdup(de->d_name))) {
+		*ids = nl;
+		if (!(nl[*n] = xstrdup(de->d_name))) {
 			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
 			break;
 		}
-		nl[c->nsnapshots++][n - strlen(suf)] = '\0';
+		nl[(*n)++][len - strlen(suf)] = '\0';
 	}
 	(void)closedir(d);
-	if (c->nsnapshots)
-		qsort(c->snapshot_ids, c->nsnapshots, sizeof(char *), cmp_str);
+	if (*n)
+		qsort(*ids, *n, sizeof(char *), cmp_str);
 	return rc;
 }
 
@@ -822,10 +881,23 @@ int capture_open(const char *dir, struct capture **out, struct err *e)
 			goto fail;
 		c->has_start = true;
 	}
+	PART("meminfo-start.txt");
+	if (file_exists(p)) {
+		if ((rc = capture_read_meminfo(p, &c->meminfo_start, e)))
+			goto fail;
+		c->has_meminfo_start = true;
+	}
+	PART("meminfo.txt");
+	if (file_exists(p)) {
+		if ((rc = capture_read_meminfo(p, &c->meminfo_end, e)))
+			goto fail;
+		c->has_meminfo_end = true;
+	}
 #undef PART
 	free(p);
 	p = NULL;
-	if ((rc = list_snapshots(c, e)))
+	if ((rc = list_snapshots(c, ".slabinfo", &c->snapshot_ids, &c->nsnapshots, e)) ||
+	    (rc = list_snapshots(c, ".meminfo", &c->meminfo_ids, &c->nmeminfo, e)))
 		goto fail;
 	*out = c;
 	return 0;
@@ -851,6 +923,9 @@ void capture_close(struct capture *c)
 	for (uint32_t i = 0; i < c->nsnapshots; i++)
 		free(c->snapshot_ids[i]);
 	free(c->snapshot_ids);
+	for (uint32_t i = 0; i < c->nmeminfo; i++)
+		free(c->meminfo_ids[i]);
+	free(c->meminfo_ids);
 	free(c);
 }
 
@@ -863,6 +938,19 @@ int capture_read_snapshot(const struct capture *c, const char *id, struct captur
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	(void)snprintf(p, n, "%s/snapshots/%s.slabinfo", c->dir, id);
 	int rc = capture_read_slabinfo(p, out, e);
+	free(p);
+	return rc;
+}
+
+int capture_read_snapshot_meminfo(const struct capture *c, const char *id,
+				  struct capture_meminfo *out, struct err *e)
+{
+	size_t n = strlen(c->dir) + strlen(id) + 32;
+	char *p = malloc(n);
+	if (!p)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	(void)snprintf(p, n, "%s/snapshots/%s.meminfo", c->dir, id);
+	int rc = capture_read_meminfo(p, out, e);
 	free(p);
 	return rc;
 }

@@ -37,6 +37,18 @@ const struct capture_slabinfo_row *capture_slabinfo_find(const struct capture_sl
 /* Σ num_slabs * pagesperslab. */
 uint64_t capture_slabinfo_pages(const struct capture_slabinfo *si);
 
+/* The lines of a /proc/meminfo a replay compares with, in kB; -1 where the
+ * file has no such line. Slab: is the kernel's count of slab memory (every
+ * slab page, and in 6.1 the page-allocator kmallocs): SLOB's only figure. */
+struct capture_meminfo {
+	int64_t slab_kb, sreclaimable_kb, sunreclaim_kb, memtotal_kb, memfree_kb;
+};
+
+/* Read a /proc/meminfo file ("Key:   value kB" lines; other lines and keys
+ * are skipped). Errors: SLABSIM_EIO (cannot read), SLABSIM_EINPUT (a key
+ * above whose value is not a number, named with its line). */
+int capture_read_meminfo(const char *path, struct capture_meminfo *out, struct err *e);
+
 /* One /sys/kernel/slab entry. Numeric attributes keep the leading number of
  * what the kernel printed ("340 N0=340" -> 340); -1 when the column is
  * absent or not a number. */
@@ -137,6 +149,12 @@ struct capture {
 	struct capture_slabinfo start; /* slabinfo-start.txt */
 	char **snapshot_ids;	       /* snapshots/ID.slabinfo, sorted */
 	uint32_t nsnapshots;
+	/* meminfo-start.txt and meminfo.txt (captures of version 2 of the
+	 * scripts have both; older ones meminfo.txt only) */
+	bool has_meminfo_start, has_meminfo_end;
+	struct capture_meminfo meminfo_start, meminfo_end;
+	char **meminfo_ids; /* snapshots/ID.meminfo, sorted (SLOB: the only snapshots) */
+	uint32_t nmeminfo;
 };
 
 /* Is path a directory (a capture rather than a trace file)? */
@@ -151,6 +169,10 @@ void capture_close(struct capture *c);
 /* Read snapshots/ID.slabinfo of c. */
 int capture_read_snapshot(const struct capture *c, const char *id, struct capture_slabinfo *out,
 			  struct err *e);
+
+/* Read snapshots/ID.meminfo of c. */
+int capture_read_snapshot_meminfo(const struct capture *c, const char *id,
+				  struct capture_meminfo *out, struct err *e);
 
 /* "SNAP ID" marker text -> ID (pointer into text), or NULL. */
 const char *capture_snap_id(const char *marker_text);

@@ -142,13 +142,16 @@ tap_is "state while recording: events on, buffer -b, hash-ptr off" "$(cat during
 	"on=1 buf=4096 hash=0 en=1111"
 tap_is "state put back after the recording" "$(state b)" "on=1 buf=1408 hash=1 en=0010"
 tap_is "the files of a capture" "$(cd cap && ls | tr '\n' ' ')" \
-	"capture-info.txt cmdline.txt lost-events.txt meminfo.txt ncpus.txt slab-attrs.tsv slabinfo-start.txt slabinfo.txt trace.txt uname.txt "
+	"capture-info.txt cmdline.txt lost-events.txt meminfo-start.txt meminfo.txt ncpus.txt slab-attrs-start.tsv slab-attrs.tsv slabinfo-start.txt slabinfo.txt trace.txt uname.txt "
 tap_is "trace.txt: the old buffer discarded, the recorded events kept" "$(cat cap/trace.txt)" "$ev1
 $ev2"
 tap_is "slabinfo-start.txt is the slabinfo before" "$(sed -n 2p cap/slabinfo-start.txt | cut -c1-14)" "kmalloc-64 100"
 tap_is "slabinfo.txt is the slabinfo after" "$(sed -n 2p cap/slabinfo.txt | cut -c1-14)" "kmalloc-64 101"
 tap_is "cmdline.txt" "$(cat cap/cmdline.txt)" "console=ttyS0 slub_debug=FZ"
 tap_is "meminfo.txt" "$(cat cap/meminfo.txt)" "MemTotal: 1000 kB"
+tap_is "meminfo-start.txt is the meminfo before" "$(cat cap/meminfo-start.txt)" "MemTotal: 1000 kB"
+tap_is "slab-attrs-start.tsv: the same table as slab-attrs.tsv, taken at the start" \
+	"$(cmp cap/slab-attrs-start.tsv cap/slab-attrs.tsv && echo same)" "same"
 tap_is "uname.txt" "$(cat cap/uname.txt)" "$(uname -a)"
 # possible 0-3,8,10-11 is 4 + 1 + 2 CPUs
 tap_is "ncpus.txt" "$(cat cap/ncpus.txt)" "nproc=$(nproc)
@@ -177,9 +180,11 @@ $(printf '%s' "$row" | sed 's/^:0000064\t-/kmalloc-64\t:0000064/')"
 tap_is "every slab-attrs.tsv row has 28 fields" "$(awk -F'\t' '{print NF}' cap/slab-attrs.tsv | sort -u)" "28"
 tap_is "capture-info.txt" "$(grep -v -e '^date=' -e '^kernel=' -e '^duration_s=' cap/capture-info.txt)" \
 	"tool=record
-version=1
+version=2
 events=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free
 buffer_size_kb=4096
+start_snapshot=after-arming
+stat_refresh=no
 read=trace
 hash_ptr=off
 trace_clock=local
@@ -206,6 +211,15 @@ mk_fake h
 run h -o caph -H -z 0 -- sh -c "cat '$tmp/h/tracefs/options/hash-ptr' >'$tmp/hduring'"
 tap_is "-H leaves hash-ptr on" "$(cat hduring) $(grep '^hash_ptr=' caph/capture-info.txt) $(cat h/tracefs/options/hash-ptr)" \
 	"1 hash_ptr=on 1"
+
+# ---- a kernel without /proc/slabinfo and /sys/kernel/slab (SLOB) ----
+mk_fake n
+rm n/proc/slabinfo
+rm -r n/sys/kernel/slab
+run n -o capn -z 0 -q -d 1
+tap_is "SLOB: exit 0, the capture has meminfo but no slabinfo and no slab-attrs" \
+	"$rc $(cd capn && ls | tr '\n' ' ')" \
+	"0 capture-info.txt cmdline.txt lost-events.txt meminfo-start.txt meminfo.txt ncpus.txt trace.txt uname.txt "
 
 # ---- the nohash-ptr check: Linux 6.1 blanks name= under nohash-ptr ----
 . "$cap/capture-lib.sh"
@@ -252,11 +266,14 @@ T=$tmp/s/tracefs
 run s -o caps -z 0 --snapshot-every 1 -- sh -c \
 	"i=0; while [ ! -f '$tmp/caps/snapshots/0002.slabinfo' ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done; sleep 0.2"
 tap_is "snapshot run: exit 0" "$rc" "0"
-ids=$(cd caps/snapshots && ls | sed 's/\.slabinfo$//' | tr '\n' ' ')
+ids=$(cd caps/snapshots && ls | sed -n 's/\.slabinfo$//p' | tr '\n' ' ')
 tap_like "snapshots 0001 and 0002 taken" "$ids" "0001 0002 "
 tap_is "one SNAP ID marker per snapshot file, same IDs, same order" \
 	"$(sed 's/^SNAP //' "$T/trace_marker" | tr '\n' ' ')" "$ids"
 tap_is "a snapshot is /proc/slabinfo" "$(cmp caps/snapshots/0001.slabinfo s/proc/slabinfo && echo same)" "same"
+tap_is "and /proc/meminfo, under the same IDs" \
+	"$(cd caps/snapshots && ls | sed -n 's/\.meminfo$//p' | tr '\n' ' ') $(cmp caps/snapshots/0001.meminfo s/proc/meminfo && echo same)" \
+	"$ids same"
 tap_is "snapshot_every_s in capture-info.txt" "$(grep '^snapshot_every_s=' caps/capture-info.txt)" "snapshot_every_s=1"
 
 # ---- interrupted: SIGINT ends the recording, the capture is written, the state put back ----
@@ -282,7 +299,7 @@ wait "$pid"
 tap_is "SIGINT: exit 130" "$?" "130"
 tap_is "SIGINT: state put back" "$(state i)" "on=1 buf=1408 hash=1 en=0010"
 tap_is "SIGINT: capture written" "$(ls capi | wc -l | tr -d ' ') $(grep '^interrupted=' capi/capture-info.txt)" \
-	"10 interrupted=1"
+	"12 interrupted=1"
 
 # ---- qemu-boot's argument checks (it exits before looking for qemu) ----
 bash "$cap/qemu-boot" >/dev/null 2>"$tmp/err"
@@ -291,6 +308,8 @@ bash "$cap/qemu-boot" -o x -c two >/dev/null 2>"$tmp/err"
 tap_is "qemu-boot -c two" "$? $(err)" "1 qemu-boot: -c wants a positive number of CPUs, not 'two'"
 bash "$cap/qemu-boot" -o x -A xen >/dev/null 2>"$tmp/err"
 tap_is "qemu-boot -A xen" "$? $(err)" "1 qemu-boot: -A wants kvm, tcg or auto, not 'xen'"
+bash "$cap/qemu-boot" -o x -w -S later >/dev/null 2>"$tmp/err"
+tap_is "qemu-boot -S later" "$? $(err)" "1 qemu-boot: -S wants before or after, not 'later'"
 bash "$cap/qemu-boot" -o full >/dev/null 2>"$tmp/err"
 tap_is "qemu-boot into a non-empty directory" "$? $(err)" "1 qemu-boot: full exists and is not empty"
 

@@ -1,13 +1,17 @@
 /* test_capture.c - capture directory parsing (traces/capture.h): the kernel
  * command line's slab parameters (slub_debug forms of 5.4 and 6.1), uname
- * releases, the real 6.1 slab-attrs.tsv (argv[1]) and the hand-made capture
- * (argv[2]). Expected values are read off the input files by hand. */
+ * releases, the real 6.1 slab-attrs.tsv (argv[1]), the hand-made capture
+ * (argv[2]), /proc/meminfo files, and a SLOB capture (argv[3]: no slabinfo,
+ * meminfo at the start, at two snapshots and at the end; the meminfo files
+ * are those of a real SLOB kernel booted by qemu-boot). Expected values are
+ * read off the input files by hand. */
 #include "capture.h"
 #include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A call that must return 0; prints the error otherwise. */
 #define CHECK_EQ_U64_RC(name, rc) (CHECK((name), (rc) == 0) || (printf("#   %s\n", e.msg), 0))
@@ -161,13 +165,87 @@ static void test_dir(const char *dir)
 	CHECK("snapshot 2: 4 + 32 pages", rc == 0 && capture_slabinfo_pages(&si) == 36);
 	if (!rc)
 		capture_slabinfo_free(&si);
+	CHECK("an old capture: no meminfo files, no meminfo snapshots",
+	      !c->has_meminfo_start && !c->has_meminfo_end && c->nmeminfo == 0);
+	capture_close(c);
+}
+
+/* path of a temporary file holding text (to be unlinked), or NULL */
+static char *tmp_text(const char *text)
+{
+	static char path[64];
+	(void)snprintf(path, sizeof(path), "/tmp/test_capture.XXXXXX");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	size_t n = strlen(text);
+	bool ok = write(fd, text, n) == (ssize_t)n;
+	(void)close(fd);
+	return ok ? path : NULL;
+}
+
+static void test_meminfo(void)
+{
+	struct capture_meminfo m;
+	struct err e;
+	char *p = tmp_text("MemTotal:  1000 kB\nSlab:  \t 9272 kB\nSUnreclaim: 9000 kB\n"
+			   "HugePages_Total:       0\nNoColon\nSlabby: x kB\n");
+	if (!CHECK("temporary meminfo written", p != NULL))
+		return;
+	int rc = capture_read_meminfo(p, &m, &e);
+	CHECK_EQ_U64_RC("meminfo reads (unit-less lines, lines without colon, other keys skipped)",
+			rc);
+	CHECK_EQ_U64("Slab:", (uint64_t)m.slab_kb, 9272);
+	CHECK_EQ_U64("SUnreclaim:", (uint64_t)m.sunreclaim_kb, 9000);
+	CHECK_EQ_U64("MemTotal:", (uint64_t)m.memtotal_kb, 1000);
+	CHECK("absent lines are -1", m.sreclaimable_kb == -1 && m.memfree_kb == -1);
+	(void)unlink(p);
+
+	p = tmp_text("MemTotal: 1 kB\nSlab: 12 MB\n");
+	if (!CHECK("temporary meminfo written", p != NULL))
+		return;
+	rc = capture_read_meminfo(p, &m, &e);
+	char want[128];
+	(void)snprintf(want, sizeof(want), "%s:2: expected 'Slab: <number> kB', got ' 12 MB'", p);
+	CHECK_EQ_U64("Slab: in MB: EINPUT", (uint64_t)(int64_t)rc, (uint64_t)(int64_t)SLABSIM_EINPUT);
+	CHECK_EQ_STR("Slab: in MB: message names file and line", e.msg, want);
+	(void)unlink(p);
+	rc = capture_read_meminfo("/nonexistent/meminfo", &m, &e);
+	CHECK_EQ_U64("missing meminfo: EIO", (uint64_t)(int64_t)rc, (uint64_t)(int64_t)SLABSIM_EIO);
+}
+
+static void test_slob_dir(const char *dir)
+{
+	struct capture *c = NULL;
+	struct err e;
+	int rc = capture_open(dir, &c, &e);
+	if (!CHECK_EQ_U64_RC("SLOB capture opens", rc))
+		return;
+	CHECK("no slabinfo, no attrs", !c->has_start && !c->has_end && !c->has_attrs);
+	CHECK_EQ_U64("no slabinfo snapshots", c->nsnapshots, 0);
+	CHECK("meminfo start and end", c->has_meminfo_start && c->has_meminfo_end);
+	CHECK_EQ_U64("start Slab:", (uint64_t)c->meminfo_start.slab_kb, 9272);
+	CHECK_EQ_U64("end Slab:", (uint64_t)c->meminfo_end.slab_kb, 9548);
+	CHECK_EQ_U64("end SReclaimable:", (uint64_t)c->meminfo_end.sreclaimable_kb, 0);
+	CHECK_EQ_U64("end MemFree:", (uint64_t)c->meminfo_end.memfree_kb, 642252);
+	CHECK_EQ_U64("2 meminfo snapshots", c->nmeminfo, 2);
+	if (c->nmeminfo == 2) {
+		CHECK_EQ_STR("meminfo ids sorted: first", c->meminfo_ids[0], "00-boot");
+		CHECK_EQ_STR("meminfo ids sorted: second", c->meminfo_ids[1], "01-free");
+	}
+	struct capture_meminfo m;
+	rc = capture_read_snapshot_meminfo(c, "01-free", &m, &e);
+	CHECK("snapshot 01-free: Slab: 13364", rc == 0 && m.slab_kb == 13364);
+	rc = capture_read_snapshot_meminfo(c, "02-none", &m, &e);
+	CHECK_EQ_U64("missing snapshot meminfo: EIO", (uint64_t)(int64_t)rc,
+		     (uint64_t)(int64_t)SLABSIM_EIO);
 	capture_close(c);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 3) {
-		fprintf(stderr, "usage: test_capture ATTRS.tsv CAPTURE_DIR\n");
+	if (argc < 4) {
+		fprintf(stderr, "usage: test_capture ATTRS.tsv CAPTURE_DIR SLOB_CAPTURE_DIR\n");
 		return 2;
 	}
 	test_cmdline();
@@ -175,5 +253,7 @@ int main(int argc, char **argv)
 	test_snap_id();
 	test_attrs(argv[1]);
 	test_dir(argv[2]);
+	test_meminfo();
+	test_slob_dir(argv[3]);
 	return check_done();
 }
