@@ -1,6 +1,7 @@
 /* cli.c - model options and helpers shared by the subcommands. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -191,6 +192,14 @@ int cli_parse_sample_every(const char *s, uint64_t *ns, uint64_t *ev)
 		return -1;
 	*ns = v * mul;
 	return 0;
+}
+
+int cli_output(const char *path)
+{
+	if (freopen(path, "w", stdout))
+		return 0;
+	fprintf(stderr, "slabsim: %s: %s\n", path, strerror(errno));
+	return SLABSIM_EXIT_IO;
 }
 
 int cli_fail(struct err *e)

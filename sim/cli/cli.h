@@ -63,6 +63,10 @@ int cli_bad_usage(const char *cmd);
  * NULL after "slabsim: CMD needs a WHAT[HINT]" / "... takes one WHAT". */
 const char *cli_one_arg(int argc, char **argv, int ind, const char *cmd, const char *what,
 			const char *hint);
+/* -o/--output FILE of the commands that print to stdout: stdout goes to
+ * path from now on (created or truncated). 0, or the exit status after a
+ * message naming path. */
+int cli_output(const char *path);
 /* Print "slabsim: <msg>" and return the exit code of e->code. */
 int cli_fail(struct err *e);
 /* Whole number in [lo, hi]; prints "OPT expects ..." and returns -1 if not. */

@@ -29,6 +29,7 @@ void usage_layout(FILE *f)
 		"  --format table|tsv    output format (default table; tsv has a header row)\n"
 		"SLAB's freelist column: 1 inside a free object (OBJFREELIST), 2 off-slab,\n"
 		"3 on-slab. SLOB has no kmalloc caches: nothing is printed.\n"
+		"  -o, --output FILE     write the table to FILE instead of stdout\n"
 		"  -h, --help            this help\n\n%s",
 		cli_exit_codes_help);
 }
@@ -147,14 +148,16 @@ int cmd_layout(int argc, char **argv)
 	static const struct option longopts[] = {
 		CLI_MODEL_LONGOPTS,
 		{"format", required_argument, NULL, OPT_FORMAT},
+		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
 	struct run_model m;
 	bool tsv = false;
+	const char *output = NULL;
 	int c, r;
 	run_model_default(&m);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		if ((r = cli_model_opt(&m, c, optarg)) < 0)
 			return cli_bad_usage("layout");
 		if (r)
@@ -163,6 +166,9 @@ int cmd_layout(int argc, char **argv)
 		case 'h':
 			usage_layout(stdout);
 			return 0;
+		case 'o':
+			output = optarg;
+			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "tsv") == 0)
 				tsv = true;
@@ -181,6 +187,8 @@ int cmd_layout(int argc, char **argv)
 		fprintf(stderr, "slabsim: layout takes no arguments, got '%s'\n", argv[optind]);
 		return cli_bad_usage("layout");
 	}
+	if (output && (r = cli_output(output)))
+		return r;
 	const struct policy_ops *ops = policy_find(m.allocator);
 	struct policy *p;
 	struct err e;

@@ -31,7 +31,8 @@ void usage_plot(FILE *f)
 		"\n"
 		"Options:\n"
 		"  --db FILE       results database (default slabsim.db)\n"
-		"  --out DIR       output directory (created if missing; required)\n"
+		"  -o, --output DIR  output directory (created if missing; required; --out\n"
+		"                  is the same)\n"
 		"  --trace PATH    trace_path of the runs the per-trace figures show (default:\n"
 		"                  the trace with the most runs)\n"
 		"  --no-render     write the .dat and .gp files only, do not run gnuplot\n"
@@ -50,7 +51,8 @@ void usage_report(FILE *f)
 		"\n"
 		"Options:\n"
 		"  --db FILE       results database (default slabsim.db)\n"
-		"  --out DIR       output directory (created if missing; required)\n"
+		"  -o, --output DIR  output directory (created if missing; required; --out\n"
+		"                  is the same)\n"
 		"  --trace PATH    trace_path of the runs the per-trace figures show (default:\n"
 		"                  the trace with the most runs)\n"
 		"  --no-render     write the .dat and .gp files only, do not run gnuplot\n"
@@ -66,6 +68,7 @@ static int parse_opts(const char *cmd, void (*usage)(FILE *), int argc, char **a
 	static const struct option longopts[] = {
 		{"db", required_argument, NULL, OPT_DB},
 		{"out", required_argument, NULL, OPT_OUT},
+		{"output", required_argument, NULL, 'o'},
 		{"trace", required_argument, NULL, OPT_TRACE},
 		{"no-render", no_argument, NULL, OPT_NO_RENDER},
 		{"help", no_argument, NULL, 'h'},
@@ -77,7 +80,7 @@ static int parse_opts(const char *cmd, void (*usage)(FILE *), int argc, char **a
 	*po = (struct plot_opts){.render = true};
 	*status = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -85,6 +88,7 @@ static int parse_opts(const char *cmd, void (*usage)(FILE *), int argc, char **a
 		case OPT_DB:
 			*db = optarg;
 			break;
+		case 'o':
 		case OPT_OUT:
 			*out = optarg;
 			break;

@@ -30,6 +30,7 @@ void usage_query(FILE *f)
 		"  --format table|csv|json   output format (default table)\n"
 		"  --list                    list the named queries\n"
 		"  --sql                     print the query's SQL instead of running it\n"
+		"  -o, --output FILE         write the result to FILE instead of stdout\n"
 		"  -h, --help                this help\n"
 		"\n"
 		"Queries:\n");
@@ -45,20 +46,25 @@ int cmd_query(int argc, char **argv)
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"list", no_argument, NULL, OPT_LIST},
 		{"sql", no_argument, NULL, OPT_SQL},
+		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *db = "slabsim.db";
 	enum query_format fmt = QUERY_TABLE;
 	bool list = false, sql = false;
+	const char *output = NULL;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage_query(stdout);
 			return 0;
+		case 'o':
+			output = optarg;
+			break;
 		case OPT_DB:
 			db = optarg;
 			break;
@@ -86,6 +92,9 @@ int cmd_query(int argc, char **argv)
 			return cli_bad_usage("query");
 		}
 	}
+	int st_out;
+	if (output && (st_out = cli_output(output)))
+		return st_out;
 	if (list) {
 		if (optind != argc) {
 			fprintf(stderr, "slabsim: query --list takes no NAME\n");

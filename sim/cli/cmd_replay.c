@@ -173,6 +173,8 @@ void usage_replay(FILE *f)
 		"  --check               walk the model's invariants after every event (slow)\n"
 		"  --progress, --no-progress  progress bar on stderr (default: when a terminal)\n"
 		"  -q, --quiet           no summary on stdout\n"
+		"  -o, --output FILE     write the summary (or the views) to FILE instead of\n"
+		"                        stdout\n"
 		"\n");
 	fprintf(f,
 		"Metrics views (every figure is defined in docs/metrics.md; the views replace\n"
@@ -220,6 +222,7 @@ struct replay_args {
 	struct replay_views views;
 	const char *path; /* TRACE or CAPTURE_DIR */
 	const char *db, *slabinfo, *sample_spec, *caches;
+	const char *output; /* -o: stdout goes there */
 	const char *workload, *seed, *duration;
 	uint32_t repeat;
 	bool json, quiet, phase_summary;
@@ -249,6 +252,7 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 		{"phase-summary", no_argument, NULL, OPT_PHASE_SUMMARY},
 		{"quiet", no_argument, NULL, 'q'},
+		{"output", required_argument, NULL, 'o'},
 		{"caller", no_argument, NULL, OPT_CALLER},
 		{"alloc", no_argument, NULL, OPT_ALLOC},
 		{"perf", no_argument, NULL, OPT_PERF},
@@ -276,7 +280,7 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 	a->so.sample_every_events = 1000;
 	a->so.sample_caches = true;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hqs:l:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hqs:l:o:", longopts, NULL)) != -1) {
 		if ((r = cli_model_opt(&a->m, c, optarg)) < 0)
 			return cli_bad_usage("replay");
 		if (r)
@@ -296,6 +300,9 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 			return -1;
 		case 'q':
 			a->quiet = true;
+			break;
+		case 'o':
+			a->output = optarg;
 			break;
 		case OPT_DB:
 			if (!*optarg) {
@@ -420,6 +427,14 @@ static int open_outputs(const struct replay_args *a, const char *trace, FILE **s
 		fprintf(stderr, "slabsim: %s: %s\n", a->slabinfo, strerror(errno));
 		return SLABSIM_EXIT_IO;
 	}
+	if (a->output && stat(trace, &st_in) == 0 && stat(a->output, &st_out) == 0 &&
+	    st_in.st_dev == st_out.st_dev && st_in.st_ino == st_out.st_ino) {
+		fprintf(stderr, "slabsim: --output %s is the trace itself\n", a->output);
+		return cli_bad_usage("replay");
+	}
+	int st;
+	if (a->output && (st = cli_output(a->output)))
+		return st;
 	if (a->views.sysfs && !(*sysfs_f = fopen(a->views.sysfs, "w"))) {
 		fprintf(stderr, "slabsim: %s: %s\n", a->views.sysfs, strerror(errno));
 		return SLABSIM_EXIT_IO;
@@ -575,6 +590,8 @@ int cmd_replay(int argc, char **argv)
 	int status = replay_parse(argc, argv, &a);
 	if (status)
 		return status < 0 ? 0 : status;
+	if (a.workload && a.output && (status = cli_output(a.output)))
+		return status;
 	if (a.workload) {
 		struct cli_replay_ctl ctl = {.m = &a.m,
 					     .so = a.so,

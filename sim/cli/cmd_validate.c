@@ -59,6 +59,7 @@ void usage_validate(FILE *f)
 		"                        (default 0, GSL's default seed; recorded)\n"
 		"  --progress, --no-progress  progress bar on stderr (default: when a terminal)\n"
 		"  -q, --quiet           no notes on stderr about the configuration taken\n"
+		"  -o, --output FILE     write what goes to stdout to FILE instead\n"
 		"  -h, --help            this help\n\n%s",
 		cli_exit_codes_help);
 }
@@ -75,19 +76,24 @@ int cmd_validate(int argc, char **argv)
 		{"no-anchor", no_argument, NULL, OPT_NO_ANCHOR},
 		{"seed", required_argument, NULL, OPT_SEED},
 		{"quiet", no_argument, NULL, 'q'},
+		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
 	struct val_opts o = {.db = "slabsim.db", .out = stdout, .notes = stderr, .anchor = true};
-	int progress = -1, c, r;
+	int progress = -1, c, r, st_out;
+	const char *output = NULL;
 
 	run_model_default(&o.model);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hqo:", longopts, NULL)) != -1) {
 		if ((r = cli_model_opt(&o.model, c, optarg)) < 0)
 			return cli_bad_usage("validate");
 		if (r)
 			continue;
 		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
 		case 'h':
 			usage_validate(stdout);
 			return 0;
@@ -140,6 +146,8 @@ int cmd_validate(int argc, char **argv)
 	if (!(o.dir = cli_one_arg(argc, argv, optind, "validate", "CAPTURE_DIR argument", "")))
 		return cli_bad_usage("validate");
 	o.progress = progress < 0 ? isatty(STDERR_FILENO) : progress;
+	if (output && (st_out = cli_output(output)))
+		return st_out;
 
 	struct err e;
 	struct capture *cap = NULL;
