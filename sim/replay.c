@@ -1527,6 +1527,47 @@ static int cmp_pages_desc(const void *a, const void *b)
 	return strcmp(x->cache, y->cache);
 }
 
+static uint64_t cache_waste_sum(const struct sink_cache *r)
+{
+	return r->waste_rounding + r->waste_layout + r->waste_free_slots + r->waste_tail;
+}
+
+static int cmp_waste_desc(const void *a, const void *b)
+{
+	const struct sink_cache *x = a, *y = b;
+	uint64_t wx = cache_waste_sum(x), wy = cache_waste_sum(y);
+	if (wx != wy)
+		return wx < wy ? 1 : -1;
+	return strcmp(x->cache, y->cache);
+}
+
+static int cmp_live_desc(const void *a, const void *b)
+{
+	const struct sink_cache *x = a, *y = b;
+	if (x->live_objs != y->live_objs)
+		return x->live_objs < y->live_objs ? 1 : -1;
+	return strcmp(x->cache, y->cache);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(((const struct sink_cache *)a)->cache, ((const struct sink_cache *)b)->cache);
+}
+
+int sim_parse_cache_sort(const char *s, enum sim_cache_sort *out, struct err *e)
+{
+	static const char *const names[] = {"pages", "waste", "live", "name"};
+	for (int i = 0; i < 4; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum sim_cache_sort)i;
+			return 0;
+		}
+	return err_set(e, SLABSIM_EUSAGE,
+		       "-s of the cache table expects pages, waste, live or name, got '%s' (the "
+		       "perf keys go with --caller, --alloc, --perf)",
+		       s);
+}
+
 void sim_set_config_from(struct sim *s, const char *kernel_from, const char *nr_cpus_from)
 {
 	s->o.kernel_from = kernel_from;
@@ -1536,11 +1577,12 @@ void sim_set_config_from(struct sim *s, const char *kernel_from, const char *nr_
 void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *trace_path_str,
 		       const void *trace_stats_v)
 {
-	sim_print_summary_more(s, out, json, trace_path_str, trace_stats_v, NULL, NULL);
+	sim_print_summary_more(s, out, json, trace_path_str, trace_stats_v, NULL, NULL, NULL);
 }
 
 void sim_print_summary_more(const struct sim *s, FILE *out, bool json, const char *trace_path_str,
-			    const void *trace_stats_v, sim_json_more_fn more, void *more_ctx)
+			    const void *trace_stats_v, const struct sim_table_view *tv,
+			    sim_json_more_fn more, void *more_ctx)
 {
 	const struct trace_stats *ts = trace_stats_v;
 	const struct policy_cfg *cfg = &s->o.cfg;
@@ -1556,8 +1598,13 @@ void sim_print_summary_more(const struct sim *s, FILE *out, bool json, const cha
 		if (cache_active(s, id, &ci))
 			cache_row(s, id, &ci, &rows[nrows++]);
 	}
+	static int (*const cmp[])(const void *, const void *) = {cmp_pages_desc, cmp_waste_desc,
+								 cmp_live_desc, cmp_name};
 	if (rows)
-		qsort(rows, nrows, sizeof(*rows), cmp_pages_desc);
+		qsort(rows, nrows, sizeof(*rows), cmp[tv ? tv->key : SIM_SORT_PAGES]);
+	uint32_t all_rows = nrows;
+	if (tv && tv->lines >= 0 && (uint32_t)tv->lines < nrows)
+		nrows = (uint32_t)tv->lines; /* -l: the first rows, the rest counted */
 	const char *kernel = cfg->kernel == POLICY_KERNEL_6_1 ? "6.1" : "5.4";
 	const char *align = policy_align_name(cfg->align);
 	policy_slub_debug_str(cfg->slub_debug, dbg);
@@ -1652,6 +1699,8 @@ void sim_print_summary_more(const struct sim *s, FILE *out, bool json, const cha
 				r->waste_tail, r->align_violations);
 		}
 		fprintf(out, "\n  ]");
+		if (all_rows > nrows) /* cut by -l */
+			fprintf(out, ",\n  \"caches_total\": %u", all_rows);
 		if (more)
 			more(more_ctx, out);
 		fprintf(out, "\n}\n");
@@ -1727,7 +1776,8 @@ void sim_print_summary_more(const struct sim *s, FILE *out, bool json, const cha
 	fprintf(out, "%-24s %7s %7s %8s %6s %6s %6s %9s %8s %9s %8s %6s\n", "cache", "objsize",
 		"slotsz", "live", "slabs", "pages", "peak", "rounding", "layout", "free", "tail",
 		"misal");
-	uint32_t shown = nrows < 20 ? nrows : 20;
+	/* 20 rows unless -l says how many */
+	uint32_t shown = tv && tv->lines >= 0 ? nrows : nrows < 20 ? nrows : 20;
 	for (uint32_t i = 0; i < shown; i++) {
 		const struct sink_cache *r = &rows[i];
 		fprintf(out,
@@ -1737,9 +1787,9 @@ void sim_print_summary_more(const struct sim *s, FILE *out, bool json, const cha
 			r->peak_pages, r->waste_rounding, r->waste_layout, r->waste_free_slots,
 			r->waste_tail, r->align_violations);
 	}
-	if (nrows > shown)
+	if (all_rows > shown)
 		fprintf(out, "... %u more caches (see --format json or the database)\n",
-			nrows - shown);
+			all_rows - shown);
 	free(rows);
 }
 

@@ -160,8 +160,20 @@ void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *tr
  * after the last one (each starting with ",\n"); more is not called for the
  * table. */
 typedef void (*sim_json_more_fn)(void *ctx, FILE *out);
+/* How the summary's cache table is sorted and cut (replay -s, -l): by slab
+ * pages (the default), waste bytes, live objects or name; at most lines
+ * rows (< 0: all), the rest counted. */
+enum sim_cache_sort { SIM_SORT_PAGES = 0, SIM_SORT_WASTE, SIM_SORT_LIVE, SIM_SORT_NAME };
+struct sim_table_view {
+	enum sim_cache_sort key;
+	int lines;
+};
+/* Parse a cache-table sort key ("pages", "waste", "live", "name"). 0, or
+ * SLABSIM_EUSAGE with e set. */
+int sim_parse_cache_sort(const char *s, enum sim_cache_sort *out, struct err *e);
 void sim_print_summary_more(const struct sim *s, FILE *out, bool json, const char *trace_path,
-			    const void *trace_stats, sim_json_more_fn more, void *ctx);
+			    const void *trace_stats, const struct sim_table_view *tv,
+			    sim_json_more_fn more, void *ctx);
 
 /* Write the end state as /proc/slabinfo version 2.1. */
 int sim_write_slabinfo(const struct sim *s, FILE *out);

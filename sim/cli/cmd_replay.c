@@ -62,6 +62,8 @@ struct replay_views {
 	int slabinfo_list; /* 0 none, 1 by name, 2 by loss */
 	enum metrics_sort_key keys[METRICS_SORT_MAX];
 	int nkeys, lines;
+	const char *sort; /* -s as given: perf keys with a perf view, else the cache table's */
+	struct sim_table_view table;
 	const char *sysfs; /* --final-sysfs FILE */
 	uint64_t mem_mib;
 };
@@ -70,7 +72,6 @@ struct replay_views {
  * printed). */
 static int views_opt(struct replay_views *v, int c, const char *arg)
 {
-	struct err e;
 	uint32_t u;
 	switch (c) {
 	case OPT_CALLER:
@@ -83,11 +84,7 @@ static int views_opt(struct replay_views *v, int c, const char *arg)
 		v->perf = true;
 		return 1;
 	case OPT_SORT:
-		err_clear(&e);
-		if (metrics_parse_sort(arg, v->keys, &v->nkeys, &e)) {
-			fprintf(stderr, "slabsim: %s\n", e.msg);
-			return -1;
-		}
+		v->sort = arg; /* parsed once every view option is known */
 		return 1;
 	case OPT_LINES:
 		if (cli_parse_u32("--lines", arg, 1, UINT32_MAX / 2, &u))
@@ -188,8 +185,11 @@ void usage_replay(FILE *f)
 		"                        even for double frees, memory grows with the pointers)\n"
 		"  --perf                perf kmem stat's SUMMARY alone\n"
 		"  -s, --sort KEYS       sort keys of those tables: ptr, callsite, bytes, hit,\n"
-		"                        pingpong, frag (default frag,hit,bytes, as perf)\n"
-		"  -l, --lines N         print at most N rows per table (default all)\n"
+		"                        pingpong, frag (default frag,hit,bytes, as perf);\n"
+		"                        without them, the summary's cache table: pages (the\n"
+		"                        default), waste, live or name\n"
+		"  -l, --lines N         print at most N rows per table (default all; the\n"
+		"                        summary's cache table: 20, JSON all)\n"
 		"  --slabinfo-totals     totals as tools/mm/slabinfo -T prints them\n"
 		"  --slabinfo name|loss  the cache list as slabinfo prints it, by name or, as\n"
 		"                        slabinfo -L, by loss\n"
@@ -391,6 +391,16 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 			return cli_bad_usage("replay");
 		}
 	}
+	struct replay_views *v = &a->views;
+	struct err e;
+	err_clear(&e);
+	v->table.lines = v->lines;
+	if (v->sort && ((v->caller || v->alloc || v->perf)
+				? metrics_parse_sort(v->sort, v->keys, &v->nkeys, &e)
+				: sim_parse_cache_sort(v->sort, &v->table.key, &e))) {
+		fprintf(stderr, "slabsim: %s\n", e.msg);
+		return cli_bad_usage("replay");
+	}
 	a->so.progress = a->progress < 0 ? isatty(STDERR_FILENO) : a->progress;
 	a->so.metrics.mem_mib = a->views.mem_mib;
 	a->so.metrics.record_ptrs = a->views.alloc;
@@ -519,7 +529,7 @@ static int replay_output(const struct replay_args *a, struct run *r, struct val_
 	bool views_on = v->caller || v->alloc || v->perf || v->slabinfo_totals || v->slabinfo_list;
 	if (!a->quiet && (a->json || !views_on)) {
 		struct views_json vj = {a, s, 0};
-		sim_print_summary_more(s, stdout, a->json, a->path, run_line_stats(r),
+		sim_print_summary_more(s, stdout, a->json, a->path, run_line_stats(r), &v->table,
 				       a->json && (v->caller || v->alloc) ? views_json : NULL, &vj);
 		if (vj.rc) {
 			fprintf(stderr, "slabsim: out of memory\n");

@@ -259,4 +259,19 @@ done
 tap_like "--alloc --format json: the summary stays, with perf's totals" "$(cat v.json)" \
 	'"perf_kmem": {"allocs": 1652'
 
+# ---- the summary's cache table: -s KEY and -l N -------------------------------
+# the full JSON list, sorted with awk by waste (rounding + layout + free + tail,
+# then name), against the table's first 3 rows with -s waste -l 3
+"$bin" replay "$boot" --kernel 6.1 --no-db --format json > all.json
+want=$(sed -n 's/^    {"name": "\([^"]*\)".*"rounding": \([0-9]*\), "layout": \([0-9]*\), "free_slots": \([0-9]*\), "slab_tail": \([0-9]*\).*/\1 \2 \3 \4 \5/p' all.json |
+	awk '{print $2 + $3 + $4 + $5, $1}' | sort -k1,1nr -k2,2 | head -n 3 | awk '{printf "%s ", $2}')
+got=$("$bin" replay "$boot" --kernel 6.1 --no-db -s waste -l 3 | awk '/^cache / {on = 1; next} on && NF == 12 {printf "%s ", $1}')
+tap_is "cache table -s waste -l 3: the 3 caches awk ranks first" "$got" "$want"
+n=$(grep -c '^    {"name"' all.json)
+tap_is "cache table -l 3 in JSON: 3 caches and caches_total $n" \
+	"$("$bin" replay "$boot" --kernel 6.1 --no-db -s live -l 3 --format json | grep -c '^    {"name"') $("$bin" replay "$boot" --kernel 6.1 --no-db -l 3 --format json | sed -n 's/.*"caches_total": \([0-9]*\).*/\1/p')" "3 $n"
+"$bin" replay "$boot" --kernel 6.1 --no-db -s hit > /dev/null 2> err
+tap_is "cache table -s hit (a perf key without a perf view): usage error" "$? $(head -n 1 err)" \
+	"1 slabsim: -s of the cache table expects pages, waste, live or name, got 'hit' (the perf keys go with --caller, --alloc, --perf)"
+
 tap_done
