@@ -903,23 +903,33 @@ static void print_end_json(FILE *out, const struct capture *c, const struct vctx
 	fprintf(out, "\n    ]}");
 }
 
-/* Compare the run's model with the capture, print the report and, with rec,
- * write the comparison into the open run. */
-static int val_finish(void *ctx, struct run *run, struct rec *rec, struct err *e)
+/* What validate compares, for the report and the database. */
+struct vres {
+	struct layout_res *lay;
+	uint32_t nlay;
+	struct end_row *rows;
+	uint32_t nrows;
+	struct vrec_summary sum;
+	uint64_t real_slabs, pred_slabs;
+	uint32_t files_unmatched, scored;
+	double mae, mae0, swing, ratio0; /* snapshot errors (ratio0 < 0: undefined) */
+};
+
+/* Compare the model after the run with the capture: layout, end state,
+ * snapshots. OUT: *r (its arrays freed by the caller, also on error). */
+static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct err *e)
 {
-	struct vpass *p = ctx;
 	const struct val_opts *o = p->o;
 	struct capture *c = p->c;
 	const struct vctx *v = p->v, *v0 = p->v0;
-	struct sim *s = run_sim(run);
 	struct layout_res *lay = NULL;
 	struct end_row *rows = NULL;
 	uint32_t nlay = 0, nrows = 0;
-	int rc = 0;
-	FILE *out = o->out;
-
+	(void)o;
 	if (c->has_attrs)
 		layout_check(c, s, &lay, &nlay);
+	res->lay = lay;
+	res->nlay = nlay;
 	for (uint32_t i = 0; i < v->nsnaps; i++) {
 		v->snaps[i].pred_unanchored = v->snaps[i].pred_pages;
 		for (uint32_t j = 0; v->anchor && j < v0->nsnaps; j++)
@@ -929,10 +939,9 @@ static int val_finish(void *ctx, struct run *run, struct rec *rec, struct err *e
 
 	/* ---- end state ---- */
 	uint32_t n = sim_nr_caches(s);
-	rows = calloc((size_t)c->end.n + n + 1, sizeof(*rows));
+	rows = res->rows = calloc((size_t)c->end.n + n + 1, sizeof(*rows));
 	if (!rows) {
-		rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
-		goto out;
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
 	for (uint32_t i = 0; i < c->end.n; i++) {
 		const struct capture_slabinfo_row *r = &c->end.rows[i];
@@ -1031,230 +1040,302 @@ static int val_finish(void *ctx, struct run *run, struct rec *rec, struct err *e
 	sum.pages_mae_over_swing_unanchored = ratio0;
 	sum.anchor_id = v->anchor && v->nsnaps ? v->snaps[0].id : NULL;
 
-	/* ---- report ---- */
-	if (o->json) {
-		fprintf(out, "{\n  \"capture\": ");
-		json_str(out, c->dir);
-		fprintf(out, ",\n  \"kernel_release\": ");
-		json_str(out, c->has_uname ? c->release : "");
-		if (c->has_lost)
-			fprintf(out, ",\n  \"lost_events\": %" PRIu64, c->lost_events);
-		else
-			fprintf(out, ",\n  \"lost_events\": null");
-		char dbg[8];
-		fprintf(out,
-			",\n  \"config\": {\"kernel\": \"%s\", \"nr_cpus\": %u, \"slub_debug\": "
-			"\"%s\", \"slub_min_order\": %u, \"slub_max_order\": %u, "
-			"\"slub_min_objects\": %u, \"nomerge\": %s},\n",
-			run_kernel_name(&o->model), o->model.cfg.nr_cpus,
-			policy_slub_debug_str(o->model.cfg.slub_debug, dbg),
-			o->model.cfg.slub_min_order, o->model.cfg.slub_max_order,
-			o->model.cfg.slub_min_objects, o->model.cfg.nomerge ? "true" : "false");
-		fprintf(out,
-			"  \"layout\": {\"caches_compared\": %u, \"caches_mismatched\": %u, "
-			"\"mismatches\": [",
-			sum.layout_compared, sum.layout_mismatched);
-		bool first = true;
-		for (uint32_t i = 0; i < nlay; i++) {
-			const struct layout_res *l = &lay[i];
-			if (!l->bad && !l->failed)
-				continue;
-			fprintf(out, "%s\n    {\"cache\": ", first ? "" : ",");
-			first = false;
-			json_str(out, l->name);
-			if (l->failed) {
-				fprintf(out, ", \"error\": ");
-				json_str(out, l->why);
-			}
-			for (int f = 0; !l->failed && f < L_NR; f++)
-				if (l->bad & (1u << f))
-					fprintf(out,
-						", \"%s\": {\"predicted\": %u, \"real\": %" PRId64
-						"}",
-						lfield[f], l->pred[f], l->real[f]);
-			fputc('}', out);
-		}
-		fprintf(out, "%s]},\n", first ? "" : "\n  ");
-		/* without slabinfo.txt nothing was compared: null, not a 0 error */
-		if (!c->has_end)
-			fprintf(out, "  \"end_state\": null");
-		else
-			print_end_json(out, c, v, &sum, rows, nrows, real_slabs, pred_slabs);
-		fprintf(out, ",\n  \"snapshots\": [");
-		for (uint32_t i = 0; i < v->nsnaps; i++) {
-			const struct snap_res *r = &v->snaps[i];
-			fprintf(out, "%s\n    {\"id\": ", i ? "," : "");
-			json_str(out, r->id);
-			fprintf(out,
-				", \"t_ns\": %" PRIu64 ", \"real_pages\": %" PRIu64
-				", \"predicted_pages\": %" PRIu64 ", \"anchor\": %s"
-				", \"predicted_pages_unanchored\": %" PRIu64 ", \"caches\": [",
-				r->t_ns, r->real_pages, r->pred_pages, r->anchor ? "true" : "false",
-				r->pred_unanchored);
-			bool f1 = true;
-			for (uint32_t j = 0; j < r->ncaches; j++) {
-				const struct snap_cache *sc = &r->caches[j];
-				if (!sc->real_pages && !sc->pred_pages)
-					continue;
-				fprintf(out, "%s{\"name\": ", f1 ? "" : ", ");
-				f1 = false;
-				json_str(out, sc->name);
-				fprintf(out,
-					", \"real_pages\": %" PRIu64
-					", \"predicted_pages\": %" PRIu64 "}",
-					sc->real_pages, sc->pred_pages);
-			}
-			fprintf(out, "]}");
-		}
-		fprintf(out,
-			"%s],\n  \"snap_markers_without_file\": %u,\n"
-			"  \"snapshot_files_without_marker\": %u,\n",
-			v->nsnaps ? "\n  " : "", v->snap_markers_missing, files_unmatched);
-		fprintf(out, "  \"anchor\": ");
-		if (v->anchor && v->nsnaps)
-			fprintf(out,
-				"{\"id\": \"%s\", \"pages_added\": %" PRIu64
-				", \"objects_added\": %" PRIu64 "},\n",
-				v->snaps[0].id, v->anchor_pages, v->anchor_objs);
-		else
-			fprintf(out, "null,\n");
-		if (ratio0 >= 0)
-			fprintf(out, "  \"pages_mae_over_swing_unanchored\": %.6f,\n", ratio0);
-		else
-			fprintf(out, "  \"pages_mae_over_swing_unanchored\": null,\n");
-		if (sum.pages_mae_over_swing >= 0)
-			fprintf(out, "  \"pages_mae_over_swing\": %.6f\n}\n",
-				sum.pages_mae_over_swing);
-		else
-			fprintf(out, "  \"pages_mae_over_swing\": null\n}\n");
-	} else {
-		fprintf(out, "slabsim validate of %s\n", c->dir);
-		struct sim_lost lost;
-		char why[160];
-		sim_lost_events(s, run_line_stats(run), &lost);
-		sim_lost_str(&lost, why, sizeof(why));
-		if (lost.total)
-			fprintf(out,
-				"warning: the ring buffer lost %" PRIu64
-				" events (%s): the trace is incomplete\n",
-				lost.total, why);
-		char dbg[8];
-		fprintf(out, "kernel %s (profile %s), nr_cpus %u, slub_debug %s\n\n",
-			c->has_uname ? c->release : "unknown", run_kernel_name(&o->model),
-			o->model.cfg.nr_cpus, policy_slub_debug_str(o->model.cfg.slub_debug, dbg));
-		if (!c->has_attrs)
-			fprintf(out, "layout: no slab-attrs.tsv in the capture\n");
-		else
-			fprintf(out, "layout: %u caches compared, %u mismatched\n",
-				sum.layout_compared, sum.layout_mismatched);
-		for (uint32_t i = 0; i < nlay; i++) {
-			const struct layout_res *l = &lay[i];
-			if (l->failed)
-				fprintf(out, "  %s: cannot lay out: %s\n", l->name, l->why);
-			for (int f = 0; !l->failed && f < L_NR; f++)
-				if (l->bad & (1u << f))
-					fprintf(out, "  %s %s: predicted %u, real %" PRId64 "\n",
-						l->name, lfield[f], l->pred[f], l->real[f]);
-		}
-		if (!c->has_end)
-			fprintf(out,
-				"\nend state: not compared: no slabinfo.txt in the capture (the "
-				"model "
-				"ends with %" PRIu64 " slab pages)\n",
-				sum.predicted_pages);
-		else
-			print_end_table(out, c, v, &sum, rows, nrows);
-		fprintf(out, "\nsnapshots: %u compared", v->nsnaps);
-		if (v->snap_markers_missing)
-			fprintf(out, " (%u SNAP markers without a snapshot file)",
-				v->snap_markers_missing);
-		if (files_unmatched)
-			fprintf(out, " (%u snapshot files without a SNAP marker)", files_unmatched);
-		fputc('\n', out);
-		if (v->anchor && v->nsnaps)
-			fprintf(out,
-				"  no slabinfo-start.txt: snapshot %s is the start state; the "
-				"kernel "
-				"held %" PRIu64 " pages (%" PRIu64
-				" objects) beyond the model there,\n  added to the model at that "
-				"marker (it is not scored; --no-anchor to turn off)\n",
-				v->snaps[0].id, v->anchor_pages, v->anchor_objs);
-		fprintf(out, "  %-14s %12s %8s %9s %8s%s\n", "id", "t", "real", "predicted",
-			"error", v->anchor ? "  unanchored" : "");
-		for (uint32_t i = 0; i < v->nsnaps; i++) {
-			const struct snap_res *r = &v->snaps[i];
-			fprintf(out, "  %-14s %10.6f s %8" PRIu64 " %9" PRIu64 " %+8" PRId64, r->id,
-				(double)r->t_ns / 1e9, r->real_pages, r->pred_pages,
-				(int64_t)(r->pred_pages - r->real_pages));
-			if (v->anchor)
-				fprintf(out, "  %10" PRIu64 "%s", r->pred_unanchored,
-					r->anchor ? "  (anchor)" : "");
-			fputc('\n', out);
-		}
-		if (sum.pages_mae_over_swing >= 0)
-			fprintf(out,
-				"pages_mae_over_swing %.4f (MAE %.1f pages over %u snapshots, real "
-				"swing %.0f)\n",
-				sum.pages_mae_over_swing, mae, scored, swing);
-		else
-			fprintf(out, "pages_mae_over_swing undefined (%s)\n",
-				scored < 1 || v->nsnaps < 2 ? "too few snapshots"
-							    : "no real swing");
-		if (v->anchor && ratio0 >= 0)
-			fprintf(out,
-				"pages_mae_over_swing without the anchor %.4f (MAE %.1f pages)\n",
-				ratio0, mae0);
-	}
+	res->nrows = nrows;
+	res->sum = sum;
+	res->real_slabs = real_slabs;
+	res->pred_slabs = pred_slabs;
+	res->files_unmatched = files_unmatched;
+	res->scored = scored;
+	res->mae = mae;
+	res->mae0 = mae0;
+	res->swing = swing;
+	res->ratio0 = ratio0;
+	return 0;
+}
 
-	/* ---- database ---- */
-	if (rec) {
-		if ((rc = vrec_summary(rec, &sum, e)))
-			goto out;
-		for (uint32_t i = 0; i < nlay; i++) {
-			struct vrec_layout_row lr = {.cache = lay[i].name,
-						     .mismatch = lay[i].bad || lay[i].failed};
-			for (int f = 0; f < L_NR; f++) {
-				lr.pred[f] = lay[i].pred[f];
-				lr.real[f] = lay[i].real[f] < 0 ? 0 : (uint32_t)lay[i].real[f];
-			}
-			if ((rc = vrec_layout(rec, &lr, e)))
-				goto out;
+/* The comparison as JSON on o->out. */
+static void val_print_json(const struct vpass *p, const struct vres *res)
+{
+	const struct val_opts *o = p->o;
+	const struct capture *c = p->c;
+	const struct vctx *v = p->v;
+	FILE *out = o->out;
+	const struct layout_res *lay = res->lay;
+	const struct end_row *rows = res->rows;
+	uint32_t nlay = res->nlay, nrows = res->nrows, files_unmatched = res->files_unmatched;
+	uint32_t scored = res->scored;
+	const struct vrec_summary sum = res->sum;
+	uint64_t real_slabs = res->real_slabs, pred_slabs = res->pred_slabs;
+	double mae = res->mae, mae0 = res->mae0, swing = res->swing, ratio0 = res->ratio0;
+	(void)lay, (void)rows, (void)nlay, (void)nrows, (void)files_unmatched, (void)scored;
+	(void)sum, (void)real_slabs, (void)pred_slabs, (void)mae, (void)mae0, (void)swing;
+	(void)ratio0, (void)v, (void)out, (void)c;
+	fprintf(out, "{\n  \"capture\": ");
+	json_str(out, c->dir);
+	fprintf(out, ",\n  \"kernel_release\": ");
+	json_str(out, c->has_uname ? c->release : "");
+	if (c->has_lost)
+		fprintf(out, ",\n  \"lost_events\": %" PRIu64, c->lost_events);
+	else
+		fprintf(out, ",\n  \"lost_events\": null");
+	char dbg[8];
+	fprintf(out,
+		",\n  \"config\": {\"kernel\": \"%s\", \"nr_cpus\": %u, \"slub_debug\": "
+		"\"%s\", \"slub_min_order\": %u, \"slub_max_order\": %u, "
+		"\"slub_min_objects\": %u, \"nomerge\": %s},\n",
+		run_kernel_name(&o->model), o->model.cfg.nr_cpus,
+		policy_slub_debug_str(o->model.cfg.slub_debug, dbg), o->model.cfg.slub_min_order,
+		o->model.cfg.slub_max_order, o->model.cfg.slub_min_objects,
+		o->model.cfg.nomerge ? "true" : "false");
+	fprintf(out,
+		"  \"layout\": {\"caches_compared\": %u, \"caches_mismatched\": %u, "
+		"\"mismatches\": [",
+		sum.layout_compared, sum.layout_mismatched);
+	bool first = true;
+	for (uint32_t i = 0; i < nlay; i++) {
+		const struct layout_res *l = &lay[i];
+		if (!l->bad && !l->failed)
+			continue;
+		fprintf(out, "%s\n    {\"cache\": ", first ? "" : ",");
+		first = false;
+		json_str(out, l->name);
+		if (l->failed) {
+			fprintf(out, ", \"error\": ");
+			json_str(out, l->why);
 		}
-		for (uint32_t i = 0; i < nrows; i++) {
-			const struct end_row *er = &rows[i];
-			struct vrec_cache_row cr = {
-				.cache = er->name,
-				.in_real = er->in_real,
-				.in_model = er->in_model,
-				.real_active = er->real_active,
-				.real_objs = er->real_objs,
-				.real_slabs = er->real_slabs,
-				.real_pages = er->real_pages,
-				.pred_active = er->m.active_objs,
-				.pred_objs = er->m.total_objects,
-				.pred_slabs = er->m.slabs,
-				.pred_pages = er->m.pages,
-				.live_objs = er->m.live_objs,
-				.untraced_frees = er->m.untraced_frees,
-				.pre_freed = er->m.pre_freed,
-			};
-			if ((rc = vrec_cache(rec, &cr, e)))
-				goto out;
-		}
-		for (uint32_t i = 0; i < v->nsnaps; i++) {
-			struct vrec_snapshot_row sr = {i,
-						       v->snaps[i].id,
-						       v->snaps[i].t_ns,
-						       v->snaps[i].real_pages,
-						       v->snaps[i].pred_pages,
-						       v->snaps[i].anchor,
-						       v->snaps[i].pred_unanchored};
-			if ((rc = vrec_snapshot(rec, &sr, e)))
-				goto out;
-		}
+		for (int f = 0; !l->failed && f < L_NR; f++)
+			if (l->bad & (1u << f))
+				fprintf(out, ", \"%s\": {\"predicted\": %u, \"real\": %" PRId64 "}",
+					lfield[f], l->pred[f], l->real[f]);
+		fputc('}', out);
 	}
-out:
-	free(rows);
-	free(lay);
+	fprintf(out, "%s]},\n", first ? "" : "\n  ");
+	/* without slabinfo.txt nothing was compared: null, not a 0 error */
+	if (!c->has_end)
+		fprintf(out, "  \"end_state\": null");
+	else
+		print_end_json(out, c, v, &sum, rows, nrows, real_slabs, pred_slabs);
+	fprintf(out, ",\n  \"snapshots\": [");
+	for (uint32_t i = 0; i < v->nsnaps; i++) {
+		const struct snap_res *r = &v->snaps[i];
+		fprintf(out, "%s\n    {\"id\": ", i ? "," : "");
+		json_str(out, r->id);
+		fprintf(out,
+			", \"t_ns\": %" PRIu64 ", \"real_pages\": %" PRIu64
+			", \"predicted_pages\": %" PRIu64 ", \"anchor\": %s"
+			", \"predicted_pages_unanchored\": %" PRIu64 ", \"caches\": [",
+			r->t_ns, r->real_pages, r->pred_pages, r->anchor ? "true" : "false",
+			r->pred_unanchored);
+		bool f1 = true;
+		for (uint32_t j = 0; j < r->ncaches; j++) {
+			const struct snap_cache *sc = &r->caches[j];
+			if (!sc->real_pages && !sc->pred_pages)
+				continue;
+			fprintf(out, "%s{\"name\": ", f1 ? "" : ", ");
+			f1 = false;
+			json_str(out, sc->name);
+			fprintf(out,
+				", \"real_pages\": %" PRIu64 ", \"predicted_pages\": %" PRIu64 "}",
+				sc->real_pages, sc->pred_pages);
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out,
+		"%s],\n  \"snap_markers_without_file\": %u,\n"
+		"  \"snapshot_files_without_marker\": %u,\n",
+		v->nsnaps ? "\n  " : "", v->snap_markers_missing, files_unmatched);
+	fprintf(out, "  \"anchor\": ");
+	if (v->anchor && v->nsnaps)
+		fprintf(out,
+			"{\"id\": \"%s\", \"pages_added\": %" PRIu64 ", \"objects_added\": %" PRIu64
+			"},\n",
+			v->snaps[0].id, v->anchor_pages, v->anchor_objs);
+	else
+		fprintf(out, "null,\n");
+	if (ratio0 >= 0)
+		fprintf(out, "  \"pages_mae_over_swing_unanchored\": %.6f,\n", ratio0);
+	else
+		fprintf(out, "  \"pages_mae_over_swing_unanchored\": null,\n");
+	if (sum.pages_mae_over_swing >= 0)
+		fprintf(out, "  \"pages_mae_over_swing\": %.6f\n}\n", sum.pages_mae_over_swing);
+	else
+		fprintf(out, "  \"pages_mae_over_swing\": null\n}\n");
+}
+
+/* The comparison as a table on o->out. */
+static void val_print_table(const struct vpass *p, struct run *run, const struct vres *res)
+{
+	struct sim *s = run_sim(run);
+	const struct val_opts *o = p->o;
+	const struct capture *c = p->c;
+	const struct vctx *v = p->v;
+	FILE *out = o->out;
+	const struct layout_res *lay = res->lay;
+	const struct end_row *rows = res->rows;
+	uint32_t nlay = res->nlay, nrows = res->nrows, files_unmatched = res->files_unmatched;
+	uint32_t scored = res->scored;
+	const struct vrec_summary sum = res->sum;
+	uint64_t real_slabs = res->real_slabs, pred_slabs = res->pred_slabs;
+	double mae = res->mae, mae0 = res->mae0, swing = res->swing, ratio0 = res->ratio0;
+	(void)lay, (void)rows, (void)nlay, (void)nrows, (void)files_unmatched, (void)scored;
+	(void)sum, (void)real_slabs, (void)pred_slabs, (void)mae, (void)mae0, (void)swing;
+	(void)ratio0, (void)v, (void)out, (void)c;
+	fprintf(out, "slabsim validate of %s\n", c->dir);
+	struct sim_lost lost;
+	char why[160];
+	sim_lost_events(s, run_line_stats(run), &lost);
+	sim_lost_str(&lost, why, sizeof(why));
+	if (lost.total)
+		fprintf(out,
+			"warning: the ring buffer lost %" PRIu64
+			" events (%s): the trace is incomplete\n",
+			lost.total, why);
+	char dbg[8];
+	fprintf(out, "kernel %s (profile %s), nr_cpus %u, slub_debug %s\n\n",
+		c->has_uname ? c->release : "unknown", run_kernel_name(&o->model),
+		o->model.cfg.nr_cpus, policy_slub_debug_str(o->model.cfg.slub_debug, dbg));
+	if (!c->has_attrs)
+		fprintf(out, "layout: no slab-attrs.tsv in the capture\n");
+	else
+		fprintf(out, "layout: %u caches compared, %u mismatched\n", sum.layout_compared,
+			sum.layout_mismatched);
+	for (uint32_t i = 0; i < nlay; i++) {
+		const struct layout_res *l = &lay[i];
+		if (l->failed)
+			fprintf(out, "  %s: cannot lay out: %s\n", l->name, l->why);
+		for (int f = 0; !l->failed && f < L_NR; f++)
+			if (l->bad & (1u << f))
+				fprintf(out, "  %s %s: predicted %u, real %" PRId64 "\n", l->name,
+					lfield[f], l->pred[f], l->real[f]);
+	}
+	if (!c->has_end)
+		fprintf(out,
+			"\nend state: not compared: no slabinfo.txt in the capture (the "
+			"model "
+			"ends with %" PRIu64 " slab pages)\n",
+			sum.predicted_pages);
+	else
+		print_end_table(out, c, v, &sum, rows, nrows);
+	fprintf(out, "\nsnapshots: %u compared", v->nsnaps);
+	if (v->snap_markers_missing)
+		fprintf(out, " (%u SNAP markers without a snapshot file)", v->snap_markers_missing);
+	if (files_unmatched)
+		fprintf(out, " (%u snapshot files without a SNAP marker)", files_unmatched);
+	fputc('\n', out);
+	if (v->anchor && v->nsnaps)
+		fprintf(out,
+			"  no slabinfo-start.txt: snapshot %s is the start state; the "
+			"kernel "
+			"held %" PRIu64 " pages (%" PRIu64
+			" objects) beyond the model there,\n  added to the model at that "
+			"marker (it is not scored; --no-anchor to turn off)\n",
+			v->snaps[0].id, v->anchor_pages, v->anchor_objs);
+	fprintf(out, "  %-14s %12s %8s %9s %8s%s\n", "id", "t", "real", "predicted", "error",
+		v->anchor ? "  unanchored" : "");
+	for (uint32_t i = 0; i < v->nsnaps; i++) {
+		const struct snap_res *r = &v->snaps[i];
+		fprintf(out, "  %-14s %10.6f s %8" PRIu64 " %9" PRIu64 " %+8" PRId64, r->id,
+			(double)r->t_ns / 1e9, r->real_pages, r->pred_pages,
+			(int64_t)(r->pred_pages - r->real_pages));
+		if (v->anchor)
+			fprintf(out, "  %10" PRIu64 "%s", r->pred_unanchored,
+				r->anchor ? "  (anchor)" : "");
+		fputc('\n', out);
+	}
+	if (sum.pages_mae_over_swing >= 0)
+		fprintf(out,
+			"pages_mae_over_swing %.4f (MAE %.1f pages over %u snapshots, real "
+			"swing %.0f)\n",
+			sum.pages_mae_over_swing, mae, scored, swing);
+	else
+		fprintf(out, "pages_mae_over_swing undefined (%s)\n",
+			scored < 1 || v->nsnaps < 2 ? "too few snapshots" : "no real swing");
+	if (v->anchor && ratio0 >= 0)
+		fprintf(out, "pages_mae_over_swing without the anchor %.4f (MAE %.1f pages)\n",
+			ratio0, mae0);
+}
+
+/* The comparison into the open run of rec (the validation tables). */
+static int val_record(const struct vpass *p, const struct vres *res, struct rec *rec, struct err *e)
+{
+	const struct val_opts *o = p->o;
+	const struct capture *c = p->c;
+	const struct vctx *v = p->v;
+	FILE *out = o->out;
+	const struct layout_res *lay = res->lay;
+	const struct end_row *rows = res->rows;
+	uint32_t nlay = res->nlay, nrows = res->nrows, files_unmatched = res->files_unmatched;
+	uint32_t scored = res->scored;
+	const struct vrec_summary sum = res->sum;
+	uint64_t real_slabs = res->real_slabs, pred_slabs = res->pred_slabs;
+	double mae = res->mae, mae0 = res->mae0, swing = res->swing, ratio0 = res->ratio0;
+	(void)lay, (void)rows, (void)nlay, (void)nrows, (void)files_unmatched, (void)scored;
+	(void)sum, (void)real_slabs, (void)pred_slabs, (void)mae, (void)mae0, (void)swing;
+	(void)ratio0, (void)v, (void)out, (void)c;
+	int rc;
+	if ((rc = vrec_summary(rec, &sum, e)))
+		return rc;
+	for (uint32_t i = 0; i < nlay; i++) {
+		struct vrec_layout_row lr = {.cache = lay[i].name,
+					     .mismatch = lay[i].bad || lay[i].failed};
+		for (int f = 0; f < L_NR; f++) {
+			lr.pred[f] = lay[i].pred[f];
+			lr.real[f] = lay[i].real[f] < 0 ? 0 : (uint32_t)lay[i].real[f];
+		}
+		if ((rc = vrec_layout(rec, &lr, e)))
+			return rc;
+	}
+	for (uint32_t i = 0; i < nrows; i++) {
+		const struct end_row *er = &rows[i];
+		struct vrec_cache_row cr = {
+			.cache = er->name,
+			.in_real = er->in_real,
+			.in_model = er->in_model,
+			.real_active = er->real_active,
+			.real_objs = er->real_objs,
+			.real_slabs = er->real_slabs,
+			.real_pages = er->real_pages,
+			.pred_active = er->m.active_objs,
+			.pred_objs = er->m.total_objects,
+			.pred_slabs = er->m.slabs,
+			.pred_pages = er->m.pages,
+			.live_objs = er->m.live_objs,
+			.untraced_frees = er->m.untraced_frees,
+			.pre_freed = er->m.pre_freed,
+		};
+		if ((rc = vrec_cache(rec, &cr, e)))
+			return rc;
+	}
+	for (uint32_t i = 0; i < v->nsnaps; i++) {
+		struct vrec_snapshot_row sr = {i,
+					       v->snaps[i].id,
+					       v->snaps[i].t_ns,
+					       v->snaps[i].real_pages,
+					       v->snaps[i].pred_pages,
+					       v->snaps[i].anchor,
+					       v->snaps[i].pred_unanchored};
+		if ((rc = vrec_snapshot(rec, &sr, e)))
+			return rc;
+	}
+	return 0;
+}
+
+/* Compare the run's model with the capture, print the report and, with rec,
+ * write the comparison into the open run. */
+static int val_finish(void *ctx, struct run *run, struct rec *rec, struct err *e)
+{
+	struct vpass *p = ctx;
+	struct vres r = {0};
+	int rc = val_compare(p, run_sim(run), &r, e);
+	if (!rc) {
+		if (p->o->json)
+			val_print_json(p, &r);
+		else
+			val_print_table(p, run, &r);
+		if (rec)
+			rc = val_record(p, &r, rec, e);
+	}
+	free(r.rows);
+	free(r.lay);
 	return rc;
 }
