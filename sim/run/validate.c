@@ -1060,16 +1060,6 @@ static void val_print_json(const struct vpass *p, const struct vres *res)
 	const struct capture *c = p->c;
 	const struct vctx *v = p->v;
 	FILE *out = o->out;
-	const struct layout_res *lay = res->lay;
-	const struct end_row *rows = res->rows;
-	uint32_t nlay = res->nlay, nrows = res->nrows, files_unmatched = res->files_unmatched;
-	uint32_t scored = res->scored;
-	const struct vrec_summary sum = res->sum;
-	uint64_t real_slabs = res->real_slabs, pred_slabs = res->pred_slabs;
-	double mae = res->mae, mae0 = res->mae0, swing = res->swing, ratio0 = res->ratio0;
-	(void)lay, (void)rows, (void)nlay, (void)nrows, (void)files_unmatched, (void)scored;
-	(void)sum, (void)real_slabs, (void)pred_slabs, (void)mae, (void)mae0, (void)swing;
-	(void)ratio0, (void)v, (void)out, (void)c;
 	fprintf(out, "{\n  \"capture\": ");
 	json_str(out, c->dir);
 	fprintf(out, ",\n  \"kernel_release\": ");
@@ -1090,10 +1080,10 @@ static void val_print_json(const struct vpass *p, const struct vres *res)
 	fprintf(out,
 		"  \"layout\": {\"caches_compared\": %u, \"caches_mismatched\": %u, "
 		"\"mismatches\": [",
-		sum.layout_compared, sum.layout_mismatched);
+		res->sum.layout_compared, res->sum.layout_mismatched);
 	bool first = true;
-	for (uint32_t i = 0; i < nlay; i++) {
-		const struct layout_res *l = &lay[i];
+	for (uint32_t i = 0; i < res->nlay; i++) {
+		const struct layout_res *l = &res->lay[i];
 		if (!l->bad && !l->failed)
 			continue;
 		fprintf(out, "%s\n    {\"cache\": ", first ? "" : ",");
@@ -1114,7 +1104,8 @@ static void val_print_json(const struct vpass *p, const struct vres *res)
 	if (!c->has_end)
 		fprintf(out, "  \"end_state\": null");
 	else
-		print_end_json(out, c, v, &sum, rows, nrows, real_slabs, pred_slabs);
+		print_end_json(out, c, v, &res->sum, res->rows, res->nrows, res->real_slabs,
+			       res->pred_slabs);
 	fprintf(out, ",\n  \"snapshots\": [");
 	for (uint32_t i = 0; i < v->nsnaps; i++) {
 		const struct snap_res *r = &v->snaps[i];
@@ -1143,7 +1134,7 @@ static void val_print_json(const struct vpass *p, const struct vres *res)
 	fprintf(out,
 		"%s],\n  \"snap_markers_without_file\": %u,\n"
 		"  \"snapshot_files_without_marker\": %u,\n",
-		v->nsnaps ? "\n  " : "", v->snap_markers_missing, files_unmatched);
+		v->nsnaps ? "\n  " : "", v->snap_markers_missing, res->files_unmatched);
 	fprintf(out, "  \"anchor\": ");
 	if (v->anchor && v->nsnaps)
 		fprintf(out,
@@ -1152,12 +1143,13 @@ static void val_print_json(const struct vpass *p, const struct vres *res)
 			v->snaps[0].id, v->anchor_pages, v->anchor_objs);
 	else
 		fprintf(out, "null,\n");
-	if (ratio0 >= 0)
-		fprintf(out, "  \"pages_mae_over_swing_unanchored\": %.6f,\n", ratio0);
+	if (res->ratio0 >= 0)
+		fprintf(out, "  \"pages_mae_over_swing_unanchored\": %.6f,\n", res->ratio0);
 	else
 		fprintf(out, "  \"pages_mae_over_swing_unanchored\": null,\n");
-	if (sum.pages_mae_over_swing >= 0)
-		fprintf(out, "  \"pages_mae_over_swing\": %.6f\n}\n", sum.pages_mae_over_swing);
+	if (res->sum.pages_mae_over_swing >= 0)
+		fprintf(out, "  \"pages_mae_over_swing\": %.6f\n}\n",
+			res->sum.pages_mae_over_swing);
 	else
 		fprintf(out, "  \"pages_mae_over_swing\": null\n}\n");
 }
@@ -1170,16 +1162,6 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 	const struct capture *c = p->c;
 	const struct vctx *v = p->v;
 	FILE *out = o->out;
-	const struct layout_res *lay = res->lay;
-	const struct end_row *rows = res->rows;
-	uint32_t nlay = res->nlay, nrows = res->nrows, files_unmatched = res->files_unmatched;
-	uint32_t scored = res->scored;
-	const struct vrec_summary sum = res->sum;
-	uint64_t real_slabs = res->real_slabs, pred_slabs = res->pred_slabs;
-	double mae = res->mae, mae0 = res->mae0, swing = res->swing, ratio0 = res->ratio0;
-	(void)lay, (void)rows, (void)nlay, (void)nrows, (void)files_unmatched, (void)scored;
-	(void)sum, (void)real_slabs, (void)pred_slabs, (void)mae, (void)mae0, (void)swing;
-	(void)ratio0, (void)v, (void)out, (void)c;
 	fprintf(out, "slabsim validate of %s\n", c->dir);
 	struct sim_lost lost;
 	char why[160];
@@ -1197,10 +1179,10 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 	if (!c->has_attrs)
 		fprintf(out, "layout: no slab-attrs.tsv in the capture\n");
 	else
-		fprintf(out, "layout: %u caches compared, %u mismatched\n", sum.layout_compared,
-			sum.layout_mismatched);
-	for (uint32_t i = 0; i < nlay; i++) {
-		const struct layout_res *l = &lay[i];
+		fprintf(out, "layout: %u caches compared, %u mismatched\n",
+			res->sum.layout_compared, res->sum.layout_mismatched);
+	for (uint32_t i = 0; i < res->nlay; i++) {
+		const struct layout_res *l = &res->lay[i];
 		if (l->failed)
 			fprintf(out, "  %s: cannot lay out: %s\n", l->name, l->why);
 		for (int f = 0; !l->failed && f < L_NR; f++)
@@ -1213,14 +1195,14 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 			"\nend state: not compared: no slabinfo.txt in the capture (the "
 			"model "
 			"ends with %" PRIu64 " slab pages)\n",
-			sum.predicted_pages);
+			res->sum.predicted_pages);
 	else
-		print_end_table(out, c, v, &sum, rows, nrows);
+		print_end_table(out, c, v, &res->sum, res->rows, res->nrows);
 	fprintf(out, "\nsnapshots: %u compared", v->nsnaps);
 	if (v->snap_markers_missing)
 		fprintf(out, " (%u SNAP markers without a snapshot file)", v->snap_markers_missing);
-	if (files_unmatched)
-		fprintf(out, " (%u snapshot files without a SNAP marker)", files_unmatched);
+	if (res->files_unmatched)
+		fprintf(out, " (%u snapshot files without a SNAP marker)", res->files_unmatched);
 	fputc('\n', out);
 	if (v->anchor && v->nsnaps)
 		fprintf(out,
@@ -1242,51 +1224,39 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 				r->anchor ? "  (anchor)" : "");
 		fputc('\n', out);
 	}
-	if (sum.pages_mae_over_swing >= 0)
+	if (res->sum.pages_mae_over_swing >= 0)
 		fprintf(out,
 			"pages_mae_over_swing %.4f (MAE %.1f pages over %u snapshots, real "
 			"swing %.0f)\n",
-			sum.pages_mae_over_swing, mae, scored, swing);
+			res->sum.pages_mae_over_swing, res->mae, res->scored, res->swing);
 	else
 		fprintf(out, "pages_mae_over_swing undefined (%s)\n",
-			scored < 1 || v->nsnaps < 2 ? "too few snapshots" : "no real swing");
-	if (v->anchor && ratio0 >= 0)
+			res->scored < 1 || v->nsnaps < 2 ? "too few snapshots"
+							 : "no real swing");
+	if (v->anchor && res->ratio0 >= 0)
 		fprintf(out, "pages_mae_over_swing without the anchor %.4f (MAE %.1f pages)\n",
-			ratio0, mae0);
+			res->ratio0, res->mae0);
 }
 
 /* The comparison into the open run of rec (the validation tables). */
 static int val_record(const struct vpass *p, const struct vres *res, struct rec *rec, struct err *e)
 {
-	const struct val_opts *o = p->o;
-	const struct capture *c = p->c;
 	const struct vctx *v = p->v;
-	FILE *out = o->out;
-	const struct layout_res *lay = res->lay;
-	const struct end_row *rows = res->rows;
-	uint32_t nlay = res->nlay, nrows = res->nrows, files_unmatched = res->files_unmatched;
-	uint32_t scored = res->scored;
-	const struct vrec_summary sum = res->sum;
-	uint64_t real_slabs = res->real_slabs, pred_slabs = res->pred_slabs;
-	double mae = res->mae, mae0 = res->mae0, swing = res->swing, ratio0 = res->ratio0;
-	(void)lay, (void)rows, (void)nlay, (void)nrows, (void)files_unmatched, (void)scored;
-	(void)sum, (void)real_slabs, (void)pred_slabs, (void)mae, (void)mae0, (void)swing;
-	(void)ratio0, (void)v, (void)out, (void)c;
 	int rc;
-	if ((rc = vrec_summary(rec, &sum, e)))
+	if ((rc = vrec_summary(rec, &res->sum, e)))
 		return rc;
-	for (uint32_t i = 0; i < nlay; i++) {
-		struct vrec_layout_row lr = {.cache = lay[i].name,
-					     .mismatch = lay[i].bad || lay[i].failed};
+	for (uint32_t i = 0; i < res->nlay; i++) {
+		struct vrec_layout_row lr = {.cache = res->lay[i].name,
+					     .mismatch = res->lay[i].bad || res->lay[i].failed};
 		for (int f = 0; f < L_NR; f++) {
-			lr.pred[f] = lay[i].pred[f];
-			lr.real[f] = lay[i].real[f] < 0 ? 0 : (uint32_t)lay[i].real[f];
+			lr.pred[f] = res->lay[i].pred[f];
+			lr.real[f] = res->lay[i].real[f] < 0 ? 0 : (uint32_t)res->lay[i].real[f];
 		}
 		if ((rc = vrec_layout(rec, &lr, e)))
 			return rc;
 	}
-	for (uint32_t i = 0; i < nrows; i++) {
-		const struct end_row *er = &rows[i];
+	for (uint32_t i = 0; i < res->nrows; i++) {
+		const struct end_row *er = &res->rows[i];
 		struct vrec_cache_row cr = {
 			.cache = er->name,
 			.in_real = er->in_real,
