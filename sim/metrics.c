@@ -406,9 +406,14 @@ static struct sort_ctx sort_keys(const enum metrics_sort_key *keys, int nkeys)
 	return nkeys ? (struct sort_ctx){keys, nkeys} : (struct sort_ctx){def, 3};
 }
 
-int metrics_print_perf(const struct metrics *m, FILE *out, bool caller, bool alloc,
-		       const enum metrics_sort_key *keys, int nkeys, int lines,
-		       uint64_t bytes_alloc_model)
+/* A printer of one perf table: rows sorted, is_caller (--caller) or not
+ * (--alloc), at most lines rows (< 0: all). */
+typedef void (*perf_table_fn)(FILE *out, struct perf_row *rows, uint32_t n, bool is_caller,
+			      const struct sort_ctx *ctx, int lines);
+
+/* Print the --caller and --alloc tables that were asked for with pr. */
+static int perf_tables(const struct metrics *m, FILE *out, bool caller, bool alloc,
+		       const enum metrics_sort_key *keys, int nkeys, int lines, perf_table_fn pr)
 {
 	struct sort_ctx ctx = sort_keys(keys, nkeys);
 	for (int t = 0; t < 2; t++) {
@@ -419,9 +424,18 @@ int metrics_print_perf(const struct metrics *m, FILE *out, bool caller, bool all
 			continue;
 		if (perf_rows(m, is_caller, &ctx, &rows, &n))
 			return SLABSIM_ENOMEM;
-		print_table(out, rows, n, is_caller, &ctx, lines);
+		pr(out, rows, n, is_caller, &ctx, lines);
 		free(rows);
 	}
+	return 0;
+}
+
+int metrics_print_perf(const struct metrics *m, FILE *out, bool caller, bool alloc,
+		       const enum metrics_sort_key *keys, int nkeys, int lines,
+		       uint64_t bytes_alloc_model)
+{
+	if (perf_tables(m, out, caller, alloc, keys, nkeys, lines, print_table))
+		return SLABSIM_ENOMEM;
 	fprintf(out, "\nSUMMARY (SLAB allocator)");
 	fprintf(out, "\n========================\n");
 	fprintf(out, "Total bytes requested: %" PRIu64 "\n", m->bytes_req);
@@ -445,40 +459,33 @@ int metrics_print_perf(const struct metrics *m, FILE *out, bool caller, bool all
 	return 0;
 }
 
+/* One perf table as a JSON member (perf_table_fn). */
+static void json_table(FILE *out, struct perf_row *rows, uint32_t n, bool is_caller,
+		       const struct sort_ctx *ctx, int lines)
+{
+	uint32_t shown = lines >= 0 && (uint32_t)lines < n ? (uint32_t)lines : n;
+	fprintf(out, ",\n  \"%s\": {\"rows\": %" PRIu32 ", \"shown\": %" PRIu32 ", \"table\": [",
+		is_caller ? "caller" : "alloc", n, shown);
+	for (uint32_t i = 0; i < shown; i++) {
+		const struct perf_row *r = &rows[i];
+		fprintf(out, "%s\n    {", i ? "," : "");
+		if (!is_caller)
+			fprintf(out, "\"ptr\": \"%#" PRIx64 "\", ", r->ptr);
+		fprintf(out, "\"callsite\": ");
+		json_str(out, r->site);
+		fprintf(out,
+			", \"bytes_alloc\": %" PRIu64 ", \"bytes_req\": %" PRIu64
+			", \"hit\": %" PRIu32 ", \"pingpong\": %" PRIu32 ", \"frag_pct\": %.3f}",
+			r->bytes_alloc, r->bytes_req, r->hit, r->pingpong,
+			frag(r->bytes_req, r->bytes_alloc));
+	}
+	fprintf(out, "%s]}", shown ? "\n  " : "");
+}
+
 int metrics_print_perf_json(const struct metrics *m, FILE *out, bool caller, bool alloc,
 			    const enum metrics_sort_key *keys, int nkeys, int lines)
 {
-	struct sort_ctx ctx = sort_keys(keys, nkeys);
-	for (int t = 0; t < 2; t++) {
-		bool is_caller = t == 0;
-		struct perf_row *rows;
-		uint32_t n;
-		if ((is_caller ? !caller : !(alloc && m->pstats)))
-			continue;
-		if (perf_rows(m, is_caller, &ctx, &rows, &n))
-			return SLABSIM_ENOMEM;
-		uint32_t shown = lines >= 0 && (uint32_t)lines < n ? (uint32_t)lines : n;
-		fprintf(out,
-			",\n  \"%s\": {\"rows\": %" PRIu32 ", \"shown\": %" PRIu32 ", \"table\": [",
-			is_caller ? "caller" : "alloc", n, shown);
-		for (uint32_t i = 0; i < shown; i++) {
-			const struct perf_row *r = &rows[i];
-			fprintf(out, "%s\n    {", i ? "," : "");
-			if (!is_caller)
-				fprintf(out, "\"ptr\": \"%#" PRIx64 "\", ", r->ptr);
-			fprintf(out, "\"callsite\": ");
-			json_str(out, r->site);
-			fprintf(out,
-				", \"bytes_alloc\": %" PRIu64 ", \"bytes_req\": %" PRIu64
-				", \"hit\": %" PRIu32 ", \"pingpong\": %" PRIu32
-				", \"frag_pct\": %.3f}",
-				r->bytes_alloc, r->bytes_req, r->hit, r->pingpong,
-				frag(r->bytes_req, r->bytes_alloc));
-		}
-		fprintf(out, "%s]}", shown ? "\n  " : "");
-		free(rows);
-	}
-	return 0;
+	return perf_tables(m, out, caller, alloc, keys, nkeys, lines, json_table);
 }
 
 /* ---- slabinfo ---- */
