@@ -227,16 +227,25 @@ static int phase_take(struct val_phases *p, const struct sim *s, const char *lab
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
 	memcpy(ps->label, label, ll);
+	uint64_t req = 0;
 	for (uint32_t id = 0; id < ps->n; id++) {
 		struct sim_cache_state cs;
 		sim_cache_state(s, id, &cs);
 		if (!cs.root)
 			continue;
-		ps->c[id] = (struct phase_fig){cs.pages, cs.waste_bytes, cs.live_objs};
+		/* SLOB's caches share pages: a cache has live objects but no
+		 * pages of its own, so its waste is only known in the total */
+		uint64_t waste = cs.pages_per_slab ? cs.waste_bytes : 0;
+		ps->c[id] = (struct phase_fig){cs.pages, waste, cs.live_objs};
 		ps->total.pages += cs.pages;
-		ps->total.waste += cs.waste_bytes;
 		ps->total.live += cs.live_objs;
+		req += cs.pages * POLICY_PAGE_SIZE - cs.waste_bytes;
 	}
+	/* the total counts every slab page, attributed to a cache or not */
+	struct sim_totals t;
+	sim_totals(s, &t);
+	ps->total.pages = t.slab_pages;
+	ps->total.waste = t.slab_pages * POLICY_PAGE_SIZE - req;
 	p->n++;
 	return 0;
 }
