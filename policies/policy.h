@@ -297,6 +297,19 @@ struct policy_obj {
 
 struct policy;
 
+/* What the kernel shows of an allocator's state (policy_ops.truth). */
+enum policy_truth {
+	POLICY_TRUTH_NONE = 0, /* no kernel allocator (exact) */
+	/* /sys/kernel/slab (the layout of every cache) and /proc/slabinfo with
+	 * 0 tunables (SLUB) */
+	POLICY_TRUTH_SYSFS,
+	/* /proc/slabinfo with its tunables (limit, batchcount, sharedfactor)
+	 * and no /sys/kernel/slab (SLAB) */
+	POLICY_TRUTH_SLABINFO,
+	/* /proc/meminfo's Slab: alone, no per-cache figures (SLOB) */
+	POLICY_TRUTH_MEMINFO,
+};
+
 /* stats()'s slab_pages and large_pages, as a model may keep them */
 struct policy_pages {
 	uint64_t slab, large;
@@ -307,10 +320,10 @@ struct policy_ops {
 	const char *desc;  /* one line for --help */
 	uint32_t settings; /* POLICY_SET_*: the policy_cfg fields it reads */
 	uint32_t figures;  /* POLICY_FIG_*: the policy_geom figures cache_info fills */
-	/* The kernel's allocator publishes /sys/kernel/slab (SLUB only): a
-	 * capture of a kernel running it can be validated against the model
-	 * (`slabsim validate`, which then needs layout too). */
-	bool sysfs;
+	/* What a capture of a kernel running this allocator holds as its
+	 * ground truth (POLICY_TRUTH_*), and so what `slabsim validate`
+	 * compares the model with; NONE for a model of no kernel allocator. */
+	enum policy_truth truth;
 	/* What kmem_cache_create() would make of spec under cfg, without
 	 * creating it: the geometry of a new root cache (no merging), slub_debug
 	 * or slab_debug applied as the allocator applies them. OUT: *out, written
@@ -389,6 +402,11 @@ struct policy_ops {
 	 * no call. Optional: NULL = the engine takes them from stats(). */
 	const struct policy_pages *(*page_counts)(const struct policy *p);
 };
+
+/* The policy whose kernel allocator leaves the ground truth t in a capture
+ * (the first in policy_table), or NULL. A capture whose capture-info.txt
+ * names no allocator is matched to one by what its files hold. */
+const struct policy_ops *policy_find_truth(enum policy_truth t);
 
 /* The table of all policies, NULL-terminated. */
 extern const struct policy_ops *const policy_table[];

@@ -1281,6 +1281,7 @@ static void slab_page_orders(const struct policy *p, struct policy_page_orders *
 const struct policy_ops slab_ops = {
 	.name = "slab",
 	.desc = "SLAB (mm/slab.c): per-CPU and shared arrays, free_limit, cache_reap",
+	.truth = POLICY_TRUTH_SLABINFO,
 	.settings = POLICY_SET_KERNEL | POLICY_SET_ALIGN | POLICY_SET_NR_CPUS | POLICY_SET_NOMERGE |
 		    POLICY_SET_CACHE_LINE | POLICY_SET_SLAB_DEBUG | POLICY_SET_SLAB_MAX_ORDER,
 	.figures = POLICY_FIG_OBJECT_SIZE | POLICY_FIG_SIZE | POLICY_FIG_ALIGN | POLICY_FIG_ORDER |

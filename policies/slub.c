@@ -983,7 +983,7 @@ const struct policy_ops slub_ops = {
 		    POLICY_SET_CACHE_LINE,
 	.figures = POLICY_FIG_OBJECT_SIZE | POLICY_FIG_SIZE | POLICY_FIG_ALIGN | POLICY_FIG_ORDER |
 		   POLICY_FIG_OBJS_PER_SLAB | POLICY_FIG_MIN_PARTIAL | POLICY_FIG_CPU_PARTIAL,
-	.sysfs = true,
+	.truth = POLICY_TRUTH_SYSFS,
 	.layout = layout_slub,
 	.create = slub_create,
 	.destroy = slub_destroy,

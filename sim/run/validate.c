@@ -43,9 +43,73 @@ static void debug_letters(const char *flags, char *out, bool *had_o)
 		strcpy(out, "-");
 }
 
+/* Does any row of si carry SLAB's tunables (SLUB prints 0 for them)? */
+static bool has_tunables(const struct capture_slabinfo *si)
+{
+	for (uint32_t i = 0; i < si->n; i++)
+		if (si->rows[i].limit || si->rows[i].batchcount)
+			return true;
+	return false;
+}
+
+const struct policy_ops *val_capture_allocator(const struct capture *c, char *why, size_t n)
+{
+	const struct policy_ops *ops = NULL;
+	if (c->info_allocator[0]) {
+		ops = policy_find(c->info_allocator);
+		if (ops && ops->truth != POLICY_TRUTH_NONE) {
+			(void)snprintf(why, n, "capture-info.txt allocator=%s", c->info_allocator);
+			return ops;
+		}
+	}
+	enum policy_truth t = POLICY_TRUTH_NONE;
+	const char *what = NULL;
+	bool slabinfo = c->has_end || c->has_start || c->nsnapshots;
+	bool tunables = has_tunables(&c->end) || has_tunables(&c->start);
+	if (!c->has_end && !c->has_start && c->nsnapshots) {
+		struct capture_slabinfo si;
+		struct err e;
+		if (!capture_read_snapshot(c, c->snapshot_ids[0], &si, &e)) {
+			tunables = has_tunables(&si);
+			capture_slabinfo_free(&si);
+		}
+	}
+	if (c->has_attrs) {
+		t = POLICY_TRUTH_SYSFS;
+		what = "the capture has slab-attrs.tsv (/sys/kernel/slab)";
+	} else if (slabinfo && tunables) {
+		t = POLICY_TRUTH_SLABINFO;
+		what = "the capture's /proc/slabinfo has tunables and it has no slab-attrs.tsv";
+	} else if (slabinfo) {
+		t = POLICY_TRUTH_SYSFS;
+		what = "the capture's /proc/slabinfo has 0 tunables";
+	} else if (c->has_meminfo_start || c->has_meminfo_end || c->nmeminfo) {
+		t = POLICY_TRUTH_MEMINFO;
+		what = "the capture has /proc/meminfo and no /proc/slabinfo";
+	}
+	if (!(ops = policy_find_truth(t)))
+		return NULL;
+	if (c->info_allocator[0])
+		(void)snprintf(why, n, "%s; capture-info.txt's allocator=%s has no model", what,
+			       c->info_allocator);
+	else
+		(void)snprintf(why, n, "%s", what);
+	return ops;
+}
+
 int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes, struct err *e)
 {
 	uint32_t given = m->given;
+	char why[160];
+	const struct policy_ops *ops = val_capture_allocator(c, why, sizeof(why));
+	if (ops && !(given & RUN_GIVEN_ALLOCATOR)) {
+		m->allocator = ops->name;
+		if (notes)
+			fprintf(notes, "capture: allocator %s (%s)\n", ops->name, why);
+	} else if (ops && notes && policy_find(m->allocator) != ops) {
+		fprintf(notes, "capture: allocator %s from --allocator (the capture's is %s: %s)\n",
+			m->allocator, ops->name, why);
+	}
 	if (c->has_uname && !(given & RUN_GIVEN_KERNEL)) {
 		m->cfg.kernel = val_kernel_profile(c->major, c->minor);
 		m->kernel_from = "the capture's uname.txt";
@@ -748,9 +812,20 @@ static int val_finish(void *ctx, struct run *r, struct rec *rec, struct err *e);
  * and written by val_finish) in it. OUT: *out, the run. */
 static int replay_pass(struct vpass *p, struct rec *rec, struct run **out, struct err *e)
 {
-	char extra[64];
-	(void)snprintf(extra, sizeof(extra), "\"anchor\":%s,\"seed\":%" PRIu64,
-		       p->v->anchor ? "true" : "false", p->o->seed);
+	char extra[400], why[160] = "";
+	const struct policy_ops *cap = val_capture_allocator(p->c, why, sizeof(why));
+	/* which allocator the capture's kernel had, and what said so */
+	size_t n = (size_t)snprintf(extra, sizeof(extra), "\"anchor\":%s,\"seed\":%" PRIu64,
+				    p->v->anchor ? "true" : "false", p->o->seed);
+	if (cap && n < sizeof(extra)) {
+		FILE *f = fmemopen(extra + n, sizeof(extra) - n, "w");
+		if (f) {
+			fprintf(f, ",\"capture_allocator\":\"%s\",\"capture_allocator_from\":",
+				cap->name);
+			json_str(f, why);
+			fclose(f);
+		}
+	}
 	struct run_opts ro = {
 		.command = "validate",
 		.model = p->o->model,
@@ -780,10 +855,11 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 	struct rec *rec = NULL;
 	int rc;
 
-	if (!policy_find(o->model.allocator)->sysfs)
+	if (policy_find(o->model.allocator)->truth == POLICY_TRUTH_NONE)
 		return err_set(e, SLABSIM_EUSAGE,
-			       "validate compares with SLUB's /sys/kernel/slab and /proc/slabinfo: "
-			       "use --allocator slub");
+			       "validate compares with a kernel's allocator: %s models none (use "
+			       "--allocator slub, slab or slob)",
+			       o->model.allocator);
 	if (!c->has_end && !c->nsnapshots && !c->has_attrs)
 		return err_at(e, SLABSIM_ENODATA, c->dir, 0,
 			      "nothing to compare: the capture has no slabinfo.txt (end state), no "
@@ -1231,8 +1307,7 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 			res->sum.pages_mae_over_swing, res->mae, res->scored, res->swing);
 	else
 		fprintf(out, "pages_mae_over_swing undefined (%s)\n",
-			res->scored < 1 || v->nsnaps < 2 ? "too few snapshots"
-							 : "no real swing");
+			res->scored < 1 || v->nsnaps < 2 ? "too few snapshots" : "no real swing");
 	if (v->anchor && res->ratio0 >= 0)
 		fprintf(out, "pages_mae_over_swing without the anchor %.4f (MAE %.1f pages)\n",
 			res->ratio0, res->mae0);
