@@ -297,6 +297,15 @@ struct policy_obj {
 
 struct policy;
 
+/* A cache's recorded state to start from (policy_ops.prepopulate): one
+ * /proc/slabinfo row, slabs counted in the model's geometry. */
+struct policy_start {
+	uint64_t active_objs;  /* slabinfo active_objs */
+	uint64_t nr_slabs;     /* slabs to make */
+	uint64_t free_slabs;   /* of them, wholly free (SLAB: num_slabs - active_slabs) */
+	uint64_t shared_avail; /* SLAB: objects in the shared array (sharedavail) */
+};
+
 /* What the kernel shows of an allocator's state (policy_ops.truth). */
 enum policy_truth {
 	POLICY_TRUTH_NONE = 0, /* no kernel allocator (exact) */
@@ -388,15 +397,21 @@ struct policy_ops {
 	/* The simulated page allocator per order. Optional: NULL when the model
 	 * has no buddy allocator (exact). */
 	void (*page_orders)(const struct policy *p, struct policy_page_orders *out);
-	/* Start from a recorded state (a /proc/slabinfo taken before a trace
-	 * began): put nr_objs live objects into nr_slabs new slabs of cache id,
-	 * full slabs first, the rest of the free slots on the node partial
-	 * list (what slabinfo counts as not active). OUT: objs[0..nr_objs-1],
-	 * to be freed like any allocated object. Optional: NULL when the model
-	 * cannot. Errors: SLABSIM_EUSAGE (bad id, nr_objs above nr_slabs *
-	 * objs_per_slab), SLABSIM_ENOMEM. */
-	int (*prepopulate)(struct policy *p, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs,
-			   struct policy_obj *objs, struct err *e);
+	/* Start from a recorded state (a /proc/slabinfo row taken before a
+	 * trace began, *st): st->nr_slabs new slabs of cache id holding
+	 * st->active_objs objects slabinfo counts as active, full slabs first,
+	 * st->free_slabs of them wholly free where the allocator keeps free
+	 * slabs, the rest of the free slots on the node partial list (what
+	 * slabinfo counts as not active). Of the active objects, those the
+	 * allocator's slabinfo counts as active while they are free (SLAB's
+	 * array caches: st->shared_avail in the shared array, an estimate per
+	 * CPU) are put there; the others are live. OUT: objs[0..*nr_live-1],
+	 * the live objects (at most st->active_objs), to be freed like any
+	 * allocated object. Optional: NULL when the model cannot. Errors:
+	 * SLABSIM_EUSAGE (bad id, active_objs above nr_slabs * objs_per_slab),
+	 * SLABSIM_ENOMEM. */
+	int (*prepopulate)(struct policy *p, uint32_t id, const struct policy_start *st,
+			   struct policy_obj *objs, uint64_t *nr_live, struct err *e);
 	/* Where the instance keeps stats()'s slab_pages and large_pages,
 	 * valid until destroy: the engine reads them around every event, with
 	 * no call. Optional: NULL = the engine takes them from stats(). */

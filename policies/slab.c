@@ -1278,6 +1278,104 @@ static void slab_page_orders(const struct policy *p, struct policy_page_orders *
 	buddy_orders(&((const struct slab_model *)p)->buddy, out);
 }
 
+/* ---- start state ---- */
+
+/* A start state from a /proc/slabinfo row. get_slabinfo() (mm/slab.c, 6.1)
+ * counts active_objs = num_objs - n->free_objects: every object outside the
+ * slabs' freelists is active, those a caller holds and those free in the
+ * per-CPU and shared array caches alike; active_slabs = total_slabs -
+ * free_slabs. So the row gives the slabs, the wholly free ones, the free
+ * slots on partial slabs (num_objs - active_objs - free slabs' slots) and
+ * the shared array's fill (sharedavail), but not how many of the active
+ * objects sit free in the per-CPU arrays. Estimate: each CPU's array holds
+ * batchcount objects, what an array holds right after its last batch move
+ * either way (a refill leaves batchcount - 1 after handing one out, a
+ * flush of a full array limit - batchcount + 1, and enable_cpucache sets
+ * limit = 2 * batchcount), never more than its limit nor than the active
+ * objects the shared array leaves; the rest are live. Arrays start
+ * untouched (the first cache_reap drains them by limit / 5), and the
+ * node's free list as not used since the last reap. */
+static int slab_prepopulate(struct policy *p, uint32_t id, const struct policy_start *st,
+			    struct policy_obj *objs, uint64_t *nr_live, struct err *e)
+{
+	struct slab_model *m = (struct slab_model *)p;
+	*nr_live = 0;
+	if (id >= m->nr_caches)
+		return err_set(e, SLABSIM_EUSAGE, "prepopulate: no cache %u", id);
+	struct cache *a = &m->caches[id];
+	struct cache *k = &m->caches[a->root];
+	uint64_t num = k->g.objs_per_slab, nslabs = st->nr_slabs, active = st->active_objs;
+	if (active > nslabs * num)
+		return err_set(e, SLABSIM_EUSAGE,
+			       "prepopulate %s: %" PRIu64 " objects do not fit %" PRIu64
+			       " slabs of %" PRIu64,
+			       a->name, active, nslabs, num);
+	/* slabs holding active objects; the model's geometry may need more than
+	 * the row's active slabs */
+	uint64_t used = nslabs - (st->free_slabs < nslabs ? st->free_slabs : nslabs);
+	uint64_t need = (active + num - 1) / num;
+	if (used < need)
+		used = need;
+	/* what the arrays hold: the shared array's recorded fill, then the
+	 * per-CPU estimate */
+	uint64_t in_shared =
+		st->shared_avail < k->shared.limit ? st->shared_avail : k->shared.limit;
+	if (in_shared > active)
+		in_shared = active;
+	uint64_t left_free = active - in_shared;
+	uint32_t ncpu = p->cfg.nr_cpus;
+	uint64_t *in_cpu = calloc(ncpu, sizeof(*in_cpu));
+	if (!in_cpu)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	for (uint32_t c = 0; c < ncpu; c++) {
+		uint64_t want = k->cpu[c].batchcount < k->cpu[c].limit ? k->cpu[c].batchcount
+								       : k->cpu[c].limit;
+		in_cpu[c] = want < left_free ? want : left_free;
+		left_free -= in_cpu[c];
+	}
+	uint64_t live = left_free;
+	int rc = 0;
+	if ((rc = ac_reserve(&k->shared, k->name, e)))
+		goto out;
+	for (uint32_t c = 0; c < ncpu; c++)
+		if (in_cpu[c] && (rc = ac_reserve(&k->cpu[c], k->name, e)))
+			goto out;
+	uint64_t left = active, n = 0;
+	uint32_t cpu = 0;
+	for (uint64_t i = 0; i < nslabs; i++) {
+		struct slab *sl;
+		if ((rc = cache_grow_begin(m, k, 0, &sl, e)))
+			goto out;
+		while (i < used && left && sl->active < num) {
+			uint64_t addr = obj_addr(k, sl, slab_get_obj(sl));
+			left--;
+			if (n < live) {
+				struct policy_obj *o = &objs[n++];
+				k->live++;
+				o->addr = addr;
+				o->cache = id;
+				o->order = k->g.order;
+				o->bytes_alloc = o->slot_bytes = k->g.size;
+				o->size = o->object_bytes = a->g.object_size;
+				o->meta_bytes = k->g.size - a->g.object_size;
+			} else if (in_shared) {
+				k->shared.entry[k->shared.avail++] = addr;
+				in_shared--;
+			} else {
+				while (cpu < ncpu && !in_cpu[cpu])
+					cpu++;
+				k->cpu[cpu].entry[k->cpu[cpu].avail++] = addr;
+				in_cpu[cpu]--;
+			}
+		}
+		cache_grow_end(k, sl);
+	}
+	*nr_live = n;
+out:
+	free(in_cpu);
+	return rc;
+}
+
 const struct policy_ops slab_ops = {
 	.name = "slab",
 	.desc = "SLAB (mm/slab.c): per-CPU and shared arrays, free_limit, cache_reap",
@@ -1305,4 +1403,5 @@ const struct policy_ops slab_ops = {
 	.check = slab_check,
 	.page_orders = slab_page_orders,
 	.timer = slab_timer,
+	.prepopulate = slab_prepopulate,
 };

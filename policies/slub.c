@@ -931,10 +931,16 @@ static void slub_page_orders(const struct policy *p, struct policy_page_orders *
 	buddy_orders(&((const struct slub *)p)->buddy, out);
 }
 
-static int slub_prepopulate(struct policy *p, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs,
-			    struct policy_obj *objs, struct err *e)
+/* SLUB's slabinfo counts free CPU-slab slots as active too, but where they
+ * were is unknown: every active object starts live, free slots on the node
+ * partial list; SLUB keeps no wholly free slab apart (free_slabs and
+ * shared_avail are not used). */
+static int slub_prepopulate(struct policy *p, uint32_t id, const struct policy_start *st,
+			    struct policy_obj *objs, uint64_t *nr_live, struct err *e)
 {
 	struct slub *s = (struct slub *)p;
+	uint64_t nr_objs = st->active_objs, nr_slabs = st->nr_slabs;
+	*nr_live = 0;
 	if (id >= s->nr_caches)
 		return err_set(e, SLABSIM_EUSAGE, "prepopulate: no cache %u", id);
 	struct cache *a = &s->caches[id];
@@ -971,6 +977,7 @@ static int slub_prepopulate(struct policy *p, uint32_t id, uint64_t nr_objs, uin
 			list_add(&k->full, sl, true);
 		}
 	}
+	*nr_live = n;
 	return 0;
 }
 

@@ -377,12 +377,33 @@ int val_phases_print(struct val_phases *p, const struct sim *s, FILE *out, struc
 
 /* ---- validate ---- */
 
-enum { L_OBJECT_SIZE, L_SLAB_SIZE, L_ALIGN, L_ORDER, L_OBJS, L_NR };
-static const char *const lfield[L_NR] = {"object_size", "slab_size", "align", "order",
-					 "objs_per_slab"};
-static const enum capture_attr lattr[L_NR] = {CAPTURE_A_OBJECT_SIZE, CAPTURE_A_SLAB_SIZE,
-					      CAPTURE_A_ALIGN, CAPTURE_A_ORDER,
-					      CAPTURE_A_OBJS_PER_SLAB};
+/* The layout figures compared: the first five from /sys/kernel/slab (SLUB),
+ * the slab_size, objs_per_slab and the last four from /proc/slabinfo (SLAB:
+ * objsize, objperslab, pagesperslab and the tunables). A figure whose real
+ * value is -1 is not compared. */
+enum {
+	L_OBJECT_SIZE,
+	L_SLAB_SIZE,
+	L_ALIGN,
+	L_ORDER,
+	L_OBJS,
+	L_FIRST_SYSFS_NR, /* the five of slab-attrs.tsv (and of validation_layout) */
+	L_PAGES = L_FIRST_SYSFS_NR,
+	L_LIMIT,
+	L_BATCH,
+	L_SHARED,
+	L_NR
+};
+static const char *const lfield[L_NR] = {"object_size", "slab_size",	 "align",
+					 "order",	"objs_per_slab", "pagesperslab",
+					 "limit",	"batchcount",	 "sharedfactor"};
+/* the same figures under their /proc/slabinfo names */
+static const char *const lfield_slabinfo[L_NR] = {"object_size", "objsize",    "align",
+						  "order",	 "objperslab", "pagesperslab",
+						  "limit",	 "batchcount", "sharedfactor"};
+static const enum capture_attr lattr[L_FIRST_SYSFS_NR] = {CAPTURE_A_OBJECT_SIZE,
+							  CAPTURE_A_SLAB_SIZE, CAPTURE_A_ALIGN,
+							  CAPTURE_A_ORDER, CAPTURE_A_OBJS_PER_SLAB};
 
 struct layout_res {
 	const char *name;
@@ -557,7 +578,9 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 		uint64_t objs = d[i].objs;
 		if (objs > d[i].slabs * cs.objs_per_slab)
 			objs = d[i].slabs * cs.objs_per_slab;
-		if ((rc2 = sim_prepopulate(s, d[i].id, objs, d[i].slabs, e)))
+		struct policy_start st = {.active_objs = objs, .nr_slabs = d[i].slabs};
+		uint64_t nlive;
+		if ((rc2 = sim_prepopulate(s, d[i].id, &st, &nlive, e)))
 			break;
 		v->anchor_pages += d[i].slabs * cs.pages_per_slab;
 		v->anchor_objs += objs;
@@ -702,7 +725,7 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 		return rc;
 	if (!c->has_start)
 		return 0;
-	uint64_t objs = 0, slabs = 0;
+	uint64_t objs = 0, slabs = 0, live = 0;
 	uint32_t skipped = 0;
 	for (uint32_t i = 0; i < c->start.n; i++) {
 		const struct capture_slabinfo_row *row = &c->start.rows[i];
@@ -723,16 +746,32 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 		uint64_t n = row->active_objs;
 		if (n > nslabs * cs.objs_per_slab)
 			n = nslabs * cs.objs_per_slab;
-		if ((rc = sim_prepopulate(s, id, n, nslabs, e)))
+		struct policy_start st = {
+			.active_objs = n,
+			.nr_slabs = nslabs,
+			.free_slabs = (row->num_slabs - row->active_slabs) * row->pagesperslab /
+				      cs.pages_per_slab,
+			.shared_avail = row->sharedavail,
+		};
+		uint64_t nlive;
+		if ((rc = sim_prepopulate(s, id, &st, &nlive, e)))
 			return rc;
 		objs += n;
+		live += nlive;
 		slabs += nslabs;
 	}
-	if (notes)
+	if (notes) {
 		fprintf(notes,
 			"capture: start state from slabinfo-start.txt: %" PRIu64
 			" objects in %" PRIu64 " slabs%s\n",
 			objs, slabs, skipped ? " (caches the model cannot lay out skipped)" : "");
+		if (live != objs)
+			fprintf(notes,
+				"capture: of them %" PRIu64 " live, %" PRIu64
+				" free in the allocator's array caches (counted active by its "
+				"slabinfo)\n",
+				live, objs - live);
+	}
 	return 0;
 }
 
@@ -752,7 +791,7 @@ static void layout_check(const struct capture *c, const struct sim *s, struct la
 		struct layout_res *lr = &(*out)[(*nout)++];
 		lr->name = r->name;
 		for (int f = 0; f < L_NR; f++)
-			lr->real[f] = r->v[lattr[f]];
+			lr->real[f] = f < L_FIRST_SYSFS_NR ? r->v[lattr[f]] : -1;
 		struct policy_geom g;
 		uint32_t id;
 		struct policy *p = sim_policy((struct sim *)s);
@@ -779,7 +818,67 @@ static void layout_check(const struct capture *c, const struct sim *s, struct la
 				continue;
 			}
 		}
-		uint32_t pred[L_NR] = {g.object_size, g.size, g.align, g.order, g.objs_per_slab};
+		uint32_t pred[L_NR] = {g.object_size, g.size,	       g.align,
+				       g.order,	      g.objs_per_slab, 1u << g.order,
+				       g.limit,	      g.batchcount,    g.shared};
+		for (int f = 0; f < L_NR; f++) {
+			lr->pred[f] = pred[f];
+			if (lr->real[f] >= 0 && (int64_t)pred[f] != lr->real[f])
+				lr->bad |= 1u << f;
+		}
+	}
+}
+
+/* The slabinfo that shows every cache's layout: the end state, else the
+ * start state, else NULL. */
+static const struct capture_slabinfo *layout_slabinfo(const struct capture *c)
+{
+	return c->has_end ? &c->end : c->has_start ? &c->start : NULL;
+}
+
+/* SLAB's layout check: every cache of /proc/slabinfo (SLAB lists each
+ * cache of slab_caches, kmalloc caches included, merged ones under their
+ * root's name) against the model's cache of that name after the run: objsize
+ * (the stride), objperslab, pagesperslab and the enable_cpucache tunables.
+ * A cache the model does not hold is laid out from its objsize alone. */
+static void layout_check_slabinfo(const struct capture *c, const struct sim *s,
+				  struct layout_res **out, uint32_t *nout)
+{
+	const struct capture_slabinfo *si = layout_slabinfo(c);
+	*nout = 0;
+	if (!si || !(*out = calloc(si->n ? si->n : 1, sizeof(**out))))
+		return;
+	struct policy *p = sim_policy((struct sim *)s);
+	for (uint32_t i = 0; i < si->n; i++) {
+		const struct capture_slabinfo_row *r = &si->rows[i];
+		struct layout_res *lr = &(*out)[(*nout)++];
+		lr->name = r->name;
+		int64_t real[L_NR] = {-1,	r->objsize,    -1,
+				      -1,	r->objperslab, r->pagesperslab,
+				      r->limit, r->batchcount, r->sharedfactor};
+		memcpy(lr->real, real, sizeof(real));
+		struct policy_geom g;
+		uint32_t id;
+		if (sim_find_cache(s, r->name, &id)) {
+			struct policy_cache_info ci;
+			p->ops->cache_info(p, id, &ci);
+			g = ci.g;
+		} else {
+			struct policy_cache_spec spec = {.name = r->name,
+							 .object_size = r->objsize,
+							 .align = 8,
+							 .no_merge = true};
+			struct err e;
+			if (!p->ops->layout || p->ops->layout(&p->cfg, &spec, &g, &e)) {
+				lr->failed = true;
+				(void)snprintf(lr->why, sizeof(lr->why), "%.120s",
+					       p->ops->layout ? e.msg : "no layout");
+				continue;
+			}
+		}
+		uint32_t pred[L_NR] = {g.object_size, g.size,	       g.align,
+				       g.order,	      g.objs_per_slab, 1u << g.order,
+				       g.limit,	      g.batchcount,    g.shared};
 		for (int f = 0; f < L_NR; f++) {
 			lr->pred[f] = pred[f];
 			if (lr->real[f] >= 0 && (int64_t)pred[f] != lr->real[f])
@@ -983,6 +1082,9 @@ static void print_end_json(FILE *out, const struct capture *c, const struct vctx
 struct vres {
 	struct layout_res *lay;
 	uint32_t nlay;
+	const char *const *lfield; /* names of the layout figures */
+	const char *layout_from;   /* what the layout was compared with, NULL: not compared */
+	const char *layout_none;   /* why not */
 	struct end_row *rows;
 	uint32_t nrows;
 	struct vrec_summary sum;
@@ -1001,9 +1103,24 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 	struct layout_res *lay = NULL;
 	struct end_row *rows = NULL;
 	uint32_t nlay = 0, nrows = 0;
-	(void)o;
-	if (c->has_attrs)
+	enum policy_truth truth = policy_find(o->model.allocator)->truth;
+	res->lfield = lfield;
+	if (truth == POLICY_TRUTH_SLABINFO) {
+		res->lfield = lfield_slabinfo;
+		if (layout_slabinfo(c)) {
+			layout_check_slabinfo(c, s, &lay, &nlay);
+			res->layout_from = c->has_end ? "slabinfo.txt" : "slabinfo-start.txt";
+		} else {
+			res->layout_none = "no slabinfo.txt nor slabinfo-start.txt in the capture";
+		}
+	} else if (truth == POLICY_TRUTH_MEMINFO) {
+		res->layout_none = "the kernel shows no cache of SLOB";
+	} else if (c->has_attrs) {
 		layout_check(c, s, &lay, &nlay);
+		res->layout_from = "slab-attrs.tsv";
+	} else {
+		res->layout_none = "no slab-attrs.tsv in the capture";
+	}
 	res->lay = lay;
 	res->nlay = nlay;
 	for (uint32_t i = 0; i < v->nsnaps; i++) {
@@ -1172,7 +1289,7 @@ static void val_print_json(const struct vpass *p, const struct vres *res)
 		for (int f = 0; !l->failed && f < L_NR; f++)
 			if (l->bad & (1u << f))
 				fprintf(out, ", \"%s\": {\"predicted\": %u, \"real\": %" PRId64 "}",
-					lfield[f], l->pred[f], l->real[f]);
+					res->lfield[f], l->pred[f], l->real[f]);
 		fputc('}', out);
 	}
 	fprintf(out, "%s]},\n", first ? "" : "\n  ");
@@ -1252,11 +1369,14 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 	fprintf(out, "kernel %s (profile %s), nr_cpus %u, slub_debug %s\n\n",
 		c->has_uname ? c->release : "unknown", run_kernel_name(&o->model),
 		o->model.cfg.nr_cpus, policy_slub_debug_str(o->model.cfg.slub_debug, dbg));
-	if (!c->has_attrs)
-		fprintf(out, "layout: no slab-attrs.tsv in the capture\n");
-	else
+	if (res->layout_from && !c->has_attrs)
+		fprintf(out, "layout (%s): %u caches compared, %u mismatched\n", res->layout_from,
+			res->sum.layout_compared, res->sum.layout_mismatched);
+	else if (res->layout_from)
 		fprintf(out, "layout: %u caches compared, %u mismatched\n",
 			res->sum.layout_compared, res->sum.layout_mismatched);
+	else
+		fprintf(out, "layout: not compared: %s\n", res->layout_none);
 	for (uint32_t i = 0; i < res->nlay; i++) {
 		const struct layout_res *l = &res->lay[i];
 		if (l->failed)
@@ -1264,7 +1384,7 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 		for (int f = 0; !l->failed && f < L_NR; f++)
 			if (l->bad & (1u << f))
 				fprintf(out, "  %s %s: predicted %u, real %" PRId64 "\n", l->name,
-					lfield[f], l->pred[f], l->real[f]);
+					res->lfield[f], l->pred[f], l->real[f]);
 	}
 	if (!c->has_end)
 		fprintf(out,
@@ -1323,7 +1443,7 @@ static int val_record(const struct vpass *p, const struct vres *res, struct rec 
 	for (uint32_t i = 0; i < res->nlay; i++) {
 		struct vrec_layout_row lr = {.cache = res->lay[i].name,
 					     .mismatch = res->lay[i].bad || res->lay[i].failed};
-		for (int f = 0; f < L_NR; f++) {
+		for (int f = 0; f < L_FIRST_SYSFS_NR; f++) {
 			lr.pred[f] = res->lay[i].pred[f];
 			lr.real[f] = res->lay[i].real[f] < 0 ? 0 : (uint32_t)res->lay[i].real[f];
 		}
