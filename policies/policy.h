@@ -101,7 +101,11 @@ struct policy_cfg {
 	bool cpu_partial;	   /* CONFIG_SLUB_CPU_PARTIAL (default true) */
 	uint32_t cache_line;	   /* cache_line_size(), default 64 */
 	/* SLAB */
-	bool slab_debug;	 /* CONFIG_DEBUG_SLAB */
+	bool slab_debug; /* CONFIG_DEBUG_SLAB */
+	/* 6.1 built without CONFIG_MEMCG_KMEM: no kmalloc-cg-N caches,
+	 * __GFP_ACCOUNT kmallocs use kmalloc-N (kmalloc_type() in
+	 * include/linux/slab.h); set from a capture whose slabinfo lists none */
+	bool no_kmalloc_cg;
 	uint32_t slab_max_order; /* slab_max_order=, default 1 (> 32 MiB RAM) */
 };
 

@@ -155,7 +155,8 @@ struct slab_model {
 	size_t cap_caches;
 	uint32_t kmalloc_ids[POLICY_KMALLOC_NR_TYPES][LAYOUT_SLAB_KMALLOC_SHIFT_HIGH + 1];
 	struct u64map slabs;	    /* slab base address -> struct slab * */
-	struct policy_pages counts; /* slab pages (large kmallocs are slabs here: 0) */
+	struct policy_pages counts; /* slab pages, and 6.1's large-kmalloc pages */
+	uint64_t large_objs;	    /* live large kmallocs (6.1) */
 	/* cache_reap */
 	bool timer_started;
 	uint64_t now_j;	       /* jiffies of the latest timer call */
@@ -795,12 +796,24 @@ static int slab_cache_create(struct policy *p, const struct policy_cache_spec *s
 			 e);
 }
 
+/* The largest kmalloc cache's index. 5.4: KMALLOC_SHIFT_HIGH = MAX_ORDER +
+ * PAGE_SHIFT - 1, caches up to 4 MiB. 6.1 (include/linux/slab.h; commit
+ * "mm/slab: kmalloc: pass requests larger than order-1 page to page
+ * allocator", v6.1): PAGE_SHIFT + 1 as for SLUB, caches up to 8 KiB and
+ * larger kmallocs to the page allocator (__kmalloc_large_node in
+ * mm/slab_common.c, counted in Slab: but in no cache of /proc/slabinfo). */
+static uint32_t kmalloc_shift_high(const struct policy_cfg *cfg)
+{
+	return cfg->kernel == POLICY_KERNEL_6_1 ? POLICY_PAGE_SHIFT + 1
+						: LAYOUT_SLAB_KMALLOC_SHIFT_HIGH;
+}
+
 static uint32_t slab_kmalloc_cache(const struct policy *p, uint64_t size,
 				   enum policy_kmalloc_type t)
 {
 	const struct slab_model *m = (const struct slab_model *)p;
 	uint32_t idx = layout_slab_kmalloc_index(size);
-	if (!idx)
+	if (!idx || idx > kmalloc_shift_high(&p->cfg))
 		return POLICY_NO_CACHE;
 	return m->kmalloc_ids[layout_kmalloc_type(&p->cfg, t)][idx];
 }
@@ -871,10 +884,11 @@ static int slab_create(const struct policy_cfg *cfg, struct policy **out, struct
 	int rc = 0;
 	for (size_t ti = 0; ti < sizeof(types) / sizeof(types[0]) && !rc; ti++) {
 		enum policy_kmalloc_type t = types[ti];
-		if (t == POLICY_KMALLOC_CGROUP && cfg->kernel != POLICY_KERNEL_6_1)
+		if (t == POLICY_KMALLOC_CGROUP &&
+		    (cfg->kernel != POLICY_KERNEL_6_1 || cfg->no_kmalloc_cg))
 			continue;
 		for (uint32_t i = LAYOUT_SLAB_KMALLOC_SHIFT_LOW;
-		     i <= LAYOUT_SLAB_KMALLOC_SHIFT_HIGH && !rc; i++) {
+		     i <= kmalloc_shift_high(cfg) && !rc; i++) {
 			rc = add_kmalloc_cache(m, t, i, e);
 			if (!rc && i == 6)
 				rc = add_kmalloc_cache(m, t, 1, e);
@@ -930,8 +944,26 @@ static int slab_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	if (rc0)
 		return rc0;
 	if (id == POLICY_KMALLOC) {
-		/* __do_kmalloc: NULL above KMALLOC_MAX_CACHE_SIZE, no page path */
+		/* __do_kmalloc: 5.4 NULL above KMALLOC_MAX_CACHE_SIZE, no page
+		 * path; 6.1 kmalloc_large, whole pages from the page allocator */
 		id = slab_kmalloc_cache(p, r->size, r->ktype);
+		if (id == POLICY_NO_CACHE && p->cfg.kernel == POLICY_KERNEL_6_1 &&
+		    r->size > (1u << kmalloc_shift_high(&p->cfg)) &&
+		    layout_get_order(r->size) < POLICY_MAX_ORDER) {
+			uint32_t order = layout_get_order(r->size);
+			if (buddy_alloc(&m->buddy, order, &out->addr))
+				return err_set(e, SLABSIM_ENOMEM,
+					       "out of memory for a large kmalloc");
+			out->cache = POLICY_NO_CACHE;
+			out->order = order;
+			out->bytes_alloc = (uint64_t)POLICY_PAGE_SIZE << order;
+			out->size = r->size;
+			out->slot_bytes = out->object_bytes = out->bytes_alloc;
+			out->meta_bytes = 0;
+			m->counts.large += 1ULL << order;
+			m->large_objs++;
+			return 0;
+		}
 		if (id == POLICY_NO_CACHE)
 			return err_set(e, SLABSIM_EUSAGE, "kmalloc of %" PRIu64 " bytes: no cache",
 				       r->size);
@@ -960,8 +992,14 @@ static int slab_free(struct policy *p, const struct policy_obj *o, uint32_t cpu,
 	int rc0 = policy_check_free(p, o, cpu, m->nr_caches, e);
 	if (rc0)
 		return rc0;
-	if (o->cache == POLICY_NO_CACHE)
-		return err_set(e, SLABSIM_EUSAGE, "SLAB has no page-allocator objects");
+	if (o->cache == POLICY_NO_CACHE) {
+		if (p->cfg.kernel != POLICY_KERNEL_6_1 || !m->large_objs)
+			return err_set(e, SLABSIM_EUSAGE,
+				       "no page-allocator object of SLAB is live");
+		m->counts.large -= 1ULL << o->order;
+		m->large_objs--;
+		return buddy_free(&m->buddy, o->addr, o->order);
+	}
 	struct cache *k = &m->caches[m->caches[o->cache].root];
 	struct slab *sl;
 	uint32_t idx;
@@ -1041,6 +1079,8 @@ static void slab_stats(const struct policy *p, struct policy_stats *out)
 	const struct slab_model *m = (const struct slab_model *)p;
 	memset(out, 0, sizeof(*out));
 	out->slab_pages = m->counts.slab;
+	out->large_pages = m->counts.large;
+	out->large_objs = m->large_objs;
 	out->buddy_pages = m->buddy.pages_out;
 }
 
@@ -1260,10 +1300,11 @@ static int slab_check(const struct policy *p, struct err *e)
 		rc = err_set(e, SLABSIM_EMODEL,
 			     "slab pages %" PRIu64 " != sum over caches %" PRIu64, m->counts.slab,
 			     pages);
-	} else if (m->counts.slab != m->buddy.pages_out) {
+	} else if (m->counts.slab + m->counts.large != m->buddy.pages_out) {
 		rc = err_set(e, SLABSIM_EMODEL,
-			     "buddy has %" PRIu64 " pages out, slabs hold %" PRIu64,
-			     m->buddy.pages_out, m->counts.slab);
+			     "buddy has %" PRIu64
+			     " pages out, slabs and large kmallocs hold %" PRIu64,
+			     m->buddy.pages_out, m->counts.slab + m->counts.large);
 	}
 out:
 	free(hv.v);
@@ -1318,8 +1359,8 @@ static int slab_prepopulate(struct policy *p, uint32_t id, const struct policy_s
 		used = need;
 	/* what the arrays hold: the shared array's recorded fill, then the
 	 * per-CPU estimate */
-	uint64_t in_shared =
-		st->shared_avail < k->shared.limit ? st->shared_avail : k->shared.limit;
+	uint64_t room = k->shared.limit - k->shared.avail;
+	uint64_t in_shared = st->shared_avail < room ? st->shared_avail : room;
 	if (in_shared > active)
 		in_shared = active;
 	uint64_t left_free = active - in_shared;
@@ -1328,8 +1369,11 @@ static int slab_prepopulate(struct policy *p, uint32_t id, const struct policy_s
 	if (!in_cpu)
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	for (uint32_t c = 0; c < ncpu; c++) {
-		uint64_t want = k->cpu[c].batchcount < k->cpu[c].limit ? k->cpu[c].batchcount
-								       : k->cpu[c].limit;
+		/* (a cache already in use keeps what its arrays hold) */
+		uint64_t cap = k->cpu[c].limit - k->cpu[c].avail;
+		uint64_t want = k->cpu[c].batchcount < cap ? k->cpu[c].batchcount : cap;
+		if (!st->shared_avail)
+			want = 0;
 		in_cpu[c] = want < left_free ? want : left_free;
 		left_free -= in_cpu[c];
 	}

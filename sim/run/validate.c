@@ -127,6 +127,18 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 				: c->online ? "online"
 					    : "nproc");
 	}
+	/* a 6.1 kernel without CONFIG_MEMCG_KMEM lists no kmalloc-cg-N cache */
+	const struct capture_slabinfo *si = c->has_end ? &c->end : c->has_start ? &c->start : NULL;
+	if (si && si->n && m->cfg.kernel == POLICY_KERNEL_6_1) {
+		bool cg = false;
+		for (uint32_t i = 0; i < si->n && !cg; i++)
+			cg = strncmp(si->rows[i].name, "kmalloc-cg-", 11) == 0;
+		m->cfg.no_kmalloc_cg = !cg;
+		if (!cg && notes)
+			fprintf(notes,
+				"capture: no kmalloc-cg-N cache in its slabinfo (a kernel "
+				"without CONFIG_MEMCG_KMEM): accounted kmallocs use kmalloc-N\n");
+	}
 	if (!c->has_cmdline)
 		return 0;
 	const struct capture_cmdline *cl = &c->cmdline;
