@@ -442,6 +442,12 @@ struct snap_res {
 
 struct vctx {
 	struct capture *c;
+	/* SLOB (POLICY_TRUTH_MEMINFO): snapshots are snapshots/ID.meminfo and
+	 * the predicted total is base_pages (what the kernel held when the
+	 * trace began, from meminfo-start.txt or the anchor, held constant)
+	 * plus the model's slab and large-kmalloc pages */
+	bool meminfo;
+	int64_t base_pages;
 	bool anchor;	       /* top up the pre-trace remainder at the first snapshot */
 	uint64_t anchor_pages; /* pages added there */
 	uint64_t anchor_objs;
@@ -451,12 +457,58 @@ struct vctx {
 	uint32_t snap_markers_dup;
 };
 
-static bool have_snapshot(const struct capture *c, const char *id)
+static bool have_snapshot(const struct capture *c, bool meminfo, const char *id)
 {
-	for (uint32_t i = 0; i < c->nsnapshots; i++)
-		if (strcmp(c->snapshot_ids[i], id) == 0)
+	char **ids = meminfo ? c->meminfo_ids : c->snapshot_ids;
+	uint32_t n = meminfo ? c->nmeminfo : c->nsnapshots;
+	for (uint32_t i = 0; i < n; i++)
+		if (strcmp(ids[i], id) == 0)
 			return true;
 	return false;
+}
+
+/* /proc/meminfo's Slab: in pages (kB / 4), -1 without the line. */
+static int64_t meminfo_pages(const struct capture_meminfo *mi)
+{
+	return mi->slab_kb < 0 ? -1 : mi->slab_kb / (POLICY_PAGE_SIZE / 1024);
+}
+
+/* What the SLOB model predicts /proc/meminfo's Slab: to be, in pages: its
+ * slab pages and its page-allocator kmallocs (6.1 counts both), on top of
+ * the pages held when the trace began. */
+static uint64_t meminfo_pred(const struct vctx *v, const struct sim *s)
+{
+	struct sim_totals t;
+	sim_totals(s, &t);
+	int64_t p = v->base_pages + (int64_t)(t.slab_pages + t.large_pages);
+	return p < 0 ? 0 : (uint64_t)p;
+}
+
+/* on_snap for a meminfo capture: snapshots/ID.meminfo's Slab: against the
+ * model; without meminfo-start.txt the first snapshot sets base_pages (the
+ * anchor) and is not scored. */
+static int on_snap_meminfo(struct vctx *v, struct sim *s, struct snap_res *r, struct err *e)
+{
+	struct capture_meminfo mi;
+	int rc = capture_read_snapshot_meminfo(v->c, r->id, &mi, e);
+	if (rc)
+		return rc;
+	int64_t real = meminfo_pages(&mi);
+	if (real < 0)
+		return err_set(e, SLABSIM_EINPUT, "%s/snapshots/%s.meminfo: no Slab: line",
+			       v->c->dir, r->id);
+	r->real_pages = (uint64_t)real;
+	if (!(r->caches = calloc(1, sizeof(*r->caches))))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (v->anchor && v->nsnaps == 1) {
+		struct sim_totals t;
+		sim_totals(s, &t);
+		r->anchor = true;
+		v->base_pages = real - (int64_t)(t.slab_pages + t.large_pages);
+		v->anchor_pages = (uint64_t)(v->base_pages < 0 ? 0 : v->base_pages);
+	}
+	r->pred_pages = meminfo_pred(v, s);
+	return 0;
 }
 
 static int define_cache(struct sim *s, const struct capture *c,
@@ -468,7 +520,7 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 	const char *id = capture_snap_id(ev->text);
 	if (!id)
 		return 0;
-	if (!have_snapshot(v->c, id)) {
+	if (!have_snapshot(v->c, v->meminfo, id)) {
 		v->snap_markers_missing++;
 		return 0;
 	}
@@ -493,6 +545,8 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 	memcpy(r->id, id, il);
 	v->nsnaps++;
 	r->t_ns = ev->t_ns;
+	if (v->meminfo)
+		return on_snap_meminfo(v, s, r, e);
 	int rc = capture_read_snapshot(v->c, id, &r->si, e);
 	if (rc)
 		return rc;
@@ -971,13 +1025,31 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 			       "validate compares with a kernel's allocator: %s models none (use "
 			       "--allocator slub, slab or slob)",
 			       o->model.allocator);
-	if (!c->has_end && !c->nsnapshots && !c->has_attrs)
+	bool meminfo = policy_find(o->model.allocator)->truth == POLICY_TRUTH_MEMINFO;
+	if (meminfo && !c->has_meminfo_end && !c->nmeminfo)
+		return err_at(
+			e, SLABSIM_ENODATA, c->dir, 0,
+			"nothing to compare: the kernel's allocator shows only /proc/meminfo's "
+			"Slab:, and the capture has no meminfo.txt (end state) nor "
+			"snapshots/*.meminfo (over time)");
+	if (!meminfo && !c->has_end && !c->nsnapshots && !c->has_attrs)
 		return err_at(e, SLABSIM_ENODATA, c->dir, 0,
 			      "nothing to compare: the capture has no slabinfo.txt (end state), no "
 			      "snapshots/*.slabinfo (over time) and no slab-attrs.tsv (layout)");
+	v.meminfo = v0.meminfo = meminfo;
+	bool start = meminfo ? c->has_meminfo_start && c->meminfo_start.slab_kb >= 0 : c->has_start;
+	if (meminfo && start) {
+		v.base_pages = v0.base_pages = meminfo_pages(&c->meminfo_start);
+		if (o->notes)
+			fprintf(o->notes,
+				"capture: start state from meminfo-start.txt: Slab: %" PRId64
+				" kB = %" PRId64 " pages, held as pages the model does not track "
+				"(the kernel shows no per-cache state); the model adds its own\n",
+				c->meminfo_start.slab_kb, v.base_pages);
+	}
 	/* a boot capture: the first snapshot is the start state (see on_snap);
 	 * a first pass without it gives the unanchored series */
-	v.anchor = o->anchor && !c->has_start && c->nsnapshots > 0;
+	v.anchor = o->anchor && !start && (meminfo ? c->nmeminfo : c->nsnapshots) > 0;
 	if (v.anchor) {
 		if ((rc = replay_pass(&p0, NULL, &r, e)))
 			goto out;
@@ -1207,13 +1279,32 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 		if (lay[i].bad || lay[i].failed)
 			sum.layout_mismatched++;
 	}
+	if (v->meminfo) {
+		/* SLOB: no cache in the kernel's view, the end state is Slab: of
+		 * meminfo.txt against the model's total */
+		nrows = 0;
+		sum.caches_compared = 0;
+		sum.real_objs = sum.predicted_objs = sum.real_active = sum.predicted_active = 0;
+		real_slabs = pred_slabs = 0;
+		int64_t real = c->has_meminfo_end ? meminfo_pages(&c->meminfo_end) : -1;
+		sum.real_pages = real < 0 ? 0 : (uint64_t)real;
+		sum.predicted_pages = meminfo_pred(v, s);
+		uint64_t d = sum.real_pages > sum.predicted_pages
+				     ? sum.real_pages - sum.predicted_pages
+				     : sum.predicted_pages - sum.real_pages;
+		sum.weighted_page_error = sum.real_pages ? (double)d / (double)sum.real_pages : 0;
+		sum.pages_mae_over_swing = -1;
+		sum.start_state = c->has_meminfo_start;
+	}
 	/* ---- snapshots ---- */
 	sum.snapshots = v->nsnaps;
 	uint32_t files_unmatched = 0;
-	for (uint32_t i = 0; i < c->nsnapshots; i++) {
+	char **ids = v->meminfo ? c->meminfo_ids : c->snapshot_ids;
+	uint32_t nids = v->meminfo ? c->nmeminfo : c->nsnapshots;
+	for (uint32_t i = 0; i < nids; i++) {
 		bool seen = false;
 		for (uint32_t j = 0; j < v->nsnaps && !seen; j++)
-			seen = strcmp(v->snaps[j].id, c->snapshot_ids[i]) == 0;
+			seen = strcmp(v->snaps[j].id, ids[i]) == 0;
 		files_unmatched += !seen;
 	}
 	/* MAE over the scored snapshots (all but an anchor), divided by the
@@ -1306,7 +1397,17 @@ static void val_print_json(const struct vpass *p, const struct vres *res)
 	}
 	fprintf(out, "%s]},\n", first ? "" : "\n  ");
 	/* without slabinfo.txt nothing was compared: null, not a 0 error */
-	if (!c->has_end)
+	if (v->meminfo && c->has_meminfo_end)
+		fprintf(out,
+			"  \"end_state\": {\"meminfo\": true, \"start_state\": %s, "
+			"\"start_pages\": %" PRId64 ", \"real\": {\"pages\": %" PRIu64
+			"}, \"predicted\": {\"pages\": %" PRIu64
+			"}, \"weighted_page_error\": %.6f, \"untraced_allocations\": %" PRIu64
+			", \"unattributed_frees\": %" PRIu64 "}",
+			c->has_meminfo_start ? "true" : "false", v->base_pages, res->sum.real_pages,
+			res->sum.predicted_pages, res->sum.weighted_page_error,
+			res->sum.untraced_frees, res->sum.unattributed_frees);
+	else if (!c->has_end)
 		fprintf(out, "  \"end_state\": null");
 	else
 		print_end_json(out, c, v, &res->sum, res->rows, res->nrows, res->real_slabs,
@@ -1398,7 +1499,23 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 				fprintf(out, "  %s %s: predicted %u, real %" PRId64 "\n", l->name,
 					res->lfield[f], l->pred[f], l->real[f]);
 	}
-	if (!c->has_end)
+	if (v->meminfo && c->has_meminfo_end)
+		fprintf(out,
+			"\nend state (Slab: of meminfo.txt; the kernel shows no cache): real "
+			"%" PRIu64 " pages, predicted %" PRIu64
+			" (error %.1f%%)\n  of them %" PRId64
+			" pages held since the start (%s), the rest the model's\n"
+			"  untraced allocations (frees of objects never allocated in the trace): "
+			"%" PRIu64 "; frees naming no cache: %" PRIu64 "\n",
+			res->sum.real_pages, res->sum.predicted_pages,
+			100 * res->sum.weighted_page_error, v->base_pages,
+			c->has_meminfo_start ? "meminfo-start.txt"
+			: v->anchor	     ? "the first snapshot"
+					     : "none: no meminfo-start.txt",
+			res->sum.untraced_frees, res->sum.unattributed_frees);
+	else if (v->meminfo)
+		fprintf(out, "\nend state: not compared: no meminfo.txt in the capture\n");
+	else if (!c->has_end)
 		fprintf(out,
 			"\nend state: not compared: no slabinfo.txt in the capture (the "
 			"model "
