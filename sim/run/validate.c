@@ -127,14 +127,20 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 				: c->online ? "online"
 					    : "nproc");
 	}
-	/* a 6.1 kernel without CONFIG_MEMCG_KMEM lists no kmalloc-cg-N cache */
+	/* a 6.1 kernel without CONFIG_MEMCG_KMEM lists no kmalloc-cg-N cache;
+	 * 6.1 always has kmalloc-rcl-N (create_kmalloc_caches), so a slabinfo
+	 * without them lists only some caches (a hand-made one) and says
+	 * nothing */
 	const struct capture_slabinfo *si = c->has_end ? &c->end : c->has_start ? &c->start : NULL;
 	if (si && si->n && m->cfg.kernel == POLICY_KERNEL_6_1) {
-		bool cg = false;
-		for (uint32_t i = 0; i < si->n && !cg; i++)
-			cg = strncmp(si->rows[i].name, "kmalloc-cg-", 11) == 0;
-		m->cfg.no_kmalloc_cg = !cg;
-		if (!cg && notes)
+		bool cg = false, rcl = false;
+		for (uint32_t i = 0; i < si->n; i++) {
+			cg |= strncmp(si->rows[i].name, "kmalloc-cg-", 11) == 0;
+			rcl |= strncmp(si->rows[i].name, "kmalloc-rcl-", 12) == 0;
+		}
+		if (rcl)
+			m->cfg.no_kmalloc_cg = !cg;
+		if (rcl && !cg && notes)
 			fprintf(notes,
 				"capture: no kmalloc-cg-N cache in its slabinfo (a kernel "
 				"without CONFIG_MEMCG_KMEM): accounted kmallocs use kmalloc-N\n");
@@ -979,10 +985,14 @@ static int replay_pass(struct vpass *p, struct rec *rec, struct run **out, struc
 {
 	char extra[400], why[160] = "";
 	const struct policy_ops *cap = val_capture_allocator(p->c, why, sizeof(why));
-	/* which allocator the capture's kernel had, and what said so */
+	/* which allocator the capture's kernel had, and what said so; not for
+	 * a SLUB capture validated as SLUB, whose configuration key stays what
+	 * it was before validate chose models */
 	size_t n = (size_t)snprintf(extra, sizeof(extra), "\"anchor\":%s,\"seed\":%" PRIu64,
 				    p->v->anchor ? "true" : "false", p->o->seed);
-	if (cap && n < sizeof(extra)) {
+	const struct policy_ops *dflt = policy_find(POLICY_DEFAULT_NAME);
+	if (cap && n < sizeof(extra) &&
+	    (cap != dflt || policy_find(p->o->model.allocator) != dflt)) {
 		FILE *f = fmemopen(extra + n, sizeof(extra) - n, "w");
 		if (f) {
 			fprintf(f, ",\"capture_allocator\":\"%s\",\"capture_allocator_from\":",
