@@ -821,8 +821,10 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 		struct policy_start st = {
 			.active_objs = n,
 			.nr_slabs = nslabs,
-			.free_slabs = (row->num_slabs - row->active_slabs) * row->pagesperslab /
-				      cs.pages_per_slab,
+			.free_slabs = row->active_slabs < row->num_slabs
+					      ? (row->num_slabs - row->active_slabs) *
+							row->pagesperslab / cs.pages_per_slab
+					      : 0,
 			.shared_avail = row->sharedavail,
 		};
 		uint64_t nlive;
