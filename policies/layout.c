@@ -168,7 +168,7 @@ enum policy_kmalloc_type layout_kmalloc_type(const struct policy_cfg *cfg,
 	if ((unsigned)t >= POLICY_KMALLOC_NR_TYPES)
 		return POLICY_KMALLOC_NORMAL;
 	/* 5.4 has no kmalloc-cg caches: __GFP_ACCOUNT kmallocs use kmalloc-N */
-	if (t == POLICY_KMALLOC_CGROUP && !is_61(cfg))
+	if (t == POLICY_KMALLOC_CGROUP && (!is_61(cfg) || cfg->no_kmalloc_cg))
 		return POLICY_KMALLOC_NORMAL;
 	return t;
 }

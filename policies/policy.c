@@ -20,6 +20,14 @@ const struct policy_ops *policy_find(const char *name)
 	return NULL;
 }
 
+const struct policy_ops *policy_find_truth(enum policy_truth t)
+{
+	for (int i = 0; t != POLICY_TRUTH_NONE && policy_table[i]; i++)
+		if (policy_table[i]->truth == t)
+			return policy_table[i];
+	return NULL;
+}
+
 bool policy_guess_spec(const struct policy_cfg *model, uint32_t object_size, uint32_t slot,
 		       struct policy_cache_spec *spec)
 {

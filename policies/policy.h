@@ -101,7 +101,11 @@ struct policy_cfg {
 	bool cpu_partial;	   /* CONFIG_SLUB_CPU_PARTIAL (default true) */
 	uint32_t cache_line;	   /* cache_line_size(), default 64 */
 	/* SLAB */
-	bool slab_debug;	 /* CONFIG_DEBUG_SLAB */
+	bool slab_debug; /* CONFIG_DEBUG_SLAB */
+	/* 6.1 built without CONFIG_MEMCG_KMEM: no kmalloc-cg-N caches,
+	 * __GFP_ACCOUNT kmallocs use kmalloc-N (kmalloc_type() in
+	 * include/linux/slab.h); set from a capture whose slabinfo lists none */
+	bool no_kmalloc_cg;
 	uint32_t slab_max_order; /* slab_max_order=, default 1 (> 32 MiB RAM) */
 };
 
@@ -297,6 +301,28 @@ struct policy_obj {
 
 struct policy;
 
+/* A cache's recorded state to start from (policy_ops.prepopulate): one
+ * /proc/slabinfo row, slabs counted in the model's geometry. */
+struct policy_start {
+	uint64_t active_objs;  /* slabinfo active_objs */
+	uint64_t nr_slabs;     /* slabs to make */
+	uint64_t free_slabs;   /* of them, wholly free (SLAB: num_slabs - active_slabs) */
+	uint64_t shared_avail; /* SLAB: objects in the shared array (sharedavail) */
+};
+
+/* What the kernel shows of an allocator's state (policy_ops.truth). */
+enum policy_truth {
+	POLICY_TRUTH_NONE = 0, /* no kernel allocator (exact) */
+	/* /sys/kernel/slab (the layout of every cache) and /proc/slabinfo with
+	 * 0 tunables (SLUB) */
+	POLICY_TRUTH_SYSFS,
+	/* /proc/slabinfo with its tunables (limit, batchcount, sharedfactor)
+	 * and no /sys/kernel/slab (SLAB) */
+	POLICY_TRUTH_SLABINFO,
+	/* /proc/meminfo's Slab: alone, no per-cache figures (SLOB) */
+	POLICY_TRUTH_MEMINFO,
+};
+
 /* stats()'s slab_pages and large_pages, as a model may keep them */
 struct policy_pages {
 	uint64_t slab, large;
@@ -307,10 +333,10 @@ struct policy_ops {
 	const char *desc;  /* one line for --help */
 	uint32_t settings; /* POLICY_SET_*: the policy_cfg fields it reads */
 	uint32_t figures;  /* POLICY_FIG_*: the policy_geom figures cache_info fills */
-	/* The kernel's allocator publishes /sys/kernel/slab (SLUB only): a
-	 * capture of a kernel running it can be validated against the model
-	 * (`slabsim validate`, which then needs layout too). */
-	bool sysfs;
+	/* What a capture of a kernel running this allocator holds as its
+	 * ground truth (POLICY_TRUTH_*), and so what `slabsim validate`
+	 * compares the model with; NONE for a model of no kernel allocator. */
+	enum policy_truth truth;
 	/* What kmem_cache_create() would make of spec under cfg, without
 	 * creating it: the geometry of a new root cache (no merging), slub_debug
 	 * or slab_debug applied as the allocator applies them. OUT: *out, written
@@ -375,20 +401,31 @@ struct policy_ops {
 	/* The simulated page allocator per order. Optional: NULL when the model
 	 * has no buddy allocator (exact). */
 	void (*page_orders)(const struct policy *p, struct policy_page_orders *out);
-	/* Start from a recorded state (a /proc/slabinfo taken before a trace
-	 * began): put nr_objs live objects into nr_slabs new slabs of cache id,
-	 * full slabs first, the rest of the free slots on the node partial
-	 * list (what slabinfo counts as not active). OUT: objs[0..nr_objs-1],
-	 * to be freed like any allocated object. Optional: NULL when the model
-	 * cannot. Errors: SLABSIM_EUSAGE (bad id, nr_objs above nr_slabs *
-	 * objs_per_slab), SLABSIM_ENOMEM. */
-	int (*prepopulate)(struct policy *p, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs,
-			   struct policy_obj *objs, struct err *e);
+	/* Start from a recorded state (a /proc/slabinfo row taken before a
+	 * trace began, *st): st->nr_slabs new slabs of cache id holding
+	 * st->active_objs objects slabinfo counts as active, full slabs first,
+	 * st->free_slabs of them wholly free where the allocator keeps free
+	 * slabs, the rest of the free slots on the node partial list (what
+	 * slabinfo counts as not active). Of the active objects, those the
+	 * allocator's slabinfo counts as active while they are free (SLAB's
+	 * array caches: st->shared_avail in the shared array, an estimate per
+	 * CPU) are put there; the others are live. OUT: objs[0..*nr_live-1],
+	 * the live objects (at most st->active_objs), to be freed like any
+	 * allocated object. Optional: NULL when the model cannot. Errors:
+	 * SLABSIM_EUSAGE (bad id, active_objs above nr_slabs * objs_per_slab),
+	 * SLABSIM_ENOMEM. */
+	int (*prepopulate)(struct policy *p, uint32_t id, const struct policy_start *st,
+			   struct policy_obj *objs, uint64_t *nr_live, struct err *e);
 	/* Where the instance keeps stats()'s slab_pages and large_pages,
 	 * valid until destroy: the engine reads them around every event, with
 	 * no call. Optional: NULL = the engine takes them from stats(). */
 	const struct policy_pages *(*page_counts)(const struct policy *p);
 };
+
+/* The policy whose kernel allocator leaves the ground truth t in a capture
+ * (the first in policy_table), or NULL. A capture whose capture-info.txt
+ * names no allocator is matched to one by what its files hold. */
+const struct policy_ops *policy_find_truth(enum policy_truth t);
 
 /* The table of all policies, NULL-terminated. */
 extern const struct policy_ops *const policy_table[];

@@ -155,7 +155,8 @@ struct slab_model {
 	size_t cap_caches;
 	uint32_t kmalloc_ids[POLICY_KMALLOC_NR_TYPES][LAYOUT_SLAB_KMALLOC_SHIFT_HIGH + 1];
 	struct u64map slabs;	    /* slab base address -> struct slab * */
-	struct policy_pages counts; /* slab pages (large kmallocs are slabs here: 0) */
+	struct policy_pages counts; /* slab pages, and 6.1's large-kmalloc pages */
+	uint64_t large_objs;	    /* live large kmallocs (6.1) */
 	/* cache_reap */
 	bool timer_started;
 	uint64_t now_j;	       /* jiffies of the latest timer call */
@@ -795,12 +796,24 @@ static int slab_cache_create(struct policy *p, const struct policy_cache_spec *s
 			 e);
 }
 
+/* The largest kmalloc cache's index. 5.4: KMALLOC_SHIFT_HIGH = MAX_ORDER +
+ * PAGE_SHIFT - 1, caches up to 4 MiB. 6.1 (include/linux/slab.h; commit
+ * "mm/slab: kmalloc: pass requests larger than order-1 page to page
+ * allocator", v6.1): PAGE_SHIFT + 1 as for SLUB, caches up to 8 KiB and
+ * larger kmallocs to the page allocator (__kmalloc_large_node in
+ * mm/slab_common.c, counted in Slab: but in no cache of /proc/slabinfo). */
+static uint32_t kmalloc_shift_high(const struct policy_cfg *cfg)
+{
+	return cfg->kernel == POLICY_KERNEL_6_1 ? POLICY_PAGE_SHIFT + 1
+						: LAYOUT_SLAB_KMALLOC_SHIFT_HIGH;
+}
+
 static uint32_t slab_kmalloc_cache(const struct policy *p, uint64_t size,
 				   enum policy_kmalloc_type t)
 {
 	const struct slab_model *m = (const struct slab_model *)p;
 	uint32_t idx = layout_slab_kmalloc_index(size);
-	if (!idx)
+	if (!idx || idx > kmalloc_shift_high(&p->cfg))
 		return POLICY_NO_CACHE;
 	return m->kmalloc_ids[layout_kmalloc_type(&p->cfg, t)][idx];
 }
@@ -871,10 +884,11 @@ static int slab_create(const struct policy_cfg *cfg, struct policy **out, struct
 	int rc = 0;
 	for (size_t ti = 0; ti < sizeof(types) / sizeof(types[0]) && !rc; ti++) {
 		enum policy_kmalloc_type t = types[ti];
-		if (t == POLICY_KMALLOC_CGROUP && cfg->kernel != POLICY_KERNEL_6_1)
+		if (t == POLICY_KMALLOC_CGROUP &&
+		    (cfg->kernel != POLICY_KERNEL_6_1 || cfg->no_kmalloc_cg))
 			continue;
 		for (uint32_t i = LAYOUT_SLAB_KMALLOC_SHIFT_LOW;
-		     i <= LAYOUT_SLAB_KMALLOC_SHIFT_HIGH && !rc; i++) {
+		     i <= kmalloc_shift_high(cfg) && !rc; i++) {
 			rc = add_kmalloc_cache(m, t, i, e);
 			if (!rc && i == 6)
 				rc = add_kmalloc_cache(m, t, 1, e);
@@ -930,8 +944,26 @@ static int slab_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	if (rc0)
 		return rc0;
 	if (id == POLICY_KMALLOC) {
-		/* __do_kmalloc: NULL above KMALLOC_MAX_CACHE_SIZE, no page path */
+		/* __do_kmalloc: 5.4 NULL above KMALLOC_MAX_CACHE_SIZE, no page
+		 * path; 6.1 kmalloc_large, whole pages from the page allocator */
 		id = slab_kmalloc_cache(p, r->size, r->ktype);
+		if (id == POLICY_NO_CACHE && p->cfg.kernel == POLICY_KERNEL_6_1 &&
+		    r->size > (1u << kmalloc_shift_high(&p->cfg)) &&
+		    layout_get_order(r->size) < POLICY_MAX_ORDER) {
+			uint32_t order = layout_get_order(r->size);
+			if (buddy_alloc(&m->buddy, order, &out->addr))
+				return err_set(e, SLABSIM_ENOMEM,
+					       "out of memory for a large kmalloc");
+			out->cache = POLICY_NO_CACHE;
+			out->order = order;
+			out->bytes_alloc = (uint64_t)POLICY_PAGE_SIZE << order;
+			out->size = r->size;
+			out->slot_bytes = out->object_bytes = out->bytes_alloc;
+			out->meta_bytes = 0;
+			m->counts.large += 1ULL << order;
+			m->large_objs++;
+			return 0;
+		}
 		if (id == POLICY_NO_CACHE)
 			return err_set(e, SLABSIM_EUSAGE, "kmalloc of %" PRIu64 " bytes: no cache",
 				       r->size);
@@ -960,8 +992,14 @@ static int slab_free(struct policy *p, const struct policy_obj *o, uint32_t cpu,
 	int rc0 = policy_check_free(p, o, cpu, m->nr_caches, e);
 	if (rc0)
 		return rc0;
-	if (o->cache == POLICY_NO_CACHE)
-		return err_set(e, SLABSIM_EUSAGE, "SLAB has no page-allocator objects");
+	if (o->cache == POLICY_NO_CACHE) {
+		if (p->cfg.kernel != POLICY_KERNEL_6_1 || !m->large_objs)
+			return err_set(e, SLABSIM_EUSAGE,
+				       "no page-allocator object of SLAB is live");
+		m->counts.large -= 1ULL << o->order;
+		m->large_objs--;
+		return buddy_free(&m->buddy, o->addr, o->order);
+	}
 	struct cache *k = &m->caches[m->caches[o->cache].root];
 	struct slab *sl;
 	uint32_t idx;
@@ -1041,6 +1079,8 @@ static void slab_stats(const struct policy *p, struct policy_stats *out)
 	const struct slab_model *m = (const struct slab_model *)p;
 	memset(out, 0, sizeof(*out));
 	out->slab_pages = m->counts.slab;
+	out->large_pages = m->counts.large;
+	out->large_objs = m->large_objs;
 	out->buddy_pages = m->buddy.pages_out;
 }
 
@@ -1260,10 +1300,11 @@ static int slab_check(const struct policy *p, struct err *e)
 		rc = err_set(e, SLABSIM_EMODEL,
 			     "slab pages %" PRIu64 " != sum over caches %" PRIu64, m->counts.slab,
 			     pages);
-	} else if (m->counts.slab != m->buddy.pages_out) {
+	} else if (m->counts.slab + m->counts.large != m->buddy.pages_out) {
 		rc = err_set(e, SLABSIM_EMODEL,
-			     "buddy has %" PRIu64 " pages out, slabs hold %" PRIu64,
-			     m->buddy.pages_out, m->counts.slab);
+			     "buddy has %" PRIu64
+			     " pages out, slabs and large kmallocs hold %" PRIu64,
+			     m->buddy.pages_out, m->counts.slab + m->counts.large);
 	}
 out:
 	free(hv.v);
@@ -1278,9 +1319,121 @@ static void slab_page_orders(const struct policy *p, struct policy_page_orders *
 	buddy_orders(&((const struct slab_model *)p)->buddy, out);
 }
 
+/* ---- start state ---- */
+
+/* A start state from a /proc/slabinfo row. get_slabinfo() (mm/slab.c, 6.1)
+ * counts active_objs = num_objs - n->free_objects: every object outside the
+ * slabs' freelists is active, those a caller holds and those free in the
+ * per-CPU and shared array caches alike; active_slabs = total_slabs -
+ * free_slabs. So the row gives the slabs, the wholly free ones, the free
+ * slots on partial slabs (num_objs - active_objs - free slabs' slots) and
+ * the shared array's fill (sharedavail, put in the shared array), but not
+ * how many of the active objects sit free in the per-CPU arrays. Estimate,
+ * for a start state read on an otherwise idle system (the capture script
+ * running on one CPU): cache_reap drains an untouched per-CPU array by a
+ * fifth of its limit every 2 s (drain_array), so the arrays of the idle
+ * CPUs are taken as empty, and one array, CPU 0's (which CPU is not
+ * known), holds batchcount objects, what an array holds right after its
+ * last batch move either way (a refill leaves batchcount - 1 after handing
+ * one out, a flush of a full array limit - batchcount + 1, and
+ * enable_cpucache sets limit = 2 * batchcount). A cache whose shared array
+ * holds objects was in use on every CPU (an array flushes into the shared
+ * array only when full): each CPU's array holds batchcount. Never more
+ * than the array's room nor than the active objects left; the rest are
+ * live. Arrays start untouched (the first cache_reap drains them by limit /
+ * 5), the node's free list as not used since the last reap. Measured
+ * (pages_mae_over_swing, slab-2cpu-work / slab-8cpu-work): every per-CPU
+ * array empty 0.0437 / 0.1091, batchcount in every CPU's array 0.048 /
+ * 0.19 (8 x batchcount takes the live objects of small caches, e.g. every
+ * task_struct), this estimate 0.0252 / 0.0899. */
+static int slab_prepopulate(struct policy *p, uint32_t id, const struct policy_start *st,
+			    struct policy_obj *objs, uint64_t *nr_live, struct err *e)
+{
+	struct slab_model *m = (struct slab_model *)p;
+	*nr_live = 0;
+	if (id >= m->nr_caches)
+		return err_set(e, SLABSIM_EUSAGE, "prepopulate: no cache %u", id);
+	struct cache *a = &m->caches[id];
+	struct cache *k = &m->caches[a->root];
+	uint64_t num = k->g.objs_per_slab, nslabs = st->nr_slabs, active = st->active_objs;
+	if (active > nslabs * num)
+		return err_set(e, SLABSIM_EUSAGE,
+			       "prepopulate %s: %" PRIu64 " objects do not fit %" PRIu64
+			       " slabs of %" PRIu64,
+			       a->name, active, nslabs, num);
+	/* slabs holding active objects; the model's geometry may need more than
+	 * the row's active slabs */
+	uint64_t used = nslabs - (st->free_slabs < nslabs ? st->free_slabs : nslabs);
+	uint64_t need = (active + num - 1) / num;
+	if (used < need)
+		used = need;
+	/* what the arrays hold: the shared array's recorded fill, then the
+	 * per-CPU estimate */
+	uint64_t room = k->shared.limit - k->shared.avail;
+	uint64_t in_shared = st->shared_avail < room ? st->shared_avail : room;
+	if (in_shared > active)
+		in_shared = active;
+	uint64_t left_free = active - in_shared;
+	uint32_t ncpu = p->cfg.nr_cpus;
+	uint64_t *in_cpu = calloc(ncpu, sizeof(*in_cpu));
+	if (!in_cpu)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	for (uint32_t c = 0; c < ncpu; c++) {
+		/* (a cache already in use keeps what its arrays hold) */
+		uint64_t cap = k->cpu[c].limit - k->cpu[c].avail;
+		uint64_t want = k->cpu[c].batchcount < cap ? k->cpu[c].batchcount : cap;
+		if (!st->shared_avail && c > 0)
+			want = 0; /* an idle CPU's array, drained */
+		in_cpu[c] = want < left_free ? want : left_free;
+		left_free -= in_cpu[c];
+	}
+	uint64_t live = left_free;
+	int rc = 0;
+	if ((rc = ac_reserve(&k->shared, k->name, e)))
+		goto out;
+	for (uint32_t c = 0; c < ncpu; c++)
+		if (in_cpu[c] && (rc = ac_reserve(&k->cpu[c], k->name, e)))
+			goto out;
+	uint64_t left = active, n = 0;
+	uint32_t cpu = 0;
+	for (uint64_t i = 0; i < nslabs; i++) {
+		struct slab *sl;
+		if ((rc = cache_grow_begin(m, k, 0, &sl, e)))
+			goto out;
+		while (i < used && left && sl->active < num) {
+			uint64_t addr = obj_addr(k, sl, slab_get_obj(sl));
+			left--;
+			if (n < live) {
+				struct policy_obj *o = &objs[n++];
+				k->live++;
+				o->addr = addr;
+				o->cache = id;
+				o->order = k->g.order;
+				o->bytes_alloc = o->slot_bytes = k->g.size;
+				o->size = o->object_bytes = a->g.object_size;
+				o->meta_bytes = k->g.size - a->g.object_size;
+			} else if (in_shared) {
+				k->shared.entry[k->shared.avail++] = addr;
+				in_shared--;
+			} else {
+				while (cpu < ncpu && !in_cpu[cpu])
+					cpu++;
+				k->cpu[cpu].entry[k->cpu[cpu].avail++] = addr;
+				in_cpu[cpu]--;
+			}
+		}
+		cache_grow_end(k, sl);
+	}
+	*nr_live = n;
+out:
+	free(in_cpu);
+	return rc;
+}
+
 const struct policy_ops slab_ops = {
 	.name = "slab",
 	.desc = "SLAB (mm/slab.c): per-CPU and shared arrays, free_limit, cache_reap",
+	.truth = POLICY_TRUTH_SLABINFO,
 	.settings = POLICY_SET_KERNEL | POLICY_SET_ALIGN | POLICY_SET_NR_CPUS | POLICY_SET_NOMERGE |
 		    POLICY_SET_CACHE_LINE | POLICY_SET_SLAB_DEBUG | POLICY_SET_SLAB_MAX_ORDER,
 	.figures = POLICY_FIG_OBJECT_SIZE | POLICY_FIG_SIZE | POLICY_FIG_ALIGN | POLICY_FIG_ORDER |
@@ -1304,4 +1457,5 @@ const struct policy_ops slab_ops = {
 	.check = slab_check,
 	.page_orders = slab_page_orders,
 	.timer = slab_timer,
+	.prepopulate = slab_prepopulate,
 };

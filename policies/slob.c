@@ -894,6 +894,7 @@ const struct policy_ops slob_ops = {
 	.desc = "SLOB (mm/slob.c): first-fit blocks on shared pages, 3 size lists, kmalloc header",
 	.settings = POLICY_SET_KERNEL | POLICY_SET_ALIGN,
 	.figures = POLICY_FIG_OBJECT_SIZE | POLICY_FIG_ALIGN,
+	.truth = POLICY_TRUTH_MEMINFO,
 	.create = slob_create,
 	.destroy = slob_destroy,
 	.cache_create = slob_cache_create,

@@ -641,7 +641,7 @@ static int slub_create(const struct policy_cfg *cfg, struct policy **out, struct
 	 * 192 after 128 */
 	static const uint8_t order_of_creation[] = {3, 4, 5, 6, 1, 7, 2, 8, 9, 10, 11, 12, 13};
 	for (int t = 0; t < POLICY_KMALLOC_NR_TYPES; t++) {
-		if (t == POLICY_KMALLOC_CGROUP && !is_61(s))
+		if (t == POLICY_KMALLOC_CGROUP && (!is_61(s) || s->base.cfg.no_kmalloc_cg))
 			continue;
 		for (size_t j = 0; j < sizeof(order_of_creation); j++) {
 			uint32_t idx = order_of_creation[j];
@@ -931,10 +931,16 @@ static void slub_page_orders(const struct policy *p, struct policy_page_orders *
 	buddy_orders(&((const struct slub *)p)->buddy, out);
 }
 
-static int slub_prepopulate(struct policy *p, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs,
-			    struct policy_obj *objs, struct err *e)
+/* SLUB's slabinfo counts free CPU-slab slots as active too, but where they
+ * were is unknown: every active object starts live, free slots on the node
+ * partial list; SLUB keeps no wholly free slab apart (free_slabs and
+ * shared_avail are not used). */
+static int slub_prepopulate(struct policy *p, uint32_t id, const struct policy_start *st,
+			    struct policy_obj *objs, uint64_t *nr_live, struct err *e)
 {
 	struct slub *s = (struct slub *)p;
+	uint64_t nr_objs = st->active_objs, nr_slabs = st->nr_slabs;
+	*nr_live = 0;
 	if (id >= s->nr_caches)
 		return err_set(e, SLABSIM_EUSAGE, "prepopulate: no cache %u", id);
 	struct cache *a = &s->caches[id];
@@ -971,6 +977,7 @@ static int slub_prepopulate(struct policy *p, uint32_t id, uint64_t nr_objs, uin
 			list_add(&k->full, sl, true);
 		}
 	}
+	*nr_live = n;
 	return 0;
 }
 
@@ -983,7 +990,7 @@ const struct policy_ops slub_ops = {
 		    POLICY_SET_CACHE_LINE,
 	.figures = POLICY_FIG_OBJECT_SIZE | POLICY_FIG_SIZE | POLICY_FIG_ALIGN | POLICY_FIG_ORDER |
 		   POLICY_FIG_OBJS_PER_SLAB | POLICY_FIG_MIN_PARTIAL | POLICY_FIG_CPU_PARTIAL,
-	.sysfs = true,
+	.truth = POLICY_TRUTH_SYSFS,
 	.layout = layout_slub,
 	.create = slub_create,
 	.destroy = slub_destroy,

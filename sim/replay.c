@@ -1897,8 +1897,11 @@ int sim_ensure_cache(struct sim *s, const struct policy_cache_spec *spec, uint32
 	return 0;
 }
 
-int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs, struct err *e)
+int sim_prepopulate(struct sim *s, uint32_t id, const struct policy_start *st, uint64_t *nr_live,
+		    struct err *e)
 {
+	uint64_t nr_objs = st->active_objs;
+	*nr_live = 0;
 	if (!s->p->ops->prepopulate)
 		return err_set(e, SLABSIM_EUSAGE, "the %s model cannot start from a recorded state",
 			       s->p->ops->name);
@@ -1917,7 +1920,9 @@ int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_sl
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
 	s->seen_valid = false;
-	int rc = s->p->ops->prepopulate(s->p, id, nr_objs, nr_slabs, objs, e);
+	int rc = s->p->ops->prepopulate(s->p, id, st, objs, &nr_objs, e);
+	if (!rc)
+		*nr_live = nr_objs;
 	struct cache_acct *a = &s->acct[root];
 	uint32_t *pre = rc ? NULL : realloc(a->pre, (a->npre + nr_objs + 1) * sizeof(*a->pre));
 	if (!rc && !pre)

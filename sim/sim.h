@@ -236,12 +236,15 @@ int sim_ensure_cache(struct sim *s, const struct policy_cache_spec *spec, uint32
 int sim_name_geometry(struct sim *s, uint32_t object_size, uint32_t slot_size, const char *name,
 		      struct err *e);
 
-/* Start cache id with nr_objs live objects in nr_slabs slabs (a start
- * /proc/slabinfo). A later free of a pointer the trace never allocated that
- * names the cache takes one of them, chosen at random (GSL, seeded by
+/* Start cache id from a recorded state (a start /proc/slabinfo row, *st;
+ * policy_ops.prepopulate). OUT: *nr_live, how many of the active objects
+ * the policy made live (the others it holds free, as SLAB's arrays). A
+ * later free of a pointer the trace never allocated that names the cache
+ * takes one of the live ones, chosen at random (GSL, seeded by
  * sim_opts.seed), since the snapshot gives counts, not addresses.
  * SLABSIM_EUSAGE when the policy cannot start from a state. */
-int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs, struct err *e);
+int sim_prepopulate(struct sim *s, uint32_t id, const struct policy_start *st, uint64_t *nr_live,
+		    struct err *e);
 
 /* One cache now, by policy cache id. */
 struct sim_cache_state {

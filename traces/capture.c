@@ -197,12 +197,15 @@ int capture_read_slabinfo(const char *path, struct capture_slabinfo *out, struct
 		for (char *t = strtok_r(p, " \t", &save); t && nt < 24;
 		     t = strtok_r(NULL, " \t", &save))
 			tok[nt++] = t;
-		uint64_t v[5], as, ns;
+		uint64_t v[5], as, ns, tu[3], sa;
 		bool ok = nt >= 16 && strcmp(tok[6], ":") == 0 && strcmp(tok[7], "tunables") == 0 &&
 			  strcmp(tok[11], ":") == 0 && strcmp(tok[12], "slabdata") == 0 &&
-			  parse_u64(tok[13], &as) && parse_u64(tok[14], &ns);
+			  parse_u64(tok[13], &as) && parse_u64(tok[14], &ns) &&
+			  parse_u64(tok[15], &sa);
 		for (int i = 0; ok && i < 5; i++)
 			ok = parse_u64(tok[1 + i], &v[i]);
+		for (int i = 0; ok && i < 3; i++)
+			ok = parse_u64(tok[8 + i], &tu[i]) && tu[i] <= UINT32_MAX;
 		if (!ok || v[2] > UINT32_MAX || v[3] > UINT32_MAX || v[4] > UINT32_MAX) {
 			rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
 				    "expected '<name> <active_objs> <num_objs> <objsize> "
@@ -234,6 +237,10 @@ int capture_read_slabinfo(const char *path, struct capture_slabinfo *out, struct
 		r->pagesperslab = (uint32_t)v[4];
 		r->active_slabs = as;
 		r->num_slabs = ns;
+		r->limit = (uint32_t)tu[0];
+		r->batchcount = (uint32_t)tu[1];
+		r->sharedfactor = (uint32_t)tu[2];
+		r->sharedavail = sa;
 	}
 	if (!rc && l.lno == 0)
 		rc = err_at(e, SLABSIM_EINPUT, path, 1,
@@ -656,6 +663,36 @@ static bool parse_cpus(const char *s, uint32_t *out)
 	return true;
 }
 
+/* ---- capture-info.txt ---- */
+
+/* Only the key naming the kernel's allocator is read (the rest is for
+ * people); other lines are skipped, as no reader needs the file. The value
+ * is kept as text: policies/ matches it to a model (policy_find). */
+static int read_info(struct capture *c, const char *path, struct err *e)
+{
+	static const char key[] = "allocator=";
+	struct lines l;
+	char *line;
+	int rc = 0;
+	if ((rc = lines_open(&l, path, e)))
+		return rc;
+	while ((line = lines_next(&l))) {
+		char *p = line;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (strncmp(p, key, sizeof(key) - 1) != 0)
+			continue;
+		p += sizeof(key) - 1;
+		size_t n = strcspn(p, " \t\r\n");
+		if (n >= sizeof(c->info_allocator))
+			n = sizeof(c->info_allocator) - 1;
+		memcpy(c->info_allocator, p, n);
+		c->info_allocator[n] = '\0';
+	}
+	lines_close(&l);
+	return rc;
+}
+
 static int read_ncpus(struct capture *c, const char *path, struct err *e)
 {
 	struct lines l;
@@ -856,6 +893,9 @@ int capture_open(const char *dir, struct capture **out, struct err *e)
 	}
 	PART("ncpus.txt");
 	if (file_exists(p) && (rc = read_ncpus(c, p, e)))
+		goto fail;
+	PART("capture-info.txt");
+	if (file_exists(p) && (rc = read_info(c, p, e)))
 		goto fail;
 	PART("lost-events.txt");
 	if (file_exists(p)) {

@@ -19,7 +19,9 @@ struct capture_slabinfo_row {
 	char *name;
 	uint64_t active_objs, num_objs;
 	uint32_t objsize, objperslab, pagesperslab;
+	uint32_t limit, batchcount, sharedfactor; /* tunables (SLAB's; 0 under SLUB) */
 	uint64_t active_slabs, num_slabs;
+	uint64_t sharedavail;
 };
 
 struct capture_slabinfo {
@@ -155,6 +157,9 @@ struct capture {
 	struct capture_meminfo meminfo_start, meminfo_end;
 	char **meminfo_ids; /* snapshots/ID.meminfo, sorted (SLOB: the only snapshots) */
 	uint32_t nmeminfo;
+	/* capture-info.txt's allocator= ("slub", "slab", "slob"), "" when the
+	 * file or the key is absent */
+	char info_allocator[16];
 };
 
 /* Is path a directory (a capture rather than a trace file)? */

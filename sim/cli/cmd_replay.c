@@ -133,9 +133,9 @@ void usage_replay(FILE *f)
 		"perf script; .gz/.xz/.zst are decompressed; '-' reads stdin) through an\n"
 		"allocator model, record the run in SQLite and print a summary. A capture\n"
 		"directory (docs/capture-format.md) configures the model from its metadata\n"
-		"(kernel profile, possible CPUs, slub_debug and slub_* parameters); model\n"
-		"options given here override it. Trace markers (trace_marker writes) are\n"
-		"labelled samples.\n"
+		"(the allocator its kernel ran, kernel profile, possible CPUs, slub_debug and\n"
+		"slub_* parameters); model options given here override it. Trace markers\n"
+		"(trace_marker writes) are labelled samples.\n"
 		"\n");
 	cli_usage_model_opts(f);
 	fprintf(f,

@@ -68,6 +68,9 @@ int run_model_json(const struct run_model *m, char *buf, size_t n)
 			 m->cfg.nr_cpus, m->cfg.slub_min_order, m->cfg.slub_max_order,
 			 m->cfg.slub_min_objects, m->cfg.cpu_partial ? "true" : "false",
 			 m->cfg.slab_debug ? "true" : "false", m->cfg.slab_max_order);
+	/* only when set, so that configurations without it keep their key */
+	if (w >= 0 && (size_t)w < n && m->cfg.no_kmalloc_cg)
+		w += snprintf(buf + w, n - (size_t)w, ",\"kmalloc_cg\":false");
 	return w < 0 || (size_t)w >= n ? -1 : 0;
 }
 

@@ -43,9 +43,73 @@ static void debug_letters(const char *flags, char *out, bool *had_o)
 		strcpy(out, "-");
 }
 
+/* Does any row of si carry SLAB's tunables (SLUB prints 0 for them)? */
+static bool has_tunables(const struct capture_slabinfo *si)
+{
+	for (uint32_t i = 0; i < si->n; i++)
+		if (si->rows[i].limit || si->rows[i].batchcount)
+			return true;
+	return false;
+}
+
+const struct policy_ops *val_capture_allocator(const struct capture *c, char *why, size_t n)
+{
+	const struct policy_ops *ops = NULL;
+	if (c->info_allocator[0]) {
+		ops = policy_find(c->info_allocator);
+		if (ops && ops->truth != POLICY_TRUTH_NONE) {
+			(void)snprintf(why, n, "capture-info.txt allocator=%s", c->info_allocator);
+			return ops;
+		}
+	}
+	enum policy_truth t = POLICY_TRUTH_NONE;
+	const char *what = NULL;
+	bool slabinfo = c->has_end || c->has_start || c->nsnapshots;
+	bool tunables = has_tunables(&c->end) || has_tunables(&c->start);
+	if (!c->has_end && !c->has_start && c->nsnapshots) {
+		struct capture_slabinfo si;
+		struct err e;
+		if (!capture_read_snapshot(c, c->snapshot_ids[0], &si, &e)) {
+			tunables = has_tunables(&si);
+			capture_slabinfo_free(&si);
+		}
+	}
+	if (c->has_attrs) {
+		t = POLICY_TRUTH_SYSFS;
+		what = "the capture has slab-attrs.tsv (/sys/kernel/slab)";
+	} else if (slabinfo && tunables) {
+		t = POLICY_TRUTH_SLABINFO;
+		what = "the capture's /proc/slabinfo has tunables and it has no slab-attrs.tsv";
+	} else if (slabinfo) {
+		t = POLICY_TRUTH_SYSFS;
+		what = "the capture's /proc/slabinfo has 0 tunables";
+	} else if (c->has_meminfo_start || c->has_meminfo_end || c->nmeminfo) {
+		t = POLICY_TRUTH_MEMINFO;
+		what = "the capture has /proc/meminfo and no /proc/slabinfo";
+	}
+	if (!(ops = policy_find_truth(t)))
+		return NULL;
+	if (c->info_allocator[0])
+		(void)snprintf(why, n, "%s; capture-info.txt's allocator=%s has no model", what,
+			       c->info_allocator);
+	else
+		(void)snprintf(why, n, "%s", what);
+	return ops;
+}
+
 int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes, struct err *e)
 {
 	uint32_t given = m->given;
+	char why[160];
+	const struct policy_ops *ops = val_capture_allocator(c, why, sizeof(why));
+	if (ops && !(given & RUN_GIVEN_ALLOCATOR)) {
+		m->allocator = ops->name;
+		if (notes)
+			fprintf(notes, "capture: allocator %s (%s)\n", ops->name, why);
+	} else if (ops && notes && policy_find(m->allocator) != ops) {
+		fprintf(notes, "capture: allocator %s from --allocator (the capture's is %s: %s)\n",
+			m->allocator, ops->name, why);
+	}
 	if (c->has_uname && !(given & RUN_GIVEN_KERNEL)) {
 		m->cfg.kernel = val_kernel_profile(c->major, c->minor);
 		m->kernel_from = "the capture's uname.txt";
@@ -62,6 +126,24 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 				c->possible ? "possible"
 				: c->online ? "online"
 					    : "nproc");
+	}
+	/* a 6.1 kernel without CONFIG_MEMCG_KMEM lists no kmalloc-cg-N cache;
+	 * 6.1 always has kmalloc-rcl-N (create_kmalloc_caches), so a slabinfo
+	 * without them lists only some caches (a hand-made one) and says
+	 * nothing */
+	const struct capture_slabinfo *si = c->has_end ? &c->end : c->has_start ? &c->start : NULL;
+	if (si && si->n && m->cfg.kernel == POLICY_KERNEL_6_1) {
+		bool cg = false, rcl = false;
+		for (uint32_t i = 0; i < si->n; i++) {
+			cg |= strncmp(si->rows[i].name, "kmalloc-cg-", 11) == 0;
+			rcl |= strncmp(si->rows[i].name, "kmalloc-rcl-", 12) == 0;
+		}
+		if (rcl)
+			m->cfg.no_kmalloc_cg = !cg;
+		if (rcl && !cg && notes)
+			fprintf(notes,
+				"capture: no kmalloc-cg-N cache in its slabinfo (a kernel "
+				"without CONFIG_MEMCG_KMEM): accounted kmallocs use kmalloc-N\n");
 	}
 	if (!c->has_cmdline)
 		return 0;
@@ -322,12 +404,33 @@ int val_phases_print(struct val_phases *p, const struct sim *s, FILE *out, struc
 
 /* ---- validate ---- */
 
-enum { L_OBJECT_SIZE, L_SLAB_SIZE, L_ALIGN, L_ORDER, L_OBJS, L_NR };
-static const char *const lfield[L_NR] = {"object_size", "slab_size", "align", "order",
-					 "objs_per_slab"};
-static const enum capture_attr lattr[L_NR] = {CAPTURE_A_OBJECT_SIZE, CAPTURE_A_SLAB_SIZE,
-					      CAPTURE_A_ALIGN, CAPTURE_A_ORDER,
-					      CAPTURE_A_OBJS_PER_SLAB};
+/* The layout figures compared: the first five from /sys/kernel/slab (SLUB),
+ * the slab_size, objs_per_slab and the last four from /proc/slabinfo (SLAB:
+ * objsize, objperslab, pagesperslab and the tunables). A figure whose real
+ * value is -1 is not compared. */
+enum {
+	L_OBJECT_SIZE,
+	L_SLAB_SIZE,
+	L_ALIGN,
+	L_ORDER,
+	L_OBJS,
+	L_FIRST_SYSFS_NR, /* the five of slab-attrs.tsv (and of validation_layout) */
+	L_PAGES = L_FIRST_SYSFS_NR,
+	L_LIMIT,
+	L_BATCH,
+	L_SHARED,
+	L_NR
+};
+static const char *const lfield[L_NR] = {"object_size", "slab_size",	 "align",
+					 "order",	"objs_per_slab", "pagesperslab",
+					 "limit",	"batchcount",	 "sharedfactor"};
+/* the same figures under their /proc/slabinfo names */
+static const char *const lfield_slabinfo[L_NR] = {"object_size", "objsize",    "align",
+						  "order",	 "objperslab", "pagesperslab",
+						  "limit",	 "batchcount", "sharedfactor"};
+static const enum capture_attr lattr[L_FIRST_SYSFS_NR] = {CAPTURE_A_OBJECT_SIZE,
+							  CAPTURE_A_SLAB_SIZE, CAPTURE_A_ALIGN,
+							  CAPTURE_A_ORDER, CAPTURE_A_OBJS_PER_SLAB};
 
 struct layout_res {
 	const char *name;
@@ -354,6 +457,12 @@ struct snap_res {
 
 struct vctx {
 	struct capture *c;
+	/* SLOB (POLICY_TRUTH_MEMINFO): snapshots are snapshots/ID.meminfo and
+	 * the predicted total is base_pages (what the kernel held when the
+	 * trace began, from meminfo-start.txt or the anchor, held constant)
+	 * plus the model's slab and large-kmalloc pages */
+	bool meminfo;
+	int64_t base_pages;
 	bool anchor;	       /* top up the pre-trace remainder at the first snapshot */
 	uint64_t anchor_pages; /* pages added there */
 	uint64_t anchor_objs;
@@ -363,12 +472,58 @@ struct vctx {
 	uint32_t snap_markers_dup;
 };
 
-static bool have_snapshot(const struct capture *c, const char *id)
+static bool have_snapshot(const struct capture *c, bool meminfo, const char *id)
 {
-	for (uint32_t i = 0; i < c->nsnapshots; i++)
-		if (strcmp(c->snapshot_ids[i], id) == 0)
+	char **ids = meminfo ? c->meminfo_ids : c->snapshot_ids;
+	uint32_t n = meminfo ? c->nmeminfo : c->nsnapshots;
+	for (uint32_t i = 0; i < n; i++)
+		if (strcmp(ids[i], id) == 0)
 			return true;
 	return false;
+}
+
+/* /proc/meminfo's Slab: in pages (kB / 4), -1 without the line. */
+static int64_t meminfo_pages(const struct capture_meminfo *mi)
+{
+	return mi->slab_kb < 0 ? -1 : mi->slab_kb / (POLICY_PAGE_SIZE / 1024);
+}
+
+/* What the SLOB model predicts /proc/meminfo's Slab: to be, in pages: its
+ * slab pages and its page-allocator kmallocs (6.1 counts both), on top of
+ * the pages held when the trace began. */
+static uint64_t meminfo_pred(const struct vctx *v, const struct sim *s)
+{
+	struct sim_totals t;
+	sim_totals(s, &t);
+	int64_t p = v->base_pages + (int64_t)(t.slab_pages + t.large_pages);
+	return p < 0 ? 0 : (uint64_t)p;
+}
+
+/* on_snap for a meminfo capture: snapshots/ID.meminfo's Slab: against the
+ * model; without meminfo-start.txt the first snapshot sets base_pages (the
+ * anchor) and is not scored. */
+static int on_snap_meminfo(struct vctx *v, struct sim *s, struct snap_res *r, struct err *e)
+{
+	struct capture_meminfo mi;
+	int rc = capture_read_snapshot_meminfo(v->c, r->id, &mi, e);
+	if (rc)
+		return rc;
+	int64_t real = meminfo_pages(&mi);
+	if (real < 0)
+		return err_set(e, SLABSIM_EINPUT, "%s/snapshots/%s.meminfo: no Slab: line",
+			       v->c->dir, r->id);
+	r->real_pages = (uint64_t)real;
+	if (!(r->caches = calloc(1, sizeof(*r->caches))))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (v->anchor && v->nsnaps == 1) {
+		struct sim_totals t;
+		sim_totals(s, &t);
+		r->anchor = true;
+		v->base_pages = real - (int64_t)(t.slab_pages + t.large_pages);
+		v->anchor_pages = (uint64_t)(v->base_pages < 0 ? 0 : v->base_pages);
+	}
+	r->pred_pages = meminfo_pred(v, s);
+	return 0;
 }
 
 static int define_cache(struct sim *s, const struct capture *c,
@@ -380,7 +535,7 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 	const char *id = capture_snap_id(ev->text);
 	if (!id)
 		return 0;
-	if (!have_snapshot(v->c, id)) {
+	if (!have_snapshot(v->c, v->meminfo, id)) {
 		v->snap_markers_missing++;
 		return 0;
 	}
@@ -405,6 +560,8 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 	memcpy(r->id, id, il);
 	v->nsnaps++;
 	r->t_ns = ev->t_ns;
+	if (v->meminfo)
+		return on_snap_meminfo(v, s, r, e);
 	int rc = capture_read_snapshot(v->c, id, &r->si, e);
 	if (rc)
 		return rc;
@@ -502,7 +659,9 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 		uint64_t objs = d[i].objs;
 		if (objs > d[i].slabs * cs.objs_per_slab)
 			objs = d[i].slabs * cs.objs_per_slab;
-		if ((rc2 = sim_prepopulate(s, d[i].id, objs, d[i].slabs, e)))
+		struct policy_start st = {.active_objs = objs, .nr_slabs = d[i].slabs};
+		uint64_t nlive;
+		if ((rc2 = sim_prepopulate(s, d[i].id, &st, &nlive, e)))
 			break;
 		v->anchor_pages += d[i].slabs * cs.pages_per_slab;
 		v->anchor_objs += objs;
@@ -647,7 +806,7 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 		return rc;
 	if (!c->has_start)
 		return 0;
-	uint64_t objs = 0, slabs = 0;
+	uint64_t objs = 0, slabs = 0, live = 0;
 	uint32_t skipped = 0;
 	for (uint32_t i = 0; i < c->start.n; i++) {
 		const struct capture_slabinfo_row *row = &c->start.rows[i];
@@ -668,16 +827,34 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 		uint64_t n = row->active_objs;
 		if (n > nslabs * cs.objs_per_slab)
 			n = nslabs * cs.objs_per_slab;
-		if ((rc = sim_prepopulate(s, id, n, nslabs, e)))
+		struct policy_start st = {
+			.active_objs = n,
+			.nr_slabs = nslabs,
+			.free_slabs = row->active_slabs < row->num_slabs
+					      ? (row->num_slabs - row->active_slabs) *
+							row->pagesperslab / cs.pages_per_slab
+					      : 0,
+			.shared_avail = row->sharedavail,
+		};
+		uint64_t nlive;
+		if ((rc = sim_prepopulate(s, id, &st, &nlive, e)))
 			return rc;
 		objs += n;
+		live += nlive;
 		slabs += nslabs;
 	}
-	if (notes)
+	if (notes) {
 		fprintf(notes,
 			"capture: start state from slabinfo-start.txt: %" PRIu64
 			" objects in %" PRIu64 " slabs%s\n",
 			objs, slabs, skipped ? " (caches the model cannot lay out skipped)" : "");
+		if (live != objs)
+			fprintf(notes,
+				"capture: of them %" PRIu64 " live, %" PRIu64
+				" free in the allocator's array caches (counted active by its "
+				"slabinfo)\n",
+				live, objs - live);
+	}
 	return 0;
 }
 
@@ -697,7 +874,7 @@ static void layout_check(const struct capture *c, const struct sim *s, struct la
 		struct layout_res *lr = &(*out)[(*nout)++];
 		lr->name = r->name;
 		for (int f = 0; f < L_NR; f++)
-			lr->real[f] = r->v[lattr[f]];
+			lr->real[f] = f < L_FIRST_SYSFS_NR ? r->v[lattr[f]] : -1;
 		struct policy_geom g;
 		uint32_t id;
 		struct policy *p = sim_policy((struct sim *)s);
@@ -724,7 +901,67 @@ static void layout_check(const struct capture *c, const struct sim *s, struct la
 				continue;
 			}
 		}
-		uint32_t pred[L_NR] = {g.object_size, g.size, g.align, g.order, g.objs_per_slab};
+		uint32_t pred[L_NR] = {g.object_size, g.size,	       g.align,
+				       g.order,	      g.objs_per_slab, 1u << g.order,
+				       g.limit,	      g.batchcount,    g.shared};
+		for (int f = 0; f < L_NR; f++) {
+			lr->pred[f] = pred[f];
+			if (lr->real[f] >= 0 && (int64_t)pred[f] != lr->real[f])
+				lr->bad |= 1u << f;
+		}
+	}
+}
+
+/* The slabinfo that shows every cache's layout: the end state, else the
+ * start state, else NULL. */
+static const struct capture_slabinfo *layout_slabinfo(const struct capture *c)
+{
+	return c->has_end ? &c->end : c->has_start ? &c->start : NULL;
+}
+
+/* SLAB's layout check: every cache of /proc/slabinfo (SLAB lists each
+ * cache of slab_caches, kmalloc caches included, merged ones under their
+ * root's name) against the model's cache of that name after the run: objsize
+ * (the stride), objperslab, pagesperslab and the enable_cpucache tunables.
+ * A cache the model does not hold is laid out from its objsize alone. */
+static void layout_check_slabinfo(const struct capture *c, const struct sim *s,
+				  struct layout_res **out, uint32_t *nout)
+{
+	const struct capture_slabinfo *si = layout_slabinfo(c);
+	*nout = 0;
+	if (!si || !(*out = calloc(si->n ? si->n : 1, sizeof(**out))))
+		return;
+	struct policy *p = sim_policy((struct sim *)s);
+	for (uint32_t i = 0; i < si->n; i++) {
+		const struct capture_slabinfo_row *r = &si->rows[i];
+		struct layout_res *lr = &(*out)[(*nout)++];
+		lr->name = r->name;
+		int64_t real[L_NR] = {-1,	r->objsize,    -1,
+				      -1,	r->objperslab, r->pagesperslab,
+				      r->limit, r->batchcount, r->sharedfactor};
+		memcpy(lr->real, real, sizeof(real));
+		struct policy_geom g;
+		uint32_t id;
+		if (sim_find_cache(s, r->name, &id)) {
+			struct policy_cache_info ci;
+			p->ops->cache_info(p, id, &ci);
+			g = ci.g;
+		} else {
+			struct policy_cache_spec spec = {.name = r->name,
+							 .object_size = r->objsize,
+							 .align = 8,
+							 .no_merge = true};
+			struct err e;
+			if (!p->ops->layout || p->ops->layout(&p->cfg, &spec, &g, &e)) {
+				lr->failed = true;
+				(void)snprintf(lr->why, sizeof(lr->why), "%.120s",
+					       p->ops->layout ? e.msg : "no layout");
+				continue;
+			}
+		}
+		uint32_t pred[L_NR] = {g.object_size, g.size,	       g.align,
+				       g.order,	      g.objs_per_slab, 1u << g.order,
+				       g.limit,	      g.batchcount,    g.shared};
 		for (int f = 0; f < L_NR; f++) {
 			lr->pred[f] = pred[f];
 			if (lr->real[f] >= 0 && (int64_t)pred[f] != lr->real[f])
@@ -757,9 +994,24 @@ static int val_finish(void *ctx, struct run *r, struct rec *rec, struct err *e);
  * and written by val_finish) in it. OUT: *out, the run. */
 static int replay_pass(struct vpass *p, struct rec *rec, struct run **out, struct err *e)
 {
-	char extra[64];
-	(void)snprintf(extra, sizeof(extra), "\"anchor\":%s,\"seed\":%" PRIu64,
-		       p->v->anchor ? "true" : "false", p->o->seed);
+	char extra[400], why[160] = "";
+	const struct policy_ops *cap = val_capture_allocator(p->c, why, sizeof(why));
+	/* which allocator the capture's kernel had, and what said so; not for
+	 * a SLUB capture validated as SLUB, whose configuration key stays what
+	 * it was before validate chose models */
+	size_t n = (size_t)snprintf(extra, sizeof(extra), "\"anchor\":%s,\"seed\":%" PRIu64,
+				    p->v->anchor ? "true" : "false", p->o->seed);
+	const struct policy_ops *dflt = policy_find(POLICY_DEFAULT_NAME);
+	if (cap && n < sizeof(extra) &&
+	    (cap != dflt || policy_find(p->o->model.allocator) != dflt)) {
+		FILE *f = fmemopen(extra + n, sizeof(extra) - n, "w");
+		if (f) {
+			fprintf(f, ",\"capture_allocator\":\"%s\",\"capture_allocator_from\":",
+				cap->name);
+			json_str(f, why);
+			fclose(f);
+		}
+	}
 	struct run_opts ro = {
 		.command = "validate",
 		.model = p->o->model,
@@ -789,17 +1041,36 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 	struct rec *rec = NULL;
 	int rc;
 
-	if (!policy_find(o->model.allocator)->sysfs)
+	if (policy_find(o->model.allocator)->truth == POLICY_TRUTH_NONE)
 		return err_set(e, SLABSIM_EUSAGE,
-			       "validate compares with SLUB's /sys/kernel/slab and /proc/slabinfo: "
-			       "use --allocator slub");
-	if (!c->has_end && !c->nsnapshots && !c->has_attrs)
+			       "validate compares with a kernel's allocator: %s models none (use "
+			       "--allocator slub, slab or slob)",
+			       o->model.allocator);
+	bool meminfo = policy_find(o->model.allocator)->truth == POLICY_TRUTH_MEMINFO;
+	if (meminfo && !c->has_meminfo_end && !c->nmeminfo)
+		return err_at(
+			e, SLABSIM_ENODATA, c->dir, 0,
+			"nothing to compare: the kernel's allocator shows only /proc/meminfo's "
+			"Slab:, and the capture has no meminfo.txt (end state) nor "
+			"snapshots/*.meminfo (over time)");
+	if (!meminfo && !c->has_end && !c->nsnapshots && !c->has_attrs)
 		return err_at(e, SLABSIM_ENODATA, c->dir, 0,
 			      "nothing to compare: the capture has no slabinfo.txt (end state), no "
 			      "snapshots/*.slabinfo (over time) and no slab-attrs.tsv (layout)");
+	v.meminfo = v0.meminfo = meminfo;
+	bool start = meminfo ? c->has_meminfo_start && c->meminfo_start.slab_kb >= 0 : c->has_start;
+	if (meminfo && start) {
+		v.base_pages = v0.base_pages = meminfo_pages(&c->meminfo_start);
+		if (o->notes)
+			fprintf(o->notes,
+				"capture: start state from meminfo-start.txt: Slab: %" PRId64
+				" kB = %" PRId64 " pages, held as pages the model does not track "
+				"(the kernel shows no per-cache state); the model adds its own\n",
+				c->meminfo_start.slab_kb, v.base_pages);
+	}
 	/* a boot capture: the first snapshot is the start state (see on_snap);
 	 * a first pass without it gives the unanchored series */
-	v.anchor = o->anchor && !c->has_start && c->nsnapshots > 0;
+	v.anchor = o->anchor && !start && (meminfo ? c->nmeminfo : c->nsnapshots) > 0;
 	if (v.anchor) {
 		if ((rc = replay_pass(&p0, NULL, &r, e)))
 			goto out;
@@ -916,6 +1187,9 @@ static void print_end_json(FILE *out, const struct capture *c, const struct vctx
 struct vres {
 	struct layout_res *lay;
 	uint32_t nlay;
+	const char *const *lfield; /* names of the layout figures */
+	const char *layout_from;   /* what the layout was compared with, NULL: not compared */
+	const char *layout_none;   /* why not */
 	struct end_row *rows;
 	uint32_t nrows;
 	struct vrec_summary sum;
@@ -934,9 +1208,24 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 	struct layout_res *lay = NULL;
 	struct end_row *rows = NULL;
 	uint32_t nlay = 0, nrows = 0;
-	(void)o;
-	if (c->has_attrs)
+	enum policy_truth truth = policy_find(o->model.allocator)->truth;
+	res->lfield = lfield;
+	if (truth == POLICY_TRUTH_SLABINFO) {
+		res->lfield = lfield_slabinfo;
+		if (layout_slabinfo(c)) {
+			layout_check_slabinfo(c, s, &lay, &nlay);
+			res->layout_from = c->has_end ? "slabinfo.txt" : "slabinfo-start.txt";
+		} else {
+			res->layout_none = "no slabinfo.txt nor slabinfo-start.txt in the capture";
+		}
+	} else if (truth == POLICY_TRUTH_MEMINFO) {
+		res->layout_none = "the kernel shows no cache of SLOB";
+	} else if (c->has_attrs) {
 		layout_check(c, s, &lay, &nlay);
+		res->layout_from = "slab-attrs.tsv";
+	} else {
+		res->layout_none = "no slab-attrs.tsv in the capture";
+	}
 	res->lay = lay;
 	res->nlay = nlay;
 	for (uint32_t i = 0; i < v->nsnaps; i++) {
@@ -1011,13 +1300,32 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 		if (lay[i].bad || lay[i].failed)
 			sum.layout_mismatched++;
 	}
+	if (v->meminfo) {
+		/* SLOB: no cache in the kernel's view, the end state is Slab: of
+		 * meminfo.txt against the model's total */
+		nrows = 0;
+		sum.caches_compared = 0;
+		sum.real_objs = sum.predicted_objs = sum.real_active = sum.predicted_active = 0;
+		real_slabs = pred_slabs = 0;
+		int64_t real = c->has_meminfo_end ? meminfo_pages(&c->meminfo_end) : -1;
+		sum.real_pages = real < 0 ? 0 : (uint64_t)real;
+		sum.predicted_pages = meminfo_pred(v, s);
+		uint64_t d = sum.real_pages > sum.predicted_pages
+				     ? sum.real_pages - sum.predicted_pages
+				     : sum.predicted_pages - sum.real_pages;
+		sum.weighted_page_error = sum.real_pages ? (double)d / (double)sum.real_pages : 0;
+		sum.pages_mae_over_swing = -1;
+		sum.start_state = c->has_meminfo_start;
+	}
 	/* ---- snapshots ---- */
 	sum.snapshots = v->nsnaps;
 	uint32_t files_unmatched = 0;
-	for (uint32_t i = 0; i < c->nsnapshots; i++) {
+	char **ids = v->meminfo ? c->meminfo_ids : c->snapshot_ids;
+	uint32_t nids = v->meminfo ? c->nmeminfo : c->nsnapshots;
+	for (uint32_t i = 0; i < nids; i++) {
 		bool seen = false;
 		for (uint32_t j = 0; j < v->nsnaps && !seen; j++)
-			seen = strcmp(v->snaps[j].id, c->snapshot_ids[i]) == 0;
+			seen = strcmp(v->snaps[j].id, ids[i]) == 0;
 		files_unmatched += !seen;
 	}
 	/* MAE over the scored snapshots (all but an anchor), divided by the
@@ -1105,12 +1413,22 @@ static void val_print_json(const struct vpass *p, const struct vres *res)
 		for (int f = 0; !l->failed && f < L_NR; f++)
 			if (l->bad & (1u << f))
 				fprintf(out, ", \"%s\": {\"predicted\": %u, \"real\": %" PRId64 "}",
-					lfield[f], l->pred[f], l->real[f]);
+					res->lfield[f], l->pred[f], l->real[f]);
 		fputc('}', out);
 	}
 	fprintf(out, "%s]},\n", first ? "" : "\n  ");
 	/* without slabinfo.txt nothing was compared: null, not a 0 error */
-	if (!c->has_end)
+	if (v->meminfo && c->has_meminfo_end)
+		fprintf(out,
+			"  \"end_state\": {\"meminfo\": true, \"start_state\": %s, "
+			"\"start_pages\": %" PRId64 ", \"real\": {\"pages\": %" PRIu64
+			"}, \"predicted\": {\"pages\": %" PRIu64
+			"}, \"weighted_page_error\": %.6f, \"untraced_allocations\": %" PRIu64
+			", \"unattributed_frees\": %" PRIu64 "}",
+			c->has_meminfo_start ? "true" : "false", v->base_pages, res->sum.real_pages,
+			res->sum.predicted_pages, res->sum.weighted_page_error,
+			res->sum.untraced_frees, res->sum.unattributed_frees);
+	else if (!c->has_end)
 		fprintf(out, "  \"end_state\": null");
 	else
 		print_end_json(out, c, v, &res->sum, res->rows, res->nrows, res->real_slabs,
@@ -1185,11 +1503,14 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 	fprintf(out, "kernel %s (profile %s), nr_cpus %u, slub_debug %s\n\n",
 		c->has_uname ? c->release : "unknown", run_kernel_name(&o->model),
 		o->model.cfg.nr_cpus, policy_slub_debug_str(o->model.cfg.slub_debug, dbg));
-	if (!c->has_attrs)
-		fprintf(out, "layout: no slab-attrs.tsv in the capture\n");
-	else
+	if (res->layout_from && !c->has_attrs)
+		fprintf(out, "layout (%s): %u caches compared, %u mismatched\n", res->layout_from,
+			res->sum.layout_compared, res->sum.layout_mismatched);
+	else if (res->layout_from)
 		fprintf(out, "layout: %u caches compared, %u mismatched\n",
 			res->sum.layout_compared, res->sum.layout_mismatched);
+	else
+		fprintf(out, "layout: not compared: %s\n", res->layout_none);
 	for (uint32_t i = 0; i < res->nlay; i++) {
 		const struct layout_res *l = &res->lay[i];
 		if (l->failed)
@@ -1197,9 +1518,25 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 		for (int f = 0; !l->failed && f < L_NR; f++)
 			if (l->bad & (1u << f))
 				fprintf(out, "  %s %s: predicted %u, real %" PRId64 "\n", l->name,
-					lfield[f], l->pred[f], l->real[f]);
+					res->lfield[f], l->pred[f], l->real[f]);
 	}
-	if (!c->has_end)
+	if (v->meminfo && c->has_meminfo_end)
+		fprintf(out,
+			"\nend state (Slab: of meminfo.txt; the kernel shows no cache): real "
+			"%" PRIu64 " pages, predicted %" PRIu64
+			" (error %.1f%%)\n  of them %" PRId64
+			" pages held since the start (%s), the rest the model's\n"
+			"  untraced allocations (frees of objects never allocated in the trace): "
+			"%" PRIu64 "; frees naming no cache: %" PRIu64 "\n",
+			res->sum.real_pages, res->sum.predicted_pages,
+			100 * res->sum.weighted_page_error, v->base_pages,
+			c->has_meminfo_start ? "meminfo-start.txt"
+			: v->anchor	     ? "the first snapshot"
+					     : "none: no meminfo-start.txt",
+			res->sum.untraced_frees, res->sum.unattributed_frees);
+	else if (v->meminfo)
+		fprintf(out, "\nend state: not compared: no meminfo.txt in the capture\n");
+	else if (!c->has_end)
 		fprintf(out,
 			"\nend state: not compared: no slabinfo.txt in the capture (the "
 			"model "
@@ -1240,8 +1577,7 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 			res->sum.pages_mae_over_swing, res->mae, res->scored, res->swing);
 	else
 		fprintf(out, "pages_mae_over_swing undefined (%s)\n",
-			res->scored < 1 || v->nsnaps < 2 ? "too few snapshots"
-							 : "no real swing");
+			res->scored < 1 || v->nsnaps < 2 ? "too few snapshots" : "no real swing");
 	if (v->anchor && res->ratio0 >= 0)
 		fprintf(out, "pages_mae_over_swing without the anchor %.4f (MAE %.1f pages)\n",
 			res->ratio0, res->mae0);
@@ -1257,7 +1593,7 @@ static int val_record(const struct vpass *p, const struct vres *res, struct rec 
 	for (uint32_t i = 0; i < res->nlay; i++) {
 		struct vrec_layout_row lr = {.cache = res->lay[i].name,
 					     .mismatch = res->lay[i].bad || res->lay[i].failed};
-		for (int f = 0; f < L_NR; f++) {
+		for (int f = 0; f < L_FIRST_SYSFS_NR; f++) {
 			lr.pred[f] = res->lay[i].pred[f];
 			lr.real[f] = res->lay[i].real[f] < 0 ? 0 : (uint32_t)res->lay[i].real[f];
 		}

@@ -25,6 +25,15 @@
  * flag), is written to notes as "capture: ..." lines (notes may be NULL). */
 int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes, struct err *e);
 
+/* The allocator model of the kernel that recorded c: the policy that
+ * capture-info.txt's allocator= names, else the one whose ground truth
+ * (policy_ops.truth) the capture's files hold: slab-attrs.tsv -> sysfs
+ * (SLUB), /proc/slabinfo with tunables -> slabinfo (SLAB), with 0 tunables
+ * -> sysfs, meminfo alone -> meminfo (SLOB). OUT: why (what decided, for
+ * notes). NULL when nothing says. val_capture_model takes it unless
+ * --allocator was given. */
+const struct policy_ops *val_capture_allocator(const struct capture *c, char *why, size_t n);
+
 /* The kernel profile for kernel version major.minor, the closer of the two
  * the models have: 6.1 from 5.16 up, 5.4 below. */
 enum policy_kernel val_kernel_profile(uint32_t major, uint32_t minor);

@@ -239,9 +239,11 @@ static void test_rows(void)
 		char name[96];
 		(void)snprintf(name, sizeof(name), "%s: has kmalloc_bytes", o->name);
 		CHECK(name, o->kmalloc_bytes != NULL);
-		(void)snprintf(name, sizeof(name), "%s: sysfs only with layout and get_slabinfo",
+		(void)snprintf(name, sizeof(name),
+			       "%s: a sysfs or slabinfo truth only with layout and get_slabinfo",
 			       o->name);
-		CHECK(name, !o->sysfs || (o->layout && o->get_slabinfo));
+		CHECK(name, (o->truth != POLICY_TRUTH_SYSFS && o->truth != POLICY_TRUTH_SLABINFO) ||
+				    (o->layout && o->get_slabinfo));
 		(void)snprintf(name, sizeof(name), "%s: slab figures only with a layout", o->name);
 		CHECK(name, !(o->figures & POLICY_FIG_SIZE) == !o->layout);
 		(void)snprintf(name, sizeof(name), "%s: found by its name", o->name);
@@ -249,8 +251,14 @@ static void test_rows(void)
 	}
 	const struct policy_ops *slub = policy_find("slub"), *slab = policy_find("slab");
 	const struct policy_ops *slob = policy_find("slob"), *exact = policy_find("exact");
-	CHECK("only SLUB has /sys/kernel/slab",
-	      slub->sysfs && !slab->sysfs && !slob->sysfs && !exact->sysfs);
+	CHECK("the kernel's ground truth: SLUB sysfs, SLAB slabinfo, SLOB meminfo, exact none",
+	      slub->truth == POLICY_TRUTH_SYSFS && slab->truth == POLICY_TRUTH_SLABINFO &&
+		      slob->truth == POLICY_TRUTH_MEMINFO && exact->truth == POLICY_TRUTH_NONE);
+	CHECK("policy_find_truth finds each",
+	      policy_find_truth(POLICY_TRUTH_SYSFS) == slub &&
+		      policy_find_truth(POLICY_TRUTH_SLABINFO) == slab &&
+		      policy_find_truth(POLICY_TRUTH_MEMINFO) == slob &&
+		      !policy_find_truth(POLICY_TRUTH_NONE));
 	CHECK("SLOB and exact have no /proc/slabinfo", !slob->get_slabinfo && !exact->get_slabinfo);
 	CHECK("only SLOB keeps free blocks",
 	      slob->free_blocks && !slub->free_blocks && !slab->free_blocks && !exact->free_blocks);

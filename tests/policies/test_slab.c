@@ -511,6 +511,123 @@ static void test_limits(void)
 	f.ops->destroy(f.p);
 }
 
+/* ---- 6.1: kmalloc caches up to 8 KiB, the page allocator above --------- */
+
+static void test_limits_61(void)
+{
+	struct fixture f;
+	struct err e;
+	struct policy_obj o, big;
+	struct policy_cfg cfg;
+	policy_cfg_default(&cfg);
+	cfg.kernel = POLICY_KERNEL_6_1;
+	cfg.nr_cpus = 2;
+	f.ops = policy_find("slab");
+	if (f.ops->create(&cfg, &f.p, &e)) {
+		printf("Bail out! %s\n", e.msg);
+		exit(1);
+	}
+	/* KMALLOC_SHIFT_HIGH = PAGE_SHIFT + 1: kmalloc-8k is the largest */
+	CHECK("6.1: kmalloc(8 KiB) has a cache",
+	      f.ops->kmalloc_cache(f.p, 8192, POLICY_KMALLOC_NORMAL) != POLICY_NO_CACHE);
+	CHECK_EQ_U64("6.1: no cache for 8 KiB + 1",
+		     f.ops->kmalloc_cache(f.p, 8193, POLICY_KMALLOC_NORMAL), POLICY_NO_CACHE);
+	/* kmalloc(65537): get_order = 5, 32 pages from the page allocator */
+	struct policy_alloc_req r = {.cache = POLICY_KMALLOC, .size = 65537, .cpu = 1};
+	CHECK("6.1: kmalloc(65537) succeeds", f.ops->alloc(f.p, &r, &big, &e) == 0);
+	CHECK_EQ_U64("6.1: kmalloc(65537): bytes_alloc 128 KiB", big.bytes_alloc, 131072);
+	CHECK_EQ_U64("6.1: kmalloc(65537): no cache", big.cache, POLICY_NO_CACHE);
+	CHECK_EQ_U64("6.1: kmalloc_bytes agrees",
+		     f.ops->kmalloc_bytes(f.p, 65537, POLICY_KMALLOC_NORMAL), 131072);
+	struct policy_stats st;
+	f.ops->stats(f.p, &st);
+	CHECK_EQ_U64("6.1: 32 large pages, no slab page", st.large_pages * 1000 + st.slab_pages,
+		     32000);
+	r.size = 100;
+	CHECK("6.1: kmalloc(100) succeeds", f.ops->alloc(f.p, &r, &o, &e) == 0);
+	check_ok(&f, "6.1: invariants with a large kmalloc");
+	free_on(&f, &big, 0);
+	f.ops->stats(f.p, &st);
+	CHECK_EQ_U64("6.1: the large kmalloc freed", st.large_pages + st.large_objs, 0);
+	CHECK("6.1: a second free of it is refused",
+	      f.ops->free(f.p, &big, 0, &e) == SLABSIM_EUSAGE);
+	check_ok(&f, "6.1: invariants after the free");
+	f.ops->destroy(f.p);
+
+	/* !CONFIG_MEMCG_KMEM: accounted kmallocs use kmalloc-N */
+	cfg.no_kmalloc_cg = true;
+	if (f.ops->create(&cfg, &f.p, &e)) {
+		printf("Bail out! %s\n", e.msg);
+		exit(1);
+	}
+	CHECK_EQ_U64("6.1 without kmalloc-cg: CGROUP kmalloc -> kmalloc-64",
+		     f.ops->kmalloc_cache(f.p, 64, POLICY_KMALLOC_CGROUP),
+		     f.ops->kmalloc_cache(f.p, 64, POLICY_KMALLOC_NORMAL));
+	f.ops->destroy(f.p);
+}
+
+/* ---- the start state from a slabinfo row -------------------------------- */
+
+/* kmalloc-64 with 2 CPUs (5.4 geometry): 64 objects per page, limit 120,
+ * batchcount 60, shared array 480, free_limit (1 + 2) * 60 + 64 = 244. */
+static void test_prepopulate(void)
+{
+	struct fixture f;
+	struct err e;
+	setup(&f, 2, false);
+	uint32_t k64 = f.ops->kmalloc_cache(f.p, 64, POLICY_KMALLOC_NORMAL);
+	struct policy_obj *objs = calloc(640, sizeof(*objs));
+	uint64_t nlive = 0;
+	/* 10 slabs, 2 wholly free, 500 active, 30 in the shared array: the
+	 * shared array is not empty, so each CPU's array holds batchcount 60:
+	 * 500 - 30 - 2 * 60 = 350 live. 500 objects fill 7 slabs and 52 of
+	 * the 8th: free_objects = 640 - 500 = 140 (12 on the partial slab, 128
+	 * on the 2 free ones). */
+	struct policy_start st = {
+		.active_objs = 500, .nr_slabs = 10, .free_slabs = 2, .shared_avail = 30};
+	CHECK("prepopulate succeeds", f.ops->prepopulate(f.p, k64, &st, objs, &nlive, &e) == 0);
+	CHECK_EQ_U64("prepopulate: 350 live", nlive, 350);
+	struct policy_slabinfo si;
+	f.ops->get_slabinfo(f.p, k64, &si);
+	CHECK_EQ_U64("prepopulate: slabinfo active 500 of 640", si.active_objs * 1000 + si.num_objs,
+		     500640);
+	CHECK_EQ_U64("prepopulate: 8 active slabs of 10", si.active_slabs * 100 + si.num_slabs,
+		     810);
+	CHECK_EQ_U64("prepopulate: sharedavail 30", si.shared_avail, 30);
+	CHECK_EQ_U64("prepopulate: live objects", info(&f, k64).inuse_objects, 350);
+	check_ok(&f, "prepopulate: invariants");
+	/* 90 allocations on CPU 1: 60 from its array, then a refill moves
+	 * the shared array's 30 (transfer_objects), which serve the other 30:
+	 * no slab taken from the node, none grown, the shared array empty */
+	for (int i = 0; i < 90; i++)
+		(void)kmalloc_on(&f, 64, 1);
+	f.ops->get_slabinfo(f.p, k64, &si);
+	CHECK_EQ_U64("prepopulate: CPU 1's array then the shared array serve 90, no new slab",
+		     si.num_slabs * 1000 + si.shared_avail, 10000);
+	check_ok(&f, "prepopulate: invariants after allocations");
+	f.ops->destroy(f.p);
+
+	/* empty shared array: only CPU 0's array holds a batch */
+	setup(&f, 2, false);
+	k64 = f.ops->kmalloc_cache(f.p, 64, POLICY_KMALLOC_NORMAL);
+	st = (struct policy_start){.active_objs = 100, .nr_slabs = 2};
+	CHECK("prepopulate (idle) succeeds",
+	      f.ops->prepopulate(f.p, k64, &st, objs, &nlive, &e) == 0);
+	CHECK_EQ_U64("prepopulate (idle): 100 - 60 on CPU 0 = 40 live", nlive, 40);
+	/* CPU 1 finds its array empty: refill from the node's 28 free slots */
+	(void)kmalloc_on(&f, 64, 1);
+	CHECK_EQ_U64("prepopulate (idle): CPU 1 refills from the node, no new slab", slab_pages(&f),
+		     2);
+	(void)kmalloc_on(&f, 64, 0);
+	CHECK_EQ_U64("prepopulate (idle): CPU 0 takes from its array", slab_pages(&f), 2);
+	check_ok(&f, "prepopulate (idle): invariants");
+	st.active_objs = 200;
+	CHECK("prepopulate: 200 objects do not fit 2 slabs",
+	      f.ops->prepopulate(f.p, k64, &st, objs, &nlive, &e) == SLABSIM_EUSAGE);
+	free(objs);
+	f.ops->destroy(f.p);
+}
+
 int main(void)
 {
 	test_first_alloc();
@@ -520,5 +637,7 @@ int main(void)
 	test_off_slab();
 	test_merge();
 	test_limits();
+	test_limits_61();
+	test_prepopulate();
 	return check_done();
 }

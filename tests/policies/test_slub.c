@@ -243,7 +243,10 @@ static void test_prepopulate(void)
 	struct err e;
 	setup(&f, POLICY_KERNEL_6_1, 0, true);
 	struct policy_obj *objs = calloc(70, sizeof(*objs));
-	int rc = f.ops->prepopulate(f.p, f.k64, 70, 3, objs, &e);
+	struct policy_start st = {.active_objs = 70, .nr_slabs = 3};
+	uint64_t nlive = 0;
+	int rc = f.ops->prepopulate(f.p, f.k64, &st, objs, &nlive, &e);
+	CHECK_EQ_U64("prepopulate: 70 live", nlive, 70);
 	CHECK_EQ_U64("prepopulate: succeeds", rc, 0);
 	struct policy_cache_info ci = info64(&f);
 	CHECK_EQ_U64("prepopulate: 3 slabs", ci.nr_slabs, 3);
@@ -261,7 +264,8 @@ static void test_prepopulate(void)
 	check_ok(&f, "prepopulate: invariants after frees");
 	(void)kmalloc64(&f, 0);
 	CHECK_EQ_U64("prepopulate: an allocation reuses a partial slab", info64(&f).nr_slabs, 3);
-	rc = f.ops->prepopulate(f.p, f.k64, 200, 3, objs, &e);
+	st.active_objs = 200;
+	rc = f.ops->prepopulate(f.p, f.k64, &st, objs, &nlive, &e);
 	CHECK("prepopulate: 200 objects do not fit 3 slabs", rc == SLABSIM_EUSAGE);
 	free(objs);
 	f.ops->destroy(f.p);

@@ -305,9 +305,10 @@ static uint64_t slabs_after(uint64_t seed)
 	err_clear(&e);
 	struct freer f = {.left = 80};
 	struct trace_source src = {.ctx = &f, .next = freer_next, .name = "frees"};
-	uint64_t v = UINT64_MAX;
+	uint64_t v = UINT64_MAX, nlive;
+	struct policy_start st = {.active_objs = 97, .nr_slabs = 12};
 	if (!sim_create(&so, &s, &e) && !sim_ensure_cache(s, &spec, &id, &e) &&
-	    !sim_prepopulate(s, id, 97, 12, &e) && !sim_replay_source(s, &src, NULL, &e)) {
+	    !sim_prepopulate(s, id, &st, &nlive, &e) && !sim_replay_source(s, &src, NULL, &e)) {
 		struct sim_cache_state cs;
 		sim_cache_state(s, id, &cs);
 		v = cs.slabs;
