@@ -173,7 +173,7 @@ const struct query_def query_table[] = {
 		"FROM latest l JOIN align_cost a ON a.run_id = l.run_id\n"
 		"GROUP BY l.run_id, a.cache\n"
 		"HAVING paid_bytes <> 0\n"
-		"ORDER BY trace, run_id, paid_bytes DESC, a.cache"},
+		"ORDER BY l.trace, l.run_id, paid_bytes DESC, a.cache"},
 	{"sites-file",
 	 "a sites file (--align-sites) naming every function whose power-of-two kmallocs were "
 	 "off their natural alignment in some run (the violations table), as 'FUNCTION+* "

@@ -205,6 +205,11 @@ tap_is "query align-pay: who pays for natural alignment under SLOB" \
 other_fn+0x8/0x40 504 504
 xfs_buf_alloc+0x10/0x100 504 504"
 
+# align-pay-caches: SLOB's kmallocs are all in its kmalloc pseudo-cache
+tap_is "query align-pay-caches: 3 call sites, 1512 bytes of fragments" \
+	"$("$bin" query align-pay-caches --db q.db --format csv | awk -F, 'NR > 1 && $4 == "natural" {print $6, $7, $9, $12}')" \
+	"kmalloc 3 1512 1512"
+
 # ---- sweep: align-sites = FILE --------------------------------------------
 cat > s.sweep <<SW
 trace = $trace
