@@ -180,6 +180,19 @@ bad_sites "above a page" "a* 8192" \
 	"1: expected an alignment after 'a*' (natural, or a power of two from 8 to 4096), got '8192'"
 bad_sites "no pattern" "# only a comment
 " " no call-site pattern: expected lines 'PATTERN ALIGN'"
+printf 'a* 8\nb*\000 16\n' > bad.sites
+"$bin" replay "$trace" --align-sites bad.sites --no-db > out 2> err
+tap_is "sites file: a NUL byte" "$? $(cat err)" \
+	"2 slabsim: bad.sites:2: NUL byte: expected text lines 'PATTERN ALIGN'"
+awk 'BEGIN { s = ""; for (i = 0; i < 4100; i++) s = s "x"; print "a* 8"; print s " 8" }' > bad.sites
+"$bin" replay "$trace" --align-sites bad.sites --no-db > out 2> err
+tap_is "sites file: a line over 4096 bytes" "$? $(cat err)" \
+	"2 slabsim: bad.sites:2: line longer than 4096 bytes"
+# CRLF line ends and a character class: the same callers as align-abc.sites
+printf '# crlf\r\n[x]fs_buf_* natural\r\nbio_?lloc+* 512\r\n' > crlf.sites
+"$bin" replay "$trace" --align-sites crlf.sites --align own-caches --no-db > out 2> err
+tap_like "sites file: CRLF and globs [x] ?" "$(cat out)" \
+	"2 patterns): 2 call sites, 2 kmallocs, 0 not aligned as listed"
 "$bin" replay "$trace" --align-sites nosuch.sites --no-db > out 2> err
 tap_is "sites file: missing file, exit 3" "$?" 3
 
