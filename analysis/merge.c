@@ -237,9 +237,11 @@ int merge_file(struct merge *m, const char *in_path, struct merge_stats *st, str
 		goto out;
 	}
 	/* version 3 differs from 4 only by the trace identity columns of runs,
-	 * which the copy fills as the upgrade does (below) */
-	bool v3_in = ver_in == 3 && ver_out == 4;
-	if (ver_in != ver_out && !v3_in) {
+	 * which the copy fills as the upgrade does (below); 4 from 5 only by
+	 * the align_cost table, which an older input lacks (no rows to copy) */
+	bool v3_in = ver_in == 3 && ver_out >= 4;
+	bool v4_in = ver_in == 4 && ver_out == 5;
+	if (ver_in != ver_out && !v3_in && !v4_in) {
 		rc = err_set(e, SLABSIM_EIO,
 			     "%s: schema version %lld, but %s has %lld (upgrade the older file "
 			     "first: merge into it, or replay into it)",

@@ -86,7 +86,7 @@ struct ctx {
 /* One run of a trace. */
 struct pol {
 	long long run_id;
-	char allocator[16], align[16], debug[16];
+	char allocator[16], align[32], debug[16];
 	char label[200];
 	uint64_t sig; /* hash of the series drawn for it (identical series) */
 	int same_as;  /* index of an earlier run with the same series, or -1 */
@@ -506,8 +506,15 @@ static int fig_memory(struct ctx *c, struct plot_fig *fig)
 		fig->name);
 	if (nphase)
 		fprintf(g, "# trace markers (memory-time-phases.dat): dashed vertical lines\n");
+	/* a panel tall enough for its key: many runs (the align-debate
+	 * sweep's 35 per trace) would leave gnuplot no room to plot */
+	size_t most_lines = 0;
+	for (size_t k = 0; k < npanel; k++)
+		if (pn[k].nblocks > most_lines)
+			most_lines = pn[k].nblocks;
+	int per = most_lines * 16 + 160 > 420 ? (int)most_lines * 16 + 160 : 420;
 	for (int t = 0; t < 2; t++) {
-		gp_head(g, fig->name, t, fig_height(npanel, 420));
+		gp_head(g, fig->name, t, fig_height(npanel, per));
 		fprintf(g, "set multiplot layout %zu,1 title ", npanel);
 		gp_str(g, fig->title);
 		fprintf(g, "\nset xlabel 'virtual time since the first event (s)'\n"
@@ -789,6 +796,190 @@ out:
 	if (too_many && !rc)
 		(void)snprintf(fig->note, sizeof(fig->note),
 			       "more than %d bars in a panel: some left out", MAXB);
+	return rc;
+}
+
+/* 6: the options of the 2019 alignment debate compared: one panel per
+ * trace, one group of bars per allocator and debug setting, one bar per
+ * alignment policy (its colour), the extra peak slab memory over the same
+ * configuration under align=none (the runs of analysis/sweeps/
+ * align-debate.sweep). Drawn when some run has a policy other than none
+ * and natural, so databases of the natural/none question keep their five
+ * figures. */
+static const char *const opt_align[] = {
+	"own-caches", "merged", "kmalloc-aligned-caches", "kmalloc-aligned-overalloc",
+	"natural",    "cap512",
+};
+static const char *const opt_rgb[] = {"#1f77b4", "#17becf", "#ff7f0e",
+				      "#d62728", "#2ca02c", "#9467bd"};
+#define NOPT (sizeof(opt_align) / sizeof(opt_align[0]))
+
+struct opt_group {
+	char allocator[16], debug[16];
+	double pct[NOPT];
+	bool have[NOPT];
+};
+
+static int fig_options(struct ctx *c, struct plot_fig *fig)
+{
+	enum { MAXG = 16 };
+	sqlite3_stmt *st = NULL;
+	FILE *d = NULL, *g = NULL;
+	struct opt_group(*grp)[MAXG] = calloc(MAXTR, sizeof(*grp));
+	size_t ng[MAXTR] = {0}, npanel = 0;
+	bool other = false;
+	int rc;
+	(void)snprintf(fig->title, sizeof(fig->title),
+		       "Peak slab memory of each alignment option over none (the 2019 debate)");
+	fig->optional = true;
+	if (!grp)
+		return err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+	if ((rc = prep_latest(
+		     c,
+		     "SELECT n.trace, n.allocator, n.debug, n.align,\n"
+		     "  100.0 * (n.peak_slab_pages - u.peak_slab_pages) / u.peak_slab_pages\n"
+		     "FROM latest n JOIN latest u\n"
+		     "  ON u.trace_path IS n.trace_path AND u.trace IS n.trace AND u.align = "
+		     "'none'\n"
+		     " AND u.config_json = replace(n.config_json, '\"align\":\"' || n.align || "
+		     "'\"',\n"
+		     "                             '\"align\":\"none\"')\n"
+		     "WHERE n.align <> 'none' AND u.peak_slab_pages > 0\n"
+		     "ORDER BY n.trace, n.allocator, n.debug = 'off' DESC, n.debug",
+		     &st)))
+		goto out;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		size_t k, b, o;
+		for (k = 0; k < c->ntr && strcmp(c->tr[k].label, col_text(st, 0)); k++)
+			;
+		for (o = 0; o < NOPT && strcmp(opt_align[o], col_text(st, 3)); o++)
+			;
+		if (k == c->ntr || o == NOPT)
+			continue;
+		other |= strcmp(opt_align[o], "natural") != 0;
+		for (b = 0; b < ng[k]; b++)
+			if (alloc_pos(grp[k][b].allocator) == alloc_pos(col_text(st, 1)) &&
+			    !strcmp(grp[k][b].debug, col_text(st, 2)))
+				break;
+		if (b == MAXG)
+			continue;
+		if (b == ng[k]) {
+			ng[k]++;
+			(void)snprintf(grp[k][b].allocator, sizeof(grp[k][b].allocator), "%s",
+				       col_text(st, 1));
+			(void)snprintf(grp[k][b].debug, sizeof(grp[k][b].debug), "%s",
+				       col_text(st, 2));
+		}
+		grp[k][b].pct[o] = sqlite3_column_double(st, 4);
+		grp[k][b].have[o] = true;
+	}
+	for (size_t k = 0; k < c->ntr; k++)
+		npanel += ng[k] > 0;
+	if (!npanel || !other) {
+		(void)snprintf(fig->note, sizeof(fig->note),
+			       "no runs of options 1-3 or 5 with an align=none twin "
+			       "(analysis/sweeps/align-debate.sweep)");
+		goto out;
+	}
+	if (!(d = open_out(c, fig->name, "dat"))) {
+		rc = c->e->code;
+		goto out;
+	}
+	fprintf(d,
+		"# extra peak slab pages of each alignment policy over align=none, percent\n"
+		"# one block per trace (gnuplot index), one row per allocator, debug setting\n"
+		"# and policy; x: the bar's position (groups of %zu), rgb: the policy's colour\n"
+		"#trace allocator debug align pct x rgb\n",
+		NOPT);
+	double lo = 0, hi = 0;
+	size_t blk = 0;
+	for (size_t k = 0; k < c->ntr; k++) {
+		if (!ng[k])
+			continue;
+		if (blk++)
+			fprintf(d, "\n\n");
+		for (size_t b = 0; b < ng[k]; b++) {
+			for (size_t o = 0; o < NOPT; o++) {
+				const struct opt_group *x = &grp[k][b];
+				if (!x->have[o])
+					continue;
+				lo = x->pct[o] < lo ? x->pct[o] : lo;
+				hi = x->pct[o] > hi ? x->pct[o] : hi;
+				dat_str(d, c->tr[k].label);
+				fputc(' ', d);
+				dat_str(d, x->allocator);
+				fputc(' ', d);
+				dat_str(d, x->debug);
+				fputc(' ', d);
+				dat_str(d, opt_align[o]);
+				fprintf(d, " %.6f %zu %ld\n", x->pct[o], b * (NOPT + 1) + o + 1,
+					strtol(opt_rgb[o] + 1, NULL, 16));
+			}
+		}
+	}
+	rc = close_out(c, d, fig->name, "dat");
+	d = NULL;
+	if (rc)
+		goto out;
+	double pad = (hi - lo) > 0 ? (hi - lo) * 0.1 : 1.0;
+	if (!(g = open_out(c, fig->name, "gp"))) {
+		rc = c->e->code;
+		goto out;
+	}
+	fprintf(g,
+		"# %s: one panel per trace, one group of bars per allocator and debug setting,\n"
+		"# one bar per alignment policy (colour, in the key)\n",
+		fig->name);
+	for (int t = 0; t < 2; t++) {
+		gp_head(g, fig->name, t, fig_height(npanel, 320));
+		fprintf(g, "set multiplot layout %zu,1 title ", npanel);
+		gp_str(g, fig->title);
+		fprintf(g,
+			"\nset ylabel 'extra peak slab memory over none (%%)'\n"
+			"set xlabel 'allocator, debug setting'\n"
+			"set grid ytics\nset xzeroaxis lt -1\nset boxwidth 0.9\n"
+			"set key outside right top vertical font ',9'\n"
+			"set yrange [%.6f:%.6f]\n",
+			lo - (lo < 0 ? pad : 0), hi + pad);
+		blk = 0;
+		for (size_t k = 0; k < c->ntr; k++) {
+			if (!ng[k])
+				continue;
+			fprintf(g, "set title ");
+			gp_str(g, c->tr[k].label);
+			fprintf(g, "\nset xrange [0:%zu]\nset xtics (", ng[k] * (NOPT + 1));
+			for (size_t b = 0; b < ng[k]; b++) {
+				char tic[48];
+				(void)snprintf(tic, sizeof(tic), "%s %s", grp[k][b].allocator,
+					       grp[k][b].debug);
+				fprintf(g, "%s", b ? ", " : "");
+				gp_str(g, tic);
+				fprintf(g, " %.1f", (double)b * (NOPT + 1) + (NOPT + 1) / 2.0);
+			}
+			fprintf(g,
+				")\nplot '%s.dat' index %zu using 6:5:7 with boxes "
+				"fs solid 0.85 border -1 lc rgb variable notitle",
+				fig->name, blk);
+			for (size_t o = 0; o < NOPT; o++)
+				fprintf(g,
+					", \\\n  keyentry with boxes fs solid 0.85 lc rgb '%s' "
+					"title '%s'",
+					opt_rgb[o], opt_align[o]);
+			fprintf(g, "\n");
+			blk++;
+		}
+		fprintf(g, "unset multiplot\n");
+	}
+	fig->drawn = true;
+	rc = close_out(c, g, fig->name, "gp");
+	g = NULL;
+out:
+	if (d)
+		fclose(d);
+	if (g)
+		fclose(g);
+	sqlite3_finalize(st);
+	free(grp);
 	return rc;
 }
 
@@ -1301,7 +1492,8 @@ int plot_all(const char *db_path, const char *out_dir, const struct plot_opts *o
 	     struct plot_result *res, struct err *e)
 {
 	static const char *const stems[PLOT_NFIGS] = {
-		"memory-time", "align-overhead", "waste-by-kind", "top-caches", "occupancy-cdf",
+		"memory-time", "align-overhead", "waste-by-kind",
+		"top-caches",  "occupancy-cdf",	 "align-options",
 	};
 	struct ctx c = {.dir = out_dir, .e = e};
 	sqlite3_stmt *st = NULL;
@@ -1349,7 +1541,7 @@ int plot_all(const char *db_path, const char *out_dir, const struct plot_opts *o
 	res->ntraces = c.ntr;
 	if ((rc = fig_memory(&c, &res->figs[0])) || (rc = fig_overhead(&c, &res->figs[1])) ||
 	    (rc = fig_waste(&c, &res->figs[2])) || (rc = fig_top(&c, &res->figs[3])) ||
-	    (rc = fig_cdf(&c, &res->figs[4])))
+	    (rc = fig_cdf(&c, &res->figs[4])) || (rc = fig_options(&c, &res->figs[5])))
 		goto out;
 	if (left_out)
 		for (int i = 0; i < PLOT_NFIGS; i++)

@@ -13,7 +13,7 @@
 
 #include "err.h"
 
-#define PLOT_NFIGS 5
+#define PLOT_NFIGS 6
 
 struct plot_opts {
 	const char *trace;   /* only this trace (its label or trace_path); NULL = every
@@ -27,6 +27,8 @@ struct plot_fig {
 	char title[200]; /* what it shows */
 	bool drawn;	 /* false: no data for it (the reason is in note); a note of a
 			    drawn figure says what it leaves out */
+	bool optional;	 /* drawn only for databases with its runs (align-options:
+			    the align-debate sweep's); not drawn is no news */
 	char note[200];
 };
 

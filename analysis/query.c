@@ -137,6 +137,64 @@ const struct query_def query_table[] = {
 		"WHERE l.align = 'none'\n"
 		"GROUP BY l.run_id, v.call_site\n"
 		"ORDER BY l.trace, l.run_id, unaligned_allocs DESC, v.call_site"},
+	{"align-pay",
+	 "who pays for the alignment policy (natural, or any other): per run the 20 call "
+	 "sites whose kmallocs cost most against the same kmallocs under align=none, in bytes "
+	 "summed over their allocations (slot growth, of it the left red zone's shift under "
+	 "slub_debug, and SLOB's alignment fragments) and live at the end",
+	 LATEST "SELECT * FROM (\n"
+		"  SELECT l.trace, l.run_id, l.allocator, l.align, l.debug, a.call_site,\n"
+		"         a.need, sum(a.allocs) AS allocs,\n"
+		"         sum(a.bytes_alloc - a.bytes_alloc_none) + sum(a.fragment_bytes)\n"
+		"           AS paid_bytes,\n"
+		"         sum(a.bytes_alloc - a.bytes_alloc_none) AS slot_growth_bytes,\n"
+		"         sum(a.redzone_shift_bytes) AS redzone_shift_bytes,\n"
+		"         sum(a.fragment_bytes) AS fragment_bytes,\n"
+		"         sum(a.live_growth_bytes) AS live_growth_bytes,\n"
+		"         sum(a.violations) AS listed_violations,\n"
+		"         row_number() OVER (PARTITION BY l.run_id ORDER BY\n"
+		"           sum(a.bytes_alloc - a.bytes_alloc_none) + sum(a.fragment_bytes) DESC,\n"
+		"           a.call_site) AS rank\n"
+		"  FROM latest l JOIN align_cost a ON a.run_id = l.run_id\n"
+		"  GROUP BY l.run_id, a.call_site)\n"
+		"WHERE rank <= 20 AND paid_bytes <> 0\n"
+		"ORDER BY trace, run_id, rank"},
+	{"align-pay-caches",
+	 "who pays, per cache: the same bytes as align-pay summed per run and serving root "
+	 "cache ('' = the page allocator), with the call sites that pay",
+	 LATEST "SELECT l.trace, l.run_id, l.allocator, l.align, l.debug, a.cache,\n"
+		"       count(*) AS call_sites, sum(a.allocs) AS allocs,\n"
+		"       sum(a.bytes_alloc - a.bytes_alloc_none) + sum(a.fragment_bytes)\n"
+		"         AS paid_bytes,\n"
+		"       sum(a.bytes_alloc - a.bytes_alloc_none) AS slot_growth_bytes,\n"
+		"       sum(a.redzone_shift_bytes) AS redzone_shift_bytes,\n"
+		"       sum(a.fragment_bytes) AS fragment_bytes,\n"
+		"       sum(a.live_growth_bytes) AS live_growth_bytes\n"
+		"FROM latest l JOIN align_cost a ON a.run_id = l.run_id\n"
+		"GROUP BY l.run_id, a.cache\n"
+		"HAVING paid_bytes <> 0\n"
+		"ORDER BY l.trace, l.run_id, paid_bytes DESC, a.cache"},
+	{"sites-file",
+	 "a sites file (--align-sites) naming every function whose power-of-two kmallocs were "
+	 "off their natural alignment in some run (the violations table), as 'FUNCTION+* "
+	 "natural', most misaligned first; print it with --format text",
+	 LATEST ", fn AS (\n"
+		"  SELECT CASE WHEN instr(v.call_site, '+') > 1\n"
+		"           THEN substr(v.call_site, 1, instr(v.call_site, '+') - 1) || '+*'\n"
+		"           ELSE v.call_site END AS pattern,\n"
+		"         sum(v.count) AS n, count(DISTINCT l.run_id) AS runs\n"
+		"  FROM latest l JOIN violations v ON v.run_id = l.run_id\n"
+		"  GROUP BY pattern)\n"
+		"SELECT line, align, note FROM (\n"
+		"  SELECT 0 AS k, 0 AS n, '' AS pattern, NULL AS align, NULL AS note,\n"
+		"         '# sites file from slabsim query sites-file: call sites whose' AS line\n"
+		"  UNION ALL SELECT 1, 0, '', NULL, NULL,\n"
+		"         '# power-of-two kmallocs were off their natural alignment'\n"
+		"  UNION ALL SELECT 2, 0, '', NULL, NULL,\n"
+		"         '# (misaligned kmallocs summed over the runs that saw them)'\n"
+		"  UNION ALL SELECT 3, n, pattern, 'natural', '# ' || n || ' in ' || runs ||\n"
+		"         ' run' || CASE WHEN runs > 1 THEN 's' ELSE '' END, pattern FROM fn)\n"
+		"ORDER BY k, n DESC, pattern"},
 	{"waste-by-kind",
 	 "waste at the end of each run by kind (bytes, root caches summed): size-class "
 	 "rounding, layout and debug metadata, free slots, slab tails; for SLOB (its caches "
@@ -473,6 +531,16 @@ int query_print(sqlite3 *db, const char *sql, enum query_format fmt, FILE *out,
 					json_str(out, (const char *)sqlite3_column_text(st, i));
 			}
 			fputc('}', out);
+		} else if (fmt == QUERY_TEXT) {
+			bool first = true;
+			for (int i = 0; i < nc; i++) {
+				const unsigned char *t = sqlite3_column_text(st, i);
+				if (!t)
+					continue;
+				fprintf(out, "%s%s", first ? "" : " ", (const char *)t);
+				first = false;
+			}
+			fputc('\n', out);
 		} else if (fmt == QUERY_HTML) {
 			fputs("<tr>", out);
 			for (int i = 0; i < nc; i++) {

@@ -40,6 +40,8 @@ enum query_format {
 	QUERY_CSV,
 	QUERY_JSON,
 	QUERY_HTML, /* a <table> (the report) */
+	QUERY_TEXT, /* each row's non-NULL cells joined by a space, no header: for
+		       queries whose rows are a file's lines (sites-file) */
 };
 
 /* Register slabsim_mean(x), slabsim_sd(x) and slabsim_ci95(x) on db:

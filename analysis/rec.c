@@ -272,6 +272,26 @@ static const char schema_v2_sql[] =
  * search ran to the end of the run for every row: ten times slower).
  */
 #define REC_SEQ_END "9223372036854775807"
+/* Version 5: what an alignment policy costs, by (run, cache, call site)
+ * (sink.h struct sink_align_cost). cache '' is the page allocator; need is
+ * the sites file's rule ('natural', the bytes as text) or NULL when the
+ * site is not listed. Version 4 files get the table, empty, on opening. */
+static const char schema_v5_sql[] =
+	"CREATE TABLE IF NOT EXISTS align_cost ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" cache TEXT NOT NULL,"
+	" call_site TEXT NOT NULL,"
+	" need TEXT,"
+	" allocs INTEGER NOT NULL,"
+	" violations INTEGER NOT NULL,"
+	" bytes_alloc INTEGER NOT NULL,"
+	" bytes_alloc_none INTEGER NOT NULL,"
+	" redzone_shift_bytes INTEGER NOT NULL,"
+	" fragment_bytes INTEGER NOT NULL,"
+	" live_growth_bytes INTEGER NOT NULL,"
+	" PRIMARY KEY (run_id, cache, call_site)"
+	") WITHOUT ROWID;";
+
 static const char schema_v3_sql[] =
 	"CREATE VIEW IF NOT EXISTS sample_caches_full AS"
 	" SELECT c.run_id AS run_id, s.seq AS seq, c.cache AS cache, c.slabs AS slabs,"
@@ -352,6 +372,7 @@ enum stmt_id {
 	ST_CACHE,
 	ST_SITE,
 	ST_VIOLATION,
+	ST_ALIGN_COST,
 	ST_SAMPLE,
 	ST_SAMPLE_CACHE,
 	ST_RUN_METRICS,
@@ -395,6 +416,10 @@ static const char *const stmt_sql[NR_STMT] = {
 		    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_VIOLATION] = "INSERT INTO violations (run_id, cache, call_site, size, count,"
 			 " example_addr) VALUES (?, ?, ?, ?, ?, ?)",
+	[ST_ALIGN_COST] = "INSERT INTO align_cost (run_id, cache, call_site, need, allocs,"
+			  " violations, bytes_alloc, bytes_alloc_none, redzone_shift_bytes,"
+			  " fragment_bytes, live_growth_bytes)"
+			  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_SAMPLE] = "INSERT INTO samples (run_id, seq, t_ns, event_idx, label, slab_pages,"
 		      " large_pages, live_objs, live_req_bytes, waste_rounding, waste_layout,"
 		      " waste_free_slots, waste_tail)"
@@ -677,6 +702,8 @@ static int setup_schema(struct rec *r, struct err *e)
 		ret = exec_sql(r, schema_v3_sql, "cannot create the schema", e);
 	if (!ret && version < 4) /* version 3 -> 4 (and new files): the trace's identity */
 		ret = upgrade_v4(r, e);
+	if (!ret) /* version 4 -> 5: a new table only */
+		ret = exec_sql(r, schema_v5_sql, "cannot upgrade the schema to version 5", e);
 	if (ret)
 		goto rollback;
 	/* Leave an up-to-date file unmodified: opening must not change the
@@ -1785,6 +1812,32 @@ int rec_violation(struct rec *r, const struct sink_violation *v, struct err *e)
 	return row_step(r, &b, "violations", e);
 }
 
+int rec_align_cost(struct rec *r, const struct sink_align_cost *c, struct err *e)
+{
+	struct bind b;
+	char need[16];
+
+	if (r->state != REC_RUN_OPEN)
+		return no_run(r, "rec_align_cost", e);
+	if (c->need == SINK_NEED_NATURAL)
+		(void)snprintf(need, sizeof(need), "natural");
+	else
+		(void)snprintf(need, sizeof(need), "%u", c->need);
+	b = bind_start(r, ST_ALIGN_COST);
+	bind_i64(&b, r->run_id);
+	bind_text(&b, c->cache ? c->cache : "");
+	bind_text(&b, c->call_site);
+	bind_text(&b, c->need ? need : NULL);
+	bind_u64(&b, c->allocs);
+	bind_u64(&b, c->violations);
+	bind_u64(&b, c->bytes_alloc);
+	bind_u64(&b, c->bytes_alloc_none);
+	bind_u64(&b, c->redzone_shift_bytes);
+	bind_u64(&b, c->fragment_bytes);
+	bind_i64(&b, c->live_growth_bytes);
+	return row_step(r, &b, "align_cost", e);
+}
+
 int rec_sample(struct rec *r, const struct sink_sample *s, struct err *e)
 {
 	struct bind b;
@@ -2231,6 +2284,7 @@ REC_SINK_OP(count, sink_count)
 REC_SINK_OP(cache, sink_cache)
 REC_SINK_OP(site, sink_site)
 REC_SINK_OP(violation, sink_violation)
+REC_SINK_OP(align_cost, sink_align_cost)
 REC_SINK_OP(run_metrics, sink_run_metrics)
 REC_SINK_OP(perf_caller, sink_perf)
 REC_SINK_OP(perf_ptr, sink_perf)
@@ -2245,6 +2299,7 @@ static const struct sink_ops rec_sink_ops = {
 	.cache = sink_cache,
 	.site = sink_site,
 	.violation = sink_violation,
+	.align_cost = sink_align_cost,
 	.run_metrics = sink_run_metrics,
 	.perf_caller = sink_perf_caller,
 	.perf_ptr = sink_perf_ptr,

@@ -45,7 +45,7 @@ struct rec_run_info {
 struct rec;
 
 /* Schema version stored in PRAGMA user_version (docs/schema.md). */
-#define REC_SCHEMA_VERSION 4
+#define REC_SCHEMA_VERSION 5
 
 /* Open (creating if needed) the database at path and create/upgrade the
  * schema. OUT: *out, owned by the caller, released with rec_close(); NULL on
@@ -81,6 +81,8 @@ int rec_count(struct rec *r, const struct sink_count *c, struct err *e);
 int rec_cache(struct rec *r, const struct sink_cache *c, struct err *e);
 int rec_site(struct rec *r, const struct sink_site *s, struct err *e);
 int rec_violation(struct rec *r, const struct sink_violation *v, struct err *e);
+/* One align_cost row (schema version 5). */
+int rec_align_cost(struct rec *r, const struct sink_align_cost *c, struct err *e);
 int rec_sample(struct rec *r, const struct sink_sample *s, struct err *e);
 int rec_sample_cache(struct rec *r, const struct sink_sample_cache *s, struct err *e);
 

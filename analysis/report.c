@@ -84,6 +84,11 @@ static const char *fig_desc(const char *name)
 		{"occupancy-cdf", "Empirical CDF of slab occupancy (live objects / (slabs x "
 				  "objects per slab)) over every (sample, cache) point of each "
 				  "run."},
+		{"align-options",
+		 "The options of the 2019 alignment debate side by side: extra peak slab "
+		 "memory of each alignment policy over align=none, in percent of the none "
+		 "run of the same trace and configuration, one group per allocator and "
+		 "debug setting (the runs of analysis/sweeps/align-debate.sweep)."},
 	};
 	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
 		if (!strcmp(d[i][0], name))
@@ -111,7 +116,23 @@ static void definitions(FILE *f)
 			       "2<sup>order</sup>; for SLOB, its shared page lists."},
 		{"peak_slab_pages", "The most slab pages held at any moment of the run."},
 		{"align", "<code>natural</code>: power-of-two kmalloc objects aligned to their "
-			  "size (Linux 5.4 and later); <code>none</code>: the older rule."},
+			  "size (Linux 5.4 and later, option 4 of the 2019 debate); "
+			  "<code>none</code>: the older rule; <code>cap512</code>: natural up "
+			  "to 512 bytes, 512 below a page, a page from a page up (option 5). "
+			  "Only the callers a sites file lists get alignment under "
+			  "<code>own-caches</code> (their own kmem_cache per call site and "
+			  "size class, option 1), <code>merged</code> (those caches merged "
+			  "by the allocator's rules, option 2), "
+			  "<code>kmalloc-aligned-caches</code> and "
+			  "<code>kmalloc-aligned-overalloc</code> (kmalloc_aligned() by extra "
+			  "aligned kmalloc caches or by over-allocating, option 3)."},
+		{"paid_bytes", "What the alignment policy costs a call site: &Sigma; over its "
+			       "kmallocs of (bytes_alloc &minus; bytes_alloc of the same "
+			       "kmalloc under align=none) (slot_growth_bytes, of which "
+			       "redzone_shift_bytes is the left red zone's growth under "
+			       "slub_debug Z) plus the free fragments SLOB left before a block "
+			       "to align it (fragment_bytes); live_growth_bytes: the slot "
+			       "growth of the objects still live at the end."},
 		{"debug", "SLUB's <code>slub_debug</code> letters (F sanity checks, Z red zones, "
 			  "P poisoning, U owner tracking), <code>off</code> for none; SLAB's "
 			  "CONFIG_DEBUG_SLAB as on/off."},
@@ -332,6 +353,9 @@ static int trace_sections(FILE *f, sqlite3 *db, struct err *e)
 		if (!rc)
 			rc = table(f, db, "Call sites that would see unaligned objects",
 				   "unaligned-sites", trace, e);
+		if (!rc)
+			rc = table(f, db, "Who pays for the alignment: the call sites", "align-pay",
+				   trace, e);
 		free(trace);
 		n++;
 	}
@@ -388,6 +412,8 @@ int report_write(const char *db_path, const char *out_dir, const struct plot_opt
 	for (int i = 0; i < PLOT_NFIGS; i++) {
 		const struct plot_fig *fg = &pr.figs[i];
 		char png[64];
+		if (!fg->drawn && fg->optional)
+			continue; /* runs of the natural/none question only */
 		(void)snprintf(png, sizeof(png), "%s.png", fg->name);
 		fprintf(f, "<figure id=\"%s\">\n<figcaption>", fg->name);
 		query_html_text(f, fg->title, false);

@@ -66,6 +66,8 @@ struct sweep_spec {
 	uint64_t nseeds;
 	struct vec ax[AX_NR];
 	char *sample_every;
+	char *align_sites; /* align-sites = FILE, or NULL */
+	size_t align_sites_line;
 	char *duration;
 	size_t ax_line[AX_NR]; /* last line that gave values to an axis */
 	size_t trace_line;     /* last 'trace =' or 'workload =' line */
@@ -109,6 +111,7 @@ void sweep_spec_free(struct sweep_spec *s)
 	for (int a = 0; a < AX_NR; a++)
 		free(s->ax[a].v);
 	free(s->sample_every);
+	free(s->align_sites);
 	free(s->duration);
 	free(s);
 }
@@ -141,6 +144,13 @@ const char *sweep_spec_trace_label(const struct sweep_spec *s, size_t i)
 const char *sweep_spec_workload_label(const struct sweep_spec *s, size_t i)
 {
 	return s->workload_labels[i];
+}
+
+const char *sweep_spec_align_sites(const struct sweep_spec *s, size_t *line)
+{
+	if (line)
+		*line = s->align_sites_line;
+	return s->align_sites;
 }
 
 const char *sweep_spec_duration(const struct sweep_spec *s)
@@ -220,7 +230,9 @@ static int parse_value(enum axis a, const char *v, uint32_t *out, char *why, siz
 	case AX_ALIGN: {
 		enum policy_align al;
 		if (policy_parse_align(v, &al, &e)) {
-			(void)snprintf(why, wn, "none, natural or cap512");
+			(void)snprintf(why, wn,
+				       "none, natural, cap512, own-caches, merged, "
+				       "kmalloc-aligned-caches or kmalloc-aligned-overalloc");
 			return -1;
 		}
 		*out = al;
@@ -405,6 +417,18 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		return 0;
 	}
+	if (!strcmp(key, "align-sites")) {
+		if (s->align_sites)
+			return bad(e, name, ln,
+				   "expected %s once (it is not an axis), got it again",
+				   "align-sites");
+		if (strchr(val, ','))
+			return bad(e, name, ln, "expected one align-sites file, got '%.60s'", val);
+		if (!(s->align_sites = strdup(val)))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		s->align_sites_line = ln;
+		return 0;
+	}
 	if (!strcmp(key, "sample_every")) {
 		if (s->sample_every)
 			return bad(e, name, ln,
@@ -427,7 +451,8 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 			   "allocator, "
 			   "kernel, nr_cpus, align, slub_debug, slab_debug, slub_min_order, "
 			   "slub_max_order, "
-			   "slub_min_objects, cpu_partial, slab_max_order or sample_every)",
+			   "slub_min_objects, cpu_partial, slab_max_order, sample_every or "
+			   "align-sites)",
 			   key);
 	s->ax_line[a] = ln;
 	for (char *tok = val, *next; tok; tok = next) {
@@ -496,6 +521,17 @@ int sweep_spec_parse(const char *buf, size_t len, const char *name, struct sweep
 			     "line, got none by the end of the file",
 			     name, ln ? ln : 1);
 		goto fail;
+	}
+	for (size_t i = 0; i < s->ax[AX_ALIGN].n && !s->align_sites; i++) {
+		if (policy_align_by_site((enum policy_align)s->ax[AX_ALIGN].v[i])) {
+			rc = err_set(
+				e, SLABSIM_EINPUT,
+				"%s:%zu: align %s serves the callers of a sites file: expected "
+				"an 'align-sites = FILE' line, got none by the end of the file",
+				name, s->ax_line[AX_ALIGN],
+				policy_align_name((enum policy_align)s->ax[AX_ALIGN].v[i]));
+			goto fail;
+		}
 	}
 	/* the product's size, before anyone allocates it (an upper bound:
 	 * axes of one allocator are multiplied in for all); each factor and
@@ -655,6 +691,7 @@ int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n,
 					.allocator = an,
 					.sample_every =
 						s->sample_every ? s->sample_every : "1000ev",
+					.align_sites = s->align_sites,
 				};
 				policy_cfg_default(&x.cfg);
 				for (int a = AX_KERNEL; a < AX_NR; a++)

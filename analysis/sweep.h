@@ -33,6 +33,7 @@ struct sweep_run {
 	const char *allocator; /* policy name */
 	struct policy_cfg cfg;
 	const char *sample_every; /* e.g. "1000ev"; checked by the caller */
+	const char *align_sites;  /* the spec's `align-sites =` file, or NULL */
 };
 
 /* Parse len bytes of buf (need not be NUL-terminated). name is used in
@@ -52,6 +53,9 @@ const char *sweep_spec_workload(const struct sweep_spec *s, size_t i);
 /* `label =` of trace i or workload i as written, or NULL (none given). */
 const char *sweep_spec_trace_label(const struct sweep_spec *s, size_t i);
 const char *sweep_spec_workload_label(const struct sweep_spec *s, size_t i);
+/* `align-sites =` as written (the sites file of every run), or NULL; OUT:
+ * *line, its spec line (line may be NULL). */
+const char *sweep_spec_align_sites(const struct sweep_spec *s, size_t *line);
 /* `duration =` as written (for the workloads), or NULL. */
 const char *sweep_spec_duration(const struct sweep_spec *s);
 /* The spec line that names trace i (for messages about the trace). */

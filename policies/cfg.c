@@ -142,6 +142,16 @@ const char *policy_align_name(enum policy_align a)
 		return "natural";
 	case POLICY_ALIGN_CAP512:
 		return "cap512";
+	case POLICY_ALIGN_OWN_CACHES:
+		return "own-caches";
+	case POLICY_ALIGN_MERGED:
+		return "merged";
+	case POLICY_ALIGN_KMALLOC_CACHES:
+		return "kmalloc-aligned-caches";
+	case POLICY_ALIGN_OVERALLOC:
+		return "kmalloc-aligned-overalloc";
+	case POLICY_ALIGN_NR:
+		break;
 	}
 	return "?";
 }
@@ -170,13 +180,14 @@ bad:
 
 int policy_parse_align(const char *s, enum policy_align *out, struct err *e)
 {
-	static const enum policy_align all[] = {POLICY_ALIGN_NONE, POLICY_ALIGN_NATURAL,
-						POLICY_ALIGN_CAP512};
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-		if (strcmp(s, policy_align_name(all[i])) == 0) {
-			*out = all[i];
+	for (int i = 0; i < POLICY_ALIGN_NR; i++) {
+		if (strcmp(s, policy_align_name((enum policy_align)i)) == 0) {
+			*out = (enum policy_align)i;
 			return 0;
 		}
 	}
-	return err_set(e, SLABSIM_EUSAGE, "expected natural, none or cap512, got '%s'", s);
+	return err_set(e, SLABSIM_EUSAGE,
+		       "expected none, natural, cap512, own-caches, merged, "
+		       "kmalloc-aligned-caches or kmalloc-aligned-overalloc, got '%s'",
+		       s);
 }

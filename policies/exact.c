@@ -66,6 +66,9 @@ static int exact_alloc(struct policy *p, const struct policy_alloc_req *r, struc
 	if (r->cache == POLICY_KMALLOC && is_pow2(size))
 		align = size > POLICY_PAGE_SIZE ? (p->cfg.align == POLICY_ALIGN_NONE ? 8 : size)
 						: layout_kmalloc_align(&p->cfg, (uint32_t)size);
+	if (r->cache == POLICY_KMALLOC && r->align_need &&
+	    policy_need_bytes(r->align_need, size) > align)
+		align = policy_need_bytes(r->align_need, size);
 	x->next_addr = (x->next_addr + align - 1) & ~(align - 1);
 	out->addr = x->next_addr;
 	out->cache = 0;
@@ -128,6 +131,7 @@ static int exact_check(const struct policy *p, struct err *e)
 
 const struct policy_ops exact_ops = {
 	.name = "exact",
+	.kmalloc_aligned = POLICY_KA_ALWAYS_ARG,
 	.desc = "zero overhead: each object costs its requested bytes (baseline)",
 	.settings = POLICY_SET_ALIGN,
 	.create = exact_create,

@@ -44,13 +44,49 @@ enum policy_kernel {
 	POLICY_KERNEL_6_1,     /* current traces: mid-object free pointer, 32-byte track... */
 };
 
-/* kmalloc alignment policies. */
+/* kmalloc alignment policies: the options of the 2019 debate (LSF/MM 2019,
+ * commit 59bb47985c1d's message; docs/models.md "Alignment policies").
+ * The last four give alignment only to the callers a sites file lists
+ * (policy_cfg.sites, policies/sites.h), through kmalloc_aligned()
+ * (policy_alloc below); every other kmalloc gets no guarantee, as under
+ * NONE. */
 enum policy_align {
-	POLICY_ALIGN_NONE = 0,	  /* before 59bb47985c1d (Linux 5.3) */
-	POLICY_ALIGN_NATURAL = 1, /* power-of-two sizes aligned to their size (5.4+) */
-	POLICY_ALIGN_CAP512 = 2,  /* LSF/MM 2019 proposal: natural up to 512 bytes, 512 below a
-				     page, page-aligned from a page up */
+	POLICY_ALIGN_NONE = 0,	     /* option 1 without the callers' caches: before 59bb47985c1d
+					(Linux 5.3) */
+	POLICY_ALIGN_NATURAL = 1,    /* option 4: power-of-two sizes aligned to their size (5.4+) */
+	POLICY_ALIGN_CAP512 = 2,     /* option 5, LSF/MM 2019 (Bottomley): natural up to 512 bytes,
+					512 below a page, page-aligned from a page up */
+	POLICY_ALIGN_OWN_CACHES = 3, /* option 1: each listed caller has its own kmem_cache per
+					(call site, size class) with an explicit align, never
+					merged (as XFS did) */
+	POLICY_ALIGN_MERGED = 4,     /* option 2 (Hansen): those caches, merged by the
+					allocator's find_mergeable() rules */
+	POLICY_ALIGN_KMALLOC_CACHES = 5, /* option 3a: kmalloc_aligned() served by extra aligned
+					    kmalloc caches, one per (type, size class, align) */
+	POLICY_ALIGN_OVERALLOC = 6,	 /* option 3b: kmalloc_aligned() as kmalloc(size + align -
+					    8) and the aligned part of it handed out */
+	POLICY_ALIGN_NR,
 };
+
+/* Does policy a serve the callers of a sites file (OWN_CACHES and after)? */
+static inline int policy_align_by_site(enum policy_align a)
+{
+	return a >= POLICY_ALIGN_OWN_CACHES && a < POLICY_ALIGN_NR;
+}
+
+/* policy_alloc_req.align_need: a listed caller wants its power-of-two
+ * kmallocs aligned to their size (a sites file's "natural"). */
+#define POLICY_NEED_NATURAL UINT32_MAX
+
+/* The alignment in bytes a request of size bytes by a caller with rule need
+ * (0, POLICY_NEED_NATURAL, or a power of two) must get: the rule's bytes, or
+ * for natural the size when it is a power of two; 8 (ARCH_KMALLOC_MINALIGN,
+ * what every kmalloc gets) when that is less or the caller is not listed. */
+static inline uint64_t policy_need_bytes(uint32_t need, uint64_t size)
+{
+	uint64_t a = need == POLICY_NEED_NATURAL ? (size && !(size & (size - 1)) ? size : 8) : need;
+	return a < 8 ? 8 : a;
+}
 
 /* The profile whose rules kernel major.minor follows, the nearer of the
  * two: 6.1 from 5.16 up (per-CPU partial lists limited by slabs; the
@@ -60,7 +96,8 @@ enum policy_kernel policy_kernel_for(unsigned major, unsigned minor);
  * first) into its profile (policy_kernel_for). 0 or SLABSIM_EUSAGE. */
 int policy_parse_kernel(const char *s, enum policy_kernel *out, struct err *e);
 
-/* "none", "natural", "cap512". */
+/* "none", "natural", "cap512", "own-caches", "merged", "kmalloc-aligned-caches",
+ * "kmalloc-aligned-overalloc". */
 const char *policy_align_name(enum policy_align a);
 /* Parse an --align value; returns 0 or SLABSIM_EUSAGE. */
 int policy_parse_align(const char *s, enum policy_align *out, struct err *e);
@@ -89,6 +126,9 @@ enum {
 	POLICY_F_DEBUG_MASK = 0x1f,  /* F Z P U T */
 };
 
+struct policy_sites; /* policies/sites.h */
+struct policy_aligned;
+
 struct policy_cfg {
 	enum policy_kernel kernel;
 	enum policy_align align;
@@ -107,6 +147,12 @@ struct policy_cfg {
 	 * include/linux/slab.h); set from a capture whose slabinfo lists none */
 	bool no_kmalloc_cg;
 	uint32_t slab_max_order; /* slab_max_order=, default 1 (> 32 MiB RAM) */
+	/* The callers that need alignment (a sites file, policies/sites.h),
+	 * borrowed: it must outlive every instance made with this cfg. NULL =
+	 * none. The engine matches call sites against it and passes each
+	 * listed caller's rule in policy_alloc_req.align_need; required by the
+	 * policy_align_by_site() policies. */
+	const struct policy_sites *sites;
 };
 
 /* The policy_cfg fields an allocator reads (policy_ops.settings): sweeps
@@ -280,6 +326,15 @@ struct policy_alloc_req {
 	enum policy_kmalloc_type ktype;
 	uint32_t cpu; /* < cfg.nr_cpus */
 	int32_t node; /* requested node, -1 = any */
+	/* kmalloc_aligned() (policy_alloc): the listed caller's rule, 0 (a plain
+	 * kmalloc), POLICY_NEED_NATURAL or a power of two; and its call site
+	 * (id and name, borrowed for the call) for the caches of OWN_CACHES and
+	 * MERGED. Only read by policy_alloc under a policy_align_by_site()
+	 * policy; the allocators' alloc ignore them, except SLOB, whose
+	 * __do_kmalloc_node takes an alignment, and exact. */
+	uint32_t align_need;
+	uint32_t site;
+	const char *site_name;
 };
 
 /* An allocated object as the policy describes it. The caller keeps it and
@@ -297,6 +352,10 @@ struct policy_obj {
 	uint64_t object_bytes; /* of slot_bytes, the usable object (object_size):
 				  slot = object + meta, and object - requested is
 				  the size-class rounding */
+	uint32_t align_shift;  /* KMALLOC_ALIGNED_OVERALLOC: addr is this far past the
+				  block kmalloc gave (policy_free takes it back) */
+	uint32_t frag_bytes;   /* SLOB: bytes of the free block this allocation left
+				  before itself to align (slob_page_alloc's delta) */
 };
 
 struct policy;
@@ -323,6 +382,15 @@ enum policy_truth {
 	POLICY_TRUTH_MEMINFO,
 };
 
+/* policy_ops.kmalloc_aligned */
+enum {
+	POLICY_KA_CACHES = 0, /* kmalloc caches (SLUB, SLAB): policy_alloc makes extra caches */
+	POLICY_KA_ARG,	      /* no kmalloc caches, but kmalloc takes an alignment (SLOB's
+				 __do_kmalloc_node): alloc honours align_need, which
+				 policy_alloc passes under kmalloc-aligned-caches */
+	POLICY_KA_ALWAYS_ARG, /* alloc honours align_need under every by-site policy (exact) */
+};
+
 /* stats()'s slab_pages and large_pages, as a model may keep them */
 struct policy_pages {
 	uint64_t slab, large;
@@ -337,6 +405,8 @@ struct policy_ops {
 	 * ground truth (POLICY_TRUTH_*), and so what `slabsim validate`
 	 * compares the model with; NONE for a model of no kernel allocator. */
 	enum policy_truth truth;
+	/* How policy_alloc serves kmalloc_aligned() (POLICY_KA_*). */
+	uint8_t kmalloc_aligned;
 	/* What kmem_cache_create() would make of spec under cfg, without
 	 * creating it: the geometry of a new root cache (no merging), slub_debug
 	 * or slab_debug applied as the allocator applies them. OUT: *out, written
@@ -427,6 +497,20 @@ struct policy_ops {
  * names no allocator is matched to one by what its files hold. */
 const struct policy_ops *policy_find_truth(enum policy_truth t);
 
+/* The allocation and free every caller of a policy goes through (policies/
+ * aligned.c): a kmalloc by a listed caller (r->align_need != 0) under a
+ * policy_align_by_site() policy becomes kmalloc_aligned() as that policy
+ * implements it, on top of the allocator's own operations (cache_create
+ * with an explicit align, alloc; layout rules as the allocator applies
+ * them); everything else goes to ops->alloc and ops->free unchanged.
+ * Errors: those of the allocator's operations. */
+int policy_alloc(struct policy *p, const struct policy_alloc_req *r, struct policy_obj *out,
+		 struct err *e);
+int policy_free(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e);
+/* ops->destroy after what policy_alloc kept (the caches it made); p may be
+ * NULL. */
+void policy_destroy(struct policy *p);
+
 /* The table of all policies, NULL-terminated. */
 extern const struct policy_ops *const policy_table[];
 
@@ -454,6 +538,8 @@ bool policy_guess_spec(const struct policy_cfg *model, uint32_t object_size, uin
 struct policy {
 	const struct policy_ops *ops;
 	struct policy_cfg cfg;
+	struct policy_aligned *aligned; /* policy_alloc's state, made on first use
+					   (instances are calloc'ed: NULL) */
 };
 
 #endif

@@ -101,6 +101,7 @@ struct slob {
 	 * pages, kept for policy_ops.page_counts */
 	struct policy_pages counts;
 	uint64_t large_objs;
+	uint32_t last_frag_bytes; /* the free block the last block_alloc left before itself */
 };
 
 static uint32_t slob_units(uint64_t bytes)
@@ -285,6 +286,8 @@ static int page_alloc(struct slob *s, struct spage *sp, uint32_t units, uint32_t
 		uint32_t avail = sp->free[i].units;
 		if (avail < units + delta)
 			continue;
+		/* the cost of an alignment beyond the 8 every block gets */
+		s->last_frag_bytes = align > SLOB_MINALIGN ? (uint32_t)(delta * SLOB_UNIT) : 0;
 		if (delta) {
 			sp->free[i].units = (uint16_t)delta;
 			insert_free(sp, i + 1, sp->free[i].off + (uint32_t)delta,
@@ -325,6 +328,7 @@ static int block_alloc(struct slob *s, uint64_t size, uint32_t align, uint32_t a
 	struct spage *sp = s->head[l];
 	int rc = 0;
 
+	s->last_frag_bytes = 0;
 	for (uint64_t n = s->nr_on_list[l]; n > 0; n--) {
 		struct spage *next = sp->next;
 		if (sp->units >= units) {
@@ -542,8 +546,15 @@ static int do_kmalloc(struct slob *s, const struct policy_alloc_req *r, struct p
 			       size, LAYOUT_KMALLOC_MAX_SIZE);
 	out->size = size;
 	if (size < POLICY_PAGE_SIZE - SLOB_MINALIGN) {
+		/* kmalloc_aligned (policy_alloc under kmalloc-aligned-caches)
+		 * asks for its alignment as 5.4 asks for natural alignment */
+		uint64_t need = r->align_need ? policy_need_bytes(r->align_need, size) : 0;
 		uint32_t align = layout_kmalloc_align(cfg, (uint32_t)size);
-		uint32_t offset = cfg->align == POLICY_ALIGN_NONE ? 0 : SLOB_MINALIGN;
+		if (need > align)
+			align = (uint32_t)need;
+		/* 5.4 passes the header size as align_offset always; with an
+		 * alignment of 8 that places the block as 5.3's offset 0 does */
+		uint32_t offset = align > SLOB_MINALIGN ? SLOB_MINALIGN : 0;
 		uint64_t block = 0;
 		if ((rc = block_alloc(s, size + SLOB_MINALIGN, align, offset, &block, e)))
 			return rc;
@@ -554,6 +565,7 @@ static int do_kmalloc(struct slob *s, const struct policy_alloc_req *r, struct p
 		out->slot_bytes = (uint64_t)slob_units(size + SLOB_MINALIGN) * SLOB_UNIT;
 		out->meta_bytes = SLOB_MINALIGN;
 		out->object_bytes = out->slot_bytes - SLOB_MINALIGN;
+		out->frag_bytes = s->last_frag_bytes;
 		s->caches[SLOB_KMALLOC_ID].live++;
 		return 0;
 	}
@@ -588,6 +600,7 @@ static int cache_alloc(struct slob *s, uint32_t id, struct policy_obj *out, stru
 			return rc;
 		out->bytes_alloc = (uint64_t)units * SLOB_UNIT;
 		out->slot_bytes = (uint64_t)units * SLOB_UNIT;
+		out->frag_bytes = s->last_frag_bytes;
 	} else {
 		uint32_t order = layout_get_order(c->size);
 		if ((rc = alloc_pages_obj(s, order, &out->addr, e)))
@@ -891,6 +904,7 @@ static void slob_page_orders(const struct policy *p, struct policy_page_orders *
 
 const struct policy_ops slob_ops = {
 	.name = "slob",
+	.kmalloc_aligned = POLICY_KA_ARG,
 	.desc = "SLOB (mm/slob.c): first-fit blocks on shared pages, 3 size lists, kmalloc header",
 	.settings = POLICY_SET_KERNEL | POLICY_SET_ALIGN,
 	.figures = POLICY_FIG_OBJECT_SIZE | POLICY_FIG_ALIGN,

@@ -17,6 +17,8 @@
 #include "sink.h"
 #include "strtab.h"
 #include "prefetch.h"
+#include "sites.h"
+_Static_assert(SINK_NEED_NATURAL == POLICY_NEED_NATURAL, "natural");
 #include "trace.h"
 #include "u64map.h"
 
@@ -59,6 +61,8 @@ struct live {
 	uint32_t site;	    /* call-site id */
 	uint32_t cpu;	    /* allocating CPU (after folding) */
 	uint32_t next_free; /* pool free list */
+	uint32_t cost;	    /* kmallocs: index into sim.cost; UINT32_MAX: none */
+	int32_t growth;	    /* bytes_alloc - that of a kmalloc of req under align none */
 };
 
 /* Per root cache. */
@@ -76,6 +80,7 @@ struct cache_acct {
 	const char *name_seen;	/* an event string found equal to name: interned by the
 				   source's id space (ids_of), so compared by address */
 	const void *name_space; /* the ids_of name_seen belongs to */
+	int32_t red_left_pad;	/* the root's, + 1; 0 = not read yet */
 };
 
 struct site_acct {
@@ -83,6 +88,20 @@ struct site_acct {
 	uint64_t bytes_req, bytes_alloc, bytes_alloc_trace;
 	uint64_t live_objs, live_req;
 	uint64_t violations, pingpong;
+	uint32_t need; /* the sites file's rule for this site (sites.h), when need_known */
+	bool need_known;
+};
+
+/* What the alignment policy costs, by (root cache, call site), over the
+ * kmallocs: bytes_alloc against a kmalloc of the same size under align
+ * none (sim.none), the part of it that is the left red zone's growth, the
+ * alignment fragments SLOB left, and the listed callers' misalignments. */
+struct cost_acct {
+	uint32_t acct, site; /* root cache id (UINT32_MAX: page allocator), call site */
+	uint64_t allocs, violations;
+	uint64_t bytes_alloc, bytes_alloc_none;
+	uint64_t redzone_shift, fragments;
+	int64_t live_growth;
 };
 
 struct sim {
@@ -115,6 +134,16 @@ struct sim {
 	bool strings_stable; /* its strings may be compared by address (trace_source) */
 	uint32_t *site_map;
 	size_t site_map_cap;
+	/* the alignment policies (sim.h "who pays"): the allocator under align
+	 * none as the baseline, its caches' red_left_pad + 1 by id, the costs */
+	struct policy *none;
+	int32_t *none_rlp;
+	size_t none_rlp_cap;
+	struct u64map cost_index; /* (acct + 1) << 40 | site -> index into cost */
+	struct cost_acct *cost;
+	size_t cost_n, cost_cap;
+	uint64_t listed_allocs, listed_violations;
+	uint32_t listed_sites;
 	struct u64map violations;     /* (acct, site, log2 size) -> count */
 	struct u64map violation_addr; /* same key -> first misaligned address */
 	/* totals */
@@ -245,6 +274,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->trace_slab);
 	u64map_init(&s->violations);
 	u64map_init(&s->violation_addr);
+	u64map_init(&s->cost_index);
 	strtab_init(&s->names);
 	strtab_init(&s->sites);
 	s->pool_free = UINT32_MAX;
@@ -264,6 +294,20 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	}
 	if (o->ops->page_counts)
 		s->pages = o->ops->page_counts(s->p);
+	if (policy_align_by_site(o->cfg.align) && !o->cfg.sites) {
+		sim_destroy(s);
+		return err_set(e, SLABSIM_EUSAGE,
+			       "align %s serves the callers of a sites file: name one "
+			       "(--align-sites FILE)",
+			       policy_align_name(o->cfg.align));
+	}
+	struct policy_cfg none = o->cfg;
+	none.align = POLICY_ALIGN_NONE;
+	none.sites = NULL;
+	if ((rc = o->ops->create(&none, &s->none, e))) {
+		sim_destroy(s);
+		return rc;
+	}
 	if (grow_acct(s, o->ops->nr_caches(s->p))) {
 		sim_destroy(s);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
@@ -276,8 +320,11 @@ void sim_destroy(struct sim *s)
 {
 	if (!s)
 		return;
-	if (s->p)
-		s->p->ops->destroy(s->p);
+	policy_destroy(s->p);
+	policy_destroy(s->none);
+	free(s->none_rlp);
+	free(s->cost);
+	u64map_fini(&s->cost_index);
 	evq_fini(&s->q);
 	u64map_fini(&s->live_index);
 	u64map_fini(&s->name_cache);
@@ -525,6 +572,7 @@ static int pool_get(struct sim *s, uint32_t *idx)
 	if (s->pool_free != UINT32_MAX) {
 		*idx = s->pool_free;
 		s->pool_free = s->pool[*idx].next_free;
+		s->pool[*idx].cost = UINT32_MAX;
 		return 0;
 	}
 	if (s->pool_len == s->pool_cap) {
@@ -536,6 +584,7 @@ static int pool_get(struct sim *s, uint32_t *idx)
 		s->pool_cap = ncap;
 	}
 	*idx = s->pool_len++;
+	s->pool[*idx].cost = UINT32_MAX;
 	return 0;
 }
 
@@ -592,9 +641,11 @@ static inline __attribute__((always_inline)) int do_free(struct sim *s, uint32_t
 {
 	struct live *l = &s->pool[idx];
 	s->seen_valid = false;
-	int rc = s->p->ops->free(s->p, &l->obj, cpu, e);
+	int rc = policy_free(s->p, &l->obj, cpu, e);
 	if (rc)
 		return rc;
+	if (l->cost != UINT32_MAX)
+		s->cost[l->cost].live_growth -= l->growth;
 	if (l->acct != UINT32_MAX) {
 		struct cache_acct *a = &s->acct[l->acct];
 		a->frees++;
@@ -625,6 +676,97 @@ static uint32_t fold_cpu(struct sim *s, const struct trace_event *ev)
 		return ev->cpu;
 	anomaly(s, SIM_AN_CPU_FOLDED, ev->line);
 	return ev->cpu % s->o.cfg.nr_cpus;
+}
+
+/* The sites file's rule for call site id (0: not listed, or no file). */
+static uint32_t site_need(struct sim *s, uint32_t site)
+{
+	struct site_acct *st = &s->site[site];
+	if (__builtin_expect(st->need_known, 1))
+		return st->need;
+	st->need_known = true;
+	st->need = policy_sites_need(s->o.cfg.sites, strtab_str(&s->sites, site));
+	if (st->need)
+		s->listed_sites++;
+	return st->need;
+}
+
+/* red_left_pad + 1 of cache id of p, kept in *tab (0 = not read yet) */
+static int32_t rlp_of(const struct policy *p, uint32_t id, int32_t **tab, size_t *cap)
+{
+	if (id >= *cap) {
+		int32_t *n = grow_to(*tab, cap, id, sizeof(**tab), 64);
+		if (!n)
+			return 1; /* out of memory: count no shift */
+		*tab = n;
+	}
+	if (!(*tab)[id]) {
+		struct policy_cache_info ci;
+		p->ops->cache_info(p, id, &ci);
+		(*tab)[id] = (int32_t)ci.g.red_left_pad + 1;
+	}
+	return (*tab)[id];
+}
+
+/* Who pays: the kmalloc just made (l, from request r) against a kmalloc of
+ * the same size under align none, by (root cache, call site); and whether
+ * a listed caller got the alignment its rule asks. */
+static int account_cost(struct sim *s, struct live *l, const struct policy_alloc_req *r,
+			struct err *e)
+{
+	struct policy *nb = s->none;
+	uint64_t none_bytes = nb->ops->kmalloc_bytes(nb, l->req, r->ktype);
+	int64_t growth = (int64_t)l->obj.bytes_alloc - (int64_t)none_bytes;
+	uint64_t shift = 0;
+	if (l->acct != UINT32_MAX) {
+		struct cache_acct *a = &s->acct[l->acct];
+		if (!a->red_left_pad) {
+			struct policy_cache_info ci;
+			s->p->ops->cache_info(s->p, l->acct, &ci);
+			a->red_left_pad = (int32_t)ci.g.red_left_pad + 1;
+		}
+		uint32_t nid = nb->ops->kmalloc_cache(nb, l->req, r->ktype);
+		int32_t nrlp = nid == POLICY_NO_CACHE
+				       ? 1
+				       : rlp_of(nb, nid, &s->none_rlp, &s->none_rlp_cap);
+		if (a->red_left_pad > nrlp)
+			shift = (uint64_t)(a->red_left_pad - nrlp);
+	}
+	uint64_t key = ((uint64_t)(l->acct + 1) & 0xfffff) << 40 | l->site;
+	bool found;
+	uint64_t *slot = u64map_upsert(&s->cost_index, key, &found);
+	if (!slot)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (!found) {
+		struct cost_acct *n =
+			grow_to(s->cost, &s->cost_cap, s->cost_n, sizeof(*s->cost), 256);
+		if (!n) {
+			u64map_del_ref(&s->cost_index, slot);
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		}
+		s->cost = n;
+		memset(&n[s->cost_n], 0, sizeof(*n));
+		n[s->cost_n].acct = l->acct;
+		n[s->cost_n].site = l->site;
+		*slot = s->cost_n++;
+	}
+	struct cost_acct *c = &s->cost[*slot];
+	c->allocs++;
+	c->bytes_alloc += l->obj.bytes_alloc;
+	c->bytes_alloc_none += none_bytes;
+	c->redzone_shift += shift;
+	c->fragments += l->obj.frag_bytes;
+	c->live_growth += growth;
+	l->cost = (uint32_t)*slot;
+	l->growth = (int32_t)growth;
+	if (r->align_need) {
+		s->listed_allocs++;
+		if (l->obj.addr % policy_need_bytes(r->align_need, l->req)) {
+			c->violations++;
+			s->listed_violations++;
+		}
+	}
+	return 0;
 }
 
 static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
@@ -670,6 +812,9 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	if (kmalloc) {
 		r.cache = POLICY_KMALLOC;
 		r.ktype = kmalloc_type(ev);
+		r.align_need = site_need(s, site);
+		r.site = site;
+		r.site_name = r.align_need ? strtab_str(&s->sites, site) : NULL;
 	} else if ((rc = cache_for(s, ev, site, &r.cache, e))) {
 		return rc;
 	}
@@ -693,7 +838,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	if ((rc = pool_get(s, &idx)))
 		return err_set(e, rc, "out of memory");
 	struct live *l = &s->pool[idx];
-	if ((rc = s->p->ops->alloc(s->p, &r, &l->obj, e))) {
+	if ((rc = policy_alloc(s->p, &r, &l->obj, e))) {
 		pool_put(s, idx);
 		return rc;
 	}
@@ -712,7 +857,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	l->site = site;
 	l->cpu = cpu;
 	l->acct = UINT32_MAX;
-	if (l->obj.cache != POLICY_NO_CACHE && (rc = root_of(s, l->obj.cache, &l->acct)))
+	if (l->obj.cache != POLICY_NO_CACHE &&
+	    ((rc = root_of(s, l->obj.cache, &l->acct)) || (rc = grow_acct(s, l->acct))))
 		return err_set(e, rc, "out of memory");
 	if (l->acct != UINT32_MAX && is_raw_ptr(ev->ptr)) {
 		/* slabs are naturally aligned blocks of the page allocator:
@@ -762,6 +908,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 			 (rc = u64map_put(&s->violation_addr, key, l->obj.addr)))
 			return err_set(e, rc, "out of memory");
 	}
+	if (kmalloc && (rc = account_cost(s, l, &r, e)))
+		return rc;
 	/* sim_event observes the state right after this: the pages read here
 	 * serve it too */
 	pages_now(s, &s->slab_after, &s->large_after);
@@ -918,6 +1066,9 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	out->peak_slab_pages = s->peak_slab_pages;
 	out->peak_slab_pages_t_ns = s->peak_slab_pages_t_ns;
 	out->align_violations = s->violations_total;
+	out->listed_sites = s->listed_sites;
+	out->listed_allocs = s->listed_allocs;
+	out->listed_violations = s->listed_violations;
 	out->samples = s->nsamples;
 	out->bytes_req_total = s->perf_bytes_req;
 	out->bytes_alloc_trace_total = s->perf_bytes_alloc_trace;
@@ -1422,6 +1573,16 @@ int sim_report(struct sim *s, const struct sink *k, struct err *e)
 		if ((rc = SINK_EMIT(k, count, &c, e)))
 			return rc;
 	}
+	if (s->o.cfg.sites) {
+		struct sink_count al[] = {
+			{"align", "listed_sites", s->listed_sites, 0},
+			{"align", "listed_allocs", s->listed_allocs, 0},
+			{"align", "listed_violations", s->listed_violations, 0},
+		};
+		for (size_t i = 0; i < sizeof(al) / sizeof(al[0]); i++)
+			if ((rc = SINK_EMIT(k, count, &al[i], e)))
+				return rc;
+	}
 	if (s->line_stats) {
 		const struct trace_stats *ts = s->line_stats;
 		struct sink_count lines[] = {
@@ -1491,6 +1652,29 @@ int sim_report(struct sim *s, const struct sink *k, struct err *e)
 		};
 		(void)u64map_get(&s->violation_addr, key, &v.example_addr);
 		if ((rc = SINK_EMIT(k, violation, &v, e)))
+			return rc;
+	}
+	for (size_t i = 0; i < s->cost_n; i++) {
+		const struct cost_acct *c = &s->cost[i];
+		const char *cache = NULL;
+		if (c->acct != UINT32_MAX) {
+			struct policy_cache_info ci;
+			s->p->ops->cache_info(s->p, c->acct, &ci);
+			cache = ci.name;
+		}
+		struct sink_align_cost row = {
+			.cache = cache,
+			.call_site = strtab_str(&s->sites, c->site),
+			.need = s->site[c->site].need,
+			.allocs = c->allocs,
+			.violations = c->violations,
+			.bytes_alloc = c->bytes_alloc,
+			.bytes_alloc_none = c->bytes_alloc_none,
+			.redzone_shift_bytes = c->redzone_shift,
+			.fragment_bytes = c->fragments,
+			.live_growth_bytes = c->live_growth,
+		};
+		if ((rc = SINK_EMIT(k, align_cost, &row, e)))
 			return rc;
 	}
 	struct sim_totals t;
@@ -1678,6 +1862,16 @@ void sim_print_summary_more(const struct sim *s, FILE *out, bool json, const cha
 			t.waste_free_slots, t.waste_tail, t.align_violations, t.samples,
 			t.bytes_req_total, t.bytes_alloc_trace_total, t.bytes_alloc_model_total,
 			t.alloc_size_mismatch);
+		if (cfg->sites) {
+			fprintf(out, "  \"align_sites\": {\"file\": ");
+			json_str(out, policy_sites_path(cfg->sites));
+			fprintf(out,
+				", \"hash\": \"%s\", \"patterns\": %zu, \"listed_sites\": %u, "
+				"\"listed_allocs\": %" PRIu64 ", \"listed_violations\": %" PRIu64
+				"},\n",
+				policy_sites_hash(cfg->sites), policy_sites_count(cfg->sites),
+				t.listed_sites, t.listed_allocs, t.listed_violations);
+		}
 		struct metrics_extra mx = {.bytes_alloc_model = t.bytes_alloc_model_total};
 		metrics_print_json(s->m, s->p, out, &mx);
 		fprintf(out, "  \"caches\": [");
@@ -1764,12 +1958,20 @@ void sim_print_summary_more(const struct sim *s, FILE *out, bool json, const cha
 		"pages %" PRIu64 "\n"
 		"waste bytes: rounding %" PRIu64 ", layout %" PRIu64 ", free slots %" PRIu64
 		", slab tail %" PRIu64 "\n"
-		"alignment violations %" PRIu64 "\n"
-		"bytes_alloc: trace %" PRIu64 ", model %" PRIu64 " (differs on %" PRIu64
-		" allocations)\n\n",
+		"alignment violations %" PRIu64 "\n",
 		t.live_objs, t.live_req_bytes, t.slab_pages, t.peak_slab_pages,
 		(double)t.peak_slab_pages_t_ns / 1e9, t.large_pages, t.waste_rounding,
-		t.waste_layout, t.waste_free_slots, t.waste_tail, t.align_violations,
+		t.waste_layout, t.waste_free_slots, t.waste_tail, t.align_violations);
+	if (cfg->sites)
+		fprintf(out,
+			"listed callers (%s, %zu patterns): %u call sites, %" PRIu64
+			" kmallocs, %" PRIu64 " not aligned as listed%s\n",
+			policy_sites_path(cfg->sites), policy_sites_count(cfg->sites),
+			t.listed_sites, t.listed_allocs, t.listed_violations,
+			t.listed_violations == 0 ? " (every one aligned)" : "");
+	fprintf(out,
+		"bytes_alloc: trace %" PRIu64 ", model %" PRIu64 " (differs on %" PRIu64
+		" allocations)\n\n",
 		t.bytes_alloc_trace_total, t.bytes_alloc_model_total, t.alloc_size_mismatch);
 	struct metrics_extra mx = {.bytes_alloc_model = t.bytes_alloc_model_total};
 	metrics_print_table(s->m, s->p, out, &mx);

@@ -191,6 +191,10 @@ struct sim_totals {
 	 * policy's own counts: must equal waste_free_slots (tests check it) */
 	uint64_t free_slots_by_count;
 	uint64_t align_violations;
+	/* the callers a sites file lists (policy_cfg.sites): call sites seen,
+	 * their kmallocs, and those not aligned as their rule asks */
+	uint32_t listed_sites;
+	uint64_t listed_allocs, listed_violations;
 	uint64_t samples;
 	/* perf kmem stat style sums over every allocation event */
 	uint64_t bytes_req_total;

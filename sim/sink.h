@@ -71,6 +71,25 @@ struct sink_violation {
 	uint64_t example_addr;
 };
 
+/* What the run's alignment policy costs, by (root cache, call site), over
+ * the kmallocs (the `align_cost` table): each allocation's bytes_alloc
+ * against a kmalloc of the same size under align none, which part of it
+ * is the left red zone's growth (slub_debug Z), the free fragments SLOB
+ * left before blocks to align them, and, for the callers a sites file
+ * lists, the allocations not aligned as their rule asks. */
+#define SINK_NEED_NATURAL UINT32_MAX /* policy.h's POLICY_NEED_NATURAL */
+struct sink_align_cost {
+	const char *cache; /* root cache name; NULL: the page allocator */
+	const char *call_site;
+	uint32_t need; /* the site's rule: 0 unlisted, SINK_NEED_NATURAL, or bytes */
+	uint64_t allocs;
+	uint64_t violations;			/* listed callers only */
+	uint64_t bytes_alloc, bytes_alloc_none; /* sums over the allocations */
+	uint64_t redzone_shift_bytes;		/* Σ red_left_pad - that of the none cache */
+	uint64_t fragment_bytes;		/* Σ SLOB alignment fragments */
+	int64_t live_growth_bytes;		/* at the end, over the live objects */
+};
+
 /* One point of the time series (the `samples` table). */
 struct sink_sample {
 	uint64_t seq;
@@ -142,7 +161,7 @@ struct sink_sample_slabinfo {
  * (sim_opts.sample_caches) sample_cache for every root cache. A cache that
  * holds nothing comes as a row of zeros.
  * At the end (sim_report), in this order: count (events, anomalies, lines),
- * cache, site, violation, run_metrics, perf_caller, perf_ptr. */
+ * cache, site, violation, align_cost, run_metrics, perf_caller, perf_ptr. */
 struct sink_ops {
 	int (*sample)(void *ctx, const struct sink_sample *row, struct err *e);
 	int (*sample_cache)(void *ctx, const struct sink_sample_cache *row, struct err *e);
@@ -153,6 +172,7 @@ struct sink_ops {
 	int (*cache)(void *ctx, const struct sink_cache *row, struct err *e);
 	int (*site)(void *ctx, const struct sink_site *row, struct err *e);
 	int (*violation)(void *ctx, const struct sink_violation *row, struct err *e);
+	int (*align_cost)(void *ctx, const struct sink_align_cost *row, struct err *e);
 	int (*run_metrics)(void *ctx, const struct sink_run_metrics *row, struct err *e);
 	int (*perf_caller)(void *ctx, const struct sink_perf *row, struct err *e);
 	int (*perf_ptr)(void *ctx, const struct sink_perf *row, struct err *e);

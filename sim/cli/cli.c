@@ -29,10 +29,27 @@ void cli_usage_model_opts(FILE *f)
 		"                        MAJOR.MINOR, mapped to the nearer profile (6.1 from\n"
 		"                        5.16 up); default: from the trace (accounted= fields\n"
 		"                        mean 6.1), else 5.4\n"
-		"  --align POLICY        kmalloc alignment of power-of-two sizes: natural =\n"
-		"                        aligned to their size (Linux 5.4+, default); none =\n"
-		"                        Linux 5.3; cap512 = natural up to 512 bytes, 512 below\n"
-		"                        a page, page-aligned from a page up (LSF/MM 2019)\n"
+		"  --align POLICY        kmalloc alignment, an option of the 2019 debate:\n"
+		"                        natural = power-of-two sizes aligned to their size\n"
+		"                        (Linux 5.4+, default); none = Linux 5.3; cap512 =\n"
+		"                        natural up to 512 bytes, 512 below a page, page-aligned\n"
+		"                        from a page up (LSF/MM 2019). With --align-sites, only\n"
+		"                        the listed callers get alignment, everyone else none:\n"
+		"                        own-caches = a kmem_cache with explicit align per call\n"
+		"                        site and size class, never merged (as XFS did);\n"
+		"                        merged = those caches merged by the allocator's rules\n"
+		"                        (find_mergeable; SLOB: as own-caches);\n"
+		"                        kmalloc-aligned-caches = kmalloc_aligned() by extra\n"
+		"                        aligned kmalloc caches (SLOB: its kmalloc's align);\n"
+		"                        kmalloc-aligned-overalloc = kmalloc(size + align - 8),\n"
+		"                        the aligned part handed out\n"
+		"  --align-sites FILE    the callers that need alignment: lines 'PATTERN ALIGN',\n"
+		"                        PATTERN a glob over the call site (xfs_buf_*,\n"
+		"                        bio_*+0x*), ALIGN natural or 8..4096; '#' comments.\n"
+		"                        Their misaligned kmallocs are counted under any\n"
+		"                        --align ('listed callers' in the summary); a bad\n"
+		"                        line exits 2 naming FILE:LINE. `slabsim query\n"
+		"                        sites-file` writes one from a run's violations\n"
 		"  --slub-debug FLAGS    slub_debug letters for every cache: F Z P U T, '-' = "
 		"none\n"
 		"  --nr-cpus N           possible = present CPUs; default: the trace's header\n"
@@ -106,6 +123,9 @@ static int model_opt(struct run_model *m, int c, const char *arg)
 			fprintf(stderr, "slabsim: --align %s\n", e.msg);
 			return -1;
 		}
+		return 1;
+	case CLI_OPT_ALIGN_SITES:
+		m->sites_path = arg;
 		return 1;
 	case CLI_OPT_SLUB_DEBUG:
 		if (policy_parse_slub_debug(arg, &m->cfg.slub_debug, &e)) {

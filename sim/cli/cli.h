@@ -32,6 +32,7 @@ enum {
 	CLI_OPT_NO_CPU_PARTIAL,
 	CLI_OPT_SLAB_DEBUG,
 	CLI_OPT_SLAB_MAX_ORDER,
+	CLI_OPT_ALIGN_SITES,
 	CLI_OPT_CMD = 400,
 };
 
@@ -48,6 +49,7 @@ enum {
 		{"no-cpu-partial", no_argument, NULL, CLI_OPT_NO_CPU_PARTIAL},                     \
 		{"slab-debug", no_argument, NULL, CLI_OPT_SLAB_DEBUG},                             \
 		{"slab-max-order", required_argument, NULL, CLI_OPT_SLAB_MAX_ORDER},               \
+		{"align-sites", required_argument, NULL, CLI_OPT_ALIGN_SITES},                     \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
 	}

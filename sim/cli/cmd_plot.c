@@ -131,7 +131,7 @@ int cmd_plot(int argc, char **argv)
 	for (int i = 0; i < PLOT_NFIGS; i++) {
 		if (pr.figs[i].drawn)
 			printf("%s/%s.%s\n", out, pr.figs[i].name, po.render ? "png" : "gp");
-		else
+		else if (!pr.figs[i].optional)
 			fprintf(stderr, "slabsim: plot %s not drawn: %s\n", pr.figs[i].name,
 				pr.figs[i].note);
 	}

@@ -18,7 +18,7 @@ enum {
 void usage_query(FILE *f)
 {
 	fprintf(f,
-		"Usage: slabsim query NAME [--db FILE] [--format table|csv|json]\n"
+		"Usage: slabsim query NAME [--db FILE] [--format table|csv|json|text]\n"
 		"       slabsim query --list\n"
 		"\n"
 		"Run a named query on a results database and print its rows. Queries use the\n"
@@ -27,7 +27,9 @@ void usage_query(FILE *f)
 		"\n"
 		"Options:\n"
 		"  --db FILE                 results database (default slabsim.db)\n"
-		"  --format table|csv|json   output format (default table)\n"
+		"  --format table|csv|json|text  output format (default table); text: each\n"
+		"                            row's cells joined by a space, no header (the\n"
+		"                            lines of sites-file: --format text -o my.sites)\n"
 		"  --list                    list the named queries\n"
 		"  --sql                     print the query's SQL instead of running it\n"
 		"  -o, --output FILE         write the result to FILE instead of stdout\n"
@@ -75,9 +77,12 @@ int cmd_query(int argc, char **argv)
 				fmt = QUERY_CSV;
 			else if (!strcmp(optarg, "json"))
 				fmt = QUERY_JSON;
+			else if (!strcmp(optarg, "text"))
+				fmt = QUERY_TEXT;
 			else {
 				fprintf(stderr,
-					"slabsim: --format expects table, csv or json, got '%s'\n",
+					"slabsim: --format expects table, csv, json or text, got "
+					"'%s'\n",
 					optarg);
 				return cli_bad_usage("query");
 			}

@@ -12,6 +12,7 @@
  * transaction in a rollback journal.
  */
 #include "cli.h"
+#include "sites.h"
 #include "err.h"
 #include "evarr.h"
 #include "merge.h"
@@ -55,7 +56,10 @@ void usage_sweep(FILE *f)
 		"debug settings and order limits. Each trace is parsed once; runs execute in\n"
 		"forked worker processes and are recorded in FILE, one transaction per run.\n"
 		"Runs whose configuration (runs.config_hash) is already done in FILE are\n"
-		"skipped, so an interrupted sweep resumes where it stopped.\n"
+		"skipped, so an interrupted sweep resumes where it stopped. A spec line\n"
+		"'align-sites = FILE' names the sites file of the alignment policies that\n"
+		"serve listed callers (own-caches, merged, kmalloc-aligned-*; see --align in\n"
+		"'slabsim replay --help'); a bad FILE stops the sweep before any run.\n"
 		"\n"
 		"Options:\n"
 		"  --db FILE             results database (default slabsim.db)\n"
@@ -132,7 +136,9 @@ static int run_one(const struct job *j, const struct evarr *ev, struct run_workl
 	err_clear(&e);
 	struct run_opts ro = {
 		.command = "sweep",
-		.model = {.allocator = j->r.allocator, .cfg = j->r.cfg},
+		.model = {.allocator = j->r.allocator,
+			  .cfg = j->r.cfg,
+			  .sites_path = j->r.align_sites},
 		.so = {.sample_caches = true},
 		.sample_spec = j->r.sample_every,
 		.config_json = j->json,
@@ -400,6 +406,15 @@ static int sweep_load(struct sweep_cmd *c)
 	if ((rc = sweep_spec_load(c->spec_path, &c->spec, &e)) ||
 	    (rc = sweep_expand(c->spec, &c->runs, &c->nruns, &e)))
 		return cli_fail(&e);
+	/* the sites file, read once here so that a bad one stops the sweep
+	 * before any run (each run reads it again) */
+	const char *sites_path = sweep_spec_align_sites(c->spec, NULL);
+	if (sites_path) {
+		struct policy_sites *ps;
+		if ((rc = policy_sites_load(sites_path, &ps, &e)))
+			return cli_fail(&e);
+		policy_sites_destroy(ps);
+	}
 	size_t nw = sweep_spec_nworkloads(c->spec);
 	if (!(c->jobs_v = calloc(c->nruns ? c->nruns : 1, sizeof(*c->jobs_v))) ||
 	    !(c->arr = calloc(sweep_spec_ntraces(c->spec) + 1, sizeof(*c->arr))) ||
@@ -495,7 +510,8 @@ static int plan_one(struct sweep_cmd *c, size_t i)
 	if (r->workload && c->wl_bad[r->trace_idx])
 		return 0;
 	char json[2048];
-	struct run_model cm = {.allocator = r->allocator, .cfg = r->cfg};
+	struct run_model cm = {
+		.allocator = r->allocator, .cfg = r->cfg, .sites_path = r->align_sites};
 	const struct run_workload *wl = r->workload ? &c->wls[r->trace_idx] : NULL;
 	free(j->json); /* a slot reused after a done run */
 	j->json = NULL;

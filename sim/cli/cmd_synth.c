@@ -2,6 +2,7 @@
  * as ftrace text (the workload is set up on an engine by sim/run/, which
  * gives the traced sizes of its allocations under the model). */
 #include "cli.h"
+#include "sites.h"
 #include "err.h"
 #include "layout.h"
 #include "policy.h"
@@ -121,6 +122,12 @@ int cmd_synth(int argc, char **argv)
 		run_workload_close(&cw);
 		return status;
 	}
+	struct policy_sites *sites = NULL;
+	if ((rc = run_model_load_sites(&m, &sites, &e))) {
+		status = cli_fail(&e);
+		goto done;
+	}
+	so.cfg.sites = m.cfg.sites;
 	if ((rc = sim_create(&so, &s, &e)) || (rc = run_workload_start(&cw, s, cw.seed, &e))) {
 		status = cli_fail(&e);
 		goto done;
@@ -165,6 +172,7 @@ done:
 	}
 	free(buf); /* after the stream stopped using it */
 	sim_destroy(s);
+	policy_sites_destroy(sites);
 	run_workload_close(&cw);
 	return status;
 }

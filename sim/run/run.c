@@ -3,6 +3,7 @@
  * open_source() alone. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "run.h"
+#include "sites.h"
 #include "evarr.h"
 #include "learn.h"
 #include "prefetch.h"
@@ -33,6 +34,7 @@ struct run {
 	const struct trace_stats *stats; /* of a parsed array */
 	struct rec *rec, *own_rec;	 /* where the run is recorded; own_rec: opened here */
 	int64_t run_id;
+	struct policy_sites *sites; /* model.sites_path loaded, for model.cfg.sites */
 };
 
 double run_now(void)
@@ -48,6 +50,18 @@ void run_model_default(struct run_model *m)
 	policy_cfg_default(&m->cfg);
 	m->given = 0;
 	m->kernel_from = m->nr_cpus_from = NULL;
+	m->sites_path = NULL;
+}
+
+int run_model_load_sites(struct run_model *m, struct policy_sites **owned, struct err *e)
+{
+	*owned = NULL;
+	if (!m->sites_path || m->cfg.sites)
+		return 0;
+	int rc = policy_sites_load(m->sites_path, owned, e);
+	if (!rc)
+		m->cfg.sites = *owned;
+	return rc;
 }
 
 const char *run_kernel_name(const struct run_model *m)
@@ -71,7 +85,30 @@ int run_model_json(const struct run_model *m, char *buf, size_t n)
 	/* only when set, so that configurations without it keep their key */
 	if (w >= 0 && (size_t)w < n && m->cfg.no_kmalloc_cg)
 		w += snprintf(buf + w, n - (size_t)w, ",\"kmalloc_cg\":false");
-	return w < 0 || (size_t)w >= n ? -1 : 0;
+	if (w < 0 || (size_t)w >= n)
+		return -1;
+	if (m->sites_path) {
+		/* only when given, so the keys of runs without one stay as they
+		 * were; the path as a JSON string (control bytes dropped) */
+		size_t at = (size_t)w;
+		const char *pre = ",\"align_sites\":\"";
+		for (const char *c = pre; *c && at < n; c++)
+			buf[at++] = *c;
+		for (const char *c = m->sites_path; *c; c++) {
+			if (at + 4 > n)
+				return -1;
+			if ((unsigned char)*c < 0x20)
+				continue;
+			if (*c == '"' || *c == '\\')
+				buf[at++] = '\\';
+			buf[at++] = *c;
+		}
+		if (at + 2 > n)
+			return -1;
+		buf[at++] = '"';
+		buf[at] = '\0';
+	}
+	return 0;
 }
 
 int run_config_json(const struct run_model *m, const char *sample_every,
@@ -268,6 +305,11 @@ static int make_sim(struct run *r, const struct run_opts *o, struct err *e)
 	struct sim_opts so = o->so;
 	if (!(so.ops = policy_find(r->model.allocator)))
 		return err_set(e, SLABSIM_EUSAGE, "unknown allocator '%s'", r->model.allocator);
+	if (!r->sites) {
+		int rc = run_model_load_sites(&r->model, &r->sites, e);
+		if (rc)
+			return rc;
+	}
 	so.cfg = r->model.cfg;
 	so.kernel_from = r->model.kernel_from;
 	so.nr_cpus_from = r->model.nr_cpus_from;
@@ -286,6 +328,7 @@ static int decide_model(struct run *r, const struct run_opts *o, struct err *e)
 {
 	struct run_model m = o->model;
 	run_detect(&m, &r->pass);
+	m.cfg.sites = r->model.cfg.sites;
 	bool same = m.cfg.kernel == r->model.cfg.kernel && m.cfg.nr_cpus == r->model.cfg.nr_cpus;
 	r->model = m;
 	if (same)
@@ -672,5 +715,6 @@ void run_free(struct run *r)
 	rec_close(r->own_rec);
 	sim_destroy(r->s);
 	evarr_free(r->spill); /* after the sim, which may hold its strings */
+	policy_sites_destroy(r->sites);
 	free(r);
 }

@@ -51,6 +51,7 @@ enum {
 	RUN_GIVEN_NO_CPU_PARTIAL = 1u << 8,
 	RUN_GIVEN_SLAB_DEBUG = 1u << 9,
 	RUN_GIVEN_SLAB_MAX_ORDER = 1u << 10,
+	RUN_GIVEN_ALIGN_SITES = 1u << 11,
 };
 
 /* An allocator model and its configuration. */
@@ -62,6 +63,10 @@ struct run_model {
 	 * capture's uname.txt"); NULL: the default, which run_exec replaces by
 	 * what the trace says (run_detect). */
 	const char *kernel_from, *nr_cpus_from;
+	/* The sites file (policies/sites.h) of the callers that need alignment,
+	 * borrowed; NULL = none. run_exec loads it into cfg.sites for the run
+	 * (run_model_load_sites) unless cfg.sites is set already. */
+	const char *sites_path;
 };
 
 /* SLUB with policy_cfg_default(), nothing given. */
@@ -73,6 +78,12 @@ struct trace_stats;
  * allocations 5.4; the CPUs its header states, or 1 + the highest CPU of an
  * event. Sets the _from strings of what it set. true when m changed. */
 bool run_detect(struct run_model *m, const struct trace_stats *st);
+/* Load m->sites_path into *owned and point m->cfg.sites at it, when a path
+ * is given and cfg.sites is not set (else *owned = NULL). The caller
+ * destroys *owned (policy_sites_destroy) after every engine made with m.
+ * Errors: those of policy_sites_load (SLABSIM_EINPUT with file:line,
+ * SLABSIM_EIO). */
+int run_model_load_sites(struct run_model *m, struct policy_sites **owned, struct err *e);
 /* "5.4" or "6.1". */
 const char *run_kernel_name(const struct run_model *m);
 /* The model as JSON members without braces ("allocator":"slub",...), the

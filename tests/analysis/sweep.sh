@@ -30,7 +30,7 @@ printf 'trace = %s\nallocator = slub\nalign = none, nat\n' "$boot" > bad.sweep
 "$bin" sweep bad.sweep --db bad.db > out 2> err
 tap_is "bad align value: exit 2" "$?" 2
 tap_like "bad align value: names file:line and what was expected" "$(cat err)" \
-	"bad.sweep:3: align: expected none, natural or cap512, got 'nat'"
+	"bad.sweep:3: align: expected none, natural, cap512, own-caches, merged, kmalloc-aligned-caches or kmalloc-aligned-overalloc, got 'nat'"
 printf 'workload = %s\nduration = 5\n' "$src/traces/workloads/netbuf.wl" > wl.sweep
 "$bin" sweep wl.sweep --db bad.db > out 2> err
 tap_is "duration without a unit: exit 2" "$?" 2
@@ -196,8 +196,8 @@ cd .. || exit 1
 
 # ---- named queries against the run rows ----
 "$bin" query --list > out
-tap_is "query --list names 6 queries" "$(awk '{print $1}' out | tr '\n' ' ')" \
-	"align-overhead top-waste unaligned-sites waste-by-kind seed-groups runs "
+tap_is "query --list names 9 queries" "$(awk '{print $1}' out | tr '\n' ' ')" \
+	"align-overhead top-waste unaligned-sites align-pay align-pay-caches sites-file waste-by-kind seed-groups runs "
 # align-overhead: pair natural and none by allocator and debug setting, here
 # with awk over (allocator, align, debug, peak)
 q full.db "SELECT trace_label, allocator, align,

@@ -83,7 +83,7 @@ for kv in 4.19:5.4 5.15:5.4 5.16.0-rc1:6.1 6.6:6.1; do
 	tap_is "--kernel ${kv%%:*} is profile ${kv#*:}" "rc=$rc $(out | sed -n 2p | cut -d, -f2)" \
 		"rc=0  kernel ${kv#*:}"
 done
-usage "--align weird" replay "slabsim: --align expected natural, none or cap512, got 'weird'" \
+usage "--align weird" replay "slabsim: --align expected none, natural, cap512, own-caches, merged, kmalloc-aligned-caches or kmalloc-aligned-overalloc, got 'weird'" \
 	replay "$good" --no-db --align weird
 usage "--slub-debug X" replay \
 	"slabsim: --slub-debug: slub_debug option 'X' unknown in 'X' (letters F Z P U T A, or '-' alone for none)" \

@@ -1,6 +1,8 @@
 /* fuzz_replay.c - libFuzzer harness for the replay engine and the models.
  *
- * The first 4 bytes choose a model configuration (allocator, kernel, align,
+ * The first 4 bytes choose a model configuration (allocator, kernel, align
+ * among all seven policies, with a sites file listing a_site as natural and
+ * b_site as 64 bytes for the four that serve listed callers,
  * slub_debug, CPUs, orders, sampling); every following 8 bytes are one event
  * (type, a pointer from a small pool so that frees meet allocations, sizes
  * from classes that include 0, powers of two, 4 MiB and beyond, bytes_alloc
@@ -14,6 +16,8 @@
  *   - the error of a failed event does not name "events:<line>: ";
  *   - the live objects and requested bytes differ from a shadow model kept
  *     here from the documented anomaly rules (sim.h);
+ *   - a listed caller's kmalloc is misaligned under a policy that serves
+ *     listed callers;
  *   - the waste identity breaks (free slots by remainder vs the policy's free
  *     object counts, for SLUB and SLAB), or a waste figure underflows.
  * The summary (table and JSON) and the slabinfo file are written to
@@ -21,6 +25,7 @@
  */
 #include "policy.h"
 #include "sim.h"
+#include "sites.h"
 #include "trace.h"
 
 #include <inttypes.h>
@@ -149,7 +154,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.ops = policy_find(allocators[c0 & 3]);
 	policy_cfg_default(&o.cfg);
 	o.cfg.kernel = (c0 >> 2) & 1 ? POLICY_KERNEL_6_1 : POLICY_KERNEL_5_4;
-	o.cfg.align = (enum policy_align)((c0 >> 3) % 3);
+	/* bits 3-4 of c0 and 7 of c2: 0..7, folded onto the seven policies */
+	o.cfg.align = (enum policy_align)((((c0 >> 3) & 3) | ((c2 >> 5) & 4)) % POLICY_ALIGN_NR);
+	static const char sites_text[] = "a_site+* natural\nb_*\t64\n";
+	struct policy_sites *ps = NULL;
+	if (policy_sites_parse("fuzz.sites", sites_text, sizeof(sites_text) - 1, &ps, &e))
+		abort();
+	o.cfg.sites = ps;
 	o.cfg.cpu_partial = !((c0 >> 5) & 1);
 	o.cfg.slab_debug = (c0 >> 6) & 1;
 	o.cfg.nomerge = (c0 >> 7) & 1;
@@ -168,8 +179,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.check = false;
 	err_clear(&e);
 	int rc = sim_create(&o, &s, &e);
-	if (rc == SLABSIM_EUSAGE)
+	if (rc == SLABSIM_EUSAGE) {
+		policy_sites_destroy(ps);
 		return 0; /* a configuration the CLI would refuse too */
+	}
 	if (rc)
 		abort();
 
@@ -240,10 +253,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_state(s, &sh, line);
 	}
 	check_state(s, &sh, 0);
+	/* the policies that serve listed callers always align them */
+	struct sim_totals tot;
+	sim_totals(s, &tot);
+	if (policy_align_by_site(o.cfg.align) && tot.listed_violations) {
+		fprintf(stderr, "fuzz_replay: %" PRIu64 " listed callers misaligned under %s\n",
+			tot.listed_violations, policy_align_name(o.cfg.align));
+		abort();
+	}
 	sim_print_summary(s, devnull, false, "fuzz", NULL);
 	sim_print_summary(s, devnull, true, "fuzz", NULL);
 	if (sim_write_slabinfo(s, devnull))
 		abort();
 	sim_destroy(s);
+	policy_sites_destroy(ps);
 	return 0;
 }

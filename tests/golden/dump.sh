@@ -63,6 +63,9 @@ SELECT * FROM sites ORDER BY run_id, call_site;
 .print "== violations"
 $(columns violations)
 SELECT * FROM violations ORDER BY run_id, cache, call_site, size;
+.print "== align_cost"
+$(columns align_cost)
+SELECT * FROM align_cost ORDER BY run_id, cache, call_site;
 .print "== samples"
 $(columns samples)
 SELECT * FROM samples ORDER BY run_id, seq;
