@@ -58,7 +58,17 @@ struct live {
 	uint32_t acct;	    /* root cache id, or UINT32_MAX for large kmallocs */
 	uint32_t site;	    /* call-site id */
 	uint32_t cpu;	    /* allocating CPU (after folding) */
-	uint32_t next_free; /* pool free list */
+	uint32_t next_free; /* pool free list; for a live start-state object,
+			       its index in its cache's pre array */
+};
+
+/* A slab of the start state made by sim_start_slab: the start-state
+ * objects it still holds, and whether a slab of the traced kernel was
+ * bound to it (pre_bind). */
+struct pre_slab {
+	uint64_t base; /* the model's slab address */
+	uint32_t left; /* start-state objects still live in it */
+	bool bound;
 };
 
 /* Per root cache. */
@@ -72,6 +82,9 @@ struct cache_acct {
 	uint32_t *pre;		 /* pool indices of the start state's live objects */
 	uint32_t npre;
 	uint64_t pre_freed;
+	struct pre_slab *pslabs; /* sim_start_slab's slabs of this root */
+	uint32_t npslabs, cap_pslabs;
+	uint64_t pre_by_slab;	/* start objects freed through a bound slab */
 	const char *name;	/* the root's name (policy-owned), once a named free looked */
 	const char *name_seen;	/* an event string found equal to name: interned by the
 				   source's id space (ids_of), so compared by address */
@@ -101,6 +114,9 @@ struct sim {
 	struct u64map defined;	    /* learn_key(0, osz, slot) -> sim_define_cache id */
 	struct u64map geom_name;    /* geom_key(osz, slot) -> name id + 1 (sim_name_geometry) */
 	struct u64map trace_slab;   /* raw pointers: the trace's slab base -> root cache id + 1 */
+	struct u64map pre_addr;	    /* start_slab objects still live: model address -> pool index */
+	struct u64map pslab_of;	    /* model slab base of a pre_slab -> (root << 32 | index) + 1 */
+	struct u64map pre_bind;	    /* the trace's slab base -> (root << 32 | pre_slab index) + 1 */
 	uint32_t *root_of;	    /* policy cache id -> its root id + 1 (0: not known yet) */
 	size_t root_cap;
 	struct cache_acct *acct;
@@ -243,6 +259,9 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->defined);
 	u64map_init(&s->geom_name);
 	u64map_init(&s->trace_slab);
+	u64map_init_sparse(&s->pre_addr);
+	u64map_init(&s->pslab_of);
+	u64map_init(&s->pre_bind);
 	u64map_init(&s->violations);
 	u64map_init(&s->violation_addr);
 	strtab_init(&s->names);
@@ -286,14 +305,19 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->defined);
 	u64map_fini(&s->geom_name);
 	u64map_fini(&s->trace_slab);
+	u64map_fini(&s->pre_addr);
+	u64map_fini(&s->pslab_of);
+	u64map_fini(&s->pre_bind);
 	free(s->root_of);
 	u64map_fini(&s->violations);
 	u64map_fini(&s->violation_addr);
 	strtab_fini(&s->names);
 	strtab_fini(&s->sites);
 	free(s->pool);
-	for (size_t i = 0; s->acct && i < s->acct_cap; i++)
+	for (size_t i = 0; s->acct && i < s->acct_cap; i++) {
 		free(s->acct[i].pre);
+		free(s->acct[i].pslabs);
+	}
 	if (s->rng)
 		gsl_rng_free(s->rng);
 	free(s->acct);
@@ -790,6 +814,70 @@ static bool slab_cache_of(struct sim *s, uint64_t ptr, uint32_t *cid)
 	return false;
 }
 
+/* Take the start-state object at a->pre[j] out of the start state (the
+ * swap keeps the array dense and each moved object's index right). */
+static uint32_t take_pre(struct sim *s, struct cache_acct *a, uint32_t j)
+{
+	uint32_t idx = a->pre[j];
+	a->pre[j] = a->pre[--a->npre];
+	s->pool[a->pre[j]].next_free = j;
+	struct live *l = &s->pool[idx];
+	uint64_t v;
+	if (a->npslabs && u64map_del(&s->pre_addr, l->obj.addr, NULL)) {
+		uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << l->obj.order) - 1;
+		if (u64map_get(&s->pslab_of, l->obj.addr & ~mask, &v))
+			a->pslabs[(uint32_t)(v - 1)].left--;
+	}
+	return idx;
+}
+
+/* The start-state object a free of raw pointer ptr, which the trace never
+ * allocated, takes when root cache `root` was started slab by slab
+ * (sim_start_slab): the real slab the pointer lies in is bound, at its
+ * first such free, to the start slab with the most start objects left that
+ * no real slab has yet, and its later frees take from that one, the same
+ * slot first. Frees that empty a real slab so empty a model slab, as the
+ * kernel's do (drop_caches). false: no such object (no start slabs, a
+ * hashed pointer, the bound slab has none left): the caller picks at
+ * random. */
+static bool pre_from_slab(struct sim *s, uint32_t root, const struct policy_cache_info *ci,
+			  uint64_t ptr, uint32_t *idx, struct err *e)
+{
+	struct cache_acct *a = &s->acct[root];
+	(void)e;
+	if (!a->npslabs || !is_raw_ptr(ptr))
+		return false;
+	uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << ci->g.order) - 1, v;
+	uint64_t real = ptr & ~mask;
+	uint32_t pi = UINT32_MAX;
+	if (u64map_get(&s->pre_bind, real, &v) && (uint32_t)((v - 1) >> 32) == root)
+		pi = (uint32_t)(v - 1);
+	if (pi == UINT32_MAX) {
+		for (uint32_t i = 0; i < a->npslabs; i++)
+			if (!a->pslabs[i].bound && a->pslabs[i].left &&
+			    (pi == UINT32_MAX || a->pslabs[i].left > a->pslabs[pi].left))
+				pi = i;
+		if (pi == UINT32_MAX ||
+		    u64map_put(&s->pre_bind, real, ((uint64_t)root << 32 | pi) + 1))
+			return false;
+		a->pslabs[pi].bound = true;
+	}
+	struct pre_slab *ps = &a->pslabs[pi];
+	if (!ps->left)
+		return false;
+	uint64_t slot = ((ptr & mask) - ci->g.red_left_pad) / ci->g.size;
+	uint64_t base = ps->base + ci->g.red_left_pad;
+	for (uint32_t i = 0; i < ci->g.objs_per_slab; i++) {
+		uint64_t at = base + ((slot + i) % ci->g.objs_per_slab) * ci->g.size;
+		if (u64map_get(&s->pre_addr, at, &v)) {
+			*idx = take_pre(s, a, s->pool[v].next_free);
+			a->pre_by_slab++;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* A named free of an object the replay put in root cache acct: anomaly if
  * the name is another cache's (learned too late). Per event, so a string
  * of the source's id space already found equal is not compared again. */
@@ -866,10 +954,13 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 			a->untraced_frees++;
 			return 0;
 		}
-		/* an object of the start state: counts, not addresses, were recorded */
-		uint32_t j = (uint32_t)gsl_rng_uniform_int(s->rng, a->npre);
-		uint32_t idx = a->pre[j];
-		a->pre[j] = a->pre[--a->npre];
+		/* an object of the start state: counts, not addresses, were
+		 * recorded; a raw pointer's slab says which start slab */
+		uint32_t idx;
+		if (!pre_from_slab(s, ci.alias_of, &ci, ev->ptr, &idx, e)) {
+			uint32_t j = (uint32_t)gsl_rng_uniform_int(s->rng, a->npre);
+			idx = take_pre(s, a, j);
+		}
 		a->pre_freed++;
 		return do_free(s, idx, cpu, e);
 	}
@@ -1897,34 +1988,32 @@ int sim_ensure_cache(struct sim *s, const struct policy_cache_spec *spec, uint32
 	return 0;
 }
 
-int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs, struct err *e)
+/* Make the rng that picks start objects (seeded once, at the first start
+ * state) and room for nr_objs more in root's pre array. */
+static int pre_prepare(struct sim *s, uint32_t root, uint64_t nr_objs, struct err *e)
 {
-	if (!s->p->ops->prepopulate)
-		return err_set(e, SLABSIM_EUSAGE, "the %s model cannot start from a recorded state",
-			       s->p->ops->name);
-	if (nr_objs > UINT32_MAX / 2)
-		return err_set(e, SLABSIM_EUSAGE, "start state of %" PRIu64 " objects is too big",
-			       nr_objs);
 	if (!s->rng) {
 		if (!(s->rng = gsl_rng_alloc(gsl_rng_mt19937)))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		gsl_rng_set(s->rng, s->o.seed);
 	}
-	uint32_t root;
-	struct policy_obj *objs = calloc(nr_objs ? nr_objs : 1, sizeof(*objs));
-	if (!objs || root_of(s, id, &root) || grow_acct(s, root)) {
-		free(objs);
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	}
-	s->seen_valid = false;
-	int rc = s->p->ops->prepopulate(s->p, id, nr_objs, nr_slabs, objs, e);
 	struct cache_acct *a = &s->acct[root];
-	uint32_t *pre = rc ? NULL : realloc(a->pre, (a->npre + nr_objs + 1) * sizeof(*a->pre));
-	if (!rc && !pre)
-		rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
-	if (pre)
-		a->pre = pre;
-	for (uint64_t i = 0; !rc && i < nr_objs; i++) {
+	uint32_t *pre = realloc(a->pre, (a->npre + nr_objs + 1) * sizeof(*a->pre));
+	if (!pre)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	a->pre = pre;
+	return 0;
+}
+
+/* Enter objs[0..n-1], which the policy just made live in root cache root,
+ * as start-state objects (live, site "(start state)"). With by_addr, each
+ * is also found by its model address (sim_start_slab's objects). */
+static int pre_add(struct sim *s, uint32_t root, const struct policy_obj *objs, uint64_t n,
+		   bool by_addr, struct err *e)
+{
+	struct cache_acct *a = &s->acct[root];
+	int rc = 0;
+	for (uint64_t i = 0; !rc && i < n; i++) {
 		uint32_t idx;
 		if ((rc = pool_get(s, &idx))) {
 			rc = err_set(e, rc, "out of memory");
@@ -1936,10 +2025,13 @@ int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_sl
 		l->req = objs[i].object_bytes;
 		l->acct = root;
 		l->cpu = 0;
-		if ((rc = intern_site(s, "(start state)", &l->site))) {
+		if ((rc = intern_site(s, "(start state)", &l->site)) ||
+		    (by_addr && (rc = u64map_put(&s->pre_addr, l->obj.addr, idx)))) {
 			rc = err_set(e, rc, "out of memory");
+			pool_put(s, idx);
 			break;
 		}
+		l->next_free = a->npre;
 		a->pre[a->npre++] = idx;
 		a->live_objs++;
 		a->live_req += l->req;
@@ -1951,12 +2043,72 @@ int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_sl
 		s->live_objs++;
 		s->live_req += l->req;
 	}
-	free(objs);
 	if (!rc) {
 		update_peaks(s, root, 0, slab_pages_now(s));
 		if (a->live_objs > a->peak_live_objs)
 			a->peak_live_objs = a->live_objs;
 	}
+	return rc;
+}
+
+int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs, struct err *e)
+{
+	if (!s->p->ops->prepopulate)
+		return err_set(e, SLABSIM_EUSAGE, "the %s model cannot start from a recorded state",
+			       s->p->ops->name);
+	if (nr_objs > UINT32_MAX / 2)
+		return err_set(e, SLABSIM_EUSAGE, "start state of %" PRIu64 " objects is too big",
+			       nr_objs);
+	uint32_t root;
+	if (root_of(s, id, &root) || grow_acct(s, root))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	int rc = pre_prepare(s, root, nr_objs, e);
+	struct policy_obj *objs = rc ? NULL : calloc(nr_objs ? nr_objs : 1, sizeof(*objs));
+	if (rc)
+		return rc;
+	if (!objs)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	s->seen_valid = false;
+	rc = s->p->ops->prepopulate(s->p, id, nr_objs, nr_slabs, objs, e);
+	if (!rc)
+		rc = pre_add(s, root, objs, nr_objs, false, e);
+	free(objs);
+	return rc;
+}
+
+int sim_start_slab(struct sim *s, uint32_t id, const struct policy_start_slab *ss, struct err *e)
+{
+	if (!s->p->ops->start_slab)
+		return err_set(e, SLABSIM_EUSAGE, "the %s model has no per-CPU slabs to start from",
+			       s->p->ops->name);
+	uint32_t root;
+	if (root_of(s, id, &root) || grow_acct(s, root))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	struct cache_acct *a = &s->acct[root];
+	if (a->npslabs == a->cap_pslabs) {
+		size_t cap = a->cap_pslabs;
+		struct pre_slab *ps = grow_room(a->pslabs, &cap, a->npslabs, sizeof(*ps), 16);
+		if (!ps || cap > UINT32_MAX)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		a->pslabs = ps;
+		a->cap_pslabs = (uint32_t)cap;
+	}
+	int rc = pre_prepare(s, root, ss->inuse, e);
+	struct policy_obj *objs = rc ? NULL : calloc(ss->inuse ? ss->inuse : 1, sizeof(*objs));
+	if (rc)
+		return rc;
+	if (!objs)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	s->seen_valid = false;
+	uint64_t base;
+	rc = s->p->ops->start_slab(s->p, id, ss, &base, objs, e);
+	if (!rc && u64map_put(&s->pslab_of, base, ((uint64_t)root << 32 | a->npslabs) + 1))
+		rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (!rc) {
+		a->pslabs[a->npslabs++] = (struct pre_slab){.base = base, .left = ss->inuse};
+		rc = pre_add(s, root, objs, ss->inuse, true, e);
+	}
+	free(objs);
 	return rc;
 }
 
@@ -1994,6 +2146,7 @@ void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *o
 	out->untraced_frees = a->untraced_frees;
 	out->pre_objs = a->npre;
 	out->pre_freed = a->pre_freed;
+	out->pre_by_slab = a->pre_by_slab;
 }
 
 uint64_t sim_unattributed_frees(const struct sim *s)

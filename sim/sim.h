@@ -243,6 +243,17 @@ int sim_name_geometry(struct sim *s, uint32_t object_size, uint32_t slot_size, c
  * SLABSIM_EUSAGE when the policy cannot start from a state. */
 int sim_prepopulate(struct sim *s, uint32_t id, uint64_t nr_objs, uint64_t nr_slabs, struct err *e);
 
+/* Start cache id with one slab held as ss says (policy_ops.start_slab):
+ * ss->inuse live start-state objects, the rest of its slots free, on a
+ * CPU, a CPU's partial stack, the node partial list or no list. A free of
+ * a raw pointer (no_hash_pointers) the trace never allocated takes a
+ * start object by the pointer's real slab: the first such free in a real
+ * slab binds it to the start slab of the cache with the most start objects
+ * left and no real slab yet, later ones take from that slab (same slot
+ * index first); other frees pick at random as after sim_prepopulate.
+ * SLABSIM_EUSAGE when the policy cannot, or refuses ss. */
+int sim_start_slab(struct sim *s, uint32_t id, const struct policy_start_slab *ss, struct err *e);
+
 /* One cache now, by policy cache id. */
 struct sim_cache_state {
 	const char *name;
@@ -257,6 +268,8 @@ struct sim_cache_state {
 	uint64_t untraced_frees; /* frees of objects with no traced or recorded allocation */
 	uint64_t pre_objs;	 /* objects of the start state still live */
 	uint64_t pre_freed;	 /* objects of the start state freed by the trace */
+	uint64_t pre_by_slab;	 /* of those, taken from the start slab bound to their
+				    real slab (sim_start_slab) */
 };
 uint32_t sim_nr_caches(const struct sim *s);
 void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *out);

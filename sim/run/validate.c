@@ -631,6 +631,125 @@ int val_capture_caches(struct sim *s, const struct capture *c, struct err *e)
 	return 0;
 }
 
+/* ---- the start state slab by slab (slab-attrs-start.tsv) ----
+ *
+ * What 6.1's /sys/kernel/slab/<cache>/ tells of a SLUB cache at the start
+ * (mm/slub.c, show_slab_objects and slabs_cpu_partial_show):
+ *   slabs            every slab (= slabinfo's num_slabs);
+ *   partial          slabs on the node partial list;
+ *   objects_partial  objects in use on those (count_partial, count_inuse);
+ *   cpu_slabs        CPU slabs (c->slab, full or not) + per-CPU partial
+ *                    slabs, summed over the CPUs;
+ *   slabs_cpu_partial  per CPU, the slabs on its partial stack.
+ * So the node partial slabs and their free slots are known exactly, the
+ * number of CPU slabs is cpu_slabs - Σ per-CPU partial slabs, and every
+ * other slab is full. Not known, and estimated here:
+ *   - which CPUs have a CPU slab when fewer than all do: the lowest CPU
+ *     ids (a CPU without one never allocated from the cache lately);
+ *   - the free slots of a CPU slab and of a per-CPU partial slab (all
+ *     counted active by slabinfo): half a slab, objs_per_slab / 2, the
+ *     kernel's own estimate for per-CPU partial slabs (6.1
+ *     slabs_cpu_partial_show prints slabs * objs_per_slab / 2), at least
+ *     one for a partial slab (a slab with no free slot is never partial);
+ *   - how the node partial free slots spread over those slabs: evenly.
+ * Live objects are the rest: every slot not estimated free. */
+
+struct start_counts {
+	uint64_t slabs, objs, cpu_slabs, cpu_partial, node_partial, full, cpu_free;
+	uint32_t caches;
+};
+
+static int start_slabs(struct sim *s, uint32_t id, enum policy_start_where w, uint32_t cpu,
+		       uint32_t inuse, uint64_t n, struct start_counts *sc, struct err *e)
+{
+	struct policy_start_slab ss = {.where = w, .cpu = cpu, .inuse = inuse};
+	for (uint64_t i = 0; i < n; i++) {
+		int rc = sim_start_slab(s, id, &ss, e);
+		if (rc)
+			return rc;
+	}
+	sc->slabs += n;
+	sc->objs += n * inuse;
+	return 0;
+}
+
+/* Start the root of cache id (nslabs slabs of the model's geometry) from
+ * attribute row ar. false (nothing done) when the row cannot say: its
+ * geometry differs from the model's, or a count is missing. */
+static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
+			    const struct capture_attrs_row *ar, struct start_counts *sc, bool *done,
+			    struct err *e)
+{
+	struct sim_cache_state cs;
+	sim_cache_state(s, id, &cs);
+	const struct policy *p = sim_policy(s);
+	struct policy_cache_info ci;
+	p->ops->cache_info(p, id, &ci);
+	const int64_t *v = ar->v;
+	uint32_t o = cs.objs_per_slab, ncpu = p->cfg.nr_cpus;
+	*done = false;
+	if (v[CAPTURE_A_OBJS_PER_SLAB] != (int64_t)o || v[CAPTURE_A_PARTIAL] < 0 ||
+	    v[CAPTURE_A_OBJECTS_PARTIAL] < 0 || v[CAPTURE_A_CPU_SLABS] < 0 || !o ||
+	    (uint64_t)(1u << ci.g.order) != cs.pages_per_slab)
+		return 0;
+	bool debug = (ci.g.flags & POLICY_F_DEBUG_MASK) != 0;
+	uint64_t left = nslabs;
+	/* per-CPU partial slabs, by CPU (a CPU the model does not have folds) */
+	uint64_t *pc = calloc(ncpu, sizeof(*pc)), npc = 0;
+	if (!pc)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	for (uint32_t c = 0; !debug && p->cfg.cpu_partial && c < ar->ncpu_partial; c++) {
+		pc[c % ncpu] += ar->cpu_partial_slabs[c];
+		npc += ar->cpu_partial_slabs[c];
+	}
+	uint64_t ncs =
+		(uint64_t)v[CAPTURE_A_CPU_SLABS] > npc ? (uint64_t)v[CAPTURE_A_CPU_SLABS] - npc : 0;
+	if (debug)
+		ncs = 0;
+	if (ncs > ncpu)
+		ncs = ncpu;
+	uint64_t np = (uint64_t)v[CAPTURE_A_PARTIAL];
+	uint64_t np_free = np * o > (uint64_t)v[CAPTURE_A_OBJECTS_PARTIAL]
+				   ? np * o - (uint64_t)v[CAPTURE_A_OBJECTS_PARTIAL]
+				   : 0;
+	uint32_t half = o / 2, half1 = o / 2 ? o / 2 : 1;
+	int rc = 0;
+	/* CPU slabs, then per-CPU partial stacks, then the node list, then
+	 * full slabs: the kernel's counts, cut to the slabs slabinfo has */
+	for (uint32_t c = 0; !rc && c < ncs && left; c++, left--) {
+		rc = start_slabs(s, id, POLICY_START_CPU, c, o - half, 1, sc, e);
+		sc->cpu_slabs++;
+		sc->cpu_free += half;
+	}
+	for (uint32_t c = 0; !rc && c < ncpu && left; c++) {
+		uint64_t n = pc[c] < left ? pc[c] : left;
+		rc = start_slabs(s, id, POLICY_START_CPU_PARTIAL, c, o - half1, n, sc, e);
+		left -= n;
+		sc->cpu_partial += n;
+		sc->cpu_free += n * half1;
+	}
+	if (np > left)
+		np = left;
+	for (uint64_t i = 0; !rc && i < np; i++) {
+		uint64_t f = np_free / np + (i < np_free % np);
+		if (f > o)
+			f = o;
+		bool full = f == 0;
+		rc = start_slabs(s, id, full ? POLICY_START_FULL : POLICY_START_NODE_PARTIAL, 0,
+				 o - (uint32_t)f, 1, sc, e);
+		sc->node_partial += !full;
+		sc->full += full;
+	}
+	left -= np;
+	if (!rc)
+		rc = start_slabs(s, id, POLICY_START_FULL, 0, o, left, sc, e);
+	sc->full += left;
+	sc->caches++;
+	free(pc);
+	*done = !rc;
+	return rc;
+}
+
 static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, struct err *e)
 {
 	int rc;
@@ -640,6 +759,8 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 		return 0;
 	uint64_t objs = 0, slabs = 0;
 	uint32_t skipped = 0;
+	struct start_counts sc = {0};
+	bool by_slab = c->has_attrs_start && sim_policy(s)->ops->start_slab;
 	for (uint32_t i = 0; i < c->start.n; i++) {
 		const struct capture_slabinfo_row *row = &c->start.rows[i];
 		uint32_t id;
@@ -656,6 +777,13 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 		uint64_t nslabs = row->num_slabs * row->pagesperslab / cs.pages_per_slab;
 		if (!nslabs)
 			nslabs = 1;
+		const struct capture_attrs_row *ar =
+			by_slab && cs.root ? attrs_root(&c->attrs_start, row->name) : NULL;
+		bool done = false;
+		if (ar && (rc = start_from_attrs(s, id, nslabs, ar, &sc, &done, e)))
+			return rc;
+		if (done)
+			continue;
 		uint64_t n = row->active_objs;
 		if (n > nslabs * cs.objs_per_slab)
 			n = nslabs * cs.objs_per_slab;
@@ -664,11 +792,21 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 		objs += n;
 		slabs += nslabs;
 	}
+	objs += sc.objs;
+	slabs += sc.slabs;
 	if (notes)
 		fprintf(notes,
 			"capture: start state from slabinfo-start.txt: %" PRIu64
 			" objects in %" PRIu64 " slabs%s\n",
 			objs, slabs, skipped ? " (caches the model cannot lay out skipped)" : "");
+	if (notes && sc.caches)
+		fprintf(notes,
+			"capture: of them from slab-attrs-start.tsv, slab by slab: %u caches, "
+			"%" PRIu64 " objects in %" PRIu64 " slabs: %" PRIu64 " CPU slabs, %" PRIu64
+			" per-CPU partial, %" PRIu64 " node partial, %" PRIu64 " full; %" PRIu64
+			" free slots on CPUs estimated (half a slab each)\n",
+			sc.caches, sc.objs, sc.slabs, sc.cpu_slabs, sc.cpu_partial, sc.node_partial,
+			sc.full, sc.cpu_free);
 	return 0;
 }
 
