@@ -62,6 +62,20 @@ struct live {
 			       its index in its cache's pre array */
 };
 
+/* A root cache of the recorded kernel that shares its geometry with
+ * another (sim_name_candidate). */
+struct name_cand {
+	uint64_t geom;	/* geom_key(object_size, slot_size) */
+	uint32_t nid;	/* name id */
+	int8_t account; /* SLAB_ACCOUNT: 1 yes, 0 no, -1 not known */
+	bool empty;	/* took no objects in the recorded states */
+};
+
+/* What allocations of a cache showed of its SLAB_ACCOUNT flag: accounted=
+ * false (no flag), accounted=true with a gfp_flags= without __GFP_ACCOUNT
+ * (the flag). */
+enum { ACC_NO = 1, ACC_YES = 2 };
+
 /* A slab of the start state made by sim_start_slab: the start-state
  * objects it still holds, and whether a slab of the traced kernel was
  * bound to it (pre_bind). */
@@ -117,7 +131,15 @@ struct sim {
 	struct u64map pre_addr;	    /* start_slab objects still live: model address -> pool index */
 	struct u64map pslab_of;	    /* model slab base of a pre_slab -> (root << 32 | index) + 1 */
 	struct u64map pre_bind;	    /* the trace's slab base -> (root << 32 | pre_slab index) + 1 */
-	uint32_t *root_of;	    /* policy cache id -> its root id + 1 (0: not known yet) */
+	/* naming by elimination (sim_name_candidate) */
+	struct name_cand *cands;
+	size_t ncands, cap_cands;
+	struct u64map name_slab; /* raw pointers: the trace's slab base -> root id + 1, from
+				    named frees */
+	uint8_t *account_seen;	 /* per root id: ACC_* bits its allocations showed */
+	size_t account_cap;
+	uint64_t named_by[SIM_NAMED_NR];
+	uint32_t *root_of; /* policy cache id -> its root id + 1 (0: not known yet) */
 	size_t root_cap;
 	struct cache_acct *acct;
 	size_t acct_cap;
@@ -262,6 +284,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init_sparse(&s->pre_addr);
 	u64map_init(&s->pslab_of);
 	u64map_init(&s->pre_bind);
+	u64map_init(&s->name_slab);
 	u64map_init(&s->violations);
 	u64map_init(&s->violation_addr);
 	strtab_init(&s->names);
@@ -308,6 +331,9 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->pre_addr);
 	u64map_fini(&s->pslab_of);
 	u64map_fini(&s->pre_bind);
+	u64map_fini(&s->name_slab);
+	free(s->cands);
+	free(s->account_seen);
 	free(s->root_of);
 	u64map_fini(&s->violations);
 	u64map_fini(&s->violation_addr);
@@ -417,6 +443,96 @@ static uint64_t geom_key(uint64_t osz, uint64_t slot)
 	return ((osz & ((1u << 23) - 1)) << 23) | (slot & ((1u << 23) - 1));
 }
 
+static int root_of(struct sim *s, uint32_t id, uint32_t *root);
+
+/* Which root cache owns the trace's slab that raw pointer ptr lies in, if
+ * its order is order: one seen in a named free or a resolved allocation. */
+static bool slab_owner(const struct sim *s, uint64_t ptr, uint32_t order, uint32_t *root)
+{
+	uint64_t v, base = ptr & ~(((uint64_t)POLICY_PAGE_SIZE << order) - 1);
+	if (u64map_get(&s->name_slab, base, &v) || u64map_get(&s->trace_slab, base, &v)) {
+		*root = (uint32_t)(v - 1);
+		return true;
+	}
+	return false;
+}
+
+/* Name an unnamed kmem_cache_alloc whose geometry several root caches of
+ * the recorded kernel share (sim_name_candidate), by elimination, in this
+ * order; the first rule that leaves one candidate names it:
+ *   accounted  6.1 traces accounted = the cache's SLAB_ACCOUNT or the
+ *              gfp's __GFP_ACCOUNT: accounted=false rules out caches with
+ *              the flag, accounted=true with a gfp_flags= without
+ *              __GFP_ACCOUNT those without. The flag is known from the
+ *              capture (a merged root's name: ":A-"), else from what the
+ *              cache's resolved allocations showed so far (all alike);
+ *   slabs      caches idle in the recorded states (no slab, or the same
+ *              slabinfo line at start and end: sim_name_candidate's empty);
+ *   address    the one candidate that owns the real slab the raw pointer
+ *              lies in (named frees and resolved allocations there).
+ * OUT: *nid, *rule. *bind false: the key's later events must be looked at
+ * again (the address rule decides per event). */
+static bool name_by_elimination(struct sim *s, const struct trace_event *ev, uint32_t *nid,
+				enum sim_named *rule, bool *bind)
+{
+	enum { MAXC = 16 };
+	const struct name_cand *c[MAXC];
+	uint32_t n = 0;
+	uint64_t g = geom_key(ev->bytes_req, ev->bytes_alloc);
+	for (size_t i = 0; i < s->ncands && n < MAXC; i++)
+		if (s->cands[i].geom == g)
+			c[n++] = &s->cands[i];
+	if (n < 2)
+		return false;
+	*bind = false;
+	bool gfp_no_account = (ev->gfp & TRACE_GFP_ACCOUNT_ONLY) != 0;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		int account = c[i]->account;
+		uint32_t id, root;
+		if (account < 0 && sim_find_cache(s, strtab_str(&s->names, c[i]->nid), &id) &&
+		    !root_of(s, id, &root) && root < s->account_cap &&
+		    (s->account_seen[root] == ACC_NO || s->account_seen[root] == ACC_YES))
+			account = s->account_seen[root] == ACC_YES;
+		if ((ev->accounted == 0 && account == 1) ||
+		    (ev->accounted == 1 && gfp_no_account && account == 0))
+			continue;
+		c[m++] = c[i];
+	}
+	if (m == 1) {
+		*nid = c[0]->nid;
+		*rule = SIM_NAMED_ACCOUNTED;
+		*bind = true;
+		return true;
+	}
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < m; i++)
+		if (!c[i]->empty)
+			c[k++] = c[i];
+	if (k == 1) {
+		*nid = c[0]->nid;
+		*rule = SIM_NAMED_SLABS;
+		*bind = true;
+		return true;
+	}
+	if (!is_raw_ptr(ev->ptr))
+		return false;
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t id, root, owner;
+		struct policy_cache_info ci;
+		if (!sim_find_cache(s, strtab_str(&s->names, c[i]->nid), &id) ||
+		    root_of(s, id, &root))
+			continue;
+		s->p->ops->cache_info(s->p, root, &ci);
+		if (slab_owner(s, ev->ptr, ci.g.order, &owner) && owner == root) {
+			*nid = c[i]->nid;
+			*rule = SIM_NAMED_ADDRESS;
+			return true;
+		}
+	}
+	return false;
+}
+
 __attribute__((noinline)) static int cache_for_slow(struct sim *s, const struct trace_event *ev,
 						    uint32_t site, uint32_t *id, struct err *e)
 {
@@ -436,40 +552,55 @@ __attribute__((noinline)) static int cache_for_slow(struct sim *s, const struct 
 			" bytes_alloc=%" PRIu64,
 			LAYOUT_KMALLOC_MAX_SIZE, osz, slot);
 	uint64_t key = learn_key(site, osz, slot);
+	uint64_t rule = 0; /* SIM_NAMED_* of an unnamed event, kept with its key */
+	bool bind = true;  /* keep key -> cache for the key's later events */
 	if (!name) {
 		uint64_t v;
 		if (u64map_get(&s->cache_by_key, key, &v)) { /* the common case: seen before */
 			*id = (uint32_t)v;
+			s->named_by[v >> 32]++;
 			return 0;
 		}
-		if (u64map_get(&s->learned, key, &v) ||
-		    u64map_get(&s->geom_name, geom_key(ev->bytes_req, ev->bytes_alloc), &v)) {
+		uint32_t nid2;
+		enum sim_named r2;
+		if (u64map_get(&s->learned, key, &v)) {
 			name = strtab_str(&s->names, (uint32_t)(v - 1));
+			rule = SIM_NAMED_LEARNED;
+		} else if (u64map_get(&s->geom_name, geom_key(ev->bytes_req, ev->bytes_alloc),
+				      &v)) {
+			name = strtab_str(&s->names, (uint32_t)(v - 1));
+			rule = SIM_NAMED_GEOMETRY;
 		} else if (u64map_get(&s->defined, learn_key(0, ev->bytes_req, ev->bytes_alloc),
 				      &v)) {
 			*id = (uint32_t)v; /* a defined cache whose name no free told */
 			if (u64map_put(&s->cache_by_key, key, v))
 				return err_set(e, SLABSIM_ENOMEM, "out of memory");
 			return 0;
+		} else if (name_by_elimination(s, ev, &nid2, &r2, &bind)) {
+			name = strtab_str(&s->names, nid2);
+			rule = r2;
 		} else {
 			(void)snprintf(buf, sizeof(buf), ":unnamed-%" PRIu64 "-%" PRIu64,
 				       ev->bytes_req, ev->bytes_alloc);
 			name = buf;
+			rule = SIM_NAMED_UNNAMED;
 		}
+		s->named_by[rule]++;
 	}
+	uint64_t tagged = rule << 32;
 	if ((rc = strtab_intern(&s->names, name, &nid)))
 		return err_set(e, rc, "out of memory");
 	uint64_t cid;
 	uint32_t c;
 	if (u64map_get(&s->name_cache, nid, &cid)) {
 		*id = (uint32_t)cid;
-		return ev->name ? 0 : u64map_put(&s->cache_by_key, key, cid);
+		return ev->name || !bind ? 0 : u64map_put(&s->cache_by_key, key, cid | tagged);
 	}
 	if (sim_find_cache(s, name, &c)) {
 		/* a kmem_cache_alloc naming a kmalloc cache (kmalloc-64): the
 		 * policy's own, not a second cache of that name */
 		if (u64map_put(&s->name_cache, nid, c) ||
-		    (!ev->name && u64map_put(&s->cache_by_key, key, c)))
+		    (!ev->name && bind && u64map_put(&s->cache_by_key, key, c | tagged)))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		*id = c;
 		return 0;
@@ -498,7 +629,7 @@ __attribute__((noinline)) static int cache_for_slow(struct sim *s, const struct 
 	if (rc)
 		return rc;
 	if (u64map_put(&s->name_cache, nid, c) || grow_acct(s, s->p->ops->nr_caches(s->p)) ||
-	    (!ev->name && u64map_put(&s->cache_by_key, key, c)))
+	    (!ev->name && bind && u64map_put(&s->cache_by_key, key, c | tagged)))
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	*id = c;
 	return 0;
@@ -512,6 +643,7 @@ static inline int cache_for(struct sim *s, const struct trace_event *ev, uint32_
 	if (!ev->name && osz - 1 < LAYOUT_KMALLOC_MAX_SIZE && slot <= LAYOUT_KMALLOC_MAX_SIZE &&
 	    u64map_get(&s->cache_by_key, learn_key(site, osz, slot), &v)) {
 		*id = (uint32_t)v;
+		s->named_by[v >> 32]++;
 		return 0;
 	}
 	return cache_for_slow(s, ev, site, id, e);
@@ -651,6 +783,24 @@ static uint32_t fold_cpu(struct sim *s, const struct trace_event *ev)
 	return ev->cpu % s->o.cfg.nr_cpus;
 }
 
+/* What an allocation of root cache root shows of its SLAB_ACCOUNT flag. */
+static int note_account(struct sim *s, uint32_t root, const struct trace_event *ev)
+{
+	uint8_t bit = ev->accounted == 0		   ? ACC_NO
+		      : (ev->gfp & TRACE_GFP_ACCOUNT_ONLY) ? ACC_YES
+							   : 0;
+	if (!bit)
+		return 0;
+	if (root >= s->account_cap) {
+		uint8_t *n = grow_to(s->account_seen, &s->account_cap, root, 1, 256);
+		if (!n)
+			return SLABSIM_ENOMEM;
+		s->account_seen = n;
+	}
+	s->account_seen[root] |= bit;
+	return 0;
+}
+
 static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	bool kmalloc = ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE;
@@ -737,6 +887,9 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	l->cpu = cpu;
 	l->acct = UINT32_MAX;
 	if (l->obj.cache != POLICY_NO_CACHE && (rc = root_of(s, l->obj.cache, &l->acct)))
+		return err_set(e, rc, "out of memory");
+	if (!kmalloc && l->acct != UINT32_MAX && ev->accounted >= 0 && s->ncands &&
+	    (rc = note_account(s, l->acct, ev)))
 		return err_set(e, rc, "out of memory");
 	if (l->acct != UINT32_MAX && is_raw_ptr(ev->ptr)) {
 		/* slabs are naturally aligned blocks of the page allocator:
@@ -949,6 +1102,11 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		struct policy_cache_info ci;
 		s->p->ops->cache_info(s->p, cid, &ci);
 		struct cache_acct *a = &s->acct[ci.alias_of];
+		if (ev->name && s->ncands && is_raw_ptr(ev->ptr) &&
+		    u64map_put(&s->name_slab,
+			       ev->ptr & ~(((uint64_t)POLICY_PAGE_SIZE << ci.g.order) - 1),
+			       (uint64_t)ci.alias_of + 1))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		if (!a->npre) {
 			/* bulk allocations (6.1) emit no event */
 			a->untraced_frees++;
@@ -2152,6 +2310,33 @@ void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *o
 uint64_t sim_unattributed_frees(const struct sim *s)
 {
 	return s->unattributed_frees;
+}
+
+int sim_name_candidate(struct sim *s, uint32_t object_size, uint32_t slot_size, const char *name,
+		       int account, bool empty, struct err *e)
+{
+	uint32_t nid;
+	if (s->ncands == s->cap_cands) {
+		struct name_cand *n = grow_room(s->cands, &s->cap_cands, s->ncands, sizeof(*n), 16);
+		if (!n)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		s->cands = n;
+	}
+	if (strtab_intern(&s->names, name, &nid))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	s->cands[s->ncands++] = (struct name_cand){
+		.geom = geom_key(object_size, slot_size),
+		.nid = nid,
+		.account = (int8_t)(account < 0 ? -1 : account > 0),
+		.empty = empty,
+	};
+	return 0;
+}
+
+void sim_named_counts(const struct sim *s, uint64_t *out)
+{
+	for (int i = 0; i < SIM_NAMED_NR; i++)
+		out[i] = s->named_by[i];
 }
 
 int sim_name_geometry(struct sim *s, uint32_t object_size, uint32_t slot_size, const char *name,

@@ -236,6 +236,32 @@ int sim_ensure_cache(struct sim *s, const struct policy_cache_spec *spec, uint32
 int sim_name_geometry(struct sim *s, uint32_t object_size, uint32_t slot_size, const char *name,
 		      struct err *e);
 
+/* A root cache of the recorded kernel whose (object_size, slot_size) other
+ * roots share, so that an unnamed kmem_cache_alloc of that geometry (6.1
+ * allocations name no cache; the name pass learns only from objects freed
+ * in the trace) can be named by elimination among them: account is its
+ * SLAB_ACCOUNT flag (1, 0, -1 not known: then what its named allocations
+ * show is used), empty that it took no objects in the recorded states (no
+ * slab, or the same slabs and active objects at start and end). Rules
+ * and order: name_by_elimination in replay.c; counts: sim_named_counts.
+ * Errors: SLABSIM_ENOMEM. */
+int sim_name_candidate(struct sim *s, uint32_t object_size, uint32_t slot_size, const char *name,
+		       int account, bool empty, struct err *e);
+
+/* How the replay named its kmem_cache_alloc events that named no cache. */
+enum sim_named {
+	SIM_NAMED_OTHER = 0, /* a cache the workload defined, or a named event */
+	SIM_NAMED_LEARNED,   /* the name pass: a free of the same pointer named it */
+	SIM_NAMED_GEOMETRY,  /* the one root cache of its geometry */
+	SIM_NAMED_ACCOUNTED, /* elimination: accounted= against SLAB_ACCOUNT */
+	SIM_NAMED_SLABS,     /* elimination: the one candidate not idle (sim_name_candidate) */
+	SIM_NAMED_ADDRESS,   /* elimination: the candidate owning the real slab */
+	SIM_NAMED_UNNAMED,   /* none: left in an ":unnamed-OBJ-SLOT" cache */
+	SIM_NAMED_NR,
+};
+/* Allocations named by each rule, so far. OUT: out[SIM_NAMED_NR]. */
+void sim_named_counts(const struct sim *s, uint64_t *out);
+
 /* Start cache id with nr_objs live objects in nr_slabs slabs (a start
  * /proc/slabinfo). A later free of a pointer the trace never allocated that
  * names the cache takes one of them, chosen at random (GSL, seeded by
