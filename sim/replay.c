@@ -110,6 +110,8 @@ struct site_acct {
 	uint64_t bytes_req, bytes_alloc, bytes_alloc_trace;
 	uint64_t live_objs, live_req;
 	uint64_t violations, pingpong;
+	uint8_t watch; /* sim_opts.watch_sites index + 1, 0 = not watched */
+	bool watch_known;
 };
 
 struct sim {
@@ -217,6 +219,15 @@ static int intern_site(struct sim *s, const char *cs, uint32_t *id)
 	if (!n)
 		return SLABSIM_ENOMEM;
 	s->site = n;
+	if (!n[*id].watch_known) {
+		const char *str = strtab_str(&s->sites, *id);
+		size_t len = strcspn(str, "+");
+		n[*id].watch_known = true;
+		for (uint32_t i = 0; s->o.watch_sites && s->o.watch_sites[i] && i < 254; i++)
+			if (strlen(s->o.watch_sites[i]) == len &&
+			    memcmp(s->o.watch_sites[i], str, len) == 0)
+				n[*id].watch = (uint8_t)(i + 1);
+	}
 	return 0;
 }
 
@@ -944,6 +955,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	pages_now(s, &s->slab_after, &s->large_after);
 	s->pages_fresh = true;
 	update_peaks(s, l->acct, pages_before, s->slab_after);
+	if (s->site[site].watch && s->o.on_watch)
+		return s->o.on_watch(s->o.marker_ctx, s, ev, s->site[site].watch - 1u, e);
 	return 0;
 }
 

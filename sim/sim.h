@@ -50,6 +50,12 @@ struct sim;
  * compares the model with a snapshot there, --phase-summary closes a phase. */
 typedef int (*sim_marker_fn)(void *ctx, struct sim *s, const struct trace_event *ev, struct err *e);
 
+/* Called after an allocation event whose call site's function is
+ * sim_opts.watch_sites[which] (the text before '+'), with the model as the
+ * event left it. */
+typedef int (*sim_watch_fn)(void *ctx, struct sim *s, const struct trace_event *ev, uint32_t which,
+			    struct err *e);
+
 struct sim_opts {
 	const struct policy_ops *ops;
 	struct policy_cfg cfg;
@@ -63,6 +69,11 @@ struct sim_opts {
 					 from sample_caches) */
 	sim_marker_fn on_marker;      /* NULL = none */
 	void *marker_ctx;
+	/* call-site functions to watch (NULL-terminated, at most 254, borrowed
+	 * for the sim's lifetime; NULL = none) and what to call, with
+	 * marker_ctx, at each allocation they make */
+	const char *const *watch_sites;
+	sim_watch_fn on_watch;
 	/* Seed of the generator that picks which start-state object a free of
 	 * an unknown pointer takes (sim_prepopulate): GSL's mt19937, whose
 	 * seed 0 is its default, 4357. Record it with the run. */

@@ -16,6 +16,7 @@ enum {
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
 	OPT_NO_ANCHOR,
+	OPT_AT_MARKER,
 	OPT_SEED,
 };
 
@@ -37,7 +38,11 @@ void usage_validate(FILE *f)
 		   "             empty and the first snapshot is its start state: what the kernel\n"
 		   "             held beyond the model there (objects made before tracing began)\n"
 		   "             is added at that marker, and that snapshot is not scored; the\n"
-		   "             figures without this anchor are reported too.\n"
+		   "             figures without this anchor are reported too. The model is\n"
+		   "             compared as it was when the snapshot's /proc/slabinfo was read\n"
+		   "             (the first read() after its open, found in the trace), not at\n"
+		   "             the marker written after it (the report says how far the model\n"
+		   "             moved in between: the read window).\n"
 		   "The model is configured from uname.txt (kernel profile), ncpus.txt (possible\n"
 		   "CPUs) and cmdline.txt (slub_debug, slub_min/max_order, slub_min_objects,\n"
 		   "slab_nomerge); model options given here override them. Nothing is fitted to\n"
@@ -54,6 +59,8 @@ void usage_validate(FILE *f)
 		"  --format table|json   report format on stdout (default table)\n"
 		"  --no-anchor           without slabinfo-start.txt (a boot capture), do not take\n"
 		"                        the first snapshot as the start state\n"
+		"  --at-marker           compare each snapshot with the model at its SNAP marker\n"
+		"                        rather than when its /proc/slabinfo was read\n"
 		"  --seed S              seed of the random picks of start-state objects that\n"
 		"                        frees of pointers allocated before the trace take\n"
 		"                        (default 0, GSL's default seed; recorded)\n"
@@ -74,6 +81,7 @@ int cmd_validate(int argc, char **argv)
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 		{"no-anchor", no_argument, NULL, OPT_NO_ANCHOR},
+		{"at-marker", no_argument, NULL, OPT_AT_MARKER},
 		{"seed", required_argument, NULL, OPT_SEED},
 		{"quiet", no_argument, NULL, 'q'},
 		{"output", required_argument, NULL, 'o'},
@@ -138,6 +146,9 @@ int cmd_validate(int argc, char **argv)
 			break;
 		case OPT_NO_ANCHOR:
 			o.anchor = false;
+			break;
+		case OPT_AT_MARKER:
+			o.at_marker = true;
 			break;
 		default:
 			return cli_bad_usage("validate");

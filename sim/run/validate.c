@@ -335,6 +335,9 @@ struct snap_res {
 	uint64_t real_pages, pred_pages;
 	uint64_t pred_unanchored; /* the prediction of the model without an anchor */
 	bool anchor;		  /* the snapshot the pre-trace remainder was taken from */
+	uint64_t read_t_ns;	  /* when its /proc/slabinfo was opened (snap_read), 0 = not
+				     found: the model is compared at the marker */
+	uint64_t pred_at_marker;  /* the model's pages at the marker itself */
 	uint32_t ncaches;
 	struct snap_cache {
 		const char *name; /* borrowed from the sim or the slabinfo (kept) */
@@ -342,6 +345,31 @@ struct snap_res {
 	} * caches;
 	struct capture_slabinfo si; /* kept for the names */
 };
+
+/* The snapshot read window. A capture's snapshot reads /proc/slabinfo,
+ * then /proc/meminfo, then writes the SNAP marker (docs/capture-format.md);
+ * what happens in between (RCU callbacks freeing inodes and dentries after
+ * drop_caches, other CPUs) is in the trace before the marker but not in the
+ * snapshot. The kernel opens /proc/slabinfo with seq_open (a seq_file,
+ * traced as a kmem_cache_alloc from seq_open), /proc/meminfo with
+ * single_open (a kmalloc from single_open, then seq_open in the same task):
+ * the last seq_open of no single_open before a SNAP marker is the read of
+ * its slabinfo, and the model is compared as it was then. */
+struct snap_read {
+	bool have;	       /* a read was seen since the last SNAP marker */
+	uint64_t t_ns;	       /* its time */
+	uint64_t slab_pages;   /* the model's slab pages then */
+	uint64_t *cache_pages; /* and per policy cache id */
+	uint32_t n, cap;
+	int32_t single_cpu; /* the CPU of a single_open not followed yet, -1 none */
+	int32_t open_cpu;   /* the CPU of the slabinfo open whose read is awaited */
+	bool at_marker;	    /* compare at the marker (validate --at-marker) */
+};
+
+static const char *const snap_read_sites[] = {"single_open", "seq_open", "seq_read_iter", NULL};
+
+static int on_read_site(void *ctx, struct sim *s, const struct trace_event *ev, uint32_t which,
+			struct err *e);
 
 struct vctx {
 	struct capture *c;
@@ -352,6 +380,7 @@ struct vctx {
 	uint32_t nsnaps, cap;
 	uint32_t snap_markers_missing; /* SNAP markers with no snapshot file */
 	uint32_t snap_markers_dup;
+	struct snap_read read; /* the model when the next snapshot was read */
 };
 
 static bool have_snapshot(const struct capture *c, const char *id)
@@ -417,6 +446,20 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 			struct sim_cache_state cs;
 			sim_cache_state(s, id2, &cs);
 			sc->pred_pages = cs.pages;
+		}
+	}
+	bool read = v->read.have && !v->read.at_marker && !(v->anchor && v->nsnaps == 1);
+	v->read.have = false;
+	v->read.single_cpu = -1;
+	r->pred_at_marker = r->pred_pages;
+	if (read) {
+		r->read_t_ns = v->read.t_ns;
+		r->pred_pages = v->read.slab_pages;
+		for (uint32_t i = 0; i < r->ncaches; i++) {
+			uint32_t id2;
+			if (sim_find_cache(s, r->caches[i].name, &id2))
+				r->caches[i].pred_pages =
+					id2 < v->read.n ? v->read.cache_pages[id2] : 0;
 		}
 	}
 	if (!v->anchor || v->nsnaps != 1)
@@ -514,8 +557,55 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 	return 0;
 }
 
+/* sim_watch_fn: the reads of /proc files that snap_read describes. */
+static int on_read_site(void *ctx, struct sim *s, const struct trace_event *ev, uint32_t which,
+			struct err *e)
+{
+	struct snap_read *rd = &((struct vctx *)ctx)->read;
+	/* single_open's own seq_open follows it in the same task: the next
+	 * watched event on that CPU (tasks' pids are not in every reader's
+	 * events) */
+	if (which == 0) {
+		rd->single_cpu = (int32_t)ev->cpu;
+		return 0;
+	}
+	if (which == 2) {
+		/* the buffer of the first read(): the slabinfo text is made now */
+		if (rd->open_cpu != (int32_t)ev->cpu)
+			return 0;
+		rd->open_cpu = -1;
+	} else if (rd->single_cpu == (int32_t)ev->cpu) {
+		rd->single_cpu = -1;
+		rd->open_cpu = -1;
+		return 0;
+	} else {
+		rd->open_cpu = (int32_t)ev->cpu;
+	}
+	uint32_t n = sim_nr_caches(s);
+	if (n > rd->cap) {
+		uint64_t *p = realloc(rd->cache_pages, n * sizeof(*p));
+		if (!p)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		rd->cache_pages = p;
+		rd->cap = n;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct sim_cache_state cs;
+		sim_cache_state(s, i, &cs);
+		rd->cache_pages[i] = cs.pages;
+	}
+	struct sim_totals t;
+	sim_totals(s, &t);
+	rd->n = n;
+	rd->slab_pages = t.slab_pages;
+	rd->t_ns = ev->t_ns;
+	rd->have = true;
+	return 0;
+}
+
 static void vctx_fini(struct vctx *v)
 {
+	free(v->read.cache_pages);
 	for (uint32_t i = 0; i < v->nsnaps; i++) {
 		free(v->snaps[i].id);
 		free(v->snaps[i].caches);
@@ -958,6 +1048,8 @@ static int replay_pass(struct vpass *p, struct rec *rec, struct run **out, struc
 		.so = {.progress = p->o->progress,
 		       .on_marker = on_snap,
 		       .marker_ctx = p->v,
+		       .watch_sites = snap_read_sites,
+		       .on_watch = on_read_site,
 		       .sample_every_events = 1000,
 		       .sample_caches = false,
 		       .seed = p->o->seed},
@@ -974,7 +1066,10 @@ static int replay_pass(struct vpass *p, struct rec *rec, struct run **out, struc
 
 int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 {
-	struct vctx v = {.c = c}, v0 = {.c = c};
+	struct vctx v = {.c = c,
+			 .read = {.single_cpu = -1, .open_cpu = -1, .at_marker = o->at_marker}},
+		    v0 = {.c = c,
+			  .read = {.single_cpu = -1, .open_cpu = -1, .at_marker = o->at_marker}};
 	struct vpass p = {.o = o, .c = c, .v = &v, .v0 = &v0, .notes = true};
 	struct vpass p0 = {.o = o, .c = c, .v = &v0};
 	struct run *r = NULL;
@@ -1135,6 +1230,67 @@ static void print_names_table(FILE *out, const struct vres *res)
 		" by idle caches, %" PRIu64 " by address; %" PRIu64 " left unnamed\n",
 		n[SIM_NAMED_LEARNED], n[SIM_NAMED_GEOMETRY], n[SIM_NAMED_ACCOUNTED],
 		n[SIM_NAMED_SLABS], n[SIM_NAMED_ADDRESS], n[SIM_NAMED_UNNAMED]);
+}
+
+/* The read window (snap_read) over the snapshots: how many were compared
+ * at their read, and how far the model moved from there to the marker. */
+struct read_window {
+	uint32_t found;
+	uint64_t max_pages;
+	const char *max_id;
+	double mean_pages;
+};
+
+static struct read_window read_window_of(const struct vctx *v)
+{
+	struct read_window w = {0};
+	for (uint32_t i = 0; i < v->nsnaps; i++) {
+		const struct snap_res *r = &v->snaps[i];
+		if (!r->read_t_ns)
+			continue;
+		uint64_t d = r->pred_at_marker > r->pred_pages ? r->pred_at_marker - r->pred_pages
+							       : r->pred_pages - r->pred_at_marker;
+		w.found++;
+		w.mean_pages += (double)d;
+		if (!w.max_id || d > w.max_pages) {
+			w.max_pages = d;
+			w.max_id = r->id;
+		}
+	}
+	if (w.found)
+		w.mean_pages /= w.found;
+	return w;
+}
+
+static void print_read_window_table(FILE *out, const struct vctx *v)
+{
+	struct read_window w = read_window_of(v);
+	if (!w.found) {
+		fprintf(out, "read window: no /proc/slabinfo read found in the trace: compared at "
+			     "the markers\n");
+		return;
+	}
+	fprintf(out,
+		"read window: %u of %u snapshots compared when /proc/slabinfo was read; from "
+		"there to the marker the model moved %.1f pages on average, at most %" PRIu64
+		" (%s)\n",
+		w.found, v->nsnaps, w.mean_pages, w.max_pages, w.max_id);
+}
+
+static void print_read_window_json(FILE *out, const struct vctx *v)
+{
+	struct read_window w = read_window_of(v);
+	fprintf(out, "  \"read_window\": {\"snapshots_at_read\": %u, \"mean_pages\": %.3f, ",
+		w.found, w.mean_pages);
+	fprintf(out, "\"max_pages\": %" PRIu64 ", \"max_at\": ", w.max_pages);
+	if (w.max_id)
+		json_str(out, w.max_id);
+	else
+		fprintf(out, "null");
+	fprintf(out, ", \"predicted_pages_at_marker\": [");
+	for (uint32_t i = 0; i < v->nsnaps; i++)
+		fprintf(out, "%s%" PRIu64, i ? ", " : "", v->snaps[i].pred_at_marker);
+	fprintf(out, "]},\n");
 }
 
 static void print_names_json(FILE *out, const struct vres *res)
@@ -1368,6 +1524,7 @@ static void val_print_json(const struct vpass *p, const struct vres *res)
 		"  \"snapshot_files_without_marker\": %u,\n",
 		v->nsnaps ? "\n  " : "", v->snap_markers_missing, res->files_unmatched);
 	print_names_json(out, res);
+	print_read_window_json(out, v);
 	fprintf(out, "  \"anchor\": ");
 	if (v->anchor && v->nsnaps)
 		fprintf(out,
@@ -1458,6 +1615,8 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 				r->anchor ? "  (anchor)" : "");
 		fputc('\n', out);
 	}
+	if (v->nsnaps)
+		print_read_window_table(out, v);
 	if (res->sum.pages_mae_over_swing >= 0)
 		fprintf(out,
 			"pages_mae_over_swing %.4f (MAE %.1f pages over %u snapshots, real "
