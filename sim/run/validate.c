@@ -6,6 +6,7 @@
 #include "learn.h"
 #include "rec.h"
 #include "trace.h"
+#include "u64map.h"
 #include "vrec.h"
 
 #include <inttypes.h>
@@ -800,7 +801,8 @@ int val_capture_caches(struct sim *s, const struct capture *c, struct err *e)
  *   - which CPUs have a CPU slab when fewer than all do: the lowest CPU
  *     ids (a CPU without one never allocated from the cache lately);
  *   - the free slots of a CPU slab and of a per-CPU partial slab (all
- *     counted active by slabinfo): half a slab, objs_per_slab / 2, the
+ *     counted active by slabinfo): what the trace's raw addresses show
+ *     (start_walks below), else half a slab, objs_per_slab / 2, the
  *     kernel's own estimate for per-CPU partial slabs (6.1
  *     slabs_cpu_partial_show prints slabs * objs_per_slab / 2), at least
  *     one for a partial slab (a slab with no free slot is never partial);
@@ -809,8 +811,191 @@ int val_capture_caches(struct sim *s, const struct capture *c, struct err *e)
 
 struct start_counts {
 	uint64_t slabs, objs, cpu_slabs, cpu_partial, node_partial, full, cpu_free;
+	uint64_t cpu_seen; /* CPU-held slabs whose free slots the trace showed */
 	uint32_t caches;
 };
+
+/* ---- what the trace's raw addresses show of the CPU-held start slabs ----
+ *
+ * A CPU allocates first from its CPU slab, then from the slabs on its
+ * partial stack (___slab_alloc), and only then from the node list or a new
+ * slab. So the real slabs a CPU's allocations of a cache fall in, in trace
+ * order (slab = ptr & ~((PAGE_SIZE << order) - 1)), are its CPU slab and
+ * per-CPU partial slabs of the start, as long as the attributes say it has
+ * them; the slots it allocates there before moving on that no event had
+ * touched before (a slot freed first was live at the start) are those
+ * slabs' free slots. A slab the CPU moved on from is counted whole. One it
+ * used up entirely that looks like a new slab (every slot free) tells
+ * nothing: the kernel's CPU slab may have been full. Hashed pointers show
+ * nothing; caches the pass cannot name (several roots of one geometry) keep
+ * the estimate. */
+#define WALK_MAX 8 /* slabs followed per CPU and cache */
+
+struct cpu_walk {
+	uint32_t n;		  /* slabs followed so far */
+	bool stopped;		  /* WALK_MAX reached */
+	uint64_t slab[WALK_MAX];  /* real slab bases, in the order used */
+	uint32_t fresh[WALK_MAX]; /* slots first touched by an allocation there */
+	bool left[WALK_MAX];	  /* the CPU allocated elsewhere afterwards */
+};
+
+struct start_walks {
+	struct u64map at; /* (root << 20 | cpu) -> index + 1 in w */
+	struct cpu_walk *w;
+	size_t n, cap;
+	struct u64map seen; /* raw pointers any event touched */
+	struct u64map geom; /* (object_size << 23 | slot) -> root + 1, or 0: several */
+	bool any;	    /* the trace had raw pointers */
+};
+
+static void walks_fini(struct start_walks *sw)
+{
+	u64map_fini(&sw->at);
+	u64map_fini(&sw->seen);
+	u64map_fini(&sw->geom);
+	free(sw->w);
+}
+
+static bool raw_ptr(uint64_t p)
+{
+	return p >> 47 == 0x1ffff;
+}
+
+/* The root cache of an allocation event, as the replay would find it
+ * without the name pass: kmalloc by size and type, kmem_cache_alloc by a
+ * geometry one root has. */
+static bool walk_root(const struct sim *s, const struct start_walks *sw,
+		      const struct trace_event *ev, uint32_t *root)
+{
+	const struct policy *p = sim_policy((struct sim *)s);
+	uint64_t v;
+	if (ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE) {
+		enum policy_kmalloc_type t =
+			(ev->gfp & TRACE_GFP_DMA)	    ? POLICY_KMALLOC_DMA
+			: (ev->gfp & TRACE_GFP_RECLAIMABLE) ? POLICY_KMALLOC_RECLAIM
+			: (ev->gfp & TRACE_GFP_ACCOUNT)	    ? POLICY_KMALLOC_CGROUP
+							    : POLICY_KMALLOC_NORMAL;
+		uint32_t id = p->ops->kmalloc_cache(p, ev->bytes_req, t);
+		if (id == POLICY_NO_CACHE)
+			return false;
+		struct policy_cache_info ci;
+		p->ops->cache_info(p, id, &ci);
+		*root = ci.alias_of;
+		return true;
+	}
+	if (!u64map_get(&sw->geom, (ev->bytes_req << 23) | (ev->bytes_alloc & ((1u << 23) - 1)),
+			&v) ||
+	    !v)
+		return false;
+	*root = (uint32_t)(v - 1);
+	return true;
+}
+
+static int walk_alloc(const struct sim *s, struct start_walks *sw, const struct trace_event *ev)
+{
+	uint32_t root;
+	bool fresh;
+	uint64_t *seen = u64map_upsert(&sw->seen, ev->ptr, &fresh), v;
+	if (!seen)
+		return SLABSIM_ENOMEM;
+	*seen = 1;
+	fresh = !fresh;
+	if (ev->bytes_req == 0 || ev->bytes_req > (1u << 22) || !walk_root(s, sw, ev, &root))
+		return 0;
+	struct policy_cache_info ci;
+	const struct policy *p = sim_policy((struct sim *)s);
+	p->ops->cache_info(p, root, &ci);
+	uint64_t slab = ev->ptr & ~(((uint64_t)POLICY_PAGE_SIZE << ci.g.order) - 1);
+	uint64_t key = (uint64_t)root << 20 | (ev->cpu & 0xfffff);
+	struct cpu_walk *w;
+	if (u64map_get(&sw->at, key, &v)) {
+		w = &sw->w[v - 1];
+	} else {
+		if (sw->n == sw->cap) {
+			size_t nc = sw->cap ? sw->cap * 2 : 256;
+			struct cpu_walk *nw = realloc(sw->w, nc * sizeof(*nw));
+			if (!nw)
+				return SLABSIM_ENOMEM;
+			sw->w = nw;
+			sw->cap = nc;
+		}
+		w = &sw->w[sw->n];
+		memset(w, 0, sizeof(*w));
+		if (u64map_put(&sw->at, key, ++sw->n))
+			return SLABSIM_ENOMEM;
+	}
+	if (w->stopped)
+		return 0;
+	if (!w->n || w->slab[w->n - 1] != slab) {
+		if (w->n)
+			w->left[w->n - 1] = true;
+		if (w->n == WALK_MAX) {
+			w->stopped = true;
+			return 0;
+		}
+		w->slab[w->n++] = slab;
+	}
+	w->fresh[w->n - 1] += fresh;
+	return 0;
+}
+
+/* Read the capture's trace once for the walks (raw pointers only). */
+static int walks_read(const struct sim *s, const struct capture *c, struct start_walks *sw,
+		      struct err *e)
+{
+	u64map_init(&sw->at);
+	u64map_init_sparse(&sw->seen);
+	u64map_init(&sw->geom);
+	uint32_t n = sim_nr_caches(s);
+	for (uint32_t id = 0; id < n; id++) {
+		struct sim_cache_state cs;
+		sim_cache_state(s, id, &cs);
+		if (!cs.root)
+			continue;
+		uint64_t key = ((uint64_t)cs.object_size << 23) | cs.slot_size, v;
+		bool found = u64map_get(&sw->geom, key, &v);
+		if (u64map_put(&sw->geom, key, found ? 0 : (uint64_t)id + 1))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	struct trace_opts to = {.strict = false};
+	struct trace_reader *r;
+	struct trace_event ev;
+	int rc = trace_open(c->trace, &to, &r, e);
+	if (rc)
+		return rc;
+	while ((rc = trace_next(r, &ev, e)) == 1) {
+		bool alloc = ev.type == TRACE_EV_KMALLOC || ev.type == TRACE_EV_KMALLOC_NODE ||
+			     ev.type == TRACE_EV_CACHE_ALLOC ||
+			     ev.type == TRACE_EV_CACHE_ALLOC_NODE;
+		bool free_ = ev.type == TRACE_EV_KFREE || ev.type == TRACE_EV_CACHE_FREE;
+		if ((!alloc && !free_) || !raw_ptr(ev.ptr))
+			continue;
+		sw->any = true;
+		int r2 = alloc ? walk_alloc(s, sw, &ev) : (u64map_put(&sw->seen, ev.ptr, 1));
+		if (r2) {
+			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+	}
+	trace_close(r);
+	return rc < 0 ? rc : 0;
+}
+
+/* The free slots the trace showed in the j-th slab CPU cpu allocated from
+ * in root cache root (objs_per_slab o), or -1 when it shows nothing. */
+static int64_t walk_free(const struct start_walks *sw, uint32_t root, uint32_t cpu, uint32_t j,
+			 uint32_t o)
+{
+	uint64_t v;
+	if (!sw || !u64map_get(&sw->at, (uint64_t)root << 20 | cpu, &v))
+		return -1;
+	const struct cpu_walk *w = &sw->w[v - 1];
+	if (j >= w->n)
+		return -1;
+	if (w->left[j] && w->fresh[j] >= o)
+		return 0; /* a new slab: the start one was full */
+	return w->fresh[j] < o ? w->fresh[j] : o;
+}
 
 static int start_slabs(struct sim *s, uint32_t id, enum policy_start_where w, uint32_t cpu,
 		       uint32_t inuse, uint64_t n, struct start_counts *sc, struct err *e)
@@ -830,8 +1015,8 @@ static int start_slabs(struct sim *s, uint32_t id, enum policy_start_where w, ui
  * attribute row ar. false (nothing done) when the row cannot say: its
  * geometry differs from the model's, or a count is missing. */
 static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
-			    const struct capture_attrs_row *ar, struct start_counts *sc, bool *done,
-			    struct err *e)
+			    const struct capture_attrs_row *ar, const struct start_walks *sw,
+			    struct start_counts *sc, bool *done, struct err *e)
 {
 	struct sim_cache_state cs;
 	sim_cache_state(s, id, &cs);
@@ -869,17 +1054,26 @@ static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
 	int rc = 0;
 	/* CPU slabs, then per-CPU partial stacks, then the node list, then
 	 * full slabs: the kernel's counts, cut to the slabs slabinfo has */
+	uint32_t root = (uint32_t)ci.alias_of;
 	for (uint32_t c = 0; !rc && c < ncs && left; c++, left--) {
-		rc = start_slabs(s, id, POLICY_START_CPU, c, o - half, 1, sc, e);
+		int64_t f = walk_free(sw, root, c, 0, o);
+		uint32_t fr = f >= 0 ? (uint32_t)f : half;
+		rc = start_slabs(s, id, POLICY_START_CPU, c, o - fr, 1, sc, e);
 		sc->cpu_slabs++;
-		sc->cpu_free += half;
+		sc->cpu_free += fr;
+		sc->cpu_seen += f >= 0;
 	}
 	for (uint32_t c = 0; !rc && c < ncpu && left; c++) {
 		uint64_t n = pc[c] < left ? pc[c] : left;
-		rc = start_slabs(s, id, POLICY_START_CPU_PARTIAL, c, o - half1, n, sc, e);
+		for (uint64_t j = 0; !rc && j < n; j++) {
+			int64_t f = walk_free(sw, root, c, (uint32_t)(j + (c < ncs)), o);
+			uint32_t fr = f > 0 ? (uint32_t)f : half1;
+			rc = start_slabs(s, id, POLICY_START_CPU_PARTIAL, c, o - fr, 1, sc, e);
+			sc->cpu_free += fr;
+			sc->cpu_seen += f > 0;
+		}
 		left -= n;
 		sc->cpu_partial += n;
-		sc->cpu_free += n * half1;
 	}
 	if (np > left)
 		np = left;
@@ -914,6 +1108,14 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 	uint32_t skipped = 0;
 	struct start_counts sc = {0};
 	bool by_slab = c->has_attrs_start && sim_policy(s)->ops->start_slab;
+	struct start_walks walks = {0}, *sw = NULL;
+	if (by_slab) {
+		if ((rc = walks_read(s, c, &walks, e))) {
+			walks_fini(&walks);
+			return rc;
+		}
+		sw = walks.any ? &walks : NULL;
+	}
 	for (uint32_t i = 0; i < c->start.n; i++) {
 		const struct capture_slabinfo_row *row = &c->start.rows[i];
 		uint32_t id;
@@ -933,18 +1135,24 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 		const struct capture_attrs_row *ar =
 			by_slab && cs.root ? attrs_root(&c->attrs_start, row->name) : NULL;
 		bool done = false;
-		if (ar && (rc = start_from_attrs(s, id, nslabs, ar, &sc, &done, e)))
+		if (ar && (rc = start_from_attrs(s, id, nslabs, ar, sw, &sc, &done, e))) {
+			walks_fini(&walks);
 			return rc;
+		}
 		if (done)
 			continue;
 		uint64_t n = row->active_objs;
 		if (n > nslabs * cs.objs_per_slab)
 			n = nslabs * cs.objs_per_slab;
-		if ((rc = sim_prepopulate(s, id, n, nslabs, e)))
+		if ((rc = sim_prepopulate(s, id, n, nslabs, e))) {
+			walks_fini(&walks);
 			return rc;
+		}
 		objs += n;
 		slabs += nslabs;
 	}
+	if (by_slab)
+		walks_fini(&walks);
 	objs += sc.objs;
 	slabs += sc.slabs;
 	if (notes)
@@ -957,9 +1165,11 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 			"capture: of them from slab-attrs-start.tsv, slab by slab: %u caches, "
 			"%" PRIu64 " objects in %" PRIu64 " slabs: %" PRIu64 " CPU slabs, %" PRIu64
 			" per-CPU partial, %" PRIu64 " node partial, %" PRIu64 " full; %" PRIu64
-			" free slots on CPUs estimated (half a slab each)\n",
+			" free slots on CPUs, in %" PRIu64 " of the %" PRIu64
+			" CPU-held slabs as the trace's addresses show, half a slab in the "
+			"others\n",
 			sc.caches, sc.objs, sc.slabs, sc.cpu_slabs, sc.cpu_partial, sc.node_partial,
-			sc.full, sc.cpu_free);
+			sc.full, sc.cpu_free, sc.cpu_seen, sc.cpu_slabs + sc.cpu_partial);
 	return 0;
 }
 
