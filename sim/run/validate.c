@@ -798,8 +798,10 @@ int val_capture_caches(struct sim *s, const struct capture *c, struct err *e)
  * So the node partial slabs and their free slots are known exactly, the
  * number of CPU slabs is cpu_slabs - Σ per-CPU partial slabs, and every
  * other slab is full. Not known, and estimated here:
- *   - which CPUs have a CPU slab when fewer than all do: the lowest CPU
- *     ids (a CPU without one never allocated from the cache lately);
+ *   - which CPUs have a CPU slab when fewer than all do: those whose
+ *     first allocation in the trace found free slots in a start slab
+ *     (start_walks), then the lowest CPU ids (a CPU without one has not
+ *     allocated from the cache since its slab was flushed);
  *   - the free slots of a CPU slab and of a per-CPU partial slab (all
  *     counted active by slabinfo): what the trace's raw addresses show
  *     (start_walks below), else half a slab, objs_per_slab / 2, the
@@ -1055,10 +1057,31 @@ static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
 	/* CPU slabs, then per-CPU partial stacks, then the node list, then
 	 * full slabs: the kernel's counts, cut to the slabs slabinfo has */
 	uint32_t root = (uint32_t)ci.alias_of;
-	for (uint32_t c = 0; !rc && c < ncs && left; c++, left--) {
+	/* which CPUs hold the ncs CPU slabs: those whose first allocation in
+	 * the trace found free slots in a start slab, then the lowest */
+	bool *has = calloc(ncpu, sizeof(*has));
+	if (!has) {
+		free(pc);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	uint64_t given = 0;
+	for (uint32_t c = 0; c < ncpu && given < ncs; c++)
+		if (walk_free(sw, root, c, 0, o) > 0 && !has[c]) {
+			has[c] = true;
+			given++;
+		}
+	for (uint32_t c = 0; c < ncpu && given < ncs; c++)
+		if (!has[c]) {
+			has[c] = true;
+			given++;
+		}
+	for (uint32_t c = 0; !rc && c < ncpu && left; c++) {
+		if (!has[c])
+			continue;
 		int64_t f = walk_free(sw, root, c, 0, o);
 		uint32_t fr = f >= 0 ? (uint32_t)f : half;
 		rc = start_slabs(s, id, POLICY_START_CPU, c, o - fr, 1, sc, e);
+		left--;
 		sc->cpu_slabs++;
 		sc->cpu_free += fr;
 		sc->cpu_seen += f >= 0;
@@ -1066,7 +1089,7 @@ static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
 	for (uint32_t c = 0; !rc && c < ncpu && left; c++) {
 		uint64_t n = pc[c] < left ? pc[c] : left;
 		for (uint64_t j = 0; !rc && j < n; j++) {
-			int64_t f = walk_free(sw, root, c, (uint32_t)(j + (c < ncs)), o);
+			int64_t f = walk_free(sw, root, c, (uint32_t)(j + has[c]), o);
 			uint32_t fr = f > 0 ? (uint32_t)f : half1;
 			rc = start_slabs(s, id, POLICY_START_CPU_PARTIAL, c, o - fr, 1, sc, e);
 			sc->cpu_free += fr;
@@ -1093,6 +1116,7 @@ static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
 	sc->full += left;
 	sc->caches++;
 	free(pc);
+	free(has);
 	*done = !rc;
 	return rc;
 }
