@@ -952,7 +952,8 @@ static int walks_read(const struct sim *s, const struct capture *c, struct start
 	for (uint32_t id = 0; id < n; id++) {
 		struct sim_cache_state cs;
 		sim_cache_state(s, id, &cs);
-		if (!cs.root)
+		/* 6.1 traces kmalloc caches' allocations as kmalloc events */
+		if (!cs.root || cs.kmalloc)
 			continue;
 		uint64_t key = ((uint64_t)cs.object_size << 23) | cs.slot_size, v;
 		bool found = u64map_get(&sw->geom, key, &v);
