@@ -391,6 +391,20 @@ enum {
 	POLICY_KA_ALWAYS_ARG, /* alloc honours align_need under every by-site policy (exact) */
 };
 
+/* Where a slab of a recorded start state is held (policy_ops.start_slab). */
+enum policy_start_where {
+	POLICY_START_FULL = 0,	   /* full, on no list */
+	POLICY_START_NODE_PARTIAL, /* the node partial list */
+	POLICY_START_CPU,	   /* a CPU's slab (c->slab) */
+	POLICY_START_CPU_PARTIAL,  /* a CPU's partial stack (c->partial) */
+};
+
+struct policy_start_slab {
+	enum policy_start_where where;
+	uint32_t cpu;	/* CPU and CPU_PARTIAL: which CPU, < cfg.nr_cpus */
+	uint32_t inuse; /* live objects in it */
+};
+
 /* stats()'s slab_pages and large_pages, as a model may keep them */
 struct policy_pages {
 	uint64_t slab, large;
@@ -486,6 +500,35 @@ struct policy_ops {
 	 * SLABSIM_ENOMEM. */
 	int (*prepopulate)(struct policy *p, uint32_t id, const struct policy_start *st,
 			   struct policy_obj *objs, uint64_t *nr_live, struct err *e);
+	/* Start from a recorded per-slab state (/sys/kernel/slab/<cache>/
+	 * cpu_slabs, slabs_cpu_partial, partial and objects_partial taken
+	 * before a trace began): make one new slab of cache id's root holding
+	 * ss->inuse live objects, its other slots free, and put it where
+	 * ss->where says, as the kernel would hold it:
+	 *   FULL          inuse == objs_per_slab; on no list (debug caches:
+	 *                 the full list);
+	 *   NODE_PARTIAL  inuse < objs_per_slab (0 allowed: the kernel keeps
+	 *                 empty slabs while the node has < min_partial); tail
+	 *                 of the node partial list, its free slots counted
+	 *                 free by get_slabinfo;
+	 *   CPU           the slab of CPU ss->cpu (frozen), its free slots on
+	 *                 that CPU's lockless freelist (slabinfo counts them
+	 *                 active); 0 free slots allowed (a CPU slab that ran
+	 *                 full stays the CPU's until its next allocation);
+	 *   CPU_PARTIAL   pushed on CPU ss->cpu's partial stack (frozen),
+	 *                 inuse < objs_per_slab; the stack's limit is not
+	 *                 enforced here (the kernel drains it on the next
+	 *                 push).
+	 * Free slots are the highest slot indexes, live objects the lowest.
+	 * OUT: *base, the slab's address (objects at base + red_left_pad +
+	 * i * size); objs[0..ss->inuse-1], to be freed like any allocated
+	 * object.
+	 * Optional: NULL when the model has no per-CPU slabs. Errors:
+	 * SLABSIM_EUSAGE (bad id or CPU, inuse out of range for where, CPU or
+	 * CPU_PARTIAL in a debug cache or without per-CPU partial lists, a CPU
+	 * that has a slab already), SLABSIM_ENOMEM. */
+	int (*start_slab)(struct policy *p, uint32_t id, const struct policy_start_slab *ss,
+			  uint64_t *base, struct policy_obj *objs, struct err *e);
 	/* Where the instance keeps stats()'s slab_pages and large_pages,
 	 * valid until destroy: the engine reads them around every event, with
 	 * no call. Optional: NULL = the engine takes them from stats(). */

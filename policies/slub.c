@@ -981,6 +981,75 @@ static int slub_prepopulate(struct policy *p, uint32_t id, const struct policy_s
 	return 0;
 }
 
+static int slub_start_slab(struct policy *p, uint32_t id, const struct policy_start_slab *ss,
+			   uint64_t *base, struct policy_obj *objs, struct err *e)
+{
+	struct slub *s = (struct slub *)p;
+	if (id >= s->nr_caches)
+		return err_set(e, SLABSIM_EUSAGE, "start slab: no cache %u", id);
+	struct cache *a = &s->caches[id];
+	struct cache *k = &s->caches[a->root];
+	uint32_t n = k->g.objs_per_slab;
+	bool cpu = ss->where == POLICY_START_CPU || ss->where == POLICY_START_CPU_PARTIAL;
+	const char *why = NULL;
+	if (ss->inuse > n)
+		why = "more objects than a slab holds";
+	else if (ss->where == POLICY_START_FULL && ss->inuse != n)
+		why = "a full slab with free slots";
+	else if ((ss->where == POLICY_START_NODE_PARTIAL ||
+		  ss->where == POLICY_START_CPU_PARTIAL) &&
+		 ss->inuse == n)
+		why = "a partial slab without free slots";
+	else if (ss->where > POLICY_START_CPU_PARTIAL)
+		why = "no such place";
+	else if (cpu && ss->cpu >= s->base.cfg.nr_cpus)
+		why = "no such CPU";
+	else if (cpu && cache_debug(k))
+		why = "a debug cache has no CPU slabs";
+	else if (ss->where == POLICY_START_CPU_PARTIAL && !has_cpu_partial(s, k))
+		why = "no per-CPU partial lists";
+	else if (ss->where == POLICY_START_CPU && k->cpus[ss->cpu].slab)
+		why = "the CPU has a slab already";
+	if (why)
+		return err_set(e, SLABSIM_EUSAGE, "start slab of %s: %s", a->name, why);
+	struct slab *sl;
+	int rc = new_slab(s, k, &sl, e);
+	if (rc)
+		return rc;
+	*base = sl->base;
+	for (uint32_t i = 0; i < ss->inuse; i++) {
+		int32_t idx = sl->freelist;
+		sl->freelist = sl->next_free[idx];
+		sl->inuse++;
+		k->live++;
+		struct policy_obj *o = &objs[i];
+		o->addr = obj_addr(k, sl, idx);
+		o->cache = id;
+		o->order = k->g.order;
+		o->bytes_alloc = o->slot_bytes = k->g.size;
+		o->size = o->object_bytes = a->g.object_size;
+		o->meta_bytes = k->g.size - a->g.object_size;
+	}
+	switch (ss->where) {
+	case POLICY_START_FULL:
+		if (cache_debug(k)) {
+			set_where(k, sl, ON_FULL);
+			list_add(&k->full, sl, true);
+		}
+		break;
+	case POLICY_START_NODE_PARTIAL:
+		add_partial(k, sl, true);
+		break;
+	case POLICY_START_CPU:
+		make_cpu_slab(k, &k->cpus[ss->cpu], sl, ss->cpu);
+		break;
+	case POLICY_START_CPU_PARTIAL:
+		put_cpu_partial(s, k, sl, ss->cpu, false);
+		break;
+	}
+	return 0;
+}
+
 const struct policy_ops slub_ops = {
 	.name = "slub",
 	.desc = "SLUB (mm/slub.c): per-CPU slabs and partial lists, slub_debug F Z P U",
@@ -1007,4 +1076,5 @@ const struct policy_ops slub_ops = {
 	.check = slub_check,
 	.page_orders = slub_page_orders,
 	.prepopulate = slub_prepopulate,
+	.start_slab = slub_start_slab,
 };

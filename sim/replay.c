@@ -60,9 +60,33 @@ struct live {
 	uint32_t acct;	    /* root cache id, or UINT32_MAX for large kmallocs */
 	uint32_t site;	    /* call-site id */
 	uint32_t cpu;	    /* allocating CPU (after folding) */
-	uint32_t next_free; /* pool free list */
+	uint32_t next_free; /* pool free list; for a live start-state object,
+			       its index in its cache's pre array */
 	uint32_t cost;	    /* kmallocs: index into sim.cost; UINT32_MAX: none */
 	int32_t growth;	    /* bytes_alloc - that of a kmalloc of req under align none */
+};
+
+/* A root cache of the recorded kernel that shares its geometry with
+ * another (sim_name_candidate). */
+struct name_cand {
+	uint64_t geom;	/* geom_key(object_size, slot_size) */
+	uint32_t nid;	/* name id */
+	int8_t account; /* SLAB_ACCOUNT: 1 yes, 0 no, -1 not known */
+	bool empty;	/* took no objects in the recorded states */
+};
+
+/* What allocations of a cache showed of its SLAB_ACCOUNT flag: accounted=
+ * false (no flag), accounted=true with a gfp_flags= without __GFP_ACCOUNT
+ * (the flag). */
+enum { ACC_NO = 1, ACC_YES = 2 };
+
+/* A slab of the start state made by sim_start_slab: the start-state
+ * objects it still holds, and whether a slab of the traced kernel was
+ * bound to it (pre_bind). */
+struct pre_slab {
+	uint64_t base; /* the model's slab address */
+	uint32_t left; /* start-state objects still live in it */
+	bool bound;
 };
 
 /* Per root cache. */
@@ -76,6 +100,9 @@ struct cache_acct {
 	uint32_t *pre;		 /* pool indices of the start state's live objects */
 	uint32_t npre;
 	uint64_t pre_freed;
+	struct pre_slab *pslabs; /* sim_start_slab's slabs of this root */
+	uint32_t npslabs, cap_pslabs;
+	uint64_t pre_by_slab;	/* start objects freed through a bound slab */
 	const char *name;	/* the root's name (policy-owned), once a named free looked */
 	const char *name_seen;	/* an event string found equal to name: interned by the
 				   source's id space (ids_of), so compared by address */
@@ -90,6 +117,8 @@ struct site_acct {
 	uint64_t violations, pingpong;
 	uint32_t need; /* the sites file's rule for this site (sites.h), when need_known */
 	bool need_known;
+	uint8_t watch; /* sim_opts.watch_sites index + 1, 0 = not watched */
+	bool watch_known;
 };
 
 /* What the alignment policy costs, by (root cache, call site), over the
@@ -120,7 +149,18 @@ struct sim {
 	struct u64map defined;	    /* learn_key(0, osz, slot) -> sim_define_cache id */
 	struct u64map geom_name;    /* geom_key(osz, slot) -> name id + 1 (sim_name_geometry) */
 	struct u64map trace_slab;   /* raw pointers: the trace's slab base -> root cache id + 1 */
-	uint32_t *root_of;	    /* policy cache id -> its root id + 1 (0: not known yet) */
+	struct u64map pre_addr;	    /* start_slab objects still live: model address -> pool index */
+	struct u64map pslab_of;	    /* model slab base of a pre_slab -> (root << 32 | index) + 1 */
+	struct u64map pre_bind;	    /* the trace's slab base -> (root << 32 | pre_slab index) + 1 */
+	/* naming by elimination (sim_name_candidate) */
+	struct name_cand *cands;
+	size_t ncands, cap_cands;
+	struct u64map name_slab; /* raw pointers: the trace's slab base -> root id + 1, from
+				    named frees */
+	uint8_t *account_seen;	 /* per root id: ACC_* bits its allocations showed */
+	size_t account_cap;
+	uint64_t named_by[SIM_NAMED_NR];
+	uint32_t *root_of; /* policy cache id -> its root id + 1 (0: not known yet) */
 	size_t root_cap;
 	struct cache_acct *acct;
 	size_t acct_cap;
@@ -208,6 +248,15 @@ static int intern_site(struct sim *s, const char *cs, uint32_t *id)
 	if (!n)
 		return SLABSIM_ENOMEM;
 	s->site = n;
+	if (!n[*id].watch_known) {
+		const char *str = strtab_str(&s->sites, *id);
+		size_t len = strcspn(str, "+");
+		n[*id].watch_known = true;
+		for (uint32_t i = 0; s->o.watch_sites && s->o.watch_sites[i] && i < 254; i++)
+			if (strlen(s->o.watch_sites[i]) == len &&
+			    memcmp(s->o.watch_sites[i], str, len) == 0)
+				n[*id].watch = (uint8_t)(i + 1);
+	}
 	return 0;
 }
 
@@ -272,6 +321,10 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->defined);
 	u64map_init(&s->geom_name);
 	u64map_init(&s->trace_slab);
+	u64map_init_sparse(&s->pre_addr);
+	u64map_init(&s->pslab_of);
+	u64map_init(&s->pre_bind);
+	u64map_init(&s->name_slab);
 	u64map_init(&s->violations);
 	u64map_init(&s->violation_addr);
 	u64map_init(&s->cost_index);
@@ -333,14 +386,22 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->defined);
 	u64map_fini(&s->geom_name);
 	u64map_fini(&s->trace_slab);
+	u64map_fini(&s->pre_addr);
+	u64map_fini(&s->pslab_of);
+	u64map_fini(&s->pre_bind);
+	u64map_fini(&s->name_slab);
+	free(s->cands);
+	free(s->account_seen);
 	free(s->root_of);
 	u64map_fini(&s->violations);
 	u64map_fini(&s->violation_addr);
 	strtab_fini(&s->names);
 	strtab_fini(&s->sites);
 	free(s->pool);
-	for (size_t i = 0; s->acct && i < s->acct_cap; i++)
+	for (size_t i = 0; s->acct && i < s->acct_cap; i++) {
 		free(s->acct[i].pre);
+		free(s->acct[i].pslabs);
+	}
 	if (s->rng)
 		gsl_rng_free(s->rng);
 	free(s->acct);
@@ -440,6 +501,96 @@ static uint64_t geom_key(uint64_t osz, uint64_t slot)
 	return ((osz & ((1u << 23) - 1)) << 23) | (slot & ((1u << 23) - 1));
 }
 
+static int root_of(struct sim *s, uint32_t id, uint32_t *root);
+
+/* Which root cache owns the trace's slab that raw pointer ptr lies in, if
+ * its order is order: one seen in a named free or a resolved allocation. */
+static bool slab_owner(const struct sim *s, uint64_t ptr, uint32_t order, uint32_t *root)
+{
+	uint64_t v, base = ptr & ~(((uint64_t)POLICY_PAGE_SIZE << order) - 1);
+	if (u64map_get(&s->name_slab, base, &v) || u64map_get(&s->trace_slab, base, &v)) {
+		*root = (uint32_t)(v - 1);
+		return true;
+	}
+	return false;
+}
+
+/* Name an unnamed kmem_cache_alloc whose geometry several root caches of
+ * the recorded kernel share (sim_name_candidate), by elimination, in this
+ * order; the first rule that leaves one candidate names it:
+ *   accounted  6.1 traces accounted = the cache's SLAB_ACCOUNT or the
+ *              gfp's __GFP_ACCOUNT: accounted=false rules out caches with
+ *              the flag, accounted=true with a gfp_flags= without
+ *              __GFP_ACCOUNT those without. The flag is known from the
+ *              capture (a merged root's name: ":A-"), else from what the
+ *              cache's resolved allocations showed so far (all alike);
+ *   slabs      caches idle in the recorded states (no slab, or the same
+ *              slabinfo line at start and end: sim_name_candidate's empty);
+ *   address    the one candidate that owns the real slab the raw pointer
+ *              lies in (named frees and resolved allocations there).
+ * OUT: *nid, *rule. *bind false: the key's later events must be looked at
+ * again (the address rule decides per event). */
+static bool name_by_elimination(struct sim *s, const struct trace_event *ev, uint32_t *nid,
+				enum sim_named *rule, bool *bind)
+{
+	enum { MAXC = 16 };
+	const struct name_cand *c[MAXC];
+	uint32_t n = 0;
+	uint64_t g = geom_key(ev->bytes_req, ev->bytes_alloc);
+	for (size_t i = 0; i < s->ncands && n < MAXC; i++)
+		if (s->cands[i].geom == g)
+			c[n++] = &s->cands[i];
+	if (n < 2)
+		return false;
+	*bind = false;
+	bool gfp_no_account = (ev->gfp & TRACE_GFP_ACCOUNT_ONLY) != 0;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		int account = c[i]->account;
+		uint32_t id, root;
+		if (account < 0 && sim_find_cache(s, strtab_str(&s->names, c[i]->nid), &id) &&
+		    !root_of(s, id, &root) && root < s->account_cap &&
+		    (s->account_seen[root] == ACC_NO || s->account_seen[root] == ACC_YES))
+			account = s->account_seen[root] == ACC_YES;
+		if ((ev->accounted == 0 && account == 1) ||
+		    (ev->accounted == 1 && gfp_no_account && account == 0))
+			continue;
+		c[m++] = c[i];
+	}
+	if (m == 1) {
+		*nid = c[0]->nid;
+		*rule = SIM_NAMED_ACCOUNTED;
+		*bind = true;
+		return true;
+	}
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < m; i++)
+		if (!c[i]->empty)
+			c[k++] = c[i];
+	if (k == 1) {
+		*nid = c[0]->nid;
+		*rule = SIM_NAMED_SLABS;
+		*bind = true;
+		return true;
+	}
+	if (!is_raw_ptr(ev->ptr))
+		return false;
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t id, root, owner;
+		struct policy_cache_info ci;
+		if (!sim_find_cache(s, strtab_str(&s->names, c[i]->nid), &id) ||
+		    root_of(s, id, &root))
+			continue;
+		s->p->ops->cache_info(s->p, root, &ci);
+		if (slab_owner(s, ev->ptr, ci.g.order, &owner) && owner == root) {
+			*nid = c[i]->nid;
+			*rule = SIM_NAMED_ADDRESS;
+			return true;
+		}
+	}
+	return false;
+}
+
 __attribute__((noinline)) static int cache_for_slow(struct sim *s, const struct trace_event *ev,
 						    uint32_t site, uint32_t *id, struct err *e)
 {
@@ -459,40 +610,55 @@ __attribute__((noinline)) static int cache_for_slow(struct sim *s, const struct 
 			" bytes_alloc=%" PRIu64,
 			LAYOUT_KMALLOC_MAX_SIZE, osz, slot);
 	uint64_t key = learn_key(site, osz, slot);
+	uint64_t rule = 0; /* SIM_NAMED_* of an unnamed event, kept with its key */
+	bool bind = true;  /* keep key -> cache for the key's later events */
 	if (!name) {
 		uint64_t v;
 		if (u64map_get(&s->cache_by_key, key, &v)) { /* the common case: seen before */
 			*id = (uint32_t)v;
+			s->named_by[v >> 32]++;
 			return 0;
 		}
-		if (u64map_get(&s->learned, key, &v) ||
-		    u64map_get(&s->geom_name, geom_key(ev->bytes_req, ev->bytes_alloc), &v)) {
+		uint32_t nid2;
+		enum sim_named r2;
+		if (u64map_get(&s->learned, key, &v)) {
 			name = strtab_str(&s->names, (uint32_t)(v - 1));
+			rule = SIM_NAMED_LEARNED;
+		} else if (u64map_get(&s->geom_name, geom_key(ev->bytes_req, ev->bytes_alloc),
+				      &v)) {
+			name = strtab_str(&s->names, (uint32_t)(v - 1));
+			rule = SIM_NAMED_GEOMETRY;
 		} else if (u64map_get(&s->defined, learn_key(0, ev->bytes_req, ev->bytes_alloc),
 				      &v)) {
 			*id = (uint32_t)v; /* a defined cache whose name no free told */
 			if (u64map_put(&s->cache_by_key, key, v))
 				return err_set(e, SLABSIM_ENOMEM, "out of memory");
 			return 0;
+		} else if (name_by_elimination(s, ev, &nid2, &r2, &bind)) {
+			name = strtab_str(&s->names, nid2);
+			rule = r2;
 		} else {
 			(void)snprintf(buf, sizeof(buf), ":unnamed-%" PRIu64 "-%" PRIu64,
 				       ev->bytes_req, ev->bytes_alloc);
 			name = buf;
+			rule = SIM_NAMED_UNNAMED;
 		}
+		s->named_by[rule]++;
 	}
+	uint64_t tagged = rule << 32;
 	if ((rc = strtab_intern(&s->names, name, &nid)))
 		return err_set(e, rc, "out of memory");
 	uint64_t cid;
 	uint32_t c;
 	if (u64map_get(&s->name_cache, nid, &cid)) {
 		*id = (uint32_t)cid;
-		return ev->name ? 0 : u64map_put(&s->cache_by_key, key, cid);
+		return ev->name || !bind ? 0 : u64map_put(&s->cache_by_key, key, cid | tagged);
 	}
 	if (sim_find_cache(s, name, &c)) {
 		/* a kmem_cache_alloc naming a kmalloc cache (kmalloc-64): the
 		 * policy's own, not a second cache of that name */
 		if (u64map_put(&s->name_cache, nid, c) ||
-		    (!ev->name && u64map_put(&s->cache_by_key, key, c)))
+		    (!ev->name && bind && u64map_put(&s->cache_by_key, key, c | tagged)))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		*id = c;
 		return 0;
@@ -521,7 +687,7 @@ __attribute__((noinline)) static int cache_for_slow(struct sim *s, const struct 
 	if (rc)
 		return rc;
 	if (u64map_put(&s->name_cache, nid, c) || grow_acct(s, s->p->ops->nr_caches(s->p)) ||
-	    (!ev->name && u64map_put(&s->cache_by_key, key, c)))
+	    (!ev->name && bind && u64map_put(&s->cache_by_key, key, c | tagged)))
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	*id = c;
 	return 0;
@@ -535,6 +701,7 @@ static inline int cache_for(struct sim *s, const struct trace_event *ev, uint32_
 	if (!ev->name && osz - 1 < LAYOUT_KMALLOC_MAX_SIZE && slot <= LAYOUT_KMALLOC_MAX_SIZE &&
 	    u64map_get(&s->cache_by_key, learn_key(site, osz, slot), &v)) {
 		*id = (uint32_t)v;
+		s->named_by[v >> 32]++;
 		return 0;
 	}
 	return cache_for_slow(s, ev, site, id, e);
@@ -769,6 +936,24 @@ static int account_cost(struct sim *s, struct live *l, const struct policy_alloc
 	return 0;
 }
 
+/* What an allocation of root cache root shows of its SLAB_ACCOUNT flag. */
+static int note_account(struct sim *s, uint32_t root, const struct trace_event *ev)
+{
+	uint8_t bit = ev->accounted == 0		   ? ACC_NO
+		      : (ev->gfp & TRACE_GFP_ACCOUNT_ONLY) ? ACC_YES
+							   : 0;
+	if (!bit)
+		return 0;
+	if (root >= s->account_cap) {
+		uint8_t *n = grow_to(s->account_seen, &s->account_cap, root, 1, 256);
+		if (!n)
+			return SLABSIM_ENOMEM;
+		s->account_seen = n;
+	}
+	s->account_seen[root] |= bit;
+	return 0;
+}
+
 static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	bool kmalloc = ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE;
@@ -860,6 +1045,9 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	if (l->obj.cache != POLICY_NO_CACHE &&
 	    ((rc = root_of(s, l->obj.cache, &l->acct)) || (rc = grow_acct(s, l->acct))))
 		return err_set(e, rc, "out of memory");
+	if (!kmalloc && l->acct != UINT32_MAX && ev->accounted >= 0 && s->ncands &&
+	    (rc = note_account(s, l->acct, ev)))
+		return err_set(e, rc, "out of memory");
 	if (l->acct != UINT32_MAX && is_raw_ptr(ev->ptr)) {
 		/* slabs are naturally aligned blocks of the page allocator:
 		 * remember which cache this one of the real kernel belongs to */
@@ -915,6 +1103,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	pages_now(s, &s->slab_after, &s->large_after);
 	s->pages_fresh = true;
 	update_peaks(s, l->acct, pages_before, s->slab_after);
+	if (s->site[site].watch && s->o.on_watch)
+		return s->o.on_watch(s->o.marker_ctx, s, ev, s->site[site].watch - 1u, e);
 	return 0;
 }
 
@@ -932,6 +1122,70 @@ static bool slab_cache_of(struct sim *s, uint64_t ptr, uint32_t *cid)
 		s->p->ops->cache_info(s->p, (uint32_t)(v - 1), &ci);
 		if (ci.g.order == order) {
 			*cid = (uint32_t)(v - 1);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Take the start-state object at a->pre[j] out of the start state (the
+ * swap keeps the array dense and each moved object's index right). */
+static uint32_t take_pre(struct sim *s, struct cache_acct *a, uint32_t j)
+{
+	uint32_t idx = a->pre[j];
+	a->pre[j] = a->pre[--a->npre];
+	s->pool[a->pre[j]].next_free = j;
+	struct live *l = &s->pool[idx];
+	uint64_t v;
+	if (a->npslabs && u64map_del(&s->pre_addr, l->obj.addr, NULL)) {
+		uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << l->obj.order) - 1;
+		if (u64map_get(&s->pslab_of, l->obj.addr & ~mask, &v))
+			a->pslabs[(uint32_t)(v - 1)].left--;
+	}
+	return idx;
+}
+
+/* The start-state object a free of raw pointer ptr, which the trace never
+ * allocated, takes when root cache `root` was started slab by slab
+ * (sim_start_slab): the real slab the pointer lies in is bound, at its
+ * first such free, to the start slab with the most start objects left that
+ * no real slab has yet, and its later frees take from that one, the same
+ * slot first. Frees that empty a real slab so empty a model slab, as the
+ * kernel's do (drop_caches). false: no such object (no start slabs, a
+ * hashed pointer, the bound slab has none left): the caller picks at
+ * random. */
+static bool pre_from_slab(struct sim *s, uint32_t root, const struct policy_cache_info *ci,
+			  uint64_t ptr, uint32_t *idx, struct err *e)
+{
+	struct cache_acct *a = &s->acct[root];
+	(void)e;
+	if (!a->npslabs || !is_raw_ptr(ptr))
+		return false;
+	uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << ci->g.order) - 1, v;
+	uint64_t real = ptr & ~mask;
+	uint32_t pi = UINT32_MAX;
+	if (u64map_get(&s->pre_bind, real, &v) && (uint32_t)((v - 1) >> 32) == root)
+		pi = (uint32_t)(v - 1);
+	if (pi == UINT32_MAX) {
+		for (uint32_t i = 0; i < a->npslabs; i++)
+			if (!a->pslabs[i].bound && a->pslabs[i].left &&
+			    (pi == UINT32_MAX || a->pslabs[i].left > a->pslabs[pi].left))
+				pi = i;
+		if (pi == UINT32_MAX ||
+		    u64map_put(&s->pre_bind, real, ((uint64_t)root << 32 | pi) + 1))
+			return false;
+		a->pslabs[pi].bound = true;
+	}
+	struct pre_slab *ps = &a->pslabs[pi];
+	if (!ps->left)
+		return false;
+	uint64_t slot = ((ptr & mask) - ci->g.red_left_pad) / ci->g.size;
+	uint64_t base = ps->base + ci->g.red_left_pad;
+	for (uint32_t i = 0; i < ci->g.objs_per_slab; i++) {
+		uint64_t at = base + ((slot + i) % ci->g.objs_per_slab) * ci->g.size;
+		if (u64map_get(&s->pre_addr, at, &v)) {
+			*idx = take_pre(s, a, s->pool[v].next_free);
+			a->pre_by_slab++;
 			return true;
 		}
 	}
@@ -1009,15 +1263,23 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		struct policy_cache_info ci;
 		s->p->ops->cache_info(s->p, cid, &ci);
 		struct cache_acct *a = &s->acct[ci.alias_of];
+		if (ev->name && s->ncands && is_raw_ptr(ev->ptr) &&
+		    u64map_put(&s->name_slab,
+			       ev->ptr & ~(((uint64_t)POLICY_PAGE_SIZE << ci.g.order) - 1),
+			       (uint64_t)ci.alias_of + 1))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		if (!a->npre) {
 			/* bulk allocations (6.1) emit no event */
 			a->untraced_frees++;
 			return 0;
 		}
-		/* an object of the start state: counts, not addresses, were recorded */
-		uint32_t j = (uint32_t)gsl_rng_uniform_int(s->rng, a->npre);
-		uint32_t idx = a->pre[j];
-		a->pre[j] = a->pre[--a->npre];
+		/* an object of the start state: counts, not addresses, were
+		 * recorded; a raw pointer's slab says which start slab */
+		uint32_t idx;
+		if (!pre_from_slab(s, ci.alias_of, &ci, ev->ptr, &idx, e)) {
+			uint32_t j = (uint32_t)gsl_rng_uniform_int(s->rng, a->npre);
+			idx = take_pre(s, a, j);
+		}
 		a->pre_freed++;
 		return do_free(s, idx, cpu, e);
 	}
@@ -2099,39 +2361,32 @@ int sim_ensure_cache(struct sim *s, const struct policy_cache_spec *spec, uint32
 	return 0;
 }
 
-int sim_prepopulate(struct sim *s, uint32_t id, const struct policy_start *st, uint64_t *nr_live,
-		    struct err *e)
+/* Make the rng that picks start objects (seeded once, at the first start
+ * state) and room for nr_objs more in root's pre array. */
+static int pre_prepare(struct sim *s, uint32_t root, uint64_t nr_objs, struct err *e)
 {
-	uint64_t nr_objs = st->active_objs;
-	*nr_live = 0;
-	if (!s->p->ops->prepopulate)
-		return err_set(e, SLABSIM_EUSAGE, "the %s model cannot start from a recorded state",
-			       s->p->ops->name);
-	if (nr_objs > UINT32_MAX / 2)
-		return err_set(e, SLABSIM_EUSAGE, "start state of %" PRIu64 " objects is too big",
-			       nr_objs);
 	if (!s->rng) {
 		if (!(s->rng = gsl_rng_alloc(gsl_rng_mt19937)))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		gsl_rng_set(s->rng, s->o.seed);
 	}
-	uint32_t root;
-	struct policy_obj *objs = calloc(nr_objs ? nr_objs : 1, sizeof(*objs));
-	if (!objs || root_of(s, id, &root) || grow_acct(s, root)) {
-		free(objs);
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	}
-	s->seen_valid = false;
-	int rc = s->p->ops->prepopulate(s->p, id, st, objs, &nr_objs, e);
-	if (!rc)
-		*nr_live = nr_objs;
 	struct cache_acct *a = &s->acct[root];
-	uint32_t *pre = rc ? NULL : realloc(a->pre, (a->npre + nr_objs + 1) * sizeof(*a->pre));
-	if (!rc && !pre)
-		rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
-	if (pre)
-		a->pre = pre;
-	for (uint64_t i = 0; !rc && i < nr_objs; i++) {
+	uint32_t *pre = realloc(a->pre, (a->npre + nr_objs + 1) * sizeof(*a->pre));
+	if (!pre)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	a->pre = pre;
+	return 0;
+}
+
+/* Enter objs[0..n-1], which the policy just made live in root cache root,
+ * as start-state objects (live, site "(start state)"). With by_addr, each
+ * is also found by its model address (sim_start_slab's objects). */
+static int pre_add(struct sim *s, uint32_t root, const struct policy_obj *objs, uint64_t n,
+		   bool by_addr, struct err *e)
+{
+	struct cache_acct *a = &s->acct[root];
+	int rc = 0;
+	for (uint64_t i = 0; !rc && i < n; i++) {
 		uint32_t idx;
 		if ((rc = pool_get(s, &idx))) {
 			rc = err_set(e, rc, "out of memory");
@@ -2143,10 +2398,13 @@ int sim_prepopulate(struct sim *s, uint32_t id, const struct policy_start *st, u
 		l->req = objs[i].object_bytes;
 		l->acct = root;
 		l->cpu = 0;
-		if ((rc = intern_site(s, "(start state)", &l->site))) {
+		if ((rc = intern_site(s, "(start state)", &l->site)) ||
+		    (by_addr && (rc = u64map_put(&s->pre_addr, l->obj.addr, idx)))) {
 			rc = err_set(e, rc, "out of memory");
+			pool_put(s, idx);
 			break;
 		}
+		l->next_free = a->npre;
 		a->pre[a->npre++] = idx;
 		a->live_objs++;
 		a->live_req += l->req;
@@ -2158,12 +2416,79 @@ int sim_prepopulate(struct sim *s, uint32_t id, const struct policy_start *st, u
 		s->live_objs++;
 		s->live_req += l->req;
 	}
-	free(objs);
 	if (!rc) {
 		update_peaks(s, root, 0, slab_pages_now(s));
 		if (a->live_objs > a->peak_live_objs)
 			a->peak_live_objs = a->live_objs;
 	}
+	return rc;
+}
+
+int sim_prepopulate(struct sim *s, uint32_t id, const struct policy_start *st, uint64_t *nr_live,
+		    struct err *e)
+{
+	uint64_t nr_objs = st->active_objs;
+	*nr_live = 0;
+	if (!s->p->ops->prepopulate)
+		return err_set(e, SLABSIM_EUSAGE, "the %s model cannot start from a recorded state",
+			       s->p->ops->name);
+	if (nr_objs > UINT32_MAX / 2)
+		return err_set(e, SLABSIM_EUSAGE, "start state of %" PRIu64 " objects is too big",
+			       nr_objs);
+	uint32_t root;
+	if (root_of(s, id, &root) || grow_acct(s, root))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	int rc = pre_prepare(s, root, nr_objs, e);
+	struct policy_obj *objs = rc ? NULL : calloc(nr_objs ? nr_objs : 1, sizeof(*objs));
+	if (rc)
+		return rc;
+	if (!objs)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	s->seen_valid = false;
+	/* the policy makes live only the objects its slabinfo does not count
+	 * active while free (SLAB's array caches): nr_objs becomes that count */
+	rc = s->p->ops->prepopulate(s->p, id, st, objs, &nr_objs, e);
+	if (!rc) {
+		*nr_live = nr_objs;
+		rc = pre_add(s, root, objs, nr_objs, false, e);
+	}
+	free(objs);
+	return rc;
+}
+
+int sim_start_slab(struct sim *s, uint32_t id, const struct policy_start_slab *ss, struct err *e)
+{
+	if (!s->p->ops->start_slab)
+		return err_set(e, SLABSIM_EUSAGE, "the %s model has no per-CPU slabs to start from",
+			       s->p->ops->name);
+	uint32_t root;
+	if (root_of(s, id, &root) || grow_acct(s, root))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	struct cache_acct *a = &s->acct[root];
+	if (a->npslabs == a->cap_pslabs) {
+		size_t cap = a->cap_pslabs;
+		struct pre_slab *ps = grow_room(a->pslabs, &cap, a->npslabs, sizeof(*ps), 16);
+		if (!ps || cap > UINT32_MAX)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		a->pslabs = ps;
+		a->cap_pslabs = (uint32_t)cap;
+	}
+	int rc = pre_prepare(s, root, ss->inuse, e);
+	struct policy_obj *objs = rc ? NULL : calloc(ss->inuse ? ss->inuse : 1, sizeof(*objs));
+	if (rc)
+		return rc;
+	if (!objs)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	s->seen_valid = false;
+	uint64_t base;
+	rc = s->p->ops->start_slab(s->p, id, ss, &base, objs, e);
+	if (!rc && u64map_put(&s->pslab_of, base, ((uint64_t)root << 32 | a->npslabs) + 1))
+		rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (!rc) {
+		a->pslabs[a->npslabs++] = (struct pre_slab){.base = base, .left = ss->inuse};
+		rc = pre_add(s, root, objs, ss->inuse, true, e);
+	}
+	free(objs);
 	return rc;
 }
 
@@ -2201,11 +2526,39 @@ void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *o
 	out->untraced_frees = a->untraced_frees;
 	out->pre_objs = a->npre;
 	out->pre_freed = a->pre_freed;
+	out->pre_by_slab = a->pre_by_slab;
 }
 
 uint64_t sim_unattributed_frees(const struct sim *s)
 {
 	return s->unattributed_frees;
+}
+
+int sim_name_candidate(struct sim *s, uint32_t object_size, uint32_t slot_size, const char *name,
+		       int account, bool empty, struct err *e)
+{
+	uint32_t nid;
+	if (s->ncands == s->cap_cands) {
+		struct name_cand *n = grow_room(s->cands, &s->cap_cands, s->ncands, sizeof(*n), 16);
+		if (!n)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		s->cands = n;
+	}
+	if (strtab_intern(&s->names, name, &nid))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	s->cands[s->ncands++] = (struct name_cand){
+		.geom = geom_key(object_size, slot_size),
+		.nid = nid,
+		.account = (int8_t)(account < 0 ? -1 : account > 0),
+		.empty = empty,
+	};
+	return 0;
+}
+
+void sim_named_counts(const struct sim *s, uint64_t *out)
+{
+	for (int i = 0; i < SIM_NAMED_NR; i++)
+		out[i] = s->named_by[i];
 }
 
 int sim_name_geometry(struct sim *s, uint32_t object_size, uint32_t slot_size, const char *name,

@@ -50,6 +50,12 @@ struct sim;
  * compares the model with a snapshot there, --phase-summary closes a phase. */
 typedef int (*sim_marker_fn)(void *ctx, struct sim *s, const struct trace_event *ev, struct err *e);
 
+/* Called after an allocation event whose call site's function is
+ * sim_opts.watch_sites[which] (the text before '+'), with the model as the
+ * event left it. */
+typedef int (*sim_watch_fn)(void *ctx, struct sim *s, const struct trace_event *ev, uint32_t which,
+			    struct err *e);
+
 struct sim_opts {
 	const struct policy_ops *ops;
 	struct policy_cfg cfg;
@@ -63,6 +69,11 @@ struct sim_opts {
 					 from sample_caches) */
 	sim_marker_fn on_marker;      /* NULL = none */
 	void *marker_ctx;
+	/* call-site functions to watch (NULL-terminated, at most 254, borrowed
+	 * for the sim's lifetime; NULL = none) and what to call, with
+	 * marker_ctx, at each allocation they make */
+	const char *const *watch_sites;
+	sim_watch_fn on_watch;
 	/* Seed of the generator that picks which start-state object a free of
 	 * an unknown pointer takes (sim_prepopulate): GSL's mt19937, whose
 	 * seed 0 is its default, 4357. Record it with the run. */
@@ -240,6 +251,32 @@ int sim_ensure_cache(struct sim *s, const struct policy_cache_spec *spec, uint32
 int sim_name_geometry(struct sim *s, uint32_t object_size, uint32_t slot_size, const char *name,
 		      struct err *e);
 
+/* A root cache of the recorded kernel whose (object_size, slot_size) other
+ * roots share, so that an unnamed kmem_cache_alloc of that geometry (6.1
+ * allocations name no cache; the name pass learns only from objects freed
+ * in the trace) can be named by elimination among them: account is its
+ * SLAB_ACCOUNT flag (1, 0, -1 not known: then what its named allocations
+ * show is used), empty that it took no objects in the recorded states (no
+ * slab, or the same slabs and active objects at start and end). Rules
+ * and order: name_by_elimination in replay.c; counts: sim_named_counts.
+ * Errors: SLABSIM_ENOMEM. */
+int sim_name_candidate(struct sim *s, uint32_t object_size, uint32_t slot_size, const char *name,
+		       int account, bool empty, struct err *e);
+
+/* How the replay named its kmem_cache_alloc events that named no cache. */
+enum sim_named {
+	SIM_NAMED_OTHER = 0, /* a cache the workload defined, or a named event */
+	SIM_NAMED_LEARNED,   /* the name pass: a free of the same pointer named it */
+	SIM_NAMED_GEOMETRY,  /* the one root cache of its geometry */
+	SIM_NAMED_ACCOUNTED, /* elimination: accounted= against SLAB_ACCOUNT */
+	SIM_NAMED_SLABS,     /* elimination: the one candidate not idle (sim_name_candidate) */
+	SIM_NAMED_ADDRESS,   /* elimination: the candidate owning the real slab */
+	SIM_NAMED_UNNAMED,   /* none: left in an ":unnamed-OBJ-SLOT" cache */
+	SIM_NAMED_NR,
+};
+/* Allocations named by each rule, so far. OUT: out[SIM_NAMED_NR]. */
+void sim_named_counts(const struct sim *s, uint64_t *out);
+
 /* Start cache id from a recorded state (a start /proc/slabinfo row, *st;
  * policy_ops.prepopulate). OUT: *nr_live, how many of the active objects
  * the policy made live (the others it holds free, as SLAB's arrays). A
@@ -249,6 +286,17 @@ int sim_name_geometry(struct sim *s, uint32_t object_size, uint32_t slot_size, c
  * SLABSIM_EUSAGE when the policy cannot start from a state. */
 int sim_prepopulate(struct sim *s, uint32_t id, const struct policy_start *st, uint64_t *nr_live,
 		    struct err *e);
+
+/* Start cache id with one slab held as ss says (policy_ops.start_slab):
+ * ss->inuse live start-state objects, the rest of its slots free, on a
+ * CPU, a CPU's partial stack, the node partial list or no list. A free of
+ * a raw pointer (no_hash_pointers) the trace never allocated takes a
+ * start object by the pointer's real slab: the first such free in a real
+ * slab binds it to the start slab of the cache with the most start objects
+ * left and no real slab yet, later ones take from that slab (same slot
+ * index first); other frees pick at random as after sim_prepopulate.
+ * SLABSIM_EUSAGE when the policy cannot, or refuses ss. */
+int sim_start_slab(struct sim *s, uint32_t id, const struct policy_start_slab *ss, struct err *e);
 
 /* One cache now, by policy cache id. */
 struct sim_cache_state {
@@ -264,6 +312,8 @@ struct sim_cache_state {
 	uint64_t untraced_frees; /* frees of objects with no traced or recorded allocation */
 	uint64_t pre_objs;	 /* objects of the start state still live */
 	uint64_t pre_freed;	 /* objects of the start state freed by the trace */
+	uint64_t pre_by_slab;	 /* of those, taken from the start slab bound to their
+				    real slab (sim_start_slab) */
 };
 uint32_t sim_nr_caches(const struct sim *s);
 void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *out);

@@ -33,6 +33,9 @@ const char *const capture_attr_names[CAPTURE_A_NR] = {
 	[CAPTURE_A_OBJECTS] = "objects",
 	[CAPTURE_A_TOTAL_OBJECTS] = "total_objects",
 	[CAPTURE_A_SLABS] = "slabs",
+	[CAPTURE_A_PARTIAL] = "partial",
+	[CAPTURE_A_CPU_SLABS] = "cpu_slabs",
+	[CAPTURE_A_OBJECTS_PARTIAL] = "objects_partial",
 };
 
 static char *xstrdup(const char *s)
@@ -334,6 +337,7 @@ void capture_attrs_free(struct capture_attrs *a)
 	for (uint32_t i = 0; i < a->n; i++) {
 		free(a->rows[i].name);
 		free(a->rows[i].link_target);
+		free(a->rows[i].cpu_partial_slabs);
 	}
 	free(a->rows);
 	a->rows = NULL;
@@ -357,12 +361,40 @@ static int split_tabs(char *line, char **f)
 	return n;
 }
 
+/* slabs_cpu_partial as 6.1 prints it: "N(M)" then " Cn=a(b)" per CPU with
+ * a partial stack. Anything else leaves the row without per-CPU figures. */
+static int parse_cpu_partial(const char *s, struct capture_attrs_row *r, struct err *e)
+{
+	unsigned long long objs, slabs;
+	int used;
+	if (sscanf(s, "%llu(%llu)%n", &objs, &slabs, &used) != 2)
+		return 0;
+	r->cpu_partial_total = (int64_t)slabs;
+	for (const char *p = s + used; *p == ' ';) {
+		unsigned long long cpu;
+		if (sscanf(p, " C%llu=%llu(%llu)%n", &cpu, &objs, &slabs, &used) != 3 ||
+		    cpu >= 65536 || slabs > UINT32_MAX)
+			break;
+		if (cpu >= r->ncpu_partial) {
+			uint32_t *n = realloc(r->cpu_partial_slabs, (cpu + 1) * sizeof(*n));
+			if (!n)
+				return err_set(e, SLABSIM_ENOMEM, "out of memory");
+			memset(n + r->ncpu_partial, 0, (cpu + 1 - r->ncpu_partial) * sizeof(*n));
+			r->cpu_partial_slabs = n;
+			r->ncpu_partial = (uint32_t)cpu + 1;
+		}
+		r->cpu_partial_slabs[cpu] = (uint32_t)slabs;
+		p += used;
+	}
+	return 0;
+}
+
 int capture_read_attrs(const char *path, struct capture_attrs *out, struct err *e)
 {
 	struct lines l;
 	char *line, *fld[MAX_COLS + 1];
 	size_t rcap = 0;
-	int col[CAPTURE_A_NR], c_name = -1, c_link = -1, c_ctor = -1, ncols = 0, rc = 0;
+	int col[CAPTURE_A_NR], c_name = -1, c_link = -1, c_ctor = -1, c_scp = -1, ncols = 0, rc = 0;
 	memset(out, 0, sizeof(*out));
 	if ((rc = lines_open(&l, path, e)))
 		return rc;
@@ -379,6 +411,8 @@ int capture_read_attrs(const char *path, struct capture_attrs *out, struct err *
 					c_link = i;
 				else if (strcmp(fld[i], "ctor") == 0)
 					c_ctor = i;
+				else if (strcmp(fld[i], "slabs_cpu_partial") == 0)
+					c_scp = i;
 				for (int a = 0; a < CAPTURE_A_NR; a++)
 					if (strcmp(fld[i], capture_attr_names[a]) == 0)
 						col[a] = i;
@@ -440,6 +474,9 @@ int capture_read_attrs(const char *path, struct capture_attrs *out, struct err *
 				continue;
 			r->v[a] = x;
 		}
+		r->cpu_partial_total = -1;
+		if (c_scp >= 0 && c_scp < n && (rc = parse_cpu_partial(fld[c_scp], r, e)))
+			break;
 	}
 	if (!rc && l.lno == 0)
 		rc = err_at(e, SLABSIM_EINPUT, path, 1, "expected a header row, got an empty file");
@@ -909,6 +946,12 @@ int capture_open(const char *dir, struct capture **out, struct err *e)
 			goto fail;
 		c->has_attrs = true;
 	}
+	PART("slab-attrs-start.tsv");
+	if (file_exists(p)) {
+		if ((rc = capture_read_attrs(p, &c->attrs_start, e)))
+			goto fail;
+		c->has_attrs_start = true;
+	}
 	PART("slabinfo.txt");
 	if (file_exists(p)) {
 		if ((rc = capture_read_slabinfo(p, &c->end, e)))
@@ -958,6 +1001,7 @@ void capture_close(struct capture *c)
 	free(c->trace);
 	capture_cmdline_free(&c->cmdline);
 	capture_attrs_free(&c->attrs);
+	capture_attrs_free(&c->attrs_start);
 	capture_slabinfo_free(&c->end);
 	capture_slabinfo_free(&c->start);
 	for (uint32_t i = 0; i < c->nsnapshots; i++)

@@ -75,6 +75,9 @@ enum capture_attr {
 	CAPTURE_A_OBJECTS,
 	CAPTURE_A_TOTAL_OBJECTS,
 	CAPTURE_A_SLABS,
+	CAPTURE_A_PARTIAL,	   /* slabs on the node partial lists */
+	CAPTURE_A_CPU_SLABS,	   /* CPU slabs + per-CPU partial slabs */
+	CAPTURE_A_OBJECTS_PARTIAL, /* objects in use on node-partial slabs */
 	CAPTURE_A_NR,
 };
 
@@ -86,6 +89,14 @@ struct capture_attrs_row {
 	char *link_target; /* alias target, NULL for a root cache ("-") */
 	int has_ctor;	   /* 1 ctor listed, 0 "-", -1 no ctor column */
 	int64_t v[CAPTURE_A_NR];
+	/* slabs_cpu_partial ("N(M) C0=a(b) C1=..."): per CPU, the slabs on its
+	 * partial stack (the b), cpu_partial_slabs[cpu], 0 for CPUs not
+	 * listed; ncpu_partial = highest CPU listed + 1. NULL/0 when the column
+	 * is absent or unreadable (cpu_partial_total -1). The a are the
+	 * kernel's estimate (6.1: slabs * objs_per_slab / 2), not read. */
+	uint32_t *cpu_partial_slabs;
+	uint32_t ncpu_partial;
+	int64_t cpu_partial_total; /* the M: Σ over CPUs */
 };
 
 struct capture_attrs {
@@ -146,10 +157,12 @@ struct capture {
 	bool has_lost;
 	uint64_t lost_events;
 	bool has_attrs, has_end, has_start;
-	struct capture_attrs attrs;    /* slab-attrs.tsv */
-	struct capture_slabinfo end;   /* slabinfo.txt */
-	struct capture_slabinfo start; /* slabinfo-start.txt */
-	char **snapshot_ids;	       /* snapshots/ID.slabinfo, sorted */
+	struct capture_attrs attrs; /* slab-attrs.tsv */
+	bool has_attrs_start;
+	struct capture_attrs attrs_start; /* slab-attrs-start.tsv (SLUB) */
+	struct capture_slabinfo end;	  /* slabinfo.txt */
+	struct capture_slabinfo start;	  /* slabinfo-start.txt */
+	char **snapshot_ids;		  /* snapshots/ID.slabinfo, sorted */
 	uint32_t nsnapshots;
 	/* meminfo-start.txt and meminfo.txt (captures of version 2 of the
 	 * scripts have both; older ones meminfo.txt only) */

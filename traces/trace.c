@@ -699,8 +699,9 @@ static int parse_fields(char *p, char *end, struct trace_event *ev, char *msg)
 		ev->call_site = sym;
 	else if (call_site)
 		ev->call_site = call_site;
-	if (ev->accounted == 1)
-		ev->gfp |= TRACE_GFP_ACCOUNT;
+	if (ev->accounted == 1 && !(ev->gfp & TRACE_GFP_ACCOUNT))
+		ev->gfp |= TRACE_GFP_ACCOUNT |
+			   ((ev->gfp & TRACE_GFP_KNOWN) ? TRACE_GFP_ACCOUNT_ONLY : 0);
 	return 1;
 }
 
@@ -1365,7 +1366,10 @@ pid_done:
 				p += 5;
 			} else if (LIT_AT(p, "true")) {
 				accounted = 1;
-				gfp |= TRACE_GFP_ACCOUNT;
+				if (!(gfp & TRACE_GFP_ACCOUNT))
+					gfp |= TRACE_GFP_ACCOUNT |
+					       ((gfp & TRACE_GFP_KNOWN) ? TRACE_GFP_ACCOUNT_ONLY
+									: 0);
 				p += 4;
 			} else {
 				return 0;

@@ -47,7 +47,9 @@ enum {
 	TRACE_GFP_RECLAIMABLE = 1u << 0, /* __GFP_RECLAIMABLE: kmalloc-rcl-N */
 	TRACE_GFP_DMA = 1u << 1,	 /* GFP_DMA / __GFP_DMA: dma-kmalloc-N */
 	TRACE_GFP_ACCOUNT = 1u << 2,	 /* __GFP_ACCOUNT (or accounted=true): kmalloc-cg-N (6.1) */
-	TRACE_GFP_KNOWN = 1u << 7,	 /* gfp_flags= was present and understood */
+	TRACE_GFP_ACCOUNT_ONLY = 1u << 3, /* ACCOUNT came from accounted=true alone: gfp_flags=
+					     had no __GFP_ACCOUNT (the cache's SLAB_ACCOUNT) */
+	TRACE_GFP_KNOWN = 1u << 7,	  /* gfp_flags= was present and understood */
 };
 
 /* One parsed event. String members point into the reader's line buffer and

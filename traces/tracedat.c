@@ -496,8 +496,9 @@ static int slab_event(struct tracedat *d, struct evinfo *x, struct tep_record *r
 	}
 	if (read_num(x->accounted, rec, &v))
 		ev->accounted = v != 0;
-	if (ev->accounted == 1)
-		ev->gfp |= TRACE_GFP_ACCOUNT;
+	if (ev->accounted == 1 && !(ev->gfp & TRACE_GFP_ACCOUNT))
+		ev->gfp |= TRACE_GFP_ACCOUNT |
+			   ((ev->gfp & TRACE_GFP_KNOWN) ? TRACE_GFP_ACCOUNT_ONLY : 0);
 	if (read_num(x->node, rec, &v))
 		ev->node = (int32_t)v;
 	if (read_num(x->call_site, rec, &v))

@@ -16,6 +16,7 @@ enum {
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
 	OPT_NO_ANCHOR,
+	OPT_AT_MARKER,
 	OPT_SEED,
 };
 
@@ -43,8 +44,15 @@ void usage_validate(FILE *f)
 		   "             snapshots/ID.slabinfo (SLUB, SLAB) or Slab: of\n"
 		   "             snapshots/ID.meminfo (SLOB), and pages_mae_over_swing = mean\n"
 		   "             absolute error of total pages / (largest - smallest real total).\n"
+		   "             The model is compared as it was when the snapshot's\n"
+		   "             /proc/slabinfo was read (the first read() after its open, found\n"
+		   "             in the trace), not at the marker written after it (the report\n"
+		   "             says how far the model moved in between: the read window);\n"
+		   "             --at-marker compares at the marker.\n"
 		   "Start state: slabinfo-start.txt (SLUB, SLAB: each cache's slabs and active\n"
-		   "objects; under SLAB, sharedavail objects in the shared array, one batch in\n"
+		   "objects; under SLUB, slab by slab from slab-attrs-start.tsv where present: CPU\n"
+		   "slabs, per-CPU and node partial slabs with their free slots, refined by the\n"
+		   "trace's raw addresses; under SLAB, sharedavail objects in the shared array, one batch in\n"
 		   "one CPU's array, or in every CPU's when the shared array is not empty, the\n"
 		   "rest live) or meminfo-start.txt (SLOB: its Slab: total held as pages the\n"
 		   "model does not track). Without one (a boot capture) the model starts empty\n"
@@ -69,6 +77,8 @@ void usage_validate(FILE *f)
 		"  --format table|json   report format on stdout (default table)\n"
 		"  --no-anchor           without slabinfo-start.txt (a boot capture), do not take\n"
 		"                        the first snapshot as the start state\n"
+		"  --at-marker           compare each snapshot with the model at its SNAP marker\n"
+		"                        rather than when its /proc/slabinfo was read\n"
 		"  --seed S              seed of the random picks of start-state objects that\n"
 		"                        frees of pointers allocated before the trace take\n"
 		"                        (default 0, GSL's default seed; recorded)\n"
@@ -89,6 +99,7 @@ int cmd_validate(int argc, char **argv)
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 		{"no-anchor", no_argument, NULL, OPT_NO_ANCHOR},
+		{"at-marker", no_argument, NULL, OPT_AT_MARKER},
 		{"seed", required_argument, NULL, OPT_SEED},
 		{"quiet", no_argument, NULL, 'q'},
 		{"output", required_argument, NULL, 'o'},
@@ -153,6 +164,9 @@ int cmd_validate(int argc, char **argv)
 			break;
 		case OPT_NO_ANCHOR:
 			o.anchor = false;
+			break;
+		case OPT_AT_MARKER:
+			o.at_marker = true;
 			break;
 		default:
 			return cli_bad_usage("validate");

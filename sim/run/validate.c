@@ -6,6 +6,7 @@
 #include "learn.h"
 #include "rec.h"
 #include "trace.h"
+#include "u64map.h"
 #include "vrec.h"
 
 #include <inttypes.h>
@@ -447,6 +448,9 @@ struct snap_res {
 	uint64_t real_pages, pred_pages;
 	uint64_t pred_unanchored; /* the prediction of the model without an anchor */
 	bool anchor;		  /* the snapshot the pre-trace remainder was taken from */
+	uint64_t read_t_ns;	  /* when its /proc/slabinfo was opened (snap_read), 0 = not
+				     found: the model is compared at the marker */
+	uint64_t pred_at_marker;  /* the model's pages at the marker itself */
 	uint32_t ncaches;
 	struct snap_cache {
 		const char *name; /* borrowed from the sim or the slabinfo (kept) */
@@ -454,6 +458,31 @@ struct snap_res {
 	} * caches;
 	struct capture_slabinfo si; /* kept for the names */
 };
+
+/* The snapshot read window. A capture's snapshot reads /proc/slabinfo,
+ * then /proc/meminfo, then writes the SNAP marker (docs/capture-format.md);
+ * what happens in between (RCU callbacks freeing inodes and dentries after
+ * drop_caches, other CPUs) is in the trace before the marker but not in the
+ * snapshot. The kernel opens /proc/slabinfo with seq_open (a seq_file,
+ * traced as a kmem_cache_alloc from seq_open), /proc/meminfo with
+ * single_open (a kmalloc from single_open, then seq_open in the same task):
+ * the last seq_open of no single_open before a SNAP marker is the read of
+ * its slabinfo, and the model is compared as it was then. */
+struct snap_read {
+	bool have;	       /* a read was seen since the last SNAP marker */
+	uint64_t t_ns;	       /* its time */
+	uint64_t slab_pages;   /* the model's slab pages then */
+	uint64_t *cache_pages; /* and per policy cache id */
+	uint32_t n, cap;
+	int32_t single_cpu; /* the CPU of a single_open not followed yet, -1 none */
+	int32_t open_cpu;   /* the CPU of the slabinfo open whose read is awaited */
+	bool at_marker;	    /* compare at the marker (validate --at-marker) */
+};
+
+static const char *const snap_read_sites[] = {"single_open", "seq_open", "seq_read_iter", NULL};
+
+static int on_read_site(void *ctx, struct sim *s, const struct trace_event *ev, uint32_t which,
+			struct err *e);
 
 struct vctx {
 	struct capture *c;
@@ -470,6 +499,7 @@ struct vctx {
 	uint32_t nsnaps, cap;
 	uint32_t snap_markers_missing; /* SNAP markers with no snapshot file */
 	uint32_t snap_markers_dup;
+	struct snap_read read; /* the model when the next snapshot was read */
 };
 
 static bool have_snapshot(const struct capture *c, bool meminfo, const char *id)
@@ -585,6 +615,20 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 			sc->pred_pages = cs.pages;
 		}
 	}
+	bool read = v->read.have && !v->read.at_marker && !(v->anchor && v->nsnaps == 1);
+	v->read.have = false;
+	v->read.single_cpu = -1;
+	r->pred_at_marker = r->pred_pages;
+	if (read) {
+		r->read_t_ns = v->read.t_ns;
+		r->pred_pages = v->read.slab_pages;
+		for (uint32_t i = 0; i < r->ncaches; i++) {
+			uint32_t id2;
+			if (sim_find_cache(s, r->caches[i].name, &id2))
+				r->caches[i].pred_pages =
+					id2 < v->read.n ? v->read.cache_pages[id2] : 0;
+		}
+	}
 	if (!v->anchor || v->nsnaps != 1)
 		return 0;
 	/* No start snapshot (a boot capture): the first snapshot is the start
@@ -682,8 +726,55 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 	return 0;
 }
 
+/* sim_watch_fn: the reads of /proc files that snap_read describes. */
+static int on_read_site(void *ctx, struct sim *s, const struct trace_event *ev, uint32_t which,
+			struct err *e)
+{
+	struct snap_read *rd = &((struct vctx *)ctx)->read;
+	/* single_open's own seq_open follows it in the same task: the next
+	 * watched event on that CPU (tasks' pids are not in every reader's
+	 * events) */
+	if (which == 0) {
+		rd->single_cpu = (int32_t)ev->cpu;
+		return 0;
+	}
+	if (which == 2) {
+		/* the buffer of the first read(): the slabinfo text is made now */
+		if (rd->open_cpu != (int32_t)ev->cpu)
+			return 0;
+		rd->open_cpu = -1;
+	} else if (rd->single_cpu == (int32_t)ev->cpu) {
+		rd->single_cpu = -1;
+		rd->open_cpu = -1;
+		return 0;
+	} else {
+		rd->open_cpu = (int32_t)ev->cpu;
+	}
+	uint32_t n = sim_nr_caches(s);
+	if (n > rd->cap) {
+		uint64_t *p = realloc(rd->cache_pages, n * sizeof(*p));
+		if (!p)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		rd->cache_pages = p;
+		rd->cap = n;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct sim_cache_state cs;
+		sim_cache_state(s, i, &cs);
+		rd->cache_pages[i] = cs.pages;
+	}
+	struct sim_totals t;
+	sim_totals(s, &t);
+	rd->n = n;
+	rd->slab_pages = t.slab_pages;
+	rd->t_ns = ev->t_ns;
+	rd->have = true;
+	return 0;
+}
+
 static void vctx_fini(struct vctx *v)
 {
+	free(v->read.cache_pages);
 	for (uint32_t i = 0; i < v->nsnaps; i++) {
 		free(v->snaps[i].id);
 		free(v->snaps[i].caches);
@@ -754,6 +845,68 @@ static int name_geometries(struct sim *s, const struct capture *c, struct err *e
 	return 0;
 }
 
+/* SLAB_ACCOUNT of a root row from its name: a merged root's unique id
+ * (mm/slub.c create_unique_id: ':', the flag letters, '-', the size) has
+ * 'A' among its letters; -1 for a named root (sysfs shows no such flag). */
+static int root_account(const char *name)
+{
+	if (name[0] != ':')
+		return -1;
+	const char *dash = strchr(name, '-');
+	if (!dash)
+		return 0;
+	for (const char *p = name + 1; p < dash; p++)
+		if (*p == 'A')
+			return 1;
+	return 0;
+}
+
+/* Is the cache named name idle in the recorded states: no slab at the
+ * end and none at the start, or the same slabinfo line (slabs and active
+ * objects) at both? An unnamed allocation that the name pass could not
+ * name is one whose objects the trace never frees by name, so they are
+ * still live at the end: an idle cache shows no room taken by them.
+ * (A cache could lose as many start objects as it gains: its frees are then
+ * in the trace; the rule does not look.) */
+static bool idle_cache(const struct capture *c, const char *name, const struct capture_attrs_row *r)
+{
+	const struct capture_slabinfo_row *st =
+		c->has_start ? capture_slabinfo_find(&c->start, name) : NULL;
+	const struct capture_slabinfo_row *en =
+		c->has_end ? capture_slabinfo_find(&c->end, name) : NULL;
+	if (r->v[CAPTURE_A_SLABS] == 0 && (!st || st->num_slabs == 0))
+		return true;
+	return st && en && st->num_slabs == en->num_slabs && st->active_objs == en->active_objs;
+}
+
+/* Name unnamed allocations by elimination where several root caches of
+ * the recorded kernel (kmalloc caches aside: 6.1 traces their allocations
+ * as kmalloc events) share a geometry: each is a candidate
+ * (sim_name_candidate) with its SLAB_ACCOUNT flag and whether it was idle
+ * (idle_cache). */
+static int name_candidates(struct sim *s, const struct capture *c, struct err *e)
+{
+	const struct capture_attrs *a = &c->attrs;
+	for (uint32_t i = 0; i < a->n; i++) {
+		const struct capture_attrs_row *r = &a->rows[i];
+		int64_t osz = r->v[CAPTURE_A_OBJECT_SIZE], sz = r->v[CAPTURE_A_SLAB_SIZE];
+		if (r->link_target || osz <= 0 || sz <= 0 || kmalloc_name(r->name))
+			continue;
+		uint32_t same = 0;
+		for (uint32_t j = 0; j < a->n; j++)
+			same += !a->rows[j].link_target && !kmalloc_name(a->rows[j].name) &&
+				a->rows[j].v[CAPTURE_A_OBJECT_SIZE] == osz &&
+				a->rows[j].v[CAPTURE_A_SLAB_SIZE] == sz;
+		const char *name = slabinfo_name(c, r);
+		int rc;
+		if (same >= 2 && name &&
+		    (rc = sim_name_candidate(s, (uint32_t)osz, (uint32_t)sz, name,
+					     root_account(r->name), idle_cache(c, name, r), e)))
+			return rc;
+	}
+	return 0;
+}
+
 /* Define the cache of a slabinfo row from slab-attrs.tsv, or from the slot
  * size when the capture has no attributes for it. A cache the model cannot
  * lay out is left to the trace. */
@@ -784,7 +937,8 @@ int val_capture_caches(struct sim *s, const struct capture *c, struct err *e)
 {
 	const struct capture_slabinfo *lists[2] = {&c->start, &c->end};
 	int rc;
-	if (c->has_attrs && c->has_end && (rc = name_geometries(s, c, e)))
+	if (c->has_attrs && c->has_end &&
+	    ((rc = name_geometries(s, c, e)) || (rc = name_candidates(s, c, e))))
 		return rc;
 	for (int l = 0; l < 2; l++) {
 		for (uint32_t i = 0; i < lists[l]->n; i++) {
@@ -799,6 +953,343 @@ int val_capture_caches(struct sim *s, const struct capture *c, struct err *e)
 	return 0;
 }
 
+/* ---- the start state slab by slab (slab-attrs-start.tsv) ----
+ *
+ * What 6.1's /sys/kernel/slab/<cache>/ tells of a SLUB cache at the start
+ * (mm/slub.c, show_slab_objects and slabs_cpu_partial_show):
+ *   slabs            every slab (= slabinfo's num_slabs);
+ *   partial          slabs on the node partial list;
+ *   objects_partial  objects in use on those (count_partial, count_inuse);
+ *   cpu_slabs        CPU slabs (c->slab, full or not) + per-CPU partial
+ *                    slabs, summed over the CPUs;
+ *   slabs_cpu_partial  per CPU, the slabs on its partial stack.
+ * So the node partial slabs and their free slots are known exactly, the
+ * number of CPU slabs is cpu_slabs - Σ per-CPU partial slabs, and every
+ * other slab is full. Not known, and estimated here:
+ *   - which CPUs have a CPU slab when fewer than all do: those whose
+ *     first allocation in the trace found free slots in a start slab
+ *     (start_walks), then the lowest CPU ids (a CPU without one has not
+ *     allocated from the cache since its slab was flushed);
+ *   - the free slots of a CPU slab and of a per-CPU partial slab (all
+ *     counted active by slabinfo): what the trace's raw addresses show
+ *     (start_walks below), else half a slab, objs_per_slab / 2, the
+ *     kernel's own estimate for per-CPU partial slabs (6.1
+ *     slabs_cpu_partial_show prints slabs * objs_per_slab / 2), at least
+ *     one for a partial slab (a slab with no free slot is never partial);
+ *   - how the node partial free slots spread over those slabs: evenly.
+ * Live objects are the rest: every slot not estimated free. */
+
+struct start_counts {
+	uint64_t slabs, objs, cpu_slabs, cpu_partial, node_partial, full, cpu_free;
+	uint64_t cpu_seen; /* CPU-held slabs whose free slots the trace showed */
+	uint32_t caches;
+};
+
+/* ---- what the trace's raw addresses show of the CPU-held start slabs ----
+ *
+ * A CPU allocates first from its CPU slab, then from the slabs on its
+ * partial stack (___slab_alloc), and only then from the node list or a new
+ * slab. So the real slabs a CPU's allocations of a cache fall in, in trace
+ * order (slab = ptr & ~((PAGE_SIZE << order) - 1)), are its CPU slab and
+ * per-CPU partial slabs of the start, as long as the attributes say it has
+ * them; the slots it allocates there before moving on that no event had
+ * touched before (a slot freed first was live at the start) are those
+ * slabs' free slots. A slab the CPU moved on from is counted whole. One it
+ * used up entirely that looks like a new slab (every slot free) tells
+ * nothing: the kernel's CPU slab may have been full. Hashed pointers show
+ * nothing; caches the pass cannot name (several roots of one geometry) keep
+ * the estimate. */
+#define WALK_MAX 8 /* slabs followed per CPU and cache */
+
+struct cpu_walk {
+	uint32_t n;		  /* slabs followed so far */
+	bool stopped;		  /* WALK_MAX reached */
+	uint64_t slab[WALK_MAX];  /* real slab bases, in the order used */
+	uint32_t fresh[WALK_MAX]; /* slots first touched by an allocation there */
+	bool left[WALK_MAX];	  /* the CPU allocated elsewhere afterwards */
+};
+
+struct start_walks {
+	struct u64map at; /* (root << 20 | cpu) -> index + 1 in w */
+	struct cpu_walk *w;
+	size_t n, cap;
+	struct u64map seen; /* raw pointers any event touched */
+	struct u64map geom; /* (object_size << 23 | slot) -> root + 1, or 0: several */
+	bool any;	    /* the trace had raw pointers */
+};
+
+static void walks_fini(struct start_walks *sw)
+{
+	u64map_fini(&sw->at);
+	u64map_fini(&sw->seen);
+	u64map_fini(&sw->geom);
+	free(sw->w);
+}
+
+static bool raw_ptr(uint64_t p)
+{
+	return p >> 47 == 0x1ffff;
+}
+
+/* The root cache of an allocation event, as the replay would find it
+ * without the name pass: kmalloc by size and type, kmem_cache_alloc by a
+ * geometry one root has. */
+static bool walk_root(const struct sim *s, const struct start_walks *sw,
+		      const struct trace_event *ev, uint32_t *root)
+{
+	const struct policy *p = sim_policy((struct sim *)s);
+	uint64_t v;
+	if (ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE) {
+		enum policy_kmalloc_type t =
+			(ev->gfp & TRACE_GFP_DMA)	    ? POLICY_KMALLOC_DMA
+			: (ev->gfp & TRACE_GFP_RECLAIMABLE) ? POLICY_KMALLOC_RECLAIM
+			: (ev->gfp & TRACE_GFP_ACCOUNT)	    ? POLICY_KMALLOC_CGROUP
+							    : POLICY_KMALLOC_NORMAL;
+		uint32_t id = p->ops->kmalloc_cache(p, ev->bytes_req, t);
+		if (id == POLICY_NO_CACHE)
+			return false;
+		struct policy_cache_info ci;
+		p->ops->cache_info(p, id, &ci);
+		*root = ci.alias_of;
+		return true;
+	}
+	if (!u64map_get(&sw->geom, (ev->bytes_req << 23) | (ev->bytes_alloc & ((1u << 23) - 1)),
+			&v) ||
+	    !v)
+		return false;
+	*root = (uint32_t)(v - 1);
+	return true;
+}
+
+static int walk_alloc(const struct sim *s, struct start_walks *sw, const struct trace_event *ev)
+{
+	uint32_t root;
+	bool fresh;
+	uint64_t *seen = u64map_upsert(&sw->seen, ev->ptr, &fresh), v;
+	if (!seen)
+		return SLABSIM_ENOMEM;
+	*seen = 1;
+	fresh = !fresh;
+	if (ev->bytes_req == 0 || ev->bytes_req > (1u << 22) || !walk_root(s, sw, ev, &root))
+		return 0;
+	struct policy_cache_info ci;
+	const struct policy *p = sim_policy((struct sim *)s);
+	p->ops->cache_info(p, root, &ci);
+	uint64_t slab = ev->ptr & ~(((uint64_t)POLICY_PAGE_SIZE << ci.g.order) - 1);
+	uint64_t key = (uint64_t)root << 20 | (ev->cpu & 0xfffff);
+	struct cpu_walk *w;
+	if (u64map_get(&sw->at, key, &v)) {
+		w = &sw->w[v - 1];
+	} else {
+		if (sw->n == sw->cap) {
+			size_t nc = sw->cap ? sw->cap * 2 : 256;
+			struct cpu_walk *nw = realloc(sw->w, nc * sizeof(*nw));
+			if (!nw)
+				return SLABSIM_ENOMEM;
+			sw->w = nw;
+			sw->cap = nc;
+		}
+		w = &sw->w[sw->n];
+		memset(w, 0, sizeof(*w));
+		if (u64map_put(&sw->at, key, ++sw->n))
+			return SLABSIM_ENOMEM;
+	}
+	if (w->stopped)
+		return 0;
+	if (!w->n || w->slab[w->n - 1] != slab) {
+		if (w->n)
+			w->left[w->n - 1] = true;
+		if (w->n == WALK_MAX) {
+			w->stopped = true;
+			return 0;
+		}
+		w->slab[w->n++] = slab;
+	}
+	w->fresh[w->n - 1] += fresh;
+	return 0;
+}
+
+/* Read the capture's trace once for the walks (raw pointers only). */
+static int walks_read(const struct sim *s, const struct capture *c, struct start_walks *sw,
+		      struct err *e)
+{
+	u64map_init(&sw->at);
+	u64map_init_sparse(&sw->seen);
+	u64map_init(&sw->geom);
+	uint32_t n = sim_nr_caches(s);
+	for (uint32_t id = 0; id < n; id++) {
+		struct sim_cache_state cs;
+		sim_cache_state(s, id, &cs);
+		/* 6.1 traces kmalloc caches' allocations as kmalloc events */
+		if (!cs.root || cs.kmalloc)
+			continue;
+		uint64_t key = ((uint64_t)cs.object_size << 23) | cs.slot_size, v;
+		bool found = u64map_get(&sw->geom, key, &v);
+		if (u64map_put(&sw->geom, key, found ? 0 : (uint64_t)id + 1))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	struct trace_opts to = {.strict = false};
+	struct trace_reader *r;
+	struct trace_event ev;
+	int rc = trace_open(c->trace, &to, &r, e);
+	if (rc)
+		return rc;
+	while ((rc = trace_next(r, &ev, e)) == 1) {
+		bool alloc = ev.type == TRACE_EV_KMALLOC || ev.type == TRACE_EV_KMALLOC_NODE ||
+			     ev.type == TRACE_EV_CACHE_ALLOC ||
+			     ev.type == TRACE_EV_CACHE_ALLOC_NODE;
+		bool free_ = ev.type == TRACE_EV_KFREE || ev.type == TRACE_EV_CACHE_FREE;
+		if ((!alloc && !free_) || !raw_ptr(ev.ptr))
+			continue;
+		sw->any = true;
+		int r2 = alloc ? walk_alloc(s, sw, &ev) : (u64map_put(&sw->seen, ev.ptr, 1));
+		if (r2) {
+			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+	}
+	trace_close(r);
+	return rc < 0 ? rc : 0;
+}
+
+/* The free slots the trace showed in the j-th slab CPU cpu allocated from
+ * in root cache root (objs_per_slab o), or -1 when it shows nothing. */
+static int64_t walk_free(const struct start_walks *sw, uint32_t root, uint32_t cpu, uint32_t j,
+			 uint32_t o)
+{
+	uint64_t v;
+	if (!sw || !u64map_get(&sw->at, (uint64_t)root << 20 | cpu, &v))
+		return -1;
+	const struct cpu_walk *w = &sw->w[v - 1];
+	if (j >= w->n)
+		return -1;
+	if (w->left[j] && w->fresh[j] >= o)
+		return 0; /* a new slab: the start one was full */
+	return w->fresh[j] < o ? w->fresh[j] : o;
+}
+
+static int start_slabs(struct sim *s, uint32_t id, enum policy_start_where w, uint32_t cpu,
+		       uint32_t inuse, uint64_t n, struct start_counts *sc, struct err *e)
+{
+	struct policy_start_slab ss = {.where = w, .cpu = cpu, .inuse = inuse};
+	for (uint64_t i = 0; i < n; i++) {
+		int rc = sim_start_slab(s, id, &ss, e);
+		if (rc)
+			return rc;
+	}
+	sc->slabs += n;
+	sc->objs += n * inuse;
+	return 0;
+}
+
+/* Start the root of cache id (nslabs slabs of the model's geometry) from
+ * attribute row ar. false (nothing done) when the row cannot say: its
+ * geometry differs from the model's, or a count is missing. */
+static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
+			    const struct capture_attrs_row *ar, const struct start_walks *sw,
+			    struct start_counts *sc, bool *done, struct err *e)
+{
+	struct sim_cache_state cs;
+	sim_cache_state(s, id, &cs);
+	const struct policy *p = sim_policy(s);
+	struct policy_cache_info ci;
+	p->ops->cache_info(p, id, &ci);
+	const int64_t *v = ar->v;
+	uint32_t o = cs.objs_per_slab, ncpu = p->cfg.nr_cpus;
+	*done = false;
+	if (v[CAPTURE_A_OBJS_PER_SLAB] != (int64_t)o || v[CAPTURE_A_PARTIAL] < 0 ||
+	    v[CAPTURE_A_OBJECTS_PARTIAL] < 0 || v[CAPTURE_A_CPU_SLABS] < 0 || !o ||
+	    (uint64_t)(1u << ci.g.order) != cs.pages_per_slab)
+		return 0;
+	bool debug = (ci.g.flags & POLICY_F_DEBUG_MASK) != 0;
+	uint64_t left = nslabs;
+	/* per-CPU partial slabs, by CPU (a CPU the model does not have folds) */
+	uint64_t *pc = calloc(ncpu, sizeof(*pc)), npc = 0;
+	if (!pc)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	for (uint32_t c = 0; !debug && p->cfg.cpu_partial && c < ar->ncpu_partial; c++) {
+		pc[c % ncpu] += ar->cpu_partial_slabs[c];
+		npc += ar->cpu_partial_slabs[c];
+	}
+	uint64_t ncs =
+		(uint64_t)v[CAPTURE_A_CPU_SLABS] > npc ? (uint64_t)v[CAPTURE_A_CPU_SLABS] - npc : 0;
+	if (debug)
+		ncs = 0;
+	if (ncs > ncpu)
+		ncs = ncpu;
+	uint64_t np = (uint64_t)v[CAPTURE_A_PARTIAL];
+	uint64_t np_free = np * o > (uint64_t)v[CAPTURE_A_OBJECTS_PARTIAL]
+				   ? np * o - (uint64_t)v[CAPTURE_A_OBJECTS_PARTIAL]
+				   : 0;
+	uint32_t half = o / 2, half1 = o / 2 ? o / 2 : 1;
+	int rc = 0;
+	/* CPU slabs, then per-CPU partial stacks, then the node list, then
+	 * full slabs: the kernel's counts, cut to the slabs slabinfo has */
+	uint32_t root = (uint32_t)ci.alias_of;
+	/* which CPUs hold the ncs CPU slabs: those whose first allocation in
+	 * the trace found free slots in a start slab, then the lowest */
+	bool *has = calloc(ncpu, sizeof(*has));
+	if (!has) {
+		free(pc);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	uint64_t given = 0;
+	for (uint32_t c = 0; c < ncpu && given < ncs; c++)
+		if (walk_free(sw, root, c, 0, o) > 0 && !has[c]) {
+			has[c] = true;
+			given++;
+		}
+	for (uint32_t c = 0; c < ncpu && given < ncs; c++)
+		if (!has[c]) {
+			has[c] = true;
+			given++;
+		}
+	for (uint32_t c = 0; !rc && c < ncpu && left; c++) {
+		if (!has[c])
+			continue;
+		int64_t f = walk_free(sw, root, c, 0, o);
+		uint32_t fr = f >= 0 ? (uint32_t)f : half;
+		rc = start_slabs(s, id, POLICY_START_CPU, c, o - fr, 1, sc, e);
+		left--;
+		sc->cpu_slabs++;
+		sc->cpu_free += fr;
+		sc->cpu_seen += f >= 0;
+	}
+	for (uint32_t c = 0; !rc && c < ncpu && left; c++) {
+		uint64_t n = pc[c] < left ? pc[c] : left;
+		for (uint64_t j = 0; !rc && j < n; j++) {
+			int64_t f = walk_free(sw, root, c, (uint32_t)(j + has[c]), o);
+			uint32_t fr = f > 0 ? (uint32_t)f : half1;
+			rc = start_slabs(s, id, POLICY_START_CPU_PARTIAL, c, o - fr, 1, sc, e);
+			sc->cpu_free += fr;
+			sc->cpu_seen += f > 0;
+		}
+		left -= n;
+		sc->cpu_partial += n;
+	}
+	if (np > left)
+		np = left;
+	for (uint64_t i = 0; !rc && i < np; i++) {
+		uint64_t f = np_free / np + (i < np_free % np);
+		if (f > o)
+			f = o;
+		bool full = f == 0;
+		rc = start_slabs(s, id, full ? POLICY_START_FULL : POLICY_START_NODE_PARTIAL, 0,
+				 o - (uint32_t)f, 1, sc, e);
+		sc->node_partial += !full;
+		sc->full += full;
+	}
+	left -= np;
+	if (!rc)
+		rc = start_slabs(s, id, POLICY_START_FULL, 0, o, left, sc, e);
+	sc->full += left;
+	sc->caches++;
+	free(pc);
+	free(has);
+	*done = !rc;
+	return rc;
+}
+
 static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, struct err *e)
 {
 	int rc;
@@ -808,6 +1299,16 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 		return 0;
 	uint64_t objs = 0, slabs = 0, live = 0;
 	uint32_t skipped = 0;
+	struct start_counts sc = {0};
+	bool by_slab = c->has_attrs_start && sim_policy(s)->ops->start_slab;
+	struct start_walks walks = {0}, *sw = NULL;
+	if (by_slab) {
+		if ((rc = walks_read(s, c, &walks, e))) {
+			walks_fini(&walks);
+			return rc;
+		}
+		sw = walks.any ? &walks : NULL;
+	}
 	for (uint32_t i = 0; i < c->start.n; i++) {
 		const struct capture_slabinfo_row *row = &c->start.rows[i];
 		uint32_t id;
@@ -824,6 +1325,15 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 		uint64_t nslabs = row->num_slabs * row->pagesperslab / cs.pages_per_slab;
 		if (!nslabs)
 			nslabs = 1;
+		const struct capture_attrs_row *ar =
+			by_slab && cs.root ? attrs_root(&c->attrs_start, row->name) : NULL;
+		bool done = false;
+		if (ar && (rc = start_from_attrs(s, id, nslabs, ar, sw, &sc, &done, e))) {
+			walks_fini(&walks);
+			return rc;
+		}
+		if (done)
+			continue;
 		uint64_t n = row->active_objs;
 		if (n > nslabs * cs.objs_per_slab)
 			n = nslabs * cs.objs_per_slab;
@@ -837,12 +1347,19 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 			.shared_avail = row->sharedavail,
 		};
 		uint64_t nlive;
-		if ((rc = sim_prepopulate(s, id, &st, &nlive, e)))
+		if ((rc = sim_prepopulate(s, id, &st, &nlive, e))) {
+			walks_fini(&walks);
 			return rc;
+		}
 		objs += n;
 		live += nlive;
 		slabs += nslabs;
 	}
+	if (by_slab)
+		walks_fini(&walks);
+	objs += sc.objs;
+	live += sc.objs;
+	slabs += sc.slabs;
 	if (notes) {
 		fprintf(notes,
 			"capture: start state from slabinfo-start.txt: %" PRIu64
@@ -855,6 +1372,16 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 				"slabinfo)\n",
 				live, objs - live);
 	}
+	if (notes && sc.caches)
+		fprintf(notes,
+			"capture: of them from slab-attrs-start.tsv, slab by slab: %u caches, "
+			"%" PRIu64 " objects in %" PRIu64 " slabs: %" PRIu64 " CPU slabs, %" PRIu64
+			" per-CPU partial, %" PRIu64 " node partial, %" PRIu64 " full; %" PRIu64
+			" free slots on CPUs, in %" PRIu64 " of the %" PRIu64
+			" CPU-held slabs as the trace's addresses show, half a slab in the "
+			"others\n",
+			sc.caches, sc.objs, sc.slabs, sc.cpu_slabs, sc.cpu_partial, sc.node_partial,
+			sc.full, sc.cpu_free, sc.cpu_seen, sc.cpu_slabs + sc.cpu_partial);
 	return 0;
 }
 
@@ -1018,6 +1545,8 @@ static int replay_pass(struct vpass *p, struct rec *rec, struct run **out, struc
 		.so = {.progress = p->o->progress,
 		       .on_marker = on_snap,
 		       .marker_ctx = p->v,
+		       .watch_sites = snap_read_sites,
+		       .on_watch = on_read_site,
 		       .sample_every_events = 1000,
 		       .sample_caches = false,
 		       .seed = p->o->seed},
@@ -1034,7 +1563,10 @@ static int replay_pass(struct vpass *p, struct rec *rec, struct run **out, struc
 
 int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 {
-	struct vctx v = {.c = c}, v0 = {.c = c};
+	struct vctx v = {.c = c,
+			 .read = {.single_cpu = -1, .open_cpu = -1, .at_marker = o->at_marker}},
+		    v0 = {.c = c,
+			  .read = {.single_cpu = -1, .open_cpu = -1, .at_marker = o->at_marker}};
 	struct vpass p = {.o = o, .c = c, .v = &v, .v0 = &v0, .notes = true};
 	struct vpass p0 = {.o = o, .c = c, .v = &v0};
 	struct run *r = NULL;
@@ -1196,7 +1728,98 @@ struct vres {
 	uint64_t real_slabs, pred_slabs;
 	uint32_t files_unmatched, scored;
 	double mae, mae0, swing, ratio0; /* snapshot errors (ratio0 < 0: undefined) */
+	uint64_t named[SIM_NAMED_NR];	 /* unnamed allocations by naming rule */
 };
+
+static const char *const named_keys[SIM_NAMED_NR] = {
+	[SIM_NAMED_OTHER] = "other",	   [SIM_NAMED_LEARNED] = "learned",
+	[SIM_NAMED_GEOMETRY] = "geometry", [SIM_NAMED_ACCOUNTED] = "accounted",
+	[SIM_NAMED_SLABS] = "idle",	   [SIM_NAMED_ADDRESS] = "address",
+	[SIM_NAMED_UNNAMED] = "unnamed",
+};
+
+/* How the allocations that named no cache (6.1 kmem_cache_alloc) were
+ * named, one line of the table. */
+static void print_names_table(FILE *out, const struct vres *res)
+{
+	const uint64_t *n = res->named;
+	fprintf(out,
+		"\nnames of kmem_cache_alloc events: %" PRIu64 " learned from frees, %" PRIu64
+		" by a geometry one cache has; by elimination: %" PRIu64 " by accounted=, %" PRIu64
+		" by idle caches, %" PRIu64 " by address; %" PRIu64 " left unnamed\n",
+		n[SIM_NAMED_LEARNED], n[SIM_NAMED_GEOMETRY], n[SIM_NAMED_ACCOUNTED],
+		n[SIM_NAMED_SLABS], n[SIM_NAMED_ADDRESS], n[SIM_NAMED_UNNAMED]);
+}
+
+/* The read window (snap_read) over the snapshots: how many were compared
+ * at their read, and how far the model moved from there to the marker. */
+struct read_window {
+	uint32_t found;
+	uint64_t max_pages;
+	const char *max_id;
+	double mean_pages;
+};
+
+static struct read_window read_window_of(const struct vctx *v)
+{
+	struct read_window w = {0};
+	for (uint32_t i = 0; i < v->nsnaps; i++) {
+		const struct snap_res *r = &v->snaps[i];
+		if (!r->read_t_ns)
+			continue;
+		uint64_t d = r->pred_at_marker > r->pred_pages ? r->pred_at_marker - r->pred_pages
+							       : r->pred_pages - r->pred_at_marker;
+		w.found++;
+		w.mean_pages += (double)d;
+		if (!w.max_id || d > w.max_pages) {
+			w.max_pages = d;
+			w.max_id = r->id;
+		}
+	}
+	if (w.found)
+		w.mean_pages /= w.found;
+	return w;
+}
+
+static void print_read_window_table(FILE *out, const struct vctx *v)
+{
+	struct read_window w = read_window_of(v);
+	if (!w.found) {
+		fprintf(out, "read window: no /proc/slabinfo read found in the trace: compared at "
+			     "the markers\n");
+		return;
+	}
+	fprintf(out,
+		"read window: %u of %u snapshots compared when /proc/slabinfo was read; from "
+		"there to the marker the model moved %.1f pages on average, at most %" PRIu64
+		" (%s)\n",
+		w.found, v->nsnaps, w.mean_pages, w.max_pages, w.max_id);
+}
+
+static void print_read_window_json(FILE *out, const struct vctx *v)
+{
+	struct read_window w = read_window_of(v);
+	fprintf(out, "  \"read_window\": {\"snapshots_at_read\": %u, \"mean_pages\": %.3f, ",
+		w.found, w.mean_pages);
+	fprintf(out, "\"max_pages\": %" PRIu64 ", \"max_at\": ", w.max_pages);
+	if (w.max_id)
+		json_str(out, w.max_id);
+	else
+		fprintf(out, "null");
+	fprintf(out, ", \"predicted_pages_at_marker\": [");
+	for (uint32_t i = 0; i < v->nsnaps; i++)
+		fprintf(out, "%s%" PRIu64, i ? ", " : "", v->snaps[i].pred_at_marker);
+	fprintf(out, "]},\n");
+}
+
+static void print_names_json(FILE *out, const struct vres *res)
+{
+	fprintf(out, "  \"names\": {");
+	for (int i = SIM_NAMED_LEARNED; i < SIM_NAMED_NR; i++)
+		fprintf(out, "%s\"%s\": %" PRIu64, i > SIM_NAMED_LEARNED ? ", " : "", named_keys[i],
+			res->named[i]);
+	fprintf(out, "},\n");
+}
 
 /* Compare the model after the run with the capture: layout, end state,
  * snapshots. OUT: *r (its arrays freed by the caller, also on error). */
@@ -1205,6 +1828,7 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 	const struct val_opts *o = p->o;
 	struct capture *c = p->c;
 	const struct vctx *v = p->v, *v0 = p->v0;
+	sim_named_counts(s, res->named);
 	struct layout_res *lay = NULL;
 	struct end_row *rows = NULL;
 	uint32_t nlay = 0, nrows = 0;
@@ -1462,6 +2086,8 @@ static void val_print_json(const struct vpass *p, const struct vres *res)
 		"%s],\n  \"snap_markers_without_file\": %u,\n"
 		"  \"snapshot_files_without_marker\": %u,\n",
 		v->nsnaps ? "\n  " : "", v->snap_markers_missing, res->files_unmatched);
+	print_names_json(out, res);
+	print_read_window_json(out, v);
 	fprintf(out, "  \"anchor\": ");
 	if (v->anchor && v->nsnaps)
 		fprintf(out,
@@ -1544,6 +2170,7 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 			res->sum.predicted_pages);
 	else
 		print_end_table(out, c, v, &res->sum, res->rows, res->nrows);
+	print_names_table(out, res);
 	fprintf(out, "\nsnapshots: %u compared", v->nsnaps);
 	if (v->snap_markers_missing)
 		fprintf(out, " (%u SNAP markers without a snapshot file)", v->snap_markers_missing);
@@ -1570,6 +2197,8 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 				r->anchor ? "  (anchor)" : "");
 		fputc('\n', out);
 	}
+	if (v->nsnaps)
+		print_read_window_table(out, v);
 	if (res->sum.pages_mae_over_swing >= 0)
 		fprintf(out,
 			"pages_mae_over_swing %.4f (MAE %.1f pages over %u snapshots, real "

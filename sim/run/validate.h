@@ -72,6 +72,9 @@ struct val_opts {
 	 * state (the pre-trace remainder found there is added to the model) */
 	bool anchor;
 	uint64_t seed; /* sim_opts.seed: the start state's random picks (recorded) */
+	/* compare the model at each SNAP marker, not when its /proc/slabinfo
+	 * was read (validate.c, snap_read) */
+	bool at_marker;
 	FILE *out, *notes;
 };
 

@@ -271,9 +271,68 @@ static void test_prepopulate(void)
 	f.ops->destroy(f.p);
 }
 
+/* Start state slab by slab (start_slab), kmalloc-64, 64 objects a slab,
+ * 2 CPUs, 6.1:
+ *   A  CPU 0's slab, 60 live, 4 free (on CPU 0's freelist)
+ *   B  CPU 1's partial stack, 63 live, 1 free
+ *   C  node partial, 10 live, 54 free
+ *   D  full, 64 live.
+ * slabinfo counts free only what is free on node-partial slabs: 54, so
+ * active = 256 - 54 = 202 while 197 are live. Four allocations on CPU 0 take
+ * A's four free slots (no new slab); the fifth finds A full, no per-CPU
+ * partial on CPU 0, and takes C from the node list: still 4 slabs. On CPU 1,
+ * one allocation finds no CPU slab, takes B from its partial stack, its one
+ * free slot: 4 slabs. */
+static void test_start_slab(void)
+{
+	struct fixture f;
+	struct err e;
+	uint64_t base;
+	setup(&f, POLICY_KERNEL_6_1, 0, true);
+	static struct policy_obj objs[4][64];
+	const struct policy_start_slab ss[4] = {
+		{.where = POLICY_START_CPU, .cpu = 0, .inuse = 60},
+		{.where = POLICY_START_CPU_PARTIAL, .cpu = 1, .inuse = 63},
+		{.where = POLICY_START_NODE_PARTIAL, .inuse = 10},
+		{.where = POLICY_START_FULL, .inuse = 64},
+	};
+	for (int i = 0; i < 4; i++)
+		CHECK_EQ_U64("start_slab: succeeds",
+			     f.ops->start_slab(f.p, f.k64, &ss[i], &base, objs[i], &e), 0);
+	CHECK_EQ_U64("start_slab: base is the first object's slab", base, objs[3][0].addr);
+	struct policy_cache_info ci = info64(&f);
+	struct policy_slabinfo si;
+	f.ops->get_slabinfo(f.p, f.k64, &si);
+	CHECK_EQ_U64("start_slab: 4 slabs", ci.nr_slabs, 4);
+	CHECK_EQ_U64("start_slab: 197 live", ci.inuse_objects, 197);
+	CHECK_EQ_U64("start_slab: 2 slabs held by CPUs", ci.cpu_slabs, 2);
+	CHECK_EQ_U64("start_slab: 1 node-partial slab, 54 free", ci.free_in_partial, 54);
+	CHECK_EQ_U64("start_slab: slabinfo active 202", si.active_objs, 202);
+	check_ok(&f, "start_slab: invariants");
+	for (int i = 0; i < 4; i++)
+		(void)kmalloc64(&f, 0);
+	CHECK_EQ_U64("start_slab: CPU 0 uses its slab's 4 free slots", info64(&f).nr_slabs, 4);
+	(void)kmalloc64(&f, 0);
+	ci = info64(&f);
+	CHECK_EQ_U64("start_slab: then the node-partial slab", ci.nr_slabs, 4);
+	CHECK_EQ_U64("start_slab: node list empty", ci.nr_partial, 0);
+	(void)kmalloc64(&f, 1);
+	CHECK_EQ_U64("start_slab: CPU 1 takes its partial slab", info64(&f).nr_slabs, 4);
+	check_ok(&f, "start_slab: invariants after allocations");
+	struct policy_start_slab bad = {.where = POLICY_START_CPU, .cpu = 0, .inuse = 1};
+	CHECK("start_slab: CPU 0 has a slab already",
+	      f.ops->start_slab(f.p, f.k64, &bad, &base, objs[0], &e) == SLABSIM_EUSAGE);
+	bad = (struct policy_start_slab){.where = POLICY_START_FULL, .inuse = 63};
+	CHECK("start_slab: a full slab with a free slot",
+	      f.ops->start_slab(f.p, f.k64, &bad, &base, objs[0], &e) == SLABSIM_EUSAGE);
+	CHECK_EQ_U64("start_slab: refused ones make no slab", info64(&f).nr_slabs, 4);
+	f.ops->destroy(f.p);
+}
+
 int main(void)
 {
 	test_prepopulate();
+	test_start_slab();
 	test_cpu_partial_drain(POLICY_KERNEL_6_1);
 	test_cpu_partial_drain(POLICY_KERNEL_5_4);
 	test_min_partial();

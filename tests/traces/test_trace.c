@@ -125,7 +125,10 @@ static void test_tracefs_61(void)
 		    buf, &ev);
 
 	CHECK_EQ_U64("accounted=true: accounted", ev.accounted, 1);
-	CHECK_EQ_U64("accounted=true: gfp", ev.gfp, TRACE_GFP_KNOWN | TRACE_GFP_ACCOUNT);
+	/* ... and says so (ACCOUNT_ONLY: the cache's SLAB_ACCOUNT, used to name
+	 * caches by elimination) */
+	CHECK_EQ_U64("accounted=true: gfp", ev.gfp,
+		     TRACE_GFP_KNOWN | TRACE_GFP_ACCOUNT | TRACE_GFP_ACCOUNT_ONLY);
 	CHECK_EQ_U64("accounted=true: node", ev.node, 0);
 
 	/* gfp names that pick the kmalloc type. */

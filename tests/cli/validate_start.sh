@@ -1,0 +1,112 @@
+#!/bin/sh
+# validate_start.sh - issue 17: a SLUB start state built slab by slab from
+# slab-attrs-start.tsv (CPU slabs and per-CPU partial slabs with free
+# slots, node partial slabs), frees of untraced raw pointers bound to start
+# slabs by their real slab, names by elimination, and the snapshot read
+# window, on a hand-made capture whose figures are worked out by hand below;
+# then the bundled 2-CPU workload-only capture's headline figure. TAP output.
+#   $1 slabsim binary, $2 tests/cli/data, $3 traces/samples
+set -u
+. "$(dirname "$0")/tap.sh"
+bin=$(abs_path "$1") data=$(abs_path "$2") samples=$(abs_path "$3")
+tap_scratch
+cap=$data/capture-c
+
+# ---------------------------------------------------------------------------
+# tests/cli/data/capture-c: kernel 6.1, 2 CPUs, raw pointers (no_hash_pointers).
+# Geometry: kmalloc-1k and test_obj 16 objects in order-2 slabs (4 pages),
+# min_partial 5, cpu_partial 24 objects = 3 slabs; foo_cache and bar_cache
+# (an alias of the SLAB_ACCOUNT merge :A-0000064) 64 objects of 64 bytes in
+# order-0 slabs; seq_file 34 objects of 120 bytes in order-0 slabs.
+#
+# Start (slabinfo-start.txt, slab-attrs-start.tsv):
+#   kmalloc-1k: 5 slabs; cpu_slabs 3, slabs_cpu_partial "8(1) C0=8(1)":
+#     1 slab on CPU 0's partial stack, so 3 - 1 = 2 CPU slabs (CPUs 0 and 1);
+#     partial 1, objects_partial 10: one node-partial slab, 6 free; the 5th
+#     slab full. The free slots of the CPU-held slabs come from the trace's
+#     raw addresses: CPU 0 allocates 8 slots of real slab ffff888005000000
+#     never touched before and moves on (its CPU slab had 8 free), then 1 in
+#     ffff888005004000 (its per-CPU partial slab: at least 1 free); CPU 1
+#     allocates 8 in ffff888005008000 (its CPU slab: at least 8 free).
+#     Live: (16-8) + (16-8) + (16-1) + 10 + 16 = 57; slabinfo active
+#     80 - 6 = 74 (as slabinfo-start.txt says).
+#   test_obj: 6 slabs, all node partial, objects_partial 24: 4 live each.
+#   foo_cache, :A-0000064 (bar_cache): one full slab each.
+#   Objects 57 + 24 + 64 + 64 = 209 in 13 slabs: 2 CPU, 1 per-CPU partial,
+#   7 node partial, 3 full; 8 + 1 + 8 = 17 free slots on CPUs, all 3
+#   CPU-held slabs seen in the trace. Pages 20 + 24 + 1 + 1 = 46.
+# Trace:
+#   9 kmalloc(1000) on CPU 0: 8 take CPU 0's free slots, the 9th finds its
+#   slab used up and takes the slab on CPU 0's partial stack; 8 on CPU 1
+#   take CPU 1's free slots. No new slab. "SNAP 1": 46 pages. (Before
+#   issue 17 the start had no CPU slabs: 74 live objects in 4 full slabs +
+#   1 with 6 free, CPU 0 would take that one and then a new slab, CPU 1 a new
+#   slab: 54. With no CPU slab free, as a start from the counts alone
+#   would have it, the same.)
+#   A kmem_cache_alloc (64, 64) accounted=false names no cache: foo_cache and
+#   bar_cache share the geometry; bar_cache's root has SLAB_ACCOUNT (":A-"),
+#   so accounted=false rules it out: foo_cache, whose full slab makes CPU 0
+#   take a new one: 2 pages.
+#   4 kmem_cache_free name=test_obj of untraced pointers in the real slab
+#   ffff888006000000: bound to a start slab (4 start objects), which they
+#   empty; the node holds 6 >= min_partial partial slabs: it is freed,
+#   test_obj 5 slabs = 20 pages.
+#   A /proc/meminfo-like read (single_open, then its seq_open: ignored),
+#   then the snapshot's /proc/slabinfo read on CPU 1: seq_open, and the
+#   buffer of its first read() (seq_read_iter): the model is compared here.
+#   seq_open allocates a seq_file on CPU 0 and on CPU 1 (unique geometry:
+#   named seq_file): 2 slabs; single_open a kmalloc-cg-32 slab (1 page),
+#   seq_read_iter a kmalloc-cg-4k slab (8 pages). At the read: 20 + 20 + 2
+#   + 1 + 2 + 1 + 8 = 54.
+#   4 more frees (RCU callbacks, after the read) empty a second test_obj
+#   slab, bound to another start slab; 5 >= min_partial: freed, 16 pages.
+#   "SNAP 2": 50 at the marker.
+# Real snapshots (hand-written, what SLUB holds): 1: 46; 2 (read before the
+# RCU frees): 54. Errors 0, 0: pages_mae_over_swing 0. At the markers
+# (--at-marker): errors 0 and 4, MAE 2 over a swing of 8: 0.25.
+# End (slabinfo.txt, after the trace): 50 pages, as predicted.
+# ---------------------------------------------------------------------------
+"$bin" validate "$cap" --no-db --format json > v.json 2> v.err
+tap_is "validate of capture-c succeeds" "$?" 0
+j=$(cat v.json)
+snaps=$(sed -n 's/.*{"id": "\([^"]*\)", "t_ns": [0-9]*, "real_pages": \([0-9]*\), "predicted_pages": \([0-9]*\).*/\1 \2 \3/p' v.json | tr '\n' ';')
+tap_is "series at the slabinfo reads (id real predicted)" "$snaps" "1 46 46;2 54 54;"
+tap_like "pages_mae_over_swing 0" "$j" '"pages_mae_over_swing": 0.000000'
+tap_like "start state: the slab-by-slab note" "$(cat v.err)" \
+	"capture: of them from slab-attrs-start.tsv, slab by slab: 4 caches, 209 objects in 13 slabs: 2 CPU slabs, 1 per-CPU partial, 7 node partial, 3 full; 17 free slots on CPUs, in 3 of the 3 CPU-held slabs as the trace's addresses show, half a slab in the others"
+tap_like "layout: the five roots equal their attributes" "$j" \
+	'"layout": {"caches_compared": 5, "caches_mismatched": 0, "mismatches": []}'
+tap_like "kmalloc-1k: no new slab, 57 + 17 live" "$j" \
+	'{"name": "kmalloc-1k", "in_real": true, "in_model": true, "real": {"active_objs": 74, "total_objs": 80, "slabs": 5, "pages": 20}, "predicted": {"active_objs": 74, "total_objs": 80, "slabs": 5, "pages": 20, "live_objs": 74}'
+tap_like "test_obj: two start slabs emptied by real slab and freed" "$j" \
+	'{"name": "test_obj", "in_real": true, "in_model": true, "real": {"active_objs": 16, "total_objs": 64, "slabs": 4, "pages": 16}, "predicted": {"active_objs": 16, "total_objs": 64, "slabs": 4, "pages": 16, "live_objs": 16}, "untraced_allocations": 0, "start_objs_freed": 8}'
+tap_like "foo_cache named by accounted=false" "$j" \
+	'{"name": "foo_cache", "in_real": true, "in_model": true, "real": {"active_objs": 128, "total_objs": 128, "slabs": 2, "pages": 2}, "predicted": {"active_objs": 128, "total_objs": 128, "slabs": 2, "pages": 2, "live_objs": 65}'
+tap_like "names: counts by rule" "$j" \
+	'"names": {"learned": 0, "geometry": 2, "accounted": 1, "idle": 0, "address": 0, "unnamed": 0}'
+tap_like "read window: snapshot 2 read 4 pages before its marker" "$j" \
+	'"read_window": {"snapshots_at_read": 1, "mean_pages": 4.000, "max_pages": 4, "max_at": "2", "predicted_pages_at_marker": [46, 50]}'
+"$bin" validate "$cap" --no-db -q > v.txt
+tap_like "table: the read window line" "$(cat v.txt)" \
+	"read window: 1 of 2 snapshots compared when /proc/slabinfo was read; from there to the marker the model moved 4.0 pages on average, at most 4 (2)"
+tap_like "table: the names line" "$(cat v.txt)" \
+	"names of kmem_cache_alloc events: 0 learned from frees, 2 by a geometry one cache has; by elimination: 1 by accounted=, 0 by idle caches, 0 by address; 0 left unnamed"
+"$bin" validate "$cap" --no-db -q --at-marker --format json > m.json
+snaps=$(sed -n 's/.*{"id": "\([^"]*\)", "t_ns": [0-9]*, "real_pages": \([0-9]*\), "predicted_pages": \([0-9]*\).*/\1 \2 \3/p' m.json | tr '\n' ';')
+tap_is "--at-marker: series at the markers" "$snaps" "1 46 46;2 54 50;"
+tap_like "--at-marker: MAE 2 over a swing of 8" "$(cat m.json)" '"pages_mae_over_swing": 0.250000'
+
+# ---------------------------------------------------------------------------
+# The bundled workload-only capture of Debian's 6.1 (2 CPUs, no slub_debug,
+# traces/samples/workload-only/linux-6.1-qemu-2cpu-work). Its figure was
+# 0.1921 before issue 17 (no CPU slabs at the start, every start object
+# live, frees of start objects at random, compared at the markers).
+# ---------------------------------------------------------------------------
+w=$samples/workload-only/linux-6.1-qemu-2cpu-work
+"$bin" validate "$w" --no-db -q --no-progress --format json > w.json
+tap_is "workload 2cpu: validate succeeds" "$?" 0
+tap_like "workload 2cpu: pages_mae_over_swing" "$(cat w.json)" '"pages_mae_over_swing": 0.037630'
+tap_like "workload 2cpu: no layout mismatch" "$(cat w.json)" '"caches_mismatched": 0, "mismatches": []'
+tap_like "workload 2cpu: vmap_area's allocations named, none left unnamed" "$(cat w.json)" \
+	'"names": {"learned": 72500, "geometry": 9, "accounted": 0, "idle": 392, "address": 0, "unnamed": 0}'
+tap_done
