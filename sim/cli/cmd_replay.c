@@ -54,6 +54,7 @@ enum {
 	OPT_REPEAT,
 	OPT_CACHES,
 	OPT_PHASE_SUMMARY,
+	OPT_EMPTY_START,
 };
 
 /* Options of the docs/metrics.md views (kept apart from the run options). */
@@ -134,8 +135,11 @@ void usage_replay(FILE *f)
 		"allocator model, record the run in SQLite and print a summary. A capture\n"
 		"directory (docs/capture-format.md) configures the model from its metadata\n"
 		"(the allocator its kernel ran, kernel profile, possible CPUs, slub_debug and\n"
-		"slub_* parameters); model options given here override it. Trace markers\n"
-		"(trace_marker writes) are labelled samples.\n"
+		"slub_* parameters); model options given here override it, and the replay\n"
+		"starts from the state the capture recorded before its trace\n"
+		"(slabinfo-start.txt, slab-attrs-start.tsv: as validate does;\n"
+		"--empty-start starts empty). Trace markers (trace_marker writes) are\n"
+		"labelled samples.\n"
 		"\n");
 	cli_usage_model_opts(f);
 	fprintf(f,
@@ -164,6 +168,8 @@ void usage_replay(FILE *f)
 		"  --parse-threads N     threads parsing ahead a plain trace file, 1 to 64, in\n"
 		"                        chunks taken in file order (default: 2 with three\n"
 		"                        cores or more, else 1; same results)\n"
+		"  --empty-start         with a CAPTURE_DIR: start with no object, not from\n"
+		"                        its recorded start state\n"
 		"  --phase-summary       print, per phase between markers, the change of slab\n"
 		"                        pages, waste and live objects per cache (on stderr\n"
 		"                        with --format json)\n"
@@ -225,7 +231,7 @@ struct replay_args {
 	const char *output; /* -o: stdout goes there */
 	const char *workload, *seed, *duration;
 	uint32_t repeat;
-	bool json, quiet, phase_summary;
+	bool json, quiet, phase_summary, empty_start;
 	int progress; /* -1: when stderr is a terminal */
 };
 
@@ -251,6 +257,7 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 		{"phase-summary", no_argument, NULL, OPT_PHASE_SUMMARY},
+		{"empty-start", no_argument, NULL, OPT_EMPTY_START},
 		{"quiet", no_argument, NULL, 'q'},
 		{"output", required_argument, NULL, 'o'},
 		{"caller", no_argument, NULL, OPT_CALLER},
@@ -292,6 +299,9 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 		if (r)
 			continue;
 		switch (c) {
+		case OPT_EMPTY_START:
+			a->empty_start = true;
+			break;
 		case OPT_PHASE_SUMMARY:
 			a->phase_summary = true;
 			break;
@@ -579,6 +589,8 @@ static void warn_lost(struct run *r)
 struct replay_setup {
 	const struct capture *cap;
 	const char *caches;
+	bool start;  /* the capture's recorded start state */
+	FILE *notes; /* what the start state holds, or NULL */
 };
 
 static int replay_setup(void *ctx, struct sim *s, struct err *e)
@@ -589,6 +601,8 @@ static int replay_setup(void *ctx, struct sim *s, struct err *e)
 		sim_set_capture_lost(s, rs->cap->lost_events);
 	if (rs->cap)
 		rc = val_capture_caches(s, rs->cap, e);
+	if (!rc && rs->cap && rs->start)
+		rc = val_capture_start(s, rs->cap, rs->notes, e);
 	if (!rc && rs->caches)
 		rc = run_define_workload_caches(rs->caches, s, e);
 	return rc;
@@ -633,7 +647,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if ((status = open_outputs(&a, trace, &slabinfo_f, &sysfs_f)))
 		goto out;
-	struct replay_setup rs = {cap, a.caches};
+	struct replay_setup rs = {cap, a.caches, !a.empty_start, a.quiet ? NULL : stderr};
 	struct run_opts ro = {
 		.command = "replay",
 		.model = a.m,
@@ -643,6 +657,10 @@ int cmd_replay(int argc, char **argv)
 		.setup = replay_setup,
 		.ctx = &rs,
 		.notes = a.quiet ? NULL : stderr,
+		/* the same trace from its start state or empty: two configurations */
+		.config_extra = cap && cap->has_start && !a.empty_start
+					? "\"start_state\":\"capture\""
+					: NULL,
 	};
 	ro.so.on_marker = phases ? val_phases_marker : NULL;
 	ro.so.marker_ctx = phases;

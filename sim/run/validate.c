@@ -1290,11 +1290,9 @@ static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
 	return rc;
 }
 
-static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, struct err *e)
+int val_capture_start(struct sim *s, const struct capture *c, FILE *notes, struct err *e)
 {
 	int rc;
-	if ((rc = val_capture_caches(s, c, e)))
-		return rc;
 	if (!c->has_start)
 		return 0;
 	uint64_t objs = 0, slabs = 0, live = 0;
@@ -1383,6 +1381,12 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, str
 			sc.caches, sc.objs, sc.slabs, sc.cpu_slabs, sc.cpu_partial, sc.node_partial,
 			sc.full, sc.cpu_free, sc.cpu_seen, sc.cpu_slabs + sc.cpu_partial);
 	return 0;
+}
+
+static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, struct err *e)
+{
+	int rc = val_capture_caches(s, c, e);
+	return rc ? rc : val_capture_start(s, c, notes, e);
 }
 
 static void layout_check(const struct capture *c, const struct sim *s, struct layout_res **out,

@@ -48,6 +48,14 @@ bool val_attrs_spec(const struct capture_attrs_row *r, struct policy_cache_spec 
  * the recorded kernel's root caches (sim_name_geometry). Before a replay. */
 int val_capture_caches(struct sim *s, const struct capture *c, struct err *e);
 
+/* Start s from the state the capture recorded before its trace
+ * (slabinfo-start.txt; under SLUB with slab-attrs-start.tsv slab by slab,
+ * refined by the trace's raw addresses; docs/models.md), after
+ * val_capture_caches and before the replay. Notes (what was made, from
+ * what) go to notes when not NULL. Nothing to do without a start state.
+ * Errors: those of sim_prepopulate and sim_start_slab, reading the trace. */
+int val_capture_start(struct sim *s, const struct capture *c, FILE *notes, struct err *e);
+
 /* ---- phase summary (replay --phase-summary) ---- */
 
 struct val_phases;

@@ -85,13 +85,28 @@ tap_is "SQLite: the run is a validate run" "$(q "SELECT command, kernel, nr_cpus
 tap_like "table: headline" "$(cat "$tmp/v.txt")" "pages_mae_over_swing 0.5000 (MAE 8.0 pages over 3 snapshots, real swing 16)"
 
 # ---------------------------------------------------------------------------
+# replay of a capture starts, as validate does, from its start state: at
+# "SNAP 2" the 40 pages above, and 30 start + 15 kmallocs - 8 frees of
+# start objects = 37 live objects (the kfree naming no cache takes none).
+# ---------------------------------------------------------------------------
+"$bin" replay "$cap" --db "$tmp/rs.db" --sample-every 1000000 > "$tmp/rs.txt" 2> "$tmp/rs.err"
+tap_is "replay of a capture from its start state succeeds" "$?" 0
+tap_is "replay from the start state: the state at SNAP 2 is validate's" \
+	"$(sqlite3 -batch -init /dev/null "$tmp/rs.db" "SELECT slab_pages, live_objs FROM samples WHERE label = 'SNAP 2'")" \
+	"40|37"
+tap_like "replay from the start state: noted" "$(cat "$tmp/rs.err")" \
+	"capture: start state from slabinfo-start.txt: 30 objects in 4 slabs"
+tap_like "replay from the start state: a configuration of its own" \
+	"$(sqlite3 -batch -init /dev/null "$tmp/rs.db" "SELECT config_json FROM runs")" '"start_state":"capture"'
+
+# ---------------------------------------------------------------------------
 # Markers as labelled samples, and the phase summary. replay of the capture
-# starts empty (no start state): kmalloc-4k after the 6 kmallocs: 1 slab (8
+# with --empty-start starts empty: kmalloc-4k after the 6 kmallocs: 1 slab (8
 # pages), waste 8*4096 - 6*4096 = 8192; after 15: 2 slabs (16 pages), waste
 # 16*4096 - 15*4096 = 4096 (-4096); after 9 kfrees: 16 pages, waste
 # 16*4096 - 6*4096 = 40960 (+36864), live -9.
 # ---------------------------------------------------------------------------
-"$bin" replay "$cap" --db "$tmp/r.db" --phase-summary --sample-every 1000000 > "$tmp/r.txt" 2> "$tmp/r.err"
+"$bin" replay "$cap" --empty-start --db "$tmp/r.db" --phase-summary --sample-every 1000000 > "$tmp/r.txt" 2> "$tmp/r.err"
 tap_is "replay of a capture directory succeeds" "$?" 0
 tap_is "markers become labelled samples, in order" \
 	"$(sqlite3 -batch -init /dev/null "$tmp/r.db" "SELECT group_concat(label, '|') FROM (SELECT label FROM samples WHERE label IS NOT NULL ORDER BY seq)")" \
@@ -114,7 +129,7 @@ capture: nr_cpu_ids 2 (possible)"
 tap_like "replay config: kernel 6.1, 2 CPUs" "$r" "allocator slub, kernel 6.1, align natural, slub_debug -, nr_cpus 2"
 # replay of a capture names the cache of the unnamed (1024, 1024) allocation
 # from slab-attrs.tsv too (test_obj, its only root cache of that geometry)
-"$bin" replay "$cap" --no-db --format json 2>/dev/null > "$tmp/r.json"
+"$bin" replay "$cap" --empty-start --no-db --format json 2>/dev/null > "$tmp/r.json"
 tap_like "replay of a capture: caches named from slab-attrs.tsv" "$(cat "$tmp/r.json")" \
 	'"name": "test_obj", "object_size": 1024, "slab_size": 1024, "align": 8, "order": 2, "objs_per_slab": 16, "live_objects": 1,'
 
