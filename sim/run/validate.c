@@ -1,6 +1,7 @@
 /* validate.c - captures against the model: configuration from a capture's
  * metadata, `slabsim validate`, and replay's phase summary (validate.h). */
 #include "validate.h"
+#include "cache_facts.h"
 #include "run.h"
 #include "json.h"
 #include "learn.h"
@@ -754,8 +755,22 @@ static int name_geometries(struct sim *s, const struct capture *c, struct err *e
 	return 0;
 }
 
+/* What a SLAB capture cannot show of a cache it names: the flags,
+ * constructor and alignment kmem_cache_create() was given, from the kernel
+ * source's table (cache_facts.h). The capture's slabinfo only names the
+ * cache: none of its figures chooses a fact. SLUB's caches keep what their
+ * /sys/kernel/slab attributes say, or nothing. */
+static void slabinfo_creation_facts(const struct policy *p, const char *name,
+				    struct policy_cache_spec *spec)
+{
+	if (p->ops->truth != POLICY_TRUTH_SLABINFO)
+		return;
+	policy_cache_facts_apply(policy_cache_facts_find(p->cfg.kernel, name), spec);
+}
+
 /* Define the cache of a slabinfo row from slab-attrs.tsv, or from the slot
- * size when the capture has no attributes for it. A cache the model cannot
+ * size and the source's creation facts when the capture has no attributes
+ * for it. A cache the model cannot
  * lay out is left to the trace. */
 static int define_cache(struct sim *s, const struct capture *c,
 			const struct capture_slabinfo_row *row, struct err *e)
@@ -763,14 +778,15 @@ static int define_cache(struct sim *s, const struct capture *c,
 	struct policy_cache_spec spec;
 	const struct capture_attrs_row *ar = c->has_attrs ? attrs_root(&c->attrs, row->name) : NULL;
 	uint32_t id;
+	const struct policy *p = sim_policy(s);
 	if (!ar || !val_attrs_spec(ar, &spec)) {
 		memset(&spec, 0, sizeof(spec));
 		spec.object_size = row->objsize;
 		spec.align = 8;
 		spec.no_merge = true;
+		slabinfo_creation_facts(p, row->name, &spec);
 	}
 	spec.name = row->name;
-	const struct policy *p = sim_policy(s);
 	struct policy_geom g;
 	if (p->ops->layout && p->ops->layout(&p->cfg, &spec, &g, NULL))
 		return 0;
@@ -951,6 +967,7 @@ static void layout_check_slabinfo(const struct capture *c, const struct sim *s,
 							 .object_size = r->objsize,
 							 .align = 8,
 							 .no_merge = true};
+			slabinfo_creation_facts(p, r->name, &spec);
 			struct err e;
 			if (!p->ops->layout || p->ops->layout(&p->cfg, &spec, &g, &e)) {
 				lr->failed = true;
