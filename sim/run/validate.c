@@ -7,6 +7,8 @@
 #include "learn.h"
 #include "rec.h"
 #include "trace.h"
+#include "strtab.h"
+#include "u64map.h"
 #include "vrec.h"
 
 #include <inttypes.h>
@@ -528,7 +530,7 @@ static int on_snap_meminfo(struct vctx *v, struct sim *s, struct snap_res *r, st
 }
 
 static int define_cache(struct sim *s, const struct capture *c,
-			const struct capture_slabinfo_row *row, struct err *e);
+			const struct capture_slabinfo_row *row, uint64_t traced_req, struct err *e);
 
 static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struct err *e)
 {
@@ -608,7 +610,7 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 		if (!row->num_slabs)
 			continue;
 		if (!sim_find_cache(s, row->name, &id2)) {
-			if ((rc2 = define_cache(s, v->c, row, e)))
+			if ((rc2 = define_cache(s, v->c, row, 0, e)))
 				break;
 			if (!sim_find_cache(s, row->name, &id2))
 				continue;
@@ -770,27 +772,115 @@ static void slabinfo_creation_facts(const struct policy *p, const char *name,
 
 /* Define the cache of a slabinfo row from slab-attrs.tsv, or from the slot
  * size and the source's creation facts when the capture has no attributes
- * for it. A cache the model cannot
- * lay out is left to the trace. */
+ * for it. traced_req, when not 0, is the smallest bytes_req the trace shows
+ * for the cache (traced_creation_sizes): SLAB's creation object_size when
+ * it is below the stride and lays out to that stride. A cache the model
+ * cannot lay out is left to the trace. */
 static int define_cache(struct sim *s, const struct capture *c,
-			const struct capture_slabinfo_row *row, struct err *e)
+			const struct capture_slabinfo_row *row, uint64_t traced_req, struct err *e)
 {
 	struct policy_cache_spec spec;
 	const struct capture_attrs_row *ar = c->has_attrs ? attrs_root(&c->attrs, row->name) : NULL;
 	uint32_t id;
 	const struct policy *p = sim_policy(s);
+	struct policy_geom g;
 	if (!ar || !val_attrs_spec(ar, &spec)) {
 		memset(&spec, 0, sizeof(spec));
 		spec.object_size = row->objsize;
 		spec.align = 8;
 		spec.no_merge = true;
 		slabinfo_creation_facts(p, row->name, &spec);
+		if (traced_req && traced_req < row->objsize && p->ops->layout) {
+			struct policy_cache_spec first = spec;
+			first.object_size = (uint32_t)traced_req;
+			if (!p->ops->layout(&p->cfg, &first, &g, NULL) && g.size == row->objsize)
+				spec = first;
+		}
 	}
 	spec.name = row->name;
-	struct policy_geom g;
 	if (p->ops->layout && p->ops->layout(&p->cfg, &spec, &g, NULL))
 		return 0;
 	return sim_ensure_cache(s, &spec, &id, e);
+}
+
+/* SLAB's alias (__kmem_cache_alias in mm/slab.c) raises a cache's
+ * object_size to the merged cache's size, after the layout was chosen with
+ * the size it was created with; slabinfo shows only the stride, the trace
+ * bytes_req = object_size as it was at each allocation. So the smallest
+ * bytes_req of a cache's allocations bounds its creation size from above,
+ * and is that size when the trace began before the merge: a boot-traced
+ * capture (fs_cache: 56 bytes for init's and kdevtmpfs' fs_struct, never
+ * freed, before a 64-byte cache merged into it). An allocation is the
+ * cache's when its call site is one whose freed objects the
+ * kmem_cache_free events (6.1: name=) give to that cache alone. A capture
+ * with a start state was traced after boot, so it is not read. OUT:
+ * min_req[i] for row i of si, 0 when no call site is known to allocate from
+ * it. Errors: the trace reader's, SLABSIM_ENOMEM. */
+struct site_req {
+	uint64_t min_req; /* smallest bytes_req the site asked for */
+	int64_t row;	  /* the row its frees name; -1 none yet, -2 several */
+};
+
+static int traced_creation_sizes(const struct capture *c, const struct capture_slabinfo *si,
+				 uint64_t *min_req, struct err *e)
+{
+	struct trace_opts to = {.skip_fields = 1u << TRACE_EV_KMALLOC |
+					       1u << TRACE_EV_KMALLOC_NODE | 1u << TRACE_EV_KFREE |
+					       1u << TRACE_EV_MARKER};
+	struct trace_reader *r;
+	struct trace_event ev;
+	struct strtab sites;
+	struct u64map site_of; /* ptr -> site id of its pending kmem_cache_alloc */
+	struct site_req *sr = NULL;
+	uint32_t cap = 0;
+	int rc;
+	if ((rc = trace_open(c->trace, &to, &r, e)))
+		return rc;
+	strtab_init(&sites);
+	u64map_init(&site_of);
+	while ((rc = trace_next(r, &ev, e)) == 1) {
+		uint32_t id;
+		uint64_t v;
+		if ((ev.type == TRACE_EV_CACHE_ALLOC || ev.type == TRACE_EV_CACHE_ALLOC_NODE) &&
+		    ev.ptr && !ev.name && ev.bytes_req) {
+			if (strtab_intern(&sites, ev.call_site, &id)) {
+				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+			if (id >= cap) {
+				uint32_t nc = cap ? cap * 2 : 256;
+				struct site_req *n = realloc(sr, nc * sizeof(*n));
+				if (!n) {
+					rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+					break;
+				}
+				for (uint32_t i = cap; i < nc; i++)
+					n[i] = (struct site_req){UINT64_MAX, -1};
+				sr = n;
+				cap = nc;
+			}
+			if (ev.bytes_req < sr[id].min_req)
+				sr[id].min_req = ev.bytes_req;
+			if (u64map_put(&site_of, ev.ptr, id)) {
+				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+		} else if (ev.type == TRACE_EV_CACHE_FREE && ev.name && ev.ptr &&
+			   u64map_del(&site_of, ev.ptr, &v)) {
+			const struct capture_slabinfo_row *row = capture_slabinfo_find(si, ev.name);
+			int64_t ri = row ? row - si->rows : -2;
+			struct site_req *q = &sr[v];
+			q->row = q->row == -1 || q->row == ri ? ri : -2;
+		}
+	}
+	for (uint32_t i = 0; rc >= 0 && i < sites.n; i++)
+		if (sr[i].row >= 0 && (!min_req[sr[i].row] || sr[i].min_req < min_req[sr[i].row]))
+			min_req[sr[i].row] = sr[i].min_req;
+	free(sr);
+	u64map_fini(&site_of);
+	strtab_fini(&sites);
+	trace_close(r);
+	return rc < 0 ? rc : 0;
 }
 
 /* Define the caches the capture's slabinfo files name, from slab-attrs.tsv
@@ -799,20 +889,30 @@ static int define_cache(struct sim *s, const struct capture *c,
 int val_capture_caches(struct sim *s, const struct capture *c, struct err *e)
 {
 	const struct capture_slabinfo *lists[2] = {&c->start, &c->end};
-	int rc;
+	uint64_t *traced = NULL;
+	int rc = 0;
 	if (c->has_attrs && c->has_end && (rc = name_geometries(s, c, e)))
 		return rc;
+	if (sim_policy(s)->ops->truth == POLICY_TRUTH_SLABINFO && !c->has_attrs && !c->has_start &&
+	    c->has_end && c->trace) {
+		if (!(traced = calloc(c->end.n ? c->end.n : 1, sizeof(*traced))))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		if ((rc = traced_creation_sizes(c, &c->end, traced, e)))
+			goto out;
+	}
 	for (int l = 0; l < 2; l++) {
 		for (uint32_t i = 0; i < lists[l]->n; i++) {
 			const struct capture_slabinfo_row *row = &lists[l]->rows[i];
 			uint32_t id;
 			if (sim_find_cache(s, row->name, &id))
 				continue;
-			if ((rc = define_cache(s, c, row, e)))
-				return rc;
+			if ((rc = define_cache(s, c, row, traced && l == 1 ? traced[i] : 0, e)))
+				goto out;
 		}
 	}
-	return 0;
+out:
+	free(traced);
+	return rc;
 }
 
 static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, struct err *e)
