@@ -884,8 +884,9 @@ static int traced_creation_sizes(const struct capture *c, const struct capture_s
 }
 
 /* Define the caches the capture's slabinfo files name, from slab-attrs.tsv
- * (or, without it, from the slot size), and start them from the start
- * snapshot when there is one. */
+ * (or, without it, from the slot size, the source's creation facts and the
+ * trace's creation sizes), and start them from the start snapshot when
+ * there is one. */
 int val_capture_caches(struct sim *s, const struct capture *c, struct err *e)
 {
 	const struct capture_slabinfo *lists[2] = {&c->start, &c->end};
