@@ -865,7 +865,7 @@ static int traced_creation_sizes(const struct capture *c, const struct capture_s
 				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
 				break;
 			}
-		} else if (ev.type == TRACE_EV_CACHE_FREE && ev.name && ev.ptr &&
+		} else if (ev.type == TRACE_EV_CACHE_FREE && ev.name && ev.ptr && sr &&
 			   u64map_del(&site_of, ev.ptr, &v)) {
 			const struct capture_slabinfo_row *row = capture_slabinfo_find(si, ev.name);
 			int64_t ri = row ? row - si->rows : -2;
@@ -873,7 +873,7 @@ static int traced_creation_sizes(const struct capture *c, const struct capture_s
 			q->row = q->row == -1 || q->row == ri ? ri : -2;
 		}
 	}
-	for (uint32_t i = 0; rc >= 0 && i < sites.n; i++)
+	for (uint32_t i = 0; rc >= 0 && sr && i < sites.n; i++)
 		if (sr[i].row >= 0 && (!min_req[sr[i].row] || sr[i].min_req < min_req[sr[i].row]))
 			min_req[sr[i].row] = sr[i].min_req;
 	free(sr);
