@@ -1,11 +1,13 @@
 /* validate.c - captures against the model: configuration from a capture's
  * metadata, `slabsim validate`, and replay's phase summary (validate.h). */
 #include "validate.h"
+#include "cache_facts.h"
 #include "run.h"
 #include "json.h"
 #include "learn.h"
 #include "rec.h"
 #include "trace.h"
+#include "strtab.h"
 #include "u64map.h"
 #include "vrec.h"
 
@@ -557,7 +559,7 @@ static int on_snap_meminfo(struct vctx *v, struct sim *s, struct snap_res *r, st
 }
 
 static int define_cache(struct sim *s, const struct capture *c,
-			const struct capture_slabinfo_row *row, struct err *e);
+			const struct capture_slabinfo_row *row, uint64_t traced_req, struct err *e);
 
 static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struct err *e)
 {
@@ -651,7 +653,7 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 		if (!row->num_slabs)
 			continue;
 		if (!sim_find_cache(s, row->name, &id2)) {
-			if ((rc2 = define_cache(s, v->c, row, e)))
+			if ((rc2 = define_cache(s, v->c, row, 0, e)))
 				break;
 			if (!sim_find_cache(s, row->name, &id2))
 				continue;
@@ -907,50 +909,164 @@ static int name_candidates(struct sim *s, const struct capture *c, struct err *e
 	return 0;
 }
 
+/* What a SLAB capture cannot show of a cache it names: the flags,
+ * constructor and alignment kmem_cache_create() was given, from the kernel
+ * source's table (cache_facts.h). The capture's slabinfo only names the
+ * cache: none of its figures chooses a fact. SLUB's caches keep what their
+ * /sys/kernel/slab attributes say, or nothing. */
+static void slabinfo_creation_facts(const struct policy *p, const char *name,
+				    struct policy_cache_spec *spec)
+{
+	if (p->ops->truth != POLICY_TRUTH_SLABINFO)
+		return;
+	policy_cache_facts_apply(policy_cache_facts_find(p->cfg.kernel, name), spec);
+}
+
 /* Define the cache of a slabinfo row from slab-attrs.tsv, or from the slot
- * size when the capture has no attributes for it. A cache the model cannot
- * lay out is left to the trace. */
+ * size and the source's creation facts when the capture has no attributes
+ * for it. traced_req, when not 0, is the smallest bytes_req the trace shows
+ * for the cache (traced_creation_sizes): SLAB's creation object_size when
+ * it is below the stride and lays out to that stride. A cache the model
+ * cannot lay out is left to the trace. */
 static int define_cache(struct sim *s, const struct capture *c,
-			const struct capture_slabinfo_row *row, struct err *e)
+			const struct capture_slabinfo_row *row, uint64_t traced_req, struct err *e)
 {
 	struct policy_cache_spec spec;
 	const struct capture_attrs_row *ar = c->has_attrs ? attrs_root(&c->attrs, row->name) : NULL;
 	uint32_t id;
+	const struct policy *p = sim_policy(s);
+	struct policy_geom g;
 	if (!ar || !val_attrs_spec(ar, &spec)) {
 		memset(&spec, 0, sizeof(spec));
 		spec.object_size = row->objsize;
 		spec.align = 8;
 		spec.no_merge = true;
+		slabinfo_creation_facts(p, row->name, &spec);
+		if (traced_req && traced_req < row->objsize && p->ops->layout) {
+			struct policy_cache_spec first = spec;
+			first.object_size = (uint32_t)traced_req;
+			if (!p->ops->layout(&p->cfg, &first, &g, NULL) && g.size == row->objsize)
+				spec = first;
+		}
 	}
 	spec.name = row->name;
-	const struct policy *p = sim_policy(s);
-	struct policy_geom g;
 	if (p->ops->layout && p->ops->layout(&p->cfg, &spec, &g, NULL))
 		return 0;
 	return sim_ensure_cache(s, &spec, &id, e);
 }
 
+/* SLAB's alias (__kmem_cache_alias in mm/slab.c) raises a cache's
+ * object_size to the merged cache's size, after the layout was chosen with
+ * the size it was created with; slabinfo shows only the stride, the trace
+ * bytes_req = object_size as it was at each allocation. So the smallest
+ * bytes_req of a cache's allocations bounds its creation size from above,
+ * and is that size when the trace began before the merge: a boot-traced
+ * capture (fs_cache: 56 bytes for init's and kdevtmpfs' fs_struct, never
+ * freed, before a 64-byte cache merged into it). An allocation is the
+ * cache's when its call site is one whose freed objects the
+ * kmem_cache_free events (6.1: name=) give to that cache alone. A capture
+ * with a start state was traced after boot, so it is not read. OUT:
+ * min_req[i] for row i of si, 0 when no call site is known to allocate from
+ * it. Errors: the trace reader's, SLABSIM_ENOMEM. */
+struct site_req {
+	uint64_t min_req; /* smallest bytes_req the site asked for */
+	int64_t row;	  /* the row its frees name; -1 none yet, -2 several */
+};
+
+static int traced_creation_sizes(const struct capture *c, const struct capture_slabinfo *si,
+				 uint64_t *min_req, struct err *e)
+{
+	struct trace_opts to = {.skip_fields = 1u << TRACE_EV_KMALLOC |
+					       1u << TRACE_EV_KMALLOC_NODE | 1u << TRACE_EV_KFREE |
+					       1u << TRACE_EV_MARKER};
+	struct trace_reader *r;
+	struct trace_event ev;
+	struct strtab sites;
+	struct u64map site_of; /* ptr -> site id of its pending kmem_cache_alloc */
+	struct site_req *sr = NULL;
+	uint32_t cap = 0;
+	int rc;
+	if ((rc = trace_open(c->trace, &to, &r, e)))
+		return rc;
+	strtab_init(&sites);
+	u64map_init(&site_of);
+	while ((rc = trace_next(r, &ev, e)) == 1) {
+		uint32_t id;
+		uint64_t v;
+		if ((ev.type == TRACE_EV_CACHE_ALLOC || ev.type == TRACE_EV_CACHE_ALLOC_NODE) &&
+		    ev.ptr && !ev.name && ev.bytes_req) {
+			if (strtab_intern(&sites, ev.call_site, &id)) {
+				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+			if (id >= cap) {
+				uint32_t nc = cap ? cap * 2 : 256;
+				struct site_req *n = realloc(sr, nc * sizeof(*n));
+				if (!n) {
+					rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+					break;
+				}
+				for (uint32_t i = cap; i < nc; i++)
+					n[i] = (struct site_req){UINT64_MAX, -1};
+				sr = n;
+				cap = nc;
+			}
+			if (ev.bytes_req < sr[id].min_req)
+				sr[id].min_req = ev.bytes_req;
+			if (u64map_put(&site_of, ev.ptr, id)) {
+				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+		} else if (ev.type == TRACE_EV_CACHE_FREE && ev.name && ev.ptr && sr &&
+			   u64map_del(&site_of, ev.ptr, &v)) {
+			const struct capture_slabinfo_row *row = capture_slabinfo_find(si, ev.name);
+			int64_t ri = row ? row - si->rows : -2;
+			struct site_req *q = &sr[v];
+			q->row = q->row == -1 || q->row == ri ? ri : -2;
+		}
+	}
+	for (uint32_t i = 0; rc >= 0 && sr && i < sites.n; i++)
+		if (sr[i].row >= 0 && (!min_req[sr[i].row] || sr[i].min_req < min_req[sr[i].row]))
+			min_req[sr[i].row] = sr[i].min_req;
+	free(sr);
+	u64map_fini(&site_of);
+	strtab_fini(&sites);
+	trace_close(r);
+	return rc < 0 ? rc : 0;
+}
+
 /* Define the caches the capture's slabinfo files name, from slab-attrs.tsv
- * (or, without it, from the slot size), and start them from the start
- * snapshot when there is one. */
+ * (or, without it, from the slot size, the source's creation facts and the
+ * trace's creation sizes), and start them from the start snapshot when
+ * there is one. */
 int val_capture_caches(struct sim *s, const struct capture *c, struct err *e)
 {
 	const struct capture_slabinfo *lists[2] = {&c->start, &c->end};
-	int rc;
+	uint64_t *traced = NULL;
+	int rc = 0;
 	if (c->has_attrs && c->has_end &&
 	    ((rc = name_geometries(s, c, e)) || (rc = name_candidates(s, c, e))))
 		return rc;
+	if (sim_policy(s)->ops->truth == POLICY_TRUTH_SLABINFO && !c->has_attrs && !c->has_start &&
+	    c->has_end && c->trace) {
+		if (!(traced = calloc(c->end.n ? c->end.n : 1, sizeof(*traced))))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		if ((rc = traced_creation_sizes(c, &c->end, traced, e)))
+			goto out;
+	}
 	for (int l = 0; l < 2; l++) {
 		for (uint32_t i = 0; i < lists[l]->n; i++) {
 			const struct capture_slabinfo_row *row = &lists[l]->rows[i];
 			uint32_t id;
 			if (sim_find_cache(s, row->name, &id))
 				continue;
-			if ((rc = define_cache(s, c, row, e)))
-				return rc;
+			if ((rc = define_cache(s, c, row, traced && l == 1 ? traced[i] : 0, e)))
+				goto out;
 		}
 	}
-	return 0;
+out:
+	free(traced);
+	return rc;
 }
 
 /* ---- the start state slab by slab (slab-attrs-start.tsv) ----
@@ -1482,6 +1598,7 @@ static void layout_check_slabinfo(const struct capture *c, const struct sim *s,
 							 .object_size = r->objsize,
 							 .align = 8,
 							 .no_merge = true};
+			slabinfo_creation_facts(p, r->name, &spec);
 			struct err e;
 			if (!p->ops->layout || p->ops->layout(&p->cfg, &spec, &g, &e)) {
 				lr->failed = true;

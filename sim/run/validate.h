@@ -45,7 +45,11 @@ bool val_attrs_spec(const struct capture_attrs_row *r, struct policy_cache_spec 
 
 /* Create in s the caches the capture's slabinfo files name, laid out from
  * slab-attrs.tsv, and name unnamed allocations by a geometry unique among
- * the recorded kernel's root caches (sim_name_geometry). Before a replay. */
+ * the recorded kernel's root caches (sim_name_geometry). Without
+ * slab-attrs.tsv (SLAB) a cache's flags, constructor and alignment come
+ * from the kernel source's table (cache_facts.h), and, in a capture without
+ * slabinfo-start.txt, its creation size from the trace, which this reads
+ * once (errors: the trace reader's). Before a replay. */
 int val_capture_caches(struct sim *s, const struct capture *c, struct err *e);
 
 /* Start s from the state the capture recorded before its trace
