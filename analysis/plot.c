@@ -118,6 +118,33 @@ static int close_out(struct ctx *c, FILE **f, const char *name, const char *ext)
 	return 0;
 }
 
+/* Writes a figure's data into *d once the header is out: 0 or an error. */
+typedef int dat_body_fn(struct ctx *c, FILE *d, void *arg);
+
+/* NAME.dat: header (its '#' lines), then what body writes. */
+static int write_dat(struct ctx *c, const char *name, const char *header, dat_body_fn *body,
+		     void *arg)
+{
+	FILE *d;
+	int rc = open_out(c, name, "dat", &d);
+	if (rc)
+		return rc;
+	fputs(header, d);
+	if ((rc = body(c, d, arg))) {
+		fclose(d);
+		return rc;
+	}
+	return close_out(c, &d, name, "dat");
+}
+
+/* The blank lines before the block of a .dat that has blocks before it
+ * (gnuplot's index counts blocks between two blank lines). */
+static void dat_block(FILE *d, size_t before)
+{
+	if (before)
+		fprintf(d, "\n\n");
+}
+
 static int prep(struct ctx *c, const char *sql, sqlite3_stmt **st)
 {
 	if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK)
@@ -523,7 +550,8 @@ static void panel_free(struct mem_panel *m)
 static void dat_run_head(FILE *d, size_t block, const char *trace, const struct pol *p,
 			 const char *title)
 {
-	fprintf(d, "%s# trace ", block ? "\n\n" : "");
+	dat_block(d, block);
+	fprintf(d, "# trace ");
 	dat_str(d, trace);
 	fprintf(d, ", run %lld: %s", p->run_id, title);
 }
@@ -652,8 +680,7 @@ static int fig_memory(struct ctx *c, struct plot_fig *fig)
 		}
 		m->nblocks = block - m->first;
 		size_t nmark = 0;
-		if (nphase)
-			fprintf(ph, "\n\n");
+		dat_block(ph, nphase);
 		if ((rc = memory_phases_dat(c, ph, m->p, m->np, t_max, &nmark)))
 			goto out;
 		m->phase_block = nmark ? (long)nphase++ : -1;
@@ -753,7 +780,7 @@ static int overhead_bars(struct ctx *c, sqlite3_stmt *st, struct ov_fig *f, size
 }
 
 /* Figure 2's .dat rows of trace k; widens f's y range to them. */
-static void overhead_dat(FILE *d, struct ov_fig *f, size_t k)
+static void overhead_rows(FILE *d, struct ov_fig *f, size_t k)
 {
 	for (size_t b = 0; b < f->nb[k]; b++) {
 		struct ov_bar *x = &f->bars[k][b];
@@ -776,6 +803,18 @@ static void overhead_dat(FILE *d, struct ov_fig *f, size_t k)
 		dat_str(d, lab);
 		fputc('\n', d);
 	}
+}
+
+/* Figure 2's .dat: one block per trace with bars. */
+static int overhead_dat(struct ctx *c, FILE *d, void *arg)
+{
+	struct ov_fig *f = arg;
+	for (size_t k = 0, blk = 0; k < c->ntr; k++)
+		if (f->nb[k]) {
+			dat_block(d, blk++);
+			overhead_rows(d, f, k);
+		}
+	return 0;
 }
 
 /* Figure 2's plot of trace k (block blk): only series with points
@@ -843,7 +882,6 @@ static void overhead_panels(FILE *g, const struct plot_fig *fig, const void *arg
 static int fig_overhead(struct ctx *c, struct plot_fig *fig)
 {
 	sqlite3_stmt *st = NULL;
-	FILE *d = NULL;
 	size_t nb[MAXTR] = {0}, npanel = 0;
 	struct ov_fig f = {c, calloc(MAXTR, sizeof(*f.bars)), nb, false, 0, 0};
 	bool too_many = false;
@@ -877,24 +915,21 @@ static int fig_overhead(struct ctx *c, struct plot_fig *fig)
 			       "no natural/none pairs of runs with the same configuration");
 		goto out;
 	}
-	if ((rc = open_out(c, fig->name, "dat", &d)))
-		goto out;
-	fprintf(d, "# peak slab pages overhead of align=natural over align=none, percent\n"
-		   "# one block per trace (gnuplot index), one row per allocator, kernel and\n"
-		   "# debug setting: mean over the natural/none pairs (a workload's pairs are\n"
-		   "# paired by seed), half-width of the 95%% confidence interval of that mean\n"
-		   "# (t(0.975, n-1) sd / sqrt(n); 0 with one pair), number of pairs; then the\n"
-		   "# bar's x, colour (allocator), hatched (debug on), where its label goes\n"
-		   "#trace allocator kernel debug mean_pct ci95_pct n x rgb hatched label_y "
-		   "label\n");
-	for (size_t k = 0, blk = 0; k < c->ntr; k++) {
-		if (!nb[k])
-			continue;
-		if (blk++)
-			fprintf(d, "\n\n");
-		overhead_dat(d, &f, k);
-	}
-	if ((rc = close_out(c, &d, fig->name, "dat")))
+	if ((rc = write_dat(
+		     c, fig->name,
+		     "# peak slab pages overhead of align=natural over align=none, percent\n"
+		     "# one block per trace (gnuplot index), one row per allocator, kernel "
+		     "and\n"
+		     "# debug setting: mean over the natural/none pairs (a workload's pairs "
+		     "are\n"
+		     "# paired by seed), half-width of the 95% confidence interval of that "
+		     "mean\n"
+		     "# (t(0.975, n-1) sd / sqrt(n); 0 with one pair), number of pairs; then "
+		     "the\n"
+		     "# bar's x, colour (allocator), hatched (debug on), where its label goes\n"
+		     "#trace allocator kernel debug mean_pct ci95_pct n x rgb hatched label_y "
+		     "label\n",
+		     overhead_dat, &f)))
 		goto out;
 	const struct gp_layout l = {
 		"one panel per trace, one bar per allocator (kernel) and debug setting\n"
@@ -907,8 +942,6 @@ static int fig_overhead(struct ctx *c, struct plot_fig *fig)
 		&f};
 	rc = write_gp(c, fig, &l);
 out:
-	if (d)
-		fclose(d);
 	sqlite3_finalize(st);
 	for (size_t k = 0; k < MAXTR; k++)
 		for (size_t b = 0; b < OV_MAXB; b++)
@@ -980,7 +1013,7 @@ static void options_groups(struct ctx *c, sqlite3_stmt *st, struct opt_fig *f, s
 }
 
 /* Figure 6's .dat rows of trace k; widens f's y range to them. */
-static void options_dat(FILE *d, struct opt_fig *f, size_t k)
+static void options_rows(FILE *d, struct opt_fig *f, size_t k)
 {
 	for (size_t b = 0; b < f->ng[k]; b++) {
 		const struct opt_group *x = &f->grp[k][b];
@@ -996,6 +1029,18 @@ static void options_dat(FILE *d, struct opt_fig *f, size_t k)
 				strtol(opt_rgb[o] + 1, NULL, 16));
 		}
 	}
+}
+
+/* Figure 6's .dat: one block per trace with bars. */
+static int options_dat(struct ctx *c, FILE *d, void *arg)
+{
+	struct opt_fig *f = arg;
+	for (size_t k = 0, blk = 0; k < c->ntr; k++)
+		if (f->ng[k]) {
+			dat_block(d, blk++);
+			options_rows(d, f, k);
+		}
+	return 0;
 }
 
 static void options_panels(FILE *g, const struct plot_fig *fig, const void *arg)
@@ -1034,7 +1079,6 @@ static void options_panels(FILE *g, const struct plot_fig *fig, const void *arg)
 static int fig_options(struct ctx *c, struct plot_fig *fig)
 {
 	sqlite3_stmt *st = NULL;
-	FILE *d = NULL;
 	size_t ng[MAXTR] = {0}, npanel = 0;
 	struct opt_fig f = {c, calloc(MAXTR, sizeof(*f.grp)), ng, 0, 0};
 	bool other = false;
@@ -1067,22 +1111,15 @@ static int fig_options(struct ctx *c, struct plot_fig *fig)
 			       "(analysis/sweeps/align-debate.sweep)");
 		goto out;
 	}
-	if ((rc = open_out(c, fig->name, "dat", &d)))
-		goto out;
-	fprintf(d,
+	char head[512];
+	(void)snprintf(
+		head, sizeof(head),
 		"# extra peak slab pages of each alignment policy over align=none, percent\n"
 		"# one block per trace (gnuplot index), one row per allocator, debug setting\n"
 		"# and policy; x: the bar's position (groups of %zu), rgb: the policy's colour\n"
 		"#trace allocator debug align pct x rgb\n",
 		NOPT);
-	for (size_t k = 0, blk = 0; k < c->ntr; k++) {
-		if (!ng[k])
-			continue;
-		if (blk++)
-			fprintf(d, "\n\n");
-		options_dat(d, &f, k);
-	}
-	if ((rc = close_out(c, &d, fig->name, "dat")))
+	if ((rc = write_dat(c, fig->name, head, options_dat, &f)))
 		goto out;
 	const struct gp_layout l = {
 		"one panel per trace, one group of bars per allocator and debug setting,\n"
@@ -1095,17 +1132,16 @@ static int fig_options(struct ctx *c, struct plot_fig *fig)
 		&f};
 	rc = write_gp(c, fig, &l);
 out:
-	if (d)
-		fclose(d);
 	sqlite3_finalize(st);
 	free(f.grp);
 	return rc;
 }
 
-/* Figure 3's panels, for its script. */
+/* Figure 3's bars: how many each trace has. */
 struct waste_fig {
 	const struct ctx *c;
-	const size_t *nbar;
+	sqlite3_stmt *st; /* the waste of run ?1 */
+	size_t nbar[MAXTR], npanel;
 };
 
 static void waste_panels(FILE *g, const struct plot_fig *fig, const void *arg)
@@ -1137,8 +1173,8 @@ static void waste_panels(FILE *g, const struct plot_fig *fig, const void *arg)
 
 /* Figure 3's rows of trace k (c->trace): one bar per run; *npanel counts
  * the traces with bars. */
-static int waste_dat(struct ctx *c, sqlite3_stmt *st, FILE *d, size_t k, size_t *nbar,
-		     size_t *npanel)
+static int waste_rows(struct ctx *c, sqlite3_stmt *st, FILE *d, size_t k, size_t *nbar,
+		      size_t *npanel)
 {
 	struct pol *p = NULL;
 	size_t np = 0;
@@ -1151,7 +1187,8 @@ static int waste_dat(struct ctx *c, sqlite3_stmt *st, FILE *d, size_t k, size_t 
 		if (sqlite3_step(st) != SQLITE_ROW)
 			continue;
 		if (!nbar[k]) {
-			fprintf(d, "%s# trace ", *npanel ? "\n\n" : "");
+			dat_block(d, *npanel);
+			fprintf(d, "# trace ");
 			dat_str(d, c->trace);
 			fputc('\n', d);
 			(*npanel)++;
@@ -1171,12 +1208,19 @@ static int waste_dat(struct ctx *c, sqlite3_stmt *st, FILE *d, size_t k, size_t 
 	return 0;
 }
 
+static int waste_dat(struct ctx *c, FILE *d, void *arg)
+{
+	struct waste_fig *f = arg;
+	int rc = 0;
+	for (size_t k = 0; k < c->ntr && !rc; k++)
+		rc = waste_rows(c, f->st, d, k, f->nbar, &f->npanel);
+	return rc;
+}
+
 /* 3: waste by kind, stacked, one panel per trace, one bar per run. */
 static int fig_waste(struct ctx *c, struct plot_fig *fig)
 {
-	sqlite3_stmt *st = NULL;
-	FILE *d = NULL;
-	size_t nbar[MAXTR] = {0}, npanel = 0;
+	struct waste_fig f = {.c = c};
 	int rc;
 	(void)snprintf(fig->title, sizeof(fig->title), "Slab waste by kind at the end");
 	/* SLOB: its caches hold no pages: the run totals of its last sample (the
@@ -1193,39 +1237,33 @@ static int fig_waste(struct ctx *c, struct plot_fig *fig)
 		     "SELECT CASE WHEN r.p = 0 AND sh.final_slab_pages > 0 THEN 1 ELSE 0 "
 		     "END AS shared, r.a, r.b, r.f, r.t, s.waste_rounding, s.waste_layout, "
 		     "s.waste_free_slots, s.waste_tail FROM r, sh LEFT JOIN s",
-		     &st)))
+		     &f.st)))
 		return rc;
-	if ((rc = open_out(c, fig->name, "dat", &d)))
+	if ((rc = write_dat(
+		     c, fig->name,
+		     "# waste at the end of each run by kind, KiB (root caches summed), one block\n"
+		     "# per trace (gnuplot index). SLOB's caches hold no pages (its pages are\n"
+		     "# shared lists): its rows are the run totals of its last sample, labelled\n"
+		     "# [run totals]; free_slots is then the free space inside its pages\n"
+		     "#policy rounding_kib layout_kib free_slots_kib tail_kib run_id\n",
+		     waste_dat, &f)))
 		goto out;
-	fprintf(d, "# waste at the end of each run by kind, KiB (root caches summed), one block\n"
-		   "# per trace (gnuplot index). SLOB's caches hold no pages (its pages are\n"
-		   "# shared lists): its rows are the run totals of its last sample, labelled\n"
-		   "# [run totals]; free_slots is then the free space inside its pages\n"
-		   "#policy rounding_kib layout_kib free_slots_kib tail_kib run_id\n");
-	for (size_t k = 0; k < c->ntr; k++)
-		if ((rc = waste_dat(c, st, d, k, nbar, &npanel)))
-			goto out;
-	if ((rc = close_out(c, &d, fig->name, "dat")))
-		goto out;
-	if (!npanel) {
+	if (!f.npanel) {
 		(void)snprintf(fig->note, sizeof(fig->note), "no runs of a trace");
 		goto out;
 	}
-	const struct waste_fig f = {c, nbar};
 	const struct gp_layout l = {
 		"stacked bars of waste by kind, one panel per trace, one bar per run\n"
 		"# (the kinds have colours of their own, none an allocator's)\n",
 		"",
-		fig_height(npanel, 460),
-		npanel,
+		fig_height(f.npanel, 460),
+		f.npanel,
 		fig->title,
 		waste_panels,
 		&f};
 	rc = write_gp(c, fig, &l);
 out:
-	if (d)
-		fclose(d);
-	sqlite3_finalize(st);
+	sqlite3_finalize(f.st);
 	return rc;
 }
 
@@ -1237,6 +1275,7 @@ struct top_fig {
 	long long runs[TOP_MAXP];
 	char names[TOP_MAXP][300], alloc[TOP_MAXP][16];
 	size_t nr;
+	sqlite3_stmt *cs; /* the top caches of run ?1 */
 };
 
 /* The runs of figure 4 (st: its query), named after trace and policy. */
@@ -1264,6 +1303,27 @@ static void top_runs(struct ctx *c, sqlite3_stmt *st, struct top_fig *f)
 	}
 }
 
+/* Figure 4's .dat: one block per run. */
+static int top_dat(struct ctx *c, FILE *d, void *arg)
+{
+	const struct top_fig *f = arg;
+	(void)c;
+	for (size_t i = 0; i < f->nr; i++) {
+		dat_block(d, i);
+		fprintf(d, "# run %lld: %s\n", f->runs[i], f->names[i]);
+		bind_run(f->cs, f->runs[i]);
+		bool any = false;
+		while (sqlite3_step(f->cs) == SQLITE_ROW) {
+			dat_str(d, col_text(f->cs, 0));
+			fprintf(d, " %.3f\n", sqlite3_column_double(f->cs, 1));
+			any = true;
+		}
+		if (!any)
+			fprintf(d, "\"(none)\" 0\n");
+	}
+	return 0;
+}
+
 static void top_panels(FILE *g, const struct plot_fig *fig, const void *arg)
 {
 	const struct top_fig *f = arg;
@@ -1279,8 +1339,7 @@ static void top_panels(FILE *g, const struct plot_fig *fig, const void *arg)
 
 static int fig_top(struct ctx *c, struct plot_fig *fig)
 {
-	sqlite3_stmt *st = NULL, *cs = NULL;
-	FILE *d = NULL;
+	sqlite3_stmt *st = NULL;
 	struct top_fig *f = calloc(1, sizeof(*f));
 	int rc;
 	(void)snprintf(fig->title, sizeof(fig->title), "Top %d caches by waste at the end", TOP);
@@ -1320,31 +1379,19 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 			"(waste_free_slots + waste_tail) / 1024.0 FROM shared WHERE run_id = ?1) "
 			"ORDER BY w DESC, cache LIMIT 10",
 			query_latest_cte, query_shared_cte);
-		if ((rc = prep(c, sql, &cs)))
+		if ((rc = prep(c, sql, &f->cs)))
 			goto out;
 	}
-	if ((rc = open_out(c, fig->name, "dat", &d)))
-		goto out;
-	fprintf(d,
+	char head[512];
+	(void)snprintf(
+		head, sizeof(head),
 		"# top %d root caches by waste at the end (rounding + layout + free slots + "
 		"tail), KiB\n# one block per trace and allocator (gnuplot index). SLOB's caches "
 		"hold no pages (its\n# pages are shared lists): its block has the caches' "
 		"rounding + layout and one\n# bar '(shared pages: free space)', the run total of "
 		"free space in its pages\n#cache waste_kib\n",
 		TOP);
-	for (size_t i = 0; i < f->nr; i++) {
-		fprintf(d, "%s# run %lld: %s\n", i ? "\n\n" : "", f->runs[i], f->names[i]);
-		bind_run(cs, f->runs[i]);
-		bool any = false;
-		while (sqlite3_step(cs) == SQLITE_ROW) {
-			dat_str(d, col_text(cs, 0));
-			fprintf(d, " %.3f\n", sqlite3_column_double(cs, 1));
-			any = true;
-		}
-		if (!any)
-			fprintf(d, "\"(none)\" 0\n");
-	}
-	if ((rc = close_out(c, &d, fig->name, "dat")))
+	if ((rc = write_dat(c, fig->name, head, top_dat, f)))
 		goto out;
 	/* not fig_height: a single panel is not made taller */
 	const struct gp_layout l = {"one panel per trace and allocator; colour = allocator\n",
@@ -1356,10 +1403,8 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 				    f};
 	rc = write_gp(c, fig, &l);
 out:
-	if (d)
-		fclose(d);
 	sqlite3_finalize(st);
-	sqlite3_finalize(cs);
+	sqlite3_finalize(f->cs);
 	free(f);
 	return rc;
 }
@@ -1369,7 +1414,7 @@ out:
 enum { CDF_MAXPTS = 2000 };
 
 /* What figure 5 gathers over its panels. */
-struct cdf_acc {
+struct cdf_fig {
 	sqlite3_stmt *st; /* the occupancy values of run ?1 */
 	double *v;	  /* a run's values, sorted */
 	size_t cap;
@@ -1378,11 +1423,13 @@ struct cdf_acc {
 	char unshown[200];
 	int unshown_pos[16];
 	size_t nunshown;
+	struct mem_panel pn[MAXTR];
+	size_t npanel, block;
 };
 
 /* Counts the values of each run of panel m into nval; a run without any
  * names its allocator in a->unshown. */
-static void cdf_count(struct cdf_acc *a, const struct mem_panel *m, size_t *nval)
+static void cdf_count(struct cdf_fig *a, const struct mem_panel *m, size_t *nval)
 {
 	for (size_t i = 0; i < m->np; i++) {
 		size_t n = 0;
@@ -1405,7 +1452,7 @@ static void cdf_count(struct cdf_acc *a, const struct mem_panel *m, size_t *nval
 }
 
 /* The n values of a run into a->v, sorted (a->v holds n). */
-static size_t cdf_values(struct cdf_acc *a, long long run_id, size_t n)
+static size_t cdf_values(struct cdf_fig *a, long long run_id, size_t n)
 {
 	size_t got = 0;
 	bind_run(a->st, run_id);
@@ -1416,7 +1463,7 @@ static size_t cdf_values(struct cdf_acc *a, long long run_id, size_t n)
 }
 
 /* The sorted values of each run, hashed to find identical ones. */
-static int cdf_sigs(struct ctx *c, struct cdf_acc *a, struct mem_panel *m, const size_t *nval)
+static int cdf_sigs(struct ctx *c, struct cdf_fig *a, struct mem_panel *m, const size_t *nval)
 {
 	for (size_t i = 0; i < m->np; i++) {
 		if (!nval[i]) {
@@ -1437,8 +1484,8 @@ static int cdf_sigs(struct ctx *c, struct cdf_acc *a, struct mem_panel *m, const
 }
 
 /* Panel m's blocks of the .dat, from *block on: one per run drawn. */
-static void cdf_dat(struct ctx *c, struct cdf_acc *a, FILE *d, struct mem_panel *m,
-		    const size_t *nval, size_t *block)
+static void cdf_blocks(struct ctx *c, struct cdf_fig *a, FILE *d, struct mem_panel *m,
+		       const size_t *nval, size_t *block)
 {
 	for (size_t i = 0; i < m->np; i++) {
 		if (!nval[i] || m->p[i].same_as >= 0) {
@@ -1457,6 +1504,34 @@ static void cdf_dat(struct ctx *c, struct cdf_acc *a, FILE *d, struct mem_panel 
 	}
 }
 
+/* Figure 5's .dat: the blocks of each trace's panel. */
+static int cdf_dat(struct ctx *c, FILE *d, void *arg)
+{
+	struct cdf_fig *a = arg;
+	int rc = 0;
+	for (size_t k = 0; k < c->ntr && !rc; k++) {
+		struct mem_panel *m = &a->pn[a->npanel];
+		size_t *nval;
+		if ((rc = panel_runs(c, k, m)))
+			break;
+		if (!(nval = calloc(m->np + 1, sizeof(*nval))))
+			return oom(c);
+		cdf_count(a, m, nval);
+		if (!(rc = cdf_sigs(c, a, m, nval))) {
+			mark_identical(m->p, m->np, m->titles);
+			m->first = a->block;
+			cdf_blocks(c, a, d, m, nval, &a->block);
+			m->nblocks = a->block - m->first;
+			if (m->nblocks)
+				a->npanel++;
+			else
+				panel_free(m);
+		}
+		free(nval);
+	}
+	return rc;
+}
+
 static void cdf_panels(FILE *g, const struct plot_fig *fig, const void *arg)
 {
 	const struct line_fig *lf = arg;
@@ -1473,83 +1548,57 @@ static void cdf_panels(FILE *g, const struct plot_fig *fig, const void *arg)
 
 static int fig_cdf(struct ctx *c, struct plot_fig *fig)
 {
-	FILE *d = NULL;
-	struct mem_panel pn[MAXTR] = {{0}};
-	size_t block = 0, npanel = 0;
-	struct cdf_acc a = {0};
+	struct cdf_fig *a = calloc(1, sizeof(*a));
 	int rc;
 	(void)snprintf(fig->title, sizeof(fig->title),
 		       "CDF of slab occupancy over per-cache samples");
+	if (!a)
+		return oom(c);
 	if ((rc = prep(c,
 		       "SELECT 1.0 * sc.live_objs / (sc.slabs * c.objs_per_slab) "
 		       "FROM sample_caches_full sc JOIN caches c "
 		       "  ON c.run_id = sc.run_id AND c.cache = sc.cache "
 		       "WHERE sc.run_id = ?1 AND sc.slabs > 0 AND c.objs_per_slab > 0",
-		       &a.st)))
-		return rc;
-	if ((rc = open_out(c, fig->name, "dat", &d)))
+		       &a->st)))
 		goto out;
-	fprintf(d,
+	char head[512];
+	(void)snprintf(
+		head, sizeof(head),
 		"# slab occupancy = live objects / (slabs x objects per slab), one value per\n"
 		"# (sample, cache) with slabs; empirical CDF, one block per run, traces one\n"
 		"# after the other (SLOB has no fixed slots and is left out; a run whose\n"
 		"# values equal an earlier one's is not repeated); at most %d points per block\n"
 		"#occupancy cdf\n",
 		CDF_MAXPTS);
-	for (size_t k = 0; k < c->ntr; k++) {
-		struct mem_panel *m = &pn[npanel];
-		size_t *nval;
-		if ((rc = panel_runs(c, k, m)))
-			goto out;
-		if (!(nval = calloc(m->np + 1, sizeof(*nval)))) {
-			rc = oom(c);
-			goto out;
-		}
-		cdf_count(&a, m, nval);
-		if ((rc = cdf_sigs(c, &a, m, nval))) {
-			free(nval);
-			goto out;
-		}
-		mark_identical(m->p, m->np, m->titles);
-		m->first = block;
-		cdf_dat(c, &a, d, m, nval, &block);
-		free(nval);
-		m->nblocks = block - m->first;
-		if (m->nblocks)
-			npanel++;
-		else
-			panel_free(m);
-	}
-	if ((rc = close_out(c, &d, fig->name, "dat")))
+	if ((rc = write_dat(c, fig->name, head, cdf_dat, a)))
 		goto out;
-	if (!npanel) {
+	if (!a->npanel) {
 		(void)snprintf(fig->note, sizeof(fig->note),
 			       "no per-cache samples of slab allocators for a trace");
 		goto out;
 	}
-	char full[400];
-	for (char *q = a.unshown; *q; q++)
+	char full[sizeof(fig->title) + sizeof(a->unshown) + 64];
+	for (char *q = a->unshown; *q; q++)
 		*q = (char)toupper((unsigned char)*q);
 	(void)snprintf(full, sizeof(full),
 		       "%s (%s not shown: no samples of caches with fixed object slots)",
-		       fig->title, a.unshown);
-	const struct line_fig lf = {c, pn, npanel};
+		       fig->title, a->unshown);
+	const struct line_fig lf = {c, a->pn, a->npanel};
 	const struct gp_layout l = {"empirical CDF, one panel per trace, one line per run\n"
 				    "# colour = allocator, dash = alignment, thick = debug on\n",
 				    "",
-				    fig_height(npanel, 420),
-				    npanel,
-				    a.nunshown ? full : fig->title,
+				    fig_height(a->npanel, 420),
+				    a->npanel,
+				    a->nunshown ? full : fig->title,
 				    cdf_panels,
 				    &lf};
 	rc = write_gp(c, fig, &l);
 out:
-	if (d)
-		fclose(d);
-	sqlite3_finalize(a.st);
-	free(a.v);
+	sqlite3_finalize(a->st);
+	free(a->v);
 	for (size_t k = 0; k < MAXTR; k++)
-		panel_free(&pn[k]);
+		panel_free(&a->pn[k]);
+	free(a);
 	return rc;
 }
 
