@@ -726,6 +726,19 @@ out:
 	return rc;
 }
 
+/* The .dat of a bar figure (2, 6): one block per trace with bars (n[k]
+ * of them), its rows written by rows(d, fig, k). */
+static int bar_blocks(struct ctx *c, FILE *d, const size_t *n,
+		      void (*rows)(FILE *d, void *fig, size_t k), void *fig)
+{
+	for (size_t k = 0, blk = 0; k < c->ntr; k++)
+		if (n[k]) {
+			dat_block(d, blk++);
+			rows(d, fig, k);
+		}
+	return 0;
+}
+
 /* 2: overhead of natural alignment, one panel per trace, one bar per
  * allocator (and kernel) and debug setting. */
 enum { OV_MAXB = 32 };
@@ -780,8 +793,9 @@ static int overhead_bars(struct ctx *c, sqlite3_stmt *st, struct ov_fig *f, size
 }
 
 /* Figure 2's .dat rows of trace k; widens f's y range to them. */
-static void overhead_rows(FILE *d, struct ov_fig *f, size_t k)
+static void overhead_rows(FILE *d, void *arg, size_t k)
 {
+	struct ov_fig *f = arg;
 	for (size_t b = 0; b < f->nb[k]; b++) {
 		struct ov_bar *x = &f->bars[k][b];
 		double mean = gsl_stats_mean(x->v, 1, x->n);
@@ -808,13 +822,8 @@ static void overhead_rows(FILE *d, struct ov_fig *f, size_t k)
 /* Figure 2's .dat: one block per trace with bars. */
 static int overhead_dat(struct ctx *c, FILE *d, void *arg)
 {
-	struct ov_fig *f = arg;
-	for (size_t k = 0, blk = 0; k < c->ntr; k++)
-		if (f->nb[k]) {
-			dat_block(d, blk++);
-			overhead_rows(d, f, k);
-		}
-	return 0;
+	const struct ov_fig *f = arg;
+	return bar_blocks(c, d, f->nb, overhead_rows, arg);
 }
 
 /* Figure 2's plot of trace k (block blk): only series with points
@@ -1013,8 +1022,9 @@ static void options_groups(struct ctx *c, sqlite3_stmt *st, struct opt_fig *f, s
 }
 
 /* Figure 6's .dat rows of trace k; widens f's y range to them. */
-static void options_rows(FILE *d, struct opt_fig *f, size_t k)
+static void options_rows(FILE *d, void *arg, size_t k)
 {
+	struct opt_fig *f = arg;
 	for (size_t b = 0; b < f->ng[k]; b++) {
 		const struct opt_group *x = &f->grp[k][b];
 		for (size_t o = 0; o < NOPT; o++) {
@@ -1034,13 +1044,8 @@ static void options_rows(FILE *d, struct opt_fig *f, size_t k)
 /* Figure 6's .dat: one block per trace with bars. */
 static int options_dat(struct ctx *c, FILE *d, void *arg)
 {
-	struct opt_fig *f = arg;
-	for (size_t k = 0, blk = 0; k < c->ntr; k++)
-		if (f->ng[k]) {
-			dat_block(d, blk++);
-			options_rows(d, f, k);
-		}
-	return 0;
+	const struct opt_fig *f = arg;
+	return bar_blocks(c, d, f->ng, options_rows, arg);
 }
 
 static void options_panels(FILE *g, const struct plot_fig *fig, const void *arg)
