@@ -17,6 +17,17 @@ enum {
 	OPT_NO_RENDER,
 };
 
+/* The options of both commands, as their help lists them. */
+static const char opts_help[] =
+	"Options:\n"
+	"  --db FILE       results database (default slabsim.db)\n"
+	"  -o, --output DIR  output directory (created if missing; required; --out\n"
+	"                  is the same)\n"
+	"  --trace PATH    trace_path of the runs the per-trace figures show (default:\n"
+	"                  the trace with the most runs)\n"
+	"  --no-render     write the .dat and .gp files only, do not run gnuplot\n"
+	"  -h, --help      this help\n\n";
+
 void usage_plot(FILE *f)
 {
 	fprintf(f,
@@ -29,15 +40,8 @@ void usage_plot(FILE *f)
 		"waste-by-kind (stacked), top-caches (per allocator), occupancy-cdf (CDF of\n"
 		"slab occupancy from the per-cache samples).\n"
 		"\n"
-		"Options:\n"
-		"  --db FILE       results database (default slabsim.db)\n"
-		"  -o, --output DIR  output directory (created if missing; required; --out\n"
-		"                  is the same)\n"
-		"  --trace PATH    trace_path of the runs the per-trace figures show (default:\n"
-		"                  the trace with the most runs)\n"
-		"  --no-render     write the .dat and .gp files only, do not run gnuplot\n"
-		"  -h, --help      this help\n\n%s",
-		cli_exit_codes_help);
+		"%s%s",
+		opts_help, cli_exit_codes_help);
 }
 
 void usage_report(FILE *f)
@@ -49,15 +53,8 @@ void usage_report(FILE *f)
 		"plots of 'slabsim plot' (also left in DIR) and the summary tables of the\n"
 		"named queries.\n"
 		"\n"
-		"Options:\n"
-		"  --db FILE       results database (default slabsim.db)\n"
-		"  -o, --output DIR  output directory (created if missing; required; --out\n"
-		"                  is the same)\n"
-		"  --trace PATH    trace_path of the runs the per-trace figures show (default:\n"
-		"                  the trace with the most runs)\n"
-		"  --no-render     write the .dat and .gp files only, do not run gnuplot\n"
-		"  -h, --help      this help\n\n%s",
-		cli_exit_codes_help);
+		"%s%s",
+		opts_help, cli_exit_codes_help);
 }
 
 /* What both commands are given, and where their error goes. */
