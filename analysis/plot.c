@@ -91,21 +91,58 @@ struct pol {
 	uint64_t sig; /* hash of the series drawn for it (identical series) */
 	int same_as;  /* index of an earlier run with the same series, or -1 */
 };
-static FILE *open_out(struct ctx *c, const char *name, const char *ext)
+
+static int oom(struct ctx *c)
+{
+	return err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+}
+
+/* DIR/NAME.EXT for writing into *f: 0, or the error (set on c->e). */
+static int open_out(struct ctx *c, const char *name, const char *ext, FILE **f)
 {
 	char p[4096];
 	(void)snprintf(p, sizeof(p), "%s/%s.%s", c->dir, name, ext);
-	FILE *f = fopen(p, "w");
-	if (!f)
-		err_set(c->e, SLABSIM_EIO, "%s: %s", p, strerror(errno));
-	return f;
+	if (!(*f = fopen(p, "w")))
+		return err_set(c->e, SLABSIM_EIO, "%s: %s", p, strerror(errno));
+	return 0;
 }
 
-static int close_out(struct ctx *c, FILE *f, const char *name, const char *ext)
+/* Closes *f and forgets it (the cleanup of a figure closes what is left
+ * open on an error, once). */
+static int close_out(struct ctx *c, FILE **f, const char *name, const char *ext)
 {
-	if (fclose(f) != 0)
+	int bad = fclose(*f) != 0;
+	*f = NULL;
+	if (bad)
 		return err_set(c->e, SLABSIM_EIO, "%s/%s.%s: write error", c->dir, name, ext);
 	return 0;
+}
+
+/* Writes a figure's data into *d once the header is out: 0 or an error. */
+typedef int dat_body_fn(struct ctx *c, FILE *d, void *arg);
+
+/* NAME.dat: header (its '#' lines), then what body writes. */
+static int write_dat(struct ctx *c, const char *name, const char *header, dat_body_fn *body,
+		     void *arg)
+{
+	FILE *d;
+	int rc = open_out(c, name, "dat", &d);
+	if (rc)
+		return rc;
+	fputs(header, d);
+	if ((rc = body(c, d, arg))) {
+		fclose(d);
+		return rc;
+	}
+	return close_out(c, &d, name, "dat");
+}
+
+/* The blank lines before the block of a .dat that has blocks before it
+ * (gnuplot's index counts blocks between two blank lines). */
+static void dat_block(FILE *d, size_t before)
+{
+	if (before)
+		fprintf(d, "\n\n");
 }
 
 static int prep(struct ctx *c, const char *sql, sqlite3_stmt **st)
@@ -120,7 +157,7 @@ static int prep_latest(struct ctx *c, const char *rest, sqlite3_stmt **st)
 	size_t n = strlen(query_latest_cte) + strlen(rest) + 1;
 	char *sql = malloc(n);
 	if (!sql)
-		return err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+		return oom(c);
 	(void)snprintf(sql, n, "%s%s", query_latest_cte, rest);
 	int rc = prep(c, sql, st);
 	free(sql);
@@ -168,6 +205,91 @@ static int fig_height(size_t n, int per)
 	return n <= 1 ? 600 : (int)n * per + 60;
 }
 
+/* The title of the next panel. */
+static void gp_title(FILE *g, const char *label)
+{
+	fprintf(g, "set title ");
+	gp_str(g, label);
+	fputc('\n', g);
+}
+
+/* Writes one terminal's drawing of a figure after its multiplot header:
+ * the settings its panels share, then the panels. */
+typedef void gp_panels_fn(FILE *g, const struct plot_fig *fig, const void *arg);
+
+/* How a figure's script draws it (the same for both terminals). */
+struct gp_layout {
+	/* the script's header: "# NAME: " comment more, '#' lines; more is
+	 * what the data add to it ("" for nothing) */
+	const char *comment, *more;
+	int height;	   /* pixels */
+	size_t rows;	   /* panels, one above the other */
+	const char *title; /* of the whole figure */
+	gp_panels_fn *panels;
+	const void *arg; /* the figure's data, for panels */
+};
+
+/* NAME.gp: the figure drawn once per terminal; then it counts as drawn. */
+static int write_gp(struct ctx *c, struct plot_fig *fig, const struct gp_layout *l)
+{
+	FILE *g;
+	int rc = open_out(c, fig->name, "gp", &g);
+	if (rc)
+		return rc;
+	fprintf(g, "# %s: %s%s", fig->name, l->comment, l->more);
+	for (int t = 0; t < 2; t++) {
+		gp_head(g, fig->name, t, l->height);
+		fprintf(g, "set multiplot layout %zu,1 title ", l->rows);
+		gp_str(g, l->title);
+		fputc('\n', g);
+		l->panels(g, fig, l->arg);
+		fprintf(g, "unset multiplot\n");
+	}
+	fig->drawn = true;
+	return close_out(c, &g, fig->name, "gp");
+}
+
+/* Bar charts: a y range with room above (and below, for negative bars)
+ * for the bars' value labels. */
+static void gp_bar_yrange(FILE *g, double lo, double hi, double room)
+{
+	double pad = (hi - lo) > 0 ? (hi - lo) * room : 1.0;
+	fprintf(g, "set yrange [%.6f:%.6f]\n", lo - (lo < 0 ? pad : 0), hi + pad);
+}
+
+/* The b-th label of a "set xtics (...)" list; its position follows. */
+static void gp_xtic(FILE *g, size_t b, const char *tic)
+{
+	fprintf(g, "%s", b ? ", " : "");
+	gp_str(g, tic);
+}
+
+/* The leading string columns of a bar's data row, space-separated. */
+static void dat_strs(FILE *d, size_t n, const char *const *s)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(' ', d);
+		dat_str(d, s[i]);
+	}
+}
+
+/* Index of the trace labelled label, or c->ntr: not drawn (--trace). */
+static size_t trace_index(const struct ctx *c, const char *label)
+{
+	size_t k;
+	for (k = 0; k < c->ntr && strcmp(c->tr[k].label, label); k++)
+		;
+	return k;
+}
+
+/* Rewinds a per-run statement to the rows of another run. */
+static void bind_run(sqlite3_stmt *st, long long run_id)
+{
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, run_id);
+}
+
 /* The runs of trace c->trace, labelled "allocator align=A debug=D". */
 static int policies(struct ctx *c, struct pol **out, size_t *n)
 {
@@ -189,7 +311,7 @@ static int policies(struct ctx *c, struct pol **out, size_t *n)
 		if (!np) {
 			free(p);
 			sqlite3_finalize(st);
-			return err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+			return oom(c);
 		}
 		p = np;
 		memset(&p[k], 0, sizeof(p[k]));
@@ -213,7 +335,7 @@ static int policies(struct ctx *c, struct pol **out, size_t *n)
 	bool *dup = calloc(k + 1, sizeof(*dup));
 	if (!dup) {
 		free(p);
-		return err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+		return oom(c);
 	}
 	for (size_t i = 0; i < k; i++)
 		for (size_t j = i + 1; j < k; j++)
@@ -318,7 +440,7 @@ static int memory_phases_dat(struct ctx *c, FILE *d, const struct pol *p, size_t
 	long long rel = 0;
 	if (!pages) {
 		sqlite3_finalize(st);
-		return err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+		return oom(c);
 	}
 	for (bool more = true; more;) {
 		int step = sqlite3_step(st);
@@ -364,7 +486,7 @@ static int memory_phases_dat(struct ctx *c, FILE *d, const struct pol *p, size_t
 		}
 		if (!label) {
 			if (!(label = strdup(lab))) {
-				rc = err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+				rc = oom(c);
 				break;
 			}
 			rel = r;
@@ -382,8 +504,9 @@ static int memory_phases_dat(struct ctx *c, FILE *d, const struct pol *p, size_t
 	return rc;
 }
 
-/* Per trace panel of figure 1: the blocks of memory-time.dat, the block of
- * memory-time-phases.dat (-1: no markers), the titles of its lines. */
+/* Per trace panel of the line figures (1 and 5): the blocks of NAME.dat,
+ * the block of memory-time-phases.dat (figure 1; -1: no markers), the
+ * titles of its lines. */
 struct mem_panel {
 	size_t tr; /* index into c->tr */
 	size_t first, nblocks;
@@ -393,12 +516,121 @@ struct mem_panel {
 	char (*titles)[400];
 };
 
+/* A line figure's panels, for its script. */
+struct line_fig {
+	const struct ctx *c;
+	const struct mem_panel *pn;
+	size_t npanel;
+};
+
+/* The runs of trace k as a panel; c->trace is then that trace. */
+static int panel_runs(struct ctx *c, size_t k, struct mem_panel *m)
+{
+	int rc;
+	c->trace = c->tr[k].label;
+	m->tr = k;
+	if ((rc = policies(c, &m->p, &m->np)))
+		return rc;
+	if (!(m->titles = calloc(m->np + 1, sizeof(*m->titles))))
+		return oom(c);
+	return 0;
+}
+
+/* A panel left out (no lines): its slot is taken by the next trace's. */
+static void panel_free(struct mem_panel *m)
+{
+	free(m->p);
+	free(m->titles);
+	m->p = NULL;
+	m->titles = NULL;
+}
+
+/* The header line of a run's block in a line figure's .dat, up to the
+ * newline (figure 5 adds the number of values). */
+static void dat_run_head(FILE *d, size_t block, const char *trace, const struct pol *p,
+			 const char *title)
+{
+	dat_block(d, block);
+	fprintf(d, "# trace ");
+	dat_str(d, trace);
+	fprintf(d, ", run %lld: %s", p->run_id, title);
+}
+
+/* A panel's plot command: one line per run drawn (same_as -1), in block
+ * order; more: further elements follow the lines. */
+static void gp_run_lines(FILE *g, const char *name, const struct mem_panel *m, bool more)
+{
+	fprintf(g, "plot \\\n");
+	for (size_t i = 0, b = m->first; i < m->np; i++) {
+		if (m->p[i].same_as != -1)
+			continue;
+		fprintf(g, "  '%s.dat' index %zu using 1:2 with steps ", name, b++);
+		gp_line_style(g, &m->p[i]);
+		fprintf(g, " title ");
+		gp_str(g, m->titles[i]);
+		fprintf(g, "%s\n", b < m->first + m->nblocks || more ? ", \\" : "");
+	}
+}
+
+static void memory_panels(FILE *g, const struct plot_fig *fig, const void *arg)
+{
+	const struct line_fig *lf = arg;
+	fprintf(g, "set xlabel 'virtual time since the first event (s)'\n"
+		   "set ylabel 'slab memory (KiB)'\nset key outside right top\n"
+		   "set grid\n");
+	for (size_t k = 0; k < lf->npanel; k++) {
+		const struct mem_panel *m = &lf->pn[k];
+		gp_title(g, lf->c->tr[m->tr].label);
+		fprintf(g,
+			"stats '%s.dat' index %zu:%zu using 2 nooutput\n"
+			"top = STATS_max > 0 ? STATS_max * %s : 1\n"
+			"stats '%s.dat' index %zu:%zu using 1 nooutput\n"
+			"phase_dx = STATS_max > 0 ? STATS_max * 0.009 : 0\n"
+			"set yrange [0:top]\nset xrange [0:*]\n"
+			"# one instant (all samples at t = 0): a range gnuplot accepts\n"
+			"if (STATS_max <= 0) set xrange [0:1]\n",
+			fig->name, m->first, m->first + m->nblocks - 1,
+			m->phase_block >= 0 ? "1.35" : "1.05", fig->name, m->first,
+			m->first + m->nblocks - 1);
+		gp_run_lines(g, fig->name, m, m->phase_block >= 0);
+		if (m->phase_block >= 0)
+			fprintf(g,
+				"  'memory-time-phases.dat' index %ld using "
+				"1:(0):(0):(top) "
+				"with vectors nohead dt 2 lc rgb 'gray40' title 'trace "
+				"markers', \\\n"
+				"  '' index %ld using ($1 + (int($4) %% 2 ? 1 : -1) * "
+				"phase_dx):(top * (1 - 0.33 * int($4 / 2))):2 with labels "
+				"rotate by 90 right font ',8' tc rgb 'gray30' notitle\n",
+				m->phase_block, m->phase_block);
+	}
+}
+
+/* Figure 1's series of one panel, hashed to find identical ones; *t_max
+ * gets the latest time. */
+static void memory_sigs(sqlite3_stmt *st, struct mem_panel *m, double *t_max)
+{
+	*t_max = 0;
+	for (size_t i = 0; i < m->np; i++) {
+		uint64_t h = 0xcbf29ce484222325u;
+		bind_run(st, m->p[i].run_id);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			double t = sqlite3_column_double(st, 0);
+			long long kib = sqlite3_column_int64(st, 1);
+			h = sig_add(sig_add(h, &t, sizeof(t)), &kib, sizeof(kib));
+			if (t > *t_max)
+				*t_max = t;
+		}
+		m->p[i].sig = h;
+	}
+}
+
 /* 1: slab memory over virtual time, one panel per trace, one line per run
  * (identical series once). */
 static int fig_memory(struct ctx *c, struct plot_fig *fig)
 {
 	sqlite3_stmt *st = NULL;
-	FILE *d = NULL, *ph = NULL, *g = NULL;
+	FILE *d = NULL, *ph = NULL;
 	struct mem_panel pn[MAXTR] = {{0}};
 	size_t block = 0, nphase = 0, npanel = 0;
 	int rc = 0;
@@ -409,11 +641,9 @@ static int fig_memory(struct ctx *c, struct plot_fig *fig)
 		       "WHERE s.run_id = ?1 ORDER BY s.seq",
 		       &st)))
 		return rc;
-	if (!(d = open_out(c, fig->name, "dat")) ||
-	    !(ph = open_out(c, "memory-time-phases", "dat"))) {
-		rc = c->e->code;
+	if ((rc = open_out(c, fig->name, "dat", &d)) ||
+	    (rc = open_out(c, "memory-time-phases", "dat", &ph)))
 		goto out;
-	}
 	fprintf(d, "# slab memory over virtual time\n"
 		   "# one block per run (gnuplot index i = the i-th block), traces one after the\n"
 		   "# other; a run whose series equals an earlier one's is not repeated\n"
@@ -426,45 +656,23 @@ static int fig_memory(struct ctx *c, struct plot_fig *fig)
 		    "# marker, '?' = not in that run\n");
 	for (size_t k = 0; k < c->ntr; k++) {
 		struct mem_panel *m = &pn[npanel];
-		c->trace = c->tr[k].label;
-		if ((rc = policies(c, &m->p, &m->np)))
+		double t_max;
+		if ((rc = panel_runs(c, k, m)))
 			goto out;
 		if (!m->np) {
-			free(m->p);
-			m->p = NULL;
+			panel_free(m);
 			continue;
 		}
-		if (!(m->titles = calloc(m->np, sizeof(*m->titles)))) {
-			rc = err_set(c->e, SLABSIM_ENOMEM, "out of memory");
-			goto out;
-		}
-		m->tr = k;
 		npanel++;
-		/* the series first, to find identical ones */
-		double t_max = 0;
-		for (size_t i = 0; i < m->np; i++) {
-			uint64_t h = 0xcbf29ce484222325u;
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, m->p[i].run_id);
-			while (sqlite3_step(st) == SQLITE_ROW) {
-				double t = sqlite3_column_double(st, 0);
-				long long kib = sqlite3_column_int64(st, 1);
-				h = sig_add(sig_add(h, &t, sizeof(t)), &kib, sizeof(kib));
-				if (t > t_max)
-					t_max = t;
-			}
-			m->p[i].sig = h;
-		}
+		memory_sigs(st, m, &t_max);
 		mark_identical(m->p, m->np, m->titles);
 		m->first = block;
 		for (size_t i = 0; i < m->np; i++) {
 			if (m->p[i].same_as >= 0)
 				continue;
-			fprintf(d, "%s# trace ", block ? "\n\n" : "");
-			dat_str(d, c->trace);
-			fprintf(d, ", run %lld: %s\n", m->p[i].run_id, m->titles[i]);
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, m->p[i].run_id);
+			dat_run_head(d, block, c->trace, &m->p[i], m->titles[i]);
+			fputc('\n', d);
+			bind_run(st, m->p[i].run_id);
 			while (sqlite3_step(st) == SQLITE_ROW)
 				fprintf(d, "%.9f %lld\n", sqlite3_column_double(st, 0),
 					sqlite3_column_int64(st, 1));
@@ -472,8 +680,7 @@ static int fig_memory(struct ctx *c, struct plot_fig *fig)
 		}
 		m->nblocks = block - m->first;
 		size_t nmark = 0;
-		if (nphase)
-			fprintf(ph, "\n\n");
+		dat_block(ph, nphase);
 		if ((rc = memory_phases_dat(c, ph, m->p, m->np, t_max, &nmark)))
 			goto out;
 		m->phase_block = nmark ? (long)nphase++ : -1;
@@ -482,12 +689,8 @@ static int fig_memory(struct ctx *c, struct plot_fig *fig)
 		(void)snprintf(fig->note, sizeof(fig->note), "no runs of a trace");
 		goto out;
 	}
-	if ((rc = close_out(c, d, fig->name, "dat")))
-		goto out_closed;
-	d = NULL;
-	rc = close_out(c, ph, "memory-time-phases", "dat");
-	ph = NULL;
-	if (rc)
+	if ((rc = close_out(c, &d, fig->name, "dat")) ||
+	    (rc = close_out(c, &ph, "memory-time-phases", "dat")))
 		goto out;
 	if (!nphase) {
 		/* no markers: no file (nor one left from an earlier plot) */
@@ -495,17 +698,12 @@ static int fig_memory(struct ctx *c, struct plot_fig *fig)
 		(void)snprintf(path, sizeof(path), "%s/memory-time-phases.dat", c->dir);
 		(void)remove(path);
 	}
-	if (!(g = open_out(c, fig->name, "gp"))) {
-		rc = c->e->code;
-		goto out;
-	}
-	fprintf(g,
-		"# %s: slab memory over virtual time, one panel per trace, one line per run\n"
+	const char *comment =
+		"slab memory over virtual time, one panel per trace, one line per run\n"
 		"# colour = allocator, dash = alignment (solid natural, dashed none),\n"
-		"# thick = debug on; runs with identical series are one line\n",
-		fig->name);
-	if (nphase)
-		fprintf(g, "# trace markers (memory-time-phases.dat): dashed vertical lines\n");
+		"# thick = debug on; runs with identical series are one line\n";
+	const char *more =
+		nphase ? "# trace markers (memory-time-phases.dat): dashed vertical lines\n" : "";
 	/* a panel tall enough for its key: many runs (the align-debate
 	 * sweep's 35 per trace) would leave gnuplot no room to plot */
 	size_t most_lines = 0;
@@ -513,95 +711,194 @@ static int fig_memory(struct ctx *c, struct plot_fig *fig)
 		if (pn[k].nblocks > most_lines)
 			most_lines = pn[k].nblocks;
 	int per = most_lines * 16 + 160 > 420 ? (int)most_lines * 16 + 160 : 420;
-	for (int t = 0; t < 2; t++) {
-		gp_head(g, fig->name, t, fig_height(npanel, per));
-		fprintf(g, "set multiplot layout %zu,1 title ", npanel);
-		gp_str(g, fig->title);
-		fprintf(g, "\nset xlabel 'virtual time since the first event (s)'\n"
-			   "set ylabel 'slab memory (KiB)'\nset key outside right top\n"
-			   "set grid\n");
-		for (size_t k = 0; k < npanel; k++) {
-			struct mem_panel *m = &pn[k];
-			fprintf(g, "set title ");
-			gp_str(g, c->tr[m->tr].label);
-			fprintf(g, "\n");
-			fprintf(g,
-				"stats '%s.dat' index %zu:%zu using 2 nooutput\n"
-				"top = STATS_max > 0 ? STATS_max * %s : 1\n"
-				"stats '%s.dat' index %zu:%zu using 1 nooutput\n"
-				"phase_dx = STATS_max > 0 ? STATS_max * 0.009 : 0\n"
-				"set yrange [0:top]\nset xrange [0:*]\n"
-				"# one instant (all samples at t = 0): a range gnuplot accepts\n"
-				"if (STATS_max <= 0) set xrange [0:1]\n",
-				fig->name, m->first, m->first + m->nblocks - 1,
-				m->phase_block >= 0 ? "1.35" : "1.05", fig->name, m->first,
-				m->first + m->nblocks - 1);
-			fprintf(g, "plot \\\n");
-			for (size_t i = 0, b = m->first; i < m->np; i++) {
-				if (m->p[i].same_as >= 0)
-					continue;
-				fprintf(g, "  '%s.dat' index %zu using 1:2 with steps ", fig->name,
-					b++);
-				gp_line_style(g, &m->p[i]);
-				fprintf(g, " title ");
-				gp_str(g, m->titles[i]);
-				fprintf(g, "%s\n",
-					b < m->first + m->nblocks || m->phase_block >= 0 ? ", \\"
-											 : "");
-			}
-			if (m->phase_block >= 0)
-				fprintf(g,
-					"  'memory-time-phases.dat' index %ld using "
-					"1:(0):(0):(top) "
-					"with vectors nohead dt 2 lc rgb 'gray40' title 'trace "
-					"markers', \\\n"
-					"  '' index %ld using ($1 + (int($4) %% 2 ? 1 : -1) * "
-					"phase_dx):(top * (1 - 0.33 * int($4 / 2))):2 with labels "
-					"rotate by 90 right font ',8' tc rgb 'gray30' notitle\n",
-					m->phase_block, m->phase_block);
-		}
-		fprintf(g, "unset multiplot\n");
-	}
-	fig->drawn = true;
-	rc = close_out(c, g, fig->name, "gp");
-	g = NULL;
+	const struct line_fig lf = {c, pn, npanel};
+	const struct gp_layout l = {
+		comment, more, fig_height(npanel, per), npanel, fig->title, memory_panels, &lf};
+	rc = write_gp(c, fig, &l);
 out:
 	if (d)
 		fclose(d);
-out_closed:
 	if (ph)
 		fclose(ph);
-	if (g)
-		fclose(g);
 	sqlite3_finalize(st);
-	for (size_t k = 0; k < MAXTR; k++) {
-		free(pn[k].p);
-		free(pn[k].titles);
-	}
+	for (size_t k = 0; k < MAXTR; k++)
+		panel_free(&pn[k]);
 	return rc;
+}
+
+/* The .dat of a bar figure (2, 6): one block per trace with bars (n[k]
+ * of them), its rows written by rows(d, fig, k). */
+static int bar_blocks(struct ctx *c, FILE *d, const size_t *n,
+		      void (*rows)(FILE *d, void *fig, size_t k), void *fig)
+{
+	for (size_t k = 0, blk = 0; k < c->ntr; k++)
+		if (n[k]) {
+			dat_block(d, blk++);
+			rows(d, fig, k);
+		}
+	return 0;
 }
 
 /* 2: overhead of natural alignment, one panel per trace, one bar per
  * allocator (and kernel) and debug setting. */
+enum { OV_MAXB = 32 };
 struct ov_bar {
 	char allocator[16], kernel[8], debug[16];
 	double *v;
 	size_t n;
 };
 
+/* Figure 2's bars, for its script. */
+struct ov_fig {
+	const struct ctx *c;
+	struct ov_bar (*bars)[OV_MAXB];
+	const size_t *nb;
+	bool reps;
+	double lo, hi;
+};
+
+/* The bars' pairs: one row of the query a pair, summed up per bar. */
+static int overhead_bars(struct ctx *c, sqlite3_stmt *st, struct ov_fig *f, size_t *nb,
+			 bool *too_many)
+{
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		size_t k = trace_index(c, col_text(st, 0)), b;
+		if (k == c->ntr)
+			continue; /* a trace left out (--trace) */
+		for (b = 0; b < nb[k]; b++)
+			if (alloc_pos(f->bars[k][b].allocator) == alloc_pos(col_text(st, 1)) &&
+			    !strcmp(f->bars[k][b].kernel, col_text(st, 2)) &&
+			    !strcmp(f->bars[k][b].debug, col_text(st, 3)))
+				break;
+		if (b == OV_MAXB) {
+			*too_many = true;
+			continue;
+		}
+		struct ov_bar *x = &f->bars[k][b];
+		if (b == nb[k]) {
+			nb[k]++;
+			(void)snprintf(x->allocator, sizeof(x->allocator), "%s", col_text(st, 1));
+			(void)snprintf(x->kernel, sizeof(x->kernel), "%s", col_text(st, 2));
+			(void)snprintf(x->debug, sizeof(x->debug), "%s", col_text(st, 3));
+		}
+		double *nv = realloc(x->v, (x->n + 1) * sizeof(double));
+		if (!nv)
+			return oom(c);
+		x->v = nv;
+		x->v[x->n++] = sqlite3_column_double(st, 4);
+		if (x->n > 1)
+			f->reps = true;
+	}
+	return 0;
+}
+
+/* Figure 2's .dat rows of trace k; widens f's y range to them. */
+static void overhead_rows(FILE *d, void *arg, size_t k)
+{
+	struct ov_fig *f = arg;
+	for (size_t b = 0; b < f->nb[k]; b++) {
+		struct ov_bar *x = &f->bars[k][b];
+		double mean = gsl_stats_mean(x->v, 1, x->n);
+		double sd = x->n > 1 ? gsl_stats_sd_m(x->v, 1, x->n, mean) : 0.0;
+		double half = query_ci95_half(sd, x->n);
+		char lab[64];
+		if (mean - half < f->lo)
+			f->lo = mean - half;
+		if (mean + half > f->hi)
+			f->hi = mean + half;
+		const char *const cols[] = {f->c->tr[k].label, x->allocator, x->kernel, x->debug};
+		dat_strs(d, 4, cols);
+		(void)snprintf(lab, sizeof(lab), "%+.2f%%", mean);
+		if (x->n > 1)
+			(void)snprintf(lab, sizeof(lab), "%+.2f%% (n=%zu)", mean, x->n);
+		fprintf(d, " %.6f %.6f %zu %zu %ld %d %.6f ", mean, half, x->n, b + 1,
+			strtol(alloc_rgb(x->allocator) + 1, NULL, 16), strcmp(x->debug, "off") != 0,
+			mean + half > 0 ? mean + half : 0);
+		dat_str(d, lab);
+		fputc('\n', d);
+	}
+}
+
+/* Figure 2's .dat: one block per trace with bars. */
+static int overhead_dat(struct ctx *c, FILE *d, void *arg)
+{
+	const struct ov_fig *f = arg;
+	return bar_blocks(c, d, f->nb, overhead_rows, arg);
+}
+
+/* Figure 2's plot of trace k (block blk): only series with points
+ * (gnuplot warns about others). */
+static void overhead_plot(FILE *g, const char *name, const struct ov_fig *f, size_t k, size_t blk)
+{
+	bool off = false, on = false;
+	for (size_t b = 0; b < f->nb[k]; b++) {
+		off |= !strcmp(f->bars[k][b].debug, "off");
+		on |= strcmp(f->bars[k][b].debug, "off") != 0;
+	}
+	fprintf(g, "plot ");
+	if (off)
+		fprintf(g,
+			"'%s.dat' index %zu using 8:($10 > 0 ? 1/0 : $5):9 with "
+			"boxes "
+			"fs solid 0.85 border -1 lc rgb variable, \\\n  ",
+			name, blk);
+	if (on)
+		fprintf(g,
+			"'%s.dat' index %zu using 8:($10 > 0 ? $5 : 1/0):9 with "
+			"boxes "
+			"fs pattern 4 border -1 lc rgb variable, \\\n  ",
+			name, blk);
+	if (f->reps)
+		fprintf(g,
+			"'%s.dat' index %zu using 8:5:6 with yerrorbars "
+			"lc rgb 'black' pt -1, \\\n  ",
+			name, blk);
+	fprintf(g,
+		"'%s.dat' index %zu using 8:11:12 with labels offset 0,0.7 "
+		"font ',9'\n",
+		name, blk);
+}
+
+static void overhead_panels(FILE *g, const struct plot_fig *fig, const void *arg)
+{
+	const struct ov_fig *f = arg;
+	fprintf(g, "set ylabel 'extra peak slab memory (%%)'\n"
+		   "set xlabel 'allocator, debug setting (hatched: debug on)'\n"
+		   "set grid ytics\nunset key\nset xzeroaxis lt -1\nset boxwidth 0.7\n");
+	gp_bar_yrange(g, f->lo, f->hi, 0.18);
+	for (size_t k = 0, blk = 0; k < f->c->ntr; k++) {
+		if (!f->nb[k])
+			continue;
+		/* the x axis names each bar: allocator [kernel] debug */
+		gp_title(g, f->c->tr[k].label);
+		fprintf(g, "set xrange [0.4:%zu.6]\nset xtics (", f->nb[k]);
+		for (size_t b = 0; b < f->nb[k]; b++) {
+			const struct ov_bar *x = &f->bars[k][b];
+			char tic[64];
+			bool kern = false;
+			for (size_t j = 0; j < f->nb[k]; j++)
+				kern |= strcmp(f->bars[k][j].kernel, x->kernel) != 0;
+			(void)snprintf(tic, sizeof(tic), "%s%s%s %s", x->allocator, kern ? " " : "",
+				       kern ? x->kernel : "", x->debug);
+			gp_xtic(g, b, tic);
+			fprintf(g, " %zu", b + 1);
+		}
+		fprintf(g, ")\n");
+		overhead_plot(g, fig->name, f, k, blk++);
+	}
+}
+
 static int fig_overhead(struct ctx *c, struct plot_fig *fig)
 {
-	enum { MAXB = 32 };
 	sqlite3_stmt *st = NULL;
-	FILE *d = NULL, *g = NULL;
-	struct ov_bar(*bars)[MAXB] = calloc(MAXTR, sizeof(*bars));
 	size_t nb[MAXTR] = {0}, npanel = 0;
-	bool reps = false, too_many = false;
+	struct ov_fig f = {c, calloc(MAXTR, sizeof(*f.bars)), nb, false, 0, 0};
+	bool too_many = false;
 	int rc;
 	(void)snprintf(fig->title, sizeof(fig->title),
 		       "Peak slab memory overhead of natural alignment (natural vs none)");
-	if (!bars)
-		return err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+	if (!f.bars)
+		return oom(c);
 	/* one row per natural/none pair: the pairs of the align-overhead query */
 	if ((rc = prep_latest(
 		     c,
@@ -617,40 +914,9 @@ static int fig_overhead(struct ctx *c, struct plot_fig *fig)
 		     "  WHERE n.align = 'natural' AND u.peak_slab_pages > 0)\n"
 		     "SELECT trace, allocator, kernel, debug, pct FROM pairs\n"
 		     "ORDER BY trace, allocator, kernel, debug = 'off' DESC, debug",
-		     &st)))
+		     &st)) ||
+	    (rc = overhead_bars(c, st, &f, nb, &too_many)))
 		goto out;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		size_t k, b;
-		for (k = 0; k < c->ntr && strcmp(c->tr[k].label, col_text(st, 0)); k++)
-			;
-		if (k == c->ntr)
-			continue; /* a trace left out (--trace) */
-		for (b = 0; b < nb[k]; b++)
-			if (alloc_pos(bars[k][b].allocator) == alloc_pos(col_text(st, 1)) &&
-			    !strcmp(bars[k][b].kernel, col_text(st, 2)) &&
-			    !strcmp(bars[k][b].debug, col_text(st, 3)))
-				break;
-		if (b == MAXB) {
-			too_many = true;
-			continue;
-		}
-		struct ov_bar *x = &bars[k][b];
-		if (b == nb[k]) {
-			nb[k]++;
-			(void)snprintf(x->allocator, sizeof(x->allocator), "%s", col_text(st, 1));
-			(void)snprintf(x->kernel, sizeof(x->kernel), "%s", col_text(st, 2));
-			(void)snprintf(x->debug, sizeof(x->debug), "%s", col_text(st, 3));
-		}
-		double *nv = realloc(x->v, (x->n + 1) * sizeof(double));
-		if (!nv) {
-			rc = err_set(c->e, SLABSIM_ENOMEM, "out of memory");
-			goto out;
-		}
-		x->v = nv;
-		x->v[x->n++] = sqlite3_column_double(st, 4);
-		if (x->n > 1)
-			reps = true;
-	}
 	for (size_t k = 0; k < c->ntr; k++)
 		npanel += nb[k] > 0;
 	if (!npanel) {
@@ -658,144 +924,41 @@ static int fig_overhead(struct ctx *c, struct plot_fig *fig)
 			       "no natural/none pairs of runs with the same configuration");
 		goto out;
 	}
-	if (!(d = open_out(c, fig->name, "dat"))) {
-		rc = c->e->code;
+	if ((rc = write_dat(
+		     c, fig->name,
+		     "# peak slab pages overhead of align=natural over align=none, percent\n"
+		     "# one block per trace (gnuplot index), one row per allocator, kernel "
+		     "and\n"
+		     "# debug setting: mean over the natural/none pairs (a workload's pairs "
+		     "are\n"
+		     "# paired by seed), half-width of the 95% confidence interval of that "
+		     "mean\n"
+		     "# (t(0.975, n-1) sd / sqrt(n); 0 with one pair), number of pairs; then "
+		     "the\n"
+		     "# bar's x, colour (allocator), hatched (debug on), where its label goes\n"
+		     "#trace allocator kernel debug mean_pct ci95_pct n x rgb hatched label_y "
+		     "label\n",
+		     overhead_dat, &f)))
 		goto out;
-	}
-	fprintf(d, "# peak slab pages overhead of align=natural over align=none, percent\n"
-		   "# one block per trace (gnuplot index), one row per allocator, kernel and\n"
-		   "# debug setting: mean over the natural/none pairs (a workload's pairs are\n"
-		   "# paired by seed), half-width of the 95%% confidence interval of that mean\n"
-		   "# (t(0.975, n-1) sd / sqrt(n); 0 with one pair), number of pairs; then the\n"
-		   "# bar's x, colour (allocator), hatched (debug on), where its label goes\n"
-		   "#trace allocator kernel debug mean_pct ci95_pct n x rgb hatched label_y "
-		   "label\n");
-	double lo = 0, hi = 0;
-	size_t blk = 0;
-	for (size_t k = 0; k < c->ntr; k++) {
-		if (!nb[k])
-			continue;
-		if (blk++)
-			fprintf(d, "\n\n");
-		for (size_t b = 0; b < nb[k]; b++) {
-			struct ov_bar *x = &bars[k][b];
-			double mean = gsl_stats_mean(x->v, 1, x->n);
-			double sd = x->n > 1 ? gsl_stats_sd_m(x->v, 1, x->n, mean) : 0.0;
-			double half = query_ci95_half(sd, x->n);
-			char lab[64];
-			if (mean - half < lo)
-				lo = mean - half;
-			if (mean + half > hi)
-				hi = mean + half;
-			dat_str(d, c->tr[k].label);
-			fputc(' ', d);
-			dat_str(d, x->allocator);
-			fputc(' ', d);
-			dat_str(d, x->kernel);
-			fputc(' ', d);
-			dat_str(d, x->debug);
-			(void)snprintf(lab, sizeof(lab), "%+.2f%%%s", mean, x->n > 1 ? "" : "");
-			if (x->n > 1)
-				(void)snprintf(lab, sizeof(lab), "%+.2f%% (n=%zu)", mean, x->n);
-			fprintf(d, " %.6f %.6f %zu %zu %ld %d %.6f ", mean, half, x->n, b + 1,
-				strtol(alloc_rgb(x->allocator) + 1, NULL, 16),
-				strcmp(x->debug, "off") != 0, mean + half > 0 ? mean + half : 0);
-			dat_str(d, lab);
-			fputc('\n', d);
-		}
-	}
-	rc = close_out(c, d, fig->name, "dat");
-	d = NULL;
-	if (rc)
-		goto out;
-	double pad = (hi - lo) > 0 ? (hi - lo) * 0.18 : 1.0;
-	if (!(g = open_out(c, fig->name, "gp"))) {
-		rc = c->e->code;
-		goto out;
-	}
-	fprintf(g,
-		"# %s: one panel per trace, one bar per allocator (kernel) and debug setting\n"
-		"# colour = allocator, hatched = debug on; every bar labelled with its value%s\n",
-		fig->name,
-		reps ? "\n# error bars: 95% confidence interval of the mean (t, n-1)" : "");
-	for (int t = 0; t < 2; t++) {
-		gp_head(g, fig->name, t, fig_height(npanel, 300));
-		fprintf(g, "set multiplot layout %zu,1 title ", npanel);
-		gp_str(g, fig->title);
-		fprintf(g,
-			"\nset ylabel 'extra peak slab memory (%%)'\n"
-			"set xlabel 'allocator, debug setting (hatched: debug on)'\n"
-			"set grid ytics\nunset key\nset xzeroaxis lt -1\nset boxwidth 0.7\n"
-			"set yrange [%.6f:%.6f]\n",
-			lo - (lo < 0 ? pad : 0), hi + pad);
-		blk = 0;
-		for (size_t k = 0; k < c->ntr; k++) {
-			if (!nb[k])
-				continue;
-			/* the x axis names each bar: allocator [kernel] debug */
-			fprintf(g, "set title ");
-			gp_str(g, c->tr[k].label);
-			fprintf(g, "\nset xrange [0.4:%zu.6]\nset xtics (", nb[k]);
-			for (size_t b = 0; b < nb[k]; b++) {
-				char tic[64];
-				bool kern = false;
-				for (size_t j = 0; j < nb[k]; j++)
-					kern |= strcmp(bars[k][j].kernel, bars[k][b].kernel) != 0;
-				(void)snprintf(tic, sizeof(tic), "%s%s%s %s", bars[k][b].allocator,
-					       kern ? " " : "", kern ? bars[k][b].kernel : "",
-					       bars[k][b].debug);
-				fprintf(g, "%s", b ? ", " : "");
-				gp_str(g, tic);
-				fprintf(g, " %zu", b + 1);
-			}
-			/* only series with points: gnuplot warns about others */
-			bool off = false, on = false;
-			for (size_t b = 0; b < nb[k]; b++) {
-				off |= !strcmp(bars[k][b].debug, "off");
-				on |= strcmp(bars[k][b].debug, "off") != 0;
-			}
-			fprintf(g, ")\nplot ");
-			if (off)
-				fprintf(g,
-					"'%s.dat' index %zu using 8:($10 > 0 ? 1/0 : $5):9 with "
-					"boxes "
-					"fs solid 0.85 border -1 lc rgb variable, \\\n  ",
-					fig->name, blk);
-			if (on)
-				fprintf(g,
-					"'%s.dat' index %zu using 8:($10 > 0 ? $5 : 1/0):9 with "
-					"boxes "
-					"fs pattern 4 border -1 lc rgb variable, \\\n  ",
-					fig->name, blk);
-			if (reps)
-				fprintf(g,
-					"'%s.dat' index %zu using 8:5:6 with yerrorbars "
-					"lc rgb 'black' pt -1, \\\n  ",
-					fig->name, blk);
-			fprintf(g,
-				"'%s.dat' index %zu using 8:11:12 with labels offset 0,0.7 "
-				"font ',9'\n",
-				fig->name, blk);
-			blk++;
-		}
-		fprintf(g, "unset multiplot\n");
-	}
-	fig->drawn = true;
-	rc = close_out(c, g, fig->name, "gp");
-	g = NULL;
+	const struct gp_layout l = {
+		"one panel per trace, one bar per allocator (kernel) and debug setting\n"
+		"# colour = allocator, hatched = debug on; every bar labelled with its value",
+		f.reps ? "\n# error bars: 95% confidence interval of the mean (t, n-1)\n" : "\n",
+		fig_height(npanel, 300),
+		npanel,
+		fig->title,
+		overhead_panels,
+		&f};
+	rc = write_gp(c, fig, &l);
 out:
-	if (d)
-		fclose(d);
-	if (g)
-		fclose(g);
 	sqlite3_finalize(st);
 	for (size_t k = 0; k < MAXTR; k++)
-		for (size_t b = 0; b < MAXB; b++)
-			free(bars[k][b].v);
-	free(bars);
+		for (size_t b = 0; b < OV_MAXB; b++)
+			free(f.bars[k][b].v);
+	free(f.bars);
 	if (too_many && !rc)
 		(void)snprintf(fig->note, sizeof(fig->note),
-			       "more than %d bars in a panel: some left out", MAXB);
+			       "more than %d bars in a panel: some left out", OV_MAXB);
 	return rc;
 }
 
@@ -813,6 +976,7 @@ static const char *const opt_align[] = {
 static const char *const opt_rgb[] = {"#1f77b4", "#17becf", "#ff7f0e",
 				      "#d62728", "#2ca02c", "#9467bd"};
 #define NOPT (sizeof(opt_align) / sizeof(opt_align[0]))
+enum { OPT_MAXG = 16 };
 
 struct opt_group {
 	char allocator[16], debug[16];
@@ -820,20 +984,115 @@ struct opt_group {
 	bool have[NOPT];
 };
 
+/* Figure 6's groups of bars, for its script. */
+struct opt_fig {
+	const struct ctx *c;
+	struct opt_group (*grp)[OPT_MAXG];
+	const size_t *ng;
+	double lo, hi;
+};
+
+/* The groups from the query's rows; *other: some policy other than
+ * natural has a twin. */
+static void options_groups(struct ctx *c, sqlite3_stmt *st, struct opt_fig *f, size_t *ng,
+			   bool *other)
+{
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		size_t k = trace_index(c, col_text(st, 0)), b, o;
+		for (o = 0; o < NOPT && strcmp(opt_align[o], col_text(st, 3)); o++)
+			;
+		if (k == c->ntr || o == NOPT)
+			continue;
+		*other |= strcmp(opt_align[o], "natural") != 0;
+		for (b = 0; b < ng[k]; b++)
+			if (alloc_pos(f->grp[k][b].allocator) == alloc_pos(col_text(st, 1)) &&
+			    !strcmp(f->grp[k][b].debug, col_text(st, 2)))
+				break;
+		if (b == OPT_MAXG)
+			continue;
+		struct opt_group *x = &f->grp[k][b];
+		if (b == ng[k]) {
+			ng[k]++;
+			(void)snprintf(x->allocator, sizeof(x->allocator), "%s", col_text(st, 1));
+			(void)snprintf(x->debug, sizeof(x->debug), "%s", col_text(st, 2));
+		}
+		x->pct[o] = sqlite3_column_double(st, 4);
+		x->have[o] = true;
+	}
+}
+
+/* Figure 6's .dat rows of trace k; widens f's y range to them. */
+static void options_rows(FILE *d, void *arg, size_t k)
+{
+	struct opt_fig *f = arg;
+	for (size_t b = 0; b < f->ng[k]; b++) {
+		const struct opt_group *x = &f->grp[k][b];
+		for (size_t o = 0; o < NOPT; o++) {
+			if (!x->have[o])
+				continue;
+			f->lo = x->pct[o] < f->lo ? x->pct[o] : f->lo;
+			f->hi = x->pct[o] > f->hi ? x->pct[o] : f->hi;
+			const char *const cols[] = {f->c->tr[k].label, x->allocator, x->debug,
+						    opt_align[o]};
+			dat_strs(d, 4, cols);
+			fprintf(d, " %.6f %zu %ld\n", x->pct[o], b * (NOPT + 1) + o + 1,
+				strtol(opt_rgb[o] + 1, NULL, 16));
+		}
+	}
+}
+
+/* Figure 6's .dat: one block per trace with bars. */
+static int options_dat(struct ctx *c, FILE *d, void *arg)
+{
+	const struct opt_fig *f = arg;
+	return bar_blocks(c, d, f->ng, options_rows, arg);
+}
+
+static void options_panels(FILE *g, const struct plot_fig *fig, const void *arg)
+{
+	const struct opt_fig *f = arg;
+	fprintf(g, "set ylabel 'extra peak slab memory over none (%%)'\n"
+		   "set xlabel 'allocator, debug setting'\n"
+		   "set grid ytics\nset xzeroaxis lt -1\nset boxwidth 0.9\n"
+		   "set key outside right top vertical font ',9'\n");
+	gp_bar_yrange(g, f->lo, f->hi, 0.1);
+	for (size_t k = 0, blk = 0; k < f->c->ntr; k++) {
+		if (!f->ng[k])
+			continue;
+		gp_title(g, f->c->tr[k].label);
+		fprintf(g, "set xrange [0:%zu]\nset xtics (", f->ng[k] * (NOPT + 1));
+		for (size_t b = 0; b < f->ng[k]; b++) {
+			char tic[48];
+			(void)snprintf(tic, sizeof(tic), "%s %s", f->grp[k][b].allocator,
+				       f->grp[k][b].debug);
+			gp_xtic(g, b, tic);
+			fprintf(g, " %.1f", (double)b * (NOPT + 1) + (NOPT + 1) / 2.0);
+		}
+		fprintf(g,
+			")\nplot '%s.dat' index %zu using 6:5:7 with boxes "
+			"fs solid 0.85 border -1 lc rgb variable notitle",
+			fig->name, blk++);
+		for (size_t o = 0; o < NOPT; o++)
+			fprintf(g,
+				", \\\n  keyentry with boxes fs solid 0.85 lc rgb '%s' "
+				"title '%s'",
+				opt_rgb[o], opt_align[o]);
+		fprintf(g, "\n");
+	}
+}
+
 static int fig_options(struct ctx *c, struct plot_fig *fig)
 {
-	enum { MAXG = 16 };
 	sqlite3_stmt *st = NULL;
-	FILE *d = NULL, *g = NULL;
-	struct opt_group(*grp)[MAXG] = calloc(MAXTR, sizeof(*grp));
 	size_t ng[MAXTR] = {0}, npanel = 0;
+	struct opt_fig f = {c, calloc(MAXTR, sizeof(*f.grp)), ng, 0, 0};
 	bool other = false;
 	int rc;
 	(void)snprintf(fig->title, sizeof(fig->title),
 		       "Peak slab memory of each alignment option over none (the 2019 debate)");
 	fig->optional = true;
-	if (!grp)
-		return err_set(c->e, SLABSIM_ENOMEM, "out of memory");
+	if (!f.grp)
+		return oom(c);
 	if ((rc = prep_latest(
 		     c,
 		     "SELECT n.trace, n.allocator, n.debug, n.align,\n"
@@ -848,31 +1107,7 @@ static int fig_options(struct ctx *c, struct plot_fig *fig)
 		     "ORDER BY n.trace, n.allocator, n.debug = 'off' DESC, n.debug",
 		     &st)))
 		goto out;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		size_t k, b, o;
-		for (k = 0; k < c->ntr && strcmp(c->tr[k].label, col_text(st, 0)); k++)
-			;
-		for (o = 0; o < NOPT && strcmp(opt_align[o], col_text(st, 3)); o++)
-			;
-		if (k == c->ntr || o == NOPT)
-			continue;
-		other |= strcmp(opt_align[o], "natural") != 0;
-		for (b = 0; b < ng[k]; b++)
-			if (alloc_pos(grp[k][b].allocator) == alloc_pos(col_text(st, 1)) &&
-			    !strcmp(grp[k][b].debug, col_text(st, 2)))
-				break;
-		if (b == MAXG)
-			continue;
-		if (b == ng[k]) {
-			ng[k]++;
-			(void)snprintf(grp[k][b].allocator, sizeof(grp[k][b].allocator), "%s",
-				       col_text(st, 1));
-			(void)snprintf(grp[k][b].debug, sizeof(grp[k][b].debug), "%s",
-				       col_text(st, 2));
-		}
-		grp[k][b].pct[o] = sqlite3_column_double(st, 4);
-		grp[k][b].have[o] = true;
-	}
+	options_groups(c, st, &f, ng, &other);
 	for (size_t k = 0; k < c->ntr; k++)
 		npanel += ng[k] > 0;
 	if (!npanel || !other) {
@@ -881,114 +1116,116 @@ static int fig_options(struct ctx *c, struct plot_fig *fig)
 			       "(analysis/sweeps/align-debate.sweep)");
 		goto out;
 	}
-	if (!(d = open_out(c, fig->name, "dat"))) {
-		rc = c->e->code;
-		goto out;
-	}
-	fprintf(d,
+	char head[512];
+	(void)snprintf(
+		head, sizeof(head),
 		"# extra peak slab pages of each alignment policy over align=none, percent\n"
 		"# one block per trace (gnuplot index), one row per allocator, debug setting\n"
 		"# and policy; x: the bar's position (groups of %zu), rgb: the policy's colour\n"
 		"#trace allocator debug align pct x rgb\n",
 		NOPT);
-	double lo = 0, hi = 0;
-	size_t blk = 0;
-	for (size_t k = 0; k < c->ntr; k++) {
-		if (!ng[k])
-			continue;
-		if (blk++)
-			fprintf(d, "\n\n");
-		for (size_t b = 0; b < ng[k]; b++) {
-			for (size_t o = 0; o < NOPT; o++) {
-				const struct opt_group *x = &grp[k][b];
-				if (!x->have[o])
-					continue;
-				lo = x->pct[o] < lo ? x->pct[o] : lo;
-				hi = x->pct[o] > hi ? x->pct[o] : hi;
-				dat_str(d, c->tr[k].label);
-				fputc(' ', d);
-				dat_str(d, x->allocator);
-				fputc(' ', d);
-				dat_str(d, x->debug);
-				fputc(' ', d);
-				dat_str(d, opt_align[o]);
-				fprintf(d, " %.6f %zu %ld\n", x->pct[o], b * (NOPT + 1) + o + 1,
-					strtol(opt_rgb[o] + 1, NULL, 16));
-			}
-		}
-	}
-	rc = close_out(c, d, fig->name, "dat");
-	d = NULL;
-	if (rc)
+	if ((rc = write_dat(c, fig->name, head, options_dat, &f)))
 		goto out;
-	double pad = (hi - lo) > 0 ? (hi - lo) * 0.1 : 1.0;
-	if (!(g = open_out(c, fig->name, "gp"))) {
-		rc = c->e->code;
-		goto out;
-	}
-	fprintf(g,
-		"# %s: one panel per trace, one group of bars per allocator and debug setting,\n"
+	const struct gp_layout l = {
+		"one panel per trace, one group of bars per allocator and debug setting,\n"
 		"# one bar per alignment policy (colour, in the key)\n",
-		fig->name);
-	for (int t = 0; t < 2; t++) {
-		gp_head(g, fig->name, t, fig_height(npanel, 320));
-		fprintf(g, "set multiplot layout %zu,1 title ", npanel);
-		gp_str(g, fig->title);
-		fprintf(g,
-			"\nset ylabel 'extra peak slab memory over none (%%)'\n"
-			"set xlabel 'allocator, debug setting'\n"
-			"set grid ytics\nset xzeroaxis lt -1\nset boxwidth 0.9\n"
-			"set key outside right top vertical font ',9'\n"
-			"set yrange [%.6f:%.6f]\n",
-			lo - (lo < 0 ? pad : 0), hi + pad);
-		blk = 0;
-		for (size_t k = 0; k < c->ntr; k++) {
-			if (!ng[k])
-				continue;
-			fprintf(g, "set title ");
-			gp_str(g, c->tr[k].label);
-			fprintf(g, "\nset xrange [0:%zu]\nset xtics (", ng[k] * (NOPT + 1));
-			for (size_t b = 0; b < ng[k]; b++) {
-				char tic[48];
-				(void)snprintf(tic, sizeof(tic), "%s %s", grp[k][b].allocator,
-					       grp[k][b].debug);
-				fprintf(g, "%s", b ? ", " : "");
-				gp_str(g, tic);
-				fprintf(g, " %.1f", (double)b * (NOPT + 1) + (NOPT + 1) / 2.0);
-			}
-			fprintf(g,
-				")\nplot '%s.dat' index %zu using 6:5:7 with boxes "
-				"fs solid 0.85 border -1 lc rgb variable notitle",
-				fig->name, blk);
-			for (size_t o = 0; o < NOPT; o++)
-				fprintf(g,
-					", \\\n  keyentry with boxes fs solid 0.85 lc rgb '%s' "
-					"title '%s'",
-					opt_rgb[o], opt_align[o]);
-			fprintf(g, "\n");
-			blk++;
-		}
-		fprintf(g, "unset multiplot\n");
-	}
-	fig->drawn = true;
-	rc = close_out(c, g, fig->name, "gp");
-	g = NULL;
+		"",
+		fig_height(npanel, 320),
+		npanel,
+		fig->title,
+		options_panels,
+		&f};
+	rc = write_gp(c, fig, &l);
 out:
-	if (d)
-		fclose(d);
-	if (g)
-		fclose(g);
 	sqlite3_finalize(st);
-	free(grp);
+	free(f.grp);
+	return rc;
+}
+
+/* Figure 3's bars: how many each trace has. */
+struct waste_fig {
+	const struct ctx *c;
+	sqlite3_stmt *st; /* the waste of run ?1 */
+	size_t nbar[MAXTR], npanel;
+};
+
+static void waste_panels(FILE *g, const struct plot_fig *fig, const void *arg)
+{
+	const struct waste_fig *f = arg;
+	fprintf(g, "set ylabel 'waste (KiB)'\n"
+		   "set style data histogram\nset style histogram rowstacked\n"
+		   "set style fill solid 0.8 border -1\nset boxwidth 0.7\n"
+		   "set xtics rotate by -25 left font ',8'\nset grid ytics\n"
+		   "set key outside right top font ',8'\nset yrange [0:*]\nset bmargin 9\n"
+		   "set rmargin 26\n");
+	for (size_t k = 0, b = 0; k < f->c->ntr; k++) {
+		if (!f->nbar[k])
+			continue;
+		gp_title(g, f->c->tr[k].label);
+		fprintf(g,
+			"plot '%s.dat' index %zu using 2:xtic(1) lc rgb '#8c564b' title "
+			"'size-class rounding', \\\n"
+			"  '' index %zu using 3 lc rgb '#9467bd' title 'layout/debug "
+			"metadata', \\\n"
+			"  '' index %zu using 4 lc rgb '#17becf' title 'free slots (SLOB: "
+			"free space in its pages)', \\\n"
+			"  '' index %zu using 5 lc rgb '#bcbd22' title 'slab tail (page "
+			"level)'\n",
+			fig->name, b, b, b, b);
+		b++;
+	}
+}
+
+/* Figure 3's rows of trace k (c->trace): one bar per run; *npanel counts
+ * the traces with bars. */
+static int waste_rows(struct ctx *c, sqlite3_stmt *st, FILE *d, size_t k, size_t *nbar,
+		      size_t *npanel)
+{
+	struct pol *p = NULL;
+	size_t np = 0;
+	int rc;
+	c->trace = c->tr[k].label;
+	if ((rc = policies(c, &p, &np)))
+		return rc;
+	for (size_t i = 0; i < np; i++) {
+		bind_run(st, p[i].run_id);
+		if (sqlite3_step(st) != SQLITE_ROW)
+			continue;
+		if (!nbar[k]) {
+			dat_block(d, *npanel);
+			fprintf(d, "# trace ");
+			dat_str(d, c->trace);
+			fputc('\n', d);
+			(*npanel)++;
+		}
+		nbar[k]++;
+		int sh = sqlite3_column_int(st, 0) ? 4 : 0;
+		char lab[256];
+		(void)snprintf(lab, sizeof(lab), "%s%s", p[i].label, sh ? " [run totals]" : "");
+		dat_str(d, lab);
+		fprintf(d, " %.3f %.3f %.3f %.3f %lld\n",
+			sqlite3_column_double(st, 1 + sh) / 1024.0,
+			sqlite3_column_double(st, 2 + sh) / 1024.0,
+			sqlite3_column_double(st, 3 + sh) / 1024.0,
+			sqlite3_column_double(st, 4 + sh) / 1024.0, p[i].run_id);
+	}
+	free(p);
+	return 0;
+}
+
+static int waste_dat(struct ctx *c, FILE *d, void *arg)
+{
+	struct waste_fig *f = arg;
+	int rc = 0;
+	for (size_t k = 0; k < c->ntr && !rc; k++)
+		rc = waste_rows(c, f->st, d, k, f->nbar, &f->npanel);
 	return rc;
 }
 
 /* 3: waste by kind, stacked, one panel per trace, one bar per run. */
 static int fig_waste(struct ctx *c, struct plot_fig *fig)
 {
-	sqlite3_stmt *st = NULL;
-	FILE *d = NULL, *g = NULL;
-	size_t nbar[MAXTR] = {0}, npanel = 0;
+	struct waste_fig f = {.c = c};
 	int rc;
 	(void)snprintf(fig->title, sizeof(fig->title), "Slab waste by kind at the end");
 	/* SLOB: its caches hold no pages: the run totals of its last sample (the
@@ -1005,116 +1242,114 @@ static int fig_waste(struct ctx *c, struct plot_fig *fig)
 		     "SELECT CASE WHEN r.p = 0 AND sh.final_slab_pages > 0 THEN 1 ELSE 0 "
 		     "END AS shared, r.a, r.b, r.f, r.t, s.waste_rounding, s.waste_layout, "
 		     "s.waste_free_slots, s.waste_tail FROM r, sh LEFT JOIN s",
-		     &st)))
+		     &f.st)))
 		return rc;
-	if (!(d = open_out(c, fig->name, "dat"))) {
-		rc = c->e->code;
+	if ((rc = write_dat(
+		     c, fig->name,
+		     "# waste at the end of each run by kind, KiB (root caches summed), one block\n"
+		     "# per trace (gnuplot index). SLOB's caches hold no pages (its pages are\n"
+		     "# shared lists): its rows are the run totals of its last sample, labelled\n"
+		     "# [run totals]; free_slots is then the free space inside its pages\n"
+		     "#policy rounding_kib layout_kib free_slots_kib tail_kib run_id\n",
+		     waste_dat, &f)))
 		goto out;
-	}
-	fprintf(d, "# waste at the end of each run by kind, KiB (root caches summed), one block\n"
-		   "# per trace (gnuplot index). SLOB's caches hold no pages (its pages are\n"
-		   "# shared lists): its rows are the run totals of its last sample, labelled\n"
-		   "# [run totals]; free_slots is then the free space inside its pages\n"
-		   "#policy rounding_kib layout_kib free_slots_kib tail_kib run_id\n");
-	for (size_t k = 0; k < c->ntr; k++) {
-		struct pol *p = NULL;
-		size_t np = 0;
-		c->trace = c->tr[k].label;
-		if ((rc = policies(c, &p, &np)))
-			goto out;
-		for (size_t i = 0; i < np; i++) {
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, p[i].run_id);
-			if (sqlite3_step(st) != SQLITE_ROW)
-				continue;
-			if (!nbar[k]) {
-				fprintf(d, "%s# trace ", npanel ? "\n\n" : "");
-				dat_str(d, c->trace);
-				fputc('\n', d);
-				npanel++;
-			}
-			nbar[k]++;
-			int sh = sqlite3_column_int(st, 0) ? 4 : 0;
-			char lab[256];
-			(void)snprintf(lab, sizeof(lab), "%s%s", p[i].label,
-				       sh ? " [run totals]" : "");
-			dat_str(d, lab);
-			fprintf(d, " %.3f %.3f %.3f %.3f %lld\n",
-				sqlite3_column_double(st, 1 + sh) / 1024.0,
-				sqlite3_column_double(st, 2 + sh) / 1024.0,
-				sqlite3_column_double(st, 3 + sh) / 1024.0,
-				sqlite3_column_double(st, 4 + sh) / 1024.0, p[i].run_id);
-		}
-		free(p);
-	}
-	rc = close_out(c, d, fig->name, "dat");
-	d = NULL;
-	if (rc)
-		goto out;
-	if (!npanel) {
+	if (!f.npanel) {
 		(void)snprintf(fig->note, sizeof(fig->note), "no runs of a trace");
 		goto out;
 	}
-	if (!(g = open_out(c, fig->name, "gp"))) {
-		rc = c->e->code;
-		goto out;
-	}
-	fprintf(g,
-		"# %s: stacked bars of waste by kind, one panel per trace, one bar per run\n"
+	const struct gp_layout l = {
+		"stacked bars of waste by kind, one panel per trace, one bar per run\n"
 		"# (the kinds have colours of their own, none an allocator's)\n",
-		fig->name);
-	for (int t = 0; t < 2; t++) {
-		gp_head(g, fig->name, t, fig_height(npanel, 460));
-		fprintf(g, "set multiplot layout %zu,1 title ", npanel);
-		gp_str(g, fig->title);
-		fprintf(g, "\nset ylabel 'waste (KiB)'\n"
-			   "set style data histogram\nset style histogram rowstacked\n"
-			   "set style fill solid 0.8 border -1\nset boxwidth 0.7\n"
-			   "set xtics rotate by -25 left font ',8'\nset grid ytics\n"
-			   "set key outside right top font ',8'\nset yrange [0:*]\nset bmargin 9\n"
-			   "set rmargin 26\n");
-		for (size_t k = 0, b = 0; k < c->ntr; k++) {
-			if (!nbar[k])
-				continue;
-			fprintf(g, "set title ");
-			gp_str(g, c->tr[k].label);
-			fprintf(g,
-				"\nplot '%s.dat' index %zu using 2:xtic(1) lc rgb '#8c564b' title "
-				"'size-class rounding', \\\n"
-				"  '' index %zu using 3 lc rgb '#9467bd' title 'layout/debug "
-				"metadata', \\\n"
-				"  '' index %zu using 4 lc rgb '#17becf' title 'free slots (SLOB: "
-				"free space in its pages)', \\\n"
-				"  '' index %zu using 5 lc rgb '#bcbd22' title 'slab tail (page "
-				"level)'\n",
-				fig->name, b, b, b, b);
-			b++;
-		}
-		fprintf(g, "unset multiplot\n");
-	}
-	fig->drawn = true;
-	rc = close_out(c, g, fig->name, "gp");
-	g = NULL;
+		"",
+		fig_height(f.npanel, 460),
+		f.npanel,
+		fig->title,
+		waste_panels,
+		&f};
+	rc = write_gp(c, fig, &l);
 out:
-	if (d)
-		fclose(d);
-	if (g)
-		fclose(g);
-	sqlite3_finalize(st);
+	sqlite3_finalize(f.st);
 	return rc;
 }
 
 /* 4: top caches by waste: per trace, one panel per allocator. */
+enum { TOP = 10, TOP_MAXP = 64 };
+
+/* Figure 4's panels: one run each. */
+struct top_fig {
+	long long runs[TOP_MAXP];
+	char names[TOP_MAXP][300], alloc[TOP_MAXP][16];
+	size_t nr;
+	sqlite3_stmt *cs; /* the top caches of run ?1 */
+};
+
+/* The runs of figure 4 (st: its query), named after trace and policy. */
+static void top_runs(struct ctx *c, sqlite3_stmt *st, struct top_fig *f)
+{
+	for (size_t k = 0; k < c->ntr; k++) {
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, c->tr[k].label, -1, SQLITE_STATIC);
+		while (sqlite3_step(st) == SQLITE_ROW && f->nr < TOP_MAXP) {
+			char *name = f->names[f->nr];
+			size_t size = sizeof(f->names[0]);
+			f->runs[f->nr] = sqlite3_column_int64(st, 0);
+			(void)snprintf(f->alloc[f->nr], sizeof(f->alloc[0]), "%s", col_text(st, 1));
+			int w = snprintf(name, size, "%.200s: %s align=%s debug=%s", c->tr[k].label,
+					 col_text(st, 1), col_text(st, 2), col_text(st, 3));
+			if (sqlite3_column_type(st, 5) != SQLITE_NULL && w > 0 && (size_t)w < size)
+				w += snprintf(name + w, size - (size_t)w, " seed=%s",
+					      col_text(st, 5));
+			/* SLOB: no per-cache pages (see the .dat's header) */
+			if (sqlite3_column_int(st, 4) && w > 0 && (size_t)w < size)
+				(void)snprintf(name + w, size - (size_t)w,
+					       " (caches' own waste; shared pages as one bar)");
+			f->nr++;
+		}
+	}
+}
+
+/* Figure 4's .dat: one block per run. */
+static int top_dat(struct ctx *c, FILE *d, void *arg)
+{
+	const struct top_fig *f = arg;
+	(void)c;
+	for (size_t i = 0; i < f->nr; i++) {
+		dat_block(d, i);
+		fprintf(d, "# run %lld: %s\n", f->runs[i], f->names[i]);
+		bind_run(f->cs, f->runs[i]);
+		bool any = false;
+		while (sqlite3_step(f->cs) == SQLITE_ROW) {
+			dat_str(d, col_text(f->cs, 0));
+			fprintf(d, " %.3f\n", sqlite3_column_double(f->cs, 1));
+			any = true;
+		}
+		if (!any)
+			fprintf(d, "\"(none)\" 0\n");
+	}
+	return 0;
+}
+
+static void top_panels(FILE *g, const struct plot_fig *fig, const void *arg)
+{
+	const struct top_fig *f = arg;
+	fprintf(g, "set style fill solid 0.8 border -1\nset boxwidth 0.7\n"
+		   "set ylabel 'waste (KiB)'\nset xtics rotate by -30 left\n"
+		   "set grid ytics\nunset key\nset yrange [0:*]\nset bmargin 6\n");
+	for (size_t i = 0; i < f->nr; i++) {
+		gp_title(g, f->names[i]);
+		fprintf(g, "plot '%s.dat' index %zu using 0:2:xtic(1) with boxes lc rgb '%s'\n",
+			fig->name, i, alloc_rgb(f->alloc[i]));
+	}
+}
+
 static int fig_top(struct ctx *c, struct plot_fig *fig)
 {
-	enum { TOP = 10, MAXP = 64 };
-	sqlite3_stmt *st = NULL, *cs = NULL;
-	FILE *d = NULL, *g = NULL;
-	long long runs[MAXP];
-	char names[MAXP][300], alloc[MAXP][16];
-	size_t nr = 0;
+	sqlite3_stmt *st = NULL;
+	struct top_fig *f = calloc(1, sizeof(*f));
 	int rc;
 	(void)snprintf(fig->title, sizeof(fig->title), "Top %d caches by waste at the end", TOP);
+	if (!f)
+		return oom(c);
 	/* per trace and allocator one run: align natural and debug off when
 	 * there is one */
 	if ((rc = prep_latest(
@@ -1129,32 +1364,11 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 		     "FROM pick p JOIN latest l ON l.run_id = p.run_id WHERE k = 1 "
 		     "ORDER BY p.allocator",
 		     &st)))
-		return rc;
-	for (size_t k = 0; k < c->ntr; k++) {
-		sqlite3_reset(st);
-		sqlite3_bind_text(st, 1, c->tr[k].label, -1, SQLITE_STATIC);
-		while (sqlite3_step(st) == SQLITE_ROW && nr < MAXP) {
-			runs[nr] = sqlite3_column_int64(st, 0);
-			(void)snprintf(alloc[nr], sizeof(alloc[nr]), "%s", col_text(st, 1));
-			int w = snprintf(names[nr], sizeof(names[nr]),
-					 "%.200s: %s align=%s debug=%s", c->tr[k].label,
-					 col_text(st, 1), col_text(st, 2), col_text(st, 3));
-			if (sqlite3_column_type(st, 5) != SQLITE_NULL && w > 0 &&
-			    (size_t)w < sizeof(names[nr]))
-				w += snprintf(names[nr] + w, sizeof(names[nr]) - (size_t)w,
-					      " seed=%s", col_text(st, 5));
-			/* SLOB: no per-cache pages (see the .dat's header) */
-			if (sqlite3_column_int(st, 4) && w > 0 && (size_t)w < sizeof(names[nr]))
-				(void)snprintf(names[nr] + w, sizeof(names[nr]) - (size_t)w,
-					       " (caches' own waste; shared pages as one bar)");
-			nr++;
-		}
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (!nr) {
+		goto out;
+	top_runs(c, st, f);
+	if (!f->nr) {
 		(void)snprintf(fig->note, sizeof(fig->note), "no runs of a trace");
-		return 0;
+		goto out;
 	}
 	/* SLOB (query_shared_cte): its caches' rounding + layout, and the free
 	 * space of its shared pages as one bar */
@@ -1170,271 +1384,226 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 			"(waste_free_slots + waste_tail) / 1024.0 FROM shared WHERE run_id = ?1) "
 			"ORDER BY w DESC, cache LIMIT 10",
 			query_latest_cte, query_shared_cte);
-		if ((rc = prep(c, sql, &cs)))
-			return rc;
+		if ((rc = prep(c, sql, &f->cs)))
+			goto out;
 	}
-	if (!(d = open_out(c, fig->name, "dat"))) {
-		rc = c->e->code;
-		goto out;
-	}
-	fprintf(d,
+	char head[512];
+	(void)snprintf(
+		head, sizeof(head),
 		"# top %d root caches by waste at the end (rounding + layout + free slots + "
 		"tail), KiB\n# one block per trace and allocator (gnuplot index). SLOB's caches "
 		"hold no pages (its\n# pages are shared lists): its block has the caches' "
 		"rounding + layout and one\n# bar '(shared pages: free space)', the run total of "
 		"free space in its pages\n#cache waste_kib\n",
 		TOP);
-	for (size_t i = 0; i < nr; i++) {
-		fprintf(d, "%s# run %lld: %s\n", i ? "\n\n" : "", runs[i], names[i]);
-		sqlite3_reset(cs);
-		sqlite3_bind_int64(cs, 1, runs[i]);
-		bool any = false;
-		while (sqlite3_step(cs) == SQLITE_ROW) {
-			dat_str(d, col_text(cs, 0));
-			fprintf(d, " %.3f\n", sqlite3_column_double(cs, 1));
-			any = true;
-		}
-		if (!any)
-			fprintf(d, "\"(none)\" 0\n");
-	}
-	rc = close_out(c, d, fig->name, "dat");
-	d = NULL;
-	if (rc)
+	if ((rc = write_dat(c, fig->name, head, top_dat, f)))
 		goto out;
-	if (!(g = open_out(c, fig->name, "gp"))) {
-		rc = c->e->code;
-		goto out;
-	}
-	fprintf(g, "# %s: one panel per trace and allocator; colour = allocator\n", fig->name);
-	for (int t = 0; t < 2; t++) {
-		fprintf(g, "set terminal %s size 960,%zu\nset output '%s.%s'\n", terms[t][0],
-			260 * nr + 60, fig->name, terms[t][1]);
-		fprintf(g, "set multiplot layout %zu,1 title ", nr);
-		gp_str(g, fig->title);
-		fprintf(g, "\nset style fill solid 0.8 border -1\nset boxwidth 0.7\n"
-			   "set ylabel 'waste (KiB)'\nset xtics rotate by -30 left\n"
-			   "set grid ytics\nunset key\nset yrange [0:*]\nset bmargin 6\n");
-		for (size_t i = 0; i < nr; i++) {
-			fprintf(g, "set title ");
-			gp_str(g, names[i]);
-			fprintf(g,
-				"\nplot '%s.dat' index %zu using 0:2:xtic(1) with boxes lc rgb "
-				"'%s'\n",
-				fig->name, i, alloc_rgb(alloc[i]));
-		}
-		fprintf(g, "unset multiplot\n");
-	}
-	fig->drawn = true;
-	rc = close_out(c, g, fig->name, "gp");
-	g = NULL;
+	/* not fig_height: a single panel is not made taller */
+	const struct gp_layout l = {"one panel per trace and allocator; colour = allocator\n",
+				    "",
+				    (int)(260 * f->nr + 60),
+				    f->nr,
+				    fig->title,
+				    top_panels,
+				    f};
+	rc = write_gp(c, fig, &l);
 out:
-	if (d)
-		fclose(d);
-	if (g)
-		fclose(g);
-	sqlite3_finalize(cs);
+	sqlite3_finalize(st);
+	sqlite3_finalize(f->cs);
+	free(f);
 	return rc;
 }
 
 /* 5: CDF of slab occupancy (per-cache samples), one panel per trace, one
  * line per run (identical series once; SLOB has no fixed slots). */
-static int fig_cdf(struct ctx *c, struct plot_fig *fig)
-{
-	enum { MAXPTS = 2000 };
-	sqlite3_stmt *st = NULL;
-	FILE *d = NULL, *g = NULL;
-	struct mem_panel pn[MAXTR] = {{0}};
-	size_t cap = 0, block = 0, npanel = 0;
-	double *v = NULL;
+enum { CDF_MAXPTS = 2000 };
+
+/* What figure 5 gathers over its panels. */
+struct cdf_fig {
+	sqlite3_stmt *st; /* the occupancy values of run ?1 */
+	double *v;	  /* a run's values, sorted */
+	size_t cap;
 	/* allocators with a run that has no value: an allocator without fixed
 	 * object slots (SLOB) has no occupancy; they are named in the title */
-	char unshown[200] = "";
+	char unshown[200];
 	int unshown_pos[16];
-	size_t nunshown = 0;
+	size_t nunshown;
+	struct mem_panel pn[MAXTR];
+	size_t npanel, block;
+};
+
+/* Counts the values of each run of panel m into nval; a run without any
+ * names its allocator in a->unshown. */
+static void cdf_count(struct cdf_fig *a, const struct mem_panel *m, size_t *nval)
+{
+	for (size_t i = 0; i < m->np; i++) {
+		size_t n = 0;
+		bind_run(a->st, m->p[i].run_id);
+		while (sqlite3_step(a->st) == SQLITE_ROW)
+			n++;
+		nval[i] = n;
+		int ap = alloc_pos(m->p[i].allocator);
+		size_t u = 0;
+		while (u < a->nunshown && a->unshown_pos[u] != ap)
+			u++;
+		if (!n && u == a->nunshown &&
+		    a->nunshown < sizeof(a->unshown_pos) / sizeof(a->unshown_pos[0])) {
+			size_t l = strlen(a->unshown);
+			a->unshown_pos[a->nunshown++] = ap;
+			(void)snprintf(a->unshown + l, sizeof(a->unshown) - l, "%s%s",
+				       l ? ", " : "", m->p[i].allocator);
+		}
+	}
+}
+
+/* The n values of a run into a->v, sorted (a->v holds n). */
+static size_t cdf_values(struct cdf_fig *a, long long run_id, size_t n)
+{
+	size_t got = 0;
+	bind_run(a->st, run_id);
+	while (sqlite3_step(a->st) == SQLITE_ROW && got < n)
+		a->v[got++] = sqlite3_column_double(a->st, 0);
+	gsl_sort(a->v, 1, got);
+	return got;
+}
+
+/* The sorted values of each run, hashed to find identical ones. */
+static int cdf_sigs(struct ctx *c, struct cdf_fig *a, struct mem_panel *m, const size_t *nval)
+{
+	for (size_t i = 0; i < m->np; i++) {
+		if (!nval[i]) {
+			m->p[i].sig = (uint64_t)i; /* not drawn */
+			continue;
+		}
+		if (nval[i] > a->cap) {
+			double *nv = realloc(a->v, nval[i] * sizeof(*nv));
+			if (!nv)
+				return oom(c);
+			a->v = nv;
+			a->cap = nval[i];
+		}
+		size_t n = cdf_values(a, m->p[i].run_id, nval[i]);
+		m->p[i].sig = sig_add(0xcbf29ce484222325u, a->v, n * sizeof(*a->v)) ^ 1;
+	}
+	return 0;
+}
+
+/* Panel m's blocks of the .dat, from *block on: one per run drawn. */
+static void cdf_blocks(struct ctx *c, struct cdf_fig *a, FILE *d, struct mem_panel *m,
+		       const size_t *nval, size_t *block)
+{
+	for (size_t i = 0; i < m->np; i++) {
+		if (!nval[i] || m->p[i].same_as >= 0) {
+			if (!nval[i])
+				m->p[i].same_as = -2; /* no values: not drawn */
+			continue;
+		}
+		size_t n = cdf_values(a, m->p[i].run_id, nval[i]);
+		dat_run_head(d, *block, c->trace, &m->p[i], m->titles[i]);
+		fprintf(d, " (%zu values)\n", n);
+		size_t step = n > CDF_MAXPTS ? (n + CDF_MAXPTS - 1) / CDF_MAXPTS : 1;
+		for (size_t j = 0; j < n; j++)
+			if (j % step == step - 1 || j == n - 1)
+				fprintf(d, "%.6f %.6f\n", a->v[j], (double)(j + 1) / (double)n);
+		(*block)++;
+	}
+}
+
+/* Figure 5's .dat: the blocks of each trace's panel. */
+static int cdf_dat(struct ctx *c, FILE *d, void *arg)
+{
+	struct cdf_fig *a = arg;
+	int rc = 0;
+	for (size_t k = 0; k < c->ntr && !rc; k++) {
+		struct mem_panel *m = &a->pn[a->npanel];
+		size_t *nval;
+		if ((rc = panel_runs(c, k, m)))
+			break;
+		if (!(nval = calloc(m->np + 1, sizeof(*nval))))
+			return oom(c);
+		cdf_count(a, m, nval);
+		if (!(rc = cdf_sigs(c, a, m, nval))) {
+			mark_identical(m->p, m->np, m->titles);
+			m->first = a->block;
+			cdf_blocks(c, a, d, m, nval, &a->block);
+			m->nblocks = a->block - m->first;
+			if (m->nblocks)
+				a->npanel++;
+			else
+				panel_free(m);
+		}
+		free(nval);
+	}
+	return rc;
+}
+
+static void cdf_panels(FILE *g, const struct plot_fig *fig, const void *arg)
+{
+	const struct line_fig *lf = arg;
+	fprintf(g, "set xlabel 'slab occupancy (live objects / object slots, fraction)'\n"
+		   "set ylabel 'fraction of (sample, cache) points at or below'\n"
+		   "set xrange [0:1]\nset yrange [0:1]\nset grid\n"
+		   "set key outside right top\n");
+	for (size_t k = 0; k < lf->npanel; k++) {
+		const struct mem_panel *m = &lf->pn[k];
+		gp_title(g, lf->c->tr[m->tr].label);
+		gp_run_lines(g, fig->name, m, false);
+	}
+}
+
+static int fig_cdf(struct ctx *c, struct plot_fig *fig)
+{
+	struct cdf_fig *a = calloc(1, sizeof(*a));
 	int rc;
 	(void)snprintf(fig->title, sizeof(fig->title),
 		       "CDF of slab occupancy over per-cache samples");
+	if (!a)
+		return oom(c);
 	if ((rc = prep(c,
 		       "SELECT 1.0 * sc.live_objs / (sc.slabs * c.objs_per_slab) "
 		       "FROM sample_caches_full sc JOIN caches c "
 		       "  ON c.run_id = sc.run_id AND c.cache = sc.cache "
 		       "WHERE sc.run_id = ?1 AND sc.slabs > 0 AND c.objs_per_slab > 0",
-		       &st)))
-		return rc;
-	if (!(d = open_out(c, fig->name, "dat"))) {
-		rc = c->e->code;
+		       &a->st)))
 		goto out;
-	}
-	fprintf(d,
+	char head[512];
+	(void)snprintf(
+		head, sizeof(head),
 		"# slab occupancy = live objects / (slabs x objects per slab), one value per\n"
 		"# (sample, cache) with slabs; empirical CDF, one block per run, traces one\n"
 		"# after the other (SLOB has no fixed slots and is left out; a run whose\n"
 		"# values equal an earlier one's is not repeated); at most %d points per block\n"
 		"#occupancy cdf\n",
-		MAXPTS);
-	for (size_t k = 0; k < c->ntr; k++) {
-		struct mem_panel *m = &pn[npanel];
-		c->trace = c->tr[k].label;
-		if ((rc = policies(c, &m->p, &m->np)))
-			goto out;
-		if (!(m->titles = calloc(m->np + 1, sizeof(*m->titles)))) {
-			rc = err_set(c->e, SLABSIM_ENOMEM, "out of memory");
-			goto out;
-		}
-		size_t *nval = calloc(m->np + 1, sizeof(*nval));
-		if (!nval) {
-			rc = err_set(c->e, SLABSIM_ENOMEM, "out of memory");
-			goto out;
-		}
-		for (size_t i = 0; i < m->np; i++) {
-			size_t n = 0;
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, m->p[i].run_id);
-			while (sqlite3_step(st) == SQLITE_ROW)
-				n++;
-			nval[i] = n;
-			int ap = alloc_pos(m->p[i].allocator);
-			size_t u = 0;
-			while (u < nunshown && unshown_pos[u] != ap)
-				u++;
-			if (!n && u == nunshown &&
-			    nunshown < sizeof(unshown_pos) / sizeof(unshown_pos[0])) {
-				size_t l = strlen(unshown);
-				unshown_pos[nunshown++] = ap;
-				(void)snprintf(unshown + l, sizeof(unshown) - l, "%s%s",
-					       l ? ", " : "", m->p[i].allocator);
-			}
-		}
-		/* the sorted values of each run, hashed to find identical ones */
-		for (size_t i = 0; i < m->np; i++) {
-			size_t n = 0;
-			uint64_t h = 0xcbf29ce484222325u;
-			if (!nval[i]) {
-				m->p[i].sig = (uint64_t)i; /* not drawn */
-				continue;
-			}
-			if (nval[i] > cap) {
-				double *nv = realloc(v, nval[i] * sizeof(*nv));
-				if (!nv) {
-					free(nval);
-					rc = err_set(c->e, SLABSIM_ENOMEM, "out of memory");
-					goto out;
-				}
-				v = nv;
-				cap = nval[i];
-			}
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, m->p[i].run_id);
-			while (sqlite3_step(st) == SQLITE_ROW && n < nval[i])
-				v[n++] = sqlite3_column_double(st, 0);
-			gsl_sort(v, 1, n);
-			m->p[i].sig = sig_add(h, v, n * sizeof(*v)) ^ 1;
-		}
-		mark_identical(m->p, m->np, m->titles);
-		m->tr = k;
-		m->first = block;
-		for (size_t i = 0; i < m->np; i++) {
-			size_t n = 0;
-			if (!nval[i] || m->p[i].same_as >= 0) {
-				if (!nval[i])
-					m->p[i].same_as = -2; /* no values: not drawn */
-				continue;
-			}
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, m->p[i].run_id);
-			while (sqlite3_step(st) == SQLITE_ROW && n < nval[i])
-				v[n++] = sqlite3_column_double(st, 0);
-			gsl_sort(v, 1, n);
-			fprintf(d, "%s# trace ", block ? "\n\n" : "");
-			dat_str(d, c->trace);
-			fprintf(d, ", run %lld: %s (%zu values)\n", m->p[i].run_id, m->titles[i],
-				n);
-			size_t step = n > MAXPTS ? (n + MAXPTS - 1) / MAXPTS : 1;
-			for (size_t j = 0; j < n; j++)
-				if (j % step == step - 1 || j == n - 1)
-					fprintf(d, "%.6f %.6f\n", v[j],
-						(double)(j + 1) / (double)n);
-			block++;
-		}
-		free(nval);
-		m->nblocks = block - m->first;
-		if (m->nblocks)
-			npanel++;
-		else {
-			free(m->p);
-			free(m->titles);
-			m->p = NULL;
-			m->titles = NULL;
-		}
-	}
-	rc = close_out(c, d, fig->name, "dat");
-	d = NULL;
-	if (rc)
+		CDF_MAXPTS);
+	if ((rc = write_dat(c, fig->name, head, cdf_dat, a)))
 		goto out;
-	if (!npanel) {
+	if (!a->npanel) {
 		(void)snprintf(fig->note, sizeof(fig->note),
 			       "no per-cache samples of slab allocators for a trace");
 		goto out;
 	}
-	if (!(g = open_out(c, fig->name, "gp"))) {
-		rc = c->e->code;
-		goto out;
-	}
-	fprintf(g,
-		"# %s: empirical CDF, one panel per trace, one line per run\n"
-		"# colour = allocator, dash = alignment, thick = debug on\n",
-		fig->name);
-	for (int t = 0; t < 2; t++) {
-		gp_head(g, fig->name, t, fig_height(npanel, 420));
-		fprintf(g, "set multiplot layout %zu,1 title ", npanel);
-		if (nunshown) {
-			char full[400];
-			for (char *q = unshown; *q; q++)
-				*q = (char)toupper((unsigned char)*q);
-			(void)snprintf(full, sizeof(full),
-				       "%s (%s not shown: no samples of caches with fixed object "
-				       "slots)",
-				       fig->title, unshown);
-			gp_str(g, full);
-		} else {
-			gp_str(g, fig->title);
-		}
-		fprintf(g, "\nset xlabel 'slab occupancy (live objects / object slots, fraction)'\n"
-			   "set ylabel 'fraction of (sample, cache) points at or below'\n"
-			   "set xrange [0:1]\nset yrange [0:1]\nset grid\n"
-			   "set key outside right top\n");
-		for (size_t k = 0; k < npanel; k++) {
-			struct mem_panel *m = &pn[k];
-			fprintf(g, "set title ");
-			gp_str(g, c->tr[m->tr].label);
-			fprintf(g, "\nplot \\\n");
-			for (size_t i = 0, b = m->first; i < m->np; i++) {
-				if (m->p[i].same_as != -1)
-					continue;
-				fprintf(g, "  '%s.dat' index %zu using 1:2 with steps ", fig->name,
-					b++);
-				gp_line_style(g, &m->p[i]);
-				fprintf(g, " title ");
-				gp_str(g, m->titles[i]);
-				fprintf(g, "%s\n", b < m->first + m->nblocks ? ", \\" : "");
-			}
-		}
-		fprintf(g, "unset multiplot\n");
-	}
-	fig->drawn = true;
-	rc = close_out(c, g, fig->name, "gp");
-	g = NULL;
+	char full[sizeof(fig->title) + sizeof(a->unshown) + 64];
+	for (char *q = a->unshown; *q; q++)
+		*q = (char)toupper((unsigned char)*q);
+	(void)snprintf(full, sizeof(full),
+		       "%s (%s not shown: no samples of caches with fixed object slots)",
+		       fig->title, a->unshown);
+	const struct line_fig lf = {c, a->pn, a->npanel};
+	const struct gp_layout l = {"empirical CDF, one panel per trace, one line per run\n"
+				    "# colour = allocator, dash = alignment, thick = debug on\n",
+				    "",
+				    fig_height(a->npanel, 420),
+				    a->npanel,
+				    a->nunshown ? full : fig->title,
+				    cdf_panels,
+				    &lf};
+	rc = write_gp(c, fig, &l);
 out:
-	if (d)
-		fclose(d);
-	if (g)
-		fclose(g);
-	sqlite3_finalize(st);
-	free(v);
-	for (size_t k = 0; k < MAXTR; k++) {
-		free(pn[k].p);
-		free(pn[k].titles);
-	}
+	sqlite3_finalize(a->st);
+	free(a->v);
+	for (size_t k = 0; k < MAXTR; k++)
+		panel_free(&a->pn[k]);
+	free(a);
 	return rc;
 }
 

@@ -17,6 +17,17 @@ enum {
 	OPT_NO_RENDER,
 };
 
+/* The options of both commands, as their help lists them. */
+static const char opts_help[] =
+	"Options:\n"
+	"  --db FILE       results database (default slabsim.db)\n"
+	"  -o, --output DIR  output directory (created if missing; required; --out\n"
+	"                  is the same)\n"
+	"  --trace PATH    trace_path of the runs the per-trace figures show (default:\n"
+	"                  the trace with the most runs)\n"
+	"  --no-render     write the .dat and .gp files only, do not run gnuplot\n"
+	"  -h, --help      this help\n\n";
+
 void usage_plot(FILE *f)
 {
 	fprintf(f,
@@ -29,15 +40,8 @@ void usage_plot(FILE *f)
 		"waste-by-kind (stacked), top-caches (per allocator), occupancy-cdf (CDF of\n"
 		"slab occupancy from the per-cache samples).\n"
 		"\n"
-		"Options:\n"
-		"  --db FILE       results database (default slabsim.db)\n"
-		"  -o, --output DIR  output directory (created if missing; required; --out\n"
-		"                  is the same)\n"
-		"  --trace PATH    trace_path of the runs the per-trace figures show (default:\n"
-		"                  the trace with the most runs)\n"
-		"  --no-render     write the .dat and .gp files only, do not run gnuplot\n"
-		"  -h, --help      this help\n\n%s",
-		cli_exit_codes_help);
+		"%s%s",
+		opts_help, cli_exit_codes_help);
 }
 
 void usage_report(FILE *f)
@@ -49,21 +53,22 @@ void usage_report(FILE *f)
 		"plots of 'slabsim plot' (also left in DIR) and the summary tables of the\n"
 		"named queries.\n"
 		"\n"
-		"Options:\n"
-		"  --db FILE       results database (default slabsim.db)\n"
-		"  -o, --output DIR  output directory (created if missing; required; --out\n"
-		"                  is the same)\n"
-		"  --trace PATH    trace_path of the runs the per-trace figures show (default:\n"
-		"                  the trace with the most runs)\n"
-		"  --no-render     write the .dat and .gp files only, do not run gnuplot\n"
-		"  -h, --help      this help\n\n%s",
-		cli_exit_codes_help);
+		"%s%s",
+		opts_help, cli_exit_codes_help);
 }
 
-/* Parse the options both commands take. Returns -1 when the command is
- * done (help printed: *status 0; bad usage: *status set), 0 to go on. */
+/* What both commands are given, and where their error goes. */
+struct plot_args {
+	const char *db, *out;
+	struct plot_opts po;
+	struct err e;
+};
+
+/* Parse the options both commands take into a (its error cleared).
+ * Returns -1 when the command is done (help printed: *status 0; bad
+ * usage: *status set), 0 to go on. */
 static int parse_opts(const char *cmd, void (*usage)(FILE *), int argc, char **argv,
-		      const char **db, const char **out, struct plot_opts *po, int *status)
+		      struct plot_args *a, int *status)
 {
 	static const struct option longopts[] = {
 		{"db", required_argument, NULL, OPT_DB},
@@ -75,9 +80,9 @@ static int parse_opts(const char *cmd, void (*usage)(FILE *), int argc, char **a
 		{NULL, 0, NULL, 0},
 	};
 	int c;
-	*db = "slabsim.db";
-	*out = NULL;
-	*po = (struct plot_opts){.render = true};
+	a->db = "slabsim.db";
+	a->out = NULL;
+	a->po = (struct plot_opts){.render = true};
 	*status = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
@@ -86,17 +91,17 @@ static int parse_opts(const char *cmd, void (*usage)(FILE *), int argc, char **a
 			usage(stdout);
 			return -1;
 		case OPT_DB:
-			*db = optarg;
+			a->db = optarg;
 			break;
 		case 'o':
 		case OPT_OUT:
-			*out = optarg;
+			a->out = optarg;
 			break;
 		case OPT_TRACE:
-			po->trace = optarg;
+			a->po.trace = optarg;
 			break;
 		case OPT_NO_RENDER:
-			po->render = false;
+			a->po.render = false;
 			break;
 		default:
 			*status = cli_bad_usage(cmd);
@@ -108,29 +113,27 @@ static int parse_opts(const char *cmd, void (*usage)(FILE *), int argc, char **a
 		*status = cli_bad_usage(cmd);
 		return -1;
 	}
-	if (!*out || !**out) {
+	if (!a->out || !*a->out) {
 		fprintf(stderr, "slabsim: %s needs --out DIR\n", cmd);
 		*status = cli_bad_usage(cmd);
 		return -1;
 	}
+	err_clear(&a->e);
 	return 0;
 }
 
 int cmd_plot(int argc, char **argv)
 {
-	const char *db, *out;
-	struct plot_opts po;
-	struct err e;
-	int status;
-	if (parse_opts("plot", usage_plot, argc, argv, &db, &out, &po, &status))
-		return status;
-	err_clear(&e);
+	struct plot_args a;
 	struct plot_result pr;
-	if (plot_all(db, out, &po, &pr, &e))
-		return cli_fail(&e);
+	int status;
+	if (parse_opts("plot", usage_plot, argc, argv, &a, &status))
+		return status;
+	if (plot_all(a.db, a.out, &a.po, &pr, &a.e))
+		return cli_fail(&a.e);
 	for (int i = 0; i < PLOT_NFIGS; i++) {
 		if (pr.figs[i].drawn)
-			printf("%s/%s.%s\n", out, pr.figs[i].name, po.render ? "png" : "gp");
+			printf("%s/%s.%s\n", a.out, pr.figs[i].name, a.po.render ? "png" : "gp");
 		else if (!pr.figs[i].optional)
 			fprintf(stderr, "slabsim: plot %s not drawn: %s\n", pr.figs[i].name,
 				pr.figs[i].note);
@@ -140,15 +143,12 @@ int cmd_plot(int argc, char **argv)
 
 int cmd_report(int argc, char **argv)
 {
-	const char *db, *out;
-	struct plot_opts po;
-	struct err e;
+	struct plot_args a;
 	int status;
-	if (parse_opts("report", usage_report, argc, argv, &db, &out, &po, &status))
+	if (parse_opts("report", usage_report, argc, argv, &a, &status))
 		return status;
-	err_clear(&e);
-	if (report_write(db, out, &po, &e))
-		return cli_fail(&e);
-	printf("%s/index.html\n", out);
+	if (report_write(a.db, a.out, &a.po, &a.e))
+		return cli_fail(&a.e);
+	printf("%s/index.html\n", a.out);
 	return 0;
 }
