@@ -9,6 +9,7 @@
  */
 #include "buddy.h"
 #include "err.h"
+#include "layout.h"
 #include "policy.h"
 
 #include <stdlib.h>
@@ -138,4 +139,22 @@ void buddy_orders(const struct buddy *b, struct policy_page_orders *out)
 		out->free_blocks[o] = u64map_len(&b->free[o]);
 	}
 	out->grown_pages = (b->top - BUDDY_BASE) / POLICY_PAGE_SIZE;
+}
+
+int buddy_kmalloc_large(struct buddy *b, uint64_t size, struct policy_obj *out,
+			uint64_t *large_pages, uint64_t *large_objs, struct err *e)
+{
+	uint32_t order = layout_get_order(size);
+	if (buddy_alloc(b, order, &out->addr))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory for a large kmalloc (order %u)",
+			       order);
+	out->cache = POLICY_NO_CACHE;
+	out->order = order;
+	out->bytes_alloc = (uint64_t)POLICY_PAGE_SIZE << order;
+	out->size = size;
+	out->slot_bytes = out->object_bytes = out->bytes_alloc;
+	out->meta_bytes = 0;
+	*large_pages += 1ULL << order;
+	(*large_objs)++;
+	return 0;
 }

@@ -36,6 +36,17 @@ int buddy_alloc(struct buddy *b, uint32_t order, uint64_t *addr);
 /* Return a block obtained from buddy_alloc with the same order. */
 int buddy_free(struct buddy *b, uint64_t addr, uint32_t order);
 
+struct policy_obj;
+struct err;
+/* kmalloc_large(): a kmalloc of size bytes served by the page allocator as
+ * one block of get_order(size) pages, with no cache and no header (SLUB
+ * above 8 KiB, SLAB above its largest kmalloc cache, SLOB from a page).
+ * OUT: *out (cache POLICY_NO_CACHE, every byte figure the block's); the
+ * block's pages are added to *large_pages and 1 to *large_objs. Errors:
+ * SLABSIM_ENOMEM. */
+int buddy_kmalloc_large(struct buddy *b, uint64_t size, struct policy_obj *out,
+			uint64_t *large_pages, uint64_t *large_objs, struct err *e);
+
 struct policy_page_orders;
 /* Blocks held and free per order, and the pages grown so far (metrics). */
 void buddy_orders(const struct buddy *b, struct policy_page_orders *out);

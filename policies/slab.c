@@ -950,19 +950,8 @@ static int slab_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 		if (id == POLICY_NO_CACHE && p->cfg.kernel == POLICY_KERNEL_6_1 &&
 		    r->size > (1u << kmalloc_shift_high(&p->cfg)) &&
 		    layout_get_order(r->size) < POLICY_MAX_ORDER) {
-			uint32_t order = layout_get_order(r->size);
-			if (buddy_alloc(&m->buddy, order, &out->addr))
-				return err_set(e, SLABSIM_ENOMEM,
-					       "out of memory for a large kmalloc");
-			out->cache = POLICY_NO_CACHE;
-			out->order = order;
-			out->bytes_alloc = (uint64_t)POLICY_PAGE_SIZE << order;
-			out->size = r->size;
-			out->slot_bytes = out->object_bytes = out->bytes_alloc;
-			out->meta_bytes = 0;
-			m->counts.large += 1ULL << order;
-			m->large_objs++;
-			return 0;
+			return buddy_kmalloc_large(&m->buddy, r->size, out, &m->counts.large,
+						   &m->large_objs, e);
 		}
 		if (id == POLICY_NO_CACHE)
 			return err_set(e, SLABSIM_EUSAGE, "kmalloc of %" PRIu64 " bytes: no cache",

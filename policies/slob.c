@@ -569,17 +569,7 @@ static int do_kmalloc(struct slob *s, const struct policy_alloc_req *r, struct p
 		s->caches[SLOB_KMALLOC_ID].live++;
 		return 0;
 	}
-	uint32_t order = layout_get_order(size);
-	if ((rc = alloc_pages_obj(s, order, &out->addr, e)))
-		return rc;
-	out->cache = POLICY_NO_CACHE;
-	out->order = order;
-	out->bytes_alloc = (uint64_t)POLICY_PAGE_SIZE << order;
-	out->slot_bytes = out->object_bytes = out->bytes_alloc;
-	out->meta_bytes = 0;
-	s->counts.large += 1ULL << order;
-	s->large_objs++;
-	return 0;
+	return buddy_kmalloc_large(&s->buddy, size, out, &s->counts.large, &s->large_objs, e);
 }
 
 /* slob_alloc_node(): below a page a block of exactly the cache's size with

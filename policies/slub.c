@@ -701,21 +701,9 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 		return rc0;
 	if (id == POLICY_KMALLOC) {
 		id = kmalloc_id(s, r->size, r->ktype);
-		if (id == POLICY_NO_CACHE) { /* kmalloc_large: whole pages */
-			uint32_t order = layout_get_order(r->size);
-			int rc = buddy_alloc(&s->buddy, order, &out->addr);
-			if (rc)
-				return err_set(e, rc, "out of memory for a large kmalloc");
-			out->cache = POLICY_NO_CACHE;
-			out->order = order;
-			out->bytes_alloc = (uint64_t)POLICY_PAGE_SIZE << order;
-			out->size = r->size;
-			out->slot_bytes = out->object_bytes = out->bytes_alloc;
-			out->meta_bytes = 0;
-			s->pages.large += 1ULL << order;
-			s->large_objs++;
-			return 0;
-		}
+		if (id == POLICY_NO_CACHE) /* kmalloc_large: whole pages */
+			return buddy_kmalloc_large(&s->buddy, r->size, out, &s->pages.large,
+						   &s->large_objs, e);
 	}
 	struct cache *k = &s->caches[s->caches[id].root];
 	struct slab *sl;
@@ -935,6 +923,23 @@ static void slub_page_orders(const struct policy *p, struct policy_page_orders *
  * were is unknown: every active object starts live, free slots on the node
  * partial list; SLUB keeps no wholly free slab apart (free_slabs and
  * shared_avail are not used). */
+/* Take the first free slot of sl (a slab of root k) as a live object of
+ * cache id (a, possibly an alias of k) of a recorded start state. */
+static void start_obj(struct cache *k, const struct cache *a, uint32_t id, struct slab *sl,
+		      struct policy_obj *o)
+{
+	int32_t idx = sl->freelist;
+	sl->freelist = sl->next_free[idx];
+	sl->inuse++;
+	k->live++;
+	o->addr = obj_addr(k, sl, idx);
+	o->cache = id;
+	o->order = k->g.order;
+	o->bytes_alloc = o->slot_bytes = k->g.size;
+	o->size = o->object_bytes = a->g.object_size;
+	o->meta_bytes = k->g.size - a->g.object_size;
+}
+
 static int slub_prepopulate(struct policy *p, uint32_t id, const struct policy_start *st,
 			    struct policy_obj *objs, uint64_t *nr_live, struct err *e)
 {
@@ -957,18 +962,8 @@ static int slub_prepopulate(struct policy *p, uint32_t id, const struct policy_s
 		if (rc)
 			return rc;
 		while (left && sl->freelist >= 0) {
-			int32_t idx = sl->freelist;
-			sl->freelist = sl->next_free[idx];
-			sl->inuse++;
+			start_obj(k, a, id, sl, &objs[n++]);
 			left--;
-			k->live++;
-			struct policy_obj *o = &objs[n++];
-			o->addr = obj_addr(k, sl, idx);
-			o->cache = id;
-			o->order = k->g.order;
-			o->bytes_alloc = o->slot_bytes = k->g.size;
-			o->size = o->object_bytes = a->g.object_size;
-			o->meta_bytes = k->g.size - a->g.object_size;
 		}
 		if (sl->inuse < sl->objects) {
 			add_partial(k, sl, true);
@@ -1018,17 +1013,7 @@ static int slub_start_slab(struct policy *p, uint32_t id, const struct policy_st
 		return rc;
 	*base = sl->base;
 	for (uint32_t i = 0; i < ss->inuse; i++) {
-		int32_t idx = sl->freelist;
-		sl->freelist = sl->next_free[idx];
-		sl->inuse++;
-		k->live++;
-		struct policy_obj *o = &objs[i];
-		o->addr = obj_addr(k, sl, idx);
-		o->cache = id;
-		o->order = k->g.order;
-		o->bytes_alloc = o->slot_bytes = k->g.size;
-		o->size = o->object_bytes = a->g.object_size;
-		o->meta_bytes = k->g.size - a->g.object_size;
+		start_obj(k, a, id, sl, &objs[i]);
 	}
 	switch (ss->where) {
 	case POLICY_START_FULL:

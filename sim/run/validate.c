@@ -823,6 +823,20 @@ static const char *slabinfo_name(const struct capture *c, const struct capture_a
 	return NULL;
 }
 
+/* How many root caches of the recorded kernel have this (object_size,
+ * slab_size), the kmalloc caches counted or not. */
+static uint32_t roots_of_geometry(const struct capture_attrs *a, int64_t osz, int64_t sz,
+				  bool kmalloc_too)
+{
+	uint32_t same = 0;
+	for (uint32_t j = 0; j < a->n; j++)
+		same += !a->rows[j].link_target &&
+			(kmalloc_too || !kmalloc_name(a->rows[j].name)) &&
+			a->rows[j].v[CAPTURE_A_OBJECT_SIZE] == osz &&
+			a->rows[j].v[CAPTURE_A_SLAB_SIZE] == sz;
+	return same;
+}
+
 /* Name unnamed allocations by geometry where the recorded kernel had one
  * root cache of that (object_size, slab_size). */
 static int name_geometries(struct sim *s, const struct capture *c, struct err *e)
@@ -833,11 +847,7 @@ static int name_geometries(struct sim *s, const struct capture *c, struct err *e
 		int64_t osz = r->v[CAPTURE_A_OBJECT_SIZE], sz = r->v[CAPTURE_A_SLAB_SIZE];
 		if (r->link_target || osz <= 0 || sz <= 0 || kmalloc_name(r->name))
 			continue;
-		uint32_t same = 0;
-		for (uint32_t j = 0; j < a->n; j++)
-			same += !a->rows[j].link_target &&
-				a->rows[j].v[CAPTURE_A_OBJECT_SIZE] == osz &&
-				a->rows[j].v[CAPTURE_A_SLAB_SIZE] == sz;
+		uint32_t same = roots_of_geometry(a, osz, sz, true);
 		const char *name = slabinfo_name(c, r);
 		int rc;
 		if (same == 1 && name &&
@@ -894,11 +904,7 @@ static int name_candidates(struct sim *s, const struct capture *c, struct err *e
 		int64_t osz = r->v[CAPTURE_A_OBJECT_SIZE], sz = r->v[CAPTURE_A_SLAB_SIZE];
 		if (r->link_target || osz <= 0 || sz <= 0 || kmalloc_name(r->name))
 			continue;
-		uint32_t same = 0;
-		for (uint32_t j = 0; j < a->n; j++)
-			same += !a->rows[j].link_target && !kmalloc_name(a->rows[j].name) &&
-				a->rows[j].v[CAPTURE_A_OBJECT_SIZE] == osz &&
-				a->rows[j].v[CAPTURE_A_SLAB_SIZE] == sz;
+		uint32_t same = roots_of_geometry(a, osz, sz, false);
 		const char *name = slabinfo_name(c, r);
 		int rc;
 		if (same >= 2 && name &&

@@ -897,9 +897,9 @@ static int batch_rows(struct rec *r, struct err *e)
 {
 	for (uint64_t seq = 0; seq < BATCH_SEQS; seq++) {
 		struct sink_sample s = {.seq = seq,
-					   .t_ns = 100 * seq,
-					   .event_idx = 1000 * seq,
-					   .label = seq + 1 == BATCH_SEQS ? "end" : NULL};
+					.t_ns = 100 * seq,
+					.event_idx = 1000 * seq,
+					.label = seq + 1 == BATCH_SEQS ? "end" : NULL};
 		if (rec_sample(r, &s, e))
 			return -1;
 		for (uint64_t o = 0; o < 11; o++) {
@@ -914,11 +914,11 @@ static int batch_rows(struct rec *r, struct err *e)
 
 			(void)snprintf(name, sizeof(name), "c%03" PRIu64, k);
 			struct sink_sample_cache sc = {.seq = seq,
-							  .cache = name,
-							  .slabs = seq * 1000 + k,
-							  .pages = 2 * (seq * 1000 + k),
-							  .live_objs = k,
-							  .live_req_bytes = seq};
+						       .cache = name,
+						       .slabs = seq * 1000 + k,
+						       .pages = 2 * (seq * 1000 + k),
+						       .live_objs = k,
+						       .live_req_bytes = seq};
 			if (rec_sample_cache(r, &sc, e))
 				return -1;
 		}
@@ -1100,15 +1100,15 @@ static void test_change_log(const struct tmp *t)
 	}
 	for (uint64_t seq = 0; seq < 6 && ok; seq++) {
 		struct sink_sample s = {.seq = seq};
-		struct sink_sample_cache ca = {seq,	     "a",	a[seq][0],
-						  a[seq][1], a[seq][2], a[seq][3]};
+		struct sink_sample_cache ca = {seq,	  "a",	     a[seq][0],
+					       a[seq][1], a[seq][2], a[seq][3]};
 		struct sink_sample_cache cb = {seq, "b"};
 		struct sink_sample_cache cc = {seq, "c", 4, 4, 4, 4};
-		struct sink_sample_slabinfo sa = {
-			seq, "a", a[seq][0], 0, a[seq][2], 0, 4096 * a[seq][0], 64 * a[seq][2]};
+		struct sink_sample_slabinfo sa = {seq,	     "a", a[seq][0],	    0,
+						  a[seq][2], 0,	  4096 * a[seq][0], 64 * a[seq][2]};
 		struct sink_sample_order o[3] = {{seq, 0, 5, 5, 0},
-						    {seq, 1, 0, 0, 0},
-						    {seq, 2, seq >= 3, 9 - (seq >= 3), 7}};
+						 {seq, 1, 0, 0, 0},
+						 {seq, 2, seq >= 3, 9 - (seq >= 3), 7}};
 		if (seq)
 			cb = (struct sink_sample_cache){seq, "b", 1, 2, 1, 5};
 		ok = !rec_sample(r, &s, &e) && !rec_sample_cache(r, &ca, &e) &&

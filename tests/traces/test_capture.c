@@ -207,7 +207,8 @@ static void test_meminfo(void)
 	rc = capture_read_meminfo(p, &m, &e);
 	char want[128];
 	(void)snprintf(want, sizeof(want), "%s:2: expected 'Slab: <number> kB', got ' 12 MB'", p);
-	CHECK_EQ_U64("Slab: in MB: EINPUT", (uint64_t)(int64_t)rc, (uint64_t)(int64_t)SLABSIM_EINPUT);
+	CHECK_EQ_U64("Slab: in MB: EINPUT", (uint64_t)(int64_t)rc,
+		     (uint64_t)(int64_t)SLABSIM_EINPUT);
 	CHECK_EQ_STR("Slab: in MB: message names file and line", e.msg, want);
 	(void)unlink(p);
 	rc = capture_read_meminfo("/nonexistent/meminfo", &m, &e);
