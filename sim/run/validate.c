@@ -837,26 +837,6 @@ static uint32_t roots_of_geometry(const struct capture_attrs *a, int64_t osz, in
 	return same;
 }
 
-/* Name unnamed allocations by geometry where the recorded kernel had one
- * root cache of that (object_size, slab_size). */
-static int name_geometries(struct sim *s, const struct capture *c, struct err *e)
-{
-	const struct capture_attrs *a = &c->attrs;
-	for (uint32_t i = 0; i < a->n; i++) {
-		const struct capture_attrs_row *r = &a->rows[i];
-		int64_t osz = r->v[CAPTURE_A_OBJECT_SIZE], sz = r->v[CAPTURE_A_SLAB_SIZE];
-		if (r->link_target || osz <= 0 || sz <= 0 || kmalloc_name(r->name))
-			continue;
-		uint32_t same = roots_of_geometry(a, osz, sz, true);
-		const char *name = slabinfo_name(c, r);
-		int rc;
-		if (same == 1 && name &&
-		    (rc = sim_name_geometry(s, (uint32_t)osz, (uint32_t)sz, name, e)))
-			return rc;
-	}
-	return 0;
-}
-
 /* SLAB_ACCOUNT of a root row from its name: a merged root's unique id
  * (mm/slub.c create_unique_id: ':', the flag letters, '-', the size) has
  * 'A' among its letters; -1 for a named root (sysfs shows no such flag). */
@@ -891,25 +871,30 @@ static bool idle_cache(const struct capture *c, const char *name, const struct c
 	return st && en && st->num_slabs == en->num_slabs && st->active_objs == en->active_objs;
 }
 
-/* Name unnamed allocations by elimination where several root caches of
- * the recorded kernel (kmalloc caches aside: 6.1 traces their allocations
- * as kmalloc events) share a geometry: each is a candidate
+/* Name the trace's unnamed kmem_cache_alloc events from the recorded
+ * kernel's root caches (kmalloc caches aside: 6.1 traces their allocations
+ * as kmalloc events): by geometry where one root cache, kmalloc ones
+ * counted, has that (object_size, slab_size) (sim_name_geometry); by
+ * elimination where several non-kmalloc roots share it, each a candidate
  * (sim_name_candidate) with its SLAB_ACCOUNT flag and whether it was idle
  * (idle_cache). */
-static int name_candidates(struct sim *s, const struct capture *c, struct err *e)
+static int name_unnamed(struct sim *s, const struct capture *c, struct err *e)
 {
 	const struct capture_attrs *a = &c->attrs;
 	for (uint32_t i = 0; i < a->n; i++) {
 		const struct capture_attrs_row *r = &a->rows[i];
 		int64_t osz = r->v[CAPTURE_A_OBJECT_SIZE], sz = r->v[CAPTURE_A_SLAB_SIZE];
-		if (r->link_target || osz <= 0 || sz <= 0 || kmalloc_name(r->name))
+		const char *name;
+		if (r->link_target || osz <= 0 || sz <= 0 || kmalloc_name(r->name) ||
+		    !(name = slabinfo_name(c, r)))
 			continue;
-		uint32_t same = roots_of_geometry(a, osz, sz, false);
-		const char *name = slabinfo_name(c, r);
-		int rc;
-		if (same >= 2 && name &&
-		    (rc = sim_name_candidate(s, (uint32_t)osz, (uint32_t)sz, name,
-					     root_account(r->name), idle_cache(c, name, r), e)))
+		int rc = 0;
+		if (roots_of_geometry(a, osz, sz, true) == 1)
+			rc = sim_name_geometry(s, (uint32_t)osz, (uint32_t)sz, name, e);
+		else if (roots_of_geometry(a, osz, sz, false) >= 2)
+			rc = sim_name_candidate(s, (uint32_t)osz, (uint32_t)sz, name,
+						root_account(r->name), idle_cache(c, name, r), e);
+		if (rc)
 			return rc;
 	}
 	return 0;
@@ -1050,8 +1035,7 @@ int val_capture_caches(struct sim *s, const struct capture *c, struct err *e)
 	const struct capture_slabinfo *lists[2] = {&c->start, &c->end};
 	uint64_t *traced = NULL;
 	int rc = 0;
-	if (c->has_attrs && c->has_end &&
-	    ((rc = name_geometries(s, c, e)) || (rc = name_candidates(s, c, e))))
+	if (c->has_attrs && c->has_end && (rc = name_unnamed(s, c, e)))
 		return rc;
 	if (sim_policy(s)->ops->truth == POLICY_TRUTH_SLABINFO && !c->has_attrs && !c->has_start &&
 	    c->has_end && c->trace) {
