@@ -520,11 +520,15 @@ static int sweep_load(struct sweep_cmd *c)
 		return cli_fail(&e);
 	/* the sites file, read once here so that a bad one stops the sweep
 	 * before any run (each run reads it again) */
-	const char *sites_path = sweep_spec_align_sites(c->spec, NULL);
+	size_t sites_line;
+	const char *sites_path = sweep_spec_align_sites(c->spec, &sites_line);
 	if (sites_path) {
 		struct policy_sites *ps;
-		if ((rc = policy_sites_load(sites_path, &ps, &e)))
-			return cli_fail(&e);
+		if ((rc = policy_sites_load(sites_path, &ps, &e))) {
+			fprintf(stderr, "slabsim: %s:%zu: expected a readable sites file, got %s\n",
+				c->spec_path, sites_line, e.msg);
+			return err_exit_code(rc);
+		}
 		policy_sites_destroy(ps);
 	}
 	size_t nw = sweep_spec_nworkloads(c->spec);
