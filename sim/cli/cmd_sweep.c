@@ -57,6 +57,13 @@ void usage_sweep(FILE *f)
 		"product of its traces, allocators, kernels, CPU counts, alignment policies,\n"
 		"debug settings and order limits. Each trace is parsed once; runs execute in\n"
 		"forked worker processes and are recorded in FILE, one transaction per run.\n"
+		"A 'trace =' line names a trace file or a capture directory; a directory runs\n"
+		"as 'slabsim replay DIR' does (the capture's allocator, kernel, CPUs, slub_*\n"
+		"settings, caches and start state, unless an axis of the spec sets them).\n"
+		"kernel and nr_cpus default to 'auto' (also written 'kernel = auto'): each\n"
+		"trace's own, found as replay finds them (a capture directory's uname.txt\n"
+		"and ncpus.txt, a trace file's event format and CPUs), and recorded with where\n"
+		"they came from (config_json kernel_from, nr_cpus_from).\n"
 		"Runs whose configuration (runs.config_hash) is already done in FILE are\n"
 		"skipped, so an interrupted sweep resumes where it stopped. A spec line\n"
 		"'align-sites = FILE' names the sites file of the alignment policies that\n"
@@ -68,7 +75,11 @@ void usage_sweep(FILE *f)
 		"  -j, --jobs N          worker processes (default: online CPUs)\n"
 		"  --shard I/N           run only the I-th of N disjoint parts (1 <= I <= N);\n"
 		"                        combine the parts' files with 'slabsim merge'\n"
-		"  --dry-run             list the runs (index, done or not, configuration)\n"
+		"  --dry-run             list the runs (index, done, todo or error, trace,\n"
+		"                        configuration, hash) after checking every input the\n"
+		"                        spec names (traces, capture directories, sites file);\n"
+		"                        a bad one is named with its spec line and sets the\n"
+		"                        exit status\n"
 		"  --progress, --no-progress  progress bar on stderr (default: when a terminal;\n"
 		"                        otherwise one log line per run)\n"
 		"  -q, --quiet           no log lines and no summary\n"
@@ -630,6 +641,27 @@ static int detect_trace(struct sweep_cmd *c, size_t t)
 	return 0;
 }
 
+/* Parse, for `auto`, the traces whose metadata does not settle it, last
+ * first: planning keeps the last array it parsed, which is then the first
+ * trace's to run, and its runs use it instead of parsing it again. */
+static void detect_traces(struct sweep_cmd *c)
+{
+	for (size_t t = c->ntr; t-- > 0;) {
+		const struct capture *cap = c->tr[t].cap;
+		bool has_k = cap && cap->has_uname,
+		     has_c = cap && (cap->possible || cap->online || cap->nproc);
+		for (size_t i = 0; i < c->nruns; i++) {
+			const struct sweep_run *r = &c->runs[i];
+			if (!r->workload && r->trace_idx == t &&
+			    sweep_in_shard(i, c->shard_i, c->shard_n) &&
+			    ((r->kernel_auto && !has_k) || (r->nr_cpus_auto && !has_c))) {
+				(void)detect_trace(c, t);
+				break;
+			}
+		}
+	}
+}
+
 /* The model of job j as `replay` builds it for the same options: the
  * spec's axes as given options, a capture's metadata for what they leave
  * (val_capture_model), then `auto` from the trace's own counts
@@ -980,6 +1012,7 @@ int cmd_sweep(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if ((rc = sweep_load(&c)))
 		goto out;
+	detect_traces(&c);
 	for (size_t i = 0; i < c.nruns; i++)
 		if ((rc = plan_one(&c, i)))
 			goto out;
