@@ -77,7 +77,7 @@ const struct policy_ops *val_capture_allocator(const struct capture *c, char *wh
 			capture_slabinfo_free(&si);
 		}
 	}
-	if (c->has_attrs) {
+	if (c->has_attrs || c->attrs_missing[0]) {
 		t = POLICY_TRUTH_SYSFS;
 		what = "the capture has slab-attrs.tsv (/sys/kernel/slab)";
 	} else if (slabinfo && tunables) {
@@ -119,7 +119,16 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 		if (notes)
 			fprintf(notes, "capture: kernel %s -> profile %s\n", c->release,
 				run_kernel_name(m));
+	} else if (!c->has_uname && !(given & RUN_GIVEN_KERNEL) && notes) {
+		fprintf(notes, "capture: no uname.txt: the kernel profile comes from the trace's "
+			       "event format, as for a bare trace file\n");
 	}
+	if (c->attrs_missing[0] && notes)
+		fprintf(notes,
+			"slabsim: warning: %s/slab-attrs.tsv: expected the columns that lay out "
+			"a cache, missing %s: its layout is not compared and its caches are laid "
+			"out from slabinfo\n",
+			c->dir, c->attrs_missing);
 	uint32_t cpus = c->possible ? c->possible : c->online ? c->online : c->nproc;
 	if (cpus && !(given & RUN_GIVEN_NR_CPUS)) {
 		m->cfg.nr_cpus = cpus;
@@ -135,7 +144,11 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 	 * without them lists only some caches (a hand-made one) and says
 	 * nothing */
 	const struct capture_slabinfo *si = c->has_end ? &c->end : c->has_start ? &c->start : NULL;
-	if (si && si->n && m->cfg.kernel == POLICY_KERNEL_6_1) {
+	/* without uname.txt the trace decides the profile later: the fact
+	 * is the slabinfo's either way (a 5.4 profile has no kmalloc-cg-N) */
+	bool may_61 = m->cfg.kernel == POLICY_KERNEL_6_1 ||
+		      (!c->has_uname && !(given & RUN_GIVEN_KERNEL));
+	if (si && si->n && may_61) {
 		bool cg = false, rcl = false;
 		for (uint32_t i = 0; i < si->n; i++) {
 			cg |= strncmp(si->rows[i].name, "kmalloc-cg-", 11) == 0;
@@ -502,6 +515,7 @@ struct vctx {
 	uint32_t snap_markers_missing; /* SNAP markers with no snapshot file */
 	uint32_t snap_markers_dup;
 	struct snap_read read; /* the model when the next snapshot was read */
+	uint32_t start_est;    /* START_EST_* bits: start columns estimated */
 };
 
 static bool have_snapshot(const struct capture *c, bool meminfo, const char *id)
@@ -1089,6 +1103,7 @@ struct start_counts {
 	uint64_t slabs, objs, cpu_slabs, cpu_partial, node_partial, full, cpu_free;
 	uint64_t cpu_seen; /* CPU-held slabs whose free slots the trace showed */
 	uint32_t caches;
+	uint32_t est; /* START_EST_* bits: columns estimated */
 };
 
 /* ---- what the trace's raw addresses show of the CPU-held start slabs ----
@@ -1288,12 +1303,113 @@ static int start_slabs(struct sim *s, uint32_t id, enum policy_start_where w, ui
 	return 0;
 }
 
-/* Start the root of cache id (nslabs slabs of the model's geometry) from
- * attribute row ar. false (nothing done) when the row cannot say: its
- * geometry differs from the model's, or a count is missing. */
-static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
-			    const struct capture_attrs_row *ar, const struct start_walks *sw,
-			    struct start_counts *sc, bool *done, struct err *e)
+/* Columns of slab-attrs-start.tsv an older script or a hand-made sysfs
+ * walk may lack, and what stood in for them (start_counts.est): */
+enum {
+	/* objects_partial: the node-partial free slots are total_objects -
+	 * objects of the same row (6.1 show_slab_objects: objects =
+	 * total_objects - count_partial(count_free)) */
+	START_EST_NODE_FREE_ATTRS = 1u << 0,
+	/* ... or num_objs - active_objs of slabinfo-start.txt (get_slabinfo:
+	 * active_objs = nr_objs - count_partial(count_free)) */
+	START_EST_NODE_FREE_SLABINFO = 1u << 1,
+	/* slabs_cpu_partial: cpu_slabs split into a CPU slab on as many CPUs
+	 * as it covers and per-CPU partial slabs spread evenly over them */
+	START_EST_CPU_PARTIAL = 1u << 2,
+};
+
+/* The start of one root cache as its attributes give it, each missing
+ * column estimated (start_plan_of). */
+struct start_plan {
+	uint32_t o;	      /* objs_per_slab */
+	uint64_t ncs;	      /* CPU slabs */
+	bool *has;	      /* [cpu]: holds one of them */
+	uint64_t *pc;	      /* [cpu]: slabs on its partial stack */
+	uint64_t np, np_free; /* node partial slabs, their free slots */
+};
+
+static void start_plan_fini(struct start_plan *sp)
+{
+	free(sp->has);
+	free(sp->pc);
+}
+
+/* The free slots on the node partial slabs of row ar (slabinfo row row):
+ * objects_partial where the capture has it, else what the kernel's other
+ * counts imply (START_EST_NODE_FREE_*, into *est). */
+static uint64_t node_free_slots(const struct capture_attrs_row *ar,
+				const struct capture_slabinfo_row *row, uint32_t o, uint32_t *est)
+{
+	const int64_t *v = ar->v;
+	uint64_t np = (uint64_t)v[CAPTURE_A_PARTIAL];
+	if (v[CAPTURE_A_OBJECTS_PARTIAL] >= 0)
+		return np * o > (uint64_t)v[CAPTURE_A_OBJECTS_PARTIAL]
+			       ? np * o - (uint64_t)v[CAPTURE_A_OBJECTS_PARTIAL]
+			       : 0;
+	/* the same directory's counts, read with partial, before slabinfo's */
+	if (v[CAPTURE_A_TOTAL_OBJECTS] >= 0 && v[CAPTURE_A_OBJECTS] >= 0) {
+		*est |= START_EST_NODE_FREE_ATTRS;
+		return v[CAPTURE_A_TOTAL_OBJECTS] > v[CAPTURE_A_OBJECTS]
+			       ? (uint64_t)(v[CAPTURE_A_TOTAL_OBJECTS] - v[CAPTURE_A_OBJECTS])
+			       : 0;
+	}
+	*est |= START_EST_NODE_FREE_SLABINFO;
+	return row->num_objs > row->active_objs ? row->num_objs - row->active_objs : 0;
+}
+
+/* Which CPUs hold the ncs CPU slabs: those whose first allocation in the
+ * trace found free slots in a start slab, then the lowest. */
+static void pick_cpu_slabs(const struct start_walks *sw, uint32_t root, uint32_t ncpu,
+			   struct start_plan *sp)
+{
+	uint64_t given = 0;
+	for (uint32_t c = 0; c < ncpu && given < sp->ncs; c++)
+		if (walk_free(sw, root, c, 0, sp->o) > 0 && !sp->has[c]) {
+			sp->has[c] = true;
+			given++;
+		}
+	for (uint32_t c = 0; c < ncpu && given < sp->ncs; c++)
+		if (!sp->has[c]) {
+			sp->has[c] = true;
+			given++;
+		}
+}
+
+/* cpu_slabs counts, per CPU with a CPU slab (c->slab), that slab and the
+ * slabs on its partial stack (6.1 show_slab_objects, SO_CPU: a CPU without
+ * c->slab is skipped whole). Without slabs_cpu_partial the split is
+ * estimated: a CPU slab on min(cpu_slabs, CPUs) CPUs, as a cache every CPU
+ * allocates from has, and the rest on those CPUs' partial stacks, evenly
+ * (lowest CPUs first), at most cpu_partial_slabs each (slub_set_cpu_partial:
+ * DIV_ROUND_UP(cpu_partial * 2, objs_per_slab); put_cpu_partial drains a
+ * full stack); what exceeds that is counted full. */
+static void estimate_cpu_partial(const struct policy *p, const struct policy_cache_info *ci,
+				 const struct capture_attrs_row *ar, uint64_t cpu_slabs,
+				 struct start_plan *sp)
+{
+	uint32_t ncpu = p->cfg.nr_cpus;
+	uint64_t rest = cpu_slabs - sp->ncs, limit = UINT64_MAX;
+	if (p->cfg.kernel == POLICY_KERNEL_6_1) {
+		int64_t cp = ar->v[CAPTURE_A_CPU_PARTIAL];
+		limit = cp >= 0 ? ((uint64_t)cp * 2 + sp->o - 1) / sp->o : ci->g.cpu_partial_slabs;
+	}
+	for (bool more = true; rest && more;) {
+		more = false;
+		for (uint32_t c = 0; c < ncpu && rest; c++)
+			if (sp->has[c] && sp->pc[c] < limit) {
+				sp->pc[c]++;
+				rest--;
+				more = true;
+			}
+	}
+}
+
+/* The plan of root cache id from attribute row ar (slabinfo row row).
+ * false when the row cannot say: its geometry differs from the model's, or
+ * partial or cpu_slabs is missing. */
+static int start_plan_of(struct sim *s, uint32_t id, const struct capture_attrs_row *ar,
+			 const struct capture_slabinfo_row *row, const struct start_walks *sw,
+			 struct start_plan *sp, uint32_t *est, bool *ok, struct err *e)
 {
 	struct sim_cache_state cs;
 	sim_cache_state(s, id, &cs);
@@ -1302,56 +1418,63 @@ static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
 	p->ops->cache_info(p, id, &ci);
 	const int64_t *v = ar->v;
 	uint32_t o = cs.objs_per_slab, ncpu = p->cfg.nr_cpus;
-	*done = false;
+	*ok = false;
 	if (v[CAPTURE_A_OBJS_PER_SLAB] != (int64_t)o || v[CAPTURE_A_PARTIAL] < 0 ||
-	    v[CAPTURE_A_OBJECTS_PARTIAL] < 0 || v[CAPTURE_A_CPU_SLABS] < 0 || !o ||
-	    (uint64_t)(1u << ci.g.order) != cs.pages_per_slab)
+	    v[CAPTURE_A_CPU_SLABS] < 0 || !o || (uint64_t)(1u << ci.g.order) != cs.pages_per_slab)
 		return 0;
-	bool debug = (ci.g.flags & POLICY_F_DEBUG_MASK) != 0;
-	uint64_t left = nslabs;
-	/* per-CPU partial slabs, by CPU (a CPU the model does not have folds) */
-	uint64_t *pc = calloc(ncpu, sizeof(*pc)), npc = 0;
-	if (!pc)
+	memset(sp, 0, sizeof(*sp));
+	sp->o = o;
+	sp->pc = calloc(ncpu, sizeof(*sp->pc));
+	sp->has = calloc(ncpu, sizeof(*sp->has));
+	if (!sp->pc || !sp->has) {
+		start_plan_fini(sp);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	for (uint32_t c = 0; !debug && p->cfg.cpu_partial && c < ar->ncpu_partial; c++) {
-		pc[c % ncpu] += ar->cpu_partial_slabs[c];
+	}
+	bool debug = (ci.g.flags & POLICY_F_DEBUG_MASK) != 0;
+	bool pcp = !debug && p->cfg.cpu_partial;
+	bool known = ar->cpu_partial_total >= 0;
+	uint64_t cpu_slabs = (uint64_t)v[CAPTURE_A_CPU_SLABS], npc = 0;
+	/* per-CPU partial slabs, by CPU (a CPU the model does not have folds) */
+	for (uint32_t c = 0; pcp && known && c < ar->ncpu_partial; c++) {
+		sp->pc[c % ncpu] += ar->cpu_partial_slabs[c];
 		npc += ar->cpu_partial_slabs[c];
 	}
-	uint64_t ncs =
-		(uint64_t)v[CAPTURE_A_CPU_SLABS] > npc ? (uint64_t)v[CAPTURE_A_CPU_SLABS] - npc : 0;
-	if (debug)
-		ncs = 0;
-	if (ncs > ncpu)
-		ncs = ncpu;
-	uint64_t np = (uint64_t)v[CAPTURE_A_PARTIAL];
-	uint64_t np_free = np * o > (uint64_t)v[CAPTURE_A_OBJECTS_PARTIAL]
-				   ? np * o - (uint64_t)v[CAPTURE_A_OBJECTS_PARTIAL]
-				   : 0;
-	uint32_t half = o / 2, half1 = o / 2 ? o / 2 : 1;
-	int rc = 0;
-	/* CPU slabs, then per-CPU partial stacks, then the node list, then
-	 * full slabs: the kernel's counts, cut to the slabs slabinfo has */
-	uint32_t root = (uint32_t)ci.alias_of;
-	/* which CPUs hold the ncs CPU slabs: those whose first allocation in
-	 * the trace found free slots in a start slab, then the lowest */
-	bool *has = calloc(ncpu, sizeof(*has));
-	if (!has) {
-		free(pc);
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	sp->ncs = debug ? 0 : cpu_slabs > npc ? cpu_slabs - npc : 0;
+	if (sp->ncs > ncpu)
+		sp->ncs = ncpu;
+	pick_cpu_slabs(sw, (uint32_t)ci.alias_of, ncpu, sp);
+	if (pcp && !known) {
+		*est |= START_EST_CPU_PARTIAL;
+		estimate_cpu_partial(p, &ci, ar, cpu_slabs, sp);
 	}
-	uint64_t given = 0;
-	for (uint32_t c = 0; c < ncpu && given < ncs; c++)
-		if (walk_free(sw, root, c, 0, o) > 0 && !has[c]) {
-			has[c] = true;
-			given++;
-		}
-	for (uint32_t c = 0; c < ncpu && given < ncs; c++)
-		if (!has[c]) {
-			has[c] = true;
-			given++;
-		}
+	sp->np = (uint64_t)v[CAPTURE_A_PARTIAL];
+	sp->np_free = node_free_slots(ar, row, o, est);
+	*ok = true;
+	return 0;
+}
+
+/* Start the root of cache id (nslabs slabs of the model's geometry) from
+ * attribute row ar: CPU slabs, then per-CPU partial stacks, then the node
+ * list, then full slabs: the kernel's counts, cut to the slabs slabinfo
+ * has. *done false (nothing done) when the row cannot say (start_plan_of). */
+static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
+			    const struct capture_attrs_row *ar,
+			    const struct capture_slabinfo_row *row, const struct start_walks *sw,
+			    struct start_counts *sc, bool *done, struct err *e)
+{
+	struct start_plan sp;
+	const struct policy *p = sim_policy(s);
+	uint32_t ncpu = p->cfg.nr_cpus, est = 0;
+	int rc = start_plan_of(s, id, ar, row, sw, &sp, &est, done, e);
+	if (rc || !*done)
+		return rc;
+	struct policy_cache_info ci;
+	p->ops->cache_info(p, id, &ci);
+	uint32_t o = sp.o, half = o / 2, half1 = o / 2 ? o / 2 : 1;
+	uint32_t root = (uint32_t)ci.alias_of;
+	uint64_t left = nslabs;
 	for (uint32_t c = 0; !rc && c < ncpu && left; c++) {
-		if (!has[c])
+		if (!sp.has[c])
 			continue;
 		int64_t f = walk_free(sw, root, c, 0, o);
 		uint32_t fr = f >= 0 ? (uint32_t)f : half;
@@ -1362,9 +1485,9 @@ static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
 		sc->cpu_seen += f >= 0;
 	}
 	for (uint32_t c = 0; !rc && c < ncpu && left; c++) {
-		uint64_t n = pc[c] < left ? pc[c] : left;
+		uint64_t n = sp.pc[c] < left ? sp.pc[c] : left;
 		for (uint64_t j = 0; !rc && j < n; j++) {
-			int64_t f = walk_free(sw, root, c, (uint32_t)(j + has[c]), o);
+			int64_t f = walk_free(sw, root, c, (uint32_t)(j + sp.has[c]), o);
 			uint32_t fr = f > 0 ? (uint32_t)f : half1;
 			rc = start_slabs(s, id, POLICY_START_CPU_PARTIAL, c, o - fr, 1, sc, e);
 			sc->cpu_free += fr;
@@ -1373,10 +1496,9 @@ static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
 		left -= n;
 		sc->cpu_partial += n;
 	}
-	if (np > left)
-		np = left;
+	uint64_t np = sp.np > left ? left : sp.np;
 	for (uint64_t i = 0; !rc && i < np; i++) {
-		uint64_t f = np_free / np + (i < np_free % np);
+		uint64_t f = sp.np_free / np + (i < sp.np_free % np);
 		if (f > o)
 			f = o;
 		bool full = f == 0;
@@ -1390,15 +1512,58 @@ static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
 		rc = start_slabs(s, id, POLICY_START_FULL, 0, o, left, sc, e);
 	sc->full += left;
 	sc->caches++;
-	free(pc);
-	free(has);
+	sc->est |= est;
+	start_plan_fini(&sp);
 	*done = !rc;
 	return rc;
 }
 
+/* What stood in for the missing start columns of est (START_EST_*), for
+ * the notes and the report: "" when nothing was estimated. */
+static void start_est_str(uint32_t est, char *buf, size_t n)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	const char *what[3] = {
+		est & START_EST_NODE_FREE_ATTRS
+			? "objects_partial as partial * objs_per_slab - (total_objects - objects), "
+			  "the node-partial free slots of 6.1's objects count"
+			: NULL,
+		est & START_EST_NODE_FREE_SLABINFO
+			? "objects_partial as partial * objs_per_slab - (num_objs - active_objs) "
+			  "of slabinfo-start.txt, the node-partial free slots of SLUB's slabinfo"
+			: NULL,
+		est & START_EST_CPU_PARTIAL
+			? "slabs_cpu_partial from cpu_slabs: a CPU slab on min(cpu_slabs, CPUs) "
+			  "CPUs, the rest on their partial stacks evenly, at most "
+			  "cpu_partial_slabs each"
+			: NULL,
+	};
+	for (int i = 0; i < 3; i++) {
+		if (!what[i])
+			continue;
+		int w = snprintf(buf + at, n - at, "%s%s", at ? "; " : "", what[i]);
+		if (w < 0 || (size_t)w >= n - at)
+			return;
+		at += (size_t)w;
+	}
+}
+
+static int capture_start(struct sim *s, const struct capture *c, FILE *notes, uint32_t *est,
+			 struct err *e);
+
 int val_capture_start(struct sim *s, const struct capture *c, FILE *notes, struct err *e)
 {
+	uint32_t est;
+	return capture_start(s, c, notes, &est, e);
+}
+
+/* val_capture_start; OUT: *est, the START_EST_* bits of what was estimated. */
+static int capture_start(struct sim *s, const struct capture *c, FILE *notes, uint32_t *est,
+			 struct err *e)
+{
 	int rc;
+	*est = 0;
 	if (!c->has_start)
 		return 0;
 	uint64_t objs = 0, slabs = 0, live = 0;
@@ -1432,7 +1597,7 @@ int val_capture_start(struct sim *s, const struct capture *c, FILE *notes, struc
 		const struct capture_attrs_row *ar =
 			by_slab && cs.root ? attrs_root(&c->attrs_start, row->name) : NULL;
 		bool done = false;
-		if (ar && (rc = start_from_attrs(s, id, nslabs, ar, sw, &sc, &done, e))) {
+		if (ar && (rc = start_from_attrs(s, id, nslabs, ar, row, sw, &sc, &done, e))) {
 			walks_fini(&walks);
 			return rc;
 		}
@@ -1486,13 +1651,27 @@ int val_capture_start(struct sim *s, const struct capture *c, FILE *notes, struc
 			"others\n",
 			sc.caches, sc.objs, sc.slabs, sc.cpu_slabs, sc.cpu_partial, sc.node_partial,
 			sc.full, sc.cpu_free, sc.cpu_seen, sc.cpu_slabs + sc.cpu_partial);
+	*est = sc.est;
+	if (notes && sc.est) {
+		char why[512];
+		start_est_str(sc.est, why, sizeof(why));
+		fprintf(notes, "capture: slab-attrs-start.tsv lacks columns, estimated: %s\n", why);
+	}
+	if (notes && by_slab &&
+	    (!c->attrs_start.has_col[CAPTURE_A_PARTIAL] ||
+	     !c->attrs_start.has_col[CAPTURE_A_CPU_SLABS] ||
+	     !c->attrs_start.has_col[CAPTURE_A_OBJS_PER_SLAB]))
+		fprintf(notes,
+			"capture: slab-attrs-start.tsv has no objs_per_slab, partial or cpu_slabs "
+			"column: its caches start from slabinfo-start.txt's counts alone\n");
 	return 0;
 }
 
-static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, struct err *e)
+static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, uint32_t *est,
+			struct err *e)
 {
 	int rc = val_capture_caches(s, c, e);
-	return rc ? rc : val_capture_start(s, c, notes, e);
+	return rc ? rc : capture_start(s, c, notes, est, e);
 }
 
 static void layout_check(const struct capture *c, const struct sim *s, struct layout_res **out,
@@ -1621,7 +1800,7 @@ static int vpass_setup(void *ctx, struct sim *s, struct err *e)
 	struct vpass *p = ctx;
 	if (p->c->has_lost)
 		sim_set_capture_lost(s, p->c->lost_events);
-	return setup_caches(s, p->c, p->notes ? p->o->notes : NULL, e);
+	return setup_caches(s, p->c, p->notes ? p->o->notes : NULL, &p->v->start_est, e);
 }
 
 static int val_finish(void *ctx, struct run *r, struct rec *rec, struct err *e);
@@ -1699,7 +1878,10 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 	if (!meminfo && !c->has_end && !c->nsnapshots && !c->has_attrs)
 		return err_at(e, SLABSIM_ENODATA, c->dir, 0,
 			      "nothing to compare: the capture has no slabinfo.txt (end state), no "
-			      "snapshots/*.slabinfo (over time) and no slab-attrs.tsv (layout)");
+			      "snapshots/*.slabinfo (over time) and %s (layout)",
+			      c->attrs_missing[0] ? "a slab-attrs.tsv without the columns that lay "
+						    "out a cache"
+						  : "no slab-attrs.tsv");
 	v.meminfo = v0.meminfo = meminfo;
 	bool start = meminfo ? c->has_meminfo_start && c->meminfo_start.slab_kb >= 0 : c->has_start;
 	if (meminfo && start) {
@@ -1840,6 +2022,10 @@ struct vres {
 	uint32_t files_unmatched, scored;
 	double mae, mae0, swing, ratio0; /* snapshot errors (ratio0 < 0: undefined) */
 	uint64_t named[SIM_NAMED_NR];	 /* unnamed allocations by naming rule */
+	struct run_model model;		 /* the run's: the trace may decide the profile */
+	char kernel[200];		 /* the release, or where the profile came from */
+	const char *kernel_from;	 /* without uname.txt: what decided the profile */
+	char layout_why[400];		 /* layout_none when made up here */
 };
 
 static const char *const named_keys[SIM_NAMED_NR] = {
@@ -1958,6 +2144,11 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 	} else if (c->has_attrs) {
 		layout_check(c, s, &lay, &nlay);
 		res->layout_from = "slab-attrs.tsv";
+	} else if (c->attrs_missing[0]) {
+		(void)snprintf(res->layout_why, sizeof(res->layout_why),
+			       "slab-attrs.tsv lacks columns that lay out a cache: %s",
+			       c->attrs_missing);
+		res->layout_none = res->layout_why;
 	} else {
 		res->layout_none = "no slab-attrs.tsv in the capture";
 	}
@@ -2105,6 +2296,34 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 	return 0;
 }
 
+/* The configuration the run used: the capture's, with what the trace
+ * decided where the capture said nothing (run_detect: the profile from the
+ * event format without uname.txt, the CPUs from the trace without
+ * ncpus.txt), and res->kernel: the release, or where the profile came
+ * from. */
+static void run_config(const struct vpass *p, struct run *run, struct vres *res)
+{
+	const struct capture *c = p->c;
+	res->model = p->o->model;
+	res->model.cfg = sim_policy(run_sim(run))->cfg;
+	const char *name = run_kernel_name(&res->model);
+	if (c->has_uname) {
+		(void)snprintf(res->kernel, sizeof(res->kernel), "%s (profile %s)", c->release,
+			       name);
+		return;
+	}
+	struct run_model d;
+	run_model_default(&d);
+	const struct trace_stats *st = run_line_stats(run);
+	if (st)
+		(void)run_detect(&d, st);
+	res->kernel_from = p->o->model.given & RUN_GIVEN_KERNEL			    ? "--kernel"
+			   : d.kernel_from && d.cfg.kernel == res->model.cfg.kernel ? d.kernel_from
+										    : "the default";
+	(void)snprintf(res->kernel, sizeof(res->kernel),
+		       "unknown: no uname.txt (profile %s from %s)", name, res->kernel_from);
+}
+
 /* The comparison as JSON on o->out. */
 static void val_print_json(const struct vpass *p, const struct vres *res)
 {
@@ -2120,15 +2339,28 @@ static void val_print_json(const struct vpass *p, const struct vres *res)
 		fprintf(out, ",\n  \"lost_events\": %" PRIu64, c->lost_events);
 	else
 		fprintf(out, ",\n  \"lost_events\": null");
-	char dbg[8];
+	char dbg[8], est[512];
+	const struct run_model *m = &res->model;
 	fprintf(out,
 		",\n  \"config\": {\"kernel\": \"%s\", \"nr_cpus\": %u, \"slub_debug\": "
 		"\"%s\", \"slub_min_order\": %u, \"slub_max_order\": %u, "
 		"\"slub_min_objects\": %u, \"nomerge\": %s},\n",
-		run_kernel_name(&o->model), o->model.cfg.nr_cpus,
-		policy_slub_debug_str(o->model.cfg.slub_debug, dbg), o->model.cfg.slub_min_order,
-		o->model.cfg.slub_max_order, o->model.cfg.slub_min_objects,
-		o->model.cfg.nomerge ? "true" : "false");
+		run_kernel_name(m), m->cfg.nr_cpus, policy_slub_debug_str(m->cfg.slub_debug, dbg),
+		m->cfg.slub_min_order, m->cfg.slub_max_order, m->cfg.slub_min_objects,
+		m->cfg.nomerge ? "true" : "false");
+	/* present only where the capture left the kernel or the start columns
+	 * to be worked out (docs/capture-format.md) */
+	if (!c->has_uname) {
+		fprintf(out, "  \"kernel_from\": ");
+		json_str(out, res->kernel_from);
+		fprintf(out, ",\n");
+	}
+	start_est_str(v->start_est, est, sizeof(est));
+	if (est[0]) {
+		fprintf(out, "  \"start_estimated\": ");
+		json_str(out, est);
+		fprintf(out, ",\n");
+	}
 	fprintf(out,
 		"  \"layout\": {\"caches_compared\": %u, \"caches_mismatched\": %u, "
 		"\"mismatches\": [",
@@ -2236,10 +2468,15 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 			"warning: the ring buffer lost %" PRIu64
 			" events (%s): the trace is incomplete\n",
 			lost.total, why);
-	char dbg[8];
-	fprintf(out, "kernel %s (profile %s), nr_cpus %u, slub_debug %s\n\n",
-		c->has_uname ? c->release : "unknown", run_kernel_name(&o->model),
-		o->model.cfg.nr_cpus, policy_slub_debug_str(o->model.cfg.slub_debug, dbg));
+	char dbg[8], est[512];
+	const struct run_model *m = &res->model;
+	fprintf(out, "kernel %s, nr_cpus %u, slub_debug %s\n", res->kernel, m->cfg.nr_cpus,
+		policy_slub_debug_str(m->cfg.slub_debug, dbg));
+	start_est_str(v->start_est, est, sizeof(est));
+	if (est[0])
+		fprintf(out, "start state: slab-attrs-start.tsv lacks columns, estimated: %s\n",
+			est);
+	fprintf(out, "\n");
 	if (res->layout_from && !c->has_attrs)
 		fprintf(out, "layout (%s): %u caches compared, %u mismatched\n", res->layout_from,
 			res->sum.layout_compared, res->sum.layout_mismatched);
@@ -2381,6 +2618,7 @@ static int val_finish(void *ctx, struct run *run, struct rec *rec, struct err *e
 {
 	struct vpass *p = ctx;
 	struct vres r = {0};
+	run_config(p, run, &r);
 	int rc = val_compare(p, run_sim(run), &r, e);
 	if (!rc) {
 		if (p->o->json)
