@@ -575,12 +575,13 @@ static int on_snap_meminfo(struct vctx *v, struct sim *s, struct snap_res *r, st
 static int define_cache(struct sim *s, const struct capture *c,
 			const struct capture_slabinfo_row *row, uint64_t traced_req, struct err *e);
 
-static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struct err *e)
+/* A new snapshot result for SNAP marker id, appended to v. OUT: *out,
+ * NULL when the marker is not compared: no snapshot file of that id (its
+ * count kept), or its id seen before. */
+static int snap_new(struct vctx *v, const char *id, uint64_t t_ns, struct snap_res **out,
+		    struct err *e)
 {
-	struct vctx *v = ctx;
-	const char *id = capture_snap_id(ev->text);
-	if (!id)
-		return 0;
+	*out = NULL;
 	if (!have_snapshot(v->c, v->meminfo, id)) {
 		v->snap_markers_missing++;
 		return 0;
@@ -605,10 +606,17 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	memcpy(r->id, id, il);
 	v->nsnaps++;
-	r->t_ns = ev->t_ns;
-	if (v->meminfo)
-		return on_snap_meminfo(v, s, r, e);
-	int rc = capture_read_snapshot(v->c, id, &r->si, e);
+	r->t_ns = t_ns;
+	*out = r;
+	return 0;
+}
+
+/* snapshots/ID.slabinfo of r against the model now: per cache and in
+ * total; the model as it was at the snapshot's /proc/slabinfo read
+ * (snap_read) where the trace shows it, unless this is the anchor. */
+static int snap_slabinfo(struct vctx *v, struct sim *s, struct snap_res *r, struct err *e)
+{
+	int rc = capture_read_snapshot(v->c, r->id, &r->si, e);
 	if (rc)
 		return rc;
 	r->real_pages = capture_slabinfo_pages(&r->si);
@@ -645,30 +653,31 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 					id2 < v->read.n ? v->read.cache_pages[id2] : 0;
 		}
 	}
-	if (!v->anchor || v->nsnaps != 1)
-		return 0;
-	/* No start snapshot (a boot capture): the first snapshot is the start
-	 * state. What the kernel held beyond the model there (objects made
-	 * before tracing began) is added as live objects in slabs; later frees
-	 * of pointers the trace never allocated take from them. */
-	r->anchor = true;
-	struct deficit {
-		uint32_t id;
-		uint64_t slabs, objs;
-		int64_t osz, size; /* geometry of the recorded cache, -1 unknown */
-	} *d = calloc(r->si.n ? r->si.n : 1, sizeof(*d));
-	if (!d)
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	int rc2 = 0;
+	return 0;
+}
+
+/* What a cache of the anchor snapshot holds beyond the model (anchor_top_up). */
+struct deficit {
+	uint32_t id;
+	uint64_t slabs, objs;
+	int64_t osz, size; /* geometry of the recorded cache, -1 unknown */
+};
+
+/* The deficit of each row of the anchor snapshot r (d[i] for row i),
+ * defining the caches the model lacks. */
+static int anchor_deficits(struct vctx *v, struct sim *s, const struct snap_res *r,
+			   struct deficit *d, struct err *e)
+{
 	for (uint32_t i = 0; i < r->si.n; i++) {
 		const struct capture_slabinfo_row *row = &r->si.rows[i];
 		uint32_t id2;
+		int rc;
 		d[i].osz = d[i].size = -1;
 		if (!row->num_slabs)
 			continue;
 		if (!sim_find_cache(s, row->name, &id2)) {
-			if ((rc2 = define_cache(s, v->c, row, 0, e)))
-				break;
+			if ((rc = define_cache(s, v->c, row, 0, e)))
+				return rc;
 			if (!sim_find_cache(s, row->name, &id2))
 				continue;
 		}
@@ -690,11 +699,16 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 			d[i].size = ar->v[CAPTURE_A_SLAB_SIZE];
 		}
 	}
-	/* Model caches the snapshot does not name (allocations whose cache the
-	 * trace never named) hold part of what named caches of their geometry
-	 * lack: count their slabs against those deficits first. */
-	n = sim_nr_caches(s);
-	for (uint32_t id2 = 0; !rc2 && id2 < n; id2++) {
+	return 0;
+}
+
+/* Model caches the snapshot does not name (allocations whose cache the
+ * trace never named) hold part of what named caches of their geometry
+ * lack: count their slabs against those deficits first. */
+static void deficits_less_unnamed(struct sim *s, const struct snap_res *r, struct deficit *d)
+{
+	uint32_t n = sim_nr_caches(s);
+	for (uint32_t id2 = 0; id2 < n; id2++) {
 		struct sim_cache_state cs;
 		sim_cache_state(s, id2, &cs);
 		if (!cs.root || !cs.slabs || capture_slabinfo_find(&r->si, cs.name))
@@ -711,7 +725,22 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 			objs_left -= otake;
 		}
 	}
-	for (uint32_t i = 0; !rc2 && i < r->si.n; i++) {
+}
+
+/* No start snapshot (a boot capture): the first snapshot r is the start
+ * state. What the kernel held beyond the model there (objects made before
+ * tracing began) is added as live objects in slabs; later frees of
+ * pointers the trace never allocated take from them. */
+static int anchor_top_up(struct vctx *v, struct sim *s, struct snap_res *r, struct err *e)
+{
+	r->anchor = true;
+	struct deficit *d = calloc(r->si.n ? r->si.n : 1, sizeof(*d));
+	if (!d)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	int rc = anchor_deficits(v, s, r, d, e);
+	if (!rc)
+		deficits_less_unnamed(s, r, d);
+	for (uint32_t i = 0; !rc && i < r->si.n; i++) {
 		if (!d[i].slabs)
 			continue;
 		struct sim_cache_state cs;
@@ -721,14 +750,15 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 			objs = d[i].slabs * cs.objs_per_slab;
 		struct policy_start st = {.active_objs = objs, .nr_slabs = d[i].slabs};
 		uint64_t nlive;
-		if ((rc2 = sim_prepopulate(s, d[i].id, &st, &nlive, e)))
+		if ((rc = sim_prepopulate(s, d[i].id, &st, &nlive, e)))
 			break;
 		v->anchor_pages += d[i].slabs * cs.pages_per_slab;
 		v->anchor_objs += objs;
 	}
 	free(d);
-	if (rc2)
-		return rc2;
+	if (rc)
+		return rc;
+	struct sim_totals t;
 	sim_totals(s, &t);
 	r->pred_pages = t.slab_pages;
 	for (uint32_t i = 0; i < r->ncaches; i++) {
@@ -740,6 +770,26 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 		}
 	}
 	return 0;
+}
+
+/* sim_marker_fn: a SNAP marker compares the model with its snapshot. */
+static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	struct vctx *v = ctx;
+	const char *id = capture_snap_id(ev->text);
+	struct snap_res *r;
+	int rc;
+	if (!id)
+		return 0;
+	if ((rc = snap_new(v, id, ev->t_ns, &r, e)) || !r)
+		return rc;
+	if (v->meminfo)
+		return on_snap_meminfo(v, s, r, e);
+	if ((rc = snap_slabinfo(v, s, r, e)))
+		return rc;
+	if (!v->anchor || v->nsnaps != 1)
+		return 0;
+	return anchor_top_up(v, s, r, e);
 }
 
 /* sim_watch_fn: the reads of /proc files that snap_read describes. */
@@ -2118,18 +2168,14 @@ static void print_names_json(FILE *out, const struct vres *res)
 	fprintf(out, "},\n");
 }
 
-/* Compare the model after the run with the capture: layout, end state,
- * snapshots. OUT: *r (its arrays freed by the caller, also on error). */
-static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct err *e)
+/* The layout part of val_compare: each cache as the capture's kernel
+ * shows it (slab-attrs.tsv, or SLAB's slabinfo) against the model's. */
+static void compare_layout(const struct vpass *p, struct sim *s, struct vres *res)
 {
-	const struct val_opts *o = p->o;
-	struct capture *c = p->c;
-	const struct vctx *v = p->v, *v0 = p->v0;
-	sim_named_counts(s, res->named);
+	const struct capture *c = p->c;
+	enum policy_truth truth = policy_find(p->o->model.allocator)->truth;
 	struct layout_res *lay = NULL;
-	struct end_row *rows = NULL;
-	uint32_t nlay = 0, nrows = 0;
-	enum policy_truth truth = policy_find(o->model.allocator)->truth;
+	uint32_t nlay = 0;
 	res->lfield = lfield;
 	if (truth == POLICY_TRUTH_SLABINFO) {
 		res->lfield = lfield_slabinfo;
@@ -2154,19 +2200,17 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 	}
 	res->lay = lay;
 	res->nlay = nlay;
-	for (uint32_t i = 0; i < v->nsnaps; i++) {
-		v->snaps[i].pred_unanchored = v->snaps[i].pred_pages;
-		for (uint32_t j = 0; v->anchor && j < v0->nsnaps; j++)
-			if (strcmp(v0->snaps[j].id, v->snaps[i].id) == 0)
-				v->snaps[i].pred_unanchored = v0->snaps[j].pred_pages;
-	}
+}
 
-	/* ---- end state ---- */
-	uint32_t n = sim_nr_caches(s);
-	rows = res->rows = calloc((size_t)c->end.n + n + 1, sizeof(*rows));
-	if (!rows) {
+/* The end-state rows: every cache of slabinfo.txt, then the model's root
+ * caches it does not list that hold pages or saw events; sorted by size
+ * (cmp_end). */
+static int end_rows(const struct capture *c, struct sim *s, struct vres *res, struct err *e)
+{
+	uint32_t n = sim_nr_caches(s), nrows = 0;
+	struct end_row *rows = res->rows = calloc((size_t)c->end.n + n + 1, sizeof(*rows));
+	if (!rows)
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	}
 	for (uint32_t i = 0; i < c->end.n; i++) {
 		const struct capture_slabinfo_row *r = &c->end.rows[i];
 		struct end_row *er = &rows[nrows++];
@@ -2196,6 +2240,16 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 		er->m = cs;
 	}
 	qsort(rows, nrows, sizeof(*rows), cmp_end);
+	res->nrows = nrows;
+	return 0;
+}
+
+/* The end state's totals over res->rows and the layout's counts, into
+ * res->sum; under SLOB (v->meminfo) meminfo.txt's Slab: against the
+ * model's total instead of the rows. */
+static void end_summary(const struct vpass *p, struct sim *s, struct vres *res)
+{
+	const struct capture *c = p->c;
 	struct vrec_summary sum = {
 		.capture_dir = c->dir,
 		.kernel_release = c->has_uname ? c->release : NULL,
@@ -2203,8 +2257,8 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 		.pages_mae_over_swing = -1,
 	};
 	uint64_t abs_err = 0, real_slabs = 0, pred_slabs = 0;
-	for (uint32_t i = 0; i < nrows; i++) {
-		const struct end_row *er = &rows[i];
+	for (uint32_t i = 0; i < res->nrows; i++) {
+		const struct end_row *er = &res->rows[i];
 		if (er->in_real)
 			sum.caches_compared++;
 		sum.real_pages += er->real_pages;
@@ -2221,21 +2275,21 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 	}
 	sum.weighted_page_error = sum.real_pages ? (double)abs_err / (double)sum.real_pages : 0;
 	sum.unattributed_frees = sim_unattributed_frees(s);
-	for (uint32_t i = 0; i < nlay; i++) {
+	for (uint32_t i = 0; i < res->nlay; i++) {
 		sum.layout_compared++;
-		if (lay[i].bad || lay[i].failed)
+		if (res->lay[i].bad || res->lay[i].failed)
 			sum.layout_mismatched++;
 	}
-	if (v->meminfo) {
+	if (p->v->meminfo) {
 		/* SLOB: no cache in the kernel's view, the end state is Slab: of
 		 * meminfo.txt against the model's total */
-		nrows = 0;
+		res->nrows = 0;
 		sum.caches_compared = 0;
 		sum.real_objs = sum.predicted_objs = sum.real_active = sum.predicted_active = 0;
 		real_slabs = pred_slabs = 0;
 		int64_t real = c->has_meminfo_end ? meminfo_pages(&c->meminfo_end) : -1;
 		sum.real_pages = real < 0 ? 0 : (uint64_t)real;
-		sum.predicted_pages = meminfo_pred(v, s);
+		sum.predicted_pages = meminfo_pred(p->v, s);
 		uint64_t d = sum.real_pages > sum.predicted_pages
 				     ? sum.real_pages - sum.predicted_pages
 				     : sum.predicted_pages - sum.real_pages;
@@ -2243,8 +2297,26 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 		sum.pages_mae_over_swing = -1;
 		sum.start_state = c->has_meminfo_start;
 	}
-	/* ---- snapshots ---- */
-	sum.snapshots = v->nsnaps;
+	res->sum = sum;
+	res->real_slabs = real_slabs;
+	res->pred_slabs = pred_slabs;
+}
+
+/* The snapshots part of val_compare: MAE over the scored snapshots (all
+ * but an anchor), divided by the real swing over all of them; the
+ * unanchored figure over all; snapshot files no marker compared. */
+static void compare_snapshots(const struct vpass *p, struct vres *res)
+{
+	const struct capture *c = p->c;
+	const struct vctx *v = p->v, *v0 = p->v0;
+	struct vrec_summary *sum = &res->sum;
+	for (uint32_t i = 0; i < v->nsnaps; i++) {
+		v->snaps[i].pred_unanchored = v->snaps[i].pred_pages;
+		for (uint32_t j = 0; v->anchor && j < v0->nsnaps; j++)
+			if (strcmp(v0->snaps[j].id, v->snaps[i].id) == 0)
+				v->snaps[i].pred_unanchored = v0->snaps[j].pred_pages;
+	}
+	sum->snapshots = v->nsnaps;
 	uint32_t files_unmatched = 0;
 	char **ids = v->meminfo ? c->meminfo_ids : c->snapshot_ids;
 	uint32_t nids = v->meminfo ? c->nmeminfo : c->nsnapshots;
@@ -2254,8 +2326,6 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 			seen = strcmp(v->snaps[j].id, ids[i]) == 0;
 		files_unmatched += !seen;
 	}
-	/* MAE over the scored snapshots (all but an anchor), divided by the
-	 * real swing over all of them; the unanchored figure over all */
 	double mae = 0, mae0 = 0, swing = 0, ratio0 = -1;
 	uint32_t scored = 0;
 	if (v->nsnaps) {
@@ -2276,23 +2346,31 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 		mae0 /= v->nsnaps;
 		swing = (double)(hi - lo);
 		if (swing > 0 && scored)
-			sum.pages_mae_over_swing = mae / swing;
+			sum->pages_mae_over_swing = mae / swing;
 		if (swing > 0)
 			ratio0 = mae0 / swing;
 	}
-	sum.pages_mae_over_swing_unanchored = ratio0;
-	sum.anchor_id = v->anchor && v->nsnaps ? v->snaps[0].id : NULL;
-
-	res->nrows = nrows;
-	res->sum = sum;
-	res->real_slabs = real_slabs;
-	res->pred_slabs = pred_slabs;
+	sum->pages_mae_over_swing_unanchored = ratio0;
+	sum->anchor_id = v->anchor && v->nsnaps ? v->snaps[0].id : NULL;
 	res->files_unmatched = files_unmatched;
 	res->scored = scored;
 	res->mae = mae;
 	res->mae0 = mae0;
 	res->swing = swing;
 	res->ratio0 = ratio0;
+}
+
+/* Compare the model after the run with the capture: layout, end state,
+ * snapshots. OUT: *res (its arrays freed by the caller, also on error). */
+static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct err *e)
+{
+	sim_named_counts(s, res->named);
+	compare_layout(p, s, res);
+	int rc = end_rows(p->c, s, res, e);
+	if (rc)
+		return rc;
+	end_summary(p, s, res);
+	compare_snapshots(p, res);
 	return 0;
 }
 
