@@ -726,6 +726,7 @@ static bool start_note(const struct capture *cap, const char *trace, const struc
 	if (!same_as_capture_trace(dir, trace))
 		return false;
 	st->state = "empty";
+	st->table_only = true;
 	(void)snprintf(buf, n,
 		       "empty, %" PRIu64 " caches (the model's own) before the trace, the others "
 		       "created as it names them; configured from the trace and the options "

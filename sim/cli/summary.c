@@ -111,7 +111,7 @@ static void json_head(const struct sim *s, FILE *out, const char *trace_path,
 		json_str(out, c.nr_cpus_from ? c.nr_cpus_from : "");
 		fprintf(out, "},\n");
 	}
-	if (st) {
+	if (st && !st->table_only) {
 		fprintf(out,
 			"  \"start\": {\"state\": \"%s\", \"caches\": %" PRIu64
 			", \"slabs\": %" PRIu64 ", \"note\": ",

@@ -22,6 +22,9 @@ struct summary_start {
 	uint64_t caches;   /* caches that exist before the first event */
 	uint64_t slabs;	   /* slabs they hold */
 	const char *text;  /* the sentence the table prints after "start: " */
+	/* the table's line alone: a trace file inside a capture directory,
+	 * whose JSON must equal that of the same trace on stdin */
+	bool table_only;
 };
 
 /* Print the summary: "table" or "json". trace_stats (a struct trace_stats)

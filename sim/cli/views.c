@@ -95,8 +95,11 @@ int view_perf(const struct metrics *m, FILE *out, bool caller, bool alloc,
 	else
 		fprintf(out, "Total bytes wasted on internal fragmentation: %" PRIu64 "\n",
 			pt.bytes_alloc - pt.bytes_req);
-	fprintf(out, "Internal fragmentation: %f%%\n",
-		metrics_frag_pct(pt.bytes_req, pt.bytes_alloc));
+	if (sat)
+		fprintf(out, "Internal fragmentation: unknown (a sum is saturated)\n");
+	else
+		fprintf(out, "Internal fragmentation: %f%%\n",
+			metrics_frag_pct(pt.bytes_req, pt.bytes_alloc));
 	fprintf(out, "Cross CPU allocations: %" PRIu64 "/%" PRIu64 "\n", pt.cross_node, pt.allocs);
 	fprintf(out, "Ping-pong frees: %" PRIu64 "\n", pt.pingpong);
 	if (!pt.exact)
