@@ -10,7 +10,7 @@
  * well-formed UTF-8 sequences pass through as they are, and every byte
  * that does not start one (names come from traces: any bytes) becomes the
  * escape \ufffd, U+FFFD REPLACEMENT CHARACTER, one per such byte (so that
- * the count of bad bytes shows; docs/metrics.md, "JSON strings"). */
+ * the count of bad bytes shows; slabsim(1), JSON OUTPUT). */
 void json_str(FILE *out, const char *s);
 
 #endif

@@ -89,4 +89,6 @@ for w in "tracefs text" "trace-cmd report" "trace.dat" "perf script" "gzip, xz, 
 	tap_like "replay --help names $w" "$help" "$w"
 	tap_like "the manual page names $w" "$man" "$w"
 done
+tap_like "the manual page says what becomes of invalid UTF-8" "$(cat "$page")" \
+	"U+FFFD REPLACEMENT CHARACTER, one per byte"
 tap_done
