@@ -39,13 +39,13 @@ struct perf_ptr {
 struct perf_ptr_stat {
 	uint64_t ptr;
 	uint64_t bytes_req, bytes_alloc;
-	uint32_t hit, pingpong;
+	uint64_t hit, pingpong; /* 64-bit: a pointer may be reused 2^32 times */
 };
 
 /* One call site as perf keeps it. */
 struct perf_caller {
 	uint64_t bytes_req, bytes_alloc;
-	uint32_t hit, pingpong;
+	uint64_t hit, pingpong; /* 64-bit: a long trace passes 2^32 events of one site */
 };
 
 struct metrics {
@@ -293,7 +293,7 @@ struct perf_row {
 	uint64_t ptr;
 	const char *site;
 	uint64_t bytes_req, bytes_alloc;
-	uint32_t hit, pingpong;
+	uint64_t hit, pingpong;
 };
 
 struct sort_ctx {

@@ -96,7 +96,7 @@ struct metrics_perf_row {
 	uint64_t ptr; /* 0 in the --caller table */
 	const char *site;
 	uint64_t bytes_req, bytes_alloc;
-	uint32_t hit, pingpong;
+	uint64_t hit, pingpong;
 };
 /* The rows of the --caller (is_caller) or --alloc table, sorted as perf
  * sorts them by keys (nkeys 0 = perf's default frag,hit,bytes). OUT: *rows

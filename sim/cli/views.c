@@ -36,7 +36,7 @@ static void print_table(FILE *out, const struct metrics_perf_row *rows, uint32_t
 		}
 		fprintf(out,
 			" %-34s | %9" PRIu64 "/%-5" PRIu64 " | %9" PRIu64 "/%-5" PRIu64
-			" | %8" PRIu32 " | %9" PRIu32 " | %6.3f%%\n",
+			" | %8" PRIu64 " | %9" PRIu64 " | %6.3f%%\n",
 			name, r->bytes_alloc, r->bytes_alloc / r->hit, r->bytes_req,
 			r->bytes_req / r->hit, r->hit, r->pingpong,
 			metrics_frag_pct(r->bytes_req, r->bytes_alloc));
@@ -128,7 +128,7 @@ static void json_table(FILE *out, const struct metrics_perf_row *rows, uint32_t 
 		json_str(out, r->site);
 		fprintf(out,
 			", \"bytes_alloc\": %" PRIu64 ", \"bytes_req\": %" PRIu64
-			", \"hit\": %" PRIu32 ", \"pingpong\": %" PRIu32 ", \"frag_pct\": %.3f}",
+			", \"hit\": %" PRIu64 ", \"pingpong\": %" PRIu64 ", \"frag_pct\": %.3f}",
 			r->bytes_alloc, r->bytes_req, r->hit, r->pingpong,
 			metrics_frag_pct(r->bytes_req, r->bytes_alloc));
 	}
