@@ -250,28 +250,22 @@ unsigned learn_default_threads(void)
 	return n > LEARN_MAX_THREADS ? LEARN_MAX_THREADS : (unsigned)n;
 }
 
-static void draw(const struct range *g, unsigned n, uint64_t total, bool final)
+static void draw(const struct sim *s, const struct range *g, unsigned n, uint64_t total, bool final)
 {
-	uint64_t done = 0;
+	struct sim_progress p = {.what = "names", .total = total, .threads = n, .final = final};
 	for (unsigned i = 0; i < n; i++)
-		done += atomic_load_explicit(&g[i].done, memory_order_relaxed);
-	/* ranges read a little past their end to finish their last line */
-	double frac = total && done < total ? (double)done / (double)total : 1.0;
-	int w = 30, fill = (int)(frac * w);
-	fprintf(stderr, "\r%-8s [%.*s%*s] %5.1f%%  %u threads ", "names", fill,
-		"##############################", w - fill, "", frac * 100, n);
-	if (final)
-		fputc('\n', stderr);
-	fflush(stderr);
+		p.done += atomic_load_explicit(&g[i].done, memory_order_relaxed);
+	sim_progress_report(s, &p);
 }
 
 /* Until every range is read, drawing the bar every 0.1 s. */
-static void wait_all(struct pass *p, struct range *g, unsigned n, uint64_t total)
+static void wait_all(const struct sim *s, struct pass *p, struct range *g, unsigned n,
+		     uint64_t total)
 {
 	pthread_mutex_lock(&p->mu);
 	while (p->finished < n) {
 		struct timespec t;
-		draw(g, n, total, false);
+		draw(s, g, n, total, false);
 		clock_gettime(CLOCK_REALTIME, &t);
 		t.tv_nsec += 100 * 1000 * 1000;
 		if (t.tv_nsec >= 1000 * 1000 * 1000) {
@@ -281,7 +275,7 @@ static void wait_all(struct pass *p, struct range *g, unsigned n, uint64_t total
 		pthread_cond_timedwait(&p->cv, &p->mu, &t);
 	}
 	pthread_mutex_unlock(&p->mu);
-	draw(g, n, total, true);
+	draw(s, g, n, total, true);
 }
 
 int learn_names_file(struct sim *s, const char *path, const struct trace_opts *opts,
@@ -341,7 +335,7 @@ int learn_names_file(struct sim *s, const char *path, const struct trace_opts *o
 		if (!started[i])
 			range_main(&g[i]);
 	if (progress)
-		wait_all(&pass, g, n, size);
+		wait_all(s, &pass, g, n, size);
 	for (unsigned i = 0; i < n; i++)
 		if (started[i])
 			pthread_join(tid[i], NULL);

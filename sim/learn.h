@@ -32,8 +32,8 @@ unsigned learn_default_threads(void);
  * *done false, having read nothing, when the pass is for the serial path:
  * stdin, a compressed or not regular file, one thread, a file of fewer
  * bytes than threads. opts is meant to be lax (a strict error would give a
- * line number counted from its range's start). progress draws a bar on
- * stderr. Errors: those of
+ * line number counted from its range's start). progress reports to the
+ * sim's progress drawer (sim_opts.on_progress). Errors: those of
  * trace_open and trace_next (the first range's first), SLABSIM_ENOMEM,
  * SLABSIM_EIO (no thread could be started). */
 int learn_names_file(struct sim *s, const char *path, const struct trace_opts *opts,

@@ -12,7 +12,7 @@
  * unusable index mm/vmstat.c's (permille, printed with 3 decimals).
  */
 #include "metrics.h"
-#include "json.h"
+#include "sat.h"
 #include "sink.h"
 #include "strtab.h"
 #include "trace.h"
@@ -27,7 +27,8 @@
 /* What perf needs of every pointer it has seen, for "freed" and ping-pong
  * (12 bytes; kept for every distinct pointer, as perf does). */
 struct perf_ptr {
-	uint32_t last_alloc; /* bytes_alloc of the last allocation (sizes are < 4 GiB) */
+	uint32_t last_alloc; /* bytes_alloc of the last allocation; UINT32_MAX: 4 GiB or
+				more, whole in metrics.big_alloc */
 	uint32_t site;	     /* call site of the last allocation; free list link once
 				dropped (bounded record) */
 	int32_t alloc_cpu;   /* -1 once freed */
@@ -38,13 +39,13 @@ struct perf_ptr {
 struct perf_ptr_stat {
 	uint64_t ptr;
 	uint64_t bytes_req, bytes_alloc;
-	uint32_t hit, pingpong;
+	uint64_t hit, pingpong; /* 64-bit: a pointer may be reused 2^32 times */
 };
 
 /* One call site as perf keeps it. */
 struct perf_caller {
 	uint64_t bytes_req, bytes_alloc;
-	uint32_t hit, pingpong;
+	uint64_t hit, pingpong; /* 64-bit: a long trace passes 2^32 events of one site */
 };
 
 struct metrics {
@@ -59,6 +60,9 @@ struct metrics {
 	uint64_t unmatched; /* frees of a pointer with no record */
 	struct perf_caller *callers; /* by call-site id */
 	uint32_t callers_cap;
+	/* bytes_alloc of the records whose last_alloc is UINT32_MAX: one of
+	 * 4 GiB or more (a crafted trace's), kept whole for "freed" */
+	struct u64map big_alloc;
 	uint64_t allocs, frees, bytes_req, bytes_alloc, bytes_freed, cross_node, pingpong;
 	struct metrics_jw_acc jw; /* Johnstone & Wilson */
 };
@@ -82,6 +86,7 @@ int metrics_create(const struct metrics_opts *o, const struct strtab *sites, str
 		m->o.mem_mib = METRICS_MEM_MIB_DEFAULT;
 	m->sites = sites;
 	u64map_init_sparse(&m->ptr_index);
+	u64map_init(&m->big_alloc);
 	m->ptrs_free = UINT32_MAX;
 	*out = m;
 	return 0;
@@ -92,6 +97,7 @@ void metrics_destroy(struct metrics *m)
 	if (!m)
 		return;
 	u64map_fini(&m->ptr_index);
+	u64map_fini(&m->big_alloc);
 	free(m->ptrs);
 	free(m->pstats);
 	free(m->callers);
@@ -152,19 +158,25 @@ int metrics_perf_alloc_at(struct metrics *m, const struct trace_event *ev, uint3
 	struct perf_ptr *p = &m->ptrs[idx];
 	p->site = site;
 	p->alloc_cpu = (int32_t)ev->cpu;
-	p->last_alloc = ev->bytes_alloc > UINT32_MAX ? UINT32_MAX : (uint32_t)ev->bytes_alloc;
+	if (ev->bytes_alloc >= UINT32_MAX) {
+		if (u64map_put(&m->big_alloc, idx, ev->bytes_alloc))
+			return SLABSIM_ENOMEM;
+		p->last_alloc = UINT32_MAX;
+	} else {
+		p->last_alloc = (uint32_t)ev->bytes_alloc;
+	}
 	if (m->pstats) {
 		struct perf_ptr_stat *ps = &m->pstats[idx];
 		ps->hit++;
-		ps->bytes_req += ev->bytes_req;
-		ps->bytes_alloc += ev->bytes_alloc;
+		ps->bytes_req = sat_add(ps->bytes_req, ev->bytes_req);
+		ps->bytes_alloc = sat_add(ps->bytes_alloc, ev->bytes_alloc);
 	}
 	c->hit++;
-	c->bytes_req += ev->bytes_req;
-	c->bytes_alloc += ev->bytes_alloc;
+	c->bytes_req = sat_add(c->bytes_req, ev->bytes_req);
+	c->bytes_alloc = sat_add(c->bytes_alloc, ev->bytes_alloc);
 	m->allocs++;
-	m->bytes_req += ev->bytes_req;
-	m->bytes_alloc += ev->bytes_alloc;
+	m->bytes_req = sat_add(m->bytes_req, ev->bytes_req);
+	m->bytes_alloc = sat_add(m->bytes_alloc, ev->bytes_alloc);
 	if (ev->node != -1 && ev->node != cpu_node(ev->cpu))
 		m->cross_node++;
 	return 0;
@@ -179,7 +191,10 @@ void metrics_perf_free_at(struct metrics *m, const struct trace_event *ev, uint3
 	}
 	struct perf_ptr *p = &m->ptrs[idx];
 	m->frees++;
-	m->bytes_freed += p->last_alloc;
+	uint64_t last = p->last_alloc;
+	if (last == UINT32_MAX)
+		(void)u64map_get(&m->big_alloc, idx, &last);
+	m->bytes_freed = sat_add(m->bytes_freed, last);
 	if ((int32_t)ev->cpu != p->alloc_cpu) {
 		if (m->pstats)
 			m->pstats[idx].pingpong++;
@@ -278,7 +293,7 @@ struct perf_row {
 	uint64_t ptr;
 	const char *site;
 	uint64_t bytes_req, bytes_alloc;
-	uint32_t hit, pingpong;
+	uint64_t hit, pingpong;
 };
 
 struct sort_ctx {
@@ -329,43 +344,6 @@ static int row_cmp(const void *va, const void *vb)
 	return strcmp(a->site, b->site);
 }
 
-static const char dots[] = "-------------------------------------------------------------------"
-			   "--------------------------------------";
-
-static void print_table(FILE *out, struct perf_row *rows, uint32_t n, bool is_caller,
-			const struct sort_ctx *ctx, int n_lines)
-{
-	for (uint32_t i = 0; i < n; i++)
-		rows[i].ctx = ctx;
-	qsort(rows, n, sizeof(*rows), row_cmp);
-	fprintf(out, "%.105s\n", dots);
-	fprintf(out, " %-34s |", is_caller ? "Callsite" : "Alloc Ptr");
-	fprintf(out, " Total_alloc/Per | Total_req/Per   | Hit      | Ping-pong | Frag\n");
-	fprintf(out, "%.105s\n", dots);
-	/* perf's loop: "while (next && n_lines--)", then "..." if the limit
-	 * (not the rows) ended it */
-	uint32_t i = 0;
-	while (i < n && n_lines--) {
-		const struct perf_row *r = &rows[i++];
-		char buf[64];
-		const char *name = r->site;
-		if (!is_caller) {
-			(void)snprintf(buf, sizeof(buf), "%#" PRIx64, r->ptr);
-			name = buf;
-		}
-		fprintf(out,
-			" %-34s | %9" PRIu64 "/%-5" PRIu64 " | %9" PRIu64 "/%-5" PRIu64
-			" | %8" PRIu32 " | %9" PRIu32 " | %6.3f%%\n",
-			name, r->bytes_alloc, r->bytes_alloc / r->hit, r->bytes_req,
-			r->bytes_req / r->hit, r->hit, r->pingpong,
-			frag(r->bytes_req, r->bytes_alloc));
-	}
-	if (n_lines == -1)
-		fprintf(out, " ...                                | ...             | ...          "
-			     "   | ...      | ...       | ...   \n");
-	fprintf(out, "%.105s\n", dots);
-}
-
 /* The rows of --caller (per call site, those with hits) or --alloc (per
  * pointer), sorted by ctx; OUT: *rows (caller frees), *n. */
 static int perf_rows(const struct metrics *m, bool is_caller, const struct sort_ctx *ctx,
@@ -406,86 +384,37 @@ static struct sort_ctx sort_keys(const enum metrics_sort_key *keys, int nkeys)
 	return nkeys ? (struct sort_ctx){keys, nkeys} : (struct sort_ctx){def, 3};
 }
 
-/* A printer of one perf table: rows sorted, is_caller (--caller) or not
- * (--alloc), at most lines rows (< 0: all). */
-typedef void (*perf_table_fn)(FILE *out, struct perf_row *rows, uint32_t n, bool is_caller,
-			      const struct sort_ctx *ctx, int lines);
-
-/* Print the --caller and --alloc tables that were asked for with pr. */
-static int perf_tables(const struct metrics *m, FILE *out, bool caller, bool alloc,
-		       const enum metrics_sort_key *keys, int nkeys, int lines, perf_table_fn pr)
+int metrics_perf_rows(const struct metrics *m, bool is_caller, const enum metrics_sort_key *keys,
+		      int nkeys, struct metrics_perf_row **out, uint32_t *n)
 {
 	struct sort_ctx ctx = sort_keys(keys, nkeys);
-	for (int t = 0; t < 2; t++) {
-		bool is_caller = t == 0;
-		struct perf_row *rows;
-		uint32_t n;
-		if ((is_caller ? !caller : !(alloc && m->pstats)))
-			continue;
-		if (perf_rows(m, is_caller, &ctx, &rows, &n))
-			return SLABSIM_ENOMEM;
-		pr(out, rows, n, is_caller, &ctx, lines);
-		free(rows);
-	}
-	return 0;
-}
-
-int metrics_print_perf(const struct metrics *m, FILE *out, bool caller, bool alloc,
-		       const enum metrics_sort_key *keys, int nkeys, int lines,
-		       uint64_t bytes_alloc_model)
-{
-	if (perf_tables(m, out, caller, alloc, keys, nkeys, lines, print_table))
+	struct perf_row *rows;
+	*out = NULL;
+	*n = 0;
+	if (!is_caller && !m->pstats)
+		return 0;
+	if (perf_rows(m, is_caller, &ctx, &rows, n))
 		return SLABSIM_ENOMEM;
-	fprintf(out, "\nSUMMARY (SLAB allocator)");
-	fprintf(out, "\n========================\n");
-	fprintf(out, "Total bytes requested: %" PRIu64 "\n", m->bytes_req);
-	fprintf(out, "Total bytes allocated: %" PRIu64 "\n", m->bytes_alloc);
-	fprintf(out, "Total bytes freed:     %" PRIu64 "\n", m->bytes_freed);
-	if (m->bytes_alloc > m->bytes_freed)
-		fprintf(out, "Net total bytes allocated: %" PRIu64 "\n",
-			m->bytes_alloc - m->bytes_freed);
-	fprintf(out, "Total bytes wasted on internal fragmentation: %" PRIu64 "\n",
-		m->bytes_alloc - m->bytes_req);
-	fprintf(out, "Internal fragmentation: %f%%\n", frag(m->bytes_req, m->bytes_alloc));
-	fprintf(out, "Cross CPU allocations: %" PRIu64 "/%" PRIu64 "\n", m->cross_node, m->allocs);
-	fprintf(out, "Ping-pong frees: %" PRIu64 "\n", m->pingpong);
-	if (!m->o.record_ptrs)
-		fprintf(out,
-			"Unmatched frees: %" PRIu64
-			" (no live record; perf counts those of pointers freed before: "
-			"use --alloc for perf's exact figures)\n",
-			m->unmatched);
-	fprintf(out, "Total bytes allocated (model): %" PRIu64 "\n", bytes_alloc_model);
+	if (!(*out = calloc(*n ? *n : 1, sizeof(**out)))) {
+		free(rows);
+		return SLABSIM_ENOMEM;
+	}
+	for (uint32_t i = 0; i < *n; i++)
+		(*out)[i] = (struct metrics_perf_row){rows[i].ptr,	 rows[i].site,
+						      rows[i].bytes_req, rows[i].bytes_alloc,
+						      rows[i].hit,	 rows[i].pingpong};
+	free(rows);
 	return 0;
 }
 
-/* One perf table as a JSON member (perf_table_fn). */
-static void json_table(FILE *out, struct perf_row *rows, uint32_t n, bool is_caller,
-		       const struct sort_ctx *ctx, int lines)
+bool metrics_has_ptr_table(const struct metrics *m)
 {
-	uint32_t shown = lines >= 0 && (uint32_t)lines < n ? (uint32_t)lines : n;
-	fprintf(out, ",\n  \"%s\": {\"rows\": %" PRIu32 ", \"shown\": %" PRIu32 ", \"table\": [",
-		is_caller ? "caller" : "alloc", n, shown);
-	for (uint32_t i = 0; i < shown; i++) {
-		const struct perf_row *r = &rows[i];
-		fprintf(out, "%s\n    {", i ? "," : "");
-		if (!is_caller)
-			fprintf(out, "\"ptr\": \"%#" PRIx64 "\", ", r->ptr);
-		fprintf(out, "\"callsite\": ");
-		json_str(out, r->site);
-		fprintf(out,
-			", \"bytes_alloc\": %" PRIu64 ", \"bytes_req\": %" PRIu64
-			", \"hit\": %" PRIu32 ", \"pingpong\": %" PRIu32 ", \"frag_pct\": %.3f}",
-			r->bytes_alloc, r->bytes_req, r->hit, r->pingpong,
-			frag(r->bytes_req, r->bytes_alloc));
-	}
-	fprintf(out, "%s]}", shown ? "\n  " : "");
+	return m->pstats != NULL;
 }
 
-int metrics_print_perf_json(const struct metrics *m, FILE *out, bool caller, bool alloc,
-			    const enum metrics_sort_key *keys, int nkeys, int lines)
+double metrics_frag_pct(uint64_t bytes_req, uint64_t bytes_alloc)
 {
-	return perf_tables(m, out, caller, alloc, keys, nkeys, lines, json_table);
+	return frag(bytes_req, bytes_alloc);
 }
 
 /* ---- slabinfo ---- */
@@ -516,7 +445,7 @@ static bool slab_root(const struct policy *p, const struct policy_cache_info *ci
 
 /* The walk over root caches with slabs: from *id on, the next one into
  * *id and *ci; false past the last. for (id = 0; next_root(..); id++). */
-static bool next_root(const struct policy *p, uint32_t *id, struct policy_cache_info *ci)
+bool metrics_next_root(const struct policy *p, uint32_t *id, struct policy_cache_info *ci)
 {
 	for (uint32_t n = p->ops->nr_caches(p); *id < n; ++*id) {
 		p->ops->cache_info(p, *id, ci);
@@ -567,152 +496,6 @@ void metrics_slabinfo_totals(const struct policy *p, struct metrics_slabinfo_tot
 	free(has_alias);
 	out->mratio = out->used ? out->loss * 100 / out->used : 0;
 	out->oratio = out->objects ? out->partobj * 100 / out->objects : 0;
-}
-
-void metrics_print_slabinfo_totals(const struct policy *p, FILE *out)
-{
-	struct metrics_slabinfo_totals t;
-	metrics_slabinfo_totals(p, &t);
-	fprintf(out, "Slabcache Totals\n");
-	fprintf(out, "----------------\n");
-	if (!t.objects) {
-		fprintf(out, "No objects\n");
-		return;
-	}
-	fprintf(out,
-		"Slabcaches : %15" PRIu64 "   Aliases  : %11" PRIu64 "->%-3" PRIu64
-		"  Active:    %3" PRIu64 "\n",
-		t.caches, t.aliases, t.alias_targets, t.active);
-	fprintf(out,
-		"Memory used: %15" PRIu64 "   # Loss   : %15" PRIu64 "   MRatio:%6" PRIu64 "%%\n",
-		t.space, t.loss, t.mratio);
-	fprintf(out,
-		"# Objects  : %15" PRIu64 "   # PartObj: %15" PRIu64 "   ORatio:%6" PRIu64 "%%\n",
-		t.objects, t.partobj, t.oratio);
-	fprintf(out, "\n");
-	fprintf(out, "#Slabs    %15" PRIu64 "\n", t.slabs);
-	fprintf(out, "#PartSlab %15" PRIu64 "\n", t.partial);
-	fprintf(out, "Memory    %15" PRIu64 "\n", t.space);
-	fprintf(out, "Used      %15" PRIu64 "\n", t.used);
-	fprintf(out, "Loss      %15" PRIu64 "\n", t.loss);
-}
-
-/* One line of the cache list, with what sorting needs. */
-struct si_line {
-	const char *name;
-	struct policy_cache_info ci;
-	struct metrics_slabinfo si;
-	uint32_t aliases;
-};
-
-static int si_by_name(const void *va, const void *vb)
-{
-	const struct si_line *a = va, *b = vb;
-	return strcasecmp(a->name, b->name);
-}
-
-static int si_by_loss(const void *va, const void *vb)
-{
-	const struct si_line *a = va, *b = vb;
-	if (a->si.loss != b->si.loss)
-		return a->si.loss < b->si.loss ? 1 : -1;
-	return strcasecmp(a->name, b->name);
-}
-
-int metrics_print_slabinfo_caches(const struct policy *p, FILE *out, bool by_loss)
-{
-	uint32_t n = p->ops->nr_caches(p), nl = 0;
-	struct si_line *l = calloc(n ? n : 1, sizeof(*l));
-	uint32_t *aliases = calloc(n ? n : 1, sizeof(*aliases));
-	if (!l || !aliases) {
-		free(l);
-		free(aliases);
-		return SLABSIM_ENOMEM;
-	}
-	for (uint32_t id = 0; id < n; id++) {
-		struct policy_cache_info ci;
-		p->ops->cache_info(p, id, &ci);
-		if (ci.alias_of != id)
-			aliases[ci.alias_of]++;
-	}
-	for (uint32_t id = 0; id < n; id++) {
-		struct si_line *x = &l[nl];
-		p->ops->cache_info(p, id, &x->ci);
-		/* slabinfo skips caches without slabs unless -z */
-		if (!slab_root(p, &x->ci, id) || !x->ci.nr_slabs)
-			continue;
-		x->name = x->ci.name;
-		x->aliases = aliases[id];
-		metrics_slabinfo_cache(&x->ci, &x->si);
-		nl++;
-	}
-	qsort(l, nl, sizeof(*l), by_loss ? si_by_loss : si_by_name);
-	fprintf(out,
-		"Name                   Objects Objsize           %s Slabs/Part/Cpu  O/S O %%Fr "
-		"%%Ef Flg\n",
-		by_loss ? " Loss" : "Space");
-	for (uint32_t i = 0; i < nl; i++) {
-		const struct si_line *x = &l[i];
-		char dist[64], flags[16], *f = flags;
-		uint32_t fl = x->ci.g.flags;
-		(void)snprintf(dist, sizeof(dist), "%" PRIu64 "/%" PRIu64 "/%" PRIu64,
-			       x->si.slabs - x->ci.cpu_slabs, x->si.partial, x->ci.cpu_slabs);
-		if (x->aliases)
-			*f++ = '*';
-		if (fl & POLICY_F_CACHE_DMA)
-			*f++ = 'd';
-		if (fl & POLICY_F_HWCACHE_ALIGN)
-			*f++ = 'A';
-		if (fl & POLICY_F_POISON)
-			*f++ = 'P';
-		if (fl & POLICY_F_RECLAIM_ACCOUNT)
-			*f++ = 'a';
-		if (fl & POLICY_F_RED_ZONE)
-			*f++ = 'Z';
-		if (fl & POLICY_F_CONSISTENCY)
-			*f++ = 'F';
-		if (fl & POLICY_F_STORE_USER)
-			*f++ = 'U';
-		if (fl & POLICY_F_TRACE)
-			*f++ = 'T';
-		*f = 0;
-		fprintf(out, "%-21s %8" PRIu64 " %7u %15" PRIu64 " %14s %4u %1u %3u %3u %s\n",
-			x->name, x->si.objects, x->ci.g.object_size,
-			by_loss ? x->si.loss : x->si.space, dist, x->ci.g.objs_per_slab,
-			x->ci.g.order, x->si.fr, x->si.ef, flags);
-	}
-	free(l);
-	free(aliases);
-	return ferror(out) ? SLABSIM_EIO : 0;
-}
-
-int metrics_write_sysfs(const struct policy *p, FILE *out)
-{
-	uint32_t n = p->ops->nr_caches(p);
-	uint32_t *aliases = calloc(n ? n : 1, sizeof(*aliases));
-	if (!aliases)
-		return SLABSIM_ENOMEM;
-	for (uint32_t id = 0; id < n; id++) {
-		struct policy_cache_info ci;
-		p->ops->cache_info(p, id, &ci);
-		if (ci.alias_of != id)
-			aliases[ci.alias_of]++;
-	}
-	fprintf(out, "name\tobject_size\tslab_size\torder\tobjs_per_slab\tslabs\tpartial\tobjects"
-		     "\tobjects_partial\ttotal_objects\taliases\n");
-	struct policy_cache_info ci;
-	for (uint32_t id = 0; next_root(p, &id, &ci); id++) {
-		struct metrics_slabinfo si;
-		metrics_slabinfo_cache(&ci, &si);
-		fprintf(out,
-			"%s\t%u\t%u\t%u\t%u\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-			"\t%" PRIu64 "\t%u\n",
-			ci.name, ci.g.object_size, ci.g.size, ci.g.order, ci.g.objs_per_slab,
-			si.slabs, si.partial, si.objects, si.objects_partial, si.total_objects,
-			aliases[id]);
-	}
-	free(aliases);
-	return ferror(out) ? SLABSIM_EIO : 0;
 }
 
 /* ---- Johnstone & Wilson ---- */
@@ -795,7 +578,7 @@ void metrics_pages(const struct metrics *m, const struct policy *p, struct metri
 
 /* The policy's free blocks, if it keeps its free space so. OUT: *out, and
  * its name in capitals ("SLOB") in upper (16 bytes). */
-static bool free_blocks(const struct policy *p, struct policy_free_blocks *out, char upper[16])
+bool metrics_free_blocks(const struct policy *p, struct policy_free_blocks *out, char upper[16])
 {
 	if (!p->ops->free_blocks)
 		return false;
@@ -805,170 +588,6 @@ static bool free_blocks(const struct policy *p, struct policy_free_blocks *out, 
 		upper[i++] = (char)toupper((unsigned char)*c);
 	upper[i] = '\0';
 	return true;
-}
-
-/* ---- output ---- */
-
-static void print_ratio_pct(FILE *out, double r)
-{
-	if (r < 0)
-		fprintf(out, "undefined");
-	else
-		fprintf(out, "%.4f (%.2f%%)", r, 100.0 * (r - 1.0));
-}
-
-void metrics_print_table(const struct metrics *m, const struct policy *p, FILE *out,
-			 const struct metrics_extra *x)
-{
-	struct metrics_perf_totals pt;
-	struct metrics_slabinfo_totals st;
-	struct metrics_jw jw;
-	struct metrics_pages pg;
-	metrics_perf_totals(m, &pt);
-	metrics_slabinfo_totals(p, &st);
-	metrics_jw(m, &jw);
-	metrics_pages(m, p, &pg);
-	fprintf(out, "metrics (definitions: docs/metrics.md)\n");
-	fprintf(out,
-		"perf kmem: requested %" PRIu64 ", allocated %" PRIu64 " (model %" PRIu64
-		"), freed %" PRIu64 ", internal fragmentation %f%%, cross-node %" PRIu64 "/%" PRIu64
-		", ping-pong %" PRIu64 ", unmatched frees %" PRIu64 "%s\n",
-		pt.bytes_req, pt.bytes_alloc, x->bytes_alloc_model, pt.bytes_freed, pt.frag_pct,
-		pt.cross_node, pt.allocs, pt.pingpong, pt.unmatched,
-		pt.exact ? "" : " (live record: see docs/metrics.md)");
-	fprintf(out,
-		"slabinfo -T: memory used %" PRIu64 ", loss %" PRIu64 ", MRatio %" PRIu64
-		"%%, objects %" PRIu64 ", partial objects %" PRIu64 ", ORatio %" PRIu64
-		"%% (%" PRIu64 " of %" PRIu64 " caches active)\n",
-		st.space, st.loss, st.mratio, st.objects, st.partobj, st.oratio, st.active,
-		st.caches);
-	fprintf(out, "J&W heap/live: #1 time average ");
-	print_ratio_pct(out, jw.f1);
-	fprintf(out, ", #2 at peak live (t=%.6f s) ", (double)jw.live_peak_t_ns / 1e9);
-	print_ratio_pct(out, jw.f2);
-	fprintf(out, ", #3 at peak heap (t=%.6f s) ", (double)jw.heap_peak_t_ns / 1e9);
-	print_ratio_pct(out, jw.f3);
-	fprintf(out, ", #4 peak heap %" PRIu64 " / peak live %" PRIu64 " ", jw.heap_peak,
-		jw.live_peak);
-	print_ratio_pct(out, jw.f4);
-	fprintf(out, "\n");
-	struct policy_free_blocks fb;
-	char name[16];
-	if (free_blocks(p, &fb, name))
-		fprintf(out,
-			"%s free: %" PRIu64 " bytes in %" PRIu64 " free blocks (alignment "
-			"fragments included) on %" PRIu64 " partially free pages\n",
-			name, fb.bytes, fb.blocks, fb.pages);
-	if (!pg.have) {
-		fprintf(out, "pages: no page allocator in this model\n\n");
-		return;
-	}
-	fprintf(out, "pages held by order:");
-	for (int o = 0; o < POLICY_MAX_ORDER; o++)
-		fprintf(out, " %" PRIu64, pg.held_blocks[o]);
-	fprintf(out,
-		"\nunusable index (zone %" PRIu64 " MiB, %" PRIu64 " pages free%s):", pg.mem_mib,
-		pg.free_pages, pg.over ? ", model grew past the zone" : "");
-	for (int o = 0; o < POLICY_MAX_ORDER; o++)
-		fprintf(out, " %u.%03u", pg.unusable[o] / 1000, pg.unusable[o] % 1000);
-	fprintf(out, "\n\n");
-}
-
-static void json_ratio(FILE *out, const char *key, double r)
-{
-	if (r < 0)
-		fprintf(out, "\"%s\": null", key);
-	else
-		fprintf(out, "\"%s\": %.6f", key, r);
-}
-
-void metrics_print_json(const struct metrics *m, const struct policy *p, FILE *out,
-			const struct metrics_extra *x)
-{
-	struct metrics_perf_totals pt;
-	struct metrics_slabinfo_totals st;
-	struct metrics_jw jw;
-	struct metrics_pages pg;
-	metrics_perf_totals(m, &pt);
-	metrics_slabinfo_totals(p, &st);
-	metrics_jw(m, &jw);
-	metrics_pages(m, p, &pg);
-	fprintf(out,
-		"  \"metrics\": {\n    \"perf_kmem\": {\"allocs\": %" PRIu64 ", \"frees\": %" PRIu64
-		", \"bytes_req\": %" PRIu64 ", \"bytes_alloc\": %" PRIu64
-		", \"bytes_alloc_model\": %" PRIu64 ", \"bytes_freed\": %" PRIu64
-		", \"bytes_wasted\": %" PRIu64 ", \"frag_pct\": %.6f, \"cross_node\": %" PRIu64
-		", \"pingpong\": %" PRIu64 ", \"unmatched_frees\": %" PRIu64
-		", \"ptr_record\": \"%s\", \"cpu_node_map\": \"all CPUs on node 0\"},\n",
-		pt.allocs, pt.frees, pt.bytes_req, pt.bytes_alloc, x->bytes_alloc_model,
-		pt.bytes_freed, pt.bytes_alloc - pt.bytes_req, pt.frag_pct, pt.cross_node,
-		pt.pingpong, pt.unmatched, pt.exact ? "every pointer" : "live pointers");
-	fprintf(out,
-		"    \"slabinfo_totals\": {\"caches\": %" PRIu64 ", \"aliases\": %" PRIu64
-		", \"alias_targets\": %" PRIu64 ", \"active\": %" PRIu64
-		", \"memory_used\": %" PRIu64 ", \"used\": %" PRIu64 ", \"loss\": %" PRIu64
-		", \"mratio\": %" PRIu64 ", \"objects\": %" PRIu64 ", \"partobj\": %" PRIu64
-		", \"oratio\": %" PRIu64 ", \"slabs\": %" PRIu64 ", \"partial\": %" PRIu64 "},\n",
-		st.caches, st.aliases, st.alias_targets, st.active, st.space, st.used, st.loss,
-		st.mratio, st.objects, st.partobj, st.oratio, st.slabs, st.partial);
-	fprintf(out, "    \"slabinfo\": [");
-	bool first = true;
-	struct policy_cache_info ci;
-	for (uint32_t id = 0; next_root(p, &id, &ci); id++) {
-		if (!ci.nr_slabs)
-			continue;
-		struct metrics_slabinfo si;
-		metrics_slabinfo_cache(&ci, &si);
-		fprintf(out, "%s\n      {\"cache\": ", first ? "" : ",");
-		json_str(out, ci.name);
-		fprintf(out,
-			", \"slabs\": %" PRIu64 ", \"partial\": %" PRIu64 ", \"objects\": %" PRIu64
-			", \"objects_partial\": %" PRIu64 ", \"space\": %" PRIu64
-			", \"used\": %" PRIu64 ", \"loss\": %" PRIu64 ", \"ef\": %u, \"fr\": %u}",
-			si.slabs, si.partial, si.objects, si.objects_partial, si.space, si.used,
-			si.loss, si.ef, si.fr);
-		first = false;
-	}
-	fprintf(out, "\n    ],\n");
-	fprintf(out,
-		"    \"jw\": {\"heap_peak\": %" PRIu64 ", \"heap_peak_t_ns\": %" PRIu64
-		", \"live_at_heap_peak\": %" PRIu64 ", \"live_peak\": %" PRIu64
-		", \"live_peak_t_ns\": %" PRIu64 ", \"heap_at_live_peak\": %" PRIu64 ", ",
-		jw.heap_peak, jw.heap_peak_t_ns, jw.live_at_heap_peak, jw.live_peak,
-		jw.live_peak_t_ns, jw.heap_at_live_peak);
-	json_ratio(out, "f1", jw.f1);
-	fprintf(out, ", ");
-	json_ratio(out, "f2", jw.f2);
-	fprintf(out, ", ");
-	json_ratio(out, "f3", jw.f3);
-	fprintf(out, ", ");
-	json_ratio(out, "f4", jw.f4);
-	fprintf(out, "},\n");
-	struct policy_free_blocks fb;
-	char name[16];
-	if (free_blocks(p, &fb, name))
-		fprintf(out,
-			"    \"%s\": {\"free_bytes\": %" PRIu64 ", \"free_blocks\": %" PRIu64
-			", \"partial_pages\": %" PRIu64 "},\n",
-			p->ops->name, fb.bytes, fb.blocks, fb.pages);
-	if (!pg.have) {
-		fprintf(out, "    \"pages\": null\n  },\n");
-		return;
-	}
-	fprintf(out,
-		"    \"pages\": {\"mem_mib\": %" PRIu64 ", \"zone_pages\": %" PRIu64
-		", \"free_pages\": %" PRIu64 ", \"over_zone\": %s, \"held_blocks\": [",
-		pg.mem_mib, pg.zone_pages, pg.free_pages, pg.over ? "true" : "false");
-	for (int o = 0; o < POLICY_MAX_ORDER; o++)
-		fprintf(out, "%s%" PRIu64, o ? ", " : "", pg.held_blocks[o]);
-	fprintf(out, "], \"free_blocks\": [");
-	for (int o = 0; o < POLICY_MAX_ORDER; o++)
-		fprintf(out, "%s%" PRIu64, o ? ", " : "", pg.free_blocks[o]);
-	fprintf(out, "], \"unusable_index\": [");
-	for (int o = 0; o < POLICY_MAX_ORDER; o++)
-		fprintf(out, "%s\"%u.%03u\"", o ? ", " : "", pg.unusable[o] / 1000,
-			pg.unusable[o] % 1000);
-	fprintf(out, "]}\n  },\n");
 }
 
 int metrics_sample(const struct metrics *m, const struct policy *p, const struct sink *k,
@@ -981,7 +600,7 @@ int metrics_sample(const struct metrics *m, const struct policy *p, const struct
 	int rc = 0;
 	metrics_pages(m, p, &pg);
 	struct policy_cache_info ci;
-	for (uint32_t id = 0; next_root(p, &id, &ci); id++) {
+	for (uint32_t id = 0; metrics_next_root(p, &id, &ci); id++) {
 		struct metrics_slabinfo si;
 		metrics_slabinfo_cache(&ci, &si);
 		slabinfo_total_add(&st, &si);

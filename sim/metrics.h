@@ -17,7 +17,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "err.h"
 #include "policy.h"
@@ -91,19 +90,24 @@ enum metrics_sort_key {
  * bad key. */
 int metrics_parse_sort(const char *s, enum metrics_sort_key *keys, int *n, struct err *e);
 
-/* Print as `perf kmem stat --caller/--alloc` does: the tables asked for
- * (sorted by keys, nkeys 0 = perf's default frag,hit,bytes; lines < 0 = all),
- * then perf's SUMMARY, then the model's bytes_alloc total. Returns 0 or
- * SLABSIM_ENOMEM. */
-int metrics_print_perf(const struct metrics *m, FILE *out, bool caller, bool alloc,
-		       const enum metrics_sort_key *keys, int nkeys, int lines,
-		       uint64_t bytes_alloc_model);
-/* The --caller and --alloc tables as JSON members of the summary
- * (",\n  \"caller\": {\"rows\": N, \"shown\": M, \"table\": [...]}", likewise
- * "alloc"), sorted and cut as the text tables; perf's summary is the
- * summary's "perf_kmem" member. */
-int metrics_print_perf_json(const struct metrics *m, FILE *out, bool caller, bool alloc,
-			    const enum metrics_sort_key *keys, int nkeys, int lines);
+/* One row of perf kmem stat's --caller (per call site with hits) or
+ * --alloc (per pointer) table; site is borrowed from the engine. */
+struct metrics_perf_row {
+	uint64_t ptr; /* 0 in the --caller table */
+	const char *site;
+	uint64_t bytes_req, bytes_alloc;
+	uint64_t hit, pingpong;
+};
+/* The rows of the --caller (is_caller) or --alloc table, sorted as perf
+ * sorts them by keys (nkeys 0 = perf's default frag,hit,bytes). OUT: *rows
+ * (caller frees; NULL and *n 0 for --alloc without the pointer table),
+ * *n. Returns 0 or SLABSIM_ENOMEM. Printed by sim/cli/views.c. */
+int metrics_perf_rows(const struct metrics *m, bool is_caller, const enum metrics_sort_key *keys,
+		      int nkeys, struct metrics_perf_row **rows, uint32_t *n);
+/* Whether the per-pointer table of --alloc is kept (metrics_opts.record_ptrs). */
+bool metrics_has_ptr_table(const struct metrics *m);
+/* perf's internal fragmentation: 100 - 100 * req / alloc (0 if alloc is 0). */
+double metrics_frag_pct(uint64_t bytes_req, uint64_t bytes_alloc);
 
 /* ---- tools/mm/slabinfo and /proc/slabinfo ---- */
 
@@ -124,15 +128,10 @@ struct metrics_slabinfo_totals {
 	uint64_t mratio, oratio; /* 100*loss/used, 100*partobj/objects (integer, as slabinfo) */
 };
 void metrics_slabinfo_totals(const struct policy *p, struct metrics_slabinfo_totals *out);
-/* As `slabinfo -T` prints its first block, with exact byte counts. */
-void metrics_print_slabinfo_totals(const struct policy *p, FILE *out);
-/* The cache list as `slabinfo` prints it (caches with slabs; by name, or
- * with by_loss as `slabinfo -L`: by Loss, descending, Loss in the Space
- * column), exact bytes instead of K/M/G. */
-int metrics_print_slabinfo_caches(const struct policy *p, FILE *out, bool by_loss);
-/* The sysfs attributes slabinfo reads, one root cache per line (TSV with a
- * header), for checking slabinfo's arithmetic on a simulated state. */
-int metrics_write_sysfs(const struct policy *p, FILE *out);
+/* The walk over the root caches slabinfo lists (an allocator with
+ * /proc/slabinfo): from *id on, the next one into *id and *ci; false past
+ * the last. for (id = 0; metrics_next_root(p, &id, &ci); id++). */
+bool metrics_next_root(const struct policy *p, uint32_t *id, struct policy_cache_info *ci);
 
 /* ---- Johnstone & Wilson ---- */
 
@@ -202,19 +201,17 @@ void metrics_pages(const struct metrics *m, const struct policy *p, struct metri
  * blocks of order >= order) / free pages; 1000 when nothing is free. */
 uint32_t metrics_unusable_index(const uint64_t free_blocks[POLICY_MAX_ORDER], uint32_t order);
 
-/* ---- output ---- */
+/* The policy's free blocks, if it keeps its free space so (SLOB: free units,
+ * not free slots). OUT: *out, and its name in capitals ("SLOB") in upper. */
+bool metrics_free_blocks(const struct policy *p, struct policy_free_blocks *out, char upper[16]);
+
+/* ---- records ---- */
 
 /* Extra figures for the outputs that the engine passes in. */
 struct metrics_extra {
 	uint64_t bytes_alloc_model; /* Σ bytes_alloc as the model gave them */
 };
 
-/* The summary's headline lines (table format). */
-void metrics_print_table(const struct metrics *m, const struct policy *p, FILE *out,
-			 const struct metrics_extra *x);
-/* The summary's "metrics" member (JSON), ending with ",\n". */
-void metrics_print_json(const struct metrics *m, const struct policy *p, FILE *out,
-			const struct metrics_extra *x);
 /* Rows of one sample to k (sample_slabinfo, sample_metrics, sample_order). */
 int metrics_sample(const struct metrics *m, const struct policy *p, const struct sink *k,
 		   uint64_t seq, uint64_t heap, struct err *e);

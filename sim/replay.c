@@ -17,6 +17,7 @@
 #include "sink.h"
 #include "strtab.h"
 #include "prefetch.h"
+#include "sat.h"
 #include "sites.h"
 _Static_assert(SINK_NEED_NATURAL == POLICY_NEED_NATURAL, "natural");
 #include "trace.h"
@@ -307,12 +308,18 @@ static void use_ids_of(struct sim *s, const struct trace_source *src)
 
 int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 {
+	uint32_t ncpu = o->cfg.nr_cpus;
+	if (ncpu > SIM_MAX_CPUS && o->nr_cpus_from && strcmp(o->nr_cpus_from, "--nr-cpus") != 0)
+		return err_set(e, SLABSIM_EINPUT,
+			       "the input's CPUs exceed what the models support: nr_cpus %" PRIu32
+			       "%s from %s, at most %u; give --nr-cpus N (1 to %u) to fold the "
+			       "input's CPUs modulo N",
+			       ncpu, ncpu == UINT32_MAX ? " or more" : "", o->nr_cpus_from,
+			       SIM_MAX_CPUS, SIM_MAX_CPUS);
 	struct sim *s = calloc(1, sizeof(*s));
 	if (!s)
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	s->o = *o;
-	if (!s->o.progress_out)
-		s->o.progress_out = stderr;
 	evq_init(&s->q);
 	u64map_init_sparse(&s->live_index);
 	u64map_init(&s->name_cache);
@@ -954,6 +961,57 @@ static int note_account(struct sim *s, uint32_t root, const struct trace_event *
 	return 0;
 }
 
+/* Count a modelled allocation l of ev (call site site) in the site's, the
+ * cache's and the run's totals, and its misalignment if a kmalloc of a
+ * power of two is not aligned to its size. */
+static int count_alloc(struct sim *s, const struct trace_event *ev, const struct live *l,
+		       uint32_t site, bool kmalloc, struct err *e)
+{
+	int rc;
+	struct site_acct *st = &s->site[site];
+	st->allocs++;
+	st->bytes_req = sat_add(st->bytes_req, ev->bytes_req);
+	st->bytes_alloc = sat_add(st->bytes_alloc, l->obj.bytes_alloc);
+	/* the trace's bytes_alloc is any 64-bit number: its sums saturate */
+	st->bytes_alloc_trace = sat_add(st->bytes_alloc_trace, ev->bytes_alloc);
+	st->live_objs++;
+	st->live_req += ev->bytes_req;
+	s->perf_bytes_req = sat_add(s->perf_bytes_req, ev->bytes_req);
+	s->perf_bytes_alloc_trace = sat_add(s->perf_bytes_alloc_trace, ev->bytes_alloc);
+	s->perf_bytes_alloc_model = sat_add(s->perf_bytes_alloc_model, l->obj.bytes_alloc);
+	if (l->obj.bytes_alloc != ev->bytes_alloc)
+		s->alloc_size_mismatch++;
+	s->live_objs++;
+	s->live_req += ev->bytes_req;
+	if (l->acct != UINT32_MAX) {
+		struct cache_acct *a = &s->acct[l->acct];
+		a->allocs++;
+		a->live_objs++;
+		a->live_req += ev->bytes_req;
+		a->live_slot += l->obj.slot_bytes;
+		a->live_meta += l->obj.meta_bytes;
+		a->live_object += l->obj.object_bytes;
+	} else {
+		s->large_live_req += ev->bytes_req;
+		s->large_live_bytes += l->obj.bytes_alloc;
+	}
+	if (kmalloc && is_pow2(ev->bytes_req) && l->obj.addr % ev->bytes_req) {
+		st->violations++;
+		s->violations_total++;
+		if (l->acct != UINT32_MAX)
+			s->acct[l->acct].violations++;
+		uint64_t key = ((uint64_t)(l->acct & 0xfffff) << 40) | ((uint64_t)site << 8) |
+			       ilog2_u64(ev->bytes_req);
+		uint64_t *cnt = u64map_ref(&s->violations, key);
+		if (cnt)
+			(*cnt)++;
+		else if ((rc = u64map_put(&s->violations, key, 1)) ||
+			 (rc = u64map_put(&s->violation_addr, key, l->obj.addr)))
+			return err_set(e, rc, "out of memory");
+	}
+	return 0;
+}
+
 static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	bool kmalloc = ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE;
@@ -1055,47 +1113,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		if ((rc = u64map_put(&s->trace_slab, ev->ptr & ~mask, (uint64_t)l->acct + 1)))
 			return err_set(e, rc, "out of memory");
 	}
-
-	struct site_acct *st = &s->site[site];
-	st->allocs++;
-	st->bytes_req += ev->bytes_req;
-	st->bytes_alloc += l->obj.bytes_alloc;
-	st->bytes_alloc_trace += ev->bytes_alloc;
-	st->live_objs++;
-	st->live_req += ev->bytes_req;
-	s->perf_bytes_req += ev->bytes_req;
-	s->perf_bytes_alloc_trace += ev->bytes_alloc;
-	s->perf_bytes_alloc_model += l->obj.bytes_alloc;
-	if (l->obj.bytes_alloc != ev->bytes_alloc)
-		s->alloc_size_mismatch++;
-	s->live_objs++;
-	s->live_req += ev->bytes_req;
-	if (l->acct != UINT32_MAX) {
-		struct cache_acct *a = &s->acct[l->acct];
-		a->allocs++;
-		a->live_objs++;
-		a->live_req += ev->bytes_req;
-		a->live_slot += l->obj.slot_bytes;
-		a->live_meta += l->obj.meta_bytes;
-		a->live_object += l->obj.object_bytes;
-	} else {
-		s->large_live_req += ev->bytes_req;
-		s->large_live_bytes += l->obj.bytes_alloc;
-	}
-	if (kmalloc && is_pow2(ev->bytes_req) && l->obj.addr % ev->bytes_req) {
-		st->violations++;
-		s->violations_total++;
-		if (l->acct != UINT32_MAX)
-			s->acct[l->acct].violations++;
-		uint64_t key = ((uint64_t)(l->acct & 0xfffff) << 40) | ((uint64_t)site << 8) |
-			       ilog2_u64(ev->bytes_req);
-		uint64_t *cnt = u64map_ref(&s->violations, key);
-		if (cnt)
-			(*cnt)++;
-		else if ((rc = u64map_put(&s->violations, key, 1)) ||
-			 (rc = u64map_put(&s->violation_addr, key, l->obj.addr)))
-			return err_set(e, rc, "out of memory");
-	}
+	if ((rc = count_alloc(s, ev, l, site, kmalloc, e)))
+		return rc;
 	if (kmalloc && (rc = account_cost(s, l, &r, e)))
 		return rc;
 	/* sim_event observes the state right after this: the pages read here
@@ -1541,36 +1560,30 @@ static void progress_start(struct progress *pg, const char *what)
 	clock_gettime(CLOCK_MONOTONIC, &pg->t0);
 }
 
+/* Hand the bar's figures to the caller's drawer (sim_opts.on_progress):
+ * every 65536 events, and once at the end if it was drawn at all. */
 static void progress_draw(const struct sim *s, struct progress *pg, const struct trace_source *src,
 			  uint64_t n, bool final)
 {
-	if (!s->o.progress || (!final && n - pg->last < (1u << 16)) || (final && !pg->drawn))
+	if (!s->o.progress || !s->o.on_progress || (!final && n - pg->last < (1u << 16)) ||
+	    (final && !pg->drawn))
 		return;
-	uint64_t done, total;
+	struct sim_progress p = {.what = pg->what, .events = n, .final = final};
 	struct timespec now;
 	pg->last = n;
-	done = total = 0;
 	if (src->progress)
-		src->progress(src->ctx, &done, &total);
+		src->progress(src->ctx, &p.done, &p.total);
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	double el =
+	p.elapsed =
 		(double)(now.tv_sec - pg->t0.tv_sec) + (double)(now.tv_nsec - pg->t0.tv_nsec) / 1e9;
-	double rate = el > 0 ? (double)n / el : 0;
-	FILE *f = s->o.progress_out;
-	if (total) {
-		double frac = (double)done / (double)total;
-		int w = 30, fill = (int)(frac * w);
-		double eta = frac > 0 ? el / frac - el : 0;
-		fprintf(f, "\r%-8s [%.*s%*s] %5.1f%%  %" PRIu64 " events  %.0f ev/s  ETA %.0fs ",
-			pg->what, fill, "##############################", w - fill, "", frac * 100,
-			n, rate, final ? 0.0 : eta);
-	} else {
-		fprintf(f, "\r%-8s %" PRIu64 " events  %.0f ev/s ", pg->what, n, rate);
-	}
-	if (final)
-		fputc('\n', f);
-	fflush(f);
+	s->o.on_progress(s->o.progress_ctx, &p);
 	pg->drawn = true;
+}
+
+void sim_progress_report(const struct sim *s, const struct sim_progress *p)
+{
+	if (s->o.progress && s->o.on_progress)
+		s->o.on_progress(s->o.progress_ctx, p);
 }
 
 bool sim_learns_from(const struct trace_event *ev)
@@ -1805,6 +1818,17 @@ static uint64_t lost_count(const struct sim_lost *l, size_t i)
 	return n[i];
 }
 
+bool sim_lost_source(const struct sim_lost *l, size_t i, const char **json_key, bool *present,
+		     uint64_t *count)
+{
+	if (i >= NR_LOST_SOURCES)
+		return false;
+	*json_key = lost_source[i].json;
+	*present = (l->sources & lost_source[i].bit) != 0;
+	*count = lost_count(l, i);
+	return true;
+}
+
 void sim_lost_str(const struct sim_lost *l, char *buf, size_t n)
 {
 	size_t at = 0;
@@ -1963,42 +1987,7 @@ void sim_run_totals(const struct sim *s, struct sink_totals *out)
 	};
 }
 
-/* ---- summary ---- */
-
-static int cmp_pages_desc(const void *a, const void *b)
-{
-	const struct sink_cache *x = a, *y = b;
-	if (x->pages != y->pages)
-		return x->pages < y->pages ? 1 : -1;
-	return strcmp(x->cache, y->cache);
-}
-
-static uint64_t cache_waste_sum(const struct sink_cache *r)
-{
-	return r->waste_rounding + r->waste_layout + r->waste_free_slots + r->waste_tail;
-}
-
-static int cmp_waste_desc(const void *a, const void *b)
-{
-	const struct sink_cache *x = a, *y = b;
-	uint64_t wx = cache_waste_sum(x), wy = cache_waste_sum(y);
-	if (wx != wy)
-		return wx < wy ? 1 : -1;
-	return strcmp(x->cache, y->cache);
-}
-
-static int cmp_live_desc(const void *a, const void *b)
-{
-	const struct sink_cache *x = a, *y = b;
-	if (x->live_objs != y->live_objs)
-		return x->live_objs < y->live_objs ? 1 : -1;
-	return strcmp(x->cache, y->cache);
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(((const struct sink_cache *)a)->cache, ((const struct sink_cache *)b)->cache);
-}
+/* ---- read-only accessors for the printers (sim/cli/summary.c) ---- */
 
 int sim_parse_cache_sort(const char *s, enum sim_cache_sort *out, struct err *e)
 {
@@ -2020,268 +2009,30 @@ void sim_set_config_from(struct sim *s, const char *kernel_from, const char *nr_
 	s->o.nr_cpus_from = nr_cpus_from;
 }
 
-void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *trace_path_str,
-		       const void *trace_stats_v)
+const struct policy_cfg *sim_cfg(const struct sim *s)
 {
-	sim_print_summary_more(s, out, json, trace_path_str, trace_stats_v, NULL, NULL, NULL);
+	return &s->o.cfg;
 }
 
-void sim_print_summary_more(const struct sim *s, FILE *out, bool json, const char *trace_path_str,
-			    const void *trace_stats_v, const struct sim_table_view *tv,
-			    sim_json_more_fn more, void *more_ctx)
+void sim_config_from(const struct sim *s, const char **kernel_from, const char **nr_cpus_from)
 {
-	const struct trace_stats *ts = trace_stats_v;
-	const struct policy_cfg *cfg = &s->o.cfg;
-	char dbg[8];
-	struct sim_totals t;
-	sim_totals(s, &t);
-
-	uint32_t n = s->p->ops->nr_caches(s->p), nrows = 0;
-	struct sink_cache *rows = calloc(n ? n : 1, sizeof(*rows));
-	for (uint32_t id = 0; rows && id < n; id++) {
-		struct policy_cache_info ci;
-		s->p->ops->cache_info(s->p, id, &ci);
-		if (cache_active(s, id, &ci))
-			cache_row(s, id, &ci, &rows[nrows++]);
-	}
-	static int (*const cmp[])(const void *, const void *) = {cmp_pages_desc, cmp_waste_desc,
-								 cmp_live_desc, cmp_name};
-	if (rows)
-		qsort(rows, nrows, sizeof(*rows), cmp[tv ? tv->key : SIM_SORT_PAGES]);
-	uint32_t all_rows = nrows;
-	if (tv && tv->lines >= 0 && (uint32_t)tv->lines < nrows)
-		nrows = (uint32_t)tv->lines; /* -l: the first rows, the rest counted */
-	const char *kernel = cfg->kernel == POLICY_KERNEL_6_1 ? "6.1" : "5.4";
-	const char *align = policy_align_name(cfg->align);
-	policy_slub_debug_str(cfg->slub_debug, dbg);
-
-	if (json) {
-		fprintf(out, "{\n  \"trace\": ");
-		json_str(out, trace_path_str ? trace_path_str : "");
-		fprintf(out,
-			",\n  \"config\": {\"allocator\": \"%s\", \"kernel\": \"%s\", \"align\": "
-			"\"%s\", \"slub_debug\": \"%s\", \"nr_cpus\": %u, \"slab_debug\": %s, "
-			"\"slab_max_order\": %u},\n",
-			s->p->ops->name, kernel, align, dbg, cfg->nr_cpus,
-			cfg->slab_debug ? "true" : "false", cfg->slab_max_order);
-		if (s->o.kernel_from || s->o.nr_cpus_from) {
-			fprintf(out, "  \"config_from\": {\"kernel\": ");
-			json_str(out, s->o.kernel_from ? s->o.kernel_from : "");
-			fprintf(out, ", \"nr_cpus\": ");
-			json_str(out, s->o.nr_cpus_from ? s->o.nr_cpus_from : "");
-			fprintf(out, "},\n");
-		}
-		fprintf(out, "  \"events\": {");
-		for (int i = 0; i < TRACE_EV_NR; i++)
-			fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", trace_ev_names[i],
-				s->events[i]);
-		fprintf(out, "},\n  \"anomalies\": {");
-		for (int i = 0; i < SIM_AN_NR; i++)
-			fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", sim_anomaly_names[i],
-				s->anomalies[i]);
-		/* where each kind was first seen (input line, 0 = never) */
-		fprintf(out, "},\n  \"anomaly_first_lines\": {");
-		for (int i = 0; i < SIM_AN_NR; i++)
-			fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", sim_anomaly_names[i],
-				s->anomalies[i] ? s->anomaly_first_line[i] : 0);
-		fprintf(out, "},\n");
-		if (ts)
-			fprintf(out,
-				"  \"lines\": {\"total\": %" PRIu64 ", \"header\": %" PRIu64
-				", \"other_events\": %" PRIu64 ", \"malformed\": %" PRIu64
-				", \"lost_markers\": %" PRIu64 ", \"lost_events\": %" PRIu64
-				", \"first_malformed_line\": %" PRIu64 ", \"first_malformed\": ",
-				ts->lines, ts->header_lines, ts->other_events, ts->malformed,
-				ts->lost_markers, ts->lost_events, ts->first_malformed_line);
-		if (ts) {
-			json_str(out, ts->malformed ? ts->first_malformed_msg : "");
-			fprintf(out, "},\n");
-			/* every source: its count, null when the input has none */
-			struct sim_lost l;
-			sim_lost_events(s, ts, &l);
-			fprintf(out, "  \"lost_events\": {");
-			for (size_t i = 0; i < NR_LOST_SOURCES; i++) {
-				fprintf(out, "\"%s\": ", lost_source[i].json);
-				if (l.sources & lost_source[i].bit)
-					fprintf(out, "%" PRIu64 ", ", lost_count(&l, i));
-				else
-					fprintf(out, "null, ");
-			}
-			fprintf(out, "\"total\": %" PRIu64 "},\n", l.total);
-		}
-		fprintf(out,
-			"  \"totals\": {\"live_objects\": %" PRIu64 ", \"live_req_bytes\": %" PRIu64
-			", \"slab_pages\": %" PRIu64 ", \"peak_slab_pages\": %" PRIu64
-			", \"peak_slab_pages_t_ns\": %" PRIu64 ", \"large_pages\": %" PRIu64
-			", \"waste\": {\"rounding\": %" PRIu64 ", \"layout\": %" PRIu64
-			", \"free_slots\": %" PRIu64 ", \"slab_tail\": %" PRIu64
-			"}, \"align_violations\": %" PRIu64 ", \"samples\": %" PRIu64
-			", \"bytes_req_total\": %" PRIu64 ", \"bytes_alloc_trace_total\": %" PRIu64
-			", \"bytes_alloc_model_total\": %" PRIu64
-			", \"bytes_alloc_mismatches\": %" PRIu64 "},\n",
-			t.live_objs, t.live_req_bytes, t.slab_pages, t.peak_slab_pages,
-			t.peak_slab_pages_t_ns, t.large_pages, t.waste_rounding, t.waste_layout,
-			t.waste_free_slots, t.waste_tail, t.align_violations, t.samples,
-			t.bytes_req_total, t.bytes_alloc_trace_total, t.bytes_alloc_model_total,
-			t.alloc_size_mismatch);
-		if (cfg->sites) {
-			fprintf(out, "  \"align_sites\": {\"file\": ");
-			json_str(out, policy_sites_path(cfg->sites));
-			fprintf(out,
-				", \"hash\": \"%s\", \"patterns\": %zu, \"listed_sites\": %u, "
-				"\"listed_allocs\": %" PRIu64 ", \"listed_violations\": %" PRIu64
-				"},\n",
-				policy_sites_hash(cfg->sites), policy_sites_count(cfg->sites),
-				t.listed_sites, t.listed_allocs, t.listed_violations);
-		}
-		struct metrics_extra mx = {.bytes_alloc_model = t.bytes_alloc_model_total};
-		metrics_print_json(s->m, s->p, out, &mx);
-		fprintf(out, "  \"caches\": [");
-		for (uint32_t i = 0; i < nrows; i++) {
-			const struct sink_cache *r = &rows[i];
-			fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-			json_str(out, r->cache);
-			fprintf(out,
-				", \"object_size\": %u, \"slab_size\": %u, \"align\": %u, "
-				"\"order\": %u, \"objs_per_slab\": %u, \"live_objects\": %" PRIu64
-				", \"live_req_bytes\": %" PRIu64 ", \"slabs\": %" PRIu64
-				", \"pages\": %" PRIu64 ", \"peak_pages\": %" PRIu64
-				", \"waste\": {\"rounding\": %" PRIu64 ", \"layout\": %" PRIu64
-				", \"free_slots\": %" PRIu64 ", \"slab_tail\": %" PRIu64
-				"}, \"align_violations\": %" PRIu64 "}",
-				r->object_size, r->slab_size, r->align, r->order, r->objs_per_slab,
-				r->live_objs, r->live_req_bytes, r->slabs, r->pages, r->peak_pages,
-				r->waste_rounding, r->waste_layout, r->waste_free_slots,
-				r->waste_tail, r->align_violations);
-		}
-		fprintf(out, "\n  ]");
-		if (all_rows > nrows) /* cut by -l */
-			fprintf(out, ",\n  \"caches_total\": %u", all_rows);
-		if (more)
-			more(more_ctx, out);
-		fprintf(out, "\n}\n");
-		free(rows);
-		return;
-	}
-
-	fprintf(out, "slabsim replay of %s\n", trace_path_str ? trace_path_str : "(events)");
-	fprintf(out, "allocator %s, kernel %s, align %s, slub_debug %s, nr_cpus %u\n",
-		s->p->ops->name, kernel, align, dbg, cfg->nr_cpus);
-	if (s->o.kernel_from || s->o.nr_cpus_from)
-		fprintf(out, "kernel from %s; nr_cpus from %s\n",
-			s->o.kernel_from ? s->o.kernel_from : "the default",
-			s->o.nr_cpus_from ? s->o.nr_cpus_from : "the default");
-	fputc('\n', out);
-	fprintf(out, "events:");
-	bool any_ev = false;
-	for (int i = 0; i < TRACE_EV_NR; i++)
-		if (s->events[i]) {
-			fprintf(out, " %s %" PRIu64, trace_ev_names[i], s->events[i]);
-			any_ev = true;
-		}
-	fprintf(out, "%s\n", any_ev ? "" : " none");
-	if (ts) {
-		struct sim_lost l;
-		char why[160];
-		sim_lost_events(s, ts, &l);
-		sim_lost_str(&l, why, sizeof(why));
-		fprintf(out,
-			"lines: %" PRIu64 " (header %" PRIu64 ", other events %" PRIu64
-			", malformed %" PRIu64 ", lost-event markers %" PRIu64
-			"); lost events %" PRIu64 " (%s)\n",
-			ts->lines, ts->header_lines, ts->other_events, ts->malformed,
-			ts->lost_markers, l.total, *why ? why : "none reported");
-	}
-	if (ts && ts->malformed)
-		fprintf(out, "first malformed line: %s:%" PRIu64 ": %s\n",
-			trace_path_str ? trace_path_str : "-", ts->first_malformed_line,
-			ts->first_malformed_msg);
-	fprintf(out, "anomalies:");
-	bool any = false;
-	for (int i = 0; i < SIM_AN_NR; i++)
-		if (s->anomalies[i]) {
-			fprintf(out, " %s %" PRIu64, sim_anomaly_names[i], s->anomalies[i]);
-			any = true;
-		}
-	fprintf(out, "%s\n", any ? "" : " none");
-	/* Anomalies are not fatal, but a user checking a trace needs to know
-	 * where to look: the input line of the first of each kind. */
-	const char *sep = "first anomaly lines: ";
-	for (int i = 0; i < SIM_AN_NR; i++)
-		if (s->anomalies[i] && s->anomaly_first_line[i]) {
-			fprintf(out, "%s%s %s:%" PRIu64, sep, sim_anomaly_names[i],
-				trace_path_str ? trace_path_str : "-", s->anomaly_first_line[i]);
-			sep = ", ";
-		}
-	fprintf(out, "%s\n", any && *sep == ',' ? "\n" : "");
-	fprintf(out,
-		"live objects %" PRIu64 " (%" PRIu64 " bytes requested)\n"
-		"slab pages %" PRIu64 " at the end, %" PRIu64 " at peak (t=%.6f s); large kmalloc "
-		"pages %" PRIu64 "\n"
-		"waste bytes: rounding %" PRIu64 ", layout %" PRIu64 ", free slots %" PRIu64
-		", slab tail %" PRIu64 "\n"
-		"alignment violations %" PRIu64 "\n",
-		t.live_objs, t.live_req_bytes, t.slab_pages, t.peak_slab_pages,
-		(double)t.peak_slab_pages_t_ns / 1e9, t.large_pages, t.waste_rounding,
-		t.waste_layout, t.waste_free_slots, t.waste_tail, t.align_violations);
-	if (cfg->sites)
-		fprintf(out,
-			"listed callers (%s, %zu patterns): %u call sites, %" PRIu64
-			" kmallocs, %" PRIu64 " not aligned as listed%s\n",
-			policy_sites_path(cfg->sites), policy_sites_count(cfg->sites),
-			t.listed_sites, t.listed_allocs, t.listed_violations,
-			t.listed_violations == 0 ? " (every one aligned)" : "");
-	fprintf(out,
-		"bytes_alloc: trace %" PRIu64 ", model %" PRIu64 " (differs on %" PRIu64
-		" allocations)\n\n",
-		t.bytes_alloc_trace_total, t.bytes_alloc_model_total, t.alloc_size_mismatch);
-	struct metrics_extra mx = {.bytes_alloc_model = t.bytes_alloc_model_total};
-	metrics_print_table(s->m, s->p, out, &mx);
-	fprintf(out, "%-24s %7s %7s %8s %6s %6s %6s %9s %8s %9s %8s %6s\n", "cache", "objsize",
-		"slotsz", "live", "slabs", "pages", "peak", "rounding", "layout", "free", "tail",
-		"misal");
-	/* 20 rows unless -l says how many */
-	uint32_t shown = tv && tv->lines >= 0 ? nrows : nrows < 20 ? nrows : 20;
-	for (uint32_t i = 0; i < shown; i++) {
-		const struct sink_cache *r = &rows[i];
-		fprintf(out,
-			"%-24s %7u %7u %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64
-			" %9" PRIu64 " %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %6" PRIu64 "\n",
-			r->cache, r->object_size, r->slab_size, r->live_objs, r->slabs, r->pages,
-			r->peak_pages, r->waste_rounding, r->waste_layout, r->waste_free_slots,
-			r->waste_tail, r->align_violations);
-	}
-	if (all_rows > shown)
-		fprintf(out, "... %u more caches (see --format json or the database)\n",
-			all_rows - shown);
-	free(rows);
+	*kernel_from = s->o.kernel_from;
+	*nr_cpus_from = s->o.nr_cpus_from;
 }
 
-int sim_write_slabinfo(const struct sim *s, FILE *out)
+uint64_t sim_anomaly_first_line(const struct sim *s, enum sim_anomaly a)
 {
-	/* version 2.1 as mm/slab_common.c's cache_show() prints it, from the
-	 * policy's get_slabinfo(); without one (SLOB, exact) the header alone.
-	 * Root caches, newest first (slab_root_caches is a stack). */
-	const struct policy_ops *ops = s->p->ops;
-	fprintf(out, "slabinfo - version: 2.1\n");
-	fprintf(out, "# name            <active_objs> <num_objs> <objsize> <objperslab> "
-		     "<pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata "
-		     "<active_slabs> <num_slabs> <sharedavail>\n");
-	for (uint32_t id = ops->get_slabinfo ? ops->nr_caches(s->p) : 0; id-- > 0;) {
-		struct policy_cache_info ci;
-		struct policy_slabinfo si;
-		ops->cache_info(s->p, id, &ci);
-		if (ci.alias_of != id)
-			continue;
-		ops->get_slabinfo(s->p, id, &si);
-		fprintf(out,
-			"%-17s %6" PRIu64 " %6" PRIu64 " %6u %4u %4d : tunables %4u %4u %4u : "
-			"slabdata %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "\n",
-			ci.name, si.active_objs, si.num_objs, ci.g.size, si.objects_per_slab,
-			1 << si.cache_order, si.limit, si.batchcount, si.shared, si.active_slabs,
-			si.num_slabs, si.shared_avail);
-	}
-	return ferror(out) ? SLABSIM_EIO : 0;
+	return s->anomalies[a] ? s->anomaly_first_line[a] : 0;
+}
+
+bool sim_cache_row(const struct sim *s, uint32_t id, struct sink_cache *out)
+{
+	struct policy_cache_info ci;
+	s->p->ops->cache_info(s->p, id, &ci);
+	if (!cache_active(s, id, &ci))
+		return false;
+	cache_row(s, id, &ci, out);
+	return true;
 }
 
 /* ---- workloads ---- */
@@ -2590,26 +2341,37 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int sim_learned_dump(const struct sim *s, FILE *out)
+const struct strtab *sim_sites(const struct sim *s)
+{
+	return &s->sites;
+}
+
+const struct strtab *sim_names(const struct sim *s)
+{
+	return &s->names;
+}
+
+int sim_learned(const struct sim *s, struct sim_learned_key **out, size_t *n)
 {
 	const uint64_t m = (1u << 23) - 1;
-	size_t n = u64map_len(&s->learned), pos = 0, i = 0;
-	uint64_t *keys = malloc((n ? n : 1) * sizeof(*keys)), key, val;
-	if (!keys)
+	size_t nk = u64map_len(&s->learned), pos = 0, i = 0;
+	uint64_t *keys = malloc((nk ? nk : 1) * sizeof(*keys)), key, val;
+	struct sim_learned_key *r = calloc(nk ? nk : 1, sizeof(*r));
+	if (!keys || !r) {
+		free(keys);
+		free(r);
 		return SLABSIM_ENOMEM;
-	for (uint32_t id = 0; id < s->sites.n; id++)
-		fprintf(out, "site %" PRIu32 " %s\n", id, strtab_str(&s->sites, id));
-	for (uint32_t id = 0; id < s->names.n; id++)
-		fprintf(out, "name %" PRIu32 " %s\n", id, strtab_str(&s->names, id));
+	}
 	while (u64map_next(&s->learned, &pos, &key, &val))
 		keys[i++] = key;
-	qsort(keys, n, sizeof(*keys), cmp_u64);
-	for (i = 0; i < n; i++) {
+	qsort(keys, nk, sizeof(*keys), cmp_u64);
+	for (i = 0; i < nk; i++) {
 		u64map_get(&s->learned, keys[i], &val);
-		fprintf(out, "learned %" PRIu64 " %" PRIu64 " %" PRIu64 " -> %" PRIu64 " %s\n",
-			keys[i] >> 46, (keys[i] >> 23) & m, keys[i] & m, val - 1,
-			strtab_str(&s->names, (uint32_t)(val - 1)));
+		r[i] = (struct sim_learned_key){(uint32_t)(keys[i] >> 46), (keys[i] >> 23) & m,
+						keys[i] & m, (uint32_t)(val - 1)};
 	}
 	free(keys);
+	*out = r;
+	*n = nk;
 	return 0;
 }

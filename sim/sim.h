@@ -23,6 +23,7 @@ struct trace_reader;
 struct trace_event;
 struct sink;
 struct sink_totals;
+struct strtab;
 
 /* Anomalies of real traces (counted by kind, reported, never fatal). */
 enum sim_anomaly {
@@ -46,6 +47,19 @@ extern const char *const sim_anomaly_names[SIM_AN_NR];
 
 struct sim;
 
+/* How far a pass over the input is, for a progress bar. */
+struct sim_progress {
+	const char *what;     /* "names", "replay" */
+	uint64_t events;      /* events so far (0: a parallel pass counting bytes) */
+	uint64_t done, total; /* input bytes read and the input's size (0: not known) */
+	unsigned threads;     /* > 0: a parallel name pass on that many threads */
+	double elapsed;	      /* seconds since the pass began */
+	bool final;	      /* the pass is over: the bar's last drawing */
+};
+typedef void (*sim_progress_fn)(void *ctx, const struct sim_progress *p);
+/* Report p to sim_opts.on_progress when the bar is on (for sim/learn.c). */
+void sim_progress_report(const struct sim *s, const struct sim_progress *p);
+
 /* Called at every marker event, after its labelled sample: validation
  * compares the model with a snapshot there, --phase-summary closes a phase. */
 typedef int (*sim_marker_fn)(void *ctx, struct sim *s, const struct trace_event *ev, struct err *e);
@@ -63,11 +77,15 @@ struct sim_opts {
 	uint64_t sample_every_events; /* 0 = not by count */
 	bool sample_caches;	      /* also write per-cache samples */
 	bool check;		      /* run the policy's invariant walk after every event */
-	bool progress;		      /* progress bar on stderr */
-	FILE *progress_out;	      /* where the bar goes (default stderr) */
-	struct metrics_opts metrics;  /* docs/metrics.md figures (sample_cache is set
-					 from sample_caches) */
-	sim_marker_fn on_marker;      /* NULL = none */
+	bool progress;		      /* report progress to on_progress */
+	/* Draws the progress bar (the engine prints nothing): called with
+	 * progress_ctx every 65536 events of a pass and at its end; NULL =
+	 * no bar. The command line's is progress_stderr (sim/cli/progress.h). */
+	sim_progress_fn on_progress;
+	void *progress_ctx;
+	struct metrics_opts metrics; /* docs/metrics.md figures (sample_cache is set
+					from sample_caches) */
+	sim_marker_fn on_marker;     /* NULL = none */
 	void *marker_ctx;
 	/* call-site functions to watch (NULL-terminated, at most 254, borrowed
 	 * for the sim's lifetime; NULL = none) and what to call, with
@@ -88,7 +106,14 @@ struct sim_opts {
  * once it is known; the strings are borrowed for the sim's lifetime. */
 void sim_set_config_from(struct sim *s, const char *kernel_from, const char *nr_cpus_from);
 
-/* Create the engine and its policy. Errors: SLABSIM_EUSAGE, SLABSIM_ENOMEM. */
+/* The most CPUs the models take (policies/slub.c, slab.c: a distribution
+ * kernel's NR_CPUS). */
+#define SIM_MAX_CPUS 8192
+
+/* Create the engine and its policy. Errors: SLABSIM_EUSAGE, SLABSIM_ENOMEM;
+ * SLABSIM_EINPUT when cfg.nr_cpus came from the input (nr_cpus_from other
+ * than "--nr-cpus") and is above SIM_MAX_CPUS: the message names the count
+ * and its source, not an option the user never gave. */
 int sim_create(const struct sim_opts *o, struct sim **out, struct err *e);
 void sim_destroy(struct sim *s);
 
@@ -111,10 +136,19 @@ int sim_learn_site(struct sim *s, const char *call_site, uint32_t *site);
 bool sim_learns_from(const struct trace_event *ev);
 int sim_learn_name(struct sim *s, uint32_t site, uint64_t bytes_req, uint64_t bytes_alloc,
 		   const char *name);
-/* What a name pass left, for tests: the call sites and cache names by id,
- * then every learned key (site, bytes_req, bytes_alloc -> name id, name) in
- * key order. Errors: SLABSIM_ENOMEM. */
-int sim_learned_dump(const struct sim *s, FILE *out);
+/* What a name pass left, for tests (printed by summary_learned_dump in
+ * sim/cli): every learned key (site id, bytes_req, bytes_alloc -> name id)
+ * in key order, into *out (caller frees) and *n; the ids index sim_sites
+ * and sim_names. Errors: SLABSIM_ENOMEM. */
+struct sim_learned_key {
+	uint32_t site;
+	uint64_t bytes_req, bytes_alloc;
+	uint32_t name;
+};
+int sim_learned(const struct sim *s, struct sim_learned_key **out, size_t *n);
+/* The call sites and cache names the engine interned (borrowed). */
+const struct strtab *sim_sites(const struct sim *s);
+const struct strtab *sim_names(const struct sim *s);
 
 /* Replay every event of r. With k non-NULL, every sample goes to k as it is
  * taken (sink.h). Returns 0, or the first input/model/sink error (rows
@@ -151,7 +185,7 @@ struct sim_lost {
 };
 
 /* The capture's lost-events.txt count (struct capture.lost_events), reported
- * with the trace's sources by sim_report, sim_print_summary and
+ * with the trace's sources by sim_report, the summary (sim/cli) and
  * sim_lost_events. For a capture's setup hook, before the replay. */
 void sim_set_capture_lost(struct sim *s, uint64_t lost_events);
 
@@ -163,17 +197,10 @@ void sim_lost_events(const struct sim *s, const void *trace_stats, struct sim_lo
  * header 54020, lost-events.txt 37"), into buf of n bytes; "" with none. */
 void sim_lost_str(const struct sim_lost *l, char *buf, size_t n);
 
-/* Print the summary: "table" or "json". trace_stats may be NULL. */
-void sim_print_summary(const struct sim *s, FILE *out, bool json, const char *trace_path,
-		       const void *trace_stats);
-
-/* The same, with more members of the JSON object written by more(ctx, out)
- * after the last one (each starting with ",\n"); more is not called for the
- * table. */
-typedef void (*sim_json_more_fn)(void *ctx, FILE *out);
 /* How the summary's cache table is sorted and cut (replay -s, -l): by slab
  * pages (the default), waste bytes, live objects or name; at most lines
- * rows (< 0: all), the rest counted. */
+ * rows (< 0: all), the rest counted. The summary itself is printed by the
+ * command line (sim/cli/summary.h) over the accessors below. */
 enum sim_cache_sort { SIM_SORT_PAGES = 0, SIM_SORT_WASTE, SIM_SORT_LIVE, SIM_SORT_NAME };
 struct sim_table_view {
 	enum sim_cache_sort key;
@@ -182,12 +209,21 @@ struct sim_table_view {
 /* Parse a cache-table sort key ("pages", "waste", "live", "name"). 0, or
  * SLABSIM_EUSAGE with e set. */
 int sim_parse_cache_sort(const char *s, enum sim_cache_sort *out, struct err *e);
-void sim_print_summary_more(const struct sim *s, FILE *out, bool json, const char *trace_path,
-			    const void *trace_stats, const struct sim_table_view *tv,
-			    sim_json_more_fn more, void *ctx);
 
-/* Write the end state as /proc/slabinfo version 2.1. */
-int sim_write_slabinfo(const struct sim *s, FILE *out);
+/* The model's configuration (borrowed), and where its kernel and nr_cpus
+ * came from (sim_set_config_from; NULL = not said). */
+const struct policy_cfg *sim_cfg(const struct sim *s);
+void sim_config_from(const struct sim *s, const char **kernel_from, const char **nr_cpus_from);
+/* The input line of the first anomaly of kind a (0: none, or not known). */
+uint64_t sim_anomaly_first_line(const struct sim *s, enum sim_anomaly a);
+/* The summary's row of cache id (its sink_cache row, as sim_report hands
+ * it): false for an alias or a cache the run never touched. */
+struct sink_cache;
+bool sim_cache_row(const struct sim *s, uint32_t id, struct sink_cache *out);
+/* Source i of l (in the order of the summary): its JSON key, whether the
+ * input has it, its count; false past the last source. */
+bool sim_lost_source(const struct sim_lost *l, size_t i, const char **json_key, bool *present,
+		     uint64_t *count);
 
 /* Totals now (live set and the policy's pages), for tests. */
 struct sim_totals {

@@ -10,6 +10,7 @@
  * alone, so nothing else crosses a chunk's edge.
  */
 #include "prefetch.h"
+#include "sat.h"
 #include "source.h"
 #include "grow.h"
 #include "strtab.h"
@@ -453,9 +454,9 @@ static void stats_add(struct trace_stats *t, const struct trace_stats *c, uint64
 	t->other_events += c->other_events;
 	t->malformed += c->malformed;
 	t->lost_markers += c->lost_markers;
-	t->lost_events += c->lost_events;
-	t->lost_in_header += c->lost_in_header;
-	t->lost_in_buffer_stats += c->lost_in_buffer_stats;
+	t->lost_events = sat_add(t->lost_events, c->lost_events);
+	t->lost_in_header = sat_add(t->lost_in_header, c->lost_in_header);
+	t->lost_in_buffer_stats = sat_add(t->lost_in_buffer_stats, c->lost_in_buffer_stats);
 	t->lost_sources |= c->lost_sources;
 	if (c->header_cpus && !t->header_cpus)
 		t->header_cpus = c->header_cpus; /* the first chunk's header */

@@ -15,6 +15,7 @@
  * fails is an I/O error at end of input, never a silently short trace.
  */
 #include "trace.h"
+#include "sat.h"
 #include "source.h"
 #include "tracedat.h"
 
@@ -2109,7 +2110,7 @@ static void header_lost(struct trace_reader *r, const char *line)
 		return;
 	r->stats.lost_sources |= TRACE_LOST_HEADER;
 	if (written > in)
-		r->stats.lost_in_header += written - in;
+		r->stats.lost_in_header = sat_add(r->stats.lost_in_header, written - in);
 }
 
 /* The CPU count a header line states: tracefs "... #P:2" (the count of
@@ -2229,8 +2230,10 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 		if (rc == 1) {
 			ev->line = r->line_no;
 			r->stats.events[ev->type]++;
+			/* 1 + CPU 2^32-1 saturates instead of wrapping to 0
+			 * (sim_create refuses such a count, naming it) */
 			if (ev->cpu >= r->stats.cpus_seen)
-				r->stats.cpus_seen = ev->cpu + 1;
+				r->stats.cpus_seen = ev->cpu == UINT32_MAX ? UINT32_MAX : ev->cpu + 1;
 			r->stats.accounted_events += ev->accounted >= 0;
 			return 1;
 		}
@@ -2243,7 +2246,8 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 		switch (kind) {
 		case TRACE_LINE_LOST:
 			r->stats.lost_markers++;
-			r->stats.lost_events += lost;
+			/* saturates: M of "[LOST M EVENTS]" is any 64-bit number */
+			r->stats.lost_events = sat_add(r->stats.lost_events, lost);
 			r->stats.lost_sources |= TRACE_LOST_MARKERS;
 			break;
 		case TRACE_LINE_OTHER_EVENT:

@@ -28,6 +28,17 @@ cmds=$("$bin" --help | awk '/^Commands:/ {on = 1; next} on && /^$/ {exit} on {pr
 		"$bin" help "$c" | esc
 		echo ".fi"
 	done
+	echo ".SH JSON OUTPUT"
+	esc <<-'EOT'
+	Every --format json output is valid UTF-8 (RFC 8259), whatever bytes a trace's call sites
+	or cache names hold: well-formed UTF-8 sequences are copied as they are, control bytes are
+	escaped (\n, \u00XX), and each byte that does not start a well-formed sequence (a
+	continuation byte out of place, an overlong form, a surrogate, F5..FF) becomes \ufffd,
+	U+FFFD REPLACEMENT CHARACTER, one per byte, so that the count of bad bytes shows.
+	Sums of the trace's 64-bit fields (perf kmem's requested, allocated and freed bytes, lost
+	events) saturate at 18446744073709551615 instead of wrapping; the outputs say so where it
+	happens.
+	EOT
 	echo ".SH FILES"
 	echo "slabsim.db, the results database by default (its schema: docs/schema.md of the source tree)."
 	echo ".SH SEE ALSO"

@@ -9,7 +9,10 @@
 #include "policy.h"
 #include "prefetch.h"
 #include "rec.h"
+#include "sat.h"
+#include "progress.h"
 #include "sim.h"
+#include "summary.h"
 #include "trace.h"
 #include "validate.h"
 
@@ -130,16 +133,30 @@ void usage_replay(FILE *f)
 		"       slabsim replay --workload SPEC [--seed S] [--duration T] [--repeat N]\n"
 		"                      [OPTIONS]\n"
 		"\n"
-		"Replay the kmem: events of TRACE (ftrace text from tracefs, trace-cmd report or\n"
-		"perf script; .gz/.xz/.zst are decompressed; '-' reads stdin) through an\n"
-		"allocator model, record the run in SQLite and print a summary. A capture\n"
-		"directory (docs/capture-format.md) configures the model from its metadata\n"
-		"(the allocator its kernel ran, kernel profile, possible CPUs, slub_debug and\n"
-		"slub_* parameters); model options given here override it, and the replay\n"
-		"starts from the state the capture recorded before its trace\n"
-		"(slabinfo-start.txt, slab-attrs-start.tsv: as validate does;\n"
-		"--empty-start starts empty). Trace markers (trace_marker writes) are\n"
-		"labelled samples.\n"
+		"Replay the kmem: events of TRACE through an allocator model, record the run\n"
+		"in SQLite and print a summary. A capture directory (docs/capture-format.md)\n"
+		"configures the model from its metadata (the allocator its kernel ran,\n"
+		"kernel profile, possible CPUs, slub_debug and slub_* parameters); model\n"
+		"options given here override it, and the replay starts from the state the\n"
+		"capture recorded before its trace (slabinfo-start.txt,\n"
+		"slab-attrs-start.tsv: as validate does; --empty-start starts empty). The\n"
+		"summary says so ('start:' line, JSON \"start\"): the reason why its pages\n"
+		"differ from those of the capture's trace file replayed alone.\n"
+		"Trace markers (trace_marker writes) are labelled samples.\n"
+		"\n"
+		"Inputs (told apart by their first bytes, not their names):\n"
+		"  tracefs text       /sys/kernel/tracing/trace or trace_pipe, kmem: events\n"
+		"  trace-cmd report   its text output (trace-cmd report -i trace.dat)\n"
+		"  trace.dat          trace-cmd record's binary file, read through libtracecmd\n"
+		"                     (when built with it: meson -Dtracedat=enabled)\n"
+		"  perf script        its text output (perf record -e 'kmem:*'; perf.data itself\n"
+		"                     is refused with the command to convert it)\n"
+		"  compressed         any of those compressed with gzip, xz, zstd or bzip2\n"
+		"                     (.gz .xz .zst .bz2), through that program in PATH\n"
+		"  CAPTURE_DIR        a capture directory: trace.txt.zst, trace.txt, .gz or .xz\n"
+		"                     with its metadata and start state (docs/capture-format.md)\n"
+		"  '-', FIFO, <(...)  standard input, a named pipe or a process substitution,\n"
+		"                     any of the above but a capture directory, as a stream\n"
 		"\n");
 	cli_usage_model_opts(f);
 	fprintf(f,
@@ -235,6 +252,111 @@ struct replay_args {
 	int progress; /* -1: when stderr is a terminal */
 };
 
+/* The options of reading, sampling and --workload (case c of
+ * getopt_long, its argument arg): 1 taken, 0 not one of them, -1 a usage
+ * error (printed). */
+static int read_opt(struct replay_args *a, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_SAMPLE_EVERY:
+		if (cli_parse_sample_every(arg, &a->so.sample_every_ns,
+					   &a->so.sample_every_events)) {
+			fprintf(stderr,
+				"slabsim: --sample-every expects N, Nev, Nns, Nus, Nms or "
+				"Ns with N > 0, got '%s'\n",
+				arg);
+			return -1;
+		}
+		a->sample_spec = arg;
+		return 1;
+	case OPT_NO_SAMPLE_CACHES:
+		a->so.sample_caches = false;
+		return 1;
+	case OPT_STRICT:
+		a->read.strict = true;
+		return 1;
+	case OPT_NO_NAME_PASS:
+		a->read.no_name_pass = true;
+		return 1;
+	case OPT_NO_SPILL:
+		a->read.no_spill = true;
+		return 1;
+	case OPT_NO_PREFETCH:
+		a->read.no_prefetch = true;
+		return 1;
+	case OPT_PARSE_THREADS:
+		if (cli_parse_u32("--parse-threads", arg, 1, 64, &a->read.parse_threads))
+			return -1;
+		return 1;
+	case OPT_NAME_THREADS:
+		if (cli_parse_u32("--name-threads", arg, 1, 64, &a->read.name_threads))
+			return -1;
+		return 1;
+	case OPT_CHECK:
+		a->so.check = true;
+		return 1;
+	case OPT_PROGRESS:
+		a->progress = 1;
+		return 1;
+	case OPT_NO_PROGRESS:
+		a->progress = 0;
+		return 1;
+	case OPT_WORKLOAD:
+		a->workload = arg;
+		return 1;
+	case OPT_SEED:
+		a->seed = arg;
+		return 1;
+	case OPT_DURATION:
+		a->duration = arg;
+		return 1;
+	case OPT_REPEAT:
+		if (cli_parse_u32("--repeat", arg, 1, 1000000, &a->repeat))
+			return -1;
+		return 1;
+	case OPT_CACHES:
+		a->caches = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* What is checked once every option is read: sort keys, --workload or a
+ * TRACE. 0 or the exit status of a usage error (printed). */
+static int replay_check(int argc, char **argv, struct replay_args *a)
+{
+	struct replay_views *v = &a->views;
+	struct err e;
+	err_clear(&e);
+	v->table.lines = v->lines;
+	if (v->sort && ((v->caller || v->alloc || v->perf)
+				? metrics_parse_sort(v->sort, v->keys, &v->nkeys, &e)
+				: sim_parse_cache_sort(v->sort, &v->table.key, &e))) {
+		fprintf(stderr, "slabsim: %s\n", e.msg);
+		return cli_bad_usage("replay");
+	}
+	a->so.progress = a->progress < 0 ? isatty(STDERR_FILENO) : a->progress;
+	a->so.on_progress = progress_stderr;
+	a->so.metrics.mem_mib = a->views.mem_mib;
+	a->so.metrics.record_ptrs = a->views.alloc;
+	if (a->workload) {
+		if (optind != argc || a->caches) {
+			fprintf(stderr, "slabsim: --workload replaces the TRACE argument%s\n",
+				a->caches ? " and --caches" : "");
+			return cli_bad_usage("replay");
+		}
+		return 0;
+	}
+	if (a->seed || a->duration || a->repeat != 1) {
+		fprintf(stderr, "slabsim: --seed, --duration and --repeat need --workload\n");
+		return cli_bad_usage("replay");
+	}
+	if (!(a->path = cli_one_arg(argc, argv, optind, "replay", "TRACE argument", "")))
+		return cli_bad_usage("replay");
+	return 0;
+}
+
 /* Parse argv into a; 0, or the exit status of a usage error (printed) or
  * of --help (-1: print nothing more, exit 0). */
 static int replay_parse(int argc, char **argv, struct replay_args *a)
@@ -298,6 +420,10 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 			return cli_bad_usage("replay");
 		if (r)
 			continue;
+		if ((r = read_opt(a, c, optarg)) < 0)
+			return cli_bad_usage("replay");
+		if (r)
+			continue;
 		switch (c) {
 		case OPT_EMPTY_START:
 			a->empty_start = true;
@@ -338,97 +464,11 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 		case OPT_SLABINFO:
 			a->slabinfo = optarg;
 			break;
-		case OPT_SAMPLE_EVERY:
-			if (cli_parse_sample_every(optarg, &a->so.sample_every_ns,
-						   &a->so.sample_every_events)) {
-				fprintf(stderr,
-					"slabsim: --sample-every expects N, Nev, Nns, Nus, Nms or "
-					"Ns with N > 0, got '%s'\n",
-					optarg);
-				return cli_bad_usage("replay");
-			}
-			a->sample_spec = optarg;
-			break;
-		case OPT_NO_SAMPLE_CACHES:
-			a->so.sample_caches = false;
-			break;
-		case OPT_STRICT:
-			a->read.strict = true;
-			break;
-		case OPT_NO_NAME_PASS:
-			a->read.no_name_pass = true;
-			break;
-		case OPT_NO_SPILL:
-			a->read.no_spill = true;
-			break;
-		case OPT_NO_PREFETCH:
-			a->read.no_prefetch = true;
-			break;
-		case OPT_PARSE_THREADS:
-			if (cli_parse_u32("--parse-threads", optarg, 1, 64, &a->read.parse_threads))
-				return cli_bad_usage("replay");
-			break;
-		case OPT_NAME_THREADS:
-			if (cli_parse_u32("--name-threads", optarg, 1, 64, &a->read.name_threads))
-				return cli_bad_usage("replay");
-			break;
-		case OPT_CHECK:
-			a->so.check = true;
-			break;
-		case OPT_PROGRESS:
-			a->progress = 1;
-			break;
-		case OPT_NO_PROGRESS:
-			a->progress = 0;
-			break;
-		case OPT_WORKLOAD:
-			a->workload = optarg;
-			break;
-		case OPT_SEED:
-			a->seed = optarg;
-			break;
-		case OPT_DURATION:
-			a->duration = optarg;
-			break;
-		case OPT_REPEAT:
-			if (cli_parse_u32("--repeat", optarg, 1, 1000000, &a->repeat))
-				return cli_bad_usage("replay");
-			break;
-		case OPT_CACHES:
-			a->caches = optarg;
-			break;
 		default:
 			return cli_bad_usage("replay");
 		}
 	}
-	struct replay_views *v = &a->views;
-	struct err e;
-	err_clear(&e);
-	v->table.lines = v->lines;
-	if (v->sort && ((v->caller || v->alloc || v->perf)
-				? metrics_parse_sort(v->sort, v->keys, &v->nkeys, &e)
-				: sim_parse_cache_sort(v->sort, &v->table.key, &e))) {
-		fprintf(stderr, "slabsim: %s\n", e.msg);
-		return cli_bad_usage("replay");
-	}
-	a->so.progress = a->progress < 0 ? isatty(STDERR_FILENO) : a->progress;
-	a->so.metrics.mem_mib = a->views.mem_mib;
-	a->so.metrics.record_ptrs = a->views.alloc;
-	if (a->workload) {
-		if (optind != argc || a->caches) {
-			fprintf(stderr, "slabsim: --workload replaces the TRACE argument%s\n",
-				a->caches ? " and --caches" : "");
-			return cli_bad_usage("replay");
-		}
-		return 0;
-	}
-	if (a->seed || a->duration || a->repeat != 1) {
-		fprintf(stderr, "slabsim: --seed, --duration and --repeat need --workload\n");
-		return cli_bad_usage("replay");
-	}
-	if (!(a->path = cli_one_arg(argc, argv, optind, "replay", "TRACE argument", "")))
-		return cli_bad_usage("replay");
-	return 0;
+	return replay_check(argc, argv, a);
 }
 
 /* The output files, opened before the replay so that a bad path is refused
@@ -470,20 +510,20 @@ static int print_views(const struct replay_args *a, struct sim *s)
 	struct sim_totals tt;
 	sim_totals(s, &tt);
 	bool perf = v->caller || v->alloc || v->perf;
-	if (perf && metrics_print_perf(sim_metrics(s), stdout, v->caller, v->alloc, v->keys,
-				       v->nkeys, v->lines, tt.bytes_alloc_model_total)) {
+	if (perf && view_perf(sim_metrics(s), stdout, v->caller, v->alloc, v->keys, v->nkeys,
+			      v->lines, tt.bytes_alloc_model_total)) {
 		fprintf(stderr, "slabsim: out of memory\n");
 		status = SLABSIM_EXIT_IO;
 	}
 	if (v->slabinfo_totals) {
 		if (perf)
 			fputc('\n', stdout);
-		metrics_print_slabinfo_totals(sim_policy(s), stdout);
+		view_slabinfo_totals(sim_policy(s), stdout);
 	}
 	if (v->slabinfo_list) {
 		if (perf || v->slabinfo_totals)
 			fputc('\n', stdout);
-		if (metrics_print_slabinfo_caches(sim_policy(s), stdout, v->slabinfo_list == 2))
+		if (view_slabinfo_caches(sim_policy(s), stdout, v->slabinfo_list == 2))
 			status = SLABSIM_EXIT_IO;
 	}
 	return status;
@@ -498,7 +538,7 @@ static int write_slabinfo(const struct replay_args *a, struct sim *s, FILE *f, b
 	struct stat st;
 	bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 	errno = 0;
-	int bad = sim_write_slabinfo(s, f) || fflush(f);
+	int bad = summary_write_slabinfo(s, f) || fflush(f);
 	int why = errno;
 	if (fclose(f) && !bad) {
 		bad = 1;
@@ -524,13 +564,14 @@ static void views_json(void *ctx, FILE *out)
 {
 	struct views_json *vj = ctx;
 	const struct replay_views *v = &vj->a->views;
-	vj->rc = metrics_print_perf_json(sim_metrics(vj->s), out, v->caller, v->alloc, v->keys,
-					 v->nkeys, v->lines);
+	vj->rc = view_perf_json(sim_metrics(vj->s), out, v->caller, v->alloc, v->keys, v->nkeys,
+				v->lines);
 }
 
 /* Everything printed or written after the run; an exit status. */
 static int replay_output(const struct replay_args *a, struct run *r, struct val_phases *phases,
-			 FILE *slabinfo_f, FILE *sysfs_f, bool recorded)
+			 const struct summary_start *start, FILE *slabinfo_f, FILE *sysfs_f,
+			 bool recorded)
 {
 	struct sim *s = run_sim(r);
 	const struct replay_views *v = &a->views;
@@ -539,8 +580,10 @@ static int replay_output(const struct replay_args *a, struct run *r, struct val_
 	bool views_on = v->caller || v->alloc || v->perf || v->slabinfo_totals || v->slabinfo_list;
 	if (!a->quiet && (a->json || !views_on)) {
 		struct views_json vj = {a, s, 0};
-		sim_print_summary_more(s, stdout, a->json, a->path, run_line_stats(r), &v->table,
-				       a->json && (v->caller || v->alloc) ? views_json : NULL, &vj);
+		struct summary_opts so = {&v->table,
+					  a->json && (v->caller || v->alloc) ? views_json : NULL,
+					  &vj, start};
+		summary_print_more(s, stdout, a->json, a->path, run_line_stats(r), &so);
 		if (vj.rc) {
 			fprintf(stderr, "slabsim: out of memory\n");
 			status = SLABSIM_EXIT_IO;
@@ -549,7 +592,7 @@ static int replay_output(const struct replay_args *a, struct run *r, struct val_
 	if (!a->quiet && !a->json && views_on)
 		status = print_views(a, s);
 	if (sysfs_f) {
-		int bad = metrics_write_sysfs(sim_policy(s), sysfs_f);
+		int bad = view_write_sysfs(sim_policy(s), sysfs_f);
 		bad |= fclose(sysfs_f);
 		if (bad) {
 			fprintf(stderr, "slabsim: %s: cannot write the sysfs file%s\n", v->sysfs,
@@ -580,9 +623,9 @@ static void warn_lost(struct run *r)
 		return;
 	sim_lost_str(&l, why, sizeof(why));
 	fprintf(stderr,
-		"slabsim: warning: %" PRIu64 " events were lost before they reached the trace "
+		"slabsim: warning: %" PRIu64 "%s events were lost before they reached the trace "
 		"(%s): the figures are those of an incomplete trace\n",
-		l.total, why);
+		l.total, sat_str(l.total), why);
 }
 
 /* What the model needs before the trace: a capture's caches and start
@@ -590,17 +633,102 @@ static void warn_lost(struct run *r)
 struct replay_setup {
 	struct run_capture cap;
 	const char *caches;
+	/* OUT: the root caches and their slabs before the first event */
+	uint64_t start_caches, start_slabs;
 };
+
+/* The root caches that exist and the slabs they hold, for the summary's
+ * start line. */
+static void count_start(const struct sim *s, uint64_t *caches, uint64_t *slabs)
+{
+	const struct policy *p = sim_policy(s);
+	*caches = *slabs = 0;
+	for (uint32_t id = 0, n = p->ops->nr_caches(p); id < n; id++) {
+		struct policy_cache_info ci;
+		p->ops->cache_info(p, id, &ci);
+		if (ci.alias_of != id)
+			continue;
+		++*caches;
+		*slabs += ci.nr_slabs;
+	}
+}
 
 static int replay_setup(void *ctx, struct sim *s, struct err *e)
 {
-	const struct replay_setup *rs = ctx;
+	struct replay_setup *rs = ctx;
 	int rc = 0;
 	if (rs->cap.cap)
 		rc = run_capture_setup(&rs->cap, s, e);
 	if (!rc && rs->caches)
 		rc = run_define_workload_caches(rs->caches, s, e);
+	if (!rc)
+		count_start(s, &rs->start_caches, &rs->start_slabs);
 	return rc;
+}
+
+/* Is trace the trace file of the capture directory dir (the file replay
+ * DIR would read)? */
+static bool same_as_capture_trace(const char *dir, const char *trace)
+{
+	struct capture *c = NULL;
+	struct err e;
+	struct stat a, b;
+	err_clear(&e);
+	if (!capture_is_dir(dir) || capture_open(dir, &c, &e))
+		return false;
+	bool same = c->trace && stat(c->trace, &a) == 0 && stat(trace, &b) == 0 &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	capture_close(c);
+	return same;
+}
+
+/* The summary's start line (summary_start) when a capture is involved:
+ * replaying its directory or a trace file inside one. OUT: *st, its text
+ * in buf (n bytes); false when no capture is involved. */
+static bool start_note(const struct capture *cap, const char *trace, const struct replay_setup *rs,
+		       bool empty_start, struct summary_start *st, char *buf, size_t n)
+{
+	*st = (struct summary_start){
+		.caches = rs->start_caches, .slabs = rs->start_slabs, .text = buf};
+	if (cap && cap->has_start && !empty_start) {
+		st->state = "capture";
+		(void)snprintf(buf, n,
+			       "the capture's recorded state, %" PRIu64 " slab%s in %" PRIu64
+			       " caches (slabinfo-start.txt%s); replay its trace file alone "
+			       "for an empty start",
+			       rs->start_slabs, rs->start_slabs == 1 ? "" : "s", rs->start_caches,
+			       cap->has_attrs_start ? ", slab-attrs-start.tsv" : "");
+		return true;
+	}
+	if (cap) {
+		st->state = "capture-caches";
+		(void)snprintf(buf, n,
+			       "no object, the recorded kernel's %" PRIu64 " caches created first "
+			       "(the capture's slabinfo: its geometry and merging)%s; replay its "
+			       "trace file alone for caches created as the trace names them",
+			       rs->start_caches,
+			       cap->has_start ? ", its recorded state left out (--empty-start)"
+					      : "");
+		return true;
+	}
+	/* a trace file inside a capture directory, replayed alone */
+	char dir[4096];
+	const char *slash = strrchr(trace, '/');
+	if (!slash || (size_t)(slash - trace) >= sizeof(dir))
+		return false;
+	memcpy(dir, trace, (size_t)(slash - trace));
+	dir[slash - trace] = '\0';
+	if (!same_as_capture_trace(dir, trace))
+		return false;
+	st->state = "empty";
+	st->table_only = true;
+	(void)snprintf(buf, n,
+		       "empty, %" PRIu64 " caches (the model's own) before the trace, the others "
+		       "created as it names them; configured from the trace and the options "
+		       "alone: replay the capture directory %s for its recorded caches, start "
+		       "state and configuration",
+		       rs->start_caches, dir);
+	return true;
 }
 
 int cmd_replay(int argc, char **argv)
@@ -667,7 +795,12 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	warn_lost(r);
-	status = replay_output(&a, r, phases, slabinfo_f, sysfs_f, a.db != NULL);
+	struct summary_start start;
+	char start_text[4608];
+	bool has_start =
+		start_note(cap, trace, &rs, a.empty_start, &start, start_text, sizeof(start_text));
+	status = replay_output(&a, r, phases, has_start ? &start : NULL, slabinfo_f, sysfs_f,
+			       a.db != NULL);
 	slabinfo_f = sysfs_f = NULL; /* closed there */
 out:
 	if (slabinfo_f)

@@ -2,6 +2,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "err.h"
+#include "progress.h"
 #include "validate.h"
 
 #include <getopt.h>
@@ -177,6 +178,7 @@ int cmd_validate(int argc, char **argv)
 	if (!(o.dir = cli_one_arg(argc, argv, optind, "validate", "CAPTURE_DIR argument", "")))
 		return cli_bad_usage("validate");
 	o.progress = progress < 0 ? isatty(STDERR_FILENO) : progress;
+	o.on_progress = progress_stderr;
 	if (output && (st_out = cli_output(output)))
 		return st_out;
 

@@ -8,6 +8,7 @@
 #include "query.h"
 #include "rec.h"
 #include "sim.h"
+#include "summary.h"
 #include "workload.h"
 
 #include <gsl/gsl_cdf.h>
@@ -68,8 +69,8 @@ static int run_one(const struct cli_replay_ctl *c, struct run_workload *wl, stru
 	*rid = run_id(r);
 	sim_totals(s, tot);
 	if (summary)
-		sim_print_summary(s, stdout, c->json, workload_path(wl->w), NULL);
-	if (slabinfo_f && sim_write_slabinfo(s, slabinfo_f))
+		summary_print(s, stdout, c->json, workload_path(wl->w), NULL);
+	if (slabinfo_f && summary_write_slabinfo(s, slabinfo_f))
 		rc = err_set(e, SLABSIM_EIO, "%s: cannot write the slabinfo file", c->slabinfo);
 	run_free(r);
 	return rc;

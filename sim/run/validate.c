@@ -1883,6 +1883,7 @@ static int replay_pass(struct vpass *p, struct rec *rec, struct run **out, struc
 		.command = "validate",
 		.model = p->o->model,
 		.so = {.progress = p->o->progress,
+		       .on_progress = p->o->on_progress,
 		       .on_marker = on_snap,
 		       .marker_ctx = p->v,
 		       .watch_sites = snap_read_sites,

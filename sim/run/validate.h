@@ -80,6 +80,7 @@ struct val_opts {
 	bool json;
 	const char *db; /* NULL = no database */
 	bool progress;
+	sim_progress_fn on_progress; /* draws the bar (sim_opts.on_progress) */
 	/* without slabinfo-start.txt, take the first snapshot as the start
 	 * state (the pre-trace remainder found there is added to the model) */
 	bool anchor;

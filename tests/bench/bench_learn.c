@@ -10,6 +10,7 @@
 #include "policy.h"
 #include "prefetch.h"
 #include "sim.h"
+#include "summary.h"
 #include "strtab.h"
 
 #include <inttypes.h>
@@ -67,7 +68,7 @@ int main(int argc, char **argv)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	sim_learned_dump(s, f);
+	summary_learned_dump(s, f);
 	fclose(f);
 	printf("threads=%u wall_s=%.3f cpu_s=%.3f dump_bytes=%zu dump_hash=%016" PRIx64 "\n", n,
 	       w1 - w0, c1 - c0, len, strtab_hash(buf, 0));

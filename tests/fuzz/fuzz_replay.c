@@ -25,6 +25,7 @@
  */
 #include "policy.h"
 #include "sim.h"
+#include "summary.h"
 #include "sites.h"
 #include "trace.h"
 
@@ -261,9 +262,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			tot.listed_violations, policy_align_name(o.cfg.align));
 		abort();
 	}
-	sim_print_summary(s, devnull, false, "fuzz", NULL);
-	sim_print_summary(s, devnull, true, "fuzz", NULL);
-	if (sim_write_slabinfo(s, devnull))
+	summary_print(s, devnull, false, "fuzz", NULL);
+	summary_print(s, devnull, true, "fuzz", NULL);
+	if (summary_write_slabinfo(s, devnull))
 		abort();
 	sim_destroy(s);
 	policy_sites_destroy(ps);

@@ -128,6 +128,24 @@ for c in $caps; do
 	rundb "cap-$b-validate-db" validate "$c" --no-progress
 done
 
+# ---- the views over every bundled trace and capture (traces/samples) ----
+# trace.dat (plain and xz), the tracefs captures' traces, the workload-only
+# captures: perf kmem, slabinfo, --phase-summary, text and JSON
+for t in traces/samples/*.dat traces/samples/*.dat.xz traces/samples/linux-6.1-qemu-*/trace.txt.zst \
+	traces/samples/workload-only/*/; do
+	t=${t%/}
+	b=$(echo "$t" | sed 's|^traces/samples/||; s|/|_|g')
+	run "views-$b-perf" replay "$t" --no-db --no-progress --caller --alloc --perf -l 30
+	run "views-$b-slabinfo" replay "$t" --no-db --no-progress --slabinfo-totals --slabinfo loss
+	run "views-$b-json" replay "$t" --no-db --no-progress --format json --caller --alloc --perf \
+		-s bytes -l 30
+	run "views-$b-phases" replay "$t" --no-db --no-progress --phase-summary
+	run "views-$b-end" replay "$t" --no-db --no-progress -q --final-slabinfo "$work/si" \
+		--final-sysfs "$work/sysfs"
+	keep "views-$b-end.slabinfo" "$work/si"
+	keep "views-$b-end.sysfs" "$work/sysfs"
+done
+
 # ---- workloads: replay --workload, --repeat, synth ----
 for w in traces/workloads/*.wl tests/cli/data/hand-192.wl; do
 	b=$(basename "$w" .wl)

@@ -12,6 +12,7 @@
 #include "rec.h"
 #include "run.h"
 #include "sim.h"
+#include "summary.h"
 #include "sink.h"
 #include "source.h"
 #include "trace.h"
@@ -34,7 +35,7 @@ static void model_61(struct run_model *m)
 static void summary(struct run *r, char *buf, size_t n)
 {
 	FILE *f = fmemopen(buf, n, "w");
-	sim_print_summary(run_sim(r), f, true, "trace", run_line_stats(r));
+	summary_print(run_sim(r), f, true, "trace", run_line_stats(r));
 	fclose(f);
 	buf[n - 1] = '\0';
 }

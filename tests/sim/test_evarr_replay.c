@@ -18,6 +18,7 @@
 #include "policy.h"
 #include "prefetch.h"
 #include "sim.h"
+#include "summary.h"
 #include "trace.h"
 
 #include <stdbool.h>
@@ -46,8 +47,8 @@ static void append(const struct sim *s, FILE *f, const char *path, const void *s
 {
 	struct sim_totals t;
 	sim_totals(s, &t);
-	sim_print_summary(s, f, true, path, stats);
-	(void)metrics_print_perf(sim_metrics(s), f, true, false, NULL, 0, -1,
+	summary_print(s, f, true, path, stats);
+	(void)view_perf(sim_metrics(s), f, true, false, NULL, 0, -1,
 				 t.bytes_alloc_model_total);
 }
 

@@ -13,6 +13,7 @@
 #include "learn.h"
 #include "policy.h"
 #include "sim.h"
+#include "summary.h"
 #include "trace.h"
 
 #include <gsl/gsl_rng.h>
@@ -41,7 +42,7 @@ static char *dump(struct sim *s)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	if (!f || sim_learned_dump(s, f)) {
+	if (!f || summary_learned_dump(s, f)) {
 		printf("Bail out! dump\n");
 		exit(1);
 	}

@@ -7,6 +7,7 @@
  * without the per-pointer record (--alloc). */
 #include "check.h"
 #include "metrics.h"
+#include "summary.h"
 #include "strtab.h"
 #include "trace.h"
 
@@ -116,8 +117,8 @@ static void run(bool record_ptrs)
 	size_t la = 0, lb = 0;
 	FILE *fa = open_memstream(&pa, &la), *fb = open_memstream(&pb, &lb);
 	if (fa && fb) {
-		(void)metrics_print_perf(own, fa, true, true, NULL, 0, -1, want.bytes_alloc);
-		(void)metrics_print_perf(at, fb, true, true, NULL, 0, -1, want.bytes_alloc);
+		(void)view_perf(own, fa, true, true, NULL, 0, -1, want.bytes_alloc);
+		(void)view_perf(at, fb, true, true, NULL, 0, -1, want.bytes_alloc);
 	}
 	if (fa)
 		fclose(fa);
