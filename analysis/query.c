@@ -144,7 +144,9 @@ const struct query_def query_table[] = {
 	 "slub_debug, and SLOB's alignment fragments) and live at the end",
 	 LATEST "SELECT * FROM (\n"
 		"  SELECT l.trace, l.run_id, l.allocator, l.align, l.debug, a.call_site,\n"
-		"         a.need, sum(a.allocs) AS allocs,\n"
+		"         coalesce(a.need, CASE WHEN l.align IN ('natural', 'cap512')\n"
+		"           THEN l.align ELSE 'none (not listed)' END) AS need,\n"
+		"         sum(a.allocs) AS allocs,\n"
 		"         sum(a.bytes_alloc - a.bytes_alloc_none) + sum(a.fragment_bytes)\n"
 		"           AS paid_bytes,\n"
 		"         sum(a.bytes_alloc - a.bytes_alloc_none) AS slot_growth_bytes,\n"
@@ -332,6 +334,31 @@ int query_register_stats(sqlite3 *db)
 	return SQLITE_OK;
 }
 
+bool query_has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	bool have = false;
+	if (sqlite3_prepare_v2(
+		    db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?1", -1,
+		    &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		have = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	return have;
+}
+
+long long query_schema_version(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	long long v = -1;
+	if (sqlite3_prepare_v2(db, "PRAGMA main.user_version", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
 /*
  * Schema version 3 stores sample_caches, sample_slabinfo and sample_orders as
  * change logs and adds the views sample_caches_full, ... that give one row
@@ -368,6 +395,18 @@ static int full_series_views(sqlite3 *db)
 				" NULL AS trace_kernel, NULL AS trace_nr_cpus FROM main.runs",
 				NULL, NULL, NULL);
 	}
+	if (rc == SQLITE_OK && version < 5 && !query_has_table(db, "align_cost"))
+		/* what an alignment policy costs came with version 5: older files
+		 * did not record it, and read as having no rows of it (the
+		 * report says so, query_has_table tells) */
+		rc = sqlite3_exec(db,
+				  "CREATE TEMP VIEW IF NOT EXISTS align_cost AS SELECT"
+				  " NULL AS run_id, NULL AS cache, NULL AS call_site,"
+				  " NULL AS need, NULL AS allocs, NULL AS violations,"
+				  " NULL AS bytes_alloc, NULL AS bytes_alloc_none,"
+				  " NULL AS redzone_shift_bytes, NULL AS fragment_bytes,"
+				  " NULL AS live_growth_bytes WHERE 0",
+				  NULL, NULL, NULL);
 	if (rc != SQLITE_OK || version >= 3)
 		return rc;
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]) && rc == SQLITE_OK; i++) {

@@ -58,6 +58,13 @@ double query_ci95_half(double sd, size_t n);
  * SLABSIM_EIO (missing, not SQLite, not slabsim's). */
 int query_open(const char *path, struct sqlite3 **db, struct err *e);
 
+/* Whether the file (main schema, not the TEMP views query_open adds) has
+ * the table name: a file of an older schema version lacks the tables that
+ * came later (align_cost: version 5), which read as empty. */
+bool query_has_table(struct sqlite3 *db, const char *name);
+/* PRAGMA user_version of the file; -1 if it cannot be read. */
+long long query_schema_version(struct sqlite3 *db);
+
 /* Run sql and print every row in fmt. OUT: *nrows (may be NULL). Errors:
  * SLABSIM_EIO. */
 int query_print(struct sqlite3 *db, const char *sql, enum query_format fmt, FILE *out,

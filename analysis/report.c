@@ -353,9 +353,15 @@ static int trace_sections(FILE *f, sqlite3 *db, struct err *e)
 		if (!rc)
 			rc = table(f, db, "Call sites that would see unaligned objects",
 				   "unaligned-sites", trace, e);
-		if (!rc)
+		if (!rc && query_has_table(db, "align_cost"))
 			rc = table(f, db, "Who pays for the alignment: the call sites", "align-pay",
 				   trace, e);
+		else if (!rc)
+			fprintf(f,
+				"<h3>Who pays for the alignment: the call sites</h3>\n<p "
+				"class=none>Not recorded: this file is schema version %lld; "
+				"the table align_cost came with version 5.</p>\n",
+				query_schema_version(db));
 		free(trace);
 		n++;
 	}
