@@ -69,5 +69,9 @@ long long query_schema_version(struct sqlite3 *db);
  * SLABSIM_EIO. */
 int query_print(struct sqlite3 *db, const char *sql, enum query_format fmt, FILE *out,
 		unsigned long *nrows, struct err *e);
+/* The same, leaving out column skip (0-based; -1: none): the report shows
+ * the trace once, not in every row. */
+int query_print_cols(struct sqlite3 *db, const char *sql, enum query_format fmt, int skip,
+		     FILE *out, unsigned long *nrows, struct err *e);
 
 #endif

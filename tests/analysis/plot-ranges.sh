@@ -101,6 +101,23 @@ EOF
 		"$(grep -c '^set xrange \[0:[0-9.]*\]$' $order/memory-time.gp)" 4
 done
 
+# the report names each trace once: a Traces legend (short name, label,
+# path), short names in the tables over all traces, no trace column in a
+# trace's own section (it repeated the path in every row before)
+"$bin" report --db boot-first.db --out rep > out 2> err
+tap_is "report: exits 0, nothing on stderr" "$? $(cat err)" "0 "
+rows() { # rows HEADING: the first cell of each row of the table after HEADING
+	sed -n "/$1/,/<\/table>/p" rep/index.html | grep '^<tr><td' | sed 's/^<tr><td[^>]*>\([^<]*\)<.*/\1/'
+}
+tap_is "report: the Traces legend" "$(rows '<h2>Traces' | tr '\n' ' ')" "T1 T2 "
+tap_is "report: the overview names traces by short name" "$(rows 'Overview' | sort -u | tr '\n' ' ')" "T1 T2 "
+tap_is "report: the runs table names traces by short name" "$(rows '<h2>Runs' | sort | uniq -c | tr -s ' ' | tr '\n' ' ')" \
+	" 9 T1 9 T2 "
+tap_is "report: the boot trace's path twice (legend, its section), not in rows" \
+	"$(grep -o "$boot" rep/index.html | wc -l)" 2
+tap_is "report: a trace column only in the 3 tables over all traces" \
+	"$(grep -c '^<tr><th>trace</th>' rep/index.html)" 3
+
 # the panels of one trace are the same whichever trace comes first
 tap_is "both orders: the boot trace's memory panel has the same ranges" \
 	"$(grep -A3 "^set title 'a-boot'" boot-first/memory-time.gp | head -4 | tail -3)" \
