@@ -689,8 +689,9 @@ int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n,
 					.trace_idx = t,
 					.workload = wl,
 					.allocator = an,
-					.sample_every =
-						s->sample_every ? s->sample_every : "1000ev",
+					.sample_every = s->sample_every ? s->sample_every
+							: wl		? "1000ev"
+									: "auto",
 					.align_sites = s->align_sites,
 				};
 				policy_cfg_default(&x.cfg);
