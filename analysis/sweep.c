@@ -7,19 +7,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* `auto` in the kernel and nr_cpus axes: resolved per input by the
+ * caller, never a policy_cfg value. */
+#define SWEEP_AUTO UINT32_MAX
+
 enum axis {
-	AX_ALLOCATOR,
-	AX_KERNEL,
-	AX_NR_CPUS,
-	AX_ALIGN,
-	AX_SLUB_DEBUG,
-	AX_SLAB_DEBUG,
-	AX_SLUB_MIN_ORDER,
-	AX_SLUB_MAX_ORDER,
-	AX_SLUB_MIN_OBJECTS,
-	AX_CPU_PARTIAL,
-	AX_SLAB_MAX_ORDER,
-	AX_NR,
+	AX_ALLOCATOR = SWEEP_AX_ALLOCATOR,
+	AX_KERNEL = SWEEP_AX_KERNEL,
+	AX_NR_CPUS = SWEEP_AX_NR_CPUS,
+	AX_ALIGN = SWEEP_AX_ALIGN,
+	AX_SLUB_DEBUG = SWEEP_AX_SLUB_DEBUG,
+	AX_SLAB_DEBUG = SWEEP_AX_SLAB_DEBUG,
+	AX_SLUB_MIN_ORDER = SWEEP_AX_SLUB_MIN_ORDER,
+	AX_SLUB_MAX_ORDER = SWEEP_AX_SLUB_MAX_ORDER,
+	AX_SLUB_MIN_OBJECTS = SWEEP_AX_SLUB_MIN_OBJECTS,
+	AX_CPU_PARTIAL = SWEEP_AX_CPU_PARTIAL,
+	AX_SLAB_MAX_ORDER = SWEEP_AX_SLAB_MAX_ORDER,
+	AX_NR = SWEEP_AX_NR,
 };
 
 static const char *const axis_names[AX_NR] = {
@@ -60,6 +64,7 @@ struct sweep_spec {
 	char **workloads;
 	size_t nworkloads;
 	char **trace_labels, **workload_labels; /* `label =`, or NULL */
+	const char **trace_alloc;		/* sweep_spec_set_trace_allocator, or NULL */
 	bool last_wl;				/* the last input listed is a workload */
 	struct seed_range *seeds;
 	size_t nseed_ranges;
@@ -103,6 +108,7 @@ void sweep_spec_free(struct sweep_spec *s)
 	for (size_t i = 0; s->trace_labels && i < s->ntraces; i++)
 		free(s->trace_labels[i]);
 	free(s->trace_labels);
+	free(s->trace_alloc);
 	for (size_t i = 0; s->workload_labels && i < s->nworkloads; i++)
 		free(s->workload_labels[i]);
 	free(s->workload_labels);
@@ -163,6 +169,21 @@ size_t sweep_spec_trace_line(const struct sweep_spec *s, size_t i)
 	return s->trace_lines[i];
 }
 
+bool sweep_spec_has_axis(const struct sweep_spec *s, enum sweep_axis a)
+{
+	return s->ax[a].n > 0;
+}
+
+int sweep_spec_set_trace_allocator(struct sweep_spec *s, size_t i, const char *name, struct err *e)
+{
+	if (i >= s->ntraces || !policy_find(name))
+		return err_set(e, SLABSIM_EUSAGE, "no trace %zu or no allocator '%s'", i, name);
+	if (!s->trace_alloc && !(s->trace_alloc = calloc(s->ntraces, sizeof(*s->trace_alloc))))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	s->trace_alloc[i] = name;
+	return 0;
+}
+
 static char *trim(char *p)
 {
 	while (*p == ' ' || *p == '\t')
@@ -218,12 +239,14 @@ static int parse_value(enum axis a, const char *v, uint32_t *out, char *why, siz
 		strncat(why, ")", wn - strlen(why) - 1);
 		return -1;
 	case AX_KERNEL:
-		if (!strcmp(v, "5.4"))
+		if (!strcmp(v, "auto"))
+			*out = SWEEP_AUTO;
+		else if (!strcmp(v, "5.4"))
 			*out = POLICY_KERNEL_5_4;
 		else if (!strcmp(v, "6.1"))
 			*out = POLICY_KERNEL_6_1;
 		else {
-			(void)snprintf(why, wn, "5.4 or 6.1");
+			(void)snprintf(why, wn, "auto, 5.4 or 6.1");
 			return -1;
 		}
 		return 0;
@@ -253,8 +276,10 @@ static int parse_value(enum axis a, const char *v, uint32_t *out, char *why, siz
 		}
 		return 0;
 	case AX_NR_CPUS:
-		if (parse_num(v, 1, 8192, out)) {
-			(void)snprintf(why, wn, "a whole number from 1 to 8192");
+		if (!strcmp(v, "auto"))
+			*out = SWEEP_AUTO;
+		else if (parse_num(v, 1, 8192, out)) {
+			(void)snprintf(why, wn, "auto or a whole number from 1 to 8192");
 			return -1;
 		}
 		return 0;
@@ -619,8 +644,16 @@ static bool applies(enum axis a, const struct policy_ops *ops)
 	return !axis_setting[a] || (ops->settings & axis_setting[a]);
 }
 
-static void set_axis(struct policy_cfg *c, enum axis a, uint32_t v)
+static void set_axis(struct sweep_run *r, enum axis a, uint32_t v)
 {
+	struct policy_cfg *c = &r->cfg;
+	if (v == SWEEP_AUTO) {
+		/* the default stays in cfg until the caller resolves it */
+		r->kernel_auto |= a == AX_KERNEL;
+		r->nr_cpus_auto |= a == AX_NR_CPUS;
+		return;
+	}
+	r->given |= 1u << a;
 	switch (a) {
 	case AX_KERNEL:
 		c->kernel = (enum policy_kernel)v;
@@ -659,23 +692,27 @@ static void set_axis(struct policy_cfg *c, enum axis a, uint32_t v)
 
 int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n, struct err *e)
 {
-	struct vec alloc = s->ax[AX_ALLOCATOR];
 	uint32_t default_idx = 0;
 	size_t total = 0, cap = 0;
 	struct sweep_run *r = NULL;
 
-	for (uint32_t i = 0; policy_table[i]; i++)
-		if (policy_table[i] == policy_find(POLICY_DEFAULT_NAME))
-			default_idx = i;
-	if (!alloc.n) {
-		alloc.v = &default_idx;
-		alloc.n = 1;
-	}
 	*runs = NULL;
 	*n = 0;
 	for (size_t src = 0; src < s->ntraces + s->nworkloads; src++) {
 		bool wl = src >= s->ntraces;
 		size_t t = wl ? src - s->ntraces : src;
+		/* no allocator axis: the input's own (a capture's), else the
+		 * default; either way not a setting the spec gave */
+		struct vec alloc = s->ax[AX_ALLOCATOR];
+		const char *dn = !wl && s->trace_alloc && s->trace_alloc[t] ? s->trace_alloc[t]
+									    : POLICY_DEFAULT_NAME;
+		for (uint32_t i = 0; policy_table[i]; i++)
+			if (policy_table[i] == policy_find(dn))
+				default_idx = i;
+		if (!alloc.n) {
+			alloc.v = &default_idx;
+			alloc.n = 1;
+		}
 		/* workloads: one run per seed, or one with the spec's own seed */
 		uint64_t nseeds = wl && s->nseeds ? s->nseeds : 1;
 		for (size_t ai = 0; ai < alloc.n; ai++) {
@@ -693,11 +730,15 @@ int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n,
 							: wl		? "1000ev"
 									: "auto",
 					.align_sites = s->align_sites,
+					.given = s->ax[AX_ALLOCATOR].n ? 1u << AX_ALLOCATOR : 0,
+					/* an axis left out is `auto` */
+					.kernel_auto = !s->ax[AX_KERNEL].n,
+					.nr_cpus_auto = !s->ax[AX_NR_CPUS].n,
 				};
 				policy_cfg_default(&x.cfg);
 				for (int a = AX_KERNEL; a < AX_NR; a++)
 					if (s->ax[a].n && applies((enum axis)a, ops))
-						set_axis(&x.cfg, (enum axis)a, s->ax[a].v[idx[a]]);
+						set_axis(&x, (enum axis)a, s->ax[a].v[idx[a]]);
 				if (total + nseeds > cap) {
 					cap = cap ? cap * 2 : 64;
 					if (cap < total + nseeds)

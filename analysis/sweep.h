@@ -20,6 +20,22 @@
  * not plan a billion runs). */
 #define SWEEP_MAX_RUNS 1000000u
 
+/* The axes of a spec, in the order of the product (sweep_expand). */
+enum sweep_axis {
+	SWEEP_AX_ALLOCATOR,
+	SWEEP_AX_KERNEL,
+	SWEEP_AX_NR_CPUS,
+	SWEEP_AX_ALIGN,
+	SWEEP_AX_SLUB_DEBUG,
+	SWEEP_AX_SLAB_DEBUG,
+	SWEEP_AX_SLUB_MIN_ORDER,
+	SWEEP_AX_SLUB_MAX_ORDER,
+	SWEEP_AX_SLUB_MIN_OBJECTS,
+	SWEEP_AX_CPU_PARTIAL,
+	SWEEP_AX_SLAB_MAX_ORDER,
+	SWEEP_AX_NR,
+};
+
 struct sweep_spec;
 
 /* One run of the product. Strings point into the spec. */
@@ -32,6 +48,13 @@ struct sweep_run {
 	uint64_t seed;	       /* workload: the seed when seed_set */
 	const char *allocator; /* policy name */
 	struct policy_cfg cfg;
+	/* 1u << SWEEP_AX_* of the axes the spec set for this run (an axis it
+	 * lists and this run's allocator reads; `auto` is not a setting): the
+	 * others are the input's (a capture's metadata) or the defaults */
+	uint32_t given;
+	/* kernel, nr_cpus: `auto` (the default): cfg holds the default until
+	 * the caller resolves it from the input, as `replay` does */
+	bool kernel_auto, nr_cpus_auto;
 	const char *sample_every; /* e.g. "1000ev"; checked by the caller */
 	const char *align_sites;  /* the spec's `align-sites =` file, or NULL */
 };
@@ -60,11 +83,19 @@ const char *sweep_spec_align_sites(const struct sweep_spec *s, size_t *line);
 const char *sweep_spec_duration(const struct sweep_spec *s);
 /* The spec line that names trace i (for messages about the trace). */
 size_t sweep_spec_trace_line(const struct sweep_spec *s, size_t i);
+/* Whether the spec lists the axis at all. */
+bool sweep_spec_has_axis(const struct sweep_spec *s, enum sweep_axis a);
+/* The allocator of trace i's runs when the spec has no allocator axis
+ * (default POLICY_DEFAULT_NAME): a capture directory's own, as `replay DIR`
+ * takes it. name must be a policy_table name; it is borrowed until
+ * sweep_spec_free. Set before sweep_expand. Errors: SLABSIM_EUSAGE. */
+int sweep_spec_set_trace_allocator(struct sweep_spec *s, size_t i, const char *name, struct err *e);
 
 /* The product in a fixed order (traces outermost, then workloads, then
  * allocator, kernel, nr_cpus, align, the debug axes, the order limits, and
  * for workloads the seeds innermost: runs that differ only by seed are
- * adjacent). Traces ignore the seed axis. OUT: *runs (free()), *n. Errors:
+ * adjacent). Traces ignore the seed axis. A spec without a kernel or an
+ * nr_cpus axis has one `auto` value there (sweep_run.kernel_auto). OUT: *runs (free()), *n. Errors:
  * SLABSIM_ENOMEM. */
 int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n, struct err *e);
 

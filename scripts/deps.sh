@@ -6,9 +6,12 @@ set -eu
 # parallel: the GNU parallel sweep example (tests/analysis/sweep.sh)
 # slurm-wlm and munge: a single-node Slurm for tests/analysis/slurm.sh
 # groff-base: the manual page test renders slabsim.1 (tests/cli/man.sh)
-# bzip2, libtracecmd-dev, libtraceevent-dev, trace-cmd: .bz2 traces and
-# trace.dat (traces/tracedat.c; trace-cmd makes the test's report text)
-pkgs="gcc libc6-dev pkg-config meson ninja-build libgsl-dev libsqlite3-dev sqlite3 gnuplot-nox gzip xz-utils zstd parallel clang libclang-rt-14-dev slurm-wlm munge bzip2 libtracecmd-dev libtraceevent-dev trace-cmd groff-base"
+# bzip2, libtracecmd-dev, libtraceevent-dev, libtracefs-dev, trace-cmd: .bz2
+# traces and trace.dat (traces/tracedat.c; libtracecmd.pc requires
+# libtracefs; trace-cmd makes the test's report text)
+# libxxhash-dev: the trace identity (XXH3, sim/run/run.c)
+# file: tests/analysis/study.sh checks what the report's files are
+pkgs="gcc libc6-dev pkg-config meson ninja-build libgsl-dev libsqlite3-dev sqlite3 gnuplot-nox gzip xz-utils zstd parallel clang libclang-rt-14-dev slurm-wlm munge bzip2 libtracecmd-dev libtraceevent-dev libtracefs-dev trace-cmd libxxhash-dev groff-base file"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
@@ -18,6 +21,10 @@ echo "slabsim: installing Debian packages:$missing" >&2
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
+# Another apt or dpkg process (unattended-upgrades, a package manager window)
+# may hold the dpkg lock: wait for it up to 10 minutes instead of failing.
+lock="-o DPkg::Lock::Timeout=600"
 # shellcheck disable=SC2086
-$sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+$sudo apt-get $lock update -qq
+# shellcheck disable=SC2086
+$sudo apt-get $lock install -y -qq --no-install-recommends $missing >/dev/null

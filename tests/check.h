@@ -1,7 +1,10 @@
 /* check.h - a TAP producer for slabsim's C tests.
  *
  * CHECK(name, expr) prints "ok N - name" or "not ok N - name # file:line";
- * CHECK_EQ_U64 also prints both values. check_done() prints the plan and
+ * CHECK_EQ_U64 also prints both values. A failure goes to stderr as well:
+ * meson's TAP parser consumes stdout, and `meson test --print-errorlogs`
+ * (test.sh) shows a failed test's stderr, so what was expected and what was
+ * got reach the log. check_done() prints the plan and
  * returns the exit status. One static counter per test program (tests are
  * single-file executables).
  */
@@ -22,9 +25,17 @@ static inline int check_report(int ok, const char *name, const char *file, int l
 	} else {
 		check_failed++;
 		printf("not ok %u - %s # %s:%d\n", check_n, name, file, line);
+		fprintf(stderr, "not ok %u - %s # %s:%d\n", check_n, name, file, line);
 	}
 	return ok;
 }
+
+/* check_diag: a diagnostic line of a failed check, on stdout (TAP) and stderr. */
+#define check_diag(...)                                                                            \
+	do {                                                                                       \
+		printf(__VA_ARGS__);                                                               \
+		fprintf(stderr, __VA_ARGS__);                                                      \
+	} while (0)
 
 #define CHECK(name, expr) check_report(!!(expr), (name), __FILE__, __LINE__)
 
@@ -32,7 +43,7 @@ static inline int check_report(int ok, const char *name, const char *file, int l
 	do {                                                                                       \
 		uint64_t got_ = (uint64_t)(got), want_ = (uint64_t)(want);                         \
 		if (!check_report(got_ == want_, (name), __FILE__, __LINE__))                      \
-			printf("#   got %" PRIu64 ", want %" PRIu64 "\n", got_, want_);            \
+			check_diag("#   got %" PRIu64 ", want %" PRIu64 "\n", got_, want_);        \
 	} while (0)
 
 #define CHECK_EQ_STR(name, got, want)                                                              \
@@ -40,8 +51,8 @@ static inline int check_report(int ok, const char *name, const char *file, int l
 		const char *got_ = (got), *want_ = (want);                                         \
 		int ok_ = got_ && want_ && strcmp(got_, want_) == 0;                               \
 		if (!check_report(ok_, (name), __FILE__, __LINE__))                                \
-			printf("#   got '%s', want '%s'\n", got_ ? got_ : "(null)",                \
-			       want_ ? want_ : "(null)");                                          \
+			check_diag("#   got '%s', want '%s'\n", got_ ? got_ : "(null)",            \
+				   want_ ? want_ : "(null)");                                      \
 	} while (0)
 
 static inline int check_done(void)

@@ -75,36 +75,57 @@ static void chomp(char *s)
 		s[--n] = '\0';
 }
 
-/* Lines of a text file, numbered from 1, without their line ends. */
+/* Lines of a text file, numbered from 1, without their line ends. A NUL
+ * byte ends the reading with an error naming file:line (rc): C strings would
+ * cut the line there and take the rest as absent. */
 struct lines {
 	FILE *f;
 	char *line;
 	size_t cap;
 	uint64_t lno;
+	const char *path;
+	struct err *e;
+	int rc;
 };
 
 static int lines_open(struct lines *l, const char *path, struct err *e)
 {
-	*l = (struct lines){.f = fopen(path, "r")};
+	*l = (struct lines){.f = fopen(path, "r"), .path = path, .e = e};
 	if (!l->f)
 		return err_at(e, SLABSIM_EIO, path, 0, "cannot open: %s", strerror(errno));
 	return 0;
 }
 
-/* The next line (valid until the next call), or NULL at the end. */
+/* The error for a NUL byte at offset col (from 0) of line lno of path. */
+static int nul_error(const char *path, uint64_t lno, size_t col, struct err *e)
+{
+	return err_at(e, SLABSIM_EINPUT, path, lno, "expected text, got a NUL byte at column %zu",
+		      col + 1);
+}
+
+/* The next line (valid until the next call), or NULL at the end and at a
+ * NUL byte (l->rc set). */
 static char *lines_next(struct lines *l)
 {
-	if (getline(&l->line, &l->cap, l->f) <= 0)
+	ssize_t n = getline(&l->line, &l->cap, l->f);
+	if (n <= 0)
 		return NULL;
 	l->lno++;
+	const char *nul = memchr(l->line, '\0', (size_t)n);
+	if (nul) {
+		l->rc = nul_error(l->path, l->lno, (size_t)(nul - l->line), l->e);
+		return NULL;
+	}
 	chomp(l->line);
 	return l->line;
 }
 
-static void lines_close(struct lines *l)
+/* Close l; rc, or the NUL byte's error when rc is 0. */
+static int lines_close(struct lines *l, int rc)
 {
 	free(l->line);
 	(void)fclose(l->f);
+	return rc ? rc : l->rc;
 }
 
 /* Whole file into a NUL-terminated buffer (metadata files are small). */
@@ -138,6 +159,19 @@ static int slurp(const char *path, char **out, struct err *e)
 		return err_at(e, SLABSIM_EIO, path, 0, "read error");
 	}
 	buf[len] = '\0';
+	const char *nul = memchr(buf, '\0', len);
+	if (nul) {
+		uint64_t lno = 1;
+		const char *bol = buf;
+		for (const char *q = buf; q < nul; q++)
+			if (*q == '\n') {
+				lno++;
+				bol = q + 1;
+			}
+		size_t col = (size_t)(nul - bol);
+		free(buf);
+		return nul_error(path, lno, col, e);
+	}
 	*out = buf;
 	return 0;
 }
@@ -248,7 +282,7 @@ int capture_read_slabinfo(const char *path, struct capture_slabinfo *out, struct
 	if (!rc && l.lno == 0)
 		rc = err_at(e, SLABSIM_EINPUT, path, 1,
 			    "expected 'slabinfo - version: 2.1', got an empty file");
-	lines_close(&l);
+	rc = lines_close(&l, rc);
 	if (rc)
 		capture_slabinfo_free(out);
 	return rc;
@@ -318,14 +352,12 @@ int capture_read_meminfo(const char *path, struct capture_meminfo *out, struct e
 				rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
 					    "expected '%s: <number> kB', got '%.40s'", keys[i].key,
 					    colon + 1);
-				lines_close(&l);
-				return rc;
+				return lines_close(&l, rc);
 			}
 			*(int64_t *)(void *)((char *)out + keys[i].off) = (int64_t)x;
 		}
 	}
-	lines_close(&l);
-	return 0;
+	return lines_close(&l, 0);
 }
 
 /* ---- slab-attrs.tsv ---- */
@@ -417,6 +449,11 @@ int capture_read_attrs(const char *path, struct capture_attrs *out, struct err *
 					if (strcmp(fld[i], capture_attr_names[a]) == 0)
 						col[a] = i;
 			}
+			for (int a = 0; a < CAPTURE_A_NR; a++)
+				out->has_col[a] = col[a] >= 0;
+			out->has_link_target = c_link >= 0;
+			out->has_ctor = c_ctor >= 0;
+			out->has_slabs_cpu_partial = c_scp >= 0;
 			if (c_name != 0 || n > MAX_COLS) {
 				rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
 					    "expected a header row of tab-separated attribute "
@@ -428,10 +465,11 @@ int capture_read_attrs(const char *path, struct capture_attrs *out, struct err *
 		}
 		if (n == 1 && !*fld[0])
 			continue; /* blank line */
-		if (n > ncols) {
+		/* a sysfs walk writes every column of every row (an unreadable
+		 * value as "-"): a short row is a cut line, not absent values */
+		if (n != ncols) {
 			rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
-				    "expected at most %d tab-separated columns as in the header, "
-				    "got %d",
+				    "expected %d tab-separated columns as in the header, got %d",
 				    ncols, n);
 			break;
 		}
@@ -480,10 +518,40 @@ int capture_read_attrs(const char *path, struct capture_attrs *out, struct err *
 	}
 	if (!rc && l.lno == 0)
 		rc = err_at(e, SLABSIM_EINPUT, path, 1, "expected a header row, got an empty file");
-	lines_close(&l);
+	rc = lines_close(&l, rc);
 	if (rc)
 		capture_attrs_free(out);
 	return rc;
+}
+
+void capture_attrs_missing(const struct capture_attrs *a, char *buf, size_t n)
+{
+	/* kmem_cache_create()'s inputs as sysfs shows them (object_size, align,
+	 * ctor, the flag files) and what it made of them: without one, a
+	 * cache's layout is not known and a model that differs is not wrong */
+	static const enum capture_attr need[] = {
+		CAPTURE_A_OBJECT_SIZE,	   CAPTURE_A_SLAB_SIZE,	     CAPTURE_A_ORDER,
+		CAPTURE_A_OBJS_PER_SLAB,   CAPTURE_A_ALIGN,	     CAPTURE_A_RED_ZONE,
+		CAPTURE_A_POISON,	   CAPTURE_A_STORE_USER,     CAPTURE_A_HWCACHE_ALIGN,
+		CAPTURE_A_SANITY_CHECKS,   CAPTURE_A_TRACE,	     CAPTURE_A_CACHE_DMA,
+		CAPTURE_A_RECLAIM_ACCOUNT, CAPTURE_A_DESTROY_BY_RCU, CAPTURE_A_USERSIZE,
+	};
+	size_t at = 0;
+	buf[0] = '\0';
+#define MISSING(name)                                                                              \
+	do {                                                                                       \
+		int w = snprintf(buf + at, n - at, "%s%s", at ? ", " : "", name);                  \
+		if (w > 0 && (size_t)w < n - at)                                                   \
+			at += (size_t)w;                                                           \
+	} while (0)
+	if (!a->has_link_target)
+		MISSING("link_target");
+	if (!a->has_ctor)
+		MISSING("ctor");
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!a->has_col[need[i]])
+			MISSING(capture_attr_names[need[i]]);
+#undef MISSING
 }
 
 /* ---- cmdline ---- */
@@ -664,7 +732,10 @@ int capture_parse_uname(const char *text, const char *path, char *release, uint3
 static bool parse_cpus(const char *s, uint32_t *out)
 {
 	uint64_t v;
-	if (parse_u64(s, &v) && v > 0 && v <= 65536 && !strchr(s, '-') && !strchr(s, ',')) {
+	if (parse_u64(s, &v)) {
+		/* a bare number is a count, never a list: "0" is no CPU at all */
+		if (!v || v > 65536)
+			return false;
 		*out = (uint32_t)v;
 		return true;
 	}
@@ -726,8 +797,7 @@ static int read_info(struct capture *c, const char *path, struct err *e)
 		memcpy(c->info_allocator, p, n);
 		c->info_allocator[n] = '\0';
 	}
-	lines_close(&l);
-	return rc;
+	return lines_close(&l, rc);
 }
 
 static int read_ncpus(struct capture *c, const char *path, struct err *e)
@@ -760,6 +830,17 @@ static int read_ncpus(struct capture *c, const char *path, struct err *e)
 							     : NULL;
 		if (!dst)
 			continue; /* other keys (present, ...) are allowed */
+		if (strcmp(val, "-") == 0)
+			continue; /* the scripts' "could not read": absent */
+		uint64_t zero;
+		if (parse_u64(val, &zero) && zero == 0) {
+			/* every kernel runs on a CPU: a count of 0 is a broken
+			 * file, and a model of 0 CPUs (or a silent default) would
+			 * be wrong */
+			rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
+				    "expected %s=<count> of at least 1 CPU, got 0", p);
+			break;
+		}
 		if (!parse_cpus(val, &v)) {
 			rc = err_at(e, SLABSIM_EINPUT, path, l.lno,
 				    "expected %s=<count> or a CPU list like 0-3, got '%.40s'", p,
@@ -768,8 +849,7 @@ static int read_ncpus(struct capture *c, const char *path, struct err *e)
 		}
 		*dst = v;
 	}
-	lines_close(&l);
-	return rc;
+	return lines_close(&l, rc);
 }
 
 /* ---- lost-events.txt ---- */
@@ -829,8 +909,7 @@ static int read_lost(struct capture *c, const char *path, struct err *e)
 		}
 		c->lost_events += v;
 	}
-	lines_close(&l);
-	return rc;
+	return lines_close(&l, rc);
 }
 
 /* ---- the directory ---- */
@@ -944,7 +1023,8 @@ int capture_open(const char *dir, struct capture **out, struct err *e)
 	if (file_exists(p)) {
 		if ((rc = capture_read_attrs(p, &c->attrs, e)))
 			goto fail;
-		c->has_attrs = true;
+		capture_attrs_missing(&c->attrs, c->attrs_missing, sizeof(c->attrs_missing));
+		c->has_attrs = !c->attrs_missing[0];
 	}
 	PART("slab-attrs-start.tsv");
 	if (file_exists(p)) {

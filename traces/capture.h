@@ -10,6 +10,7 @@
 #define SLABSIM_CAPTURE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -30,7 +31,8 @@ struct capture_slabinfo {
 };
 
 /* Read a /proc/slabinfo file (version 2.1). Errors: SLABSIM_EIO (cannot
- * open), SLABSIM_EINPUT "path:line: expected ...". */
+ * open), SLABSIM_EINPUT "path:line: expected ..." (also for a NUL byte: every
+ * file of a capture but the trace is text, read line by line). */
 int capture_read_slabinfo(const char *path, struct capture_slabinfo *out, struct err *e);
 void capture_slabinfo_free(struct capture_slabinfo *si);
 /* The row named name, or NULL. */
@@ -102,13 +104,24 @@ struct capture_attrs_row {
 struct capture_attrs {
 	struct capture_attrs_row *rows;
 	uint32_t n;
+	/* which columns the header names: a sysfs walk of an older script or a
+	 * hand-made one may leave some out (readers say which, never guess) */
+	bool has_col[CAPTURE_A_NR];
+	bool has_link_target, has_ctor, has_slabs_cpu_partial;
 };
 
 /* Read a slab-attrs.tsv: a header row naming the columns (name first), one
- * row per entry. Errors: SLABSIM_EIO, SLABSIM_EINPUT (no name column, a row
- * with more columns than the header). */
+ * row per entry, each with as many columns as the header. Errors:
+ * SLABSIM_EIO, SLABSIM_EINPUT (no name column, a row with more or fewer
+ * columns than the header, a NUL byte; named with its line). */
 int capture_read_attrs(const char *path, struct capture_attrs *out, struct err *e);
 void capture_attrs_free(struct capture_attrs *a);
+
+/* The columns of a slab-attrs.tsv that say how a cache is laid out and
+ * which the header of a does not name, ", "-separated into buf (size n):
+ * link_target, ctor, object_size, slab_size, order, objs_per_slab, align
+ * and the flag files (red_zone ... usersize). "" when it names them all. */
+void capture_attrs_missing(const struct capture_attrs *a, char *buf, size_t n);
 
 /* One slub_debug block of the command line: flags for every cache (ncaches
  * 0) or for the listed caches (names may end in '*' in 6.x). */
@@ -158,6 +171,11 @@ struct capture {
 	uint64_t lost_events;
 	bool has_attrs, has_end, has_start;
 	struct capture_attrs attrs; /* slab-attrs.tsv */
+	/* slab-attrs.tsv without some column that lays out a cache
+	 * (capture_attrs_missing): the columns it lacks, ", "-separated; the
+	 * file is then read but has_attrs is false (its layout would be a
+	 * guess); "" otherwise */
+	char attrs_missing[320];
 	bool has_attrs_start;
 	struct capture_attrs attrs_start; /* slab-attrs-start.tsv (SLUB) */
 	struct capture_slabinfo end;	  /* slabinfo.txt */

@@ -585,24 +585,19 @@ static void warn_lost(struct run *r)
 		l.total, why);
 }
 
-/* What the model needs before the trace: a capture's caches, --caches. */
+/* What the model needs before the trace: a capture's caches and start
+ * state (the run layer's, shared with sweeps), --caches. */
 struct replay_setup {
-	const struct capture *cap;
+	struct run_capture cap;
 	const char *caches;
-	bool start;  /* the capture's recorded start state */
-	FILE *notes; /* what the start state holds, or NULL */
 };
 
 static int replay_setup(void *ctx, struct sim *s, struct err *e)
 {
 	const struct replay_setup *rs = ctx;
 	int rc = 0;
-	if (rs->cap && rs->cap->has_lost)
-		sim_set_capture_lost(s, rs->cap->lost_events);
-	if (rs->cap)
-		rc = val_capture_caches(s, rs->cap, e);
-	if (!rc && rs->cap && rs->start)
-		rc = val_capture_start(s, rs->cap, rs->notes, e);
+	if (rs->cap.cap)
+		rc = run_capture_setup(&rs->cap, s, e);
 	if (!rc && rs->caches)
 		rc = run_define_workload_caches(rs->caches, s, e);
 	return rc;
@@ -647,7 +642,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if ((status = open_outputs(&a, trace, &slabinfo_f, &sysfs_f)))
 		goto out;
-	struct replay_setup rs = {cap, a.caches, !a.empty_start, a.quiet ? NULL : stderr};
+	struct replay_setup rs = {{cap, !a.empty_start, a.quiet ? NULL : stderr}, a.caches};
 	struct run_opts ro = {
 		.command = "replay",
 		.model = a.m,
@@ -657,10 +652,7 @@ int cmd_replay(int argc, char **argv)
 		.setup = replay_setup,
 		.ctx = &rs,
 		.notes = a.quiet ? NULL : stderr,
-		/* the same trace from its start state or empty: two configurations */
-		.config_extra = cap && cap->has_start && !a.empty_start
-					? "\"start_state\":\"capture\""
-					: NULL,
+		.config_extra = run_capture_config_extra(&rs.cap),
 	};
 	ro.so.on_marker = phases ? val_phases_marker : NULL;
 	ro.so.marker_ctx = phases;

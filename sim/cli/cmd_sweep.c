@@ -11,6 +11,7 @@
  * only runs whose scratch file was not merged yet: the parent's copy is one
  * transaction in a rollback journal.
  */
+#include "capture.h"
 #include "cli.h"
 #include "sites.h"
 #include "err.h"
@@ -21,6 +22,7 @@
 #include "sim.h"
 #include "sweep.h"
 #include "trace.h"
+#include "validate.h"
 #include "workload.h"
 
 #include <dirent.h>
@@ -55,6 +57,13 @@ void usage_sweep(FILE *f)
 		"product of its traces, allocators, kernels, CPU counts, alignment policies,\n"
 		"debug settings and order limits. Each trace is parsed once; runs execute in\n"
 		"forked worker processes and are recorded in FILE, one transaction per run.\n"
+		"A 'trace =' line names a trace file or a capture directory; a directory runs\n"
+		"as 'slabsim replay DIR' does (the capture's allocator, kernel, CPUs, slub_*\n"
+		"settings, caches and start state, unless an axis of the spec sets them).\n"
+		"kernel and nr_cpus default to 'auto' (also written 'kernel = auto'): each\n"
+		"trace's own, found as replay finds them (a capture directory's uname.txt\n"
+		"and ncpus.txt, a trace file's event format and CPUs), and recorded with where\n"
+		"they came from (config_json kernel_from, nr_cpus_from).\n"
 		"Runs whose configuration (runs.config_hash) is already done in FILE are\n"
 		"skipped, so an interrupted sweep resumes where it stopped. A spec line\n"
 		"'align-sites = FILE' names the sites file of the alignment policies that\n"
@@ -66,7 +75,11 @@ void usage_sweep(FILE *f)
 		"  -j, --jobs N          worker processes (default: online CPUs)\n"
 		"  --shard I/N           run only the I-th of N disjoint parts (1 <= I <= N);\n"
 		"                        combine the parts' files with 'slabsim merge'\n"
-		"  --dry-run             list the runs (index, done or not, configuration)\n"
+		"  --dry-run             list the runs (index, done, todo or error, trace,\n"
+		"                        configuration, hash) after checking every input the\n"
+		"                        spec names (traces, capture directories, sites file);\n"
+		"                        a bad one is named with its spec line and sets the\n"
+		"                        exit status\n"
 		"  --progress, --no-progress  progress bar on stderr (default: when a terminal;\n"
 		"                        otherwise one log line per run)\n"
 		"  -q, --quiet           no log lines and no summary\n"
@@ -81,6 +94,8 @@ void usage_sweep(FILE *f)
 /* A planned run. */
 struct job {
 	struct sweep_run r;
+	struct run_model model; /* r's settings with what its input decided (plan_model) */
+	const char *file;	/* the trace file read (a capture's), or the workload */
 	char hash[REC_CONFIG_HASH_LEN + 1];
 	char *json; /* malloc'ed: a sweep may plan a million jobs */
 	char label[200];
@@ -102,14 +117,19 @@ static void on_stop(int sig)
 
 /* The run's settings: the run-wide ones, then the debug setting its
  * allocator reads. */
-static void make_label(const struct sweep_run *r, uint64_t seed, char *buf, size_t n)
+static void make_label(const struct job *j, char *buf, size_t n)
 {
+	const struct sweep_run *r = &j->r;
+	const struct run_model *m = &j->model;
+	uint64_t seed = j->seed;
 	char dbg[8];
-	uint32_t set = policy_find(r->allocator)->settings;
-	policy_slub_debug_str(r->cfg.slub_debug, dbg);
-	int w = snprintf(buf, n, "%s kernel=%s nr_cpus=%u align=%s", r->allocator,
-			 r->cfg.kernel == POLICY_KERNEL_6_1 ? "6.1" : "5.4", r->cfg.nr_cpus,
-			 policy_align_name(r->cfg.align));
+	uint32_t set = policy_find(m->allocator)->settings;
+	/* (auto): resolved from the input, as replay does */
+	bool ka = r->kernel_auto && !r->workload, ca = r->nr_cpus_auto && !r->workload;
+	policy_slub_debug_str(m->cfg.slub_debug, dbg);
+	int w = snprintf(buf, n, "%s kernel=%s%s nr_cpus=%u%s align=%s", m->allocator,
+			 run_kernel_name(m), ka ? "(auto)" : "", m->cfg.nr_cpus, ca ? "(auto)" : "",
+			 policy_align_name(m->cfg.align));
 	if (w < 0 || (size_t)w >= n)
 		return;
 	/* not added to w: a workload run's seed overwrites it, as labels have
@@ -118,30 +138,37 @@ static void make_label(const struct sweep_run *r, uint64_t seed, char *buf, size
 		(void)snprintf(buf + w, n - (size_t)w, " slub_debug=%s", dbg);
 	if (set & POLICY_SET_SLAB_DEBUG)
 		w += snprintf(buf + w, n - (size_t)w, " slab_debug=%s",
-			      r->cfg.slab_debug ? "on" : "off");
+			      m->cfg.slab_debug ? "on" : "off");
 	if (r->workload && w > 0 && (size_t)w < n)
 		(void)snprintf(buf + w, n - (size_t)w, " seed=%" PRIu64, seed);
 }
 
-/* The worker: replay one run from the parsed events, or from the workload's
- * generator (as `replay --workload` does: no name pass, the spec defines the
- * caches), into a scratch file. */
-static int run_one(const struct job *j, const struct evarr *ev, struct run_workload *wl,
-		   const struct run_trace_id *id, const char *scratch)
+static int capture_setup(void *ctx, struct sim *s, struct err *e)
+{
+	return run_capture_setup(ctx, s, e);
+}
+
+/* The worker: replay one run from the parsed events (with a capture's
+ * caches and start state, as `replay DIR`), or from the workload's
+ * generator (as `replay --workload` does: no name pass, the spec defines
+ * the caches), into a scratch file. */
+static int run_one(const struct job *j, const struct evarr *ev, const struct capture *cap,
+		   struct run_workload *wl, const struct run_trace_id *id, const char *scratch)
 {
 	struct rec *rec = NULL;
 	struct run *r = NULL;
 	struct err e;
 	int rc;
 	err_clear(&e);
+	struct run_capture rcap = {.cap = cap, .start = true};
 	struct run_opts ro = {
 		.command = "sweep",
-		.model = {.allocator = j->r.allocator,
-			  .cfg = j->r.cfg,
-			  .sites_path = j->r.align_sites},
+		.model = j->model,
 		.so = {.sample_caches = true},
 		.sample_spec = j->r.sample_every,
 		.config_json = j->json,
+		.setup = cap ? capture_setup : NULL,
+		.ctx = &rcap,
 	};
 	(void)cli_parse_sample_every(j->r.sample_every, &ro.so.sample_every_ns,
 				     &ro.so.sample_every_events);
@@ -158,7 +185,7 @@ static int run_one(const struct job *j, const struct evarr *ev, struct run_workl
 			       ro.so.sample_every_events);
 		ro.sample_spec = auto_spec;
 	}
-	struct run_input in = {.path = j->r.trace, .id = id};
+	struct run_input in = {.path = j->file, .id = id};
 	if (wl) {
 		in.kind = RUN_WORKLOAD;
 		in.wl = wl;
@@ -227,19 +254,20 @@ static void clean_stale(const char *db)
 }
 
 /* Parse path (named on line `line` of the spec) into *a, adding the time to
- * *secs; 0 or -1 (message printed, naming the spec's line too). */
+ * *secs; 0 or an error code (message printed, naming the spec's line too). */
 static int load_trace(const char *path, const char *spec, size_t line, struct evarr **a,
 		      double *secs, bool quiet)
 {
 	struct err e;
 	double t0 = run_now();
+	int rc;
 	err_clear(&e);
-	if (evarr_load(path, a, &e)) {
+	if ((rc = evarr_load(path, a, &e))) {
 		fprintf(stderr,
 			"slabsim: %s:%zu: expected a readable trace, got %s (its runs are "
 			"skipped)\n",
 			spec, line, e.msg);
-		return -1;
+		return rc;
 	}
 	double dt = run_now() - t0;
 	*secs += dt;
@@ -316,6 +344,16 @@ static void progress_show(const struct progress *pg, const struct job *j, double
 	fflush(stderr);
 }
 
+/* A `trace =` of the spec as its runs read it. */
+struct sweep_trace {
+	struct capture *cap; /* trace = DIR: the capture (as `replay DIR`), else NULL */
+	const char *file;    /* the trace file: the capture's, or the path as written */
+	bool bad;	     /* could not be read: its runs are skipped */
+	bool detected;	     /* st: the counts of the whole trace (for `auto`) */
+	bool said;	     /* its `auto` resolution was printed */
+	struct trace_stats st;
+};
+
 /* One `slabsim sweep`: its options, the plan and the workers' state. */
 struct sweep_cmd {
 	const char *db, *spec_path;
@@ -333,6 +371,9 @@ struct sweep_cmd {
 	bool *wl_bad;
 	struct run_trace_id *ids; /* the traces', then the workloads' */
 	size_t ntr;
+	struct sweep_trace *tr; /* per trace of the spec */
+	size_t plan_held;	/* the trace whose array planning parsed, or SIZE_MAX */
+	size_t nbad;		/* runs of inputs that could not be read */
 	struct merge *m;
 	double t_parse, replay_secs;
 	char tmp[4096]; /* the workers' scratch directory */
@@ -407,6 +448,85 @@ static int sweep_args(int argc, char **argv, struct sweep_cmd *c)
 	return 0;
 }
 
+/* Whether the trace file at path opens as a trace and holds a slab event,
+ * as a replay of it needs: read up to its first one (a FIFO is not read:
+ * its events would be gone for the run). 0 or an error code. */
+static int check_trace(const char *path, struct err *e)
+{
+	struct trace_opts lax = {.strict = false};
+	struct trace_reader *r = NULL;
+	struct trace_event ev;
+	struct stat st;
+	int rc;
+	if (stat(path, &st) != 0)
+		return err_set(e, SLABSIM_EIO, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return access(path, R_OK) ? err_set(e, SLABSIM_EIO, "%s: %s", path, strerror(errno))
+					  : 0;
+	if ((rc = trace_open(path, &lax, &r, e)))
+		return rc;
+	while ((rc = trace_next(r, &ev, e)) == 1 && ev.type == TRACE_EV_MARKER)
+		;
+	if (rc == 0)
+		rc = err_set(
+			e, SLABSIM_ENODATA,
+			"%s: no slab event (kmalloc, kmem_cache_alloc, kfree, kmem_cache_free) "
+			"in %" PRIu64 " lines: nothing to replay",
+			path, trace_stats(r)->lines);
+	trace_close(r);
+	return rc == 1 ? 0 : rc;
+}
+
+/* Open the spec's traces before anything is planned: a capture directory
+ * as `replay DIR` opens it (its model from its metadata; without an
+ * allocator axis its runs take its allocator), every trace file checked
+ * (check_trace). One that fails is named with its spec line, its runs are
+ * skipped and the exit status is its error's. 0, or an exit status. */
+static int open_traces(struct sweep_cmd *c)
+{
+	size_t nt = sweep_spec_ntraces(c->spec);
+	if (!(c->tr = calloc(nt + 1, sizeof(*c->tr)))) {
+		fprintf(stderr, "slabsim: out of memory\n");
+		return SLABSIM_EXIT_IO;
+	}
+	for (size_t t = 0; t < nt; t++) {
+		struct sweep_trace *tr = &c->tr[t];
+		struct run_model m;
+		struct err e;
+		int rc = 0;
+		err_clear(&e);
+		tr->file = sweep_spec_trace(c->spec, t);
+		if (capture_is_dir(tr->file)) {
+			run_model_default(&m);
+			if ((rc = capture_open(tr->file, &tr->cap, &e)) ||
+			    (rc = val_capture_model(tr->cap, &m, NULL, &e))) {
+				fprintf(stderr,
+					"slabsim: %s:%zu: expected a trace file or a capture "
+					"directory "
+					"(docs/capture-format.md), got %s (its runs are skipped)\n",
+					c->spec_path, sweep_spec_trace_line(c->spec, t), e.msg);
+			} else {
+				tr->file = tr->cap->trace;
+				if (!sweep_spec_has_axis(c->spec, SWEEP_AX_ALLOCATOR) &&
+				    (rc = sweep_spec_set_trace_allocator(c->spec, t, m.allocator,
+									 &e)))
+					return cli_fail(&e);
+			}
+		}
+		if (!rc && (rc = check_trace(tr->file, &e)))
+			fprintf(stderr,
+				"slabsim: %s:%zu: expected a readable trace, got %s (its runs are "
+				"skipped)\n",
+				c->spec_path, sweep_spec_trace_line(c->spec, t), e.msg);
+		if (rc) {
+			tr->bad = true;
+			if (!c->status)
+				c->status = err_exit_code(rc);
+		}
+	}
+	return 0;
+}
+
 /* Load the spec, expand it, open the database and the workloads. Their
  * hash, generator and duration are in the runs' configuration, so each is
  * loaded before planning; one that cannot be read fails only its runs, as
@@ -416,16 +536,23 @@ static int sweep_load(struct sweep_cmd *c)
 	struct err e;
 	int rc;
 	err_clear(&e);
-	if ((rc = sweep_spec_load(c->spec_path, &c->spec, &e)) ||
-	    (rc = sweep_expand(c->spec, &c->runs, &c->nruns, &e)))
+	if ((rc = sweep_spec_load(c->spec_path, &c->spec, &e)))
+		return cli_fail(&e);
+	if ((rc = open_traces(c)))
+		return rc;
+	if ((rc = sweep_expand(c->spec, &c->runs, &c->nruns, &e)))
 		return cli_fail(&e);
 	/* the sites file, read once here so that a bad one stops the sweep
 	 * before any run (each run reads it again) */
-	const char *sites_path = sweep_spec_align_sites(c->spec, NULL);
+	size_t sites_line;
+	const char *sites_path = sweep_spec_align_sites(c->spec, &sites_line);
 	if (sites_path) {
 		struct policy_sites *ps;
-		if ((rc = policy_sites_load(sites_path, &ps, &e)))
-			return cli_fail(&e);
+		if ((rc = policy_sites_load(sites_path, &ps, &e))) {
+			fprintf(stderr, "slabsim: %s:%zu: expected a readable sites file, got %s\n",
+				c->spec_path, sites_line, e.msg);
+			return err_exit_code(rc);
+		}
 		policy_sites_destroy(ps);
 	}
 	size_t nw = sweep_spec_nworkloads(c->spec);
@@ -447,8 +574,7 @@ static int sweep_load(struct sweep_cmd *c)
 		return SLABSIM_EXIT_IO;
 	}
 	for (size_t t = 0; t < c->ntr; t++)
-		run_trace_identify(sweep_spec_trace(c->spec, t), sweep_spec_trace_label(c->spec, t),
-				   &c->ids[t]);
+		run_trace_identify(c->tr[t].file, sweep_spec_trace_label(c->spec, t), &c->ids[t]);
 	for (size_t w = 0; w < nw; w++) {
 		const char *lb = sweep_spec_workload_label(c->spec, w);
 		(void)snprintf(c->ids[c->ntr + w].label, sizeof(c->ids[0].label), "%s",
@@ -499,9 +625,140 @@ static int sweep_load(struct sweep_cmd *c)
 	return 0;
 }
 
+/* The counts of trace t's whole text, which decide `auto` as the counts of
+ * replay's name pass do: from the array the sweep parses for its runs
+ * anyway (planning keeps one such array at a time). 0, or 1 when the trace
+ * cannot be read (named; its runs are skipped). */
+static int detect_trace(struct sweep_cmd *c, size_t t)
+{
+	struct sweep_trace *tr = &c->tr[t];
+	if (tr->detected || tr->bad)
+		return tr->bad;
+	if (!c->arr[t]) {
+		if (c->plan_held != SIZE_MAX) {
+			evarr_free(c->arr[c->plan_held]);
+			c->arr[c->plan_held] = NULL;
+		}
+		int rc = load_trace(tr->file, c->spec_path, sweep_spec_trace_line(c->spec, t),
+				    &c->arr[t], &c->t_parse, c->quiet);
+		if (rc) {
+			tr->bad = true;
+			if (!c->status)
+				c->status = err_exit_code(rc);
+			return 1;
+		}
+		c->plan_held = t;
+	}
+	tr->st = *evarr_stats(c->arr[t]);
+	tr->detected = true;
+	return 0;
+}
+
+/* Parse, for `auto`, the traces whose metadata does not settle it, last
+ * first: planning keeps the last array it parsed, which is then the first
+ * trace's to run, and its runs use it instead of parsing it again. */
+static void detect_traces(struct sweep_cmd *c)
+{
+	for (size_t t = c->ntr; t-- > 0;) {
+		const struct capture *cap = c->tr[t].cap;
+		bool has_k = cap && cap->has_uname,
+		     has_c = cap && (cap->possible || cap->online || cap->nproc);
+		for (size_t i = 0; i < c->nruns; i++) {
+			const struct sweep_run *r = &c->runs[i];
+			if (!r->workload && r->trace_idx == t &&
+			    sweep_in_shard(i, c->shard_i, c->shard_n) &&
+			    ((r->kernel_auto && !has_k) || (r->nr_cpus_auto && !has_c))) {
+				(void)detect_trace(c, t);
+				break;
+			}
+		}
+	}
+}
+
+/* The model of job j as `replay` builds it for the same options: the
+ * spec's axes as given options, a capture's metadata for what they leave
+ * (val_capture_model), then `auto` from the trace's own counts
+ * (run_detect). extra (n bytes): the config_json members a capture's start
+ * state and each auto value add; "kernel_from" and "nr_cpus_from" are
+ * absent from every key recorded before auto existed, so no such run is
+ * taken as done for an auto run. A workload's auto is replay --workload's
+ * model, the defaults, with its key unchanged. 0, or 1 when the input
+ * cannot be read. */
+static int plan_model(struct sweep_cmd *c, struct job *j, char *extra, size_t n)
+{
+	static const uint32_t given[SWEEP_AX_NR] = {
+		[SWEEP_AX_ALLOCATOR] = RUN_GIVEN_ALLOCATOR,
+		[SWEEP_AX_KERNEL] = RUN_GIVEN_KERNEL,
+		[SWEEP_AX_NR_CPUS] = RUN_GIVEN_NR_CPUS,
+		[SWEEP_AX_ALIGN] = RUN_GIVEN_ALIGN,
+		[SWEEP_AX_SLUB_DEBUG] = RUN_GIVEN_SLUB_DEBUG,
+		[SWEEP_AX_SLAB_DEBUG] = RUN_GIVEN_SLAB_DEBUG,
+		[SWEEP_AX_SLUB_MIN_ORDER] = RUN_GIVEN_MIN_ORDER,
+		[SWEEP_AX_SLUB_MAX_ORDER] = RUN_GIVEN_MAX_ORDER,
+		[SWEEP_AX_SLUB_MIN_OBJECTS] = RUN_GIVEN_MIN_OBJECTS,
+		[SWEEP_AX_CPU_PARTIAL] = RUN_GIVEN_NO_CPU_PARTIAL,
+		[SWEEP_AX_SLAB_MAX_ORDER] = RUN_GIVEN_SLAB_MAX_ORDER,
+	};
+	const struct sweep_run *r = &j->r;
+	struct run_model *m = &j->model;
+	run_model_default(m);
+	m->allocator = r->allocator;
+	m->cfg = r->cfg;
+	m->sites_path = r->align_sites;
+	for (int a = 0; a < SWEEP_AX_NR; a++)
+		if (r->given & 1u << a)
+			m->given |= given[a];
+	m->given |= r->align_sites ? RUN_GIVEN_ALIGN_SITES : 0;
+	if (!r->kernel_auto)
+		m->kernel_from = "the sweep spec";
+	if (!r->nr_cpus_auto)
+		m->nr_cpus_from = "the sweep spec";
+	extra[0] = '\0';
+	j->file = r->trace;
+	if (r->workload)
+		return c->wl_bad[r->trace_idx];
+	struct sweep_trace *tr = &c->tr[r->trace_idx];
+	struct err e;
+	err_clear(&e);
+	if (tr->bad)
+		return 1;
+	if (tr->cap) {
+		struct run_capture rc = {.cap = tr->cap, .start = true};
+		const char *x = run_capture_config_extra(&rc);
+		j->file = tr->file;
+		/* it succeeded for this capture in open_traces */
+		if (val_capture_model(tr->cap, m, NULL, &e))
+			return 1;
+		(void)snprintf(extra, n, "%s", x ? x : "");
+	}
+	if ((!m->kernel_from || !m->nr_cpus_from) && detect_trace(c, r->trace_idx))
+		return 1;
+	if (!m->kernel_from || !m->nr_cpus_from)
+		(void)run_detect(m, &tr->st);
+	/* a trace that says nothing: the default, as replay's "from the default" */
+	if (!m->kernel_from)
+		m->kernel_from = "the default";
+	if (!m->nr_cpus_from)
+		m->nr_cpus_from = "the default";
+	size_t w = strlen(extra);
+	if (r->kernel_auto)
+		w += (size_t)snprintf(extra + w, n - w, "%s\"kernel_from\":\"%s\"", w ? "," : "",
+				      m->kernel_from);
+	if (r->nr_cpus_auto && w < n)
+		(void)snprintf(extra + w, n - w, "%s\"nr_cpus_from\":\"%s\"", w ? "," : "",
+			       m->nr_cpus_from);
+	if ((r->kernel_auto || r->nr_cpus_auto) && !tr->said && !c->quiet)
+		fprintf(stderr, "sweep: %s: auto: kernel %s from %s; nr_cpus %u from %s\n",
+			r->trace, run_kernel_name(m), m->kernel_from, m->cfg.nr_cpus,
+			m->nr_cpus_from);
+	tr->said |= r->kernel_auto || r->nr_cpus_auto;
+	return 0;
+}
+
 /* Plan run i into the next job slot: its configuration JSON and hash (the
- * same as `replay` writes for the same model and trace path, run.h), its
- * shard, whether it is done already. 0, or an exit status. */
+ * same as `replay` writes for the same model and trace path, run.h, plus
+ * where `auto` values came from), its shard, whether it is done already.
+ * 0, or an exit status. */
 static int plan_one(struct sweep_cmd *c, size_t i)
 {
 	struct job *j = &c->jobs_v[c->njobs];
@@ -521,23 +778,28 @@ static int plan_one(struct sweep_cmd *c, size_t i)
 		c->nshard_other++;
 		return 0;
 	}
-	if (r->workload && c->wl_bad[r->trace_idx])
-		return 0;
-	char json[2048];
-	struct run_model cm = {
-		.allocator = r->allocator, .cfg = r->cfg, .sites_path = r->align_sites};
+	char json[2048], extra[600];
 	const struct run_workload *wl = r->workload ? &c->wls[r->trace_idx] : NULL;
 	free(j->json); /* a slot reused after a done run */
 	j->json = NULL;
 	j->r = *r;
+	if (plan_model(c, j, extra, sizeof(extra))) {
+		/* named when its input failed: listed so that a plan never
+		 * looks complete without it */
+		if (c->dry)
+			printf("%zu\terror\t%s\t(unreadable input)\t-\n", r->index, r->trace);
+		c->nbad++;
+		return 0;
+	}
 	j->seed = wl ? (r->seed_set ? r->seed : wl->seed) : 0;
-	(void)run_config_json(&cm, r->sample_every, wl, j->seed, NULL, json, sizeof(json));
+	(void)run_config_json(&j->model, r->sample_every, wl, j->seed, extra[0] ? extra : NULL,
+			      json, sizeof(json));
 	if (!(j->json = strdup(json))) {
 		fprintf(stderr, "slabsim: out of memory\n");
 		return SLABSIM_EXIT_IO;
 	}
-	rec_config_hash(j->json, j->r.trace, j->hash);
-	make_label(&j->r, j->seed, j->label, sizeof(j->label));
+	rec_config_hash(j->json, j->file, j->hash);
+	make_label(j, j->label, sizeof(j->label));
 	int has = merge_has_config(c->m, j->hash, &e);
 	if (has < 0)
 		return cli_fail(&e);
@@ -561,11 +823,12 @@ static int start_job(struct sweep_cmd *c)
 	char scratch[4200];
 	/* parse each trace once, when its first run starts (the workers of
 	 * the previous trace keep running meanwhile) */
+	int rc;
 	if (!j->r.workload && !c->arr[t] &&
-	    load_trace(j->r.trace, c->spec_path, sweep_spec_trace_line(c->spec, t), &c->arr[t],
-		       &c->t_parse, c->quiet)) {
+	    (rc = load_trace(c->tr[t].file, c->spec_path, sweep_spec_trace_line(c->spec, t),
+			     &c->arr[t], &c->t_parse, c->quiet))) {
 		if (!c->status)
-			c->status = SLABSIM_EXIT_IO;
+			c->status = err_exit_code(rc);
 		for (; c->next < c->njobs && !c->jobs_v[c->next].r.workload &&
 		       c->jobs_v[c->next].r.trace_idx == t;
 		     c->next++) {
@@ -594,6 +857,7 @@ static int start_job(struct sweep_cmd *c)
 		(void)sigaction(SIGINT, &c->old_int, NULL);
 		(void)sigaction(SIGTERM, &c->old_term, NULL);
 		_exit(run_one(j, j->r.workload ? NULL : c->arr[t],
+			      j->r.workload ? NULL : c->tr[t].cap,
 			      j->r.workload ? &c->wls[t] : NULL,
 			      j->r.workload ? &c->ids[c->ntr + t] : &c->ids[t], scratch));
 	}
@@ -741,6 +1005,10 @@ static void sweep_free(struct sweep_cmd *c)
 	free(c->wls);
 	free(c->wl_bad);
 	free(c->ids);
+	if (c->tr)
+		for (size_t t = 0; t < sweep_spec_ntraces(c->spec); t++)
+			capture_close(c->tr[t].cap);
+	free(c->tr);
 	free(c->left);
 	if (c->jobs_v)
 		for (size_t i = 0; i <= c->njobs && i < c->nruns; i++)
@@ -752,22 +1020,31 @@ static void sweep_free(struct sweep_cmd *c)
 
 int cmd_sweep(int argc, char **argv)
 {
-	struct sweep_cmd c = {0};
+	struct sweep_cmd c = {.plan_held = SIZE_MAX};
 	int rc = sweep_args(argc, argv, &c);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if ((rc = sweep_load(&c)))
 		goto out;
+	detect_traces(&c);
 	for (size_t i = 0; i < c.nruns; i++)
 		if ((rc = plan_one(&c, i)))
 			goto out;
 	if (c.dry)
 		goto out;
+	/* planning keeps the array it parsed last only for the first run */
+	if (c.plan_held != SIZE_MAX &&
+	    !(c.njobs && !c.jobs_v[0].r.workload && c.jobs_v[0].r.trace_idx == c.plan_held)) {
+		evarr_free(c.arr[c.plan_held]);
+		c.arr[c.plan_held] = NULL;
+	}
 	if (!c.quiet)
 		fprintf(stderr,
 			"sweep: %zu runs in %s; %zu in other shards, %zu already done, %zu to "
 			"run with %u workers\n",
 			c.nruns, c.spec_path, c.nshard_other, c.ndone, c.njobs, c.jobs);
+	if (!c.quiet && c.nbad)
+		fprintf(stderr, "sweep: %zu runs skipped: their input cannot be read\n", c.nbad);
 	if (c.njobs)
 		sweep_execute(&c);
 out:

@@ -149,6 +149,22 @@ bool run_detect(struct run_model *m, const struct trace_stats *st)
 	return changed;
 }
 
+int run_capture_setup(const struct run_capture *c, struct sim *s, struct err *e)
+{
+	int rc;
+	if (c->cap->has_lost)
+		sim_set_capture_lost(s, c->cap->lost_events);
+	rc = val_capture_caches(s, c->cap, e);
+	if (!rc && c->start)
+		rc = val_capture_start(s, c->cap, c->notes, e);
+	return rc;
+}
+
+const char *run_capture_config_extra(const struct run_capture *c)
+{
+	return c->cap && c->cap->has_start && c->start ? "\"start_state\":\"capture\"" : NULL;
+}
+
 /* ---- the source ---- */
 
 /* The name pass's source when it spills: every event it reads also goes

@@ -78,6 +78,20 @@ struct trace_stats;
  * allocations 5.4; the CPUs its header states, or 1 + the highest CPU of an
  * event. Sets the _from strings of what it set. true when m changed. */
 bool run_detect(struct run_model *m, const struct trace_stats *st);
+/* A capture directory as a run's input, as `replay DIR` and a sweep's
+ * `trace = DIR` take it (its model comes from val_capture_model): the
+ * setup hook that gives the model the capture's caches, lost events and
+ * recorded start state, and the config_json member saying so. */
+struct capture;
+struct run_capture {
+	const struct capture *cap;
+	bool start;  /* from the capture's recorded start state (not --empty-start) */
+	FILE *notes; /* what the start state holds, or NULL */
+};
+int run_capture_setup(const struct run_capture *c, struct sim *s, struct err *e);
+/* "\"start_state\":\"capture\"" when the run starts from a recorded start
+ * state (the same trace from it or empty: two configurations), else NULL. */
+const char *run_capture_config_extra(const struct run_capture *c);
 /* Load m->sites_path into *owned and point m->cfg.sites at it, when a path
  * is given and cfg.sites is not set (else *owned = NULL). The caller
  * destroys *owned (policy_sites_destroy) after every engine made with m.

@@ -77,7 +77,7 @@ const struct policy_ops *val_capture_allocator(const struct capture *c, char *wh
 			capture_slabinfo_free(&si);
 		}
 	}
-	if (c->has_attrs) {
+	if (c->has_attrs || c->attrs_missing[0]) {
 		t = POLICY_TRUTH_SYSFS;
 		what = "the capture has slab-attrs.tsv (/sys/kernel/slab)";
 	} else if (slabinfo && tunables) {
@@ -119,7 +119,16 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 		if (notes)
 			fprintf(notes, "capture: kernel %s -> profile %s\n", c->release,
 				run_kernel_name(m));
+	} else if (!c->has_uname && !(given & RUN_GIVEN_KERNEL) && notes) {
+		fprintf(notes, "capture: no uname.txt: the kernel profile comes from the trace's "
+			       "event format, as for a bare trace file\n");
 	}
+	if (c->attrs_missing[0] && notes)
+		fprintf(notes,
+			"slabsim: warning: %s/slab-attrs.tsv: expected the columns that lay out "
+			"a cache, missing %s: its layout is not compared and its caches are laid "
+			"out from slabinfo\n",
+			c->dir, c->attrs_missing);
 	uint32_t cpus = c->possible ? c->possible : c->online ? c->online : c->nproc;
 	if (cpus && !(given & RUN_GIVEN_NR_CPUS)) {
 		m->cfg.nr_cpus = cpus;
@@ -135,7 +144,11 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 	 * without them lists only some caches (a hand-made one) and says
 	 * nothing */
 	const struct capture_slabinfo *si = c->has_end ? &c->end : c->has_start ? &c->start : NULL;
-	if (si && si->n && m->cfg.kernel == POLICY_KERNEL_6_1) {
+	/* without uname.txt the trace decides the profile later: the fact
+	 * is the slabinfo's either way (a 5.4 profile has no kmalloc-cg-N) */
+	bool may_61 = m->cfg.kernel == POLICY_KERNEL_6_1 ||
+		      (!c->has_uname && !(given & RUN_GIVEN_KERNEL));
+	if (si && si->n && may_61) {
 		bool cg = false, rcl = false;
 		for (uint32_t i = 0; i < si->n; i++) {
 			cg |= strncmp(si->rows[i].name, "kmalloc-cg-", 11) == 0;
@@ -502,6 +515,7 @@ struct vctx {
 	uint32_t snap_markers_missing; /* SNAP markers with no snapshot file */
 	uint32_t snap_markers_dup;
 	struct snap_read read; /* the model when the next snapshot was read */
+	uint32_t start_est;    /* START_EST_* bits: start columns estimated */
 };
 
 static bool have_snapshot(const struct capture *c, bool meminfo, const char *id)
@@ -561,12 +575,13 @@ static int on_snap_meminfo(struct vctx *v, struct sim *s, struct snap_res *r, st
 static int define_cache(struct sim *s, const struct capture *c,
 			const struct capture_slabinfo_row *row, uint64_t traced_req, struct err *e);
 
-static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struct err *e)
+/* A new snapshot result for SNAP marker id, appended to v. OUT: *out,
+ * NULL when the marker is not compared: no snapshot file of that id (its
+ * count kept), or its id seen before. */
+static int snap_new(struct vctx *v, const char *id, uint64_t t_ns, struct snap_res **out,
+		    struct err *e)
 {
-	struct vctx *v = ctx;
-	const char *id = capture_snap_id(ev->text);
-	if (!id)
-		return 0;
+	*out = NULL;
 	if (!have_snapshot(v->c, v->meminfo, id)) {
 		v->snap_markers_missing++;
 		return 0;
@@ -591,10 +606,17 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	memcpy(r->id, id, il);
 	v->nsnaps++;
-	r->t_ns = ev->t_ns;
-	if (v->meminfo)
-		return on_snap_meminfo(v, s, r, e);
-	int rc = capture_read_snapshot(v->c, id, &r->si, e);
+	r->t_ns = t_ns;
+	*out = r;
+	return 0;
+}
+
+/* snapshots/ID.slabinfo of r against the model now: per cache and in
+ * total; the model as it was at the snapshot's /proc/slabinfo read
+ * (snap_read) where the trace shows it, unless this is the anchor. */
+static int snap_slabinfo(struct vctx *v, struct sim *s, struct snap_res *r, struct err *e)
+{
+	int rc = capture_read_snapshot(v->c, r->id, &r->si, e);
 	if (rc)
 		return rc;
 	r->real_pages = capture_slabinfo_pages(&r->si);
@@ -631,30 +653,31 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 					id2 < v->read.n ? v->read.cache_pages[id2] : 0;
 		}
 	}
-	if (!v->anchor || v->nsnaps != 1)
-		return 0;
-	/* No start snapshot (a boot capture): the first snapshot is the start
-	 * state. What the kernel held beyond the model there (objects made
-	 * before tracing began) is added as live objects in slabs; later frees
-	 * of pointers the trace never allocated take from them. */
-	r->anchor = true;
-	struct deficit {
-		uint32_t id;
-		uint64_t slabs, objs;
-		int64_t osz, size; /* geometry of the recorded cache, -1 unknown */
-	} *d = calloc(r->si.n ? r->si.n : 1, sizeof(*d));
-	if (!d)
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	int rc2 = 0;
+	return 0;
+}
+
+/* What a cache of the anchor snapshot holds beyond the model (anchor_top_up). */
+struct deficit {
+	uint32_t id;
+	uint64_t slabs, objs;
+	int64_t osz, size; /* geometry of the recorded cache, -1 unknown */
+};
+
+/* The deficit of each row of the anchor snapshot r (d[i] for row i),
+ * defining the caches the model lacks. */
+static int anchor_deficits(struct vctx *v, struct sim *s, const struct snap_res *r,
+			   struct deficit *d, struct err *e)
+{
 	for (uint32_t i = 0; i < r->si.n; i++) {
 		const struct capture_slabinfo_row *row = &r->si.rows[i];
 		uint32_t id2;
+		int rc;
 		d[i].osz = d[i].size = -1;
 		if (!row->num_slabs)
 			continue;
 		if (!sim_find_cache(s, row->name, &id2)) {
-			if ((rc2 = define_cache(s, v->c, row, 0, e)))
-				break;
+			if ((rc = define_cache(s, v->c, row, 0, e)))
+				return rc;
 			if (!sim_find_cache(s, row->name, &id2))
 				continue;
 		}
@@ -676,11 +699,16 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 			d[i].size = ar->v[CAPTURE_A_SLAB_SIZE];
 		}
 	}
-	/* Model caches the snapshot does not name (allocations whose cache the
-	 * trace never named) hold part of what named caches of their geometry
-	 * lack: count their slabs against those deficits first. */
-	n = sim_nr_caches(s);
-	for (uint32_t id2 = 0; !rc2 && id2 < n; id2++) {
+	return 0;
+}
+
+/* Model caches the snapshot does not name (allocations whose cache the
+ * trace never named) hold part of what named caches of their geometry
+ * lack: count their slabs against those deficits first. */
+static void deficits_less_unnamed(struct sim *s, const struct snap_res *r, struct deficit *d)
+{
+	uint32_t n = sim_nr_caches(s);
+	for (uint32_t id2 = 0; id2 < n; id2++) {
 		struct sim_cache_state cs;
 		sim_cache_state(s, id2, &cs);
 		if (!cs.root || !cs.slabs || capture_slabinfo_find(&r->si, cs.name))
@@ -697,7 +725,22 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 			objs_left -= otake;
 		}
 	}
-	for (uint32_t i = 0; !rc2 && i < r->si.n; i++) {
+}
+
+/* No start snapshot (a boot capture): the first snapshot r is the start
+ * state. What the kernel held beyond the model there (objects made before
+ * tracing began) is added as live objects in slabs; later frees of
+ * pointers the trace never allocated take from them. */
+static int anchor_top_up(struct vctx *v, struct sim *s, struct snap_res *r, struct err *e)
+{
+	r->anchor = true;
+	struct deficit *d = calloc(r->si.n ? r->si.n : 1, sizeof(*d));
+	if (!d)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	int rc = anchor_deficits(v, s, r, d, e);
+	if (!rc)
+		deficits_less_unnamed(s, r, d);
+	for (uint32_t i = 0; !rc && i < r->si.n; i++) {
 		if (!d[i].slabs)
 			continue;
 		struct sim_cache_state cs;
@@ -707,14 +750,15 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 			objs = d[i].slabs * cs.objs_per_slab;
 		struct policy_start st = {.active_objs = objs, .nr_slabs = d[i].slabs};
 		uint64_t nlive;
-		if ((rc2 = sim_prepopulate(s, d[i].id, &st, &nlive, e)))
+		if ((rc = sim_prepopulate(s, d[i].id, &st, &nlive, e)))
 			break;
 		v->anchor_pages += d[i].slabs * cs.pages_per_slab;
 		v->anchor_objs += objs;
 	}
 	free(d);
-	if (rc2)
-		return rc2;
+	if (rc)
+		return rc;
+	struct sim_totals t;
 	sim_totals(s, &t);
 	r->pred_pages = t.slab_pages;
 	for (uint32_t i = 0; i < r->ncaches; i++) {
@@ -726,6 +770,26 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 		}
 	}
 	return 0;
+}
+
+/* sim_marker_fn: a SNAP marker compares the model with its snapshot. */
+static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	struct vctx *v = ctx;
+	const char *id = capture_snap_id(ev->text);
+	struct snap_res *r;
+	int rc;
+	if (!id)
+		return 0;
+	if ((rc = snap_new(v, id, ev->t_ns, &r, e)) || !r)
+		return rc;
+	if (v->meminfo)
+		return on_snap_meminfo(v, s, r, e);
+	if ((rc = snap_slabinfo(v, s, r, e)))
+		return rc;
+	if (!v->anchor || v->nsnaps != 1)
+		return 0;
+	return anchor_top_up(v, s, r, e);
 }
 
 /* sim_watch_fn: the reads of /proc files that snap_read describes. */
@@ -1089,6 +1153,7 @@ struct start_counts {
 	uint64_t slabs, objs, cpu_slabs, cpu_partial, node_partial, full, cpu_free;
 	uint64_t cpu_seen; /* CPU-held slabs whose free slots the trace showed */
 	uint32_t caches;
+	uint32_t est; /* START_EST_* bits: columns estimated */
 };
 
 /* ---- what the trace's raw addresses show of the CPU-held start slabs ----
@@ -1288,12 +1353,113 @@ static int start_slabs(struct sim *s, uint32_t id, enum policy_start_where w, ui
 	return 0;
 }
 
-/* Start the root of cache id (nslabs slabs of the model's geometry) from
- * attribute row ar. false (nothing done) when the row cannot say: its
- * geometry differs from the model's, or a count is missing. */
-static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
-			    const struct capture_attrs_row *ar, const struct start_walks *sw,
-			    struct start_counts *sc, bool *done, struct err *e)
+/* Columns of slab-attrs-start.tsv an older script or a hand-made sysfs
+ * walk may lack, and what stood in for them (start_counts.est): */
+enum {
+	/* objects_partial: the node-partial free slots are total_objects -
+	 * objects of the same row (6.1 show_slab_objects: objects =
+	 * total_objects - count_partial(count_free)) */
+	START_EST_NODE_FREE_ATTRS = 1u << 0,
+	/* ... or num_objs - active_objs of slabinfo-start.txt (get_slabinfo:
+	 * active_objs = nr_objs - count_partial(count_free)) */
+	START_EST_NODE_FREE_SLABINFO = 1u << 1,
+	/* slabs_cpu_partial: cpu_slabs split into a CPU slab on as many CPUs
+	 * as it covers and per-CPU partial slabs spread evenly over them */
+	START_EST_CPU_PARTIAL = 1u << 2,
+};
+
+/* The start of one root cache as its attributes give it, each missing
+ * column estimated (start_plan_of). */
+struct start_plan {
+	uint32_t o;	      /* objs_per_slab */
+	uint64_t ncs;	      /* CPU slabs */
+	bool *has;	      /* [cpu]: holds one of them */
+	uint64_t *pc;	      /* [cpu]: slabs on its partial stack */
+	uint64_t np, np_free; /* node partial slabs, their free slots */
+};
+
+static void start_plan_fini(struct start_plan *sp)
+{
+	free(sp->has);
+	free(sp->pc);
+}
+
+/* The free slots on the node partial slabs of row ar (slabinfo row row):
+ * objects_partial where the capture has it, else what the kernel's other
+ * counts imply (START_EST_NODE_FREE_*, into *est). */
+static uint64_t node_free_slots(const struct capture_attrs_row *ar,
+				const struct capture_slabinfo_row *row, uint32_t o, uint32_t *est)
+{
+	const int64_t *v = ar->v;
+	uint64_t np = (uint64_t)v[CAPTURE_A_PARTIAL];
+	if (v[CAPTURE_A_OBJECTS_PARTIAL] >= 0)
+		return np * o > (uint64_t)v[CAPTURE_A_OBJECTS_PARTIAL]
+			       ? np * o - (uint64_t)v[CAPTURE_A_OBJECTS_PARTIAL]
+			       : 0;
+	/* the same directory's counts, read with partial, before slabinfo's */
+	if (v[CAPTURE_A_TOTAL_OBJECTS] >= 0 && v[CAPTURE_A_OBJECTS] >= 0) {
+		*est |= START_EST_NODE_FREE_ATTRS;
+		return v[CAPTURE_A_TOTAL_OBJECTS] > v[CAPTURE_A_OBJECTS]
+			       ? (uint64_t)(v[CAPTURE_A_TOTAL_OBJECTS] - v[CAPTURE_A_OBJECTS])
+			       : 0;
+	}
+	*est |= START_EST_NODE_FREE_SLABINFO;
+	return row->num_objs > row->active_objs ? row->num_objs - row->active_objs : 0;
+}
+
+/* Which CPUs hold the ncs CPU slabs: those whose first allocation in the
+ * trace found free slots in a start slab, then the lowest. */
+static void pick_cpu_slabs(const struct start_walks *sw, uint32_t root, uint32_t ncpu,
+			   struct start_plan *sp)
+{
+	uint64_t given = 0;
+	for (uint32_t c = 0; c < ncpu && given < sp->ncs; c++)
+		if (walk_free(sw, root, c, 0, sp->o) > 0 && !sp->has[c]) {
+			sp->has[c] = true;
+			given++;
+		}
+	for (uint32_t c = 0; c < ncpu && given < sp->ncs; c++)
+		if (!sp->has[c]) {
+			sp->has[c] = true;
+			given++;
+		}
+}
+
+/* cpu_slabs counts, per CPU with a CPU slab (c->slab), that slab and the
+ * slabs on its partial stack (6.1 show_slab_objects, SO_CPU: a CPU without
+ * c->slab is skipped whole). Without slabs_cpu_partial the split is
+ * estimated: a CPU slab on min(cpu_slabs, CPUs) CPUs, as a cache every CPU
+ * allocates from has, and the rest on those CPUs' partial stacks, evenly
+ * (lowest CPUs first), at most cpu_partial_slabs each (slub_set_cpu_partial:
+ * DIV_ROUND_UP(cpu_partial * 2, objs_per_slab); put_cpu_partial drains a
+ * full stack); what exceeds that is counted full. */
+static void estimate_cpu_partial(const struct policy *p, const struct policy_cache_info *ci,
+				 const struct capture_attrs_row *ar, uint64_t cpu_slabs,
+				 struct start_plan *sp)
+{
+	uint32_t ncpu = p->cfg.nr_cpus;
+	uint64_t rest = cpu_slabs - sp->ncs, limit = UINT64_MAX;
+	if (p->cfg.kernel == POLICY_KERNEL_6_1) {
+		int64_t cp = ar->v[CAPTURE_A_CPU_PARTIAL];
+		limit = cp >= 0 ? ((uint64_t)cp * 2 + sp->o - 1) / sp->o : ci->g.cpu_partial_slabs;
+	}
+	for (bool more = true; rest && more;) {
+		more = false;
+		for (uint32_t c = 0; c < ncpu && rest; c++)
+			if (sp->has[c] && sp->pc[c] < limit) {
+				sp->pc[c]++;
+				rest--;
+				more = true;
+			}
+	}
+}
+
+/* The plan of root cache id from attribute row ar (slabinfo row row).
+ * false when the row cannot say: its geometry differs from the model's, or
+ * partial or cpu_slabs is missing. */
+static int start_plan_of(struct sim *s, uint32_t id, const struct capture_attrs_row *ar,
+			 const struct capture_slabinfo_row *row, const struct start_walks *sw,
+			 struct start_plan *sp, uint32_t *est, bool *ok, struct err *e)
 {
 	struct sim_cache_state cs;
 	sim_cache_state(s, id, &cs);
@@ -1302,56 +1468,63 @@ static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
 	p->ops->cache_info(p, id, &ci);
 	const int64_t *v = ar->v;
 	uint32_t o = cs.objs_per_slab, ncpu = p->cfg.nr_cpus;
-	*done = false;
+	*ok = false;
 	if (v[CAPTURE_A_OBJS_PER_SLAB] != (int64_t)o || v[CAPTURE_A_PARTIAL] < 0 ||
-	    v[CAPTURE_A_OBJECTS_PARTIAL] < 0 || v[CAPTURE_A_CPU_SLABS] < 0 || !o ||
-	    (uint64_t)(1u << ci.g.order) != cs.pages_per_slab)
+	    v[CAPTURE_A_CPU_SLABS] < 0 || !o || (uint64_t)(1u << ci.g.order) != cs.pages_per_slab)
 		return 0;
-	bool debug = (ci.g.flags & POLICY_F_DEBUG_MASK) != 0;
-	uint64_t left = nslabs;
-	/* per-CPU partial slabs, by CPU (a CPU the model does not have folds) */
-	uint64_t *pc = calloc(ncpu, sizeof(*pc)), npc = 0;
-	if (!pc)
+	memset(sp, 0, sizeof(*sp));
+	sp->o = o;
+	sp->pc = calloc(ncpu, sizeof(*sp->pc));
+	sp->has = calloc(ncpu, sizeof(*sp->has));
+	if (!sp->pc || !sp->has) {
+		start_plan_fini(sp);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	for (uint32_t c = 0; !debug && p->cfg.cpu_partial && c < ar->ncpu_partial; c++) {
-		pc[c % ncpu] += ar->cpu_partial_slabs[c];
+	}
+	bool debug = (ci.g.flags & POLICY_F_DEBUG_MASK) != 0;
+	bool pcp = !debug && p->cfg.cpu_partial;
+	bool known = ar->cpu_partial_total >= 0;
+	uint64_t cpu_slabs = (uint64_t)v[CAPTURE_A_CPU_SLABS], npc = 0;
+	/* per-CPU partial slabs, by CPU (a CPU the model does not have folds) */
+	for (uint32_t c = 0; pcp && known && c < ar->ncpu_partial; c++) {
+		sp->pc[c % ncpu] += ar->cpu_partial_slabs[c];
 		npc += ar->cpu_partial_slabs[c];
 	}
-	uint64_t ncs =
-		(uint64_t)v[CAPTURE_A_CPU_SLABS] > npc ? (uint64_t)v[CAPTURE_A_CPU_SLABS] - npc : 0;
-	if (debug)
-		ncs = 0;
-	if (ncs > ncpu)
-		ncs = ncpu;
-	uint64_t np = (uint64_t)v[CAPTURE_A_PARTIAL];
-	uint64_t np_free = np * o > (uint64_t)v[CAPTURE_A_OBJECTS_PARTIAL]
-				   ? np * o - (uint64_t)v[CAPTURE_A_OBJECTS_PARTIAL]
-				   : 0;
-	uint32_t half = o / 2, half1 = o / 2 ? o / 2 : 1;
-	int rc = 0;
-	/* CPU slabs, then per-CPU partial stacks, then the node list, then
-	 * full slabs: the kernel's counts, cut to the slabs slabinfo has */
-	uint32_t root = (uint32_t)ci.alias_of;
-	/* which CPUs hold the ncs CPU slabs: those whose first allocation in
-	 * the trace found free slots in a start slab, then the lowest */
-	bool *has = calloc(ncpu, sizeof(*has));
-	if (!has) {
-		free(pc);
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	sp->ncs = debug ? 0 : cpu_slabs > npc ? cpu_slabs - npc : 0;
+	if (sp->ncs > ncpu)
+		sp->ncs = ncpu;
+	pick_cpu_slabs(sw, (uint32_t)ci.alias_of, ncpu, sp);
+	if (pcp && !known) {
+		*est |= START_EST_CPU_PARTIAL;
+		estimate_cpu_partial(p, &ci, ar, cpu_slabs, sp);
 	}
-	uint64_t given = 0;
-	for (uint32_t c = 0; c < ncpu && given < ncs; c++)
-		if (walk_free(sw, root, c, 0, o) > 0 && !has[c]) {
-			has[c] = true;
-			given++;
-		}
-	for (uint32_t c = 0; c < ncpu && given < ncs; c++)
-		if (!has[c]) {
-			has[c] = true;
-			given++;
-		}
+	sp->np = (uint64_t)v[CAPTURE_A_PARTIAL];
+	sp->np_free = node_free_slots(ar, row, o, est);
+	*ok = true;
+	return 0;
+}
+
+/* Start the root of cache id (nslabs slabs of the model's geometry) from
+ * attribute row ar: CPU slabs, then per-CPU partial stacks, then the node
+ * list, then full slabs: the kernel's counts, cut to the slabs slabinfo
+ * has. *done false (nothing done) when the row cannot say (start_plan_of). */
+static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
+			    const struct capture_attrs_row *ar,
+			    const struct capture_slabinfo_row *row, const struct start_walks *sw,
+			    struct start_counts *sc, bool *done, struct err *e)
+{
+	struct start_plan sp;
+	const struct policy *p = sim_policy(s);
+	uint32_t ncpu = p->cfg.nr_cpus, est = 0;
+	int rc = start_plan_of(s, id, ar, row, sw, &sp, &est, done, e);
+	if (rc || !*done)
+		return rc;
+	struct policy_cache_info ci;
+	p->ops->cache_info(p, id, &ci);
+	uint32_t o = sp.o, half = o / 2, half1 = o / 2 ? o / 2 : 1;
+	uint32_t root = (uint32_t)ci.alias_of;
+	uint64_t left = nslabs;
 	for (uint32_t c = 0; !rc && c < ncpu && left; c++) {
-		if (!has[c])
+		if (!sp.has[c])
 			continue;
 		int64_t f = walk_free(sw, root, c, 0, o);
 		uint32_t fr = f >= 0 ? (uint32_t)f : half;
@@ -1362,9 +1535,9 @@ static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
 		sc->cpu_seen += f >= 0;
 	}
 	for (uint32_t c = 0; !rc && c < ncpu && left; c++) {
-		uint64_t n = pc[c] < left ? pc[c] : left;
+		uint64_t n = sp.pc[c] < left ? sp.pc[c] : left;
 		for (uint64_t j = 0; !rc && j < n; j++) {
-			int64_t f = walk_free(sw, root, c, (uint32_t)(j + has[c]), o);
+			int64_t f = walk_free(sw, root, c, (uint32_t)(j + sp.has[c]), o);
 			uint32_t fr = f > 0 ? (uint32_t)f : half1;
 			rc = start_slabs(s, id, POLICY_START_CPU_PARTIAL, c, o - fr, 1, sc, e);
 			sc->cpu_free += fr;
@@ -1373,10 +1546,9 @@ static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
 		left -= n;
 		sc->cpu_partial += n;
 	}
-	if (np > left)
-		np = left;
+	uint64_t np = sp.np > left ? left : sp.np;
 	for (uint64_t i = 0; !rc && i < np; i++) {
-		uint64_t f = np_free / np + (i < np_free % np);
+		uint64_t f = sp.np_free / np + (i < sp.np_free % np);
 		if (f > o)
 			f = o;
 		bool full = f == 0;
@@ -1390,15 +1562,58 @@ static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
 		rc = start_slabs(s, id, POLICY_START_FULL, 0, o, left, sc, e);
 	sc->full += left;
 	sc->caches++;
-	free(pc);
-	free(has);
+	sc->est |= est;
+	start_plan_fini(&sp);
 	*done = !rc;
 	return rc;
 }
 
+/* What stood in for the missing start columns of est (START_EST_*), for
+ * the notes and the report: "" when nothing was estimated. */
+static void start_est_str(uint32_t est, char *buf, size_t n)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	const char *what[3] = {
+		est & START_EST_NODE_FREE_ATTRS
+			? "objects_partial as partial * objs_per_slab - (total_objects - objects), "
+			  "the node-partial free slots of 6.1's objects count"
+			: NULL,
+		est & START_EST_NODE_FREE_SLABINFO
+			? "objects_partial as partial * objs_per_slab - (num_objs - active_objs) "
+			  "of slabinfo-start.txt, the node-partial free slots of SLUB's slabinfo"
+			: NULL,
+		est & START_EST_CPU_PARTIAL
+			? "slabs_cpu_partial from cpu_slabs: a CPU slab on min(cpu_slabs, CPUs) "
+			  "CPUs, the rest on their partial stacks evenly, at most "
+			  "cpu_partial_slabs each"
+			: NULL,
+	};
+	for (int i = 0; i < 3; i++) {
+		if (!what[i])
+			continue;
+		int w = snprintf(buf + at, n - at, "%s%s", at ? "; " : "", what[i]);
+		if (w < 0 || (size_t)w >= n - at)
+			return;
+		at += (size_t)w;
+	}
+}
+
+static int capture_start(struct sim *s, const struct capture *c, FILE *notes, uint32_t *est,
+			 struct err *e);
+
 int val_capture_start(struct sim *s, const struct capture *c, FILE *notes, struct err *e)
 {
+	uint32_t est;
+	return capture_start(s, c, notes, &est, e);
+}
+
+/* val_capture_start; OUT: *est, the START_EST_* bits of what was estimated. */
+static int capture_start(struct sim *s, const struct capture *c, FILE *notes, uint32_t *est,
+			 struct err *e)
+{
 	int rc;
+	*est = 0;
 	if (!c->has_start)
 		return 0;
 	uint64_t objs = 0, slabs = 0, live = 0;
@@ -1432,7 +1647,7 @@ int val_capture_start(struct sim *s, const struct capture *c, FILE *notes, struc
 		const struct capture_attrs_row *ar =
 			by_slab && cs.root ? attrs_root(&c->attrs_start, row->name) : NULL;
 		bool done = false;
-		if (ar && (rc = start_from_attrs(s, id, nslabs, ar, sw, &sc, &done, e))) {
+		if (ar && (rc = start_from_attrs(s, id, nslabs, ar, row, sw, &sc, &done, e))) {
 			walks_fini(&walks);
 			return rc;
 		}
@@ -1486,13 +1701,27 @@ int val_capture_start(struct sim *s, const struct capture *c, FILE *notes, struc
 			"others\n",
 			sc.caches, sc.objs, sc.slabs, sc.cpu_slabs, sc.cpu_partial, sc.node_partial,
 			sc.full, sc.cpu_free, sc.cpu_seen, sc.cpu_slabs + sc.cpu_partial);
+	*est = sc.est;
+	if (notes && sc.est) {
+		char why[512];
+		start_est_str(sc.est, why, sizeof(why));
+		fprintf(notes, "capture: slab-attrs-start.tsv lacks columns, estimated: %s\n", why);
+	}
+	if (notes && by_slab &&
+	    (!c->attrs_start.has_col[CAPTURE_A_PARTIAL] ||
+	     !c->attrs_start.has_col[CAPTURE_A_CPU_SLABS] ||
+	     !c->attrs_start.has_col[CAPTURE_A_OBJS_PER_SLAB]))
+		fprintf(notes,
+			"capture: slab-attrs-start.tsv has no objs_per_slab, partial or cpu_slabs "
+			"column: its caches start from slabinfo-start.txt's counts alone\n");
 	return 0;
 }
 
-static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, struct err *e)
+static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, uint32_t *est,
+			struct err *e)
 {
 	int rc = val_capture_caches(s, c, e);
-	return rc ? rc : val_capture_start(s, c, notes, e);
+	return rc ? rc : capture_start(s, c, notes, est, e);
 }
 
 static void layout_check(const struct capture *c, const struct sim *s, struct layout_res **out,
@@ -1621,7 +1850,7 @@ static int vpass_setup(void *ctx, struct sim *s, struct err *e)
 	struct vpass *p = ctx;
 	if (p->c->has_lost)
 		sim_set_capture_lost(s, p->c->lost_events);
-	return setup_caches(s, p->c, p->notes ? p->o->notes : NULL, e);
+	return setup_caches(s, p->c, p->notes ? p->o->notes : NULL, &p->v->start_est, e);
 }
 
 static int val_finish(void *ctx, struct run *r, struct rec *rec, struct err *e);
@@ -1699,7 +1928,10 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 	if (!meminfo && !c->has_end && !c->nsnapshots && !c->has_attrs)
 		return err_at(e, SLABSIM_ENODATA, c->dir, 0,
 			      "nothing to compare: the capture has no slabinfo.txt (end state), no "
-			      "snapshots/*.slabinfo (over time) and no slab-attrs.tsv (layout)");
+			      "snapshots/*.slabinfo (over time) and %s (layout)",
+			      c->attrs_missing[0] ? "a slab-attrs.tsv without the columns that lay "
+						    "out a cache"
+						  : "no slab-attrs.tsv");
 	v.meminfo = v0.meminfo = meminfo;
 	bool start = meminfo ? c->has_meminfo_start && c->meminfo_start.slab_kb >= 0 : c->has_start;
 	if (meminfo && start) {
@@ -1840,6 +2072,10 @@ struct vres {
 	uint32_t files_unmatched, scored;
 	double mae, mae0, swing, ratio0; /* snapshot errors (ratio0 < 0: undefined) */
 	uint64_t named[SIM_NAMED_NR];	 /* unnamed allocations by naming rule */
+	struct run_model model;		 /* the run's: the trace may decide the profile */
+	char kernel[200];		 /* the release, or where the profile came from */
+	const char *kernel_from;	 /* without uname.txt: what decided the profile */
+	char layout_why[400];		 /* layout_none when made up here */
 };
 
 static const char *const named_keys[SIM_NAMED_NR] = {
@@ -1932,18 +2168,14 @@ static void print_names_json(FILE *out, const struct vres *res)
 	fprintf(out, "},\n");
 }
 
-/* Compare the model after the run with the capture: layout, end state,
- * snapshots. OUT: *r (its arrays freed by the caller, also on error). */
-static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct err *e)
+/* The layout part of val_compare: each cache as the capture's kernel
+ * shows it (slab-attrs.tsv, or SLAB's slabinfo) against the model's. */
+static void compare_layout(const struct vpass *p, struct sim *s, struct vres *res)
 {
-	const struct val_opts *o = p->o;
-	struct capture *c = p->c;
-	const struct vctx *v = p->v, *v0 = p->v0;
-	sim_named_counts(s, res->named);
+	const struct capture *c = p->c;
+	enum policy_truth truth = policy_find(p->o->model.allocator)->truth;
 	struct layout_res *lay = NULL;
-	struct end_row *rows = NULL;
-	uint32_t nlay = 0, nrows = 0;
-	enum policy_truth truth = policy_find(o->model.allocator)->truth;
+	uint32_t nlay = 0;
 	res->lfield = lfield;
 	if (truth == POLICY_TRUTH_SLABINFO) {
 		res->lfield = lfield_slabinfo;
@@ -1958,24 +2190,27 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 	} else if (c->has_attrs) {
 		layout_check(c, s, &lay, &nlay);
 		res->layout_from = "slab-attrs.tsv";
+	} else if (c->attrs_missing[0]) {
+		(void)snprintf(res->layout_why, sizeof(res->layout_why),
+			       "slab-attrs.tsv lacks columns that lay out a cache: %s",
+			       c->attrs_missing);
+		res->layout_none = res->layout_why;
 	} else {
 		res->layout_none = "no slab-attrs.tsv in the capture";
 	}
 	res->lay = lay;
 	res->nlay = nlay;
-	for (uint32_t i = 0; i < v->nsnaps; i++) {
-		v->snaps[i].pred_unanchored = v->snaps[i].pred_pages;
-		for (uint32_t j = 0; v->anchor && j < v0->nsnaps; j++)
-			if (strcmp(v0->snaps[j].id, v->snaps[i].id) == 0)
-				v->snaps[i].pred_unanchored = v0->snaps[j].pred_pages;
-	}
+}
 
-	/* ---- end state ---- */
-	uint32_t n = sim_nr_caches(s);
-	rows = res->rows = calloc((size_t)c->end.n + n + 1, sizeof(*rows));
-	if (!rows) {
+/* The end-state rows: every cache of slabinfo.txt, then the model's root
+ * caches it does not list that hold pages or saw events; sorted by size
+ * (cmp_end). */
+static int end_rows(const struct capture *c, struct sim *s, struct vres *res, struct err *e)
+{
+	uint32_t n = sim_nr_caches(s), nrows = 0;
+	struct end_row *rows = res->rows = calloc((size_t)c->end.n + n + 1, sizeof(*rows));
+	if (!rows)
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	}
 	for (uint32_t i = 0; i < c->end.n; i++) {
 		const struct capture_slabinfo_row *r = &c->end.rows[i];
 		struct end_row *er = &rows[nrows++];
@@ -2005,6 +2240,16 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 		er->m = cs;
 	}
 	qsort(rows, nrows, sizeof(*rows), cmp_end);
+	res->nrows = nrows;
+	return 0;
+}
+
+/* The end state's totals over res->rows and the layout's counts, into
+ * res->sum; under SLOB (v->meminfo) meminfo.txt's Slab: against the
+ * model's total instead of the rows. */
+static void end_summary(const struct vpass *p, struct sim *s, struct vres *res)
+{
+	const struct capture *c = p->c;
 	struct vrec_summary sum = {
 		.capture_dir = c->dir,
 		.kernel_release = c->has_uname ? c->release : NULL,
@@ -2012,8 +2257,8 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 		.pages_mae_over_swing = -1,
 	};
 	uint64_t abs_err = 0, real_slabs = 0, pred_slabs = 0;
-	for (uint32_t i = 0; i < nrows; i++) {
-		const struct end_row *er = &rows[i];
+	for (uint32_t i = 0; i < res->nrows; i++) {
+		const struct end_row *er = &res->rows[i];
 		if (er->in_real)
 			sum.caches_compared++;
 		sum.real_pages += er->real_pages;
@@ -2030,21 +2275,21 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 	}
 	sum.weighted_page_error = sum.real_pages ? (double)abs_err / (double)sum.real_pages : 0;
 	sum.unattributed_frees = sim_unattributed_frees(s);
-	for (uint32_t i = 0; i < nlay; i++) {
+	for (uint32_t i = 0; i < res->nlay; i++) {
 		sum.layout_compared++;
-		if (lay[i].bad || lay[i].failed)
+		if (res->lay[i].bad || res->lay[i].failed)
 			sum.layout_mismatched++;
 	}
-	if (v->meminfo) {
+	if (p->v->meminfo) {
 		/* SLOB: no cache in the kernel's view, the end state is Slab: of
 		 * meminfo.txt against the model's total */
-		nrows = 0;
+		res->nrows = 0;
 		sum.caches_compared = 0;
 		sum.real_objs = sum.predicted_objs = sum.real_active = sum.predicted_active = 0;
 		real_slabs = pred_slabs = 0;
 		int64_t real = c->has_meminfo_end ? meminfo_pages(&c->meminfo_end) : -1;
 		sum.real_pages = real < 0 ? 0 : (uint64_t)real;
-		sum.predicted_pages = meminfo_pred(v, s);
+		sum.predicted_pages = meminfo_pred(p->v, s);
 		uint64_t d = sum.real_pages > sum.predicted_pages
 				     ? sum.real_pages - sum.predicted_pages
 				     : sum.predicted_pages - sum.real_pages;
@@ -2052,8 +2297,26 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 		sum.pages_mae_over_swing = -1;
 		sum.start_state = c->has_meminfo_start;
 	}
-	/* ---- snapshots ---- */
-	sum.snapshots = v->nsnaps;
+	res->sum = sum;
+	res->real_slabs = real_slabs;
+	res->pred_slabs = pred_slabs;
+}
+
+/* The snapshots part of val_compare: MAE over the scored snapshots (all
+ * but an anchor), divided by the real swing over all of them; the
+ * unanchored figure over all; snapshot files no marker compared. */
+static void compare_snapshots(const struct vpass *p, struct vres *res)
+{
+	const struct capture *c = p->c;
+	const struct vctx *v = p->v, *v0 = p->v0;
+	struct vrec_summary *sum = &res->sum;
+	for (uint32_t i = 0; i < v->nsnaps; i++) {
+		v->snaps[i].pred_unanchored = v->snaps[i].pred_pages;
+		for (uint32_t j = 0; v->anchor && j < v0->nsnaps; j++)
+			if (strcmp(v0->snaps[j].id, v->snaps[i].id) == 0)
+				v->snaps[i].pred_unanchored = v0->snaps[j].pred_pages;
+	}
+	sum->snapshots = v->nsnaps;
 	uint32_t files_unmatched = 0;
 	char **ids = v->meminfo ? c->meminfo_ids : c->snapshot_ids;
 	uint32_t nids = v->meminfo ? c->nmeminfo : c->nsnapshots;
@@ -2063,8 +2326,6 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 			seen = strcmp(v->snaps[j].id, ids[i]) == 0;
 		files_unmatched += !seen;
 	}
-	/* MAE over the scored snapshots (all but an anchor), divided by the
-	 * real swing over all of them; the unanchored figure over all */
 	double mae = 0, mae0 = 0, swing = 0, ratio0 = -1;
 	uint32_t scored = 0;
 	if (v->nsnaps) {
@@ -2085,24 +2346,60 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
 		mae0 /= v->nsnaps;
 		swing = (double)(hi - lo);
 		if (swing > 0 && scored)
-			sum.pages_mae_over_swing = mae / swing;
+			sum->pages_mae_over_swing = mae / swing;
 		if (swing > 0)
 			ratio0 = mae0 / swing;
 	}
-	sum.pages_mae_over_swing_unanchored = ratio0;
-	sum.anchor_id = v->anchor && v->nsnaps ? v->snaps[0].id : NULL;
-
-	res->nrows = nrows;
-	res->sum = sum;
-	res->real_slabs = real_slabs;
-	res->pred_slabs = pred_slabs;
+	sum->pages_mae_over_swing_unanchored = ratio0;
+	sum->anchor_id = v->anchor && v->nsnaps ? v->snaps[0].id : NULL;
 	res->files_unmatched = files_unmatched;
 	res->scored = scored;
 	res->mae = mae;
 	res->mae0 = mae0;
 	res->swing = swing;
 	res->ratio0 = ratio0;
+}
+
+/* Compare the model after the run with the capture: layout, end state,
+ * snapshots. OUT: *res (its arrays freed by the caller, also on error). */
+static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct err *e)
+{
+	sim_named_counts(s, res->named);
+	compare_layout(p, s, res);
+	int rc = end_rows(p->c, s, res, e);
+	if (rc)
+		return rc;
+	end_summary(p, s, res);
+	compare_snapshots(p, res);
 	return 0;
+}
+
+/* The configuration the run used: the capture's, with what the trace
+ * decided where the capture said nothing (run_detect: the profile from the
+ * event format without uname.txt, the CPUs from the trace without
+ * ncpus.txt), and res->kernel: the release, or where the profile came
+ * from. */
+static void run_config(const struct vpass *p, struct run *run, struct vres *res)
+{
+	const struct capture *c = p->c;
+	res->model = p->o->model;
+	res->model.cfg = sim_policy(run_sim(run))->cfg;
+	const char *name = run_kernel_name(&res->model);
+	if (c->has_uname) {
+		(void)snprintf(res->kernel, sizeof(res->kernel), "%s (profile %s)", c->release,
+			       name);
+		return;
+	}
+	struct run_model d;
+	run_model_default(&d);
+	const struct trace_stats *st = run_line_stats(run);
+	if (st)
+		(void)run_detect(&d, st);
+	res->kernel_from = p->o->model.given & RUN_GIVEN_KERNEL			    ? "--kernel"
+			   : d.kernel_from && d.cfg.kernel == res->model.cfg.kernel ? d.kernel_from
+										    : "the default";
+	(void)snprintf(res->kernel, sizeof(res->kernel),
+		       "unknown: no uname.txt (profile %s from %s)", name, res->kernel_from);
 }
 
 /* The comparison as JSON on o->out. */
@@ -2120,15 +2417,28 @@ static void val_print_json(const struct vpass *p, const struct vres *res)
 		fprintf(out, ",\n  \"lost_events\": %" PRIu64, c->lost_events);
 	else
 		fprintf(out, ",\n  \"lost_events\": null");
-	char dbg[8];
+	char dbg[8], est[512];
+	const struct run_model *m = &res->model;
 	fprintf(out,
 		",\n  \"config\": {\"kernel\": \"%s\", \"nr_cpus\": %u, \"slub_debug\": "
 		"\"%s\", \"slub_min_order\": %u, \"slub_max_order\": %u, "
 		"\"slub_min_objects\": %u, \"nomerge\": %s},\n",
-		run_kernel_name(&o->model), o->model.cfg.nr_cpus,
-		policy_slub_debug_str(o->model.cfg.slub_debug, dbg), o->model.cfg.slub_min_order,
-		o->model.cfg.slub_max_order, o->model.cfg.slub_min_objects,
-		o->model.cfg.nomerge ? "true" : "false");
+		run_kernel_name(m), m->cfg.nr_cpus, policy_slub_debug_str(m->cfg.slub_debug, dbg),
+		m->cfg.slub_min_order, m->cfg.slub_max_order, m->cfg.slub_min_objects,
+		m->cfg.nomerge ? "true" : "false");
+	/* present only where the capture left the kernel or the start columns
+	 * to be worked out (docs/capture-format.md) */
+	if (!c->has_uname) {
+		fprintf(out, "  \"kernel_from\": ");
+		json_str(out, res->kernel_from);
+		fprintf(out, ",\n");
+	}
+	start_est_str(v->start_est, est, sizeof(est));
+	if (est[0]) {
+		fprintf(out, "  \"start_estimated\": ");
+		json_str(out, est);
+		fprintf(out, ",\n");
+	}
 	fprintf(out,
 		"  \"layout\": {\"caches_compared\": %u, \"caches_mismatched\": %u, "
 		"\"mismatches\": [",
@@ -2236,10 +2546,15 @@ static void val_print_table(const struct vpass *p, struct run *run, const struct
 			"warning: the ring buffer lost %" PRIu64
 			" events (%s): the trace is incomplete\n",
 			lost.total, why);
-	char dbg[8];
-	fprintf(out, "kernel %s (profile %s), nr_cpus %u, slub_debug %s\n\n",
-		c->has_uname ? c->release : "unknown", run_kernel_name(&o->model),
-		o->model.cfg.nr_cpus, policy_slub_debug_str(o->model.cfg.slub_debug, dbg));
+	char dbg[8], est[512];
+	const struct run_model *m = &res->model;
+	fprintf(out, "kernel %s, nr_cpus %u, slub_debug %s\n", res->kernel, m->cfg.nr_cpus,
+		policy_slub_debug_str(m->cfg.slub_debug, dbg));
+	start_est_str(v->start_est, est, sizeof(est));
+	if (est[0])
+		fprintf(out, "start state: slab-attrs-start.tsv lacks columns, estimated: %s\n",
+			est);
+	fprintf(out, "\n");
 	if (res->layout_from && !c->has_attrs)
 		fprintf(out, "layout (%s): %u caches compared, %u mismatched\n", res->layout_from,
 			res->sum.layout_compared, res->sum.layout_mismatched);
@@ -2381,6 +2696,7 @@ static int val_finish(void *ctx, struct run *run, struct rec *rec, struct err *e
 {
 	struct vpass *p = ctx;
 	struct vres r = {0};
+	run_config(p, run, &r);
 	int rc = val_compare(p, run_sim(run), &r, e);
 	if (!rc) {
 		if (p->o->json)

@@ -233,6 +233,77 @@ static void check_spec(void)
 	CHECK("shards of 10 runs: 4, 3, 3", cnt[1] == 4 && cnt[2] == 3 && cnt[3] == 3);
 }
 
+/* The runs of text as "allocator:kernel:nr_cpus:given " each, kernel and
+ * nr_cpus "auto" where the run leaves them to its input; trace 0's default
+ * allocator set to alloc0 when not NULL. */
+static void runs_str(const char *text, const char *alloc0, char *got, size_t n)
+{
+	struct sweep_spec *sp;
+	struct sweep_run *rr = NULL;
+	size_t nn = 0;
+	struct err e;
+	got[0] = '\0';
+	if (sweep_spec_parse(text, strlen(text), "t.sweep", &sp, &e)) {
+		(void)snprintf(got, n, "%.300s", e.msg);
+		return;
+	}
+	if ((!alloc0 || !sweep_spec_set_trace_allocator(sp, 0, alloc0, &e)) &&
+	    !sweep_expand(sp, &rr, &nn, &e))
+		for (size_t i = 0; i < nn; i++) {
+			char k[8], c[16];
+			size_t l = strlen(got);
+			(void)snprintf(k, sizeof(k), "%s",
+				       rr[i].kernel_auto		       ? "auto"
+				       : rr[i].cfg.kernel == POLICY_KERNEL_6_1 ? "6.1"
+									       : "5.4");
+			(void)snprintf(c, sizeof(c), "%u", rr[i].cfg.nr_cpus);
+			(void)snprintf(got + l, n - l, "%s:%s:%s:%x ", rr[i].allocator, k,
+				       rr[i].nr_cpus_auto ? "auto" : c, rr[i].given);
+		}
+	free(rr);
+	sweep_spec_free(sp);
+}
+
+/* kernel and nr_cpus: `auto` by default and when written, next to fixed
+ * values; a fixed value is a given setting, auto is not (cmd_sweep then
+ * resolves it per input, as replay does). */
+static void check_auto(void)
+{
+	char got[400];
+	const unsigned k = 1u << SWEEP_AX_KERNEL, c = 1u << SWEEP_AX_NR_CPUS;
+	char want[200];
+	runs_str("trace = a\n", NULL, got, sizeof(got));
+	CHECK_EQ_STR("no kernel or nr_cpus axis: both auto, nothing given", got,
+		     "slub:auto:auto:0 ");
+	runs_str("trace = a\nkernel = auto\nnr_cpus = auto\n", NULL, got, sizeof(got));
+	CHECK_EQ_STR("auto written: the same run", got, "slub:auto:auto:0 ");
+	runs_str("trace = a\nkernel = auto, 6.1\nnr_cpus = 4, auto\n", NULL, got, sizeof(got));
+	(void)snprintf(want, sizeof(want),
+		       "slub:auto:4:%x slub:auto:auto:0 slub:6.1:4:%x slub:6.1:auto:%x ", c, k | c,
+		       k);
+	CHECK_EQ_STR("auto next to fixed values: 2 x 2 runs, fixed ones given", got, want);
+	runs_str("trace = a\nkernel = 5.4\nnr_cpus = 2\n", NULL, got, sizeof(got));
+	(void)snprintf(want, sizeof(want), "slub:5.4:2:%x ", k | c);
+	CHECK_EQ_STR("both axes named: given, not auto (today's keys)", got, want);
+	runs_str("trace = a\nkernel = auto, auto\n", NULL, got, sizeof(got));
+	CHECK_EQ_STR("auto twice refused", got,
+		     "t.sweep:2: kernel: expected each value once, got 'auto' again");
+	runs_str("trace = a\nnr_cpus = automatic\n", NULL, got, sizeof(got));
+	CHECK_EQ_STR("a bad nr_cpus names auto", got,
+		     "t.sweep:2: nr_cpus: expected auto or a whole number from 1 to 8192, got "
+		     "'automatic'");
+	/* a capture's allocator where the spec has no allocator axis: its
+	 * own axes apply (slab_debug), SLUB's do not */
+	runs_str("trace = a\nslub_debug = -, FZPU\nslab_debug = off, on\n", "slab", got,
+		 sizeof(got));
+	(void)snprintf(want, sizeof(want), "slab:auto:auto:%x slab:auto:auto:%x ",
+		       1u << SWEEP_AX_SLAB_DEBUG, 1u << SWEEP_AX_SLAB_DEBUG);
+	CHECK_EQ_STR("a trace's own allocator without an allocator axis", got, want);
+	runs_str("trace = a\nallocator = slob\n", "slab", got, sizeof(got));
+	(void)snprintf(want, sizeof(want), "slob:auto:auto:%x ", 1u << SWEEP_AX_ALLOCATOR);
+	CHECK_EQ_STR("an allocator axis wins over the trace's own", got, want);
+}
+
 /* Random byte mutations of a valid spec (GSL's generator, fixed seed): the
  * parser must answer 0 or EINPUT, never crash (ASan run), and a spec it
  * accepts must expand to 1..SWEEP_MAX_RUNS runs. */
@@ -305,6 +376,7 @@ int main(int argc, char **argv)
 	CHECK("evarr: a missing file is an I/O error",
 	      evarr_load("/nonexistent/x.trace", &a, &e) == SLABSIM_EIO);
 	check_spec();
+	check_auto();
 	check_mutations();
 	return check_done();
 }

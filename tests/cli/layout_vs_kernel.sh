@@ -32,6 +32,7 @@ compare() {
 	END { printf "%s %d - %s: %d kmalloc caches compared (want %d)\n", rows == want ? "ok" : "not ok", ++n + base, label, rows, want }
 	' base="$n" "$out" "$ref" > "$tmp/tap"
 	cat "$tmp/tap"
+	grep "^not ok" "$tmp/tap" >&2 || : # what differed, for meson --print-errorlogs
 	n=$((n + $(wc -l < "$tmp/tap")))
 	fail=$((fail + $(grep -c '^not ok' "$tmp/tap")))
 }

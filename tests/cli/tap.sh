@@ -16,14 +16,19 @@ tap_ok() {
 	echo "ok $tap_n - $1"
 }
 
-# tap_not_ok NAME [DIAGNOSTIC...]: each diagnostic may span lines.
+# tap_not_ok NAME [DIAGNOSTIC...]: each diagnostic may span lines. The
+# failure is also written to stderr: meson's TAP parser consumes stdout and
+# `meson test --print-errorlogs` (test.sh) shows a failed test's stderr, so
+# what was wanted and what was got reach the log.
 tap_not_ok() {
 	tap_n=$((tap_n + 1))
 	tap_fail=$((tap_fail + 1))
 	echo "not ok $tap_n - $1"
+	echo "not ok $tap_n - $1" >&2
 	shift
 	for tap_d in "$@"; do
 		printf '%s\n' "$tap_d" | sed 's/^/#   /'
+		printf '%s\n' "$tap_d" | sed 's/^/#   /' >&2
 	done
 }
 

@@ -4,7 +4,8 @@
 # slots, node partial slabs), frees of untraced raw pointers bound to start
 # slabs by their real slab, names by elimination, and the snapshot read
 # window, on a hand-made capture whose figures are worked out by hand below;
-# then the bundled 2-CPU workload-only capture's headline figure. TAP output.
+# then the bundled 2-CPU workload-only capture's headline figure; then both
+# with slab-attrs-start.tsv's newer columns cut (issue 25). TAP output.
 #   $1 slabsim binary, $2 tests/cli/data, $3 traces/samples
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -109,4 +110,62 @@ tap_like "workload 2cpu: pages_mae_over_swing" "$(cat w.json)" '"pages_mae_over_
 tap_like "workload 2cpu: no layout mismatch" "$(cat w.json)" '"caches_mismatched": 0, "mismatches": []'
 tap_like "workload 2cpu: vmap_area's allocations named, none left unnamed" "$(cat w.json)" \
 	'"names": {"learned": 72500, "geometry": 9, "accounted": 0, "idle": 392, "address": 0, "unnamed": 0}'
+# ---------------------------------------------------------------------------
+# Issue 25: a slab-attrs-start.tsv without objects_partial and
+# slabs_cpu_partial (older scripts, a hand-made sysfs walk). The node-partial
+# free slots come from total_objects - objects of the same row (6.1
+# show_slab_objects), or without those from slabinfo-start.txt's num_objs -
+# active_objs (get_slabinfo); cpu_slabs is split into a CPU slab on
+# min(cpu_slabs, CPUs) CPUs and the rest on their partial stacks. Before,
+# every slab started full with its free slots live: 0.1894 on the bundled
+# capture (0.0376 with the columns).
+# ---------------------------------------------------------------------------
+# cut DIR COLS...: a copy of capture DIR in $tmp/cut whose
+# slab-attrs-start.tsv lacks the columns COLS (the trace linked, not copied)
+cut() {
+	src=$1
+	shift
+	rm -rf cut && mkdir cut || return 1
+	for f in "$src"/*; do ln -s "$f" cut/; done
+	rm cut/slab-attrs-start.tsv
+	awk -F'\t' -v drop="$*" 'BEGIN { OFS = "\t"; n = split(drop, x, " "); for (i = 1; i <= n; i++) dd[x[i]] = 1 }
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i in dd) d[i] = 1 }
+		{ o = ""; sep = ""; for (i = 1; i <= NF; i++) if (!(i in d)) { o = o sep $i; sep = "\t" } print o }' \
+		"$src/slab-attrs-start.tsv" > cut/slab-attrs-start.tsv
+}
+# figure JSON: pages_mae_over_swing of a validate --format json output
+figure() { sed -n 's/.*"pages_mae_over_swing": \([0-9.]*\).*/\1/p' "$1" | head -n 1; }
+at_most() { awk -v x="$1" -v y="$2" 'BEGIN { print (x != "" && x + 0 <= y + 0) ? "yes" : "no: " x }'; }
+est_attrs="objects_partial as partial * objs_per_slab - (total_objects - objects), the node-partial free slots of 6.1's objects count"
+est_slabinfo="objects_partial as partial * objs_per_slab - (num_objs - active_objs) of slabinfo-start.txt, the node-partial free slots of SLUB's slabinfo"
+est_cpu="slabs_cpu_partial from cpu_slabs: a CPU slab on min(cpu_slabs, CPUs) CPUs, the rest on their partial stacks evenly, at most cpu_partial_slabs each"
+
+# capture-c: kmalloc-1k's cpu_slabs 3 on 2 CPUs is a CPU slab on each and 1
+# on CPU 0's partial stack (the lowest CPU), as its slabs_cpu_partial
+# "8(1) C0=8(1)" says; its node-partial free slots 80 - 74 = 6 as
+# objects_partial 10 says; test_obj 96 - 72 = 24: the same start as above
+cut "$cap" objects_partial slabs_cpu_partial
+"$bin" validate cut --no-db --format json > c.json 2> c.err
+tap_is "capture-c without objects_partial, slabs_cpu_partial: validate succeeds" "$?" 0
+tap_like "capture-c cut: the same start, slab by slab" "$(cat c.err)" \
+	"capture: of them from slab-attrs-start.tsv, slab by slab: 4 caches, 209 objects in 13 slabs: 2 CPU slabs, 1 per-CPU partial, 7 node partial, 3 full; 17 free slots on CPUs, in 3 of the 3 CPU-held slabs as the trace's addresses show, half a slab in the others"
+tap_like "capture-c cut: the estimates named in the notes" "$(cat c.err)" \
+	"capture: slab-attrs-start.tsv lacks columns, estimated: $est_attrs; $est_cpu"
+tap_like "capture-c cut: and in the JSON" "$(cat c.json)" "\"start_estimated\": \"$est_attrs; $est_cpu\","
+tap_like "capture-c cut: pages_mae_over_swing 0" "$(cat c.json)" '"pages_mae_over_swing": 0.000000'
+cut "$cap" objects_partial slabs_cpu_partial objects total_objects
+"$bin" validate cut --no-db -q > c.txt
+tap_like "capture-c without objects, total_objects too: from slabinfo-start.txt, named in the table" \
+	"$(cat c.txt)" "start state: slab-attrs-start.tsv lacks columns, estimated: $est_slabinfo; $est_cpu"
+tap_like "capture-c cut to slabinfo: pages_mae_over_swing 0" "$(cat c.txt)" "pages_mae_over_swing 0.0000 "
+
+cut "$w" objects_partial slabs_cpu_partial
+"$bin" validate cut --no-db -q --no-progress --format json > w.json
+tap_is "workload 2cpu without objects_partial, slabs_cpu_partial: validate succeeds" "$?" 0
+tap_is "workload 2cpu cut: pages_mae_over_swing <= 0.05 (was 0.1894)" "$(at_most "$(figure w.json)" 0.05)" yes
+tap_like "workload 2cpu cut: the estimates named" "$(cat w.json)" "\"start_estimated\": \"$est_attrs; $est_cpu\","
+cut "$w" objects_partial slabs_cpu_partial objects total_objects
+"$bin" validate cut --no-db -q --no-progress --format json > w.json
+tap_is "workload 2cpu cut to slabinfo's counts: pages_mae_over_swing <= 0.05" "$(at_most "$(figure w.json)" 0.05)" yes
+tap_like "workload 2cpu cut to slabinfo's counts: the estimates named" "$(cat w.json)" "\"start_estimated\": \"$est_slabinfo; $est_cpu\","
 tap_done

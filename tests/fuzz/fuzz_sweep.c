@@ -52,8 +52,10 @@ struct key {
 	bool workload, seed_set;
 	uint64_t seed;
 	const char *allocator;
-	uint32_t kernel, align, nr_cpus, slub_debug, slub_min_order, slub_max_order,
-		slub_min_objects, cpu_partial, slab_debug, slab_max_order;
+	/* kernel_auto, nr_cpus_auto: `auto`, resolved per input later, is
+	 * another value than the default cfg holds meanwhile */
+	uint32_t kernel, kernel_auto, align, nr_cpus, nr_cpus_auto, slub_debug, slub_min_order,
+		slub_max_order, slub_min_objects, cpu_partial, slab_debug, slab_max_order;
 };
 
 static int key_cmp(const void *pa, const void *pb)
@@ -136,6 +138,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    c->slab_max_order >= POLICY_MAX_ORDER || c->slub_min_objects > 32767 ||
 		    (c->slub_debug & ~POLICY_F_DEBUG_MASK))
 			fail("a configuration outside the documented ranges", i);
+		if ((r->kernel_auto && (r->given & 1u << SWEEP_AX_KERNEL)) ||
+		    (r->nr_cpus_auto && (r->given & 1u << SWEEP_AX_NR_CPUS)))
+			fail("an auto axis also given a value", i);
+		if (r->given >> SWEEP_AX_NR)
+			fail("a given axis that does not exist", i);
 		bool slub = !strcmp(r->allocator, "slub"), slab = !strcmp(r->allocator, "slab");
 		struct policy_cfg d;
 		policy_cfg_default(&d);
@@ -154,6 +161,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    .seed = r->seed,
 				    .allocator = policy_find(r->allocator)->name,
 				    .kernel = (uint32_t)c->kernel,
+				    .kernel_auto = r->kernel_auto,
+				    .nr_cpus_auto = r->nr_cpus_auto,
 				    .align = (uint32_t)c->align,
 				    .nr_cpus = c->nr_cpus,
 				    .slub_debug = c->slub_debug,
