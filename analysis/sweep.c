@@ -726,9 +726,8 @@ int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n,
 					.trace_idx = t,
 					.workload = wl,
 					.allocator = an,
-					.sample_every = s->sample_every ? s->sample_every
-							: wl		? "1000ev"
-									: "auto",
+					.sample_every =
+						s->sample_every ? s->sample_every : "1000ev",
 					.align_sites = s->align_sites,
 					.given = s->ax[AX_ALLOCATOR].n ? 1u << AX_ALLOCATOR : 0,
 					/* an axis left out is `auto` */

@@ -172,10 +172,11 @@ static int run_one(const struct job *j, const struct evarr *ev, const struct cap
 	};
 	(void)cli_parse_sample_every(j->r.sample_every, &ro.so.sample_every_ns,
 				     &ro.so.sample_every_events);
-	/* sample_every = auto (the default): about 500 samples of a trace
-	 * whatever its length (a line, not steps, on a small one; bounded rows
-	 * on a big one); workloads: every 1000 events. The resolved period is
-	 * recorded (runs.sample_every), the key keeps auto. */
+	/* sample_every = auto: about 500 samples of a trace whatever its
+	 * length (a line, not steps, on a small one; bounded rows on a big
+	 * one); workloads: every 1000 events. The resolved period is recorded
+	 * (runs.sample_every), the key keeps auto. Not the default: the key
+	 * holds the period, and a spec must keep today's keys (= replay's). */
 	enum { AUTO_SAMPLES = 500 };
 	char auto_spec[32];
 	if (!strcmp(j->r.sample_every, "auto")) {
