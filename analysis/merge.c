@@ -198,156 +198,181 @@ out:
 	return rc;
 }
 
-int merge_file(struct merge *m, const char *in_path, struct merge_stats *st, struct err *e)
+/* One input file being merged: its per-table copy statements, its
+ * finished runs (id and configuration hash), what the merge counts. */
+struct merge_in {
+	const char *path;
+	struct tcopy *tc;
+	size_t ntc;
+	int64_t *ids;
+	char (*hashes)[REC_CONFIG_HASH_LEN + 1];
+	size_t nids, cap;
+	struct merge_stats add;
+	bool v3_in; /* a version 3 input: labels filled as the upgrade does */
+};
+
+/* Attaches the input as src and checks that it is a slabsim file of a
+ * schema version the output can take. *attached says whether to detach. */
+static int merge_attach(struct merge *m, struct merge_in *in, bool *attached, struct err *e)
 {
 	sqlite3 *db = m->db;
-	sqlite3_stmt *q = NULL, *att = NULL;
-	struct tcopy *tc = NULL;
-	size_t ntc = 0;
-	int64_t *ids = NULL;
-	char(*hashes)[REC_CONFIG_HASH_LEN + 1] = NULL;
-	size_t nids = 0, cap = 0;
-	struct merge_stats add = {0};
-	bool ok, in_tx = false, attached = false;
+	sqlite3_stmt *att = NULL;
+	bool ok;
 	int rc = 0;
-
-	if (access(in_path, R_OK) != 0)
-		return err_set(e, SLABSIM_EIO, "%s: cannot read the file", in_path);
-	if (sqlite3_prepare_v2(db, "ATTACH ?1 AS src", -1, &att, NULL) != SQLITE_OK) {
-		rc = db_err(m, e, "attach");
-		goto out;
-	}
-	sqlite3_bind_text(att, 1, in_path, -1, SQLITE_STATIC);
-	if (sqlite3_step(att) != SQLITE_DONE) {
-		rc = err_set(e, SLABSIM_EIO, "%s: cannot open: %s", in_path, sqlite3_errmsg(db));
-		goto out;
-	}
-	attached = true;
+	if (sqlite3_prepare_v2(db, "ATTACH ?1 AS src", -1, &att, NULL) != SQLITE_OK)
+		return db_err(m, e, "attach");
+	sqlite3_bind_text(att, 1, in->path, -1, SQLITE_STATIC);
+	if (sqlite3_step(att) != SQLITE_DONE)
+		rc = err_set(e, SLABSIM_EIO, "%s: cannot open: %s", in->path, sqlite3_errmsg(db));
+	sqlite3_finalize(att);
+	if (rc)
+		return rc;
+	*attached = true;
 	int64_t app_in = pragma_int(db, "PRAGMA src.application_id", &ok);
-	if (!ok) {
-		rc = err_set(e, SLABSIM_EIO, "%s: not a SQLite database (%s)", in_path,
-			     sqlite3_errmsg(db));
-		goto out;
-	}
+	if (!ok)
+		return err_set(e, SLABSIM_EIO, "%s: not a SQLite database (%s)", in->path,
+			       sqlite3_errmsg(db));
 	int64_t app_out = pragma_int(db, "PRAGMA main.application_id", &ok);
 	int64_t ver_in = pragma_int(db, "PRAGMA src.user_version", &ok);
 	int64_t ver_out = pragma_int(db, "PRAGMA main.user_version", &ok);
-	if (app_in != app_out) {
-		rc = err_set(e, SLABSIM_EIO, "%s: not a slabsim results database", in_path);
-		goto out;
-	}
+	if (app_in != app_out)
+		return err_set(e, SLABSIM_EIO, "%s: not a slabsim results database", in->path);
 	/* version 3 differs from 4 only by the trace identity columns of runs,
 	 * which the copy fills as the upgrade does (below); 4 from 5 only by
 	 * the align_cost table, which an older input lacks (no rows to copy) */
-	bool v3_in = ver_in == 3 && ver_out >= 4;
+	in->v3_in = ver_in == 3 && ver_out >= 4;
 	bool v4_in = ver_in == 4 && ver_out == 5;
-	if (ver_in != ver_out && !v3_in && !v4_in) {
-		rc = err_set(e, SLABSIM_EIO,
-			     "%s: schema version %lld, but %s has %lld (upgrade the older file "
-			     "first: merge into it, or replay into it)",
-			     in_path, (long long)ver_in, m->path, (long long)ver_out);
-		goto out;
+	if (ver_in != ver_out && !in->v3_in && !v4_in)
+		return err_set(e, SLABSIM_EIO,
+			       "%s: schema version %lld, but %s has %lld (upgrade the older file "
+			       "first: merge into it, or replay into it)",
+			       in->path, (long long)ver_in, m->path, (long long)ver_out);
+	return 0;
+}
+
+/* The copy statements of the per-run tables, runs first (children
+ * reference it). */
+static int merge_copiers(struct merge *m, struct merge_in *in, struct err *e)
+{
+	sqlite3 *db = m->db;
+	sqlite3_stmt *q = NULL;
+	int rc = 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT name FROM main.sqlite_master WHERE type = 'table' "
+			       "AND name NOT LIKE 'sqlite_%' ORDER BY name <> 'runs', name",
+			       -1, &q, NULL) != SQLITE_OK)
+		return db_err(m, e, "tables");
+	while (!rc && sqlite3_step(q) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(q, 0);
+		struct tcopy *n = realloc(in->tc, (in->ntc + 1) * sizeof(*n));
+		bool skip;
+		if (!n) {
+			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+		in->tc = n;
+		if (build_copy(db, t, &in->tc[in->ntc], &skip) != SQLITE_OK)
+			rc = err_set(e, SLABSIM_EIO, "%s: table %s: %s", in->path, t,
+				     sqlite3_errmsg(db));
+		else if (!skip)
+			in->ntc++;
 	}
+	sqlite3_finalize(q);
+	if (!rc && (!in->ntc || !in->tc[0].is_runs))
+		rc = err_set(e, SLABSIM_EIO, "%s: no runs table", in->path);
+	return rc;
+}
+
+/* The input's finished runs into in->ids and in->hashes; unfinished ones
+ * are counted. */
+static int merge_src_runs(struct merge *m, struct merge_in *in, struct err *e)
+{
+	sqlite3_stmt *q = NULL;
+	int rc = 0;
+	if (sqlite3_prepare_v2(m->db,
+			       "SELECT run_id, status = 'done', config_hash FROM src.runs "
+			       "ORDER BY run_id",
+			       -1, &q, NULL) != SQLITE_OK)
+		return db_err(m, e, "runs");
+	while (!rc && sqlite3_step(q) == SQLITE_ROW) {
+		if (!sqlite3_column_int(q, 1)) {
+			in->add.unfinished++;
+			continue;
+		}
+		if (in->nids == in->cap) {
+			in->cap = in->cap ? in->cap * 2 : 64;
+			int64_t *ni = realloc(in->ids, in->cap * sizeof(*ni));
+			if (ni)
+				in->ids = ni;
+			void *nh = realloc(in->hashes, in->cap * sizeof(*in->hashes));
+			if (nh)
+				in->hashes = nh;
+			if (!ni || !nh) {
+				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+		}
+		const char *h = (const char *)sqlite3_column_text(q, 2);
+		in->ids[in->nids] = sqlite3_column_int64(q, 0);
+		(void)snprintf(in->hashes[in->nids], sizeof(in->hashes[0]), "%s", h ? h : "");
+		in->nids++;
+	}
+	sqlite3_finalize(q);
+	return rc;
+}
+
+/* Copies every run the output does not have yet, table by table. */
+static int merge_copy_runs(struct merge *m, struct merge_in *in, struct err *e)
+{
+	for (size_t i = 0; i < in->nids; i++) {
+		int has = merge_has_config(m, in->hashes[i], e);
+		if (has < 0)
+			return has;
+		if (has && in->hashes[i][0]) {
+			in->add.duplicates++;
+			continue;
+		}
+		int64_t new_id = 0;
+		for (size_t t = 0; t < in->ntc; t++) {
+			sqlite3_stmt *s = in->tc[t].st;
+			sqlite3_reset(s);
+			if (!in->tc[t].is_runs)
+				sqlite3_bind_int64(s, 1, new_id);
+			sqlite3_bind_int64(s, 2, in->ids[i]);
+			if (sqlite3_step(s) != SQLITE_DONE)
+				return err_set(e, SLABSIM_EIO, "%s: copying run %lld: %s", in->path,
+					       (long long)in->ids[i], sqlite3_errmsg(m->db));
+			if (in->tc[t].is_runs)
+				new_id = sqlite3_last_insert_rowid(m->db);
+		}
+		in->add.copied++;
+	}
+	return 0;
+}
+
+int merge_file(struct merge *m, const char *in_path, struct merge_stats *st, struct err *e)
+{
+	sqlite3 *db = m->db;
+	struct merge_in in = {.path = in_path};
+	bool in_tx = false, attached = false;
+	int rc;
+
+	if (access(in_path, R_OK) != 0)
+		return err_set(e, SLABSIM_EIO, "%s: cannot read the file", in_path);
+	if ((rc = merge_attach(m, &in, &attached, e)))
+		goto out;
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
 		rc = db_err(m, e, "begin");
 		goto out;
 	}
 	in_tx = true;
-	/* the per-run tables, runs first (children reference it) */
-	if (sqlite3_prepare_v2(db,
-			       "SELECT name FROM main.sqlite_master WHERE type = 'table' "
-			       "AND name NOT LIKE 'sqlite_%' ORDER BY name <> 'runs', name",
-			       -1, &q, NULL) != SQLITE_OK) {
-		rc = db_err(m, e, "tables");
+	if ((rc = merge_copiers(m, &in, e)) || (rc = merge_src_runs(m, &in, e)) ||
+	    (rc = merge_copy_runs(m, &in, e)))
 		goto out;
-	}
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		const char *t = (const char *)sqlite3_column_text(q, 0);
-		struct tcopy *n = realloc(tc, (ntc + 1) * sizeof(*n));
-		bool skip;
-		if (!n) {
-			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
-			goto out;
-		}
-		tc = n;
-		if (build_copy(db, t, &tc[ntc], &skip) != SQLITE_OK) {
-			rc = err_set(e, SLABSIM_EIO, "%s: table %s: %s", in_path, t,
-				     sqlite3_errmsg(db));
-			goto out;
-		}
-		if (!skip)
-			ntc++;
-	}
-	sqlite3_finalize(q);
-	q = NULL;
-	if (!ntc || !tc[0].is_runs) {
-		rc = err_set(e, SLABSIM_EIO, "%s: no runs table", in_path);
-		goto out;
-	}
-	/* the input's runs, then copy them one by one */
-	if (sqlite3_prepare_v2(db,
-			       "SELECT run_id, status = 'done', config_hash FROM src.runs "
-			       "ORDER BY run_id",
-			       -1, &q, NULL) != SQLITE_OK) {
-		rc = db_err(m, e, "runs");
-		goto out;
-	}
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		if (!sqlite3_column_int(q, 1)) {
-			add.unfinished++;
-			continue;
-		}
-		if (nids == cap) {
-			cap = cap ? cap * 2 : 64;
-			int64_t *ni = realloc(ids, cap * sizeof(*ni));
-			if (ni)
-				ids = ni;
-			void *nh = realloc(hashes, cap * sizeof(*hashes));
-			if (nh)
-				hashes = nh;
-			if (!ni || !nh) {
-				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
-				goto out;
-			}
-		}
-		const char *h = (const char *)sqlite3_column_text(q, 2);
-		ids[nids] = sqlite3_column_int64(q, 0);
-		(void)snprintf(hashes[nids], sizeof(hashes[nids]), "%s", h ? h : "");
-		nids++;
-	}
-	sqlite3_finalize(q);
-	q = NULL;
-	for (size_t i = 0; i < nids; i++) {
-		int has = merge_has_config(m, hashes[i], e);
-		if (has < 0) {
-			rc = has;
-			goto out;
-		}
-		if (has && hashes[i][0]) {
-			add.duplicates++;
-			continue;
-		}
-		int64_t new_id = 0;
-		for (size_t t = 0; t < ntc; t++) {
-			sqlite3_stmt *s = tc[t].st;
-			sqlite3_reset(s);
-			if (!tc[t].is_runs)
-				sqlite3_bind_int64(s, 1, new_id);
-			sqlite3_bind_int64(s, 2, ids[i]);
-			if (sqlite3_step(s) != SQLITE_DONE) {
-				rc = err_set(e, SLABSIM_EIO, "%s: copying run %lld: %s", in_path,
-					     (long long)ids[i], sqlite3_errmsg(db));
-				goto out;
-			}
-			if (tc[t].is_runs)
-				new_id = sqlite3_last_insert_rowid(db);
-		}
-		add.copied++;
-	}
-	if (v3_in && sqlite3_exec(db,
-				  "UPDATE main.runs SET trace_label = trace_path"
-				  " WHERE trace_label IS NULL",
-				  NULL, NULL, NULL) != SQLITE_OK) {
+	if (in.v3_in && sqlite3_exec(db,
+				     "UPDATE main.runs SET trace_label = trace_path"
+				     " WHERE trace_label IS NULL",
+				     NULL, NULL, NULL) != SQLITE_OK) {
 		rc = db_err(m, e, "label");
 		goto out;
 	}
@@ -357,18 +382,16 @@ int merge_file(struct merge *m, const char *in_path, struct merge_stats *st, str
 	}
 	in_tx = false;
 	if (st) {
-		st->copied += add.copied;
-		st->duplicates += add.duplicates;
-		st->unfinished += add.unfinished;
+		st->copied += in.add.copied;
+		st->duplicates += in.add.duplicates;
+		st->unfinished += in.add.unfinished;
 	}
 out:
-	sqlite3_finalize(q);
-	sqlite3_finalize(att);
-	for (size_t t = 0; t < ntc; t++)
-		sqlite3_finalize(tc[t].st);
-	free(tc);
-	free(ids);
-	free(hashes);
+	for (size_t t = 0; t < in.ntc; t++)
+		sqlite3_finalize(in.tc[t].st);
+	free(in.tc);
+	free(in.ids);
+	free(in.hashes);
 	if (in_tx)
 		(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	if (attached)

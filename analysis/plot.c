@@ -403,24 +403,31 @@ static void gp_line_style(FILE *g, const struct pol *p)
 		strcmp(p->debug, "off") ? "3" : "1.5");
 }
 
+/* How many marker numbers the figure names in its key; further markers
+ * are still drawn and numbered (memory-time-phases.dat has their labels). */
+enum { MARK_KEY = 24 };
+
 /* 1a: the trace markers of one trace's runs (samples.label), as one block
  * of NAME-phases.dat: one row per distinct (time, label), so markers that
  * all runs of the trace share are drawn once; the "end" sample every run
  * closes with is left out. Columns: t_s, the label, how many runs have the
- * marker, the label's level (0 = top; a label closer than 4 % of the time
- * axis to the previous one on its level goes one level down, so labels do
- * not overlap), then the slab pages of each run at it ('?' = not in that
- * run). *nmark gets the number of rows. */
+ * marker, the level of its number in the band above the data (0 = lowest;
+ * a number closer than 3 % of the time axis to the previous one on its
+ * level goes one level up, so numbers do not overlap), then the slab pages
+ * of each run at it ('?' = not in that run). *nmark gets the number of
+ * rows, *levels the levels used, marks the first MARK_KEY labels (the
+ * figure's key names each marker by its number). */
 static int memory_phases_dat(struct ctx *c, FILE *d, const struct pol *p, size_t np, double t_max,
-			     size_t *nmark)
+			     size_t *nmark, int *levels, char (*marks)[64])
 {
-	enum { LEVELS = 5 };
+	enum { LEVELS = 4 };
 	sqlite3_stmt *st;
 	int rc;
 	double last[LEVELS];
 	for (int i = 0; i < LEVELS; i++)
 		last[i] = -1e300;
 	*nmark = 0;
+	*levels = 0;
 	/* the same runs as policies(); rows of one marker come together */
 	if ((rc = prep_latest(
 		     c,
@@ -452,9 +459,13 @@ static int memory_phases_dat(struct ctx *c, FILE *d, const struct pol *p, size_t
 			size_t runs = 0;
 			double t = (double)rel / 1e9;
 			int level = 0;
-			while (level < LEVELS - 1 && t - last[level] < 0.04 * t_max)
+			while (level < LEVELS - 1 && t - last[level] < 0.03 * t_max)
 				level++;
 			last[level] = t;
+			if (level + 1 > *levels)
+				*levels = level + 1;
+			if (*nmark < MARK_KEY)
+				(void)snprintf(marks[*nmark], sizeof(marks[0]), "%s", label);
 			for (size_t i = 0; i < np; i++)
 				runs += pages[i] >= 0;
 			if (!*nmark) {
@@ -511,6 +522,13 @@ struct mem_panel {
 	size_t tr; /* index into c->tr */
 	size_t first, nblocks;
 	long phase_block;
+	/* figure 1: the extent of the panel's own data (its axes are set from
+	 * them, never left from the panel before), the levels of marker
+	 * numbers, the markers' labels for the key */
+	double t_max, y_max;
+	int levels;
+	size_t nmarks;
+	char (*marks)[64];
 	size_t np;
 	struct pol *p;
 	char (*titles)[400];
@@ -541,8 +559,10 @@ static void panel_free(struct mem_panel *m)
 {
 	free(m->p);
 	free(m->titles);
+	free(m->marks);
 	m->p = NULL;
 	m->titles = NULL;
+	m->marks = NULL;
 }
 
 /* The header line of a run's block in a line figure's .dat, up to the
@@ -572,45 +592,75 @@ static void gp_run_lines(FILE *g, const char *name, const struct mem_panel *m, b
 	}
 }
 
+/* Figure 1's y range of panel m: its own data's maximum, and above it a
+ * band with a row per level of marker numbers. OUT: *y0 the centre of the
+ * lowest row, *dy a row's height. */
+static double memory_top(const struct mem_panel *m, double *y0, double *dy)
+{
+	double y = m->y_max > 0 ? m->y_max : 1;
+	*dy = 0.07 * y;
+	*y0 = 1.03 * y + 0.5 * *dy;
+	return m->phase_block >= 0 ? 1.05 * y + m->levels * *dy : 1.05 * y;
+}
+
+/* The key's list of panel m's markers, by number (numbers past MARK_KEY
+ * are only in memory-time-phases.dat). */
+static void memory_mark_key(FILE *g, const struct mem_panel *m)
+{
+	fprintf(g, ", \\\n  keyentry with vectors nohead dt 2 lc rgb 'gray40' title 'trace "
+		   "markers:'");
+	for (size_t i = 0; i < m->nmarks && i < MARK_KEY; i++) {
+		char t[96];
+		(void)snprintf(t, sizeof(t), "%zu  %s", i + 1, m->marks[i]);
+		fprintf(g, ", \\\n  keyentry with points ps 0 title ");
+		gp_str(g, t);
+	}
+	if (m->nmarks > MARK_KEY)
+		fprintf(g,
+			", \\\n  keyentry with points ps 0 title '(%zu more: "
+			"memory-time-phases.dat)'",
+			m->nmarks - MARK_KEY);
+}
+
+/* Every panel's axes are set from its own data, as numbers: a gnuplot
+ * `stats` here would run under the previous panel's ranges (and in the SVG
+ * pass under the PNG pass's last ones), which clipped panels or left no
+ * point in range. */
 static void memory_panels(FILE *g, const struct plot_fig *fig, const void *arg)
 {
 	const struct line_fig *lf = arg;
 	fprintf(g, "set xlabel 'virtual time since the first event (s)'\n"
 		   "set ylabel 'slab memory (KiB)'\nset key outside right top\n"
-		   "set grid\n");
+		   "set grid\nset style textbox opaque noborder\n");
 	for (size_t k = 0; k < lf->npanel; k++) {
 		const struct mem_panel *m = &lf->pn[k];
+		double y0, dy, top = memory_top(m, &y0, &dy);
 		gp_title(g, lf->c->tr[m->tr].label);
-		fprintf(g,
-			"stats '%s.dat' index %zu:%zu using 2 nooutput\n"
-			"top = STATS_max > 0 ? STATS_max * %s : 1\n"
-			"stats '%s.dat' index %zu:%zu using 1 nooutput\n"
-			"phase_dx = STATS_max > 0 ? STATS_max * 0.009 : 0\n"
-			"set yrange [0:top]\nset xrange [0:*]\n"
-			"# one instant (all samples at t = 0): a range gnuplot accepts\n"
-			"if (STATS_max <= 0) set xrange [0:1]\n",
-			fig->name, m->first, m->first + m->nblocks - 1,
-			m->phase_block >= 0 ? "1.35" : "1.05", fig->name, m->first,
-			m->first + m->nblocks - 1);
+		/* one instant (all samples at t = 0): a range gnuplot accepts */
+		fprintf(g, "top = %.6f\nset yrange [0:%.6f]\nset xrange [0:%.9f]\n", top, top,
+			m->t_max > 0 ? 1.02 * m->t_max : 1.0);
 		gp_run_lines(g, fig->name, m, m->phase_block >= 0);
-		if (m->phase_block >= 0)
-			fprintf(g,
-				"  'memory-time-phases.dat' index %ld using "
-				"1:(0):(0):(top) "
-				"with vectors nohead dt 2 lc rgb 'gray40' title 'trace "
-				"markers', \\\n"
-				"  '' index %ld using ($1 + (int($4) %% 2 ? 1 : -1) * "
-				"phase_dx):(top * (1 - 0.33 * int($4 / 2))):2 with labels "
-				"rotate by 90 right font ',8' tc rgb 'gray30' notitle\n",
-				m->phase_block, m->phase_block);
+		if (m->phase_block < 0)
+			continue;
+		/* markers: a dashed line each, its number in the band above the
+		 * data (boxed: the line does not cross it), its label in the key */
+		fprintf(g,
+			"  'memory-time-phases.dat' index %ld using 1:(0):(0):(top) "
+			"with vectors nohead dt 2 lc rgb 'gray40' notitle, \\\n"
+			"  '' index %ld using 1:(%.6f + $4 * %.6f):(sprintf('%%d', $0 + 1)) "
+			"with labels boxed font ',8' tc rgb 'gray20' notitle",
+			m->phase_block, m->phase_block, y0, dy);
+		memory_mark_key(g, m);
+		fputc('\n', g);
 	}
 }
 
-/* Figure 1's series of one panel, hashed to find identical ones; *t_max
- * gets the latest time. */
-static void memory_sigs(sqlite3_stmt *st, struct mem_panel *m, double *t_max)
+/* Figure 1's series of one panel, hashed to find identical ones; m gets
+ * the latest time and the most memory. */
+static void memory_sigs(sqlite3_stmt *st, struct mem_panel *m)
 {
-	*t_max = 0;
+	m->t_max = 0;
+	m->y_max = 0;
 	for (size_t i = 0; i < m->np; i++) {
 		uint64_t h = 0xcbf29ce484222325u;
 		bind_run(st, m->p[i].run_id);
@@ -618,8 +668,10 @@ static void memory_sigs(sqlite3_stmt *st, struct mem_panel *m, double *t_max)
 			double t = sqlite3_column_double(st, 0);
 			long long kib = sqlite3_column_int64(st, 1);
 			h = sig_add(sig_add(h, &t, sizeof(t)), &kib, sizeof(kib));
-			if (t > *t_max)
-				*t_max = t;
+			if (t > m->t_max)
+				m->t_max = t;
+			if ((double)kib > m->y_max)
+				m->y_max = (double)kib;
 		}
 		m->p[i].sig = h;
 	}
@@ -656,7 +708,6 @@ static int fig_memory(struct ctx *c, struct plot_fig *fig)
 		    "# marker, '?' = not in that run\n");
 	for (size_t k = 0; k < c->ntr; k++) {
 		struct mem_panel *m = &pn[npanel];
-		double t_max;
 		if ((rc = panel_runs(c, k, m)))
 			goto out;
 		if (!m->np) {
@@ -664,7 +715,7 @@ static int fig_memory(struct ctx *c, struct plot_fig *fig)
 			continue;
 		}
 		npanel++;
-		memory_sigs(st, m, &t_max);
+		memory_sigs(st, m);
 		mark_identical(m->p, m->np, m->titles);
 		m->first = block;
 		for (size_t i = 0; i < m->np; i++) {
@@ -679,11 +730,15 @@ static int fig_memory(struct ctx *c, struct plot_fig *fig)
 			block++;
 		}
 		m->nblocks = block - m->first;
-		size_t nmark = 0;
 		dat_block(ph, nphase);
-		if ((rc = memory_phases_dat(c, ph, m->p, m->np, t_max, &nmark)))
+		if (!(m->marks = calloc(MARK_KEY, sizeof(*m->marks)))) {
+			rc = oom(c);
 			goto out;
-		m->phase_block = nmark ? (long)nphase++ : -1;
+		}
+		if ((rc = memory_phases_dat(c, ph, m->p, m->np, m->t_max, &m->nmarks, &m->levels,
+					    m->marks)))
+			goto out;
+		m->phase_block = m->nmarks ? (long)nphase++ : -1;
 	}
 	if (!npanel) {
 		(void)snprintf(fig->note, sizeof(fig->note), "no runs of a trace");
@@ -702,14 +757,19 @@ static int fig_memory(struct ctx *c, struct plot_fig *fig)
 		"slab memory over virtual time, one panel per trace, one line per run\n"
 		"# colour = allocator, dash = alignment (solid natural, dashed none),\n"
 		"# thick = debug on; runs with identical series are one line\n";
-	const char *more =
-		nphase ? "# trace markers (memory-time-phases.dat): dashed vertical lines\n" : "";
+	const char *more = nphase ? "# trace markers (memory-time-phases.dat): dashed vertical "
+				    "lines, numbered\n# above the data (by level), their labels "
+				    "in the key\n"
+				  : "";
 	/* a panel tall enough for its key: many runs (the align-debate
 	 * sweep's 35 per trace) would leave gnuplot no room to plot */
 	size_t most_lines = 0;
-	for (size_t k = 0; k < npanel; k++)
-		if (pn[k].nblocks > most_lines)
-			most_lines = pn[k].nblocks;
+	for (size_t k = 0; k < npanel; k++) {
+		size_t keyed = pn[k].nmarks < MARK_KEY ? pn[k].nmarks : MARK_KEY + 1;
+		size_t lines = pn[k].nblocks + (pn[k].nmarks ? keyed + 1 : 0);
+		if (lines > most_lines)
+			most_lines = lines;
+	}
 	int per = most_lines * 16 + 160 > 420 ? (int)most_lines * 16 + 160 : 420;
 	const struct line_fig lf = {c, pn, npanel};
 	const struct gp_layout l = {
@@ -754,7 +814,7 @@ struct ov_fig {
 	struct ov_bar (*bars)[OV_MAXB];
 	const size_t *nb;
 	bool reps;
-	double lo, hi;
+	double lo[MAXTR], hi[MAXTR]; /* each panel's own extent */
 };
 
 /* The bars' pairs: one row of the query a pair, summed up per bar. */
@@ -802,10 +862,10 @@ static void overhead_rows(FILE *d, void *arg, size_t k)
 		double sd = x->n > 1 ? gsl_stats_sd_m(x->v, 1, x->n, mean) : 0.0;
 		double half = query_ci95_half(sd, x->n);
 		char lab[64];
-		if (mean - half < f->lo)
-			f->lo = mean - half;
-		if (mean + half > f->hi)
-			f->hi = mean + half;
+		if (mean - half < f->lo[k])
+			f->lo[k] = mean - half;
+		if (mean + half > f->hi[k])
+			f->hi[k] = mean + half;
 		const char *const cols[] = {f->c->tr[k].label, x->allocator, x->kernel, x->debug};
 		dat_strs(d, 4, cols);
 		(void)snprintf(lab, sizeof(lab), "%+.2f%%", mean);
@@ -865,12 +925,12 @@ static void overhead_panels(FILE *g, const struct plot_fig *fig, const void *arg
 	fprintf(g, "set ylabel 'extra peak slab memory (%%)'\n"
 		   "set xlabel 'allocator, debug setting (hatched: debug on)'\n"
 		   "set grid ytics\nunset key\nset xzeroaxis lt -1\nset boxwidth 0.7\n");
-	gp_bar_yrange(g, f->lo, f->hi, 0.18);
 	for (size_t k = 0, blk = 0; k < f->c->ntr; k++) {
 		if (!f->nb[k])
 			continue;
 		/* the x axis names each bar: allocator [kernel] debug */
 		gp_title(g, f->c->tr[k].label);
+		gp_bar_yrange(g, f->lo[k], f->hi[k], 0.18);
 		fprintf(g, "set xrange [0.4:%zu.6]\nset xtics (", f->nb[k]);
 		for (size_t b = 0; b < f->nb[k]; b++) {
 			const struct ov_bar *x = &f->bars[k][b];
@@ -892,7 +952,7 @@ static int fig_overhead(struct ctx *c, struct plot_fig *fig)
 {
 	sqlite3_stmt *st = NULL;
 	size_t nb[MAXTR] = {0}, npanel = 0;
-	struct ov_fig f = {c, calloc(MAXTR, sizeof(*f.bars)), nb, false, 0, 0};
+	struct ov_fig f = {c, calloc(MAXTR, sizeof(*f.bars)), nb, false, {0}, {0}};
 	bool too_many = false;
 	int rc;
 	(void)snprintf(fig->title, sizeof(fig->title),
@@ -989,7 +1049,7 @@ struct opt_fig {
 	const struct ctx *c;
 	struct opt_group (*grp)[OPT_MAXG];
 	const size_t *ng;
-	double lo, hi;
+	double lo[MAXTR], hi[MAXTR]; /* each panel's own extent */
 };
 
 /* The groups from the query's rows; *other: some policy other than
@@ -1030,8 +1090,8 @@ static void options_rows(FILE *d, void *arg, size_t k)
 		for (size_t o = 0; o < NOPT; o++) {
 			if (!x->have[o])
 				continue;
-			f->lo = x->pct[o] < f->lo ? x->pct[o] : f->lo;
-			f->hi = x->pct[o] > f->hi ? x->pct[o] : f->hi;
+			f->lo[k] = x->pct[o] < f->lo[k] ? x->pct[o] : f->lo[k];
+			f->hi[k] = x->pct[o] > f->hi[k] ? x->pct[o] : f->hi[k];
 			const char *const cols[] = {f->c->tr[k].label, x->allocator, x->debug,
 						    opt_align[o]};
 			dat_strs(d, 4, cols);
@@ -1055,11 +1115,11 @@ static void options_panels(FILE *g, const struct plot_fig *fig, const void *arg)
 		   "set xlabel 'allocator, debug setting'\n"
 		   "set grid ytics\nset xzeroaxis lt -1\nset boxwidth 0.9\n"
 		   "set key outside right top vertical font ',9'\n");
-	gp_bar_yrange(g, f->lo, f->hi, 0.1);
 	for (size_t k = 0, blk = 0; k < f->c->ntr; k++) {
 		if (!f->ng[k])
 			continue;
 		gp_title(g, f->c->tr[k].label);
+		gp_bar_yrange(g, f->lo[k], f->hi[k], 0.1);
 		fprintf(g, "set xrange [0:%zu]\nset xtics (", f->ng[k] * (NOPT + 1));
 		for (size_t b = 0; b < f->ng[k]; b++) {
 			char tic[48];
@@ -1085,7 +1145,7 @@ static int fig_options(struct ctx *c, struct plot_fig *fig)
 {
 	sqlite3_stmt *st = NULL;
 	size_t ng[MAXTR] = {0}, npanel = 0;
-	struct opt_fig f = {c, calloc(MAXTR, sizeof(*f.grp)), ng, 0, 0};
+	struct opt_fig f = {c, calloc(MAXTR, sizeof(*f.grp)), ng, {0}, {0}};
 	bool other = false;
 	int rc;
 	(void)snprintf(fig->title, sizeof(fig->title),
@@ -1156,8 +1216,8 @@ static void waste_panels(FILE *g, const struct plot_fig *fig, const void *arg)
 		   "set style data histogram\nset style histogram rowstacked\n"
 		   "set style fill solid 0.8 border -1\nset boxwidth 0.7\n"
 		   "set xtics rotate by -25 left font ',8'\nset grid ytics\n"
-		   "set key outside right top font ',8'\nset yrange [0:*]\nset bmargin 9\n"
-		   "set rmargin 26\n");
+		   "set key outside right top Left reverse font ',8'\nset yrange [0:*]\n"
+		   "set bmargin 9\n");
 	for (size_t k = 0, b = 0; k < f->c->ntr; k++) {
 		if (!f->nbar[k])
 			continue;
@@ -1279,6 +1339,8 @@ enum { TOP = 10, TOP_MAXP = 64 };
 struct top_fig {
 	long long runs[TOP_MAXP];
 	char names[TOP_MAXP][300], alloc[TOP_MAXP][16];
+	bool debug[TOP_MAXP];  /* debug on: hatched */
+	double ymax[TOP_MAXP]; /* the panel's largest bar */
 	size_t nr;
 	sqlite3_stmt *cs; /* the top caches of run ?1 */
 };
@@ -1294,6 +1356,7 @@ static void top_runs(struct ctx *c, sqlite3_stmt *st, struct top_fig *f)
 			size_t size = sizeof(f->names[0]);
 			f->runs[f->nr] = sqlite3_column_int64(st, 0);
 			(void)snprintf(f->alloc[f->nr], sizeof(f->alloc[0]), "%s", col_text(st, 1));
+			f->debug[f->nr] = strcmp(col_text(st, 3), "off") != 0;
 			int w = snprintf(name, size, "%.200s: %s align=%s debug=%s", c->tr[k].label,
 					 col_text(st, 1), col_text(st, 2), col_text(st, 3));
 			if (sqlite3_column_type(st, 5) != SQLITE_NULL && w > 0 && (size_t)w < size)
@@ -1311,7 +1374,7 @@ static void top_runs(struct ctx *c, sqlite3_stmt *st, struct top_fig *f)
 /* Figure 4's .dat: one block per run. */
 static int top_dat(struct ctx *c, FILE *d, void *arg)
 {
-	const struct top_fig *f = arg;
+	struct top_fig *f = arg;
 	(void)c;
 	for (size_t i = 0; i < f->nr; i++) {
 		dat_block(d, i);
@@ -1319,8 +1382,10 @@ static int top_dat(struct ctx *c, FILE *d, void *arg)
 		bind_run(f->cs, f->runs[i]);
 		bool any = false;
 		while (sqlite3_step(f->cs) == SQLITE_ROW) {
+			double w = sqlite3_column_double(f->cs, 1);
 			dat_str(d, col_text(f->cs, 0));
-			fprintf(d, " %.3f\n", sqlite3_column_double(f->cs, 1));
+			fprintf(d, " %.3f\n", w);
+			f->ymax[i] = w > f->ymax[i] ? w : f->ymax[i];
 			any = true;
 		}
 		if (!any)
@@ -1334,11 +1399,16 @@ static void top_panels(FILE *g, const struct plot_fig *fig, const void *arg)
 	const struct top_fig *f = arg;
 	fprintf(g, "set style fill solid 0.8 border -1\nset boxwidth 0.7\n"
 		   "set ylabel 'waste (KiB)'\nset xtics rotate by -30 left\n"
-		   "set grid ytics\nunset key\nset yrange [0:*]\nset bmargin 6\n");
+		   "set grid ytics\nunset key\nset bmargin 6\n");
+	/* the same bar width in every panel, however few caches it has; the y
+	 * range of each from its own bars */
+	fprintf(g, "set xrange [-0.6:%d.4]\n", TOP - 1);
 	for (size_t i = 0; i < f->nr; i++) {
 		gp_title(g, f->names[i]);
-		fprintf(g, "plot '%s.dat' index %zu using 0:2:xtic(1) with boxes lc rgb '%s'\n",
-			fig->name, i, alloc_rgb(f->alloc[i]));
+		fprintf(g, "set yrange [0:%.6f]\n", f->ymax[i] > 0 ? 1.08 * f->ymax[i] : 1.0);
+		fprintf(g, "plot '%s.dat' index %zu using 0:2:xtic(1) with boxes %slc rgb '%s'\n",
+			fig->name, i, f->debug[i] ? "fs pattern 4 border -1 " : "",
+			alloc_rgb(f->alloc[i]));
 	}
 }
 
@@ -1350,19 +1420,20 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 	(void)snprintf(fig->title, sizeof(fig->title), "Top %d caches by waste at the end", TOP);
 	if (!f)
 		return oom(c);
-	/* per trace and allocator one run: align natural and debug off when
-	 * there is one */
+	/* per trace, allocator and debug setting one run (align natural when
+	 * there is one): the debug setting's panel shows where red zones and
+	 * tracking put the waste (slub_debug=FZPU is the headline result) */
 	if ((rc = prep_latest(
 		     c,
 		     ", pick AS (SELECT allocator, run_id, align, debug, row_number() "
-		     "OVER (PARTITION BY allocator ORDER BY align = 'natural' DESC, "
-		     "debug = 'off' DESC, run_id DESC) AS k FROM latest l "
+		     "OVER (PARTITION BY allocator, debug ORDER BY align = 'natural' DESC, "
+		     "run_id DESC) AS k FROM latest l "
 		     "WHERE trace IS ?1 AND final_slab_pages > 0) "
 		     "SELECT p.run_id, p.allocator, p.align, p.debug, NOT EXISTS (SELECT 1 "
 		     "FROM caches c WHERE c.run_id = p.run_id AND c.alias_of IS NULL AND "
 		     "c.pages > 0), json_extract(l.config_json, '$.workload.seed') "
 		     "FROM pick p JOIN latest l ON l.run_id = p.run_id WHERE k = 1 "
-		     "ORDER BY p.allocator",
+		     "ORDER BY p.allocator, p.debug = 'off' DESC, p.debug",
 		     &st)))
 		goto out;
 	top_runs(c, st, f);
@@ -1382,7 +1453,7 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 			"NULL AND (pages > 0 OR (allocs > 0 AND ?1 IN (SELECT run_id FROM "
 			"shared))) UNION ALL SELECT '(shared pages: free space)', "
 			"(waste_free_slots + waste_tail) / 1024.0 FROM shared WHERE run_id = ?1) "
-			"ORDER BY w DESC, cache LIMIT 10",
+			"WHERE w > 0 ORDER BY w DESC, cache LIMIT 10",
 			query_latest_cte, query_shared_cte);
 		if ((rc = prep(c, sql, &f->cs)))
 			goto out;
@@ -1391,7 +1462,8 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 	(void)snprintf(
 		head, sizeof(head),
 		"# top %d root caches by waste at the end (rounding + layout + free slots + "
-		"tail), KiB\n# one block per trace and allocator (gnuplot index). SLOB's caches "
+		"tail), KiB\n# caches without waste left out; one block per trace, allocator and "
+		"debug\n# setting (gnuplot index). SLOB's caches "
 		"hold no pages (its\n# pages are shared lists): its block has the caches' "
 		"rounding + layout and one\n# bar '(shared pages: free space)', the run total of "
 		"free space in its pages\n#cache waste_kib\n",
@@ -1399,7 +1471,9 @@ static int fig_top(struct ctx *c, struct plot_fig *fig)
 	if ((rc = write_dat(c, fig->name, head, top_dat, f)))
 		goto out;
 	/* not fig_height: a single panel is not made taller */
-	const struct gp_layout l = {"one panel per trace and allocator; colour = allocator\n",
+	const struct gp_layout l = {"one panel per trace, allocator and debug setting; colour = "
+				    "allocator,\n# hatched = debug on; caches without waste left "
+				    "out\n",
 				    "",
 				    (int)(260 * f->nr + 60),
 				    f->nr,

@@ -144,7 +144,9 @@ const struct query_def query_table[] = {
 	 "slub_debug, and SLOB's alignment fragments) and live at the end",
 	 LATEST "SELECT * FROM (\n"
 		"  SELECT l.trace, l.run_id, l.allocator, l.align, l.debug, a.call_site,\n"
-		"         a.need, sum(a.allocs) AS allocs,\n"
+		"         coalesce(a.need, CASE WHEN l.align IN ('natural', 'cap512')\n"
+		"           THEN l.align ELSE 'none (not listed)' END) AS need,\n"
+		"         sum(a.allocs) AS allocs,\n"
 		"         sum(a.bytes_alloc - a.bytes_alloc_none) + sum(a.fragment_bytes)\n"
 		"           AS paid_bytes,\n"
 		"         sum(a.bytes_alloc - a.bytes_alloc_none) AS slot_growth_bytes,\n"
@@ -332,6 +334,31 @@ int query_register_stats(sqlite3 *db)
 	return SQLITE_OK;
 }
 
+bool query_has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	bool have = false;
+	if (sqlite3_prepare_v2(
+		    db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?1", -1,
+		    &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		have = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	return have;
+}
+
+long long query_schema_version(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	long long v = -1;
+	if (sqlite3_prepare_v2(db, "PRAGMA main.user_version", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
 /*
  * Schema version 3 stores sample_caches, sample_slabinfo and sample_orders as
  * change logs and adds the views sample_caches_full, ... that give one row
@@ -368,6 +395,18 @@ static int full_series_views(sqlite3 *db)
 				" NULL AS trace_kernel, NULL AS trace_nr_cpus FROM main.runs",
 				NULL, NULL, NULL);
 	}
+	if (rc == SQLITE_OK && version < 5 && !query_has_table(db, "align_cost"))
+		/* what an alignment policy costs came with version 5: older files
+		 * did not record it, and read as having no rows of it (the
+		 * report says so, query_has_table tells) */
+		rc = sqlite3_exec(db,
+				  "CREATE TEMP VIEW IF NOT EXISTS align_cost AS SELECT"
+				  " NULL AS run_id, NULL AS cache, NULL AS call_site,"
+				  " NULL AS need, NULL AS allocs, NULL AS violations,"
+				  " NULL AS bytes_alloc, NULL AS bytes_alloc_none,"
+				  " NULL AS redzone_shift_bytes, NULL AS fragment_bytes,"
+				  " NULL AS live_growth_bytes WHERE 0",
+				  NULL, NULL, NULL);
 	if (rc != SQLITE_OK || version >= 3)
 		return rc;
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]) && rc == SQLITE_OK; i++) {
@@ -468,161 +507,209 @@ static char *cell(sqlite3_stmt *st, int i)
 	return strdup(t ? (const char *)t : "");
 }
 
-int query_print(sqlite3 *db, const char *sql, enum query_format fmt, FILE *out,
-		unsigned long *nrows, struct err *e)
-{
+/* One query being printed: the statement, the format, the column left
+ * out (-1: none) and, for the table format, every cell (row-major, to size
+ * the columns once all rows are in). */
+struct qprint {
 	sqlite3_stmt *st;
-	int rc, nc;
-	unsigned long n = 0;
-	char **cells = NULL; /* table: every cell, row-major, to size columns */
-	int *numeric = NULL;
-	size_t ncells = 0, cap = 0;
+	int nc, skip;
+	enum query_format fmt;
+	FILE *out;
+	char **cells;
+	int *numeric;
+	size_t ncells, cap;
+};
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return err_set(e, SLABSIM_EIO, "query: %s", sqlite3_errmsg(db));
-	nc = sqlite3_column_count(st);
-	if (fmt == QUERY_CSV) {
-		for (int i = 0; i < nc; i++) {
-			if (i)
-				fputc(',', out);
-			csv_field(out, sqlite3_column_name(st, i));
+/* The header of csv, json and html (the table format's comes last). */
+static void qp_head(const struct qprint *p)
+{
+	bool first = true;
+	if (p->fmt == QUERY_JSON)
+		fputc('[', p->out);
+	if (p->fmt == QUERY_HTML)
+		fputs("<table>\n<tr>", p->out);
+	if (p->fmt != QUERY_CSV && p->fmt != QUERY_HTML)
+		return;
+	for (int i = 0; i < p->nc; i++) {
+		if (i == p->skip)
+			continue;
+		if (p->fmt == QUERY_CSV) {
+			fputs(first ? "" : ",", p->out);
+			csv_field(p->out, sqlite3_column_name(p->st, i));
+		} else {
+			fputs("<th>", p->out);
+			query_html_text(p->out, sqlite3_column_name(p->st, i), true);
+			fputs("</th>", p->out);
+		}
+		first = false;
+	}
+	fputs(p->fmt == QUERY_CSV ? "\n" : "</tr>\n", p->out);
+}
+
+/* A json value of cell i: null, a number or a string. */
+static void qp_json_cell(const struct qprint *p, int i)
+{
+	int ty = sqlite3_column_type(p->st, i);
+	if (ty == SQLITE_NULL)
+		fputs("null", p->out);
+	else if (ty == SQLITE_INTEGER)
+		fprintf(p->out, "%lld", sqlite3_column_int64(p->st, i));
+	else if (ty == SQLITE_FLOAT)
+		fprintf(p->out, "%.15g", sqlite3_column_double(p->st, i));
+	else
+		json_str(p->out, (const char *)sqlite3_column_text(p->st, i));
+}
+
+/* Row n (from 0) of csv, json, text or html, printed as it comes. */
+static void qp_row_stream(const struct qprint *p, unsigned long n)
+{
+	FILE *out = p->out;
+	bool first = true;
+	if (p->fmt == QUERY_JSON)
+		fputs(n ? ",\n {" : "\n {", out);
+	if (p->fmt == QUERY_HTML)
+		fputs("<tr>", out);
+	for (int i = 0; i < p->nc; i++) {
+		const unsigned char *t = sqlite3_column_text(p->st, i);
+		int ty = sqlite3_column_type(p->st, i);
+		if (i == p->skip || (p->fmt == QUERY_TEXT && !t))
+			continue;
+		if (p->fmt == QUERY_CSV) {
+			fputs(first ? "" : ",", out);
+			csv_field(out, t ? (const char *)t : "");
+		} else if (p->fmt == QUERY_JSON) {
+			fputs(first ? "" : ", ", out);
+			json_str(out, sqlite3_column_name(p->st, i));
+			fputs(": ", out);
+			qp_json_cell(p, i);
+		} else if (p->fmt == QUERY_TEXT) {
+			fprintf(out, "%s%s", first ? "" : " ", (const char *)t);
+		} else {
+			fputs(ty == SQLITE_INTEGER || ty == SQLITE_FLOAT ? "<td class=n>" : "<td>",
+			      out);
+			query_html_text(out, t ? (const char *)t : "", true);
+			fputs("</td>", out);
+		}
+		first = false;
+	}
+	if (p->fmt == QUERY_JSON)
+		fputc('}', out);
+	else
+		fputs(p->fmt == QUERY_HTML ? "</tr>\n" : "\n", out);
+}
+
+/* A row of the table format, kept until the widths are known: 0 or
+ * SQLITE_NOMEM. */
+static int qp_row_keep(struct qprint *p)
+{
+	if (p->ncells + (size_t)p->nc > p->cap) {
+		size_t cap = (p->ncells + (size_t)p->nc) * 2;
+		char **nb = realloc(p->cells, cap * sizeof(*nb));
+		if (!nb)
+			return SQLITE_NOMEM;
+		p->cells = nb;
+		p->cap = cap;
+	}
+	for (int i = 0; i < p->nc; i++) {
+		int ty = sqlite3_column_type(p->st, i);
+		if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT)
+			p->numeric[i] = 1;
+		p->cells[p->ncells++] = cell(p->st, i);
+	}
+	return 0;
+}
+
+/* The table format: header, rule and the kept rows in aligned columns
+ * (numbers right-aligned), "(no rows)" for none. */
+static void qp_table(const struct qprint *p, unsigned long n)
+{
+	int nc = p->nc, last = nc - 1;
+	FILE *out = p->out;
+	size_t *w = calloc((size_t)nc + 1, sizeof(*w));
+	if (!w)
+		return;
+	while (last > 0 && last == p->skip)
+		last--;
+	for (int i = 0; i < nc; i++)
+		w[i] = strlen(sqlite3_column_name(p->st, i));
+	for (size_t k = 0; k < p->ncells; k++) {
+		size_t l = p->cells[k] ? strlen(p->cells[k]) : 0;
+		if (l > w[k % (size_t)nc])
+			w[k % (size_t)nc] = l;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0, col = 0; i < nc; i++) {
+			if (i == p->skip)
+				continue;
+			fputs(col++ ? "  " : "", out);
+			if (pass == 0)
+				fprintf(out, "%-*s", i == last ? 0 : (int)w[i],
+					sqlite3_column_name(p->st, i));
+			else
+				for (size_t k = 0; k < w[i]; k++)
+					fputc('-', out);
 		}
 		fputc('\n', out);
-	} else if (fmt == QUERY_JSON) {
-		fputc('[', out);
-	} else if (fmt == QUERY_HTML) {
-		fputs("<table>\n<tr>", out);
-		for (int i = 0; i < nc; i++) {
-			fputs("<th>", out);
-			query_html_text(out, sqlite3_column_name(st, i), true);
-			fputs("</th>", out);
-		}
-		fputs("</tr>\n", out);
 	}
-	numeric = calloc((size_t)nc + 1, sizeof(*numeric));
-	if (!numeric) {
-		sqlite3_finalize(st);
+	for (size_t k = 0, col = 0; k < p->ncells; k++) {
+		int i = (int)(k % (size_t)nc);
+		const char *c = p->cells[k] ? p->cells[k] : "";
+		if (i != p->skip)
+			fprintf(out, "%s%*s", col++ ? "  " : "",
+				p->numeric[i] ? (int)w[i] : (i == last ? 0 : -(int)w[i]), c);
+		if (i == nc - 1) {
+			fputc('\n', out);
+			col = 0;
+		}
+	}
+	if (!n)
+		fputs("(no rows)\n", out);
+	free(w);
+}
+
+int query_print_cols(sqlite3 *db, const char *sql, enum query_format fmt, int skip, FILE *out,
+		     unsigned long *nrows, struct err *e)
+{
+	struct qprint p = {.skip = skip, .fmt = fmt, .out = out};
+	unsigned long n = 0;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &p.st, NULL) != SQLITE_OK)
+		return err_set(e, SLABSIM_EIO, "query: %s", sqlite3_errmsg(db));
+	p.nc = sqlite3_column_count(p.st);
+	if (!(p.numeric = calloc((size_t)p.nc + 1, sizeof(*p.numeric)))) {
+		sqlite3_finalize(p.st);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (fmt == QUERY_CSV) {
-			for (int i = 0; i < nc; i++) {
-				const unsigned char *t = sqlite3_column_text(st, i);
-				if (i)
-					fputc(',', out);
-				csv_field(out, t ? (const char *)t : "");
-			}
-			fputc('\n', out);
-		} else if (fmt == QUERY_JSON) {
-			fputs(n ? ",\n {" : "\n {", out);
-			for (int i = 0; i < nc; i++) {
-				if (i)
-					fputs(", ", out);
-				json_str(out, sqlite3_column_name(st, i));
-				fputs(": ", out);
-				int ty = sqlite3_column_type(st, i);
-				if (ty == SQLITE_NULL)
-					fputs("null", out);
-				else if (ty == SQLITE_INTEGER)
-					fprintf(out, "%lld", sqlite3_column_int64(st, i));
-				else if (ty == SQLITE_FLOAT)
-					fprintf(out, "%.15g", sqlite3_column_double(st, i));
-				else
-					json_str(out, (const char *)sqlite3_column_text(st, i));
-			}
-			fputc('}', out);
-		} else if (fmt == QUERY_TEXT) {
-			bool first = true;
-			for (int i = 0; i < nc; i++) {
-				const unsigned char *t = sqlite3_column_text(st, i);
-				if (!t)
-					continue;
-				fprintf(out, "%s%s", first ? "" : " ", (const char *)t);
-				first = false;
-			}
-			fputc('\n', out);
-		} else if (fmt == QUERY_HTML) {
-			fputs("<tr>", out);
-			for (int i = 0; i < nc; i++) {
-				int ty = sqlite3_column_type(st, i);
-				const unsigned char *t = sqlite3_column_text(st, i);
-				fputs(ty == SQLITE_INTEGER || ty == SQLITE_FLOAT ? "<td class=n>"
-										 : "<td>",
-				      out);
-				query_html_text(out, t ? (const char *)t : "", true);
-				fputs("</td>", out);
-			}
-			fputs("</tr>\n", out);
-		} else {
-			if (ncells + (size_t)nc > cap) {
-				cap = (ncells + (size_t)nc) * 2;
-				char **nb = realloc(cells, cap * sizeof(*nb));
-				if (!nb) {
-					rc = SQLITE_NOMEM;
-					break;
-				}
-				cells = nb;
-			}
-			for (int i = 0; i < nc; i++) {
-				int ty = sqlite3_column_type(st, i);
-				if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT)
-					numeric[i] = 1;
-				cells[ncells++] = cell(st, i);
-			}
-		}
+	qp_head(&p);
+	while (!rc && (rc = sqlite3_step(p.st)) == SQLITE_ROW) {
+		if (fmt == QUERY_TABLE)
+			rc = qp_row_keep(&p);
+		else
+			qp_row_stream(&p, n);
 		n++;
+		rc = rc == SQLITE_ROW ? 0 : rc;
 	}
-	int bad = rc != SQLITE_DONE;
-	if (bad)
-		rc = err_set(e, SLABSIM_EIO, "query: %s", sqlite3_errmsg(db));
-	else
-		rc = 0;
+	bool bad = rc != SQLITE_DONE;
+	rc = bad ? err_set(e, SLABSIM_EIO, "query: %s", sqlite3_errmsg(db)) : 0;
 	if (fmt == QUERY_JSON)
 		fputs(n ? "\n]\n" : "]\n", out);
 	if (fmt == QUERY_HTML)
 		fputs("</table>\n", out);
-	if (fmt == QUERY_TABLE && !bad) {
-		size_t *w = calloc((size_t)nc + 1, sizeof(*w));
-		if (w) {
-			for (int i = 0; i < nc; i++)
-				w[i] = strlen(sqlite3_column_name(st, i));
-			for (size_t k = 0; k < ncells; k++) {
-				size_t l = cells[k] ? strlen(cells[k]) : 0;
-				if (l > w[k % (size_t)nc])
-					w[k % (size_t)nc] = l;
-			}
-			for (int i = 0; i < nc; i++)
-				fprintf(out, "%s%-*s", i ? "  " : "", i == nc - 1 ? 0 : (int)w[i],
-					sqlite3_column_name(st, i));
-			fputc('\n', out);
-			for (int i = 0; i < nc; i++) {
-				fputs(i ? "  " : "", out);
-				for (size_t k = 0; k < w[i]; k++)
-					fputc('-', out);
-			}
-			fputc('\n', out);
-			for (size_t k = 0; k < ncells; k++) {
-				int i = (int)(k % (size_t)nc);
-				const char *c = cells[k] ? cells[k] : "";
-				if (numeric[i])
-					fprintf(out, "%s%*s", i ? "  " : "", (int)w[i], c);
-				else
-					fprintf(out, "%s%-*s", i ? "  " : "",
-						i == nc - 1 ? 0 : (int)w[i], c);
-				if (i == nc - 1)
-					fputc('\n', out);
-			}
-			if (!n)
-				fputs("(no rows)\n", out);
-			free(w);
-		}
-	}
-	for (size_t k = 0; k < ncells; k++)
-		free(cells[k]);
-	free(cells);
-	free(numeric);
-	sqlite3_finalize(st);
+	if (fmt == QUERY_TABLE && !bad)
+		qp_table(&p, n);
+	for (size_t k = 0; k < p.ncells; k++)
+		free(p.cells[k]);
+	free(p.cells);
+	free(p.numeric);
+	sqlite3_finalize(p.st);
 	if (nrows)
 		*nrows = n;
 	return rc;
+}
+
+int query_print(sqlite3 *db, const char *sql, enum query_format fmt, FILE *out,
+		unsigned long *nrows, struct err *e)
+{
+	return query_print_cols(db, sql, fmt, -1, out, nrows, e);
 }

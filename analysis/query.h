@@ -58,9 +58,20 @@ double query_ci95_half(double sd, size_t n);
  * SLABSIM_EIO (missing, not SQLite, not slabsim's). */
 int query_open(const char *path, struct sqlite3 **db, struct err *e);
 
+/* Whether the file (main schema, not the TEMP views query_open adds) has
+ * the table name: a file of an older schema version lacks the tables that
+ * came later (align_cost: version 5), which read as empty. */
+bool query_has_table(struct sqlite3 *db, const char *name);
+/* PRAGMA user_version of the file; -1 if it cannot be read. */
+long long query_schema_version(struct sqlite3 *db);
+
 /* Run sql and print every row in fmt. OUT: *nrows (may be NULL). Errors:
  * SLABSIM_EIO. */
 int query_print(struct sqlite3 *db, const char *sql, enum query_format fmt, FILE *out,
 		unsigned long *nrows, struct err *e);
+/* The same, leaving out column skip (0-based; -1: none): the report shows
+ * the trace once, not in every row. */
+int query_print_cols(struct sqlite3 *db, const char *sql, enum query_format fmt, int skip,
+		     FILE *out, unsigned long *nrows, struct err *e);
 
 #endif

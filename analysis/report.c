@@ -39,15 +39,27 @@ static int base64_file(FILE *f, const char *dir, const char *name)
 	return bad ? -1 : 0;
 }
 
+/* How a table names the trace of its rows: a section per trace says it in
+ * its heading, so its tables leave the column out; the tables over all
+ * traces show a short name (T1, T2, ... in the Traces legend), or nothing
+ * when there is one trace (the page's first paragraph names it). */
+enum trace_col { TRACE_NONE, TRACE_SHORT };
+
 /* The named query `name` as a table under a heading; with trace, only its
- * rows of that trace (latest.trace). An empty table says "no rows". */
-static int table(FILE *f, sqlite3 *db, const char *heading, const char *name, const char *trace,
-		 struct err *e)
+ * rows of that trace (latest.trace). cols: the columns to show ("q.*": all),
+ * from the query as q. An empty table says "no rows". */
+static int table_cols(FILE *f, sqlite3 *db, const char *heading, const char *name,
+		      const char *trace, enum trace_col tc, const char *cols, struct err *e)
 {
 	const struct query_def *q = query_find(name);
 	unsigned long n;
-	char *sql = trace ? sqlite3_mprintf("SELECT * FROM (%s) WHERE trace IS %Q", q->sql, trace)
-			  : sqlite3_mprintf("%s", q->sql);
+	char *sql = trace ? sqlite3_mprintf("SELECT %s FROM (%s) q WHERE trace IS %Q", cols, q->sql,
+					    trace)
+		    : tc == TRACE_SHORT
+			    ? sqlite3_mprintf("SELECT (SELECT short FROM temp.report_trace t "
+					      "WHERE t.trace IS q.trace) AS trace, %s FROM (%s) q",
+					      cols, q->sql)
+			    : sqlite3_mprintf("SELECT %s FROM (%s) q", cols, q->sql);
 	if (!sql)
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	fprintf(f, trace ? "<h3>" : "<h2>");
@@ -56,11 +68,61 @@ static int table(FILE *f, sqlite3 *db, const char *heading, const char *name, co
 		name);
 	query_html_text(f, q->desc, false);
 	fprintf(f, "</p>\n<div class=t>\n");
-	int rc = query_print(db, sql, QUERY_HTML, f, &n, e);
+	/* the query's own trace column: after the short name, or first */
+	int skip = !strcmp(cols, "q.*") ? (tc == TRACE_SHORT && !trace ? 1 : 0) : -1;
+	int rc = query_print_cols(db, sql, QUERY_HTML, skip, f, &n, e);
 	sqlite3_free(sql);
 	fprintf(f, "</div>\n");
 	if (!rc && !n)
 		fprintf(f, "<p class=none>no rows</p>\n");
+	return rc;
+}
+
+static int table(FILE *f, sqlite3 *db, const char *heading, const char *name, const char *trace,
+		 enum trace_col tc, struct err *e)
+{
+	return table_cols(f, db, heading, name, trace, tc, "q.*", e);
+}
+
+/* *tc: short names when the file has runs of several traces. */
+static int count_traces(sqlite3 *db, enum trace_col *tc, struct err *e)
+{
+	sqlite3_stmt *st;
+	char *sql = sqlite3_mprintf("%sSELECT count(DISTINCT trace) FROM latest", query_latest_cte);
+	if (!sql)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK)
+		return err_set(e, SLABSIM_EIO, "report query: %s", sqlite3_errmsg(db));
+	*tc = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 1 ? TRACE_SHORT
+										: TRACE_NONE;
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* The Traces legend (several traces): each trace's short name, label and
+ * path, kept in temp.report_trace for the tables over all traces. */
+static int trace_legend(FILE *f, sqlite3 *db, struct err *e)
+{
+	char *sql = sqlite3_mprintf(
+		"CREATE TEMP TABLE IF NOT EXISTS report_trace AS %s"
+		"SELECT 'T' || row_number() OVER (ORDER BY trace) AS short, trace,"
+		" min(trace_path) AS path, count(*) AS runs FROM latest GROUP BY trace",
+		query_latest_cte);
+	if (!sql)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK)
+		return err_set(e, SLABSIM_EIO, "report query: %s", sqlite3_errmsg(db));
+	fprintf(f, "<h2>Traces</h2>\n<p class=q>The tables over all traces name each by its "
+		   "short name; each trace has a section below.</p>\n<div class=t>\n");
+	rc = query_print_cols(db,
+			      "SELECT short, trace, path, runs FROM temp.report_trace "
+			      "ORDER BY trace",
+			      QUERY_HTML, -1, f, NULL, e);
+	fprintf(f, "</div>\n");
 	return rc;
 }
 
@@ -347,15 +409,22 @@ static int trace_sections(FILE *f, sqlite3 *db, struct err *e)
 			fprintf(f, "<h3>Phases</h3>\n<p class=none>No run of this trace has trace "
 				   "markers.</p>\n");
 		if (!rc)
-			rc = table(f, db, "Waste by kind", "waste-by-kind", trace, e);
+			rc = table(f, db, "Waste by kind", "waste-by-kind", trace, TRACE_NONE, e);
 		if (!rc)
-			rc = table(f, db, "The caches that waste most", "top-waste", trace, e);
+			rc = table(f, db, "The caches that waste most", "top-waste", trace,
+				   TRACE_NONE, e);
 		if (!rc)
 			rc = table(f, db, "Call sites that would see unaligned objects",
-				   "unaligned-sites", trace, e);
-		if (!rc)
+				   "unaligned-sites", trace, TRACE_NONE, e);
+		if (!rc && query_has_table(db, "align_cost"))
 			rc = table(f, db, "Who pays for the alignment: the call sites", "align-pay",
-				   trace, e);
+				   trace, TRACE_NONE, e);
+		else if (!rc)
+			fprintf(f,
+				"<h3>Who pays for the alignment: the call sites</h3>\n<p "
+				"class=none>Not recorded: this file is schema version %lld; "
+				"the table align_cost came with version 5.</p>\n",
+				query_schema_version(db));
 		free(trace);
 		n++;
 	}
@@ -398,12 +467,15 @@ int report_write(const char *db_path, const char *out_dir, const struct plot_opt
 		   "as PNG and SVG, with the gnuplot scripts (<code>*.gp</code>) and their data "
 		   "(<code>*.dat</code>). Every term is defined <a href=\"#definitions\">at the "
 		   "end</a>.</p>\n");
+	enum trace_col tc = TRACE_NONE;
+	if ((rc = count_traces(db, &tc, e)) || (tc == TRACE_SHORT && (rc = trace_legend(f, db, e))))
+		goto out;
 	if ((rc = table(f, db,
 			"Overview: what natural alignment costs, per trace, allocator "
 			"and debug setting",
-			"align-overhead", NULL, e)) ||
+			"align-overhead", NULL, tc, e)) ||
 	    (rc = table(f, db, "Repetitions: mean and 95% confidence interval over seeds",
-			"seed-groups", NULL, e)))
+			"seed-groups", NULL, tc, e)))
 		goto out;
 	fprintf(f, "<h2>Figures</h2>\n<p class=q>One encoding in every figure: colour = "
 		   "allocator (SLUB blue, SLAB orange, SLOB green), dash = alignment (solid "
@@ -442,7 +514,14 @@ int report_write(const char *db_path, const char *out_dir, const struct plot_opt
 			"script</a> &middot; <a href=\"%s.dat\">data</a></p>\n</figure>\n",
 			fg->name, fg->name, fg->name);
 	}
-	if ((rc = trace_sections(f, db, e)) || (rc = table(f, db, "Runs", "runs", NULL, e)))
+	/* the runs without their trace's path and hash (in its section) */
+	if ((rc = trace_sections(f, db, e)) ||
+	    (rc = table_cols(f, db, "Runs", "runs", NULL, tc,
+			     "q.run_id, q.command, q.allocator, q.kernel, q.align, q.debug, "
+			     "q.nr_cpus, q.trace_kernel, q.trace_nr_cpus, q.events, "
+			     "q.peak_slab_pages, q.final_slab_pages, q.align_violations, "
+			     "q.wall_seconds",
+			     e)))
 		goto out;
 	definitions(f);
 	fprintf(f, "</body>\n</html>\n");

@@ -129,6 +129,12 @@ int cmd_query(int argc, char **argv)
 	err_clear(&e);
 	if (query_open(db, &h, &e))
 		return cli_fail(&e);
+	/* a file older than the table the query reads: no rows, and why */
+	if (!strncmp(q->name, "align-pay", 9) && !query_has_table(h, "align_cost"))
+		fprintf(stderr,
+			"slabsim: note: %s is schema version %lld: align_cost (who pays, version "
+			"5) was not recorded; no rows\n",
+			db, query_schema_version(h));
 	int rc = query_print(h, q->sql, fmt, stdout, NULL, &e);
 	sqlite3_close(h);
 	if (rc)

@@ -172,6 +172,20 @@ static int run_one(const struct job *j, const struct evarr *ev, const struct cap
 	};
 	(void)cli_parse_sample_every(j->r.sample_every, &ro.so.sample_every_ns,
 				     &ro.so.sample_every_events);
+	/* sample_every = auto: about 500 samples of a trace whatever its
+	 * length (a line, not steps, on a small one; bounded rows on a big
+	 * one); workloads: every 1000 events. The resolved period is recorded
+	 * (runs.sample_every), the key keeps auto. Not the default: the key
+	 * holds the period, and a spec must keep today's keys (= replay's). */
+	enum { AUTO_SAMPLES = 500 };
+	char auto_spec[32];
+	if (!strcmp(j->r.sample_every, "auto")) {
+		uint64_t n = !wl && ev ? evarr_len(ev) : 0;
+		ro.so.sample_every_events = n ? (n + AUTO_SAMPLES - 1) / AUTO_SAMPLES : 1000;
+		(void)snprintf(auto_spec, sizeof(auto_spec), "%" PRIu64 "ev",
+			       ro.so.sample_every_events);
+		ro.sample_spec = auto_spec;
+	}
 	struct run_input in = {.path = j->file, .id = id};
 	if (wl) {
 		in.kind = RUN_WORKLOAD;
@@ -753,9 +767,10 @@ static int plan_one(struct sweep_cmd *c, size_t i)
 	struct err e;
 	uint64_t ns, ev;
 	err_clear(&e);
-	if (cli_parse_sample_every(r->sample_every, &ns, &ev)) {
+	if (strcmp(r->sample_every, "auto") && cli_parse_sample_every(r->sample_every, &ns, &ev)) {
 		fprintf(stderr,
-			"slabsim: %s: sample_every expects N, Nev, Nns, Nus, Nms or Ns with N > 0, "
+			"slabsim: %s: sample_every expects auto, N, Nev, Nns, Nus, Nms or Ns with "
+			"N > 0, "
 			"got '%s'\n",
 			c->spec_path, r->sample_every);
 		return SLABSIM_EXIT_INPUT;

@@ -175,13 +175,14 @@ for db in same cd caps; do
 	csv $db.db waste-by-kind | awk -F'|' '{ printf "%d|%.3f|%.3f|%.3f|%.3f\n", $2, $8 / 1024, $9 / 1024, $10 / 1024, $11 / 1024 }' |
 		sort > want
 	tap_is "$db: waste-by-kind.dat = the waste-by-kind query in KiB" "$(cat got)" "$(cat want)"
-	# top-caches.dat: a block per trace and allocator (one run); its first 5
-	# bars = that run's top-waste rows
+	# top-caches.dat: a block per trace, allocator and debug setting (one
+	# run); its first 5 bars = that run's top-waste rows with waste (caches
+	# without waste are not drawn)
 	awk '/^# run / { id = $3; sub(":", "", id); k = 0; next } /^#/ || !NF { next }
 		++k <= 5 { c = $0; sub(/^"/, "", c); sub(/" .*/, "", c); printf "%s|%s|%.3f\n", id, c, $NF }' \
 		p.$db/top-caches.dat | sort > got
 	csv $db.db top-waste | awk -F'|' -v OFS='|' '{ print $2, $7, $9 }' > tw
-	awk -F'|' 'NR == FNR { r[$1] = 1; next } ($1 in r) { printf "%s|%s|%.3f\n", $1, $2, $3 / 1024 }' got tw |
+	awk -F'|' 'NR == FNR { r[$1] = 1; next } ($1 in r) && $3 > 0 { printf "%s|%s|%.3f\n", $1, $2, $3 / 1024 }' got tw |
 		sed 's/^\([0-9]*\)|(shared pages)|/\1|(shared pages: free space)|/' | sort > want
 	tap_is "$db: top-caches.dat blocks = the top-waste rows of their runs in KiB" "$(cat got)" "$(cat want)"
 	tap_is "$db: top-caches.dat: a block per trace and allocator" "$(grep -c '^# run ' p.$db/top-caches.dat)" $((2 * ntr))
