@@ -31,6 +31,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xxhash.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -83,6 +84,15 @@ struct trace_reader {
 	size_t start, end;   /* unparsed bytes are buf[start, end) */
 	struct err fail;     /* sticky I/O error */
 	struct trace_stats stats;
+	/* The input's identity, on the read that parses it: the bytes of fd
+	 * while they are the input as stored (hash_stream), from its start.
+	 * A compressed file or a trace.dat is read by another (the
+	 * decompressor, libtracecmd): hash_fd is then that file, hashed
+	 * from hash_from at the end. NULL: no hash (a byte range, no memory). */
+	XXH3_state_t *hash;
+	bool hash_stream;
+	int hash_fd;
+	uint64_t hash_from;
 };
 
 /* ---- Small scanning helpers ---------------------------------------------- */
@@ -1571,6 +1581,70 @@ static int reap_child(struct trace_reader *r)
 		      r->prog, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+/* ---- The input's identity ------------------------------------------------- */
+
+static void hash_bytes(struct trace_reader *r, const void *p, size_t n)
+{
+	if (r->hash && r->hash_stream && n)
+		(void)XXH3_128bits_update(r->hash, p, n);
+}
+
+/* The digest so far into stats.input_hash, and no more hashing. */
+static void hash_finish(struct trace_reader *r)
+{
+	XXH128_canonical_t c;
+	if (!r->hash)
+		return;
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(r->hash));
+	for (size_t i = 0; i < sizeof(c.digest); i++)
+		(void)snprintf(r->stats.input_hash + 2 * i, 3, "%02x", c.digest[i]);
+	XXH3_freeState(r->hash);
+	r->hash = NULL;
+}
+
+/* Hash fd's bytes from offset from to its end (pread: fd's offset, which a
+ * decompressor may share, stays). stop, when not NULL, ends it early. */
+static void hash_file(struct trace_reader *r, int fd, uint64_t from, const int *stop)
+{
+	enum { CHUNK = 1 << 20 };
+	unsigned char *b = r->hash ? malloc(CHUNK) : NULL;
+	bool ok = b != NULL;
+	r->hash_stream = true;
+	for (uint64_t at = from; ok;) {
+		ssize_t k = pread(fd, b, CHUNK, (off_t)at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0 || (stop && __atomic_load_n(stop, __ATOMIC_RELAXED))) {
+			ok = k == 0;
+			break;
+		}
+		hash_bytes(r, b, (size_t)k);
+		at += (uint64_t)k;
+	}
+	free(b);
+	r->hash_stream = false;
+	if (ok)
+		hash_finish(r);
+}
+
+/* At the end of the input: its identity, unless it is known already (a
+ * pipe hashed as it was spooled) or cannot be (no state, a byte range). */
+static void hash_end(struct trace_reader *r)
+{
+	if (!r->hash || r->stats.input_hash[0])
+		return;
+	if (r->hash_stream)
+		hash_finish(r);
+	else if (r->hash_fd >= 0)
+		hash_file(r, r->hash_fd, r->hash_from, NULL);
+}
+
+void trace_hash_input(struct trace_reader *r, const int *stop)
+{
+	if (r->plain && !r->ranged && r->fd >= 0 && !r->stats.input_hash[0])
+		hash_file(r, r->fd, r->hash_from, stop);
+}
+
 /* Read more input after buf[end]. At end of a decompressor's output, its exit
  * status decides between end of input and an I/O error. */
 static int fill(struct trace_reader *r)
@@ -1594,8 +1668,12 @@ static int fill(struct trace_reader *r)
 		return err_at(&r->fail, SLABSIM_EIO, r->path, 0, "read error: %s", strerror(errno));
 	if (n == 0) {
 		r->at_eof = true;
-		return r->child > 0 ? reap_child(r) : 0;
+		int rc = r->child > 0 ? reap_child(r) : 0;
+		if (!rc)
+			hash_end(r);
+		return rc;
 	}
+	hash_bytes(r, r->buf + r->end, (size_t)n);
 	r->end += (size_t)n;
 	r->bytes_read += (uint64_t)n;
 	return 0;
@@ -1737,6 +1815,7 @@ static int read_head(struct trace_reader *r, size_t want, bool *eof)
 			*eof = true;
 			break;
 		}
+		hash_bytes(r, r->buf + r->end, (size_t)k);
 		r->end += (size_t)k;
 		r->bytes_read += (uint64_t)k;
 	}
@@ -1894,6 +1973,8 @@ static int setup_input(struct trace_reader *r, int fd, bool own, const struct st
 
 	r->fd = fd;
 	r->own_fd = own;
+	r->hash_stream = true;
+	r->hash_from = regular && at > 0 ? (uint64_t)at : 0;
 	if (regular && at >= 0) {
 		/* look without reading: the text reader starts where it is */
 		ssize_t k2;
@@ -1933,6 +2014,9 @@ static int setup_input(struct trace_reader *r, int fd, bool own, const struct st
 				return err_at(e, SLABSIM_EIO, r->path, 0, "%s", strerror(errno));
 			drop_input(r);
 			r->size_bytes = (uint64_t)st->st_size;
+			/* libtracecmd reads it: hashed at its end (hash_end) */
+			r->hash_stream = false;
+			r->hash_fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
 			return open_tracedat(r, dfd, e);
 		}
 		if ((fd = spool(r)) < 0)
@@ -1959,6 +2043,11 @@ static int setup_input(struct trace_reader *r, int fd, bool own, const struct st
 			err_at(&r->fail, SLABSIM_EIO, r->path, 0, "%s", strerror(errno));
 			goto fail;
 		}
+		/* the decompressor reads the stored bytes (a pipe's were hashed
+		 * as they were spooled): hash its file at the end */
+		r->hash_stream = false;
+		if (!r->stats.input_hash[0])
+			r->hash_fd = fcntl(r->src_fd, F_DUPFD_CLOEXEC, 3);
 		if ((rc = spawn_decompressor(r)) < 0)
 			goto fail;
 		return after_decompressor(r, e);
@@ -1981,9 +2070,13 @@ int trace_open(const char *path, const struct trace_opts *opts, struct trace_rea
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
-	r->fd = r->src_fd = r->err_fd = -1;
+	r->fd = r->src_fd = r->err_fd = r->hash_fd = -1;
 	r->child = -1;
 	r->limit = UINT64_MAX;
+	if ((r->hash = XXH3_createState()) && XXH3_128bits_reset(r->hash) != XXH_OK) {
+		XXH3_freeState(r->hash);
+		r->hash = NULL;
+	}
 	r->strict = opts && opts->strict;
 	r->skip_fields = opts ? opts->skip_fields : 0;
 	len = strlen(path) + 1;
@@ -2042,6 +2135,8 @@ int trace_set_range(struct trace_reader *r, uint64_t start, uint64_t end, struct
 		return err_at(e, SLABSIM_EIO, r->path, 0, "cannot seek: %s", strerror(errno));
 	r->limit = end;
 	r->ranged = true;
+	XXH3_freeState(r->hash); /* a range has no identity of its own */
+	r->hash = NULL;
 	r->at_eof = r->skipping = false;
 	r->line_no = r->bytes_read = 0;
 	r->start = r->end = 0;
@@ -2196,8 +2291,10 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 			rc = tracedat_next(r->dat, ev, &kind, &lost, r->skip_fields, msg);
 			if (rc == SLABSIM_ENOMEM)
 				return err_set(e, rc, "out of memory reading %s", r->path);
-			if (rc == 0)
+			if (rc == 0) {
+				hash_end(r);
 				return 0;
+			}
 			if (rc == 1 && kind != TRACE_LINE_EVENT)
 				rc = 0;
 		} else {
@@ -2300,6 +2397,9 @@ void trace_close(struct trace_reader *r)
 		return;
 	drop_input(r);
 	tracedat_close(r->dat);
+	if (r->hash_fd >= 0)
+		close(r->hash_fd);
+	XXH3_freeState(r->hash);
 	free(r->buf);
 	free(r->path);
 	free(r);
