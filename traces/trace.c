@@ -1902,7 +1902,7 @@ static void drop_input(struct trace_reader *r)
 static int open_tracedat(struct trace_reader *r, int fd, struct err *e)
 {
 	uint64_t lost;
-	int rc = tracedat_open(fd, r->path, &r->dat, e);
+	int rc = tracedat_open(fd, r->path, r->skip_fields, &r->dat, e);
 
 	if (rc)
 		return rc;
@@ -2271,6 +2271,36 @@ int trace_check_is_trace(const struct trace_stats *st, const char *path, struct 
 		      st->lines, st->first_malformed_line, st->first_malformed_msg);
 }
 
+/* The end of a trace.dat: records its own statistics count and it did not
+ * give are an error in strict mode, lost events otherwise (counted once). */
+static int dat_end(struct trace_reader *r, struct err *e)
+{
+	uint64_t expected, missing;
+	if (!r->stats.dat_expected && tracedat_unread(r->dat, &expected, &missing)) {
+		r->stats.dat_expected = expected;
+		r->stats.dat_unread = missing;
+		r->stats.lost_in_buffer_stats += missing;
+		r->stats.lost_sources |= TRACE_LOST_BUFFER_STATS;
+		if (missing && r->strict) {
+			err_at(&r->fail, SLABSIM_EINPUT, r->path, 0,
+			       "trace.dat: its per-CPU statistics count %" PRIu64
+			       " events read from the ring buffer (read events), the file gave "
+			       "%" PRIu64 ": %" PRIu64 " missing (corrupt or cut data)",
+			       expected, tracedat_records(r->dat), missing);
+			if (e)
+				*e = r->fail;
+			return SLABSIM_EINPUT;
+		}
+	}
+	if (r->fail.code) {
+		if (e)
+			*e = r->fail;
+		return r->fail.code;
+	}
+	hash_end(r);
+	return 0;
+}
+
 int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 {
 	for (;;) {
@@ -2291,10 +2321,12 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 			rc = tracedat_next(r->dat, ev, &kind, &lost, r->skip_fields, msg);
 			if (rc == SLABSIM_ENOMEM)
 				return err_set(e, rc, "out of memory reading %s", r->path);
-			if (rc == 0) {
-				hash_end(r);
-				return 0;
+			if (rc < 0 && tracedat_failure(r->dat)) {
+				r->fail = *tracedat_failure(r->dat);
+				continue; /* reported from r->fail above */
 			}
+			if (rc == 0)
+				return dat_end(r, e);
 			if (rc == 1 && kind != TRACE_LINE_EVENT)
 				rc = 0;
 		} else {

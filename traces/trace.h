@@ -115,6 +115,10 @@ struct trace_stats {
 	/* trace.dat: overrun + commit overrun + dropped events of the per-CPU
 	 * ring-buffer statistics trace-cmd stored */
 	uint64_t lost_in_buffer_stats;
+	/* trace.dat: records its per-CPU statistics say were read from the
+	 * ring buffer ("read events:") but the file did not give (corrupt or
+	 * cut data; also in lost_in_buffer_stats), and that expected count */
+	uint64_t dat_unread, dat_expected;
 	uint32_t lost_sources; /* TRACE_LOST_* bits: the sources present (even if 0) */
 	/* What the input tells of the machine that recorded it, for defaults
 	 * (sim/run/run.c): CPUs its header states (tracefs "#P:N", trace-cmd

@@ -648,11 +648,20 @@ static int end_record(const struct run_opts *o, struct run *r, double t0, struct
  * CPUs the model does not have. What-if options (another allocator,
  * alignment, debug flags) change bytes_alloc by design and are not warned
  * of; the summary counts those differences. */
-static void warn_contradictions(const struct run *r, const struct run_opts *o)
+static void warn_contradictions(struct run *r, const struct run_opts *o, const char *path)
 {
 	struct sim_totals t;
 	if (!o->notes)
 		return;
+	/* a trace.dat that gave fewer records than its own statistics count
+	 * (--strict refuses it): say so, with the count the lost events got */
+	const struct trace_stats *ls = run_line_stats(r);
+	if (ls && ls->dat_unread)
+		fprintf(o->notes,
+			"slabsim: warning: %s: trace.dat's per-CPU statistics count %" PRIu64
+			" events read from the ring buffer (read events), the file gave %" PRIu64
+			": %" PRIu64 " missing (corrupt or cut data), counted as lost events\n",
+			path, ls->dat_expected, ls->dat_expected - ls->dat_unread, ls->dat_unread);
 	sim_totals(r->s, &t);
 	const struct run_model *m = &r->model;
 	struct run_model d = *m;
@@ -717,7 +726,7 @@ int run_exec(const struct run_opts *o, const struct run_input *in, struct run **
 		rc = no_events(in->path ? in->path : "events", run_line_stats(r), e);
 		goto fail;
 	}
-	warn_contradictions(r, o);
+	warn_contradictions(r, o, in->path ? in->path : "-");
 	if (o->finish && (rc = o->finish(o->ctx, r, r->rec, e)))
 		goto fail;
 	at = RUN_STAGE_RECORD;
