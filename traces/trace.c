@@ -1179,41 +1179,41 @@ FAST void set_head(struct trace_event *ev, int type, uint64_t t_ns, uint32_t cpu
 /* 1 and *ev as parse_line() would give (which would return 1 too), or 0 with
  * *ev and the line's bytes unchanged. s..end as for parse_line(),
  * with TRACE_LINE_PAD readable bytes after end. */
-static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_fields)
-{
-	static const uint32_t pow10[10] = {1,	   10,	    100,      1000,	 10000,
-					   100000, 1000000, 10000000, 100000000, 1000000000};
-	char *p, *lb, *rb, *te, *d, *cs, *cs_end, *sym = NULL, *sym_end = NULL, *name = NULL;
-	uint64_t v, sec, frac, ptr, req = 0, alloc = 0;
-	bool have_req = false;
-	int32_t pid = -1, node = -1;
-	int8_t accounted = -1;
-	uint32_t cpu, gfp = 0;
-	int type;
+/* The fast path's pieces, in the order of a line. Each returns where the
+ * line goes on, or NULL when it is not the common layout (parse_line()
+ * then reads it). */
 
+/* "<task>-<pid> [cpu]": *cpu, *pid (-1 absent); returns the ']'. A header
+ * or a lost-events line (for parse_line()) is NULL too. */
+FAST char *fast_cpu_pid(char *s, uint32_t *cpu, int32_t *pid)
+{
+	char *p, *lb, *rb, *te, *d;
+	uint64_t v;
+
+	*pid = -1;
 	p = skip_pad(s);
 	switch (*p) { /* headers and lost-event lines: parse_line() */
 	case '\0':
 	case '#':
-		return 0;
+		return NULL;
 	case 'C':
 		if (p[1] == 'P' && p[2] == 'U')
-			return 0;
+			return NULL;
 		break;
 	case 'c':
 	case 'v':
 		if (is_tracecmd_header(p))
-			return 0;
+			return NULL;
 		break;
 	}
 
 	/* [cpu]: the first '[' must be the one (see parse_line) */
 	lb = find4(p, '[', '[', '[', '\0');
 	if (*lb != '[' || (lb != p && !blank(lb[-1])))
-		return 0;
+		return NULL;
 	if (!(rb = (char *)dec_short(lb + 1, &v)) || v > UINT32_MAX || *rb != ']' || !blank(rb[1]))
-		return 0;
-	cpu = (uint32_t)v;
+		return NULL;
+	*cpu = (uint32_t)v;
 
 	/* pid, as parse_line() finds it; tgid and perf's pid/tid go there */
 	te = lb;
@@ -1230,36 +1230,45 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 		;
 	if (d < te && d > p && d[-1] == '-') { /* "<task>-<pid>": the rest is moot */
 		if (te - d > 9)		       /* 9 digits fit in int32 */
-			return 0;
-		pid = 0;
+			return NULL;
+		*pid = 0;
 		for (; d < te; d++)
-			pid = pid * 10 + (*d - '0');
-		goto pid_done;
+			*pid = *pid * 10 + (*d - '0');
+		return rb;
 	}
 	if (te > p && te[-1] == ')')
-		return 0;
+		return NULL;
 	if (d > p + 1 && d[-1] == '/' && d < te && is_digit(d[-2]))
-		return 0;
+		return NULL;
 	if (d < te && (d == p || d[-1] == '-' || blank(d[-1]))) {
 		if (te - d > 9) /* 9 digits fit in int32 */
-			return 0;
-		pid = 0;
+			return NULL;
+		*pid = 0;
 		for (; d < te; d++)
-			pid = pid * 10 + (*d - '0');
+			*pid = *pid * 10 + (*d - '0');
 	}
-pid_done:
+	return rb;
+}
 
-	/* irq flags (optional), then "<sec>.<frac>:" */
-	p = skip_blanks(rb + 2);
+/* After "[cpu] ": irq flags (optional), "<sec>.<frac>:", the event name,
+ * exactly. *t_ns, *type; returns the blank after the name. */
+FAST char *fast_time_event(char *p, uint64_t *t_ns, int *type)
+{
+	static const uint32_t pow10[10] = {1,	   10,	    100,      1000,	 10000,
+					   100000, 1000000, 10000000, 100000000, 1000000000};
+	uint64_t sec, frac;
+	char *d;
+
+	p = skip_blanks(p);
 	if (!is_digit(*p)) {
 		p = find_ctl(p, ' ');
 		if (!blank(*p))
-			return 0;
+			return NULL;
 		p = skip_pad(p);
 	}
 	d = p;
 	if (!(p = (char *)dec_short(p, &sec)) || p - d > 10 || *p != '.')
-		return 0; /* 10 digits cannot overflow */
+		return NULL; /* 10 digits cannot overflow */
 	d = ++p;
 #ifdef FAST_LE
 	uint64_t x = load8(p);
@@ -1272,44 +1281,121 @@ pid_done:
 #endif
 	{
 		if (!(p = (char *)dec_fast(p, &frac)) || p - d > 9 || *p != ':' || !blank(p[1]))
-			return 0;
+			return NULL;
 		frac *= pow10[9 - (p - d)];
 	}
+	*t_ns = sec * 1000000000u + frac;
 	p = skip_blanks(p + 2);
 
-	/* the event name, exactly */
 	if (LIT_AT(p, "kmem_cache_")) {
 		if (LIT_AT(p + 11, "alloc:")) {
-			type = TRACE_EV_CACHE_ALLOC;
+			*type = TRACE_EV_CACHE_ALLOC;
 			p += 17;
 		} else if (LIT_AT(p + 11, "free:")) {
-			type = TRACE_EV_CACHE_FREE;
+			*type = TRACE_EV_CACHE_FREE;
 			p += 16;
 		} else if (LIT_AT(p + 11, "alloc_node:")) {
-			type = TRACE_EV_CACHE_ALLOC_NODE;
+			*type = TRACE_EV_CACHE_ALLOC_NODE;
 			p += 22;
 		} else {
-			return 0;
+			return NULL;
 		}
 	} else if (LIT_AT(p, "kmalloc:")) {
-		type = TRACE_EV_KMALLOC;
+		*type = TRACE_EV_KMALLOC;
 		p += 8;
 	} else if (LIT_AT(p, "kfree:")) {
-		type = TRACE_EV_KFREE;
+		*type = TRACE_EV_KFREE;
 		p += 6;
 	} else if (LIT_AT(p, "kmalloc_node:")) {
-		type = TRACE_EV_KMALLOC_NODE;
+		*type = TRACE_EV_KMALLOC_NODE;
 		p += 13;
 	} else {
-		return 0;
+		return NULL;
 	}
-	if (!blank(*p))
-		return 0;
+	return blank(*p) ? p : NULL;
+}
 
+/* " bytes_req=R bytes_alloc=A[ gfp_flags=F][ node=N][ accounted=B]" into
+ * ev (bytes, gfp, node, accounted); p at the blank before bytes_req.
+ * Returns the blank (or end) after them. */
+FAST char *fast_alloc_fields(char *p, char *end, struct trace_event *ev)
+{
+	uint64_t v;
+	uint32_t gfp = 0;
+
+	if (!(p = (char *)dec_short(p + 11, &ev->bytes_req)) || !LIT_AT(p, " bytes_alloc=") ||
+	    !(p = (char *)dec_short(p + 13, &ev->bytes_alloc)))
+		return NULL;
+	if (LIT_AT(p, " gfp_flags=")) {
+		p += 11;
+		gfp = TRACE_GFP_KNOWN;
+		/* the commonest values, whole (no bits of interest) */
+		if (LIT_AT(p, "GFP_KERNEL "))
+			p += 10;
+		else if (LIT_AT(p, "GFP_KERNEL|__GFP_ZERO "))
+			p += 21;
+		else
+			for (;;) {
+				char *f = p;
+				p = find_ctl(f, '|');
+				/* empty value or flag, raw bits */
+				if (p == f || is_digit(*f))
+					return NULL;
+				gfp |= named_gfp_bits_fast(f, (size_t)(p - f));
+				if (*p != '|')
+					break;
+				p++;
+			}
+	}
+	if (LIT_AT(p, " node=-1 accounted=false") && p + 24 == end) {
+		ev->node = -1; /* 6.x's commonest tail, whole */
+		ev->accounted = 0;
+		p = end;
+	}
+	if (LIT_AT(p, " node=")) {
+		bool neg = p[6] == '-';
+		/* scan_i32(): 4 digits cannot pass INT32_MAX */
+		if (!(p = (char *)dec_short(p + 6 + neg, &v)) || v > 9999)
+			return NULL;
+		ev->node = neg ? -(int32_t)v : (int32_t)v;
+	}
+	if (LIT_AT(p, " accounted=")) {
+		p += 11;
+		if (LIT_AT(p, "false")) {
+			ev->accounted = 0;
+			p += 5;
+		} else if (LIT_AT(p, "true")) {
+			ev->accounted = 1;
+			if (!(gfp & TRACE_GFP_ACCOUNT))
+				gfp |= TRACE_GFP_ACCOUNT |
+				       ((gfp & TRACE_GFP_KNOWN) ? TRACE_GFP_ACCOUNT_ONLY : 0);
+			p += 4;
+		} else {
+			return NULL;
+		}
+	}
+	ev->gfp = gfp;
+	return p;
+}
+
+static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_fields)
+{
+	char *p, *cs, *cs_end, *sym = NULL, *sym_end = NULL, *name = NULL;
+	uint64_t t_ns, ptr;
+	/* the fields as the line gives them; *ev is written only when the
+	 * line is taken */
+	struct trace_event f = {.node = -1, .accounted = -1};
+	bool have_req = false;
+	int32_t pid;
+	uint32_t cpu;
+	int type;
+
+	if (!(p = fast_cpu_pid(s, &cpu, &pid)) || !(p = fast_time_event(p + 2, &t_ns, &type)))
+		return 0;
 	if (skip_fields & (1u << type)) {
 		if (memchr(p, '\0', (size_t)(end - p)))
 			return 0;
-		set_head(ev, type, sec * 1000000000u + frac, cpu, pid);
+		set_head(ev, type, t_ns, cpu, pid);
 		trace_event_clear_fields(ev);
 		return 1;
 	}
@@ -1332,59 +1418,9 @@ pid_done:
 	if (!LIT_AT(p, " ptr=") || !(p = (char *)hex_fast(p + 5, end, &ptr)))
 		return 0;
 	if (LIT_AT(p, " bytes_req=")) {
-		if (!(p = (char *)dec_short(p + 11, &req)) || !LIT_AT(p, " bytes_alloc=") ||
-		    !(p = (char *)dec_short(p + 13, &alloc)))
+		if (!(p = fast_alloc_fields(p, end, &f)))
 			return 0;
 		have_req = true;
-		if (LIT_AT(p, " gfp_flags=")) {
-			p += 11;
-			gfp = TRACE_GFP_KNOWN;
-			/* the commonest values, whole (no bits of interest) */
-			if (LIT_AT(p, "GFP_KERNEL "))
-				p += 10;
-			else if (LIT_AT(p, "GFP_KERNEL|__GFP_ZERO "))
-				p += 21;
-			else
-				for (;;) {
-					char *f = p;
-					p = find_ctl(f, '|');
-					/* empty value or flag, raw bits */
-					if (p == f || is_digit(*f))
-						return 0;
-					gfp |= named_gfp_bits_fast(f, (size_t)(p - f));
-					if (*p != '|')
-						break;
-					p++;
-				}
-		}
-		if (LIT_AT(p, " node=-1 accounted=false") && p + 24 == end) {
-			node = -1; /* 6.x's commonest tail, whole */
-			accounted = 0;
-			p = end;
-		}
-		if (LIT_AT(p, " node=")) {
-			bool neg = p[6] == '-';
-			/* scan_i32(): 4 digits cannot pass INT32_MAX */
-			if (!(p = (char *)dec_short(p + 6 + neg, &v)) || v > 9999)
-				return 0;
-			node = neg ? -(int32_t)v : (int32_t)v;
-		}
-		if (LIT_AT(p, " accounted=")) {
-			p += 11;
-			if (LIT_AT(p, "false")) {
-				accounted = 0;
-				p += 5;
-			} else if (LIT_AT(p, "true")) {
-				accounted = 1;
-				if (!(gfp & TRACE_GFP_ACCOUNT))
-					gfp |= TRACE_GFP_ACCOUNT |
-					       ((gfp & TRACE_GFP_KNOWN) ? TRACE_GFP_ACCOUNT_ONLY
-									: 0);
-				p += 4;
-			} else {
-				return 0;
-			}
-		}
 	}
 	if (LIT_AT(p, " name=")) {
 		name = p + 6;
@@ -1398,13 +1434,13 @@ pid_done:
 		*cs_end = '\0';
 	if (sym)
 		sym_end[-1] = '\0';
-	set_head(ev, type, sec * 1000000000u + frac, cpu, pid);
+	set_head(ev, type, t_ns, cpu, pid);
 	ev->ptr = ptr;
-	ev->bytes_req = req;
-	ev->bytes_alloc = alloc;
-	ev->node = node;
-	ev->accounted = accounted;
-	ev->gfp = gfp;
+	ev->bytes_req = f.bytes_req;
+	ev->bytes_alloc = f.bytes_alloc;
+	ev->node = f.node;
+	ev->accounted = f.accounted;
+	ev->gfp = f.gfp;
 	ev->call_site = sym ? sym : cs;
 	ev->name = name;
 	return 1;
