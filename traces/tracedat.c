@@ -874,6 +874,13 @@ int tracedat_open(int fd, const char *path, uint32_t skip_fields, struct traceda
 		/* die with the parent; SIGPIPE when the parent stops reading */
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		(void)signal(SIGPIPE, SIG_DFL);
+		/* a fault in the libraries is reported by the parent, from the
+		 * signal: no inherited handler (a sanitizer's, a fuzzer's) runs
+		 * here. A sanitizer's report on our own code still comes, on
+		 * stderr, and ends the child with an exit status instead. */
+		static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+		for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+			(void)signal(faults[i], SIG_DFL);
 		FILE *o = fdopen(p[1], "w");
 		if (o)
 			child_main(fd, path, o, skip_fields);

@@ -79,6 +79,12 @@ static void read_all(const char *path, bool strict)
 		fprintf(stderr, "fuzz_tracedat: code %d: %s\n", rc, e.msg);
 		abort();
 	}
+	/* the child ends by a signal in the libraries; an exit status
+	 * without its end message is a sanitizer stopping our own code */
+	if (rc && strstr(e.msg, "libtraceevent stopped (exit")) {
+		fprintf(stderr, "fuzz_tracedat: the reader's child failed: %s\n", e.msg);
+		abort();
+	}
 	if (rc && rc != SLABSIM_ENOMEM && strncmp(e.msg, path, plen) != 0) {
 		fprintf(stderr, "fuzz_tracedat: message not naming %s: %s\n", path, e.msg);
 		abort();
