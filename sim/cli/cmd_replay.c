@@ -235,6 +235,146 @@ struct replay_args {
 	int progress; /* -1: when stderr is a terminal */
 };
 
+/* One option of replay's own (not a model or view option) into a; 0, or
+ * the exit status of a usage error (printed) or of --help (-1). */
+static int replay_opt(struct replay_args *a, int c, char *arg)
+{
+	switch (c) {
+	case OPT_EMPTY_START:
+		a->empty_start = true;
+		break;
+	case OPT_PHASE_SUMMARY:
+		a->phase_summary = true;
+		break;
+	case 'h':
+		usage_replay(stdout);
+		return -1;
+	case 'q':
+		a->quiet = true;
+		break;
+	case 'o':
+		a->output = arg;
+		break;
+	case OPT_DB:
+		if (!*arg) {
+			fprintf(stderr, "slabsim: --db needs a file name (or use --no-db)\n");
+			return cli_bad_usage("replay");
+		}
+		a->db = arg;
+		break;
+	case OPT_NO_DB:
+		a->db = NULL;
+		break;
+	case OPT_FORMAT:
+		if (strcmp(arg, "json") == 0)
+			a->json = true;
+		else if (strcmp(arg, "table") != 0) {
+			fprintf(stderr, "slabsim: --format expects table or json, got '%s'\n", arg);
+			return cli_bad_usage("replay");
+		}
+		break;
+	case OPT_SLABINFO:
+		a->slabinfo = arg;
+		break;
+	case OPT_SAMPLE_EVERY:
+		if (cli_parse_sample_every(arg, &a->so.sample_every_ns,
+					   &a->so.sample_every_events)) {
+			fprintf(stderr,
+				"slabsim: --sample-every expects N, Nev, Nns, Nus, Nms or "
+				"Ns with N > 0, got '%s'\n",
+				arg);
+			return cli_bad_usage("replay");
+		}
+		a->sample_spec = arg;
+		break;
+	case OPT_NO_SAMPLE_CACHES:
+		a->so.sample_caches = false;
+		break;
+	case OPT_STRICT:
+		a->read.strict = true;
+		break;
+	case OPT_NO_NAME_PASS:
+		a->read.no_name_pass = true;
+		break;
+	case OPT_NO_SPILL:
+		a->read.no_spill = true;
+		break;
+	case OPT_NO_PREFETCH:
+		a->read.no_prefetch = true;
+		break;
+	case OPT_PARSE_THREADS:
+		if (cli_parse_u32("--parse-threads", arg, 1, 64, &a->read.parse_threads))
+			return cli_bad_usage("replay");
+		break;
+	case OPT_NAME_THREADS:
+		if (cli_parse_u32("--name-threads", arg, 1, 64, &a->read.name_threads))
+			return cli_bad_usage("replay");
+		break;
+	case OPT_CHECK:
+		a->so.check = true;
+		break;
+	case OPT_PROGRESS:
+		a->progress = 1;
+		break;
+	case OPT_NO_PROGRESS:
+		a->progress = 0;
+		break;
+	case OPT_WORKLOAD:
+		a->workload = arg;
+		break;
+	case OPT_SEED:
+		a->seed = arg;
+		break;
+	case OPT_DURATION:
+		a->duration = arg;
+		break;
+	case OPT_REPEAT:
+		if (cli_parse_u32("--repeat", arg, 1, 1000000, &a->repeat))
+			return cli_bad_usage("replay");
+		break;
+	case OPT_CACHES:
+		a->caches = arg;
+		break;
+	default:
+		return cli_bad_usage("replay");
+	}
+	return 0;
+}
+
+/* What the options mean together, once all are read, and the TRACE
+ * argument; 0, or the exit status of a usage error (printed). */
+static int replay_check(struct replay_args *a, int argc, char **argv)
+{
+	struct replay_views *v = &a->views;
+	struct err e;
+	err_clear(&e);
+	v->table.lines = v->lines;
+	if (v->sort && ((v->caller || v->alloc || v->perf)
+				? metrics_parse_sort(v->sort, v->keys, &v->nkeys, &e)
+				: sim_parse_cache_sort(v->sort, &v->table.key, &e))) {
+		fprintf(stderr, "slabsim: %s\n", e.msg);
+		return cli_bad_usage("replay");
+	}
+	a->so.progress = a->progress < 0 ? isatty(STDERR_FILENO) : a->progress;
+	a->so.metrics.mem_mib = a->views.mem_mib;
+	a->so.metrics.record_ptrs = a->views.alloc;
+	if (a->workload) {
+		if (optind != argc || a->caches) {
+			fprintf(stderr, "slabsim: --workload replaces the TRACE argument%s\n",
+				a->caches ? " and --caches" : "");
+			return cli_bad_usage("replay");
+		}
+		return 0;
+	}
+	if (a->seed || a->duration || a->repeat != 1) {
+		fprintf(stderr, "slabsim: --seed, --duration and --repeat need --workload\n");
+		return cli_bad_usage("replay");
+	}
+	if (!(a->path = cli_one_arg(argc, argv, optind, "replay", "TRACE argument", "")))
+		return cli_bad_usage("replay");
+	return 0;
+}
+
 /* Parse argv into a; 0, or the exit status of a usage error (printed) or
  * of --help (-1: print nothing more, exit 0). */
 static int replay_parse(int argc, char **argv, struct replay_args *a)
@@ -298,137 +438,10 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 			return cli_bad_usage("replay");
 		if (r)
 			continue;
-		switch (c) {
-		case OPT_EMPTY_START:
-			a->empty_start = true;
-			break;
-		case OPT_PHASE_SUMMARY:
-			a->phase_summary = true;
-			break;
-		case 'h':
-			usage_replay(stdout);
-			return -1;
-		case 'q':
-			a->quiet = true;
-			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case OPT_DB:
-			if (!*optarg) {
-				fprintf(stderr,
-					"slabsim: --db needs a file name (or use --no-db)\n");
-				return cli_bad_usage("replay");
-			}
-			a->db = optarg;
-			break;
-		case OPT_NO_DB:
-			a->db = NULL;
-			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "json") == 0)
-				a->json = true;
-			else if (strcmp(optarg, "table") != 0) {
-				fprintf(stderr,
-					"slabsim: --format expects table or json, got '%s'\n",
-					optarg);
-				return cli_bad_usage("replay");
-			}
-			break;
-		case OPT_SLABINFO:
-			a->slabinfo = optarg;
-			break;
-		case OPT_SAMPLE_EVERY:
-			if (cli_parse_sample_every(optarg, &a->so.sample_every_ns,
-						   &a->so.sample_every_events)) {
-				fprintf(stderr,
-					"slabsim: --sample-every expects N, Nev, Nns, Nus, Nms or "
-					"Ns with N > 0, got '%s'\n",
-					optarg);
-				return cli_bad_usage("replay");
-			}
-			a->sample_spec = optarg;
-			break;
-		case OPT_NO_SAMPLE_CACHES:
-			a->so.sample_caches = false;
-			break;
-		case OPT_STRICT:
-			a->read.strict = true;
-			break;
-		case OPT_NO_NAME_PASS:
-			a->read.no_name_pass = true;
-			break;
-		case OPT_NO_SPILL:
-			a->read.no_spill = true;
-			break;
-		case OPT_NO_PREFETCH:
-			a->read.no_prefetch = true;
-			break;
-		case OPT_PARSE_THREADS:
-			if (cli_parse_u32("--parse-threads", optarg, 1, 64, &a->read.parse_threads))
-				return cli_bad_usage("replay");
-			break;
-		case OPT_NAME_THREADS:
-			if (cli_parse_u32("--name-threads", optarg, 1, 64, &a->read.name_threads))
-				return cli_bad_usage("replay");
-			break;
-		case OPT_CHECK:
-			a->so.check = true;
-			break;
-		case OPT_PROGRESS:
-			a->progress = 1;
-			break;
-		case OPT_NO_PROGRESS:
-			a->progress = 0;
-			break;
-		case OPT_WORKLOAD:
-			a->workload = optarg;
-			break;
-		case OPT_SEED:
-			a->seed = optarg;
-			break;
-		case OPT_DURATION:
-			a->duration = optarg;
-			break;
-		case OPT_REPEAT:
-			if (cli_parse_u32("--repeat", optarg, 1, 1000000, &a->repeat))
-				return cli_bad_usage("replay");
-			break;
-		case OPT_CACHES:
-			a->caches = optarg;
-			break;
-		default:
-			return cli_bad_usage("replay");
-		}
+		if ((r = replay_opt(a, c, optarg)))
+			return r;
 	}
-	struct replay_views *v = &a->views;
-	struct err e;
-	err_clear(&e);
-	v->table.lines = v->lines;
-	if (v->sort && ((v->caller || v->alloc || v->perf)
-				? metrics_parse_sort(v->sort, v->keys, &v->nkeys, &e)
-				: sim_parse_cache_sort(v->sort, &v->table.key, &e))) {
-		fprintf(stderr, "slabsim: %s\n", e.msg);
-		return cli_bad_usage("replay");
-	}
-	a->so.progress = a->progress < 0 ? isatty(STDERR_FILENO) : a->progress;
-	a->so.metrics.mem_mib = a->views.mem_mib;
-	a->so.metrics.record_ptrs = a->views.alloc;
-	if (a->workload) {
-		if (optind != argc || a->caches) {
-			fprintf(stderr, "slabsim: --workload replaces the TRACE argument%s\n",
-				a->caches ? " and --caches" : "");
-			return cli_bad_usage("replay");
-		}
-		return 0;
-	}
-	if (a->seed || a->duration || a->repeat != 1) {
-		fprintf(stderr, "slabsim: --seed, --duration and --repeat need --workload\n");
-		return cli_bad_usage("replay");
-	}
-	if (!(a->path = cli_one_arg(argc, argv, optind, "replay", "TRACE argument", "")))
-		return cli_bad_usage("replay");
-	return 0;
+	return replay_check(a, argc, argv);
 }
 
 /* The output files, opened before the replay so that a bad path is refused
