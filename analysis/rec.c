@@ -1727,6 +1727,23 @@ int rec_run_begin(struct rec *r, const struct rec_run_info *info, int64_t *run_i
 	return 0;
 }
 
+int rec_run_set_trace_hash(struct rec *r, const char *hash, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	if (r->state != REC_RUN_OPEN)
+		return no_run(r, "rec_run_set_trace_hash", e);
+	int rc = sqlite3_prepare_v2(r->db, "UPDATE runs SET trace_hash = ?1 WHERE run_id = ?2", -1, &st,
+				    NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 2, r->run_id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(r->db);
+	sqlite3_finalize(st);
+	return rc == SQLITE_OK ? 0 : db_error(r, rc, "cannot record the trace's identity", e);
+}
+
 int rec_count(struct rec *r, const struct sink_count *c, struct err *e)
 {
 	struct bind b;

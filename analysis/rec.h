@@ -32,8 +32,9 @@ struct rec_run_info {
 	const char *config_json;  /* the full configuration, for humans and hashing */
 	const char *version;	  /* slabsim version string */
 	/* The input's identity (schema version 4, docs/schema.md): a label that
-	 * names it in queries and figures (NULL = trace_path), the FNV-1a 64
-	 * hash of its bytes as 16 hex digits (NULL = unknown, e.g. stdin), and
+	 * names it in queries and figures (NULL = trace_path), the XXH3-128
+	 * hash of its bytes as 32 hex digits (schema version 4 wrote FNV-1a 64
+	 * as 16; NULL = unknown), and
 	 * what was detected from it: kernel profile (NULL = nothing detected)
 	 * and CPUs (0 = nothing detected). */
 	const char *trace_label;
@@ -117,6 +118,10 @@ struct rec_repeat_info {
 	const struct rec_repeat_row *rows;
 	uint32_t nrows;
 };
+/* Set the open run's trace_hash (32 hex digits of XXH3-128, run.h), known
+ * only once the replay read the trace to its end (no name pass read it
+ * whole). Errors: SLABSIM_EUSAGE (no run open), SLABSIM_EIO. */
+int rec_run_set_trace_hash(struct rec *r, const char *hash, struct err *e);
 /* Record one repetition in its own transaction (no run may be open).
  * OUT: *rep_id (may be NULL). Errors: SLABSIM_EUSAGE, SLABSIM_EIO. */
 int rec_repetition(struct rec *r, const struct rec_repeat_info *info, int64_t *rep_id,
@@ -140,8 +145,9 @@ void rec_close(struct rec *r);
 void rec_config_hash(const char *config_json, const char *trace_path,
 		     char hex[REC_CONFIG_HASH_LEN + 1]);
 
-/* runs.trace_hash: FNV-1a 64 over the n bytes of data, continuing from h
- * (start with REC_HASH_INIT); print it as 16 lowercase hex digits. */
+/* FNV-1a 64 over the n bytes of data, continuing from h (start with
+ * REC_HASH_INIT): what runs.trace_hash held before it became XXH3-128 of
+ * the trace (trace.h, trace_stats.input_hash). */
 #define REC_HASH_INIT 0xcbf29ce484222325u
 uint64_t rec_hash_bytes(uint64_t h, const void *data, size_t n);
 

@@ -168,8 +168,9 @@ static void definitions(FILE *f)
 			  "trace, a <code>label =</code> of the sweep spec, else the path), "
 			  "followed by <code>#</code> and 8 digits of its content hash when one "
 			  "label names different contents. Runs are never pooled across traces."},
-		{"trace_hash", "FNV-1a 64 of the trace file's bytes as stored (compressed or "
-			       "not); for a workload, the hash of its spec."},
+		{"trace_hash", "XXH3-128 of the trace's bytes as stored (compressed or "
+			       "not; FNV-1a 64, 16 digits, in runs recorded before); for a "
+			       "workload, the hash of its spec."},
 		{"trace_kernel, trace_nr_cpus",
 		 "What was detected from the input: a capture's uname.txt and ncpus.txt, "
 		 "else the trace's own event format (accounted= fields: 6.1) and header "

@@ -111,6 +111,12 @@ struct trace_prefetch {
 	uint64_t next_chunk; /* the next chunk a worker takes (under mu) */
 	uint64_t last_chunk; /* none after a chunk that failed is started */
 	struct chunk *ccur;
+	/* the file's identity (trace_stats.input_hash): the workers read
+	 * ranges, so a thread of its own hashes the whole file in order
+	 * through r (trace_hash_input), which nobody else reads */
+	pthread_t hasher;
+	bool hashing;
+	int hash_stop;
 	uint64_t line_base;	  /* lines of the chunks before ccur */
 	struct trace_stats stats; /* of the chunks taken */
 	struct strtab gsites;	  /* call sites by prefetch id */
@@ -379,6 +385,13 @@ int trace_prefetch_open(struct trace_reader *r, struct trace_prefetch **out, str
 	return 0;
 }
 
+static void *hasher_main(void *arg)
+{
+	struct trace_prefetch *p = arg;
+	trace_hash_input(p->r, &p->hash_stop);
+	return NULL;
+}
+
 static int open_chunked(struct trace_reader *r, unsigned threads, uint64_t chunk_bytes,
 			struct trace_prefetch **out, struct err *e)
 {
@@ -409,6 +422,7 @@ static int open_chunked(struct trace_reader *r, unsigned threads, uint64_t chunk
 		p->w[i].id = i;
 		strtab_init(&p->w[i].sites);
 	}
+	p->hashing = pthread_create(&p->hasher, NULL, hasher_main, p) == 0;
 	/* workers take chunks as they come: any number of them will do */
 	while (p->nworkers < threads && pthread_create(&p->w[p->nworkers].thread, NULL, worker_main,
 						       &p->w[p->nworkers]) == 0)
@@ -615,7 +629,7 @@ void trace_prefetch_progress(const struct trace_prefetch *p, uint64_t *done, uin
 static void stop_producer(struct trace_prefetch *p)
 {
 	if (!p->running)
-		return;
+		goto hashed;
 	pthread_mutex_lock(&p->mu);
 	p->stop = true;
 	pthread_cond_broadcast(&p->cv);
@@ -627,6 +641,18 @@ static void stop_producer(struct trace_prefetch *p)
 	else
 		pthread_join(p->thread, NULL);
 	p->running = false;
+hashed:
+	if (p->hashing) {
+		/* a consumer that stopped early wants no hash of the rest */
+		if (!p->finished || p->final_rc < 0)
+			__atomic_store_n(&p->hash_stop, 1, __ATOMIC_RELAXED);
+		pthread_join(p->hasher, NULL);
+		p->hashing = false;
+		/* the identity of a file read to its end, as one reader's */
+		if (p->finished && p->final_rc == 0)
+			memcpy(p->stats.input_hash, trace_stats(p->r)->input_hash,
+			       sizeof(p->stats.input_hash));
+	}
 }
 
 const struct trace_stats *trace_prefetch_stats(struct trace_prefetch *p)

@@ -32,6 +32,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xxhash.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -84,6 +85,15 @@ struct trace_reader {
 	size_t start, end;   /* unparsed bytes are buf[start, end) */
 	struct err fail;     /* sticky I/O error */
 	struct trace_stats stats;
+	/* The input's identity, on the read that parses it: the bytes of fd
+	 * while they are the input as stored (hash_stream), from its start.
+	 * A compressed file or a trace.dat is read by another (the
+	 * decompressor, libtracecmd): hash_fd is then that file, hashed
+	 * from hash_from at the end. NULL: no hash (a byte range, no memory). */
+	XXH3_state_t *hash;
+	bool hash_stream;
+	int hash_fd;
+	uint64_t hash_from;
 };
 
 /* ---- Small scanning helpers ---------------------------------------------- */
@@ -1170,41 +1180,41 @@ FAST void set_head(struct trace_event *ev, int type, uint64_t t_ns, uint32_t cpu
 /* 1 and *ev as parse_line() would give (which would return 1 too), or 0 with
  * *ev and the line's bytes unchanged. s..end as for parse_line(),
  * with TRACE_LINE_PAD readable bytes after end. */
-static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_fields)
-{
-	static const uint32_t pow10[10] = {1,	   10,	    100,      1000,	 10000,
-					   100000, 1000000, 10000000, 100000000, 1000000000};
-	char *p, *lb, *rb, *te, *d, *cs, *cs_end, *sym = NULL, *sym_end = NULL, *name = NULL;
-	uint64_t v, sec, frac, ptr, req = 0, alloc = 0;
-	bool have_req = false;
-	int32_t pid = -1, node = -1;
-	int8_t accounted = -1;
-	uint32_t cpu, gfp = 0;
-	int type;
+/* The fast path's pieces, in the order of a line. Each returns where the
+ * line goes on, or NULL when it is not the common layout (parse_line()
+ * then reads it). */
 
+/* "<task>-<pid> [cpu]": *cpu, *pid (-1 absent); returns the ']'. A header
+ * or a lost-events line (for parse_line()) is NULL too. */
+FAST char *fast_cpu_pid(char *s, uint32_t *cpu, int32_t *pid)
+{
+	char *p, *lb, *rb, *te, *d;
+	uint64_t v;
+
+	*pid = -1;
 	p = skip_pad(s);
 	switch (*p) { /* headers and lost-event lines: parse_line() */
 	case '\0':
 	case '#':
-		return 0;
+		return NULL;
 	case 'C':
 		if (p[1] == 'P' && p[2] == 'U')
-			return 0;
+			return NULL;
 		break;
 	case 'c':
 	case 'v':
 		if (is_tracecmd_header(p))
-			return 0;
+			return NULL;
 		break;
 	}
 
 	/* [cpu]: the first '[' must be the one (see parse_line) */
 	lb = find4(p, '[', '[', '[', '\0');
 	if (*lb != '[' || (lb != p && !blank(lb[-1])))
-		return 0;
+		return NULL;
 	if (!(rb = (char *)dec_short(lb + 1, &v)) || v > UINT32_MAX || *rb != ']' || !blank(rb[1]))
-		return 0;
-	cpu = (uint32_t)v;
+		return NULL;
+	*cpu = (uint32_t)v;
 
 	/* pid, as parse_line() finds it; tgid and perf's pid/tid go there */
 	te = lb;
@@ -1221,36 +1231,45 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 		;
 	if (d < te && d > p && d[-1] == '-') { /* "<task>-<pid>": the rest is moot */
 		if (te - d > 9)		       /* 9 digits fit in int32 */
-			return 0;
-		pid = 0;
+			return NULL;
+		*pid = 0;
 		for (; d < te; d++)
-			pid = pid * 10 + (*d - '0');
-		goto pid_done;
+			*pid = *pid * 10 + (*d - '0');
+		return rb;
 	}
 	if (te > p && te[-1] == ')')
-		return 0;
+		return NULL;
 	if (d > p + 1 && d[-1] == '/' && d < te && is_digit(d[-2]))
-		return 0;
+		return NULL;
 	if (d < te && (d == p || d[-1] == '-' || blank(d[-1]))) {
 		if (te - d > 9) /* 9 digits fit in int32 */
-			return 0;
-		pid = 0;
+			return NULL;
+		*pid = 0;
 		for (; d < te; d++)
-			pid = pid * 10 + (*d - '0');
+			*pid = *pid * 10 + (*d - '0');
 	}
-pid_done:
+	return rb;
+}
 
-	/* irq flags (optional), then "<sec>.<frac>:" */
-	p = skip_blanks(rb + 2);
+/* After "[cpu] ": irq flags (optional), "<sec>.<frac>:", the event name,
+ * exactly. *t_ns, *type; returns the blank after the name. */
+FAST char *fast_time_event(char *p, uint64_t *t_ns, int *type)
+{
+	static const uint32_t pow10[10] = {1,	   10,	    100,      1000,	 10000,
+					   100000, 1000000, 10000000, 100000000, 1000000000};
+	uint64_t sec, frac;
+	char *d;
+
+	p = skip_blanks(p);
 	if (!is_digit(*p)) {
 		p = find_ctl(p, ' ');
 		if (!blank(*p))
-			return 0;
+			return NULL;
 		p = skip_pad(p);
 	}
 	d = p;
 	if (!(p = (char *)dec_short(p, &sec)) || p - d > 10 || *p != '.')
-		return 0; /* 10 digits cannot overflow */
+		return NULL; /* 10 digits cannot overflow */
 	d = ++p;
 #ifdef FAST_LE
 	uint64_t x = load8(p);
@@ -1263,44 +1282,121 @@ pid_done:
 #endif
 	{
 		if (!(p = (char *)dec_fast(p, &frac)) || p - d > 9 || *p != ':' || !blank(p[1]))
-			return 0;
+			return NULL;
 		frac *= pow10[9 - (p - d)];
 	}
+	*t_ns = sec * 1000000000u + frac;
 	p = skip_blanks(p + 2);
 
-	/* the event name, exactly */
 	if (LIT_AT(p, "kmem_cache_")) {
 		if (LIT_AT(p + 11, "alloc:")) {
-			type = TRACE_EV_CACHE_ALLOC;
+			*type = TRACE_EV_CACHE_ALLOC;
 			p += 17;
 		} else if (LIT_AT(p + 11, "free:")) {
-			type = TRACE_EV_CACHE_FREE;
+			*type = TRACE_EV_CACHE_FREE;
 			p += 16;
 		} else if (LIT_AT(p + 11, "alloc_node:")) {
-			type = TRACE_EV_CACHE_ALLOC_NODE;
+			*type = TRACE_EV_CACHE_ALLOC_NODE;
 			p += 22;
 		} else {
-			return 0;
+			return NULL;
 		}
 	} else if (LIT_AT(p, "kmalloc:")) {
-		type = TRACE_EV_KMALLOC;
+		*type = TRACE_EV_KMALLOC;
 		p += 8;
 	} else if (LIT_AT(p, "kfree:")) {
-		type = TRACE_EV_KFREE;
+		*type = TRACE_EV_KFREE;
 		p += 6;
 	} else if (LIT_AT(p, "kmalloc_node:")) {
-		type = TRACE_EV_KMALLOC_NODE;
+		*type = TRACE_EV_KMALLOC_NODE;
 		p += 13;
 	} else {
-		return 0;
+		return NULL;
 	}
-	if (!blank(*p))
-		return 0;
+	return blank(*p) ? p : NULL;
+}
 
+/* " bytes_req=R bytes_alloc=A[ gfp_flags=F][ node=N][ accounted=B]" into
+ * ev (bytes, gfp, node, accounted); p at the blank before bytes_req.
+ * Returns the blank (or end) after them. */
+FAST char *fast_alloc_fields(char *p, char *end, struct trace_event *ev)
+{
+	uint64_t v;
+	uint32_t gfp = 0;
+
+	if (!(p = (char *)dec_short(p + 11, &ev->bytes_req)) || !LIT_AT(p, " bytes_alloc=") ||
+	    !(p = (char *)dec_short(p + 13, &ev->bytes_alloc)))
+		return NULL;
+	if (LIT_AT(p, " gfp_flags=")) {
+		p += 11;
+		gfp = TRACE_GFP_KNOWN;
+		/* the commonest values, whole (no bits of interest) */
+		if (LIT_AT(p, "GFP_KERNEL "))
+			p += 10;
+		else if (LIT_AT(p, "GFP_KERNEL|__GFP_ZERO "))
+			p += 21;
+		else
+			for (;;) {
+				char *f = p;
+				p = find_ctl(f, '|');
+				/* empty value or flag, raw bits */
+				if (p == f || is_digit(*f))
+					return NULL;
+				gfp |= named_gfp_bits_fast(f, (size_t)(p - f));
+				if (*p != '|')
+					break;
+				p++;
+			}
+	}
+	if (LIT_AT(p, " node=-1 accounted=false") && p + 24 == end) {
+		ev->node = -1; /* 6.x's commonest tail, whole */
+		ev->accounted = 0;
+		p = end;
+	}
+	if (LIT_AT(p, " node=")) {
+		bool neg = p[6] == '-';
+		/* scan_i32(): 4 digits cannot pass INT32_MAX */
+		if (!(p = (char *)dec_short(p + 6 + neg, &v)) || v > 9999)
+			return NULL;
+		ev->node = neg ? -(int32_t)v : (int32_t)v;
+	}
+	if (LIT_AT(p, " accounted=")) {
+		p += 11;
+		if (LIT_AT(p, "false")) {
+			ev->accounted = 0;
+			p += 5;
+		} else if (LIT_AT(p, "true")) {
+			ev->accounted = 1;
+			if (!(gfp & TRACE_GFP_ACCOUNT))
+				gfp |= TRACE_GFP_ACCOUNT |
+				       ((gfp & TRACE_GFP_KNOWN) ? TRACE_GFP_ACCOUNT_ONLY : 0);
+			p += 4;
+		} else {
+			return NULL;
+		}
+	}
+	ev->gfp = gfp;
+	return p;
+}
+
+static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_fields)
+{
+	char *p, *cs, *cs_end, *sym = NULL, *sym_end = NULL, *name = NULL;
+	uint64_t t_ns, ptr;
+	/* the fields as the line gives them; *ev is written only when the
+	 * line is taken */
+	struct trace_event f = {.node = -1, .accounted = -1};
+	bool have_req = false;
+	int32_t pid;
+	uint32_t cpu;
+	int type;
+
+	if (!(p = fast_cpu_pid(s, &cpu, &pid)) || !(p = fast_time_event(p + 2, &t_ns, &type)))
+		return 0;
 	if (skip_fields & (1u << type)) {
 		if (memchr(p, '\0', (size_t)(end - p)))
 			return 0;
-		set_head(ev, type, sec * 1000000000u + frac, cpu, pid);
+		set_head(ev, type, t_ns, cpu, pid);
 		trace_event_clear_fields(ev);
 		return 1;
 	}
@@ -1323,59 +1419,9 @@ pid_done:
 	if (!LIT_AT(p, " ptr=") || !(p = (char *)hex_fast(p + 5, end, &ptr)))
 		return 0;
 	if (LIT_AT(p, " bytes_req=")) {
-		if (!(p = (char *)dec_short(p + 11, &req)) || !LIT_AT(p, " bytes_alloc=") ||
-		    !(p = (char *)dec_short(p + 13, &alloc)))
+		if (!(p = fast_alloc_fields(p, end, &f)))
 			return 0;
 		have_req = true;
-		if (LIT_AT(p, " gfp_flags=")) {
-			p += 11;
-			gfp = TRACE_GFP_KNOWN;
-			/* the commonest values, whole (no bits of interest) */
-			if (LIT_AT(p, "GFP_KERNEL "))
-				p += 10;
-			else if (LIT_AT(p, "GFP_KERNEL|__GFP_ZERO "))
-				p += 21;
-			else
-				for (;;) {
-					char *f = p;
-					p = find_ctl(f, '|');
-					/* empty value or flag, raw bits */
-					if (p == f || is_digit(*f))
-						return 0;
-					gfp |= named_gfp_bits_fast(f, (size_t)(p - f));
-					if (*p != '|')
-						break;
-					p++;
-				}
-		}
-		if (LIT_AT(p, " node=-1 accounted=false") && p + 24 == end) {
-			node = -1; /* 6.x's commonest tail, whole */
-			accounted = 0;
-			p = end;
-		}
-		if (LIT_AT(p, " node=")) {
-			bool neg = p[6] == '-';
-			/* scan_i32(): 4 digits cannot pass INT32_MAX */
-			if (!(p = (char *)dec_short(p + 6 + neg, &v)) || v > 9999)
-				return 0;
-			node = neg ? -(int32_t)v : (int32_t)v;
-		}
-		if (LIT_AT(p, " accounted=")) {
-			p += 11;
-			if (LIT_AT(p, "false")) {
-				accounted = 0;
-				p += 5;
-			} else if (LIT_AT(p, "true")) {
-				accounted = 1;
-				if (!(gfp & TRACE_GFP_ACCOUNT))
-					gfp |= TRACE_GFP_ACCOUNT |
-					       ((gfp & TRACE_GFP_KNOWN) ? TRACE_GFP_ACCOUNT_ONLY
-									: 0);
-				p += 4;
-			} else {
-				return 0;
-			}
-		}
 	}
 	if (LIT_AT(p, " name=")) {
 		name = p + 6;
@@ -1389,13 +1435,13 @@ pid_done:
 		*cs_end = '\0';
 	if (sym)
 		sym_end[-1] = '\0';
-	set_head(ev, type, sec * 1000000000u + frac, cpu, pid);
+	set_head(ev, type, t_ns, cpu, pid);
 	ev->ptr = ptr;
-	ev->bytes_req = req;
-	ev->bytes_alloc = alloc;
-	ev->node = node;
-	ev->accounted = accounted;
-	ev->gfp = gfp;
+	ev->bytes_req = f.bytes_req;
+	ev->bytes_alloc = f.bytes_alloc;
+	ev->node = f.node;
+	ev->accounted = f.accounted;
+	ev->gfp = f.gfp;
 	ev->call_site = sym ? sym : cs;
 	ev->name = name;
 	return 1;
@@ -1572,6 +1618,70 @@ static int reap_child(struct trace_reader *r)
 		      r->prog, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+/* ---- The input's identity ------------------------------------------------- */
+
+static void hash_bytes(struct trace_reader *r, const void *p, size_t n)
+{
+	if (r->hash && r->hash_stream && n)
+		(void)XXH3_128bits_update(r->hash, p, n);
+}
+
+/* The digest so far into stats.input_hash, and no more hashing. */
+static void hash_finish(struct trace_reader *r)
+{
+	XXH128_canonical_t c;
+	if (!r->hash)
+		return;
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(r->hash));
+	for (size_t i = 0; i < sizeof(c.digest); i++)
+		(void)snprintf(r->stats.input_hash + 2 * i, 3, "%02x", c.digest[i]);
+	XXH3_freeState(r->hash);
+	r->hash = NULL;
+}
+
+/* Hash fd's bytes from offset from to its end (pread: fd's offset, which a
+ * decompressor may share, stays). stop, when not NULL, ends it early. */
+static void hash_file(struct trace_reader *r, int fd, uint64_t from, const int *stop)
+{
+	enum { CHUNK = 1 << 20 };
+	unsigned char *b = r->hash ? malloc(CHUNK) : NULL;
+	bool ok = b != NULL;
+	r->hash_stream = true;
+	for (uint64_t at = from; ok;) {
+		ssize_t k = pread(fd, b, CHUNK, (off_t)at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0 || (stop && __atomic_load_n(stop, __ATOMIC_RELAXED))) {
+			ok = k == 0;
+			break;
+		}
+		hash_bytes(r, b, (size_t)k);
+		at += (uint64_t)k;
+	}
+	free(b);
+	r->hash_stream = false;
+	if (ok)
+		hash_finish(r);
+}
+
+/* At the end of the input: its identity, unless it is known already (a
+ * pipe hashed as it was spooled) or cannot be (no state, a byte range). */
+static void hash_end(struct trace_reader *r)
+{
+	if (!r->hash || r->stats.input_hash[0])
+		return;
+	if (r->hash_stream)
+		hash_finish(r);
+	else if (r->hash_fd >= 0)
+		hash_file(r, r->hash_fd, r->hash_from, NULL);
+}
+
+void trace_hash_input(struct trace_reader *r, const int *stop)
+{
+	if (r->plain && !r->ranged && r->fd >= 0 && !r->stats.input_hash[0])
+		hash_file(r, r->fd, r->hash_from, stop);
+}
+
 /* Read more input after buf[end]. At end of a decompressor's output, its exit
  * status decides between end of input and an I/O error. */
 static int fill(struct trace_reader *r)
@@ -1595,8 +1705,12 @@ static int fill(struct trace_reader *r)
 		return err_at(&r->fail, SLABSIM_EIO, r->path, 0, "read error: %s", strerror(errno));
 	if (n == 0) {
 		r->at_eof = true;
-		return r->child > 0 ? reap_child(r) : 0;
+		int rc = r->child > 0 ? reap_child(r) : 0;
+		if (!rc)
+			hash_end(r);
+		return rc;
 	}
+	hash_bytes(r, r->buf + r->end, (size_t)n);
 	r->end += (size_t)n;
 	r->bytes_read += (uint64_t)n;
 	return 0;
@@ -1738,6 +1852,7 @@ static int read_head(struct trace_reader *r, size_t want, bool *eof)
 			*eof = true;
 			break;
 		}
+		hash_bytes(r, r->buf + r->end, (size_t)k);
 		r->end += (size_t)k;
 		r->bytes_read += (uint64_t)k;
 	}
@@ -1824,7 +1939,7 @@ static void drop_input(struct trace_reader *r)
 static int open_tracedat(struct trace_reader *r, int fd, struct err *e)
 {
 	uint64_t lost;
-	int rc = tracedat_open(fd, r->path, &r->dat, e);
+	int rc = tracedat_open(fd, r->path, r->skip_fields, &r->dat, e);
 
 	if (rc)
 		return rc;
@@ -1895,6 +2010,8 @@ static int setup_input(struct trace_reader *r, int fd, bool own, const struct st
 
 	r->fd = fd;
 	r->own_fd = own;
+	r->hash_stream = true;
+	r->hash_from = regular && at > 0 ? (uint64_t)at : 0;
 	if (regular && at >= 0) {
 		/* look without reading: the text reader starts where it is */
 		ssize_t k2;
@@ -1934,6 +2051,9 @@ static int setup_input(struct trace_reader *r, int fd, bool own, const struct st
 				return err_at(e, SLABSIM_EIO, r->path, 0, "%s", strerror(errno));
 			drop_input(r);
 			r->size_bytes = (uint64_t)st->st_size;
+			/* libtracecmd reads it: hashed at its end (hash_end) */
+			r->hash_stream = false;
+			r->hash_fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
 			return open_tracedat(r, dfd, e);
 		}
 		if ((fd = spool(r)) < 0)
@@ -1960,6 +2080,11 @@ static int setup_input(struct trace_reader *r, int fd, bool own, const struct st
 			err_at(&r->fail, SLABSIM_EIO, r->path, 0, "%s", strerror(errno));
 			goto fail;
 		}
+		/* the decompressor reads the stored bytes (a pipe's were hashed
+		 * as they were spooled): hash its file at the end */
+		r->hash_stream = false;
+		if (!r->stats.input_hash[0])
+			r->hash_fd = fcntl(r->src_fd, F_DUPFD_CLOEXEC, 3);
 		if ((rc = spawn_decompressor(r)) < 0)
 			goto fail;
 		return after_decompressor(r, e);
@@ -1982,9 +2107,13 @@ int trace_open(const char *path, const struct trace_opts *opts, struct trace_rea
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
-	r->fd = r->src_fd = r->err_fd = -1;
+	r->fd = r->src_fd = r->err_fd = r->hash_fd = -1;
 	r->child = -1;
 	r->limit = UINT64_MAX;
+	if ((r->hash = XXH3_createState()) && XXH3_128bits_reset(r->hash) != XXH_OK) {
+		XXH3_freeState(r->hash);
+		r->hash = NULL;
+	}
 	r->strict = opts && opts->strict;
 	r->skip_fields = opts ? opts->skip_fields : 0;
 	len = strlen(path) + 1;
@@ -2043,6 +2172,8 @@ int trace_set_range(struct trace_reader *r, uint64_t start, uint64_t end, struct
 		return err_at(e, SLABSIM_EIO, r->path, 0, "cannot seek: %s", strerror(errno));
 	r->limit = end;
 	r->ranged = true;
+	XXH3_freeState(r->hash); /* a range has no identity of its own */
+	r->hash = NULL;
 	r->at_eof = r->skipping = false;
 	r->line_no = r->bytes_read = 0;
 	r->start = r->end = 0;
@@ -2177,6 +2308,36 @@ int trace_check_is_trace(const struct trace_stats *st, const char *path, struct 
 		      st->lines, st->first_malformed_line, st->first_malformed_msg);
 }
 
+/* The end of a trace.dat: records its own statistics count and it did not
+ * give are an error in strict mode, lost events otherwise (counted once). */
+static int dat_end(struct trace_reader *r, struct err *e)
+{
+	uint64_t expected, missing;
+	if (!r->stats.dat_expected && tracedat_unread(r->dat, &expected, &missing)) {
+		r->stats.dat_expected = expected;
+		r->stats.dat_unread = missing;
+		r->stats.lost_in_buffer_stats += missing;
+		r->stats.lost_sources |= TRACE_LOST_BUFFER_STATS;
+		if (missing && r->strict) {
+			err_at(&r->fail, SLABSIM_EINPUT, r->path, 0,
+			       "trace.dat: its per-CPU statistics count %" PRIu64
+			       " events read from the ring buffer (read events), the file gave "
+			       "%" PRIu64 ": %" PRIu64 " missing (corrupt or cut data)",
+			       expected, tracedat_records(r->dat), missing);
+			if (e)
+				*e = r->fail;
+			return SLABSIM_EINPUT;
+		}
+	}
+	if (r->fail.code) {
+		if (e)
+			*e = r->fail;
+		return r->fail.code;
+	}
+	hash_end(r);
+	return 0;
+}
+
 int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 {
 	for (;;) {
@@ -2197,8 +2358,12 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 			rc = tracedat_next(r->dat, ev, &kind, &lost, r->skip_fields, msg);
 			if (rc == SLABSIM_ENOMEM)
 				return err_set(e, rc, "out of memory reading %s", r->path);
+			if (rc < 0 && tracedat_failure(r->dat)) {
+				r->fail = *tracedat_failure(r->dat);
+				continue; /* reported from r->fail above */
+			}
 			if (rc == 0)
-				return 0;
+				return dat_end(r, e);
 			if (rc == 1 && kind != TRACE_LINE_EVENT)
 				rc = 0;
 		} else {
@@ -2304,6 +2469,9 @@ void trace_close(struct trace_reader *r)
 		return;
 	drop_input(r);
 	tracedat_close(r->dat);
+	if (r->hash_fd >= 0)
+		close(r->hash_fd);
+	XXH3_freeState(r->hash);
 	free(r->buf);
 	free(r->path);
 	free(r);

@@ -97,6 +97,9 @@ static inline void trace_event_clear_fields(struct trace_event *ev)
 	ev->name = NULL;
 }
 
+/* Hex digits of trace_stats.input_hash. */
+#define TRACE_HASH_HEX 32
+
 /* What the reader has seen so far (counts of lines by kind). */
 struct trace_stats {
 	uint64_t lines;	       /* every line read */
@@ -112,6 +115,10 @@ struct trace_stats {
 	/* trace.dat: overrun + commit overrun + dropped events of the per-CPU
 	 * ring-buffer statistics trace-cmd stored */
 	uint64_t lost_in_buffer_stats;
+	/* trace.dat: records its per-CPU statistics say were read from the
+	 * ring buffer ("read events:") but the file did not give (corrupt or
+	 * cut data; also in lost_in_buffer_stats), and that expected count */
+	uint64_t dat_unread, dat_expected;
 	uint32_t lost_sources; /* TRACE_LOST_* bits: the sources present (even if 0) */
 	/* What the input tells of the machine that recorded it, for defaults
 	 * (sim/run/run.c): CPUs its header states (tracefs "#P:N", trace-cmd
@@ -122,6 +129,11 @@ struct trace_stats {
 	uint64_t accounted_events;
 	uint64_t first_malformed_line;
 	char first_malformed_msg[256]; /* what was expected on that line */
+	/* The input's identity (runs.trace_hash): XXH3-128 of its bytes as
+	 * stored (compressed or not) as 32 lowercase hex digits, set once the
+	 * whole input was read from its start, on the same read that parsed
+	 * it; "" before that, and for a byte range. */
+	char input_hash[TRACE_HASH_HEX + 1];
 };
 
 /* Events lost by the best count the trace has: the largest of its sources,
@@ -207,6 +219,12 @@ bool trace_is_plain_file(const struct trace_reader *r);
  * *total is 0 when unknown (stdin, pipe). */
 void trace_progress(const struct trace_reader *r, uint64_t *done, uint64_t *total);
 
+/* For a reader of a plain file (trace_is_plain_file) that another reads in
+ * byte ranges (the chunked prefetch): hash the file from r's start to its
+ * end into trace_stats(r)->input_hash, as a whole read would; stops early,
+ * leaving it "", when *stop becomes nonzero (read atomically) or a read
+ * fails. r must not be read meanwhile. */
+void trace_hash_input(struct trace_reader *r, const int *stop);
 /* Close and free; waits for a decompressor child. r may be NULL. */
 void trace_close(struct trace_reader *r);
 

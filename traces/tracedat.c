@@ -17,6 +17,7 @@
  */
 #include "tracedat.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,8 @@ bool tracedat_supported(void)
 	return false;
 }
 
-int tracedat_open(int fd, const char *path, struct tracedat **out, struct err *e)
+int tracedat_open(int fd, const char *path, uint32_t skip_fields, struct tracedat **out,
+		  struct err *e)
 {
 	close(fd);
 	*out = NULL;
@@ -52,6 +54,17 @@ bool tracedat_buffer_lost(const struct tracedat *d, uint64_t *lost)
 uint64_t tracedat_records(const struct tracedat *d)
 {
 	return 0;
+}
+
+const struct err *tracedat_failure(const struct tracedat *d)
+{
+	return NULL;
+}
+
+bool tracedat_unread(const struct tracedat *d, uint64_t *expected, uint64_t *missing)
+{
+	*expected = *missing = 0;
+	return false;
 }
 
 uint32_t tracedat_cpus(const struct tracedat *d)
@@ -128,13 +141,14 @@ struct site_slot {
 	char *str; /* NULL: empty */
 };
 
-struct tracedat {
+struct tdlib {
 	char *path;
 	int fd;
 	struct tracecmd_input *h;
 	struct tep_handle *tep;
 	int ncpu;
 	struct tep_record **next; /* by CPU: the record each CPU has next, NULL at its end */
+	uint64_t *got;		  /* by CPU: records read */
 	struct tep_record *cur;	  /* the record returned last (its strings are in use) */
 	bool header_done;
 	struct tep_record *pending; /* a record whose dropped-events note came first */
@@ -148,11 +162,6 @@ struct tracedat {
 	size_t text_cap;
 };
 
-bool tracedat_supported(void)
-{
-	return true;
-}
-
 /* Handles that failed tracecmd_init_data(): never closed (see tracedat_open),
  * kept reachable so that leak checkers do not report them. At most a few
  * per process: one per trace.dat that failed to open. */
@@ -164,9 +173,11 @@ static void park(struct tracecmd_input *h)
 	parked[nparked++ % 16] = h;
 }
 
-int tracedat_open(int fd, const char *path, struct tracedat **out, struct err *e)
+static void lib_close(struct tdlib *d);
+
+static int lib_open(int fd, const char *path, struct tdlib **out, struct err *e)
 {
-	struct tracedat *d = calloc(1, sizeof(*d));
+	struct tdlib *d = calloc(1, sizeof(*d));
 
 	*out = NULL;
 	if (!d || !(d->path = strdup(path))) {
@@ -186,7 +197,7 @@ int tracedat_open(int fd, const char *path, struct tracedat **out, struct err *e
 	char name[64];
 	(void)snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
 	if (!(d->h = tracecmd_open_head(name, TRACECMD_FL_LOAD_NO_PLUGINS))) {
-		tracedat_close(d);
+		lib_close(d);
 		return err_at(e, SLABSIM_EINPUT, path, 0,
 			      "trace.dat: libtracecmd cannot read its headers (truncated, or a "
 			      "file version or compression it does not know)");
@@ -194,7 +205,7 @@ int tracedat_open(int fd, const char *path, struct tracedat **out, struct err *e
 	if (tracecmd_init_data(d->h) < 0) {
 		park(d->h);
 		d->h = NULL;
-		tracedat_close(d);
+		lib_close(d);
 		return err_at(e, SLABSIM_EINPUT, path, 0,
 			      "trace.dat: libtracecmd cannot read its data (truncated?)");
 	}
@@ -203,9 +214,10 @@ int tracedat_open(int fd, const char *path, struct tracedat **out, struct err *e
 	if (d->ncpu < 0)
 		d->ncpu = 0;
 	d->next = calloc((size_t)d->ncpu + 1, sizeof(*d->next));
+	d->got = calloc((size_t)d->ncpu + 1, sizeof(*d->got));
 	d->sites = calloc(SITE_CACHE, sizeof(*d->sites));
-	if (!d->tep || !d->next || !d->sites) {
-		tracedat_close(d);
+	if (!d->tep || !d->next || !d->got || !d->sites) {
+		lib_close(d);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
 	}
 	for (int cpu = 0; cpu < d->ncpu; cpu++)
@@ -262,7 +274,7 @@ static uint64_t flag_value(const struct tep_print_flag_sym *f)
 
 static uint32_t named_gfp(const char *s);
 
-static struct evinfo *info_of(struct tracedat *d, struct tep_record *rec)
+static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 {
 	struct tep_event *ev = tep_find_event_by_record(d->tep, rec);
 	struct evinfo *x;
@@ -383,7 +395,7 @@ static bool read_num(struct tep_format_field *f, struct tep_record *rec, uint64_
 	return true;
 }
 
-static const char *call_site(struct tracedat *d, const struct evinfo *x, uint64_t site)
+static const char *call_site(struct tdlib *d, const struct evinfo *x, uint64_t site)
 {
 	struct site_slot *slot =
 		d->sites ? &d->sites[(site * UINT64_C(0x9e3779b97f4a7c15)) >> 52] : NULL;
@@ -413,7 +425,7 @@ static const char *call_site(struct tracedat *d, const struct evinfo *x, uint64_
 /* A string field of rec, or NULL; *len: the bytes it may have. A dynamic
  * string (__string) through libtraceevent; a flexible array at the end of
  * the record ("char buf[]", size 0: the print event's) to the record's end. */
-static const char *str_field(struct tracedat *d, struct tep_record *rec, const char *name, int *len)
+static const char *str_field(struct tdlib *d, struct tep_record *rec, const char *name, int *len)
 {
 	struct tep_event *ev = tep_find_event_by_record(d->tep, rec);
 	struct tep_format_field *f = ev ? tep_find_field(ev, name) : NULL;
@@ -431,7 +443,7 @@ static const char *str_field(struct tracedat *d, struct tep_record *rec, const c
 
 /* The marker text as the text parser reads it off the report line: the
  * buffer up to its first newline, without leading and trailing blanks. */
-static int marker_text(struct tracedat *d, struct tep_record *rec, const char **text)
+static int marker_text(struct tdlib *d, struct tep_record *rec, const char **text)
 {
 	int len = 0;
 	const char *s = str_field(d, rec, "buf", &len);
@@ -473,7 +485,7 @@ static int missing(char *msg, const char *what, enum trace_ev_type t)
 	return SLABSIM_EINPUT;
 }
 
-static int slab_event(struct tracedat *d, struct evinfo *x, struct tep_record *rec,
+static int slab_event(struct tdlib *d, struct evinfo *x, struct tep_record *rec,
 		      struct trace_event *ev, uint32_t skip_fields, char *msg)
 {
 	uint64_t v;
@@ -521,7 +533,7 @@ static int slab_event(struct tracedat *d, struct evinfo *x, struct tep_record *r
 
 /* ---- Records in report order ------------------------------------------------ */
 
-static struct tep_record *take_next(struct tracedat *d)
+static struct tep_record *take_next(struct tdlib *d)
 {
 	int best = -1;
 
@@ -531,12 +543,13 @@ static struct tep_record *take_next(struct tracedat *d)
 	if (best < 0)
 		return NULL;
 	struct tep_record *rec = d->next[best];
+	d->got[best]++;
 	d->next[best] = tracecmd_read_data(d->h, best);
 	return rec;
 }
 
-int tracedat_next(struct tracedat *d, struct trace_event *ev, enum trace_line_kind *kind,
-		  uint64_t *lost, uint32_t skip_fields, char *msg)
+static int lib_next(struct tdlib *d, struct trace_event *ev, enum trace_line_kind *kind,
+		    uint64_t *lost, uint32_t skip_fields, char *msg)
 {
 	struct tep_record *rec;
 	struct evinfo *x;
@@ -600,7 +613,7 @@ int tracedat_next(struct tracedat *d, struct trace_event *ev, enum trace_line_ki
 	}
 }
 
-bool tracedat_buffer_lost(const struct tracedat *d, uint64_t *lost)
+static bool lib_buffer_lost(const struct tdlib *d, uint64_t *lost)
 {
 	const char *s = tracecmd_get_cpustats(d->h);
 	static const char *const keys[] = {"overrun:", "commit overrun:", "dropped events:"};
@@ -620,17 +633,37 @@ bool tracedat_buffer_lost(const struct tracedat *d, uint64_t *lost)
 	return true;
 }
 
-uint64_t tracedat_records(const struct tracedat *d)
+/* Records the file's per-CPU statistics say were read from the ring buffer
+ * ("read events:", what `trace-cmd report --stat` prints) and the file did
+ * not give: over the CPUs, what each fell short. false when the file
+ * stores no such count. */
+static bool lib_unread(const struct tdlib *d, uint64_t *expected, uint64_t *missing)
 {
-	return d->records;
+	const char *s = tracecmd_get_cpustats(d->h);
+	bool any = false;
+	long cpu = -1;
+	*expected = *missing = 0;
+	for (const char *line = s; line && *line;
+	     line += strcspn(line, "\n"), line += *line == '\n') {
+		if (strncmp(line, "CPU:", 4) == 0) {
+			cpu = strtol(line + 4, NULL, 10);
+		} else if (strncmp(line, "read events:", 12) == 0 && cpu >= 0) {
+			uint64_t want = strtoull(line + 12, NULL, 10);
+			uint64_t got = cpu < d->ncpu ? d->got[cpu] : 0;
+			*expected += want;
+			*missing += want > got ? want - got : 0;
+			any = true;
+		}
+	}
+	return any;
 }
 
-uint32_t tracedat_cpus(const struct tracedat *d)
+static uint32_t lib_cpus(const struct tdlib *d)
 {
 	return d->ncpu > 0 ? (uint32_t)d->ncpu : 0;
 }
 
-void tracedat_close(struct tracedat *d)
+static void lib_close(struct tdlib *d)
 {
 	if (!d)
 		return;
@@ -642,6 +675,7 @@ void tracedat_close(struct tracedat *d)
 		if (d->next[cpu])
 			tracecmd_free_record(d->next[cpu]);
 	free(d->next);
+	free(d->got);
 	if (d->h)
 		tracecmd_close(d->h);
 	if (d->fd >= 0)
@@ -655,6 +689,310 @@ void tracedat_close(struct tracedat *d)
 		free(d->sites[i].str);
 	free(d->sites);
 	free(d->text);
+	free(d->path);
+	free(d);
+}
+
+/* ---- The reader in a child process ------------------------------------------
+ *
+ * libtraceevent and libtracecmd trust the file: corrupt format text or
+ * compressed data can make them read out of bounds (a SIGSEGV seen inside
+ * libtraceevent's format parser). What could be checked before handing
+ * them the file is their whole parser again, so they run in a forked child
+ * instead: it opens the file, reads every record and writes what
+ * lib_next() made of it down a pipe; the parent reads those messages. A
+ * child killed by a signal, or that stops writing before its end message,
+ * is a clear SLABSIM_EINPUT naming the file and how far it got, never a
+ * crash of slabsim. The cost is one copy of each event through a pipe.
+ */
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+/* One message, child to parent, then its strings (lengths here, -1 NULL). */
+struct wire {
+	int32_t rc;   /* lib_next's, or WIRE_OPEN / WIRE_END */
+	int32_t kind; /* enum trace_line_kind */
+	uint64_t lost;
+	struct trace_event ev; /* its pointers are not used */
+	int32_t len[4];	       /* call_site, name, text, msg */
+};
+enum { WIRE_OPEN = 100, WIRE_END = 101 };
+
+struct tracedat {
+	char *path;
+	pid_t child;
+	FILE *in;
+	uint32_t ncpu;
+	bool have_lost, have_unread, ended;
+	uint64_t lost, expected, missing, records;
+	char *str[4]; /* the strings of the last message */
+	size_t cap[4];
+	struct err fatal; /* code 0 while the child is fine */
+};
+
+bool tracedat_supported(void)
+{
+	return true;
+}
+
+static bool put(FILE *f, const void *p, size_t n)
+{
+	return n == 0 || fwrite(p, 1, n, f) == n;
+}
+
+static bool put_msg(FILE *f, struct wire *w, const char *const str[4])
+{
+	for (int i = 0; i < 4; i++)
+		w->len[i] = str[i] ? (int32_t)strlen(str[i]) : -1;
+	bool ok = put(f, w, sizeof(*w));
+	for (int i = 0; i < 4 && ok; i++)
+		ok = str[i] == NULL || put(f, str[i], (size_t)w->len[i]);
+	return ok;
+}
+
+/* The child: open, then every line of the report as a message; exits. */
+static void child_main(int fd, const char *path, FILE *out, uint32_t skip_fields)
+{
+	struct tdlib *d = NULL;
+	struct err e;
+	struct wire w;
+	char msg[MSG_MAX] = "";
+	err_clear(&e);
+	memset(&w, 0, sizeof(w));
+	int rc = lib_open(fd, path, &d, &e);
+	w.rc = rc ? rc : WIRE_OPEN;
+	if (!rc) {
+		w.kind = (int32_t)lib_cpus(d);
+		w.ev.ptr = lib_buffer_lost(d, &w.lost);
+	}
+	const char *open_str[4] = {NULL, NULL, NULL, rc ? e.msg : NULL};
+	if (!put_msg(out, &w, open_str) || rc)
+		goto out;
+	for (;;) {
+		enum trace_line_kind kind = TRACE_LINE_EVENT;
+		memset(&w, 0, sizeof(w));
+		msg[0] = '\0';
+		rc = lib_next(d, &w.ev, &kind, &w.lost, skip_fields, msg);
+		if (rc == 0) {
+			/* the end: what the file's statistics say it should have given */
+			w.rc = WIRE_END;
+			w.kind = lib_unread(d, &w.ev.bytes_req, &w.ev.bytes_alloc);
+			(void)put_msg(out, &w, (const char *const[4]){NULL, NULL, NULL, NULL});
+			break;
+		}
+		w.rc = rc;
+		w.kind = (int32_t)kind;
+		const char *str[4] = {NULL, NULL, NULL, rc < 0 ? msg : NULL};
+		if (rc == 1 && kind == TRACE_LINE_EVENT) {
+			str[0] = w.ev.call_site;
+			str[1] = w.ev.name;
+			str[2] = w.ev.text;
+		}
+		if (!put_msg(out, &w, str) || rc == SLABSIM_ENOMEM)
+			break;
+	}
+out:
+	(void)fflush(out);
+	_exit(0);
+}
+
+/* The child stopped writing before its end: how, as an input error. */
+static int child_died(struct tracedat *d)
+{
+	int status = 0;
+	char how[64];
+	if (d->child > 0) {
+		while (waitpid(d->child, &status, 0) < 0 && errno == EINTR)
+			;
+		d->child = -1;
+	}
+	if (WIFSIGNALED(status))
+		(void)snprintf(how, sizeof(how), "crashed (signal %d, %s)", WTERMSIG(status),
+			       strsignal(WTERMSIG(status)));
+	else
+		(void)snprintf(how, sizeof(how), "stopped (exit %d)",
+			       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return err_at(&d->fatal, SLABSIM_EINPUT, d->path, 0,
+		      "trace.dat: libtracecmd/libtraceevent %s reading it after %" PRIu64
+		      " records: the file is corrupt (try `trace-cmd report -i FILE`)",
+		      how, d->records);
+}
+
+/* Read one message into w and d->str; false when the child's output ended. */
+static bool get_msg(struct tracedat *d, struct wire *w)
+{
+	if (fread(w, sizeof(*w), 1, d->in) != 1)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		if (w->len[i] < 0)
+			continue;
+		size_t n = (size_t)w->len[i];
+		if (n + 1 > d->cap[i]) {
+			char *p = realloc(d->str[i], n + 1);
+			if (!p)
+				return false;
+			d->str[i] = p;
+			d->cap[i] = n + 1;
+		}
+		if (n && fread(d->str[i], 1, n, d->in) != n)
+			return false;
+		d->str[i][n] = '\0';
+	}
+	return true;
+}
+
+static const char *str_of(const struct tracedat *d, const struct wire *w, int i)
+{
+	return w->len[i] < 0 ? NULL : d->str[i];
+}
+
+int tracedat_open(int fd, const char *path, uint32_t skip_fields, struct tracedat **out,
+		  struct err *e)
+{
+	struct tracedat *d = calloc(1, sizeof(*d));
+	int p[2];
+	*out = NULL;
+	if (!d || !(d->path = strdup(path))) {
+		free(d);
+		close(fd);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
+	}
+	d->child = -1;
+	if (pipe(p)) {
+		int saved = errno;
+		close(fd);
+		tracedat_close(d);
+		return err_at(e, SLABSIM_EIO, path, 0, "cannot create a pipe: %s", strerror(saved));
+	}
+	(void)fflush(NULL); /* the child's exit must not write our buffers twice */
+	d->child = fork();
+	if (d->child == 0) {
+		close(p[0]);
+		/* die with the parent; SIGPIPE when the parent stops reading */
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		(void)signal(SIGPIPE, SIG_DFL);
+		/* a fault in the libraries is reported by the parent, from the
+		 * signal: no inherited handler (a sanitizer's, a fuzzer's) runs
+		 * here. A sanitizer's report on our own code still comes, on
+		 * stderr, and ends the child with an exit status instead. */
+		static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+		for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+			(void)signal(faults[i], SIG_DFL);
+		FILE *o = fdopen(p[1], "w");
+		if (o)
+			child_main(fd, path, o, skip_fields);
+		_exit(1);
+	}
+	close(p[1]);
+	close(fd);
+	if (d->child < 0 || !(d->in = fdopen(p[0], "r"))) {
+		int saved = errno;
+		if (!d->in)
+			close(p[0]);
+		tracedat_close(d);
+		return err_at(e, SLABSIM_EIO, path, 0, "cannot start the trace.dat reader: %s",
+			      strerror(saved));
+	}
+	struct wire w;
+	if (!get_msg(d, &w)) {
+		int rc = child_died(d);
+		if (e)
+			*e = d->fatal;
+		tracedat_close(d);
+		return rc;
+	}
+	if (w.rc != WIRE_OPEN) {
+		int rc = w.rc < 0 ? w.rc : SLABSIM_EINPUT;
+		if (e) {
+			err_clear(e);
+			e->code = rc;
+			(void)snprintf(e->msg, sizeof(e->msg), "%s",
+				       str_of(d, &w, 3) ? d->str[3] : "");
+		}
+		tracedat_close(d);
+		return rc;
+	}
+	d->ncpu = (uint32_t)w.kind;
+	d->have_lost = w.ev.ptr != 0;
+	d->lost = w.lost;
+	*out = d;
+	return 0;
+}
+
+int tracedat_next(struct tracedat *d, struct trace_event *ev, enum trace_line_kind *kind,
+		  uint64_t *lost, uint32_t skip_fields, char *msg)
+{
+	struct wire w;
+	if (d->fatal.code)
+		return d->fatal.code;
+	if (d->ended)
+		return 0;
+	if (!get_msg(d, &w))
+		return child_died(d);
+	if (w.rc == WIRE_END) {
+		d->ended = true;
+		d->have_unread = w.kind != 0;
+		d->expected = w.ev.bytes_req;
+		d->missing = w.ev.bytes_alloc;
+		return 0;
+	}
+	if (w.kind == TRACE_LINE_EVENT || w.kind == TRACE_LINE_OTHER_EVENT)
+		d->records++;
+	*kind = (enum trace_line_kind)w.kind;
+	*lost = w.lost;
+	*ev = w.ev;
+	ev->call_site = str_of(d, &w, 0) ? d->str[0] : "";
+	ev->name = str_of(d, &w, 1);
+	ev->text = str_of(d, &w, 2);
+	if (w.rc < 0 && msg)
+		(void)snprintf(msg, MSG_MAX, "%s", str_of(d, &w, 3) ? d->str[3] : "");
+	return w.rc;
+}
+
+const struct err *tracedat_failure(const struct tracedat *d)
+{
+	return d->fatal.code ? &d->fatal : NULL;
+}
+
+bool tracedat_unread(const struct tracedat *d, uint64_t *expected, uint64_t *missing)
+{
+	*expected = d->expected;
+	*missing = d->missing;
+	return d->ended && d->have_unread;
+}
+
+bool tracedat_buffer_lost(const struct tracedat *d, uint64_t *lost)
+{
+	*lost = d->lost;
+	return d->have_lost;
+}
+
+uint64_t tracedat_records(const struct tracedat *d)
+{
+	return d->records;
+}
+
+uint32_t tracedat_cpus(const struct tracedat *d)
+{
+	return d->ncpu;
+}
+
+void tracedat_close(struct tracedat *d)
+{
+	if (!d)
+		return;
+	if (d->in)
+		fclose(d->in); /* a child still writing gets SIGPIPE */
+	if (d->child > 0) {
+		(void)kill(d->child, SIGKILL);
+		while (waitpid(d->child, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	for (int i = 0; i < 4; i++)
+		free(d->str[i]);
 	free(d->path);
 	free(d);
 }

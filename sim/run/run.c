@@ -14,10 +14,12 @@
 #include "capture.h"
 #include "validate.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 struct run {
@@ -35,6 +37,13 @@ struct run {
 	struct rec *rec, *own_rec;	 /* where the run is recorded; own_rec: opened here */
 	int64_t run_id;
 	struct policy_sites *sites; /* model.sites_path loaded, for model.cfg.sites */
+	/* A trace file read more than once (its head, then the name pass,
+	 * then, unspilled, the replay): the file as it was at the first open,
+	 * so that a file cut or rewritten between the reads is an error, not
+	 * a run of part of it (check_unchanged). */
+	bool reread;
+	struct stat first;
+	char hash[TRACE_HASH_HEX + 1]; /* the identity recorded at begin_record */
 };
 
 double run_now(void)
@@ -405,8 +414,12 @@ static int open_source(struct run *r, const struct run_opts *o, const struct run
 	case RUN_TRACE:
 		break;
 	}
-	bool can_reread = strcmp(in->path, "-") != 0;
+	/* only a regular file can be read again: a FIFO, a pipe (<(...),
+	 * /dev/fd/N) or a device is read once, as stdin is */
+	bool can_reread = strcmp(in->path, "-") != 0 && stat(in->path, &r->first) == 0 &&
+			  S_ISREG(r->first.st_mode);
 	bool spilled = false, full = false;
+	r->reread = can_reread;
 	/* a first guess of the model from the file's head, so that the name
 	 * pass rarely has to be made again for the model the whole trace
 	 * decides (stdin has no head to read twice) */
@@ -449,8 +462,40 @@ static int open_source(struct run *r, const struct run_opts *o, const struct run
 		r->stats = evarr_stats(r->spill);
 		return 0;
 	}
+	if (o->between_passes)
+		o->between_passes(o->ctx);
 	struct trace_opts to = {.strict = rd->strict};
 	return open_reader(r, in->path, &to, rd, e);
+}
+
+/* A trace read more than once must have been the same file each time: its
+ * size, modification time and inode as at the first open, and, where two
+ * reads hashed it whole, the same identity. Otherwise the name pass and
+ * the replay saw different traces (one cut or still being written) and
+ * the run is refused rather than recorded as done with part of it. */
+static int check_unchanged(const struct run *r, const char *path, struct err *e)
+{
+	struct stat now;
+	if (!r->reread)
+		return 0;
+	const char *h = run_line_stats((struct run *)r)->input_hash;
+	if (stat(path, &now) != 0)
+		return err_set(e, SLABSIM_EIO, "%s: gone while it was read: %s", path,
+			       strerror(errno));
+	if (now.st_size != r->first.st_size || now.st_ino != r->first.st_ino ||
+	    now.st_dev != r->first.st_dev || now.st_mtim.tv_sec != r->first.st_mtim.tv_sec ||
+	    now.st_mtim.tv_nsec != r->first.st_mtim.tv_nsec)
+		return err_set(e, SLABSIM_EIO,
+			       "%s: the file changed while it was read (%lld bytes at the first "
+			       "read, %lld after the replay): its passes read different traces; "
+			       "replay it once it is complete",
+			       path, (long long)r->first.st_size, (long long)now.st_size);
+	if (r->pass.input_hash[0] && h[0] && strcmp(r->pass.input_hash, h) != 0)
+		return err_set(e, SLABSIM_EIO,
+			       "%s: the name pass and the replay read different bytes (identity "
+			       "%s, then %s); replay it once it is complete",
+			       path, r->pass.input_hash, h);
+	return 0;
 }
 
 /* ---- the input's identity ---- */
@@ -476,21 +521,10 @@ void run_trace_identify(const char *path, const char *label, struct run_trace_id
 	(void)snprintf(id->label, sizeof(id->label), "%s", label ? label : path ? path : "-");
 	if (!path || !strcmp(path, "-"))
 		return;
-	FILE *f = fopen(path, "rb");
-	if (f) {
-		static const size_t chunk = 1u << 16;
-		unsigned char *buf = malloc(chunk);
-		uint64_t h = REC_HASH_INIT;
-		size_t n;
-		bool ok = buf != NULL;
-		while (ok && (n = fread(buf, 1, chunk, f)) > 0)
-			h = rec_hash_bytes(h, buf, n);
-		if (ok && !ferror(f))
-			(void)snprintf(id->hash, sizeof(id->hash), "%016" PRIx64, h);
-		free(buf);
-		fclose(f);
-	}
-	/* a capture's trace: the directory names it, its metadata describes it */
+	/* no read of the trace here: its identity (hash) comes from the read
+	 * that parses it (trace_stats.input_hash), so that a FIFO or a pipe is
+	 * opened once and a large file is not read twice.
+	 * A capture's trace: the directory names it, its metadata describes it */
 	char dir[4096];
 	(void)snprintf(dir, sizeof(dir), "%s", path);
 	char *sl = strrchr(dir, '/');
@@ -575,6 +609,12 @@ static int begin_record(const struct run_opts *o, const struct run_input *in, st
 		if (d.nr_cpus_from)
 			det_cpus = d.cfg.nr_cpus;
 	}
+	/* the trace's identity from the read that parsed it whole: the name
+	 * pass, or the array's load; else set when the replay ends */
+	(void)snprintf(r->hash, sizeof(r->hash), "%s",
+		       id->hash[0] ? id->hash
+		       : st	   ? st->input_hash
+				   : "");
 	struct rec_run_info info = {
 		.command = o->command,
 		.trace_path = path,
@@ -590,7 +630,7 @@ static int begin_record(const struct run_opts *o, const struct run_input *in, st
 		.config_json = json,
 		.version = SLABSIM_VERSION,
 		.trace_label = id->label,
-		.trace_hash = id->hash[0] ? id->hash : NULL,
+		.trace_hash = r->hash[0] ? r->hash : NULL,
 		.trace_kernel = id->kernel[0]	? id->kernel
 				: det_kernel[0] ? det_kernel
 						: NULL,
@@ -604,6 +644,10 @@ static int end_record(const struct run_opts *o, struct run *r, double t0, struct
 {
 	struct sink k = rec_as_sink(r->rec);
 	int rc;
+	const struct trace_stats *st = run_line_stats(r);
+	if (!r->hash[0] && st && st->input_hash[0] &&
+	    (rc = rec_run_set_trace_hash(r->rec, st->input_hash, e)))
+		return rc;
 	if ((rc = sim_report(r->s, &k, e)))
 		return rc;
 	struct sink_totals t;
@@ -620,11 +664,20 @@ static int end_record(const struct run_opts *o, struct run *r, double t0, struct
  * CPUs the model does not have. What-if options (another allocator,
  * alignment, debug flags) change bytes_alloc by design and are not warned
  * of; the summary counts those differences. */
-static void warn_contradictions(const struct run *r, const struct run_opts *o)
+static void warn_contradictions(struct run *r, const struct run_opts *o, const char *path)
 {
 	struct sim_totals t;
 	if (!o->notes)
 		return;
+	/* a trace.dat that gave fewer records than its own statistics count
+	 * (--strict refuses it): say so, with the count the lost events got */
+	const struct trace_stats *ls = run_line_stats(r);
+	if (ls && ls->dat_unread)
+		fprintf(o->notes,
+			"slabsim: warning: %s: trace.dat's per-CPU statistics count %" PRIu64
+			" events read from the ring buffer (read events), the file gave %" PRIu64
+			": %" PRIu64 " missing (corrupt or cut data), counted as lost events\n",
+			path, ls->dat_expected, ls->dat_expected - ls->dat_unread, ls->dat_unread);
 	sim_totals(r->s, &t);
 	const struct run_model *m = &r->model;
 	struct run_model d = *m;
@@ -683,11 +736,13 @@ int run_exec(const struct run_opts *o, const struct run_input *in, struct run **
 	struct sink k = r->rec ? rec_as_sink(r->rec) : (struct sink){0};
 	if ((rc = sim_replay_source(r->s, &r->src, r->rec ? &k : NULL, e)))
 		goto fail;
+	if (in->kind == RUN_TRACE && (rc = check_unchanged(r, in->path, e)))
+		goto fail;
 	if (in->kind != RUN_WORKLOAD && !replayed_events(r->s)) {
 		rc = no_events(in->path ? in->path : "events", run_line_stats(r), e);
 		goto fail;
 	}
-	warn_contradictions(r, o);
+	warn_contradictions(r, o, in->path ? in->path : "-");
 	if (o->finish && (rc = o->finish(o->ctx, r, r->rec, e)))
 		goto fail;
 	at = RUN_STAGE_RECORD;

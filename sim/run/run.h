@@ -149,17 +149,20 @@ int run_parse_seed(const char *s, uint64_t *out);
  * (docs/schema.md, schema version 4). */
 struct run_trace_id {
 	char label[512];  /* names the input in queries, figures and the report */
-	char hash[17];	  /* FNV-1a 64 of the file's bytes as stored; "" = unknown */
+	char hash[33];	  /* the input's identity (trace.h, trace_stats.input_hash:
+			     XXH3-128 of its bytes as stored); "" = not known yet */
 	char kernel[8];	  /* kernel profile detected ("5.4", "6.1"); "" = none */
 	uint32_t nr_cpus; /* CPUs detected; 0 = none */
 };
 
-/* Identify the trace file at path: its bytes hashed as they are on disk
- * (compressed or not), and, when path is a capture's trace (its directory
- * holds uname.txt, ncpus.txt or capture-info.txt), the capture directory's
- * name as label and the kernel profile and CPUs of its metadata; otherwise
- * the label is path as given. label (NULL = the rule above) replaces the
- * label. stdin ("-") and unreadable files get no hash. Never fails. */
+/* Identify the trace file at path without reading it: when path is a
+ * capture's trace (its directory holds uname.txt, ncpus.txt or
+ * capture-info.txt), the capture directory's name as label and the kernel
+ * profile and CPUs of its metadata; otherwise the label is path as given.
+ * label (NULL = the rule above) replaces the label. The hash is left "":
+ * run_exec records the one the read that parses the trace computes
+ * (trace_stats.input_hash), so that a FIFO is opened once and no file is
+ * read only to be hashed. Never fails. */
 void run_trace_identify(const char *path, const char *label, struct run_trace_id *id);
 
 /* ---- one run ---- */
@@ -229,6 +232,11 @@ struct run_opts {
 	struct rec *rec;
 	const char *db;
 	FILE *notes;		   /* a note when the fast path falls back; NULL = none */
+	/* For tests: called when a trace file read by the name pass is about
+	 * to be opened again for the replay (--no-spill, --strict, ranges),
+	 * with ctx. A file that changed there fails the run (SLABSIM_EIO).
+	 * NULL = none. */
+	void (*between_passes)(void *ctx);
 	enum run_stage *failed_at; /* OUT: where a failed run stopped; may be NULL */
 };
 

@@ -72,8 +72,8 @@ tap_is "... and accepted with a label on one" "$?" 0
 tap_is "same: labels, hashes (two), kernel and CPUs detected" \
 	"$(q same.db "SELECT trace_label, count(*), count(DISTINCT trace_hash), trace_kernel, trace_nr_cpus
 		FROM runs GROUP BY trace_label ORDER BY 1")" "$(printf '%s\n' 'boot-a|4|1|6.1|2' 'boot-b|4|1|6.1|2')"
-tap_is "same: two hashes of 16 hex digits (the golden dump checks the value)" \
-	"$(q same.db "SELECT count(DISTINCT trace_hash), min(trace_hash GLOB '[0-9a-f]*' AND length(trace_hash) = 16) FROM runs")" "2|1"
+tap_is "same: two hashes of 32 hex digits (XXH3-128; the golden dump checks the value)" \
+	"$(q same.db "SELECT count(DISTINCT trace_hash), min(trace_hash GLOB '[0-9a-f]*' AND length(trace_hash) = 32) FROM runs")" "2|1"
 tap_is "cd: one path, one label, two hashes" \
 	"$(q cd.db "SELECT count(DISTINCT trace_path), count(DISTINCT trace_label), count(DISTINCT trace_hash) FROM runs")" "1|1|2"
 tap_is "caps: labels = the capture directories, CPUs from ncpus.txt" \

@@ -242,7 +242,7 @@ tap_is "schema 1 -> 5: align_cost rows of the second run only" \
 tap_is "schema 1 -> 4: the identity's columns added; the old run labelled by its path, no hash" \
 	"$(sqlite3 v1.db "SELECT run_id, trace_label = trace_path, coalesce(length(trace_hash), 0) FROM runs ORDER BY run_id")" \
 	"1|1|0
-2|1|16"
+2|1|32"
 
 # ---- the perf views in JSON: the rows of the text tables, in their order ----
 # text: " SITE | ALLOC/PER | REQ/PER | HIT | PINGPONG | FRAG%"; json: one row a line

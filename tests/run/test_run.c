@@ -368,6 +368,72 @@ static void test_validate(void)
 	capture_close(c);
 }
 
+/* A copy of the boot excerpt cut to 58 % of its bytes, at a line start,
+ * between the name pass and the replay (the between_passes hook). */
+static void cut_copy(void *ctx)
+{
+	const char *path = ctx;
+	FILE *f = fopen(path, "r+");
+	if (!f)
+		return;
+	(void)fseek(f, 0, SEEK_END);
+	long n = ftell(f) * 58 / 100, at = 0;
+	char line[4096];
+	rewind(f);
+	while (ftell(f) < n && fgets(line, sizeof(line), f))
+		at = ftell(f);
+	fclose(f);
+	(void)truncate(path, at);
+}
+
+static int copy_boot(const char *to)
+{
+	FILE *in = fopen(boot, "rb"), *out = fopen(to, "wb");
+	char b[65536];
+	size_t k;
+	int ok = in && out;
+	while (ok && (k = fread(b, 1, sizeof(b), in)) > 0)
+		ok = fwrite(b, 1, k, out) == k;
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		ok = 0;
+	return ok;
+}
+
+/* A trace cut between the passes that read it (--no-spill, the name pass
+ * in ranges) is refused with an I/O error naming the file, and no run is
+ * recorded done with part of its events. */
+static void test_cut_between_passes(void)
+{
+	char db[512], cut[512];
+	(void)snprintf(db, sizeof(db), "%s/cut.db", scratch);
+	(void)snprintf(cut, sizeof(cut), "%s/cut.trace", scratch);
+	for (int mode = 0; mode < 2; mode++) {
+		if (!CHECK("copy the boot excerpt", copy_boot(cut)))
+			return;
+		struct run_opts o = {
+			.command = "replay", .db = db, .between_passes = cut_copy, .ctx = cut};
+		o.read.no_spill = true;
+		o.read.name_threads = mode ? 2 : 1;
+		model_61(&o.model);
+		struct run_input in = {.kind = RUN_TRACE, .path = cut};
+		struct run *r = NULL;
+		struct err e;
+		err_clear(&e);
+		int rc = run_exec(&o, &in, &r, &e);
+		CHECK(mode ? "cut after the name pass in ranges: an I/O error"
+			   : "cut after the --no-spill name pass: an I/O error",
+		      rc == SLABSIM_EIO && r == NULL);
+		CHECK("... naming the file and the change",
+		      strstr(e.msg, cut) && strstr(e.msg, "the file changed while it was read"));
+		CHECK_EQ_U64("... and no run recorded done",
+			     (uint64_t)q1(db, "SELECT count(*) FROM runs WHERE status = 'done'"),
+			     0);
+	}
+	(void)unlink(cut);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
@@ -391,7 +457,8 @@ int main(int argc, char **argv)
 	test_workload();
 	test_seed();
 	test_validate();
-	static const char *const files[] = {"run.db", "v.db", "never.db"};
+	test_cut_between_passes();
+	static const char *const files[] = {"run.db", "v.db", "never.db", "cut.db"};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char p[600];
 		(void)snprintf(p, sizeof(p), "%s/%s", scratch, files[i]);
