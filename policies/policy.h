@@ -480,7 +480,9 @@ struct policy_ops {
 	/* Periodic kernel work (SLAB's cache_reap). Optional: NULL when the
 	 * model has none. The engine calls it once with the time of the first
 	 * event, then at every time it asked for, before any event at or after
-	 * that time. OUT: *next_ns, the next absolute time, UINT64_MAX = never. */
+	 * that time. OUT: *next_ns, the next absolute time; UINT64_MAX = not
+	 * before the next event (the engine calls it again with that event's
+	 * time, before the event: an idle model skips a long gap at once). */
 	int (*timer)(struct policy *p, uint64_t now_ns, uint64_t *next_ns, struct err *e);
 	/* The simulated page allocator per order. Optional: NULL when the model
 	 * has no buddy allocator (exact). */

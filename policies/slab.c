@@ -159,8 +159,9 @@ struct slab_model {
 	uint64_t large_objs;	    /* live large kmallocs (6.1) */
 	/* cache_reap */
 	bool timer_started;
-	uint64_t now_j;	       /* jiffies of the latest timer call */
+	uint64_t now_j;	       /* jiffies of the latest reap (or first timer call) */
 	uint64_t *reap_next_j; /* per CPU: when its reap work runs next */
+	uint64_t asked_ns;     /* the time the timer last asked for (UINT64_MAX: none) */
 };
 
 static uint64_t slab_bytes(const struct cache *k)
@@ -603,7 +604,7 @@ static int drain_array(struct slab_model *m, struct cache *k, struct array_cache
 
 /* Set a cache's first node reap: REAPTIMEOUT_NODE after creation plus the
  * per-cache stagger (init_cache_node / setup_cpu_cache). cache_create gets
- * no time, so "creation" is the latest timer call. */
+ * no time, so "creation" is the latest reap (or the first timer call). */
 static void arm_reap(struct slab_model *m, struct cache *k)
 {
 	k->next_reap = m->now_j + REAPTIMEOUT_NODE +
@@ -639,45 +640,163 @@ static int cache_reap(struct slab_model *m, uint32_t cpu, uint64_t j, struct err
 	return 0;
 }
 
+/* ---- idle intervals: many reaps in O(1) each ----
+ *
+ * A reap that changes no state. Following cache_reap() (mm/slab.c v5.4) on
+ * one CPU at jiffy j, for each cache:
+ *   1. drain_array(its array on this CPU): with ac->avail == 0 it returns
+ *      at once (drain_array_locked: "if (!ac || !ac->avail) return") and
+ *      does not even clear ac->touched; otherwise it clears touched or
+ *      frees objects: a change.
+ *   2. if n->next_reap > j: nothing more. Else n->next_reap = j +
+ *      REAPTIMEOUT_NODE (the schedule, treated below), then drain_array of
+ *      the shared array (a no-op iff shared.avail == 0 as in 1), then
+ *      n->free_touched: if set it is cleared (a change); if clear,
+ *      drain_freelist(tofree = ceil(free_limit / (5 * num))) slabs, a no-op
+ *      iff there is no free slab or tofree is 0.
+ * So when every root cache has every per-CPU array and the shared array
+ * empty, free_touched clear, and no free slab to drain (reap_idle), a reap
+ * changes nothing but the schedule (reap_next_j, next_reap), and leaves the
+ * model idle: every later reap until the next event is a no-op too. Between
+ * events the state reaches idle after a bounded number of reaps (each reap
+ * of an untouched array frees at least one entry, each node reap at least
+ * one free slab, a touched mark is cleared once), and from there the
+ * schedule is plain arithmetic (reap_skip): identical to stepping it.
+ *
+ * The schedule. A CPU's work is rescheduled at round_jiffies_at(j + 2 s):
+ * once j + 3 cpu is a whole second (it is from the first reap on:
+ * start_cpu_timer rounds to a whole second, and the rounding is never
+ * refused because it is at least 3/4 s ahead), j + 2 s is one too and
+ * rounds to itself: CPU c reaps at r_c + 500 n jiffies exactly. A cache's
+ * node part runs at the first reap of any CPU at or after next_reap = N,
+ * at t0 say, and sets next_reap = t0 + 1000; the CPU that reaped at t0
+ * reaps again at t0 + 1000 (twice its period), and no reap of another CPU
+ * falls in [t0 + 1000, t0 + 1000): the node part then runs every 1000
+ * jiffies, t0 + 1000 k. Which CPU does it at a tie is immaterial when idle. */
+
+#define REAP_PHASE_OK(j, cpu) ((((j) + 3ull * (cpu)) % HZ) == 0)
+
+/* Would a reap now change anything but the schedule? (see above) */
+static bool reap_idle(const struct slab_model *m, uint32_t ncpu)
+{
+	for (uint32_t i = 0; i < m->nr_caches; i++) {
+		const struct cache *k = &m->caches[i];
+		if (k->root != i)
+			continue;
+		uint64_t per = 5ull * k->g.objs_per_slab;
+		if (k->shared.avail || k->free_touched ||
+		    (k->lists[L_FREE].nr && (k->g.free_limit + per - 1) / per))
+			return false;
+		for (uint32_t c = 0; c < ncpu; c++)
+			if (k->cpu[c].avail)
+				return false;
+	}
+	return true;
+}
+
+/* Every reap due at or before now, on an idle model (reap_idle): only the
+ * schedule moves. False (nothing done) if a CPU is off its whole-second
+ * phase, which the rounding rules out; the caller then steps. */
+static bool reap_skip(struct slab_model *m, uint32_t ncpu, uint64_t now)
+{
+	for (uint32_t c = 0; c < ncpu; c++)
+		if (!REAP_PHASE_OK(m->reap_next_j[c], c))
+			return false;
+	for (uint32_t i = 0; i < m->nr_caches; i++) {
+		struct cache *k = &m->caches[i];
+		if (k->root != i)
+			continue;
+		/* t0: the first pending reap of any CPU at or after next_reap */
+		uint64_t t0 = UINT64_MAX;
+		for (uint32_t c = 0; c < ncpu; c++) {
+			uint64_t r = m->reap_next_j[c];
+			if (r < k->next_reap)
+				r += (k->next_reap - r + REAPTIMEOUT_AC - 1) / REAPTIMEOUT_AC *
+				     REAPTIMEOUT_AC;
+			if (r < t0)
+				t0 = r;
+		}
+		if (t0 <= now)
+			k->next_reap = t0 + ((now - t0) / REAPTIMEOUT_NODE + 1) * REAPTIMEOUT_NODE;
+	}
+	for (uint32_t c = 0; c < ncpu; c++) {
+		uint64_t r = m->reap_next_j[c];
+		if (r > now)
+			continue;
+		uint64_t last = r + (now - r) / REAPTIMEOUT_AC * REAPTIMEOUT_AC;
+		if (last > m->now_j)
+			m->now_j = last; /* the latest reap, as if stepped */
+		m->reap_next_j[c] = last + REAPTIMEOUT_AC;
+	}
+	return true;
+}
+
+/* The earliest reap due at or before now (lowest CPU at a tie), or
+ * UINT32_MAX. */
+static uint32_t reap_due(const struct slab_model *m, uint32_t ncpu, uint64_t now)
+{
+	uint32_t cpu = UINT32_MAX;
+	for (uint32_t c = 0; c < ncpu; c++)
+		if (m->reap_next_j[c] <= now &&
+		    (cpu == UINT32_MAX || m->reap_next_j[c] < m->reap_next_j[cpu]))
+			cpu = c;
+	return cpu;
+}
+
+/* The timer: every reap due by now_ns in time order. Over a long interval
+ * without events (more than two node periods left) the model is checked for
+ * idleness before each reap and, once idle, the rest is skipped by
+ * arithmetic; a model idle after a reap asks for no timer (UINT64_MAX: the
+ * engine calls again at the next event, which catches up the schedule the
+ * same way), so a gap of 1.8e10 s costs no more than one of a second. */
 static int slab_timer(struct policy *p, uint64_t now_ns, uint64_t *next_ns, struct err *e)
 {
 	struct slab_model *m = (struct slab_model *)p;
 	uint64_t now = jiffies_at(now_ns);
 	uint32_t ncpu = p->cfg.nr_cpus;
+	uint32_t cpu;
 
-	if (now > m->now_j)
-		m->now_j = now;
 	if (!m->timer_started) {
 		/* The replay starts like the kernel's cpucache_init: each CPU's
 		 * reap work first runs about a second later (start_cpu_timer),
 		 * and caches made so far count as created now. */
 		m->timer_started = true;
+		m->now_j = now;
 		for (uint32_t i = 0; i < m->nr_caches; i++)
 			if (m->caches[i].root == i && !m->caches[i].reap_armed)
 				arm_reap(m, &m->caches[i]);
 		for (uint32_t c = 0; c < ncpu; c++)
 			m->reap_next_j[c] = round_jiffies_at(now + HZ, c, now);
 	}
-	for (;;) {
-		uint32_t cpu = UINT32_MAX;
-		for (uint32_t c = 0; c < ncpu; c++)
-			if (m->reap_next_j[c] <= now &&
-			    (cpu == UINT32_MAX || m->reap_next_j[c] < m->reap_next_j[cpu]))
-				cpu = c;
-		if (cpu == UINT32_MAX)
-			break;
+	/* a call at the time asked for, or one at an event (after an idle
+	 * answer, or the first) */
+	bool scheduled = now_ns == m->asked_ns;
+	while ((cpu = reap_due(m, ncpu, now)) != UINT32_MAX) {
 		uint64_t j = m->reap_next_j[cpu];
+		if (now - j > 2 * REAPTIMEOUT_NODE && reap_idle(m, ncpu) && reap_skip(m, ncpu, now))
+			break;
+		/* the engine called at each reap time before the idle skip
+		 * existed: now_j (a new cache's first node reap) is the latest
+		 * reap's, not the event's that brought this call */
+		m->now_j = j;
 		int rc = cache_reap(m, cpu, j, e);
 		if (rc)
 			return rc;
 		/* schedule_delayed_work_on(round_jiffies_relative(2 s)) */
 		m->reap_next_j[cpu] = round_jiffies_at(j + REAPTIMEOUT_AC, cpu, j);
 	}
+	/* Idle after the reaps it asked for: not before the next event (the
+	 * engine calls again then). A call at an event always asks for its
+	 * next reap: the event that follows it may end the idleness, and the
+	 * reaps that then change the model must run at their own times, where
+	 * the engine observes the pages. */
 	uint64_t next = UINT64_MAX;
-	for (uint32_t c = 0; c < ncpu; c++)
-		if (m->reap_next_j[c] < next)
-			next = m->reap_next_j[c];
+	if (!scheduled || !reap_idle(m, ncpu))
+		for (uint32_t c = 0; c < ncpu; c++)
+			if (m->reap_next_j[c] < next)
+				next = m->reap_next_j[c];
 	*next_ns = next == UINT64_MAX ? UINT64_MAX : ns_at(next);
+	m->asked_ns = *next_ns;
 	return 0;
 }
 
@@ -863,6 +982,7 @@ static int slab_create(const struct policy_cfg *cfg, struct policy **out, struct
 	m->base.ops = &slab_ops;
 	m->base.cfg = *cfg;
 	m->now_j = INITIAL_JIFFIES;
+	m->asked_ns = UINT64_MAX;
 	buddy_init(&m->buddy);
 	u64map_init(&m->slabs);
 	for (int t = 0; t < POLICY_KMALLOC_NR_TYPES; t++)

@@ -1464,7 +1464,7 @@ static int run_timer(struct sim *s, uint64_t t_ns, struct err *e)
 static int advance_to(struct sim *s, uint64_t t_ns, struct err *e)
 {
 	struct evq_item it;
-	if (!evq_len(&s->q)) /* policies without timers */
+	if (!s->p->ops->timer) /* policies without timers */
 		return 0;
 	while (evq_peek(&s->q, &it) && it.t_ns <= t_ns) {
 		evq_pop(&s->q, &it);
@@ -1474,7 +1474,9 @@ static int advance_to(struct sim *s, uint64_t t_ns, struct err *e)
 		if (rc)
 			return rc;
 	}
-	return 0;
+	/* an idle timer asked for no time (UINT64_MAX): it runs at this
+	 * event, before it, and catches up what is due */
+	return evq_len(&s->q) || !s->started ? 0 : run_timer(s, t_ns, e);
 }
 
 /* e's message prefixed with what and the event's place in the input; out

@@ -294,7 +294,13 @@ static void test_free_limit_and_reap(void)
 		(void)snprintf(name, sizeof(name), "reap %d: invariants", k);
 		check_ok(&f, name);
 	}
-	CHECK_EQ_U64("next reap 2 s later", next, REAP_NS(8));
+	/* idle (every array and free list empty): no reap can change
+	 * anything until an event does, so the timer asks for none; called at
+	 * the next event (here 1 ms after reap 8 was due), it catches up and
+	 * asks for its next reap */
+	CHECK_EQ_U64("idle after reap 7: no timer until the next event", next, UINT64_MAX);
+	CHECK_EQ_U64("called at an event: next reap 2 s later", timer_at(&f, REAP_NS(8) + 1000000),
+		     REAP_NS(9));
 
 	/* The reaps left the empty array untouched: the next refill is a
 	 * partial one of 16 from a new slab (object 15 returned, 48 free). */
@@ -628,9 +634,78 @@ static void test_prepopulate(void)
 	f.ops->destroy(f.p);
 }
 
+/* ---- a long idle gap: skipped, the same as stepped ------------------------- */
+
+/* One event pattern on both CPUs of a 2-CPU model: allocations on CPU
+ * 0 (two refills of kmalloc-64 and one of kmalloc-128), then every other one
+ * freed on CPU 1, the rest on CPU 0: full arrays, the shared array, free
+ * slabs. */
+static void gap_events(struct fixture *f, struct policy_obj *o, int n)
+{
+	for (int i = 0; i < n; i++)
+		o[i] = kmalloc_on(f, i % 3 ? 64 : 128, 0);
+	for (int i = 0; i < n; i++)
+		free_on(f, &o[i], (uint32_t)i % 2);
+}
+
+/* What a reap leaves: pages and the free slots on the node lists. */
+static uint64_t gap_state(struct fixture *f)
+{
+	return slab_pages(f) * 1000000 + info(f, 1).free_in_partial * 1000 +
+	       info(f, 2).free_in_partial;
+}
+
+/* Model A is stepped: its timer is called every 100 ms, so each call runs
+ * at most one reap per CPU (what the engine did before idle gaps were
+ * skipped). Model B gets one call at the end of a 10^5 s gap, as the engine
+ * now does after the timer went idle. Both then see the same events and
+ * 40 s of reaps: every observable after each reap must be equal, which
+ * needs the schedule (each CPU's next reap, each cache's next node reap)
+ * skipped exactly. */
+static void test_idle_gap(void)
+{
+	struct fixture a, b;
+	static struct policy_obj oa[300], ob[300];
+	const uint64_t ms = 1000000, gap_end = 100000000ull * ms + 7 * ms;
+	setup(&a, 2, false);
+	setup(&b, 2, false);
+	(void)timer_at(&a, 0);
+	(void)timer_at(&b, 0);
+	gap_events(&a, oa, 300);
+	gap_events(&b, ob, 300);
+	CHECK("the events leave work for the reaps", slab_pages(&a) > 0);
+	uint64_t t, next_b = 0;
+	bool same = true;
+	for (t = 100 * ms; t < 60000 * ms; t += 100 * ms)
+		(void)timer_at(&a, t);
+	for (t = 100 * ms; t < 60000 * ms; t += 100 * ms)
+		if (next_b != UINT64_MAX && t >= next_b)
+			next_b = timer_at(&b, next_b);
+	CHECK_EQ_U64("B: idle within a minute (no timer asked for)", next_b, UINT64_MAX);
+	CHECK_EQ_U64("A and B alike after a minute", gap_state(&a), gap_state(&b));
+	for (t = 60000 * ms; t <= gap_end; t += 100 * ms)
+		(void)timer_at(&a, t);
+	uint64_t nb = timer_at(&b, gap_end);
+	CHECK("B: asks for its next reap after the gap", nb > gap_end && nb < gap_end + 3000 * ms);
+	gap_events(&a, oa, 200);
+	gap_events(&b, ob, 200);
+	for (t = gap_end + 100 * ms; t <= gap_end + 40000 * ms; t += 100 * ms) {
+		(void)timer_at(&a, t);
+		(void)timer_at(&b, t);
+		if (gap_state(&a) != gap_state(&b))
+			same = false;
+	}
+	CHECK("A and B alike after every reap of the 40 s after the gap", same);
+	CHECK("the reaps after the gap gave pages back", slab_pages(&a) == 0);
+	check_ok(&b, "B: invariants");
+	a.ops->destroy(a.p);
+	b.ops->destroy(b.p);
+}
+
 int main(void)
 {
 	test_first_alloc();
+	test_idle_gap();
 	test_shared_array();
 	test_free_limit_and_reap();
 	test_colour();
