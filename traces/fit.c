@@ -444,6 +444,11 @@ void fit_fmt_time(double s, char *buf, size_t n)
 
 enum { ACC_KMALLOC = 0, ACC_CACHE = 1 };
 
+struct cpu_count {
+	uint32_t cpu;
+	uint64_t n;
+};
+
 /* What one fine key (site/target/geometry) accumulates. */
 struct acc {
 	uint8_t kind, gfp;  /* gfp: 0 kernel, 1 reclaimable, 2 dma, 3 account */
@@ -452,8 +457,10 @@ struct acc {
 	uint32_t name;	    /* learned cache name id + 1 (0: none) */
 	uint64_t allocs, first_t, last_t, zero_life;
 	struct u64map sizes; /* bytes_req -> count */
-	uint64_t *cpu;
-	uint32_t ncpu;
+	/* allocations per CPU, sorted by CPU: only the CPUs seen, so memory
+	 * follows them, not the highest CPU number */
+	struct cpu_count *cpu;
+	uint32_t ncpu, cap_cpu;
 	bool gaps_ok; /* gap statistics are of this stream's own arrivals */
 	uint64_t ngaps;
 	double gsum, gsum2;
@@ -614,18 +621,45 @@ static double gap_edge(size_t k)
 	return pow(10.0, (double)(k + 1) / GAP_PER_DECADE - 9.0);
 }
 
-static int count_add(uint64_t **v, uint32_t *n, uint32_t i, uint64_t w)
+/* A doubled capacity for an array indexed by uint32_t; false past 2^31
+ * entries (more than any trace holds in memory: the caller says ENOMEM). */
+static bool grow_cap(uint32_t cap, uint32_t first, uint32_t *ncap)
 {
-	if (i >= *n) {
-		uint32_t nn = i + 1;
-		uint64_t *p = realloc(*v, nn * sizeof(*p));
+	if (cap > UINT32_MAX / 2)
+		return false;
+	*ncap = cap ? 2 * cap : first;
+	return true;
+}
+
+/* a->cpu[cpu] += w, keeping the array sorted (a stream sees few CPUs;
+ * binary search, then an insertion). */
+static int count_add(struct acc *a, uint32_t cpu, uint64_t w)
+{
+	uint32_t lo = 0, hi = a->ncpu;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (a->cpu[mid].cpu < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < a->ncpu && a->cpu[lo].cpu == cpu) {
+		a->cpu[lo].n += w;
+		return 0;
+	}
+	if (a->ncpu == a->cap_cpu) {
+		uint32_t ncap;
+		if (!grow_cap(a->cap_cpu, 4, &ncap))
+			return SLABSIM_ENOMEM;
+		struct cpu_count *p = realloc(a->cpu, (size_t)ncap * sizeof(*p));
 		if (!p)
 			return SLABSIM_ENOMEM;
-		memset(p + *n, 0, (nn - *n) * sizeof(*p));
-		*v = p;
-		*n = nn;
+		a->cpu = p;
+		a->cap_cpu = ncap;
 	}
-	(*v)[i] += w;
+	memmove(a->cpu + lo + 1, a->cpu + lo, (size_t)(a->ncpu - lo) * sizeof(*a->cpu));
+	a->cpu[lo] = (struct cpu_count){.cpu = cpu, .n = w};
+	a->ncpu++;
 	return 0;
 }
 
@@ -661,8 +695,10 @@ static int acc_for(struct fit *f, const struct trace_event *ev, uint32_t *id)
 	if (strtab_intern(&f->keys, key, &k))
 		return SLABSIM_ENOMEM;
 	if (f->nacc == f->cap_acc) {
-		uint32_t ncap = f->cap_acc ? 2 * f->cap_acc : 64;
-		struct acc *p = realloc(f->accs, ncap * sizeof(*p));
+		uint32_t ncap;
+		struct acc *p = NULL;
+		if (grow_cap(f->cap_acc, 64, &ncap))
+			p = realloc(f->accs, (size_t)ncap * sizeof(*p));
 		if (!p)
 			return SLABSIM_ENOMEM;
 		f->accs = p;
@@ -692,8 +728,10 @@ static int live_add(struct fit *f, uint64_t ptr, uint64_t t, uint32_t acc)
 		slot = f->free_slots[--f->nfree];
 	} else {
 		if (f->npool == f->cap_pool) {
-			uint32_t ncap = f->cap_pool ? 2 * f->cap_pool : 1024;
-			struct live *p = realloc(f->pool, ncap * sizeof(*p));
+			uint32_t ncap;
+			struct live *p = NULL;
+			if (grow_cap(f->cap_pool, 1024, &ncap))
+				p = realloc(f->pool, (size_t)ncap * sizeof(*p));
 			if (!p)
 				return SLABSIM_ENOMEM;
 			f->pool = p;
@@ -708,8 +746,10 @@ static int live_add(struct fit *f, uint64_t ptr, uint64_t t, uint32_t acc)
 static int live_release(struct fit *f, uint32_t slot)
 {
 	if (f->nfree == f->cap_free) {
-		uint32_t ncap = f->cap_free ? 2 * f->cap_free : 1024;
-		uint32_t *p = realloc(f->free_slots, ncap * sizeof(*p));
+		uint32_t ncap;
+		uint32_t *p = NULL;
+		if (grow_cap(f->cap_free, 1024, &ncap))
+			p = realloc(f->free_slots, (size_t)ncap * sizeof(*p));
 		if (!p)
 			return SLABSIM_ENOMEM;
 		f->free_slots = p;
@@ -761,7 +801,7 @@ static int on_alloc(struct fit *f, const struct trace_event *ev)
 	a->last_t = ev->t_ns;
 	if (ev->cpu > f->max_cpu)
 		f->max_cpu = ev->cpu;
-	if (size_add(&a->sizes, ev->bytes_req, 1) || count_add(&a->cpu, &a->ncpu, ev->cpu, 1))
+	if (size_add(&a->sizes, ev->bytes_req, 1) || count_add(a, ev->cpu, 1))
 		return SLABSIM_ENOMEM;
 	uint64_t old;
 	if (u64map_del(&f->live, ev->ptr, &old)) {
@@ -810,6 +850,13 @@ int fit_event(struct fit *f, const struct trace_event *ev, struct err *e)
 	int rc = 0;
 	if (ev->type == TRACE_EV_MARKER)
 		return 0;
+	/* a CPU no spec can name (and no kernel has): refused rather than
+	 * folded, which would put another CPU's share in the mix */
+	if (ev->cpu > FIT_CPU_MAX)
+		return err_at(e, SLABSIM_EINPUT, f->o.source, ev->line,
+			      "expected a CPU from 0 to %u (a workload's cpus is at most %u), "
+			      "got %" PRIu32,
+			      FIT_CPU_MAX, FIT_CPU_MAX + 1, ev->cpu);
 	if (!f->any_event) {
 		f->c.first_ns = ev->t_ns;
 		f->any_event = true;
@@ -844,7 +891,7 @@ static int acc_merge(struct acc *dst, const struct acc *src)
 		if (size_add(&dst->sizes, k, v))
 			return SLABSIM_ENOMEM;
 	for (uint32_t i = 0; i < src->ncpu; i++)
-		if (src->cpu[i] && count_add(&dst->cpu, &dst->ncpu, i, src->cpu[i]))
+		if (count_add(dst, src->cpu[i].cpu, src->cpu[i].n))
 			return SLABSIM_ENOMEM;
 	if (!dst->allocs || src->first_t < dst->first_t)
 		dst->first_t = src->first_t;
@@ -1479,19 +1526,12 @@ static void write_stream(const struct fit *f, const struct stream *s, FILE *out,
 		fmt_num(s->rate * factor, 6, num, sizeof(num));
 		fprintf(out, "arrival = poisson %s\n", num);
 	}
-	uint32_t used = 0, last = 0;
-	for (uint32_t j = 0; j < a->ncpu; j++)
-		if (a->cpu[j]) {
-			used++;
-			last = j;
-		}
-	if (used == 1) {
-		fprintf(out, "cpu = %u\n", last);
+	if (a->ncpu == 1) {
+		fprintf(out, "cpu = %u\n", a->cpu[0].cpu);
 	} else {
 		fprintf(out, "cpu = ");
-		for (uint32_t j = 0, k = 0; j < a->ncpu; j++)
-			if (a->cpu[j])
-				fprintf(out, "%s%u:%" PRIu64, k++ ? "," : "", j, a->cpu[j]);
+		for (uint32_t j = 0; j < a->ncpu; j++)
+			fprintf(out, "%s%u:%" PRIu64, j ? "," : "", a->cpu[j].cpu, a->cpu[j].n);
 		fprintf(out, "\n");
 	}
 }

@@ -23,6 +23,10 @@ struct trace_event;
 
 /* The largest size a spec states (docs/workloads.md): 4 MiB. */
 #define FIT_SIZE_MAX 4194304u
+/* The CPUs a spec can name: 0..8191 (its cpus is 1..8192, docs/workloads.md;
+ * Linux's NR_CPUS is at most 8192 too). A trace event on a higher CPU is bad
+ * input: fit_event fails naming its line. */
+#define FIT_CPU_MAX 8191u
 
 /* ---- lifetime estimation (public for the tests) ---- */
 
@@ -112,7 +116,8 @@ struct fit_opts {
 	/* streams with fewer allocations arrive `periodic span/N`: exactly the
 	 * traced count (0 = never) */
 	uint32_t periodic_below;
-	const char *name; /* workload name */
+	const char *name;   /* workload name */
+	const char *source; /* the trace's path, for errors (NULL: "-") */
 	/* May be NULL: then no align/flags are emitted. Returns true if found. */
 	bool (*infer)(void *ctx, uint32_t object_size, uint32_t slot, struct fit_cache_geom *g);
 	void *infer_ctx;
@@ -137,7 +142,8 @@ struct fit;
 
 int fit_create(const struct fit_opts *o, struct fit **out, struct err *e);
 void fit_destroy(struct fit *f);
-/* Account one event (in trace order). Errors: SLABSIM_ENOMEM. */
+/* Account one event (in trace order). Errors: SLABSIM_EINPUT naming
+ * source:line (a CPU above FIT_CPU_MAX), SLABSIM_ENOMEM. */
 int fit_event(struct fit *f, const struct trace_event *ev, struct err *e);
 /* End of the trace: censor the live set, build the streams, fit. Errors:
  * SLABSIM_EINPUT (no allocation, or a trace spanning no time),

@@ -172,6 +172,7 @@ int cmd_fit(int argc, char **argv)
 		return cli_bad_usage("fit");
 	char nbuf[256];
 	fo.name = name ? name : base_name(path, nbuf, sizeof(nbuf));
+	fo.source = path;
 
 	struct err e;
 	struct trace_reader *tr = NULL;

@@ -192,4 +192,30 @@ tap_is "--strict: exit 2 naming file:line" "$? $(sed 's/.*\(err-strict-line14.tr
 tap_is "without --strict: exit 0, the skipped line counted in the spec" \
 	"$? $(tail -1 lax.spec)" "0 # 1 malformed lines skipped (first: line 14)"
 
+# CPU numbers (issue 25). A spec names CPUs 0..8191 (cpus 1..8192), as many
+# as Linux's NR_CPUS allows: an event on a higher CPU is bad input naming its
+# line (CPU 4294967295 crashed fit, 2147483648 took 16.8 GB, 9000 gave a
+# spec with cpus = 9001 that synth refused). CPU 8191 is the highest: the
+# spec says cpus = 8192 and lists only the CPUs seen, and synth takes it.
+# cpu_trace CPU: an allocation on CPU 0 at 1 s, one on CPU at 1.5 s (line 3).
+cpu_trace() {
+	printf '%s\n' '# tracer: nop' \
+		'  kworker-7 [000] ..... 1.000000: kmalloc: call_site=f+0x1/0x2 ptr=ffff888003a1c000 bytes_req=64 bytes_alloc=64 gfp_flags=GFP_KERNEL node=-1 accounted=false' \
+		"  kworker-7 [$1] ..... 1.500000: kmalloc: call_site=f+0x1/0x2 ptr=ffff888003a1c040 bytes_req=64 bytes_alloc=64 gfp_flags=GFP_KERNEL node=-1 accounted=false" \
+		'  kworker-7 [000] ..... 2.000000: kfree: call_site=f+0x1/0x2 ptr=ffff888003a1c000'
+}
+for c in 4294967295 2147483648 9000 8192; do
+	cpu_trace "$c" > "cpu$c.trace"
+	"$bin" fit "cpu$c.trace" -q > /dev/null 2> err.txt
+	tap_is "CPU $c: exit 2, file:line and the range" "$? $(cat err.txt)" \
+		"2 slabsim: cpu$c.trace:3: expected a CPU from 0 to 8191 (a workload's cpus is at most 8192), got $c"
+done
+cpu_trace 8191 > cpu8191.trace
+"$bin" fit cpu8191.trace -q -o cpu8191.wl 2> err.txt
+tap_is "CPU 8191: exit 0, cpus = 8192, the two CPUs seen" \
+	"$? $(grep -E '^(cpus|cpu) =' cpu8191.wl | tr '\n' ' ')" "0 cpus = 8192 cpu = 0:1,8191:1 "
+"$gen" synth --workload cpu8191.wl -o cpu8191.out 2> err.txt
+tap_is "CPU 8191: synth takes what fit wrote, events on CPUs 0 and 8191" \
+	"$? $(grep -o ' \[[0-9]*\] ' cpu8191.out | sort -u | tr -d ' ' | tr '\n' ' ')" "0 [000] [8191] "
+
 tap_done
