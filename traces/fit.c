@@ -1286,9 +1286,10 @@ static void build_arrival(struct fit *f, struct stream *s)
 int fit_finish(struct fit *f, struct err *e)
 {
 	if (!f->c.allocs)
-		return err_set(e, SLABSIM_EINPUT, "expected allocation events, found none");
+		return err_at(e, SLABSIM_EINPUT, f->o.source, 0,
+			      "expected allocation events, found none");
 	if (f->c.last_ns <= f->c.first_ns)
-		return err_set(e, SLABSIM_EINPUT,
+		return err_at(e, SLABSIM_EINPUT, f->o.source, 0,
 			       "expected a trace spanning some time, all events at %" PRIu64 " ns",
 			       f->c.first_ns);
 	f->span = (double)(f->c.last_ns - f->c.first_ns) * 1e-9;

@@ -146,7 +146,7 @@ void fit_destroy(struct fit *f);
  * source:line (a CPU above FIT_CPU_MAX), SLABSIM_ENOMEM. */
 int fit_event(struct fit *f, const struct trace_event *ev, struct err *e);
 /* End of the trace: censor the live set, build the streams, fit. Errors:
- * SLABSIM_EINPUT (no allocation, or a trace spanning no time),
+ * SLABSIM_EINPUT naming source (no allocation, or a trace spanning no time),
  * SLABSIM_ENOMEM. */
 int fit_finish(struct fit *f, struct err *e);
 /* The spec (after fit_finish), with the fits as comments. source names the
