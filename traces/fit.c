@@ -923,15 +923,39 @@ static void sanitize(char *s)
 
 /* The cache name of a cache acc: learned from kmem_cache_free, or made from
  * its geometry as the replay does (without the leading ':'). */
+/* A spec's names (workload, cache, stream) are one word of printable ASCII
+ * without [ ] = , # ; (workload.c valid_name). */
+static bool name_char_ok(char c)
+{
+	unsigned char u = (unsigned char)c;
+	return u > ' ' && u < 127 && !strchr("[]=,#;", c);
+}
+
+bool fit_name_ok(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!name_char_ok(*s))
+			return false;
+	return true;
+}
+
+void fit_name_word(char *s)
+{
+	for (; *s; s++)
+		if (!name_char_ok(*s))
+			*s = '_';
+}
+
 static void acc_cache_name(const struct fit *f, const struct acc *a, char *buf, size_t n)
 {
-	if (a->name)
+	/* an empty name= (a cut line) names nothing: the geometry does */
+	if (a->name && *strtab_str(&f->names, a->name - 1))
 		(void)snprintf(buf, n, "%s", strtab_str(&f->names, a->name - 1));
 	else
 		(void)snprintf(buf, n, "unnamed-%u-%u", a->req, a->slot);
-	for (char *p = buf; *p; p++)
-		if (*p <= ' ' || strchr("[]=,#;", *p))
-			*p = '_';
+	fit_name_word(buf);
 }
 
 static void kmalloc_cache_name(uint8_t gfp, uint32_t slot, char *buf, size_t n)
@@ -1290,8 +1314,8 @@ int fit_finish(struct fit *f, struct err *e)
 			      "expected allocation events, found none");
 	if (f->c.last_ns <= f->c.first_ns)
 		return err_at(e, SLABSIM_EINPUT, f->o.source, 0,
-			       "expected a trace spanning some time, all events at %" PRIu64 " ns",
-			       f->c.first_ns);
+			      "expected a trace spanning some time, all events at %" PRIu64 " ns",
+			      f->c.first_ns);
 	f->span = (double)(f->c.last_ns - f->c.first_ns) * 1e-9;
 	if (!f->c.resolution_ns)
 		f->c.resolution_ns = 1;

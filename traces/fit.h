@@ -156,6 +156,12 @@ void fit_write_spec(const struct fit *f, FILE *out, const char *source);
 void fit_write_report(const struct fit *f, FILE *out);
 const struct fit_counts *fit_counts(const struct fit *f);
 
+/* A name as the spec states one (workload, cache, stream): one word of
+ * printable ASCII without [ ] = , # ; (docs/workloads.md). fit_name_word
+ * replaces every other byte of s by '_'. */
+bool fit_name_ok(const char *s);
+void fit_name_word(char *s);
+
 /* A time in seconds as the spec writes it: a number in [1, 1000) (when
  * possible) and a unit ns/us/ms/s, never an exponent. */
 void fit_fmt_time(double s, char *buf, size_t n);

@@ -48,7 +48,8 @@ void usage_fit(FILE *f)
 		"  --periodic-below N    streams with fewer than N allocations arrive\n"
 		"                        'periodic SPAN/N': exactly the traced count\n"
 		"                        (default 10; 0: never)\n"
-		"  --name NAME           workload name (default: the trace's file name)\n"
+		"  --name NAME           workload name, one word (default: the trace's file\n"
+		"                        name, other characters as '_')\n"
 		"  --strict              stop at the first malformed line\n"
 		"  -o, --output FILE     write the spec to FILE (default stdout)\n"
 		"  -q, --quiet           no table on stderr\n"
@@ -85,10 +86,8 @@ static const char *base_name(const char *path, char *buf, size_t n)
 		if (l > s && strcmp(buf + l - s, sfx[i]) == 0)
 			buf[l - s] = '\0';
 	}
-	for (char *p = buf; *p; p++)
-		if (*p == ' ' || *p == '#' || *p == ';')
-			*p = '_';
-	return buf;
+	fit_name_word(buf); /* a name synth reads back */
+	return *buf ? buf : "fitted";
 }
 
 int cmd_fit(int argc, char **argv)
@@ -158,6 +157,13 @@ int cmd_fit(int argc, char **argv)
 			fo.periodic_below = v;
 			break;
 		case OPT_NAME:
+			if (!fit_name_ok(optarg)) {
+				fprintf(stderr,
+					"slabsim: --name expects one word of printable ASCII "
+					"without [ ] = , # ;, got '%s'\n",
+					optarg);
+				return cli_bad_usage("fit");
+			}
 			name = optarg;
 			break;
 		case OPT_STRICT:

@@ -218,4 +218,28 @@ tap_is "CPU 8191: exit 0, cpus = 8192, the two CPUs seen" \
 tap_is "CPU 8191: synth takes what fit wrote, events on CPUs 0 and 8191" \
 	"$? $(grep -o ' \[[0-9]*\] ' cpu8191.out | sort -u | tr -d ' ' | tr '\n' ' ')" "0 [000] [8191] "
 
+# The workload name comes from the file name: every byte a spec's name cannot
+# hold (blanks, [ ] = , # ;, control and non-ASCII bytes) becomes '_', so that
+# synth reads the spec ('we]ird=na me' gave a spec synth refused); --name
+# must be such a word itself.
+cp cpu8191.trace 'we]ird=na me.trace'
+"$bin" fit 'we]ird=na me.trace' -q -o weird.wl 2> err.txt
+"$gen" synth --workload weird.wl -o /dev/null 2>> err.txt
+tap_is "odd file name: the name made one word, synth takes it" \
+	"$? $(grep '^name' weird.wl) $(cat err.txt)" "0 name = we_ird_na_me "
+"$bin" fit cpu8191.trace --name 'a=b' -q > /dev/null 2> err.txt
+tap_is "--name with '=': exit 1 naming the rule" "$? $(head -1 err.txt)" \
+	"1 slabsim: --name expects one word of printable ASCII without [ ] = , # ;, got 'a=b'"
+
+# An empty name= (found by fuzz_fit: a line cut after 'name=') names no
+# cache: the geometry does, not '[cache ]', which synth refuses.
+printf '%s\n' '# tracer: nop' \
+	'  kworker-7 [000] ..... 1.000000: kmem_cache_alloc: call_site=g+0x1/0x2 ptr=ffff888003a1c000 bytes_req=600 bytes_alloc=600 gfp_flags=GFP_KERNEL node=-1 accounted=false' \
+	'  kworker-7 [000] ..... 2.000000: kmem_cache_free: call_site=g+0x1/0x2 ptr=ffff888003a1c000 name=' \
+	> emptyname.trace
+"$bin" fit emptyname.trace -q -o emptyname.wl 2> err.txt
+"$gen" synth --workload emptyname.wl -o /dev/null 2>> err.txt
+tap_is "empty name=: [cache unnamed-600-600], synth takes it" \
+	"$? $(grep '^\[cache' emptyname.wl) $(cat err.txt)" "0 [cache unnamed-600-600] "
+
 tap_done
