@@ -1294,15 +1294,23 @@ static void build_arrival(struct fit *f, struct stream *s)
 		}
 	}
 	uint64_t size = (uint64_t)llround((double)a->allocs / bursts);
-	if (size < 2 || within < 1.0 || within_s <= 0)
+	if (size < 2 || size > UINT32_MAX || within < 1.0 || within_s <= 0)
 		return;
 	double floor_s = (double)f->c.resolution_ns * 0.5e-9;
+	double bgap = within_s / within;
+	if (bgap < floor_s)
+		bgap = floor_s;
+	/* A spec refuses bursts that cannot keep up, allocations/s x GAP >=
+	 * 1, and more than 1e9 allocations/s (workload.c): judged with GAP as
+	 * written (whole ns, at most 6 digits rounded up) and RATE rounded up
+	 * to 6 digits; such a stream stays Poisson (found by fuzz_fit). */
+	double per_s = s->rate * (1.0 + 1e-5);
+	if (per_s > 1e9 || per_s * fmax(1.0, ceil(bgap * 1e9)) * (1.0 + 1e-5) * 1e-9 >= 1.0)
+		return;
 	s->burst = true;
 	s->bursts = (uint64_t)llround(bursts);
 	s->bsize = size;
-	s->bgap = within_s / within;
-	if (s->bgap < floor_s)
-		s->bgap = floor_s;
+	s->bgap = bgap;
 	/* keep the allocation rate: bursts/s x size = allocations/s */
 	s->rate = (double)a->allocs / ((double)size * f->span);
 }
@@ -1342,6 +1350,17 @@ int fit_finish(struct fit *f, struct err *e)
 	if (build_streams(f) || build_caches(f))
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	f->c.streams = f->nstreams;
+	/* a spec's arrival rates are at most 1e9 a second (workload.c) */
+	for (uint32_t i = 0; i < f->nstreams; i++)
+		if ((double)f->streams[i].a.allocs > 1e9 * f->span)
+			return err_at(
+				e, SLABSIM_EINPUT, f->o.source, 0,
+				"expected a trace spanning at least 1 ns per allocation of a "
+				"stream (a spec's rates are at most 1e9 a second), got %" PRIu64
+				" allocations of call site %s in %" PRIu64 " ns",
+				f->streams[i].a.allocs,
+				strtab_str(&f->sites, f->accs[f->streams[i].rep].site),
+				f->c.last_ns - f->c.first_ns);
 
 	struct strtab names;
 	strtab_init(&names);

@@ -242,4 +242,19 @@ printf '%s\n' '# tracer: nop' \
 tap_is "empty name=: [cache unnamed-600-600], synth takes it" \
 	"$? $(grep '^\[cache' emptyname.wl) $(cat err.txt)" "0 [cache unnamed-600-600] "
 
+# Rates: a spec states at most 1e9 allocations a second per stream. 20
+# allocations of one site in 1 ns (ns timestamps) gave 'poisson 2e10', which
+# synth refused: now bad input saying what the trace lacks.
+{
+	echo '# tracer: nop'
+	for i in 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 20; do
+		t=1.000000000
+		[ "$i" -gt 10 ] && t=1.000000001
+		echo "  kworker-7 [000] ..... $t: kmalloc: call_site=f+0x1/0x2 ptr=ffff888003a1c0$i bytes_req=64 bytes_alloc=64 gfp_flags=GFP_KERNEL node=-1 accounted=false"
+	done
+} > fast.trace
+"$bin" fit fast.trace -q > /dev/null 2> err.txt
+tap_is "20 allocations in 1 ns: exit 2 naming the rate limit" "$? $(cat err.txt)" \
+	"2 slabsim: fast.trace: expected a trace spanning at least 1 ns per allocation of a stream (a spec's rates are at most 1e9 a second), got 20 allocations of call site f+0x1/0x2 in 1 ns"
+
 tap_done
