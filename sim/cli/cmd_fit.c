@@ -90,6 +90,18 @@ static const char *base_name(const char *path, char *buf, size_t n)
 	return *buf ? buf : "fitted";
 }
 
+/* --name: a name the spec can hold (synth reads it back). */
+static bool name_arg(const char *v)
+{
+	if (fit_name_ok(v))
+		return true;
+	fprintf(stderr,
+		"slabsim: --name expects one word of printable ASCII without [ ] = , # ;, "
+		"got '%s'\n",
+		v);
+	return false;
+}
+
 int cmd_fit(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -157,13 +169,8 @@ int cmd_fit(int argc, char **argv)
 			fo.periodic_below = v;
 			break;
 		case OPT_NAME:
-			if (!fit_name_ok(optarg)) {
-				fprintf(stderr,
-					"slabsim: --name expects one word of printable ASCII "
-					"without [ ] = , # ;, got '%s'\n",
-					optarg);
+			if (!name_arg(optarg))
 				return cli_bad_usage("fit");
-			}
 			name = optarg;
 			break;
 		case OPT_STRICT:
