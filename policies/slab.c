@@ -645,9 +645,9 @@ static int cache_reap(struct slab_model *m, uint32_t cpu, uint64_t j, struct err
  * A reap that changes no state. Following cache_reap() (mm/slab.c v5.4) on
  * one CPU at jiffy j, for each cache:
  *   1. drain_array(its array on this CPU): with ac->avail == 0 it returns
- *      at once (drain_array_locked: "if (!ac || !ac->avail) return") and
- *      does not even clear ac->touched; otherwise it clears touched or
- *      frees objects: a change.
+ *      at once ("if (!ac || !ac->avail) return;" comes before the touched
+ *      test), not even clearing ac->touched; otherwise it clears touched
+ *      or frees objects: a change.
  *   2. if n->next_reap > j: nothing more. Else n->next_reap = j +
  *      REAPTIMEOUT_NODE (the schedule, treated below), then drain_array of
  *      the shared array (a no-op iff shared.avail == 0 as in 1), then
