@@ -4,6 +4,7 @@
 #include "err.h"
 #include "progress.h"
 #include "validate.h"
+#include "validate_report.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -108,8 +109,9 @@ int cmd_validate(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
-	struct val_opts o = {.db = "slabsim.db", .out = stdout, .notes = stderr, .anchor = true};
+	struct val_opts o = {.db = "slabsim.db", .notes = stderr, .anchor = true};
 	int progress = -1, c, r, st_out;
+	bool json = false;
 	const char *output = NULL;
 
 	run_model_default(&o.model);
@@ -142,7 +144,7 @@ int cmd_validate(int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "json") == 0)
-				o.json = true;
+				json = true;
 			else if (strcmp(optarg, "table") != 0) {
 				fprintf(stderr,
 					"slabsim: --format expects table or json, got '%s'\n",
@@ -188,7 +190,15 @@ int cmd_validate(int argc, char **argv)
 	if (capture_open(o.dir, &cap, &e))
 		return cli_fail(&e);
 	int status = 0;
-	if (val_capture_model(cap, &o.model, o.notes, &e) || val_run(&o, cap, &e)) {
+	const struct val_report *rep = NULL;
+	int rc = val_capture_model(cap, &o.model, o.notes, &e);
+	if (!rc)
+		rc = val_run(&o, cap, &rep, &e);
+	/* the comparison is printed also when recording it failed afterwards */
+	if (rep)
+		val_report_print(stdout, rep, json);
+	val_report_free(rep);
+	if (rc) {
 		status = cli_fail(&e);
 		if (o.db)
 			fprintf(stderr, "slabsim: the validation was not recorded in %s\n", o.db);

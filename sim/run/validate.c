@@ -437,6 +437,7 @@ enum {
 	L_SHARED,
 	L_NR
 };
+_Static_assert(L_NR == VAL_LAYOUT_NR, "validate.h VAL_LAYOUT_NR is the number of layout figures");
 static const char *const lfield[L_NR] = {"object_size", "slab_size",	 "align",
 					 "order",	"objs_per_slab", "pagesperslab",
 					 "limit",	"batchcount",	 "sharedfactor"};
@@ -447,32 +448,6 @@ static const char *const lfield_slabinfo[L_NR] = {"object_size", "objsize",    "
 static const enum capture_attr lattr[L_FIRST_SYSFS_NR] = {CAPTURE_A_OBJECT_SIZE,
 							  CAPTURE_A_SLAB_SIZE, CAPTURE_A_ALIGN,
 							  CAPTURE_A_ORDER, CAPTURE_A_OBJS_PER_SLAB};
-
-struct layout_res {
-	const char *name;
-	uint32_t pred[L_NR];
-	int64_t real[L_NR];
-	uint32_t bad; /* bit per field */
-	bool failed;  /* the model's layout refused the spec */
-	char why[128];
-};
-
-struct snap_res {
-	char *id;
-	uint64_t t_ns;
-	uint64_t real_pages, pred_pages;
-	uint64_t pred_unanchored; /* the prediction of the model without an anchor */
-	bool anchor;		  /* the snapshot the pre-trace remainder was taken from */
-	uint64_t read_t_ns;	  /* when its /proc/slabinfo was opened (snap_read), 0 = not
-				     found: the model is compared at the marker */
-	uint64_t pred_at_marker;  /* the model's pages at the marker itself */
-	uint32_t ncaches;
-	struct snap_cache {
-		const char *name; /* borrowed from the sim or the slabinfo (kept) */
-		uint64_t real_pages, pred_pages;
-	} * caches;
-	struct capture_slabinfo si; /* kept for the names */
-};
 
 /* The snapshot read window. A capture's snapshot reads /proc/slabinfo,
  * then /proc/meminfo, then writes the SNAP marker (docs/capture-format.md);
@@ -510,7 +485,7 @@ struct vctx {
 	bool anchor;	       /* top up the pre-trace remainder at the first snapshot */
 	uint64_t anchor_pages; /* pages added there */
 	uint64_t anchor_objs;
-	struct snap_res *snaps;
+	struct val_snap *snaps;
 	uint32_t nsnaps, cap;
 	uint32_t snap_markers_missing; /* SNAP markers with no snapshot file */
 	uint32_t snap_markers_dup;
@@ -548,7 +523,7 @@ static uint64_t meminfo_pred(const struct vctx *v, const struct sim *s)
 /* on_snap for a meminfo capture: snapshots/ID.meminfo's Slab: against the
  * model; without meminfo-start.txt the first snapshot sets base_pages (the
  * anchor) and is not scored. */
-static int on_snap_meminfo(struct vctx *v, struct sim *s, struct snap_res *r, struct err *e)
+static int on_snap_meminfo(struct vctx *v, struct sim *s, struct val_snap *r, struct err *e)
 {
 	struct capture_meminfo mi;
 	int rc = capture_read_snapshot_meminfo(v->c, r->id, &mi, e);
@@ -578,7 +553,7 @@ static int define_cache(struct sim *s, const struct capture *c,
 /* A new snapshot result for SNAP marker id, appended to v. OUT: *out,
  * NULL when the marker is not compared: no snapshot file of that id (its
  * count kept), or its id seen before. */
-static int snap_new(struct vctx *v, const char *id, uint64_t t_ns, struct snap_res **out,
+static int snap_new(struct vctx *v, const char *id, uint64_t t_ns, struct val_snap **out,
 		    struct err *e)
 {
 	*out = NULL;
@@ -593,13 +568,13 @@ static int snap_new(struct vctx *v, const char *id, uint64_t t_ns, struct snap_r
 		}
 	if (v->nsnaps == v->cap) {
 		uint32_t nc = v->cap ? v->cap * 2 : 16;
-		struct snap_res *n = realloc(v->snaps, nc * sizeof(*n));
+		struct val_snap *n = realloc(v->snaps, nc * sizeof(*n));
 		if (!n)
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		v->snaps = n;
 		v->cap = nc;
 	}
-	struct snap_res *r = &v->snaps[v->nsnaps];
+	struct val_snap *r = &v->snaps[v->nsnaps];
 	memset(r, 0, sizeof(*r));
 	size_t il = strlen(id) + 1;
 	if (!(r->id = malloc(il)))
@@ -614,7 +589,7 @@ static int snap_new(struct vctx *v, const char *id, uint64_t t_ns, struct snap_r
 /* snapshots/ID.slabinfo of r against the model now: per cache and in
  * total; the model as it was at the snapshot's /proc/slabinfo read
  * (snap_read) where the trace shows it, unless this is the anchor. */
-static int snap_slabinfo(struct vctx *v, struct sim *s, struct snap_res *r, struct err *e)
+static int snap_slabinfo(struct vctx *v, struct sim *s, struct val_snap *r, struct err *e)
 {
 	int rc = capture_read_snapshot(v->c, r->id, &r->si, e);
 	if (rc)
@@ -629,7 +604,7 @@ static int snap_slabinfo(struct vctx *v, struct sim *s, struct snap_res *r, stru
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < r->si.n; i++) {
 		const struct capture_slabinfo_row *row = &r->si.rows[i];
-		struct snap_cache *sc = &r->caches[r->ncaches++];
+		struct val_snap_cache *sc = &r->caches[r->ncaches++];
 		sc->name = row->name;
 		sc->real_pages = row->num_slabs * row->pagesperslab;
 		uint32_t id2;
@@ -665,7 +640,7 @@ struct deficit {
 
 /* The deficit of each row of the anchor snapshot r (d[i] for row i),
  * defining the caches the model lacks. */
-static int anchor_deficits(struct vctx *v, struct sim *s, const struct snap_res *r,
+static int anchor_deficits(struct vctx *v, struct sim *s, const struct val_snap *r,
 			   struct deficit *d, struct err *e)
 {
 	for (uint32_t i = 0; i < r->si.n; i++) {
@@ -705,7 +680,7 @@ static int anchor_deficits(struct vctx *v, struct sim *s, const struct snap_res 
 /* Model caches the snapshot does not name (allocations whose cache the
  * trace never named) hold part of what named caches of their geometry
  * lack: count their slabs against those deficits first. */
-static void deficits_less_unnamed(struct sim *s, const struct snap_res *r, struct deficit *d)
+static void deficits_less_unnamed(struct sim *s, const struct val_snap *r, struct deficit *d)
 {
 	uint32_t n = sim_nr_caches(s);
 	for (uint32_t id2 = 0; id2 < n; id2++) {
@@ -731,7 +706,7 @@ static void deficits_less_unnamed(struct sim *s, const struct snap_res *r, struc
  * state. What the kernel held beyond the model there (objects made before
  * tracing began) is added as live objects in slabs; later frees of
  * pointers the trace never allocated take from them. */
-static int anchor_top_up(struct vctx *v, struct sim *s, struct snap_res *r, struct err *e)
+static int anchor_top_up(struct vctx *v, struct sim *s, struct val_snap *r, struct err *e)
 {
 	r->anchor = true;
 	struct deficit *d = calloc(r->si.n ? r->si.n : 1, sizeof(*d));
@@ -777,7 +752,7 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 {
 	struct vctx *v = ctx;
 	const char *id = capture_snap_id(ev->text);
-	struct snap_res *r;
+	struct val_snap *r;
 	int rc;
 	if (!id)
 		return 0;
@@ -849,17 +824,35 @@ static void vctx_fini(struct vctx *v)
 	free(v->snaps);
 }
 
-/* End-state row of one cache. */
-struct end_row {
-	const char *name;
-	bool in_real, in_model;
-	uint64_t real_active, real_objs, real_slabs, real_pages;
-	struct sim_cache_state m;
+/* val_run's result and what it points into: the snapshots (v) and the
+ * names of the caches only the model had, copied from the replayed model,
+ * which is freed before the report is read. */
+struct val_state {
+	struct val_report rep; /* first: val_report_free has only its address */
+	struct vctx v;
+	bool done; /* rep holds a comparison */
+	char **names;
+	uint32_t nnames;
 };
+
+void val_report_free(const struct val_report *r)
+{
+	/* rep is st's first member; the const was the caller's promise */
+	struct val_state *st = (struct val_state *)r;
+	if (!st)
+		return;
+	vctx_fini(&st->v);
+	for (uint32_t i = 0; i < st->nnames; i++)
+		free(st->names[i]);
+	free(st->names);
+	free(st->rep.rows);
+	free(st->rep.lay);
+	free(st);
+}
 
 static int cmp_end(const void *a, const void *b)
 {
-	const struct end_row *x = a, *y = b;
+	const struct val_end_row *x = a, *y = b;
 	uint64_t ax = x->real_pages > x->m.pages ? x->real_pages : x->m.pages;
 	uint64_t ay = y->real_pages > y->m.pages ? y->real_pages : y->m.pages;
 	if (ax != ay)
@@ -1724,7 +1717,7 @@ static int setup_caches(struct sim *s, const struct capture *c, FILE *notes, uin
 	return rc ? rc : capture_start(s, c, notes, est, e);
 }
 
-static void layout_check(const struct capture *c, const struct sim *s, struct layout_res **out,
+static void layout_check(const struct capture *c, const struct sim *s, struct val_layout_row **out,
 			 uint32_t *nout)
 {
 	*out = calloc(c->attrs.n ? c->attrs.n : 1, sizeof(**out));
@@ -1737,7 +1730,7 @@ static void layout_check(const struct capture *c, const struct sim *s, struct la
 		const struct capture_attrs_row *r = &c->attrs.rows[i];
 		if (r->link_target)
 			continue; /* an alias: its figures are its root's */
-		struct layout_res *lr = &(*out)[(*nout)++];
+		struct val_layout_row *lr = &(*out)[(*nout)++];
 		lr->name = r->name;
 		for (int f = 0; f < L_NR; f++)
 			lr->real[f] = f < L_FIRST_SYSFS_NR ? r->v[lattr[f]] : -1;
@@ -1791,7 +1784,7 @@ static const struct capture_slabinfo *layout_slabinfo(const struct capture *c)
  * (the stride), objperslab, pagesperslab and the enable_cpucache tunables.
  * A cache the model does not hold is laid out from its objsize alone. */
 static void layout_check_slabinfo(const struct capture *c, const struct sim *s,
-				  struct layout_res **out, uint32_t *nout)
+				  struct val_layout_row **out, uint32_t *nout)
 {
 	const struct capture_slabinfo *si = layout_slabinfo(c);
 	*nout = 0;
@@ -1800,7 +1793,7 @@ static void layout_check_slabinfo(const struct capture *c, const struct sim *s,
 	struct policy *p = sim_policy((struct sim *)s);
 	for (uint32_t i = 0; i < si->n; i++) {
 		const struct capture_slabinfo_row *r = &si->rows[i];
-		struct layout_res *lr = &(*out)[(*nout)++];
+		struct val_layout_row *lr = &(*out)[(*nout)++];
 		lr->name = r->name;
 		int64_t real[L_NR] = {-1,	r->objsize,    -1,
 				      -1,	r->objperslab, r->pagesperslab,
@@ -1843,6 +1836,7 @@ struct vpass {
 	struct capture *c;
 	struct vctx *v, *v0; /* this pass's snapshots; the unanchored pass's, or NULL */
 	bool notes;
+	struct val_state *st; /* where the comparison goes (NULL: not compared) */
 };
 
 static int vpass_setup(void *ctx, struct sim *s, struct err *e)
@@ -1902,13 +1896,18 @@ static int replay_pass(struct vpass *p, struct rec *rec, struct run **out, struc
 	return run_exec(&ro, &in, out, e);
 }
 
-int val_run(const struct val_opts *o, struct capture *c, struct err *e)
+int val_run(const struct val_opts *o, struct capture *c, const struct val_report **out,
+	    struct err *e)
 {
-	struct vctx v = {.c = c,
-			 .read = {.single_cpu = -1, .open_cpu = -1, .at_marker = o->at_marker}},
-		    v0 = {.c = c,
+	*out = NULL;
+	struct vctx v0 = {.c = c,
 			  .read = {.single_cpu = -1, .open_cpu = -1, .at_marker = o->at_marker}};
-	struct vpass p = {.o = o, .c = c, .v = &v, .v0 = &v0, .notes = true};
+	struct val_state *st = calloc(1, sizeof(*st));
+	if (!st)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	st->v = v0;
+	struct vctx *v = &st->v;
+	struct vpass p = {.o = o, .c = c, .v = v, .v0 = &v0, .notes = true, .st = st};
 	struct vpass p0 = {.o = o, .c = c, .v = &v0};
 	struct run *r = NULL;
 	struct rec *rec = NULL;
@@ -1933,21 +1932,21 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 			      c->attrs_missing[0] ? "a slab-attrs.tsv without the columns that lay "
 						    "out a cache"
 						  : "no slab-attrs.tsv");
-	v.meminfo = v0.meminfo = meminfo;
+	v->meminfo = v0.meminfo = meminfo;
 	bool start = meminfo ? c->has_meminfo_start && c->meminfo_start.slab_kb >= 0 : c->has_start;
 	if (meminfo && start) {
-		v.base_pages = v0.base_pages = meminfo_pages(&c->meminfo_start);
+		v->base_pages = v0.base_pages = meminfo_pages(&c->meminfo_start);
 		if (o->notes)
 			fprintf(o->notes,
 				"capture: start state from meminfo-start.txt: Slab: %" PRId64
 				" kB = %" PRId64 " pages, held as pages the model does not track "
 				"(the kernel shows no per-cache state); the model adds its own\n",
-				c->meminfo_start.slab_kb, v.base_pages);
+				c->meminfo_start.slab_kb, v->base_pages);
 	}
 	/* a boot capture: the first snapshot is the start state (see on_snap);
 	 * a first pass without it gives the unanchored series */
-	v.anchor = o->anchor && !start && (meminfo ? c->nmeminfo : c->nsnapshots) > 0;
-	if (v.anchor) {
+	v->anchor = o->anchor && !start && (meminfo ? c->nmeminfo : c->nsnapshots) > 0;
+	if (v->anchor) {
 		if ((rc = replay_pass(&p0, NULL, &r, e)))
 			goto out;
 		run_free(r);
@@ -1955,164 +1954,26 @@ int val_run(const struct val_opts *o, struct capture *c, struct err *e)
 	}
 	if ((o->db && (rc = rec_open(o->db, &rec, e))) || (rc = replay_pass(&p, rec, &r, e)))
 		goto out;
-	/* without a database the comparison is printed here */
+	/* without a database the comparison is made here */
 	if (!rec)
 		rc = val_finish(&p, r, NULL, e);
 out:
 	run_free(r);
 	rec_close(rec);
-	vctx_fini(&v);
 	vctx_fini(&v0);
+	if (st->done)
+		*out = &st->rep;
+	else
+		val_report_free(&st->rep);
 	return rc;
 }
 
-/* The end-state section of the table for a capture with slabinfo.txt. */
-static void print_end_table(FILE *out, const struct capture *c, const struct vctx *v,
-			    const struct vrec_summary *sum, const struct end_row *rows,
-			    uint32_t nrows)
+/* The read window (snap_read) over v's snapshots (validate.h). */
+static struct val_read_window read_window_of(const struct vctx *v)
 {
-	fprintf(out, "\nend state (%s): %u caches in slabinfo.txt\n",
-		c->has_start ? "the model started from slabinfo-start.txt"
-		: v->anchor && v->nsnaps
-			? "no slabinfo-start.txt: the model starts empty and takes "
-			  "the first snapshot as its start state"
-			: "no slabinfo-start.txt: the model starts empty, objects "
-			  "allocated before the trace are the pre-trace remainder",
-		sum->caches_compared);
-	fprintf(out,
-		"  total pages: real %" PRIu64 ", predicted %" PRIu64
-		" (memory-weighted error %.1f%%)\n"
-		"  total objects: real %" PRIu64 ", predicted %" PRIu64
-		"; active objects: real %" PRIu64 ", predicted %" PRIu64 "\n",
-		sum->real_pages, sum->predicted_pages, 100 * sum->weighted_page_error,
-		sum->real_objs, sum->predicted_objs, sum->real_active, sum->predicted_active);
-	if (!c->has_start && v->anchor && v->nsnaps)
-		fprintf(out,
-			"  pre-trace remainder: %" PRIu64 " pages (%" PRIu64
-			" objects) added at snapshot %s\n",
-			v->anchor_pages, v->anchor_objs, v->snaps[0].id);
-	else if (!c->has_start)
-		fprintf(out, "  pre-trace remainder: %" PRId64 " pages (real - predicted)\n",
-			(int64_t)(sum->real_pages - sum->predicted_pages));
-	fprintf(out,
-		"  untraced allocations (frees of objects never allocated in the trace "
-		"nor in the start state): %" PRIu64 "; frees naming no cache: %" PRIu64 "\n",
-		sum->untraced_frees, sum->unattributed_frees);
-	fprintf(out, "  %-24s %9s %9s %9s %9s %7s %7s %7s %9s\n", "cache", "act.real", "act.pred",
-		"objs.real", "objs.pred", "pg.real", "pg.pred", "pg.err", "untraced");
-	uint32_t shown = nrows < 30 ? nrows : 30;
-	for (uint32_t i = 0; i < shown; i++) {
-		const struct end_row *er = &rows[i];
-		fprintf(out,
-			"  %-24s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %7" PRIu64
-			" %7" PRIu64 " %+7" PRId64 " %9" PRIu64 "%s\n",
-			er->name, er->real_active, er->m.active_objs, er->real_objs,
-			er->m.total_objects, er->real_pages, er->m.pages,
-			(int64_t)(er->m.pages - er->real_pages), er->m.untraced_frees,
-			er->in_real ? "" : "  (model only)");
-	}
-	if (nrows > shown)
-		fprintf(out, "  ... %u more caches (see --format json)\n", nrows - shown);
-}
-
-/* The JSON end_state object of a capture with slabinfo.txt (no line end). */
-static void print_end_json(FILE *out, const struct capture *c, const struct vctx *v,
-			   const struct vrec_summary *sum, const struct end_row *rows,
-			   uint32_t nrows, uint64_t real_slabs, uint64_t pred_slabs)
-{
-	fprintf(out,
-		"  \"end_state\": {\"has_slabinfo\": %s, \"start_state\": %s, "
-		"\"caches_compared\": %u, "
-		"\"real\": {\"active_objs\": %" PRIu64 ", \"total_objs\": %" PRIu64
-		", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
-		"}, \"predicted\": {\"active_objs\": %" PRIu64 ", \"total_objs\": %" PRIu64
-		", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
-		"}, \"weighted_page_error\": %.6f, \"untraced_allocations\": %" PRIu64
-		", \"unattributed_frees\": %" PRIu64,
-		c->has_end ? "true" : "false", c->has_start ? "true" : "false",
-		sum->caches_compared, sum->real_active, sum->real_objs, real_slabs, sum->real_pages,
-		sum->predicted_active, sum->predicted_objs, pred_slabs, sum->predicted_pages,
-		sum->weighted_page_error, sum->untraced_frees, sum->unattributed_frees);
-	/* the objects made before tracing began: what the anchor added, or
-	 * without one what the model lacks at the end */
-	if (!c->has_start)
-		fprintf(out, ", \"pre_trace_remainder_pages\": %" PRId64,
-			v->anchor && v->nsnaps ? (int64_t)v->anchor_pages
-					       : (int64_t)(sum->real_pages - sum->predicted_pages));
-	fprintf(out, ",\n    \"caches\": [");
-	for (uint32_t i = 0; i < nrows; i++) {
-		const struct end_row *er = &rows[i];
-		fprintf(out, "%s\n      {\"name\": ", i ? "," : "");
-		json_str(out, er->name);
-		fprintf(out,
-			", \"in_real\": %s, \"in_model\": %s, \"real\": {\"active_objs\": "
-			"%" PRIu64 ", \"total_objs\": %" PRIu64 ", \"slabs\": %" PRIu64
-			", \"pages\": %" PRIu64 "}, \"predicted\": {\"active_objs\": %" PRIu64
-			", \"total_objs\": %" PRIu64 ", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
-			", \"live_objs\": %" PRIu64 "}, \"untraced_allocations\": %" PRIu64
-			", \"start_objs_freed\": %" PRIu64 "}",
-			er->in_real ? "true" : "false", er->in_model ? "true" : "false",
-			er->real_active, er->real_objs, er->real_slabs, er->real_pages,
-			er->m.active_objs, er->m.total_objects, er->m.slabs, er->m.pages,
-			er->m.live_objs, er->m.untraced_frees, er->m.pre_freed);
-	}
-	fprintf(out, "\n    ]}");
-}
-
-/* What validate compares, for the report and the database. */
-struct vres {
-	struct layout_res *lay;
-	uint32_t nlay;
-	const char *const *lfield; /* names of the layout figures */
-	const char *layout_from;   /* what the layout was compared with, NULL: not compared */
-	const char *layout_none;   /* why not */
-	struct end_row *rows;
-	uint32_t nrows;
-	struct vrec_summary sum;
-	uint64_t real_slabs, pred_slabs;
-	uint32_t files_unmatched, scored;
-	double mae, mae0, swing, ratio0; /* snapshot errors (ratio0 < 0: undefined) */
-	uint64_t named[SIM_NAMED_NR];	 /* unnamed allocations by naming rule */
-	struct run_model model;		 /* the run's: the trace may decide the profile */
-	char kernel[200];		 /* the release, or where the profile came from */
-	const char *kernel_from;	 /* without uname.txt: what decided the profile */
-	char layout_why[400];		 /* layout_none when made up here */
-};
-
-static const char *const named_keys[SIM_NAMED_NR] = {
-	[SIM_NAMED_OTHER] = "other",	   [SIM_NAMED_LEARNED] = "learned",
-	[SIM_NAMED_GEOMETRY] = "geometry", [SIM_NAMED_ACCOUNTED] = "accounted",
-	[SIM_NAMED_SLABS] = "idle",	   [SIM_NAMED_ADDRESS] = "address",
-	[SIM_NAMED_UNNAMED] = "unnamed",
-};
-
-/* How the allocations that named no cache (6.1 kmem_cache_alloc) were
- * named, one line of the table. */
-static void print_names_table(FILE *out, const struct vres *res)
-{
-	const uint64_t *n = res->named;
-	fprintf(out,
-		"\nnames of kmem_cache_alloc events: %" PRIu64 " learned from frees, %" PRIu64
-		" by a geometry one cache has; by elimination: %" PRIu64 " by accounted=, %" PRIu64
-		" by idle caches, %" PRIu64 " by address; %" PRIu64 " left unnamed\n",
-		n[SIM_NAMED_LEARNED], n[SIM_NAMED_GEOMETRY], n[SIM_NAMED_ACCOUNTED],
-		n[SIM_NAMED_SLABS], n[SIM_NAMED_ADDRESS], n[SIM_NAMED_UNNAMED]);
-}
-
-/* The read window (snap_read) over the snapshots: how many were compared
- * at their read, and how far the model moved from there to the marker. */
-struct read_window {
-	uint32_t found;
-	uint64_t max_pages;
-	const char *max_id;
-	double mean_pages;
-};
-
-static struct read_window read_window_of(const struct vctx *v)
-{
-	struct read_window w = {0};
+	struct val_read_window w = {0};
 	for (uint32_t i = 0; i < v->nsnaps; i++) {
-		const struct snap_res *r = &v->snaps[i];
+		const struct val_snap *r = &v->snaps[i];
 		if (!r->read_t_ns)
 			continue;
 		uint64_t d = r->pred_at_marker > r->pred_pages ? r->pred_at_marker - r->pred_pages
@@ -2129,53 +1990,13 @@ static struct read_window read_window_of(const struct vctx *v)
 	return w;
 }
 
-static void print_read_window_table(FILE *out, const struct vctx *v)
-{
-	struct read_window w = read_window_of(v);
-	if (!w.found) {
-		fprintf(out, "read window: no /proc/slabinfo read found in the trace: compared at "
-			     "the markers\n");
-		return;
-	}
-	fprintf(out,
-		"read window: %u of %u snapshots compared when /proc/slabinfo was read; from "
-		"there to the marker the model moved %.1f pages on average, at most %" PRIu64
-		" (%s)\n",
-		w.found, v->nsnaps, w.mean_pages, w.max_pages, w.max_id);
-}
-
-static void print_read_window_json(FILE *out, const struct vctx *v)
-{
-	struct read_window w = read_window_of(v);
-	fprintf(out, "  \"read_window\": {\"snapshots_at_read\": %u, \"mean_pages\": %.3f, ",
-		w.found, w.mean_pages);
-	fprintf(out, "\"max_pages\": %" PRIu64 ", \"max_at\": ", w.max_pages);
-	if (w.max_id)
-		json_str(out, w.max_id);
-	else
-		fprintf(out, "null");
-	fprintf(out, ", \"predicted_pages_at_marker\": [");
-	for (uint32_t i = 0; i < v->nsnaps; i++)
-		fprintf(out, "%s%" PRIu64, i ? ", " : "", v->snaps[i].pred_at_marker);
-	fprintf(out, "]},\n");
-}
-
-static void print_names_json(FILE *out, const struct vres *res)
-{
-	fprintf(out, "  \"names\": {");
-	for (int i = SIM_NAMED_LEARNED; i < SIM_NAMED_NR; i++)
-		fprintf(out, "%s\"%s\": %" PRIu64, i > SIM_NAMED_LEARNED ? ", " : "", named_keys[i],
-			res->named[i]);
-	fprintf(out, "},\n");
-}
-
 /* The layout part of val_compare: each cache as the capture's kernel
  * shows it (slab-attrs.tsv, or SLAB's slabinfo) against the model's. */
-static void compare_layout(const struct vpass *p, struct sim *s, struct vres *res)
+static void compare_layout(const struct vpass *p, struct sim *s, struct val_report *res)
 {
 	const struct capture *c = p->c;
 	enum policy_truth truth = policy_find(p->o->model.allocator)->truth;
-	struct layout_res *lay = NULL;
+	struct val_layout_row *lay = NULL;
 	uint32_t nlay = 0;
 	res->lfield = lfield;
 	if (truth == POLICY_TRUTH_SLABINFO) {
@@ -2206,15 +2027,15 @@ static void compare_layout(const struct vpass *p, struct sim *s, struct vres *re
 /* The end-state rows: every cache of slabinfo.txt, then the model's root
  * caches it does not list that hold pages or saw events; sorted by size
  * (cmp_end). */
-static int end_rows(const struct capture *c, struct sim *s, struct vres *res, struct err *e)
+static int end_rows(const struct capture *c, struct sim *s, struct val_report *res, struct err *e)
 {
 	uint32_t n = sim_nr_caches(s), nrows = 0;
-	struct end_row *rows = res->rows = calloc((size_t)c->end.n + n + 1, sizeof(*rows));
+	struct val_end_row *rows = res->rows = calloc((size_t)c->end.n + n + 1, sizeof(*rows));
 	if (!rows)
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < c->end.n; i++) {
 		const struct capture_slabinfo_row *r = &c->end.rows[i];
-		struct end_row *er = &rows[nrows++];
+		struct val_end_row *er = &rows[nrows++];
 		er->name = r->name;
 		er->in_real = true;
 		er->real_active = r->active_objs;
@@ -2235,7 +2056,7 @@ static int end_rows(const struct capture *c, struct sim *s, struct vres *res, st
 		if (!cs.root || (!cs.pages && !cs.live_objs && !cs.allocs && !cs.untraced_frees) ||
 		    (c->has_end && capture_slabinfo_find(&c->end, cs.name)))
 			continue;
-		struct end_row *er = &rows[nrows++];
+		struct val_end_row *er = &rows[nrows++];
 		er->name = cs.name;
 		er->in_model = true;
 		er->m = cs;
@@ -2248,7 +2069,7 @@ static int end_rows(const struct capture *c, struct sim *s, struct vres *res, st
 /* The end state's totals over res->rows and the layout's counts, into
  * res->sum; under SLOB (v->meminfo) meminfo.txt's Slab: against the
  * model's total instead of the rows. */
-static void end_summary(const struct vpass *p, struct sim *s, struct vres *res)
+static void end_summary(const struct vpass *p, struct sim *s, struct val_report *res)
 {
 	const struct capture *c = p->c;
 	struct vrec_summary sum = {
@@ -2259,7 +2080,7 @@ static void end_summary(const struct vpass *p, struct sim *s, struct vres *res)
 	};
 	uint64_t abs_err = 0, real_slabs = 0, pred_slabs = 0;
 	for (uint32_t i = 0; i < res->nrows; i++) {
-		const struct end_row *er = &res->rows[i];
+		const struct val_end_row *er = &res->rows[i];
 		if (er->in_real)
 			sum.caches_compared++;
 		sum.real_pages += er->real_pages;
@@ -2306,7 +2127,7 @@ static void end_summary(const struct vpass *p, struct sim *s, struct vres *res)
 /* The snapshots part of val_compare: MAE over the scored snapshots (all
  * but an anchor), divided by the real swing over all of them; the
  * unanchored figure over all; snapshot files no marker compared. */
-static void compare_snapshots(const struct vpass *p, struct vres *res)
+static void compare_snapshots(const struct vpass *p, struct val_report *res)
 {
 	const struct capture *c = p->c;
 	const struct vctx *v = p->v, *v0 = p->v0;
@@ -2332,7 +2153,7 @@ static void compare_snapshots(const struct vpass *p, struct vres *res)
 	if (v->nsnaps) {
 		uint64_t lo = UINT64_MAX, hi = 0;
 		for (uint32_t i = 0; i < v->nsnaps; i++) {
-			const struct snap_res *r = &v->snaps[i];
+			const struct val_snap *r = &v->snaps[i];
 			if (!r->anchor) {
 				mae += fabs((double)r->pred_pages - (double)r->real_pages);
 				scored++;
@@ -2363,7 +2184,7 @@ static void compare_snapshots(const struct vpass *p, struct vres *res)
 
 /* Compare the model after the run with the capture: layout, end state,
  * snapshots. OUT: *res (its arrays freed by the caller, also on error). */
-static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct err *e)
+static int val_compare(struct vpass *p, struct sim *s, struct val_report *res, struct err *e)
 {
 	sim_named_counts(s, res->named);
 	compare_layout(p, s, res);
@@ -2380,7 +2201,7 @@ static int val_compare(struct vpass *p, struct sim *s, struct vres *res, struct 
  * event format without uname.txt, the CPUs from the trace without
  * ncpus.txt), and res->kernel: the release, or where the profile came
  * from. */
-static void run_config(const struct vpass *p, struct run *run, struct vres *res)
+static void run_config(const struct vpass *p, struct run *run, struct val_report *res)
 {
 	const struct capture *c = p->c;
 	res->model = p->o->model;
@@ -2403,244 +2224,9 @@ static void run_config(const struct vpass *p, struct run *run, struct vres *res)
 		       "unknown: no uname.txt (profile %s from %s)", name, res->kernel_from);
 }
 
-/* The comparison as JSON on o->out. */
-static void val_print_json(const struct vpass *p, const struct vres *res)
-{
-	const struct val_opts *o = p->o;
-	const struct capture *c = p->c;
-	const struct vctx *v = p->v;
-	FILE *out = o->out;
-	fprintf(out, "{\n  \"capture\": ");
-	json_str(out, c->dir);
-	fprintf(out, ",\n  \"kernel_release\": ");
-	json_str(out, c->has_uname ? c->release : "");
-	if (c->has_lost)
-		fprintf(out, ",\n  \"lost_events\": %" PRIu64, c->lost_events);
-	else
-		fprintf(out, ",\n  \"lost_events\": null");
-	char dbg[8], est[512];
-	const struct run_model *m = &res->model;
-	fprintf(out,
-		",\n  \"config\": {\"kernel\": \"%s\", \"nr_cpus\": %u, \"slub_debug\": "
-		"\"%s\", \"slub_min_order\": %u, \"slub_max_order\": %u, "
-		"\"slub_min_objects\": %u, \"nomerge\": %s},\n",
-		run_kernel_name(m), m->cfg.nr_cpus, policy_slub_debug_str(m->cfg.slub_debug, dbg),
-		m->cfg.slub_min_order, m->cfg.slub_max_order, m->cfg.slub_min_objects,
-		m->cfg.nomerge ? "true" : "false");
-	/* present only where the capture left the kernel or the start columns
-	 * to be worked out (docs/capture-format.md) */
-	if (!c->has_uname) {
-		fprintf(out, "  \"kernel_from\": ");
-		json_str(out, res->kernel_from);
-		fprintf(out, ",\n");
-	}
-	start_est_str(v->start_est, est, sizeof(est));
-	if (est[0]) {
-		fprintf(out, "  \"start_estimated\": ");
-		json_str(out, est);
-		fprintf(out, ",\n");
-	}
-	fprintf(out,
-		"  \"layout\": {\"caches_compared\": %u, \"caches_mismatched\": %u, "
-		"\"mismatches\": [",
-		res->sum.layout_compared, res->sum.layout_mismatched);
-	bool first = true;
-	for (uint32_t i = 0; i < res->nlay; i++) {
-		const struct layout_res *l = &res->lay[i];
-		if (!l->bad && !l->failed)
-			continue;
-		fprintf(out, "%s\n    {\"cache\": ", first ? "" : ",");
-		first = false;
-		json_str(out, l->name);
-		if (l->failed) {
-			fprintf(out, ", \"error\": ");
-			json_str(out, l->why);
-		}
-		for (int f = 0; !l->failed && f < L_NR; f++)
-			if (l->bad & (1u << f))
-				fprintf(out, ", \"%s\": {\"predicted\": %u, \"real\": %" PRId64 "}",
-					res->lfield[f], l->pred[f], l->real[f]);
-		fputc('}', out);
-	}
-	fprintf(out, "%s]},\n", first ? "" : "\n  ");
-	/* without slabinfo.txt nothing was compared: null, not a 0 error */
-	if (v->meminfo && c->has_meminfo_end)
-		fprintf(out,
-			"  \"end_state\": {\"meminfo\": true, \"start_state\": %s, "
-			"\"start_pages\": %" PRId64 ", \"real\": {\"pages\": %" PRIu64
-			"}, \"predicted\": {\"pages\": %" PRIu64
-			"}, \"weighted_page_error\": %.6f, \"untraced_allocations\": %" PRIu64
-			", \"unattributed_frees\": %" PRIu64 "}",
-			c->has_meminfo_start ? "true" : "false", v->base_pages, res->sum.real_pages,
-			res->sum.predicted_pages, res->sum.weighted_page_error,
-			res->sum.untraced_frees, res->sum.unattributed_frees);
-	else if (!c->has_end)
-		fprintf(out, "  \"end_state\": null");
-	else
-		print_end_json(out, c, v, &res->sum, res->rows, res->nrows, res->real_slabs,
-			       res->pred_slabs);
-	fprintf(out, ",\n  \"snapshots\": [");
-	for (uint32_t i = 0; i < v->nsnaps; i++) {
-		const struct snap_res *r = &v->snaps[i];
-		fprintf(out, "%s\n    {\"id\": ", i ? "," : "");
-		json_str(out, r->id);
-		fprintf(out,
-			", \"t_ns\": %" PRIu64 ", \"real_pages\": %" PRIu64
-			", \"predicted_pages\": %" PRIu64 ", \"anchor\": %s"
-			", \"predicted_pages_unanchored\": %" PRIu64 ", \"caches\": [",
-			r->t_ns, r->real_pages, r->pred_pages, r->anchor ? "true" : "false",
-			r->pred_unanchored);
-		bool f1 = true;
-		for (uint32_t j = 0; j < r->ncaches; j++) {
-			const struct snap_cache *sc = &r->caches[j];
-			if (!sc->real_pages && !sc->pred_pages)
-				continue;
-			fprintf(out, "%s{\"name\": ", f1 ? "" : ", ");
-			f1 = false;
-			json_str(out, sc->name);
-			fprintf(out,
-				", \"real_pages\": %" PRIu64 ", \"predicted_pages\": %" PRIu64 "}",
-				sc->real_pages, sc->pred_pages);
-		}
-		fprintf(out, "]}");
-	}
-	fprintf(out,
-		"%s],\n  \"snap_markers_without_file\": %u,\n"
-		"  \"snapshot_files_without_marker\": %u,\n",
-		v->nsnaps ? "\n  " : "", v->snap_markers_missing, res->files_unmatched);
-	print_names_json(out, res);
-	print_read_window_json(out, v);
-	fprintf(out, "  \"anchor\": ");
-	if (v->anchor && v->nsnaps)
-		fprintf(out,
-			"{\"id\": \"%s\", \"pages_added\": %" PRIu64 ", \"objects_added\": %" PRIu64
-			"},\n",
-			v->snaps[0].id, v->anchor_pages, v->anchor_objs);
-	else
-		fprintf(out, "null,\n");
-	if (res->ratio0 >= 0)
-		fprintf(out, "  \"pages_mae_over_swing_unanchored\": %.6f,\n", res->ratio0);
-	else
-		fprintf(out, "  \"pages_mae_over_swing_unanchored\": null,\n");
-	if (res->sum.pages_mae_over_swing >= 0)
-		fprintf(out, "  \"pages_mae_over_swing\": %.6f\n}\n",
-			res->sum.pages_mae_over_swing);
-	else
-		fprintf(out, "  \"pages_mae_over_swing\": null\n}\n");
-}
-
-/* The comparison as a table on o->out. */
-static void val_print_table(const struct vpass *p, struct run *run, const struct vres *res)
-{
-	struct sim *s = run_sim(run);
-	const struct val_opts *o = p->o;
-	const struct capture *c = p->c;
-	const struct vctx *v = p->v;
-	FILE *out = o->out;
-	fprintf(out, "slabsim validate of %s\n", c->dir);
-	struct sim_lost lost;
-	char why[160];
-	sim_lost_events(s, run_line_stats(run), &lost);
-	sim_lost_str(&lost, why, sizeof(why));
-	if (lost.total)
-		fprintf(out,
-			"warning: the ring buffer lost %" PRIu64
-			" events (%s): the trace is incomplete\n",
-			lost.total, why);
-	char dbg[8], est[512];
-	const struct run_model *m = &res->model;
-	fprintf(out, "kernel %s, nr_cpus %u, slub_debug %s\n", res->kernel, m->cfg.nr_cpus,
-		policy_slub_debug_str(m->cfg.slub_debug, dbg));
-	start_est_str(v->start_est, est, sizeof(est));
-	if (est[0])
-		fprintf(out, "start state: slab-attrs-start.tsv lacks columns, estimated: %s\n",
-			est);
-	fprintf(out, "\n");
-	if (res->layout_from && !c->has_attrs)
-		fprintf(out, "layout (%s): %u caches compared, %u mismatched\n", res->layout_from,
-			res->sum.layout_compared, res->sum.layout_mismatched);
-	else if (res->layout_from)
-		fprintf(out, "layout: %u caches compared, %u mismatched\n",
-			res->sum.layout_compared, res->sum.layout_mismatched);
-	else
-		fprintf(out, "layout: not compared: %s\n", res->layout_none);
-	for (uint32_t i = 0; i < res->nlay; i++) {
-		const struct layout_res *l = &res->lay[i];
-		if (l->failed)
-			fprintf(out, "  %s: cannot lay out: %s\n", l->name, l->why);
-		for (int f = 0; !l->failed && f < L_NR; f++)
-			if (l->bad & (1u << f))
-				fprintf(out, "  %s %s: predicted %u, real %" PRId64 "\n", l->name,
-					res->lfield[f], l->pred[f], l->real[f]);
-	}
-	if (v->meminfo && c->has_meminfo_end)
-		fprintf(out,
-			"\nend state (Slab: of meminfo.txt; the kernel shows no cache): real "
-			"%" PRIu64 " pages, predicted %" PRIu64
-			" (error %.1f%%)\n  of them %" PRId64
-			" pages held since the start (%s), the rest the model's\n"
-			"  untraced allocations (frees of objects never allocated in the trace): "
-			"%" PRIu64 "; frees naming no cache: %" PRIu64 "\n",
-			res->sum.real_pages, res->sum.predicted_pages,
-			100 * res->sum.weighted_page_error, v->base_pages,
-			c->has_meminfo_start ? "meminfo-start.txt"
-			: v->anchor	     ? "the first snapshot"
-					     : "none: no meminfo-start.txt",
-			res->sum.untraced_frees, res->sum.unattributed_frees);
-	else if (v->meminfo)
-		fprintf(out, "\nend state: not compared: no meminfo.txt in the capture\n");
-	else if (!c->has_end)
-		fprintf(out,
-			"\nend state: not compared: no slabinfo.txt in the capture (the "
-			"model "
-			"ends with %" PRIu64 " slab pages)\n",
-			res->sum.predicted_pages);
-	else
-		print_end_table(out, c, v, &res->sum, res->rows, res->nrows);
-	print_names_table(out, res);
-	fprintf(out, "\nsnapshots: %u compared", v->nsnaps);
-	if (v->snap_markers_missing)
-		fprintf(out, " (%u SNAP markers without a snapshot file)", v->snap_markers_missing);
-	if (res->files_unmatched)
-		fprintf(out, " (%u snapshot files without a SNAP marker)", res->files_unmatched);
-	fputc('\n', out);
-	if (v->anchor && v->nsnaps)
-		fprintf(out,
-			"  no slabinfo-start.txt: snapshot %s is the start state; the "
-			"kernel "
-			"held %" PRIu64 " pages (%" PRIu64
-			" objects) beyond the model there,\n  added to the model at that "
-			"marker (it is not scored; --no-anchor to turn off)\n",
-			v->snaps[0].id, v->anchor_pages, v->anchor_objs);
-	fprintf(out, "  %-14s %12s %8s %9s %8s%s\n", "id", "t", "real", "predicted", "error",
-		v->anchor ? "  unanchored" : "");
-	for (uint32_t i = 0; i < v->nsnaps; i++) {
-		const struct snap_res *r = &v->snaps[i];
-		fprintf(out, "  %-14s %10.6f s %8" PRIu64 " %9" PRIu64 " %+8" PRId64, r->id,
-			(double)r->t_ns / 1e9, r->real_pages, r->pred_pages,
-			(int64_t)(r->pred_pages - r->real_pages));
-		if (v->anchor)
-			fprintf(out, "  %10" PRIu64 "%s", r->pred_unanchored,
-				r->anchor ? "  (anchor)" : "");
-		fputc('\n', out);
-	}
-	if (v->nsnaps)
-		print_read_window_table(out, v);
-	if (res->sum.pages_mae_over_swing >= 0)
-		fprintf(out,
-			"pages_mae_over_swing %.4f (MAE %.1f pages over %u snapshots, real "
-			"swing %.0f)\n",
-			res->sum.pages_mae_over_swing, res->mae, res->scored, res->swing);
-	else
-		fprintf(out, "pages_mae_over_swing undefined (%s)\n",
-			res->scored < 1 || v->nsnaps < 2 ? "too few snapshots" : "no real swing");
-	if (v->anchor && res->ratio0 >= 0)
-		fprintf(out, "pages_mae_over_swing without the anchor %.4f (MAE %.1f pages)\n",
-			res->ratio0, res->mae0);
-}
-
 /* The comparison into the open run of rec (the validation tables). */
-static int val_record(const struct vpass *p, const struct vres *res, struct rec *rec, struct err *e)
+static int val_record(const struct vpass *p, const struct val_report *res, struct rec *rec,
+		      struct err *e)
 {
 	const struct vctx *v = p->v;
 	int rc;
@@ -2657,7 +2243,7 @@ static int val_record(const struct vpass *p, const struct vres *res, struct rec 
 			return rc;
 	}
 	for (uint32_t i = 0; i < res->nrows; i++) {
-		const struct end_row *er = &res->rows[i];
+		const struct val_end_row *er = &res->rows[i];
 		struct vrec_cache_row cr = {
 			.cache = er->name,
 			.in_real = er->in_real,
@@ -2691,23 +2277,58 @@ static int val_record(const struct vpass *p, const struct vres *res, struct rec 
 	return 0;
 }
 
-/* Compare the run's model with the capture, print the report and, with rec,
- * write the comparison into the open run. */
+/* What the report reads besides the comparison: the run's lost events,
+ * the estimated start columns, the snapshots; the names of the caches only
+ * the model had are copied (the model is freed before the report is read). */
+static int report_fill(const struct vpass *p, struct run *run, struct val_report *r, struct err *e)
+{
+	struct val_state *st = p->st;
+	const struct vctx *v = p->v;
+	struct sim_lost lost;
+	sim_lost_events(run_sim(run), run_line_stats(run), &lost);
+	sim_lost_str(&lost, r->lost_why, sizeof(r->lost_why));
+	r->lost_total = lost.total;
+	start_est_str(v->start_est, r->start_est, sizeof(r->start_est));
+	r->c = p->c;
+	r->meminfo = v->meminfo;
+	r->base_pages = v->base_pages;
+	r->anchor = v->anchor;
+	r->anchor_pages = v->anchor_pages;
+	r->anchor_objs = v->anchor_objs;
+	r->snaps = v->snaps;
+	r->nsnaps = v->nsnaps;
+	r->snap_markers_missing = v->snap_markers_missing;
+	r->window = read_window_of(v);
+	if (r->nrows && !(st->names = calloc(r->nrows, sizeof(*st->names))))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < r->nrows; i++) {
+		struct val_end_row *er = &r->rows[i];
+		if (!er->in_real) {
+			char *n = strdup(er->name);
+			if (!n)
+				return err_set(e, SLABSIM_ENOMEM, "out of memory");
+			st->names[st->nnames++] = n;
+			er->name = n;
+		}
+		er->m.name = er->name;
+	}
+	return 0;
+}
+
+/* Compare the run's model with the capture into p->st's report and, with
+ * rec, write the comparison into the open run. */
 static int val_finish(void *ctx, struct run *run, struct rec *rec, struct err *e)
 {
 	struct vpass *p = ctx;
-	struct vres r = {0};
-	run_config(p, run, &r);
-	int rc = val_compare(p, run_sim(run), &r, e);
+	struct val_report *r = &p->st->rep;
+	run_config(p, run, r);
+	int rc = val_compare(p, run_sim(run), r, e);
+	if (!rc)
+		rc = report_fill(p, run, r, e);
 	if (!rc) {
-		if (p->o->json)
-			val_print_json(p, &r);
-		else
-			val_print_table(p, run, &r);
+		p->st->done = true;
 		if (rec)
-			rc = val_record(p, &r, rec, e);
+			rc = val_record(p, r, rec, e);
 	}
-	free(r.rows);
-	free(r.lay);
 	return rc;
 }

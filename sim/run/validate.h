@@ -18,6 +18,7 @@
 #include "run.h"
 #include "err.h"
 #include "sim.h"
+#include "vrec.h"
 
 /* Configure m from the capture c, except for the fields in m->given
  * (RUN_GIVEN_* bits), which the command line set and which win. What was
@@ -77,8 +78,7 @@ int val_phases_print(struct val_phases *p, const struct sim *s, FILE *out, struc
 struct val_opts {
 	const char *dir;
 	struct run_model model; /* after val_capture_model */
-	bool json;
-	const char *db; /* NULL = no database */
+	const char *db;		/* NULL = no database */
 	bool progress;
 	sim_progress_fn on_progress; /* draws the bar (sim_opts.on_progress) */
 	/* without slabinfo-start.txt, take the first snapshot as the start
@@ -88,11 +88,108 @@ struct val_opts {
 	/* compare the model at each SNAP marker, not when its /proc/slabinfo
 	 * was read (validate.c, snap_read) */
 	bool at_marker;
-	FILE *out, *notes;
+	FILE *notes; /* "capture: ..." notes during the run, or NULL */
 };
 
-/* The whole validation of opts->dir, printed to opts->out and recorded in
- * opts->db. Returns 0 or an SLABSIM_E* code with e set. */
-int val_run(const struct val_opts *o, struct capture *c, struct err *e);
+/* ---- validate's result (printed by the command line, validate_report.h) ----
+ *
+ * A plain struct, not an opaque type with accessors: the report reads some
+ * fifty figures over four kinds of rows (layout, end state, snapshots and
+ * their caches), and an accessor for each would only copy a field out.
+ * Contract: val_run fills it and hands it over const; the caller only
+ * reads it and frees it with val_report_free. Every pointer inside (rows,
+ * names, ids) stays valid until then, except those into the capture (c,
+ * names of its rows), which stay valid while the capture is open. Nothing
+ * in it refers to the replayed model: names the model alone had are
+ * copies. */
+
+#define VAL_LAYOUT_NR 9 /* the layout figures compared (validate.c, L_NR) */
+
+/* One cache of the layout comparison. */
+struct val_layout_row {
+	const char *name;
+	uint32_t pred[VAL_LAYOUT_NR];
+	int64_t real[VAL_LAYOUT_NR]; /* -1: not shown by the kernel, not compared */
+	uint32_t bad;		     /* bit per figure that differs */
+	bool failed;		     /* the model's layout refused the spec */
+	char why[128];		     /* why, when failed */
+};
+
+/* End-state row of one cache: slabinfo.txt's figures and the model's. */
+struct val_end_row {
+	const char *name;
+	bool in_real, in_model;
+	uint64_t real_active, real_objs, real_slabs, real_pages;
+	struct sim_cache_state m; /* m.name is name */
+};
+
+/* One snapshot compared (a SNAP marker with its file). */
+struct val_snap {
+	char *id;
+	uint64_t t_ns;
+	uint64_t real_pages, pred_pages;
+	uint64_t pred_unanchored; /* the prediction of the model without an anchor */
+	bool anchor;		  /* the snapshot the pre-trace remainder was taken from */
+	uint64_t read_t_ns;	  /* when its /proc/slabinfo was opened (snap_read), 0 = not
+				     found: the model is compared at the marker */
+	uint64_t pred_at_marker;  /* the model's pages at the marker itself */
+	uint32_t ncaches;
+	struct val_snap_cache {
+		const char *name; /* borrowed from si */
+		uint64_t real_pages, pred_pages;
+	} * caches;
+	struct capture_slabinfo si; /* the snapshot file, kept for the names */
+};
+
+/* The read window (snap_read) over the snapshots: how many were compared
+ * at their read, and how far the model moved from there to the marker. */
+struct val_read_window {
+	uint32_t found;
+	uint64_t max_pages;
+	const char *max_id; /* NULL when found is 0 */
+	double mean_pages;
+};
+
+/* What validate compared, for the report and the database. */
+struct val_report {
+	const struct capture *c; /* the capture compared */
+	struct val_layout_row *lay;
+	uint32_t nlay;
+	const char *const *lfield; /* names of the layout figures */
+	const char *layout_from;   /* what the layout was compared with, NULL: not compared */
+	const char *layout_none;   /* why not */
+	struct val_end_row *rows;  /* sorted by the larger of real and predicted pages */
+	uint32_t nrows;
+	struct vrec_summary sum;
+	uint64_t real_slabs, pred_slabs;
+	uint32_t files_unmatched, scored;
+	double mae, mae0, swing, ratio0; /* snapshot errors (ratio0 < 0: undefined) */
+	uint64_t named[SIM_NAMED_NR];	 /* unnamed allocations by naming rule */
+	struct run_model model;		 /* the run's: the trace may decide the profile */
+	char kernel[200];		 /* the release, or where the profile came from */
+	const char *kernel_from;	 /* without uname.txt: what decided the profile */
+	char layout_why[400];		 /* layout_none when made up here */
+	uint64_t lost_total;		 /* events the ring buffer lost (sim_lost_events) */
+	char lost_why[160];		 /* and where that figure comes from */
+	char start_est[512];		 /* start columns estimated, "" none (docs/models.md) */
+	/* the snapshots: SLOB (meminfo) compares Slab: of snapshots/ID.meminfo,
+	 * on top of base_pages held since the start */
+	bool meminfo;
+	int64_t base_pages;
+	bool anchor;			    /* the first snapshot was taken as the start state */
+	uint64_t anchor_pages, anchor_objs; /* what was added there */
+	const struct val_snap *snaps;
+	uint32_t nsnaps;
+	uint32_t snap_markers_missing; /* SNAP markers with no snapshot file */
+	struct val_read_window window;
+};
+
+/* The whole validation of opts->dir, recorded in opts->db. Returns 0 or an
+ * SLABSIM_E* code with e set. OUT: *out, the comparison, when it was made:
+ * also when recording it failed afterwards (print it, then the error);
+ * NULL otherwise. Free it with val_report_free. */
+int val_run(const struct val_opts *o, struct capture *c, const struct val_report **out,
+	    struct err *e);
+void val_report_free(const struct val_report *r);
 
 #endif

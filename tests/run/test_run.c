@@ -17,6 +17,7 @@
 #include "source.h"
 #include "trace.h"
 #include "validate.h"
+#include "validate_report.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -342,14 +343,19 @@ static void test_validate(void)
 	if (!CHECK("open the capture", capture_open(cap_dir, &c, &e) == 0))
 		return;
 	FILE *f = fmemopen(out, sizeof(out), "w");
-	struct val_opts o = {.dir = cap_dir, .db = db, .anchor = true, .json = true, .out = f};
+	struct val_opts o = {.dir = cap_dir, .db = db, .anchor = true};
 	run_model_default(&o.model);
 	int rc = val_capture_model(c, &o.model, NULL, &e);
 	CHECK("the capture configures the model: kernel 6.1, 2 CPUs",
 	      rc == 0 && o.model.cfg.kernel == POLICY_KERNEL_6_1 && o.model.cfg.nr_cpus == 2);
-	rc = val_run(&o, c, &e);
+	const struct val_report *rep = NULL;
+	rc = val_run(&o, c, &rep, &e);
+	CHECK("validate runs", rc == 0 && rep);
+	CHECK("result: pages_mae_over_swing = 8 / 16", rep && rep->sum.pages_mae_over_swing == 0.5);
+	if (rep)
+		val_report_print(f, rep, true);
+	val_report_free(rep);
 	fclose(f);
-	CHECK("validate runs", rc == 0);
 	CHECK("report: pages_mae_over_swing = 8 / 16",
 	      strstr(out, "\"pages_mae_over_swing\": 0.500000") != NULL);
 	CHECK_EQ_U64("database: real pages at the end",
