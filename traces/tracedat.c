@@ -753,6 +753,14 @@ static bool put_msg(FILE *f, struct wire *w, const char *const str[4])
 	return ok;
 }
 
+/* The longest the libraries may work without handing over a record (or,
+ * at the start, the file's opening: a sanitized build parses a 6.18 file's
+ * ~2,300 event formats in about 10 s on a loaded machine). A corrupt file
+ * can make libtracecmd loop for ever; the child's SIGALRM then ends it and
+ * the parent reports the stall (child_died) instead of hanging. A healthy
+ * read hands over records every few milliseconds. */
+#define TRACEDAT_STALL_S 60
+
 /* The child: open, then every line of the report as a message; exits. */
 static void child_main(int fd, const char *path, FILE *out, uint32_t skip_fields)
 {
@@ -762,6 +770,7 @@ static void child_main(int fd, const char *path, FILE *out, uint32_t skip_fields
 	char msg[MSG_MAX] = "";
 	err_clear(&e);
 	memset(&w, 0, sizeof(w));
+	(void)alarm(TRACEDAT_STALL_S);
 	int rc = lib_open(fd, path, &d, &e);
 	w.rc = rc ? rc : WIRE_OPEN;
 	if (!rc) {
@@ -775,6 +784,7 @@ static void child_main(int fd, const char *path, FILE *out, uint32_t skip_fields
 		enum trace_line_kind kind = TRACE_LINE_EVENT;
 		memset(&w, 0, sizeof(w));
 		msg[0] = '\0';
+		(void)alarm(TRACEDAT_STALL_S);
 		rc = lib_next(d, &w.ev, &kind, &w.lost, skip_fields, msg);
 		if (rc == 0) {
 			/* the end: what the file's statistics say it should have given */
@@ -809,7 +819,9 @@ static int child_died(struct tracedat *d)
 			;
 		d->child = -1;
 	}
-	if (WIFSIGNALED(status))
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		(void)snprintf(how, sizeof(how), "made no progress for %d s", TRACEDAT_STALL_S);
+	else if (WIFSIGNALED(status))
 		(void)snprintf(how, sizeof(how), "crashed (signal %d, %s)", WTERMSIG(status),
 			       strsignal(WTERMSIG(status)));
 	else
@@ -878,7 +890,7 @@ int tracedat_open(int fd, const char *path, uint32_t skip_fields, struct traceda
 		 * signal: no inherited handler (a sanitizer's, a fuzzer's) runs
 		 * here. A sanitizer's report on our own code still comes, on
 		 * stderr, and ends the child with an exit status instead. */
-		static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+		static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM};
 		for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
 			(void)signal(faults[i], SIG_DFL);
 		FILE *o = fdopen(p[1], "w");
