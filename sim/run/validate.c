@@ -1902,17 +1902,6 @@ int val_run(const struct val_opts *o, struct capture *c, const struct val_report
 	*out = NULL;
 	struct vctx v0 = {.c = c,
 			  .read = {.single_cpu = -1, .open_cpu = -1, .at_marker = o->at_marker}};
-	struct val_state *st = calloc(1, sizeof(*st));
-	if (!st)
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	st->v = v0;
-	struct vctx *v = &st->v;
-	struct vpass p = {.o = o, .c = c, .v = v, .v0 = &v0, .notes = true, .st = st};
-	struct vpass p0 = {.o = o, .c = c, .v = &v0};
-	struct run *r = NULL;
-	struct rec *rec = NULL;
-	int rc;
-
 	if (policy_find(o->model.allocator)->truth == POLICY_TRUTH_NONE)
 		return err_set(e, SLABSIM_EUSAGE,
 			       "validate compares with a kernel's allocator: %s models none (use "
@@ -1932,6 +1921,17 @@ int val_run(const struct val_opts *o, struct capture *c, const struct val_report
 			      c->attrs_missing[0] ? "a slab-attrs.tsv without the columns that lay "
 						    "out a cache"
 						  : "no slab-attrs.tsv");
+	/* allocated after the checks above, which return without freeing */
+	struct val_state *st = calloc(1, sizeof(*st));
+	if (!st)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	st->v = v0;
+	struct vctx *v = &st->v;
+	struct vpass p = {.o = o, .c = c, .v = v, .v0 = &v0, .notes = true, .st = st};
+	struct vpass p0 = {.o = o, .c = c, .v = &v0};
+	struct run *r = NULL;
+	struct rec *rec = NULL;
+	int rc;
 	v->meminfo = v0.meminfo = meminfo;
 	bool start = meminfo ? c->has_meminfo_start && c->meminfo_start.slab_kb >= 0 : c->has_start;
 	if (meminfo && start) {
