@@ -241,12 +241,15 @@ static int parse_value(enum axis a, const char *v, uint32_t *out, char *why, siz
 	case AX_KERNEL:
 		if (!strcmp(v, "auto"))
 			*out = SWEEP_AUTO;
-		else if (!strcmp(v, "5.4"))
-			*out = POLICY_KERNEL_5_4;
-		else if (!strcmp(v, "6.1"))
-			*out = POLICY_KERNEL_6_1;
 		else {
-			(void)snprintf(why, wn, "auto, 5.4 or 6.1");
+			/* a profile's own name only: a sweep's axis values are
+			 * its resume keys, so "6.10" is not silently 6.6 */
+			for (int k = 0; k < POLICY_KERNEL_NR; k++)
+				if (!strcmp(v, policy_kernel_name((enum policy_kernel)k))) {
+					*out = k;
+					return 0;
+				}
+			(void)snprintf(why, wn, "auto, 5.4, 6.1, 6.6, 6.12 or 6.18");
 			return -1;
 		}
 		return 0;

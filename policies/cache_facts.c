@@ -14,7 +14,7 @@ static int cmp_name(const void *key, const void *elem)
 
 const struct policy_cache_facts *policy_cache_facts_find(enum policy_kernel k, const char *name)
 {
-	if (k != POLICY_KERNEL_6_1 || !name)
+	if (k < POLICY_KERNEL_6_1 || !name)
 		return NULL;
 	return bsearch(name, policy_cache_facts_6_1, policy_cache_facts_6_1_n,
 		       sizeof(policy_cache_facts_6_1[0]), cmp_name);

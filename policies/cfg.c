@@ -156,12 +156,40 @@ const char *policy_align_name(enum policy_align a)
 	return "?";
 }
 
+/* Each profile's release, in enum order. */
+static const struct {
+	unsigned major, minor;
+	const char *name;
+} kernel_rel[POLICY_KERNEL_NR] = {
+	[POLICY_KERNEL_5_4] = {5, 4, "5.4"},   [POLICY_KERNEL_6_1] = {6, 1, "6.1"},
+	[POLICY_KERNEL_6_6] = {6, 6, "6.6"},   [POLICY_KERNEL_6_12] = {6, 12, "6.12"},
+	[POLICY_KERNEL_6_18] = {6, 18, "6.18"},
+};
+
 enum policy_kernel policy_kernel_for(unsigned major, unsigned minor)
 {
-	return major > 5 || (major == 5 && minor >= 16) ? POLICY_KERNEL_6_1 : POLICY_KERNEL_5_4;
+	unsigned v = major * 1000 + minor;
+	if (v < 5016)
+		return POLICY_KERNEL_5_4;
+	enum policy_kernel k = POLICY_KERNEL_6_1;
+	for (int i = POLICY_KERNEL_6_1 + 1; i < POLICY_KERNEL_NR; i++)
+		if (v >= kernel_rel[i].major * 1000 + kernel_rel[i].minor)
+			k = (enum policy_kernel)i;
+	return k;
 }
 
-int policy_parse_kernel(const char *s, enum policy_kernel *out, struct err *e)
+const char *policy_kernel_name(enum policy_kernel k)
+{
+	return k >= 0 && k < POLICY_KERNEL_NR ? kernel_rel[k].name : "?";
+}
+
+bool policy_kernel_is_exact(enum policy_kernel k, unsigned major, unsigned minor)
+{
+	return k >= 0 && k < POLICY_KERNEL_NR && kernel_rel[k].major == major &&
+	       kernel_rel[k].minor == minor;
+}
+
+int policy_parse_kernel(const char *s, enum policy_kernel *out, bool *exact, struct err *e)
 {
 	char *end;
 	unsigned long major = strtoul(s, &end, 10), minor;
@@ -172,10 +200,12 @@ int policy_parse_kernel(const char *s, enum policy_kernel *out, struct err *e)
 	    minor > 999)
 		goto bad;
 	*out = policy_kernel_for((unsigned)major, (unsigned)minor);
+	if (exact)
+		*exact = policy_kernel_is_exact(*out, (unsigned)major, (unsigned)minor);
 	return 0;
 bad:
 	return err_set(e, SLABSIM_EUSAGE,
-		       "expected a kernel version MAJOR.MINOR (e.g. 5.4, 6.1, 6.6), got '%s'", s);
+		       "expected a kernel version MAJOR.MINOR (e.g. 5.4, 6.1, 6.12, 6.18), got '%s'", s);
 }
 
 int policy_parse_align(const char *s, enum policy_align *out, struct err *e)

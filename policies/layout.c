@@ -72,7 +72,7 @@ static bool is_power_of_2(uint64_t x)
 
 static bool is_61(const struct policy_cfg *cfg)
 {
-	return cfg->kernel == POLICY_KERNEL_6_1;
+	return cfg->kernel >= POLICY_KERNEL_6_1;
 }
 
 uint32_t layout_fls(uint64_t x)
@@ -303,7 +303,7 @@ static uint32_t cpu_partial_objects(const struct policy_cfg *cfg, uint32_t flags
 
 static int check_cfg(const struct policy_cfg *cfg, struct err *e)
 {
-	if (cfg->kernel != POLICY_KERNEL_5_4 && cfg->kernel != POLICY_KERNEL_6_1)
+	if (cfg->kernel < POLICY_KERNEL_5_4 || cfg->kernel >= POLICY_KERNEL_NR)
 		return err_set(e, SLABSIM_EUSAGE, "unknown kernel rule profile %d",
 			       (int)cfg->kernel);
 	if (cfg->nr_cpus == 0)
@@ -737,7 +737,7 @@ bool layout_merge_target(const struct policy_cfg *cfg, const struct policy_geom 
 	if (no_merge || ctor || usersize || (g->flags & LAYOUT_NEVER_MERGE))
 		return false;
 	/* 6.1 pins kmalloc caches (refcount -1 with MEMCG_KMEM) */
-	return !(kmalloc && cfg->kernel == POLICY_KERNEL_6_1);
+	return !(kmalloc && cfg->kernel >= POLICY_KERNEL_6_1);
 }
 
 bool layout_merge_fits(const struct policy_geom *g, uint64_t size, uint32_t align, uint32_t flags,

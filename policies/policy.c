@@ -34,7 +34,7 @@ bool policy_guess_spec(const struct policy_cfg *model, uint32_t object_size, uin
 	static const uint32_t flag_try[] = {0, POLICY_F_HWCACHE_ALIGN};
 	struct policy_cfg rec;
 	policy_cfg_default(&rec);
-	rec.kernel = POLICY_KERNEL_6_1;
+	rec.kernel = POLICY_KERNEL_6_1; /* the layout rules the recogniser knows */
 	rec.nr_cpus = model->nr_cpus;
 	rec.slub_debug = model->slub_debug;
 	for (int pass = 0; pass < 2; pass++, rec.slub_debug = 0) {

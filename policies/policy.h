@@ -41,8 +41,14 @@
 /* Kernel rule profiles (reference section 8). */
 enum policy_kernel {
 	POLICY_KERNEL_5_4 = 0, /* the seed commit's kernel; default */
-	POLICY_KERNEL_6_1,     /* current traces: mid-object free pointer, 32-byte track... */
+	POLICY_KERNEL_6_1,     /* mid-object free pointer, 32-byte track, kmalloc-cg-N... */
+	POLICY_KERNEL_6_6,     /* + random kmalloc caches (CONFIG_RANDOM_KMALLOC_CACHES) */
+	POLICY_KERNEL_6_12,    /* + kmem_buckets, the 6.11 kmalloc alignment, freeptr_offset */
+	POLICY_KERNEL_6_18,    /* + sheaves for the caches created with a capacity */
+	POLICY_KERNEL_NR,
 };
+/* Profiles are ordered by release: "kernel >= POLICY_KERNEL_6_1" reads
+ * "follows the 6.1 rules or newer ones". */
 
 /* kmalloc alignment policies: the options of the 2019 debate (LSF/MM 2019,
  * commit 59bb47985c1d's message; docs/models.md "Alignment policies").
@@ -88,13 +94,20 @@ static inline uint64_t policy_need_bytes(uint32_t need, uint64_t size)
 	return a < 8 ? 8 : a;
 }
 
-/* The profile whose rules kernel major.minor follows, the nearer of the
- * two: 6.1 from 5.16 up (per-CPU partial lists limited by slabs; the
- * mid-object free pointer and kmalloc-cg-N came before), 5.4 below. */
+/* The profile whose rules kernel major.minor follows: the newest profile
+ * released at or below it, except that 5.16-6.0 take 6.1 (per-CPU partial
+ * lists limited by slabs; the mid-object free pointer and kmalloc-cg-N came
+ * before, and their events already print accounted=) and anything below
+ * 5.16 takes 5.4. */
 enum policy_kernel policy_kernel_for(unsigned major, unsigned minor);
+/* "5.4", "6.1", "6.6", "6.12", "6.18"; "?" for anything else. */
+const char *policy_kernel_name(enum policy_kernel k);
+/* Is major.minor exactly profile k's release? */
+bool policy_kernel_is_exact(enum policy_kernel k, unsigned major, unsigned minor);
 /* Parse a kernel version ("5.4", "6.6", "5.15.0-91-generic": major.minor
- * first) into its profile (policy_kernel_for). 0 or SLABSIM_EUSAGE. */
-int policy_parse_kernel(const char *s, enum policy_kernel *out, struct err *e);
+ * first) into its profile (policy_kernel_for). *exact (may be NULL) says
+ * whether the version is the profile's own. 0 or SLABSIM_EUSAGE. */
+int policy_parse_kernel(const char *s, enum policy_kernel *out, bool *exact, struct err *e);
 
 /* "none", "natural", "cap512", "own-caches", "merged", "kmalloc-aligned-caches",
  * "kmalloc-aligned-overalloc". */

@@ -923,7 +923,7 @@ static int slab_cache_create(struct policy *p, const struct policy_cache_spec *s
  * mm/slab_common.c, counted in Slab: but in no cache of /proc/slabinfo). */
 static uint32_t kmalloc_shift_high(const struct policy_cfg *cfg)
 {
-	return cfg->kernel == POLICY_KERNEL_6_1 ? POLICY_PAGE_SHIFT + 1
+	return cfg->kernel >= POLICY_KERNEL_6_1 ? POLICY_PAGE_SHIFT + 1
 						: LAYOUT_SLAB_KMALLOC_SHIFT_HIGH;
 }
 
@@ -963,7 +963,7 @@ static int add_kmalloc_cache(struct slab_model *m, enum policy_kmalloc_type t, u
 		.object_size = g.object_size,
 		/* 5.4 DMA caches have no usersize (so they can be merge
 		 * targets); the rest do */
-		.usersize = (t == POLICY_KMALLOC_DMA && m->base.cfg.kernel != POLICY_KERNEL_6_1)
+		.usersize = (t == POLICY_KMALLOC_DMA && m->base.cfg.kernel < POLICY_KERNEL_6_1)
 				    ? 0
 				    : g.object_size,
 	};
@@ -1005,7 +1005,7 @@ static int slab_create(const struct policy_cfg *cfg, struct policy **out, struct
 	for (size_t ti = 0; ti < sizeof(types) / sizeof(types[0]) && !rc; ti++) {
 		enum policy_kmalloc_type t = types[ti];
 		if (t == POLICY_KMALLOC_CGROUP &&
-		    (cfg->kernel != POLICY_KERNEL_6_1 || cfg->no_kmalloc_cg))
+		    (cfg->kernel < POLICY_KERNEL_6_1 || cfg->no_kmalloc_cg))
 			continue;
 		for (uint32_t i = LAYOUT_SLAB_KMALLOC_SHIFT_LOW;
 		     i <= kmalloc_shift_high(cfg) && !rc; i++) {
@@ -1067,7 +1067,7 @@ static int slab_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 		/* __do_kmalloc: 5.4 NULL above KMALLOC_MAX_CACHE_SIZE, no page
 		 * path; 6.1 kmalloc_large, whole pages from the page allocator */
 		id = slab_kmalloc_cache(p, r->size, r->ktype);
-		if (id == POLICY_NO_CACHE && p->cfg.kernel == POLICY_KERNEL_6_1 &&
+		if (id == POLICY_NO_CACHE && p->cfg.kernel >= POLICY_KERNEL_6_1 &&
 		    r->size > (1u << kmalloc_shift_high(&p->cfg)) &&
 		    layout_get_order(r->size) < POLICY_MAX_ORDER) {
 			return buddy_kmalloc_large(&m->buddy, r->size, out, &m->counts.large,
@@ -1102,7 +1102,7 @@ static int slab_free(struct policy *p, const struct policy_obj *o, uint32_t cpu,
 	if (rc0)
 		return rc0;
 	if (o->cache == POLICY_NO_CACHE) {
-		if (p->cfg.kernel != POLICY_KERNEL_6_1 || !m->large_objs)
+		if (p->cfg.kernel < POLICY_KERNEL_6_1 || !m->large_objs)
 			return err_set(e, SLABSIM_EUSAGE,
 				       "no page-allocator object of SLAB is live");
 		m->counts.large -= 1ULL << o->order;

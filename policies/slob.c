@@ -461,7 +461,7 @@ static int slob_cache_create(struct policy *p, const struct policy_cache_spec *s
 	if (spec->flags & POLICY_F_TYPESAFE_BY_RCU)
 		size += SLOB_RCU_BYTES;
 	/* 6.1 stores the size rounded to units (so 4095 bytes take a page) */
-	if (p->cfg.kernel == POLICY_KERNEL_6_1)
+	if (p->cfg.kernel >= POLICY_KERNEL_6_1)
 		size = slob_units(size) * SLOB_UNIT;
 	/* A fresh page is only page-aligned: the kernel's slob_alloc would BUG
 	 * on a larger alignment for a block below a page. */
@@ -577,7 +577,7 @@ static int do_kmalloc(struct slob *s, const struct policy_alloc_req *r, struct p
 static int cache_alloc(struct slob *s, uint32_t id, struct policy_obj *out, struct err *e)
 {
 	struct cache *c = &s->caches[id];
-	bool v61 = s->base.cfg.kernel == POLICY_KERNEL_6_1;
+	bool v61 = s->base.cfg.kernel >= POLICY_KERNEL_6_1;
 	uint32_t units = slob_units(c->size);
 	uint32_t rcu = c->flags & POLICY_F_TYPESAFE_BY_RCU ? SLOB_RCU_BYTES : 0;
 	int rc;

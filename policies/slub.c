@@ -107,7 +107,7 @@ struct slub {
 
 static bool is_61(const struct slub *s)
 {
-	return s->base.cfg.kernel == POLICY_KERNEL_6_1;
+	return s->base.cfg.kernel >= POLICY_KERNEL_6_1;
 }
 
 static bool cache_debug(const struct cache *k)

@@ -25,10 +25,11 @@ void cli_usage_model_opts(FILE *f)
 		fprintf(f, "                          %-6s %s\n", policy_table[i]->name,
 			policy_table[i]->desc);
 	fprintf(f,
-		"  --kernel VERSION      the kernel whose rules to follow: 5.4 or 6.1, or any\n"
-		"                        MAJOR.MINOR, mapped to the nearer profile (6.1 from\n"
-		"                        5.16 up); default: from the trace (accounted= fields\n"
-		"                        mean 6.1), else 5.4\n"
+		"  --kernel VERSION      the kernel whose rules to follow: a profile (5.4, 6.1,\n"
+		"                        6.6, 6.12, 6.18) or any MAJOR.MINOR, which takes the\n"
+		"                        newest profile at or below it (5.16-6.0 take 6.1,\n"
+		"                        and it says so); default: from the capture or the\n"
+		"                        trace (accounted= fields mean 6.1), else 5.4\n"
 		"  --align POLICY        kmalloc alignment, an option of the 2019 debate:\n"
 		"                        natural = power-of-two sizes aligned to their size\n"
 		"                        (Linux 5.4+, default); none = Linux 5.3; cap512 =\n"
@@ -112,10 +113,16 @@ static int model_opt(struct run_model *m, int c, const char *arg)
 		m->allocator = arg;
 		return 1;
 	case CLI_OPT_KERNEL:
-		if (policy_parse_kernel(arg, &m->cfg.kernel, &e)) {
+		bool exact;
+		if (policy_parse_kernel(arg, &m->cfg.kernel, &exact, &e)) {
 			fprintf(stderr, "slabsim: --kernel %s\n", e.msg);
 			return -1;
 		}
+		if (!exact)
+			fprintf(stderr,
+				"slabsim: --kernel %s: following the %s profile (the newest at or "
+				"below it)\n",
+				arg, policy_kernel_name(m->cfg.kernel));
 		m->kernel_from = "--kernel";
 		return 1;
 	case CLI_OPT_ALIGN:

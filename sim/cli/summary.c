@@ -82,7 +82,7 @@ static void cfg_names(const struct sim *s, struct cfg_names *c)
 {
 	const struct policy_cfg *cfg = sim_cfg(s);
 	c->allocator = sim_policy(s)->ops->name;
-	c->kernel = cfg->kernel == POLICY_KERNEL_6_1 ? "6.1" : "5.4";
+	c->kernel = policy_kernel_name(cfg->kernel);
 	c->align = policy_align_name(cfg->align);
 	policy_slub_debug_str(cfg->slub_debug, c->dbg);
 	sim_config_from(s, &c->kernel_from, &c->nr_cpus_from);

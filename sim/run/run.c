@@ -75,7 +75,7 @@ int run_model_load_sites(struct run_model *m, struct policy_sites **owned, struc
 
 const char *run_kernel_name(const struct run_model *m)
 {
-	return m->cfg.kernel == POLICY_KERNEL_6_1 ? "6.1" : "5.4";
+	return policy_kernel_name(m->cfg.kernel);
 }
 
 int run_model_json(const struct run_model *m, char *buf, size_t n)
@@ -550,9 +550,7 @@ void run_trace_identify(const char *path, const char *label, struct run_trace_id
 	if (capture_open(dir, &c, &e) == 0) {
 		if (c->has_uname)
 			(void)snprintf(id->kernel, sizeof(id->kernel), "%s",
-				       val_kernel_profile(c->major, c->minor) == POLICY_KERNEL_6_1
-					       ? "6.1"
-					       : "5.4");
+				       policy_kernel_name(val_kernel_profile(c->major, c->minor)));
 		id->nr_cpus = c->possible ? c->possible : c->online ? c->online : c->nproc;
 	}
 	capture_close(c);

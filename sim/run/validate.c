@@ -146,7 +146,7 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 	const struct capture_slabinfo *si = c->has_end ? &c->end : c->has_start ? &c->start : NULL;
 	/* without uname.txt the trace decides the profile later: the fact
 	 * is the slabinfo's either way (a 5.4 profile has no kmalloc-cg-N) */
-	bool may_61 = m->cfg.kernel == POLICY_KERNEL_6_1 ||
+	bool may_61 = m->cfg.kernel >= POLICY_KERNEL_6_1 ||
 		      (!c->has_uname && !(given & RUN_GIVEN_KERNEL));
 	if (si && si->n && may_61) {
 		bool cg = false, rcl = false;
@@ -1432,7 +1432,7 @@ static void estimate_cpu_partial(const struct policy *p, const struct policy_cac
 {
 	uint32_t ncpu = p->cfg.nr_cpus;
 	uint64_t rest = cpu_slabs - sp->ncs, limit = UINT64_MAX;
-	if (p->cfg.kernel == POLICY_KERNEL_6_1) {
+	if (p->cfg.kernel >= POLICY_KERNEL_6_1) {
 		int64_t cp = ar->v[CAPTURE_A_CPU_PARTIAL];
 		limit = cp >= 0 ? ((uint64_t)cp * 2 + sp->o - 1) / sp->o : ci->g.cpu_partial_slabs;
 	}

@@ -75,14 +75,19 @@ usage "--nr-cpus 2x" layout "slabsim: --nr-cpus expects a whole number from 1 to
 	layout --nr-cpus 2x
 usage "--slub-max-order 11" replay "slabsim: --slub-max-order expects a whole number from 0 to 10, got '11'" \
 	replay "$good" --no-db --slub-max-order 11
-usage "--kernel 5" replay "slabsim: --kernel expected a kernel version MAJOR.MINOR (e.g. 5.4, 6.1, 6.6), got '5'" \
+usage "--kernel 5" replay "slabsim: --kernel expected a kernel version MAJOR.MINOR (e.g. 5.4, 6.1, 6.12, 6.18), got '5'" \
 	replay "$good" --no-db --kernel 5
-# any version maps to the nearer profile: 4.19 and 5.15 to 5.4, 5.16 and 6.6 to 6.1
-for kv in 4.19:5.4 5.15:5.4 5.16.0-rc1:6.1 6.6:6.1; do
+# any version takes the newest profile at or below it (5.16-6.0 take 6.1,
+# below 5.16 5.4); a version that is not a profile's own says which it took
+for kv in 4.19:5.4 5.15:5.4 5.16.0-rc1:6.1 6.6:6.6 6.11:6.6 6.12.48+deb13:6.12 6.17:6.12 6.18:6.18 7.0:6.18; do
 	run replay "$good" --no-db --kernel "${kv%%:*}"
 	tap_is "--kernel ${kv%%:*} is profile ${kv#*:}" "rc=$rc $(out | sed -n 2p | cut -d, -f2)" \
 		"rc=0  kernel ${kv#*:}"
 done
+run replay "$good" --no-db --kernel 6.11
+tap_is "--kernel 6.11 says which profile it took" "$(err | grep -c 'following the 6.6 profile (the newest at or below it)')" 1
+run replay "$good" --no-db --kernel 6.12
+tap_is "--kernel 6.12 is exact: no note" "$(err | grep -c 'following the')" 0
 usage "--align weird" replay "slabsim: --align expected none, natural, cap512, own-caches, merged, kmalloc-aligned-caches or kmalloc-aligned-overalloc, got 'weird'" \
 	replay "$good" --no-db --align weird
 usage "--slub-debug X" replay \

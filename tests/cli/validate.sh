@@ -227,7 +227,7 @@ capture: slub_debug P for every cache
 capture: slub_debug lists for named caches are not modelled (the model applies one set of flags to every cache); the layout check uses each cache's own flags"
 mkcap m2 "6.6.13-amd64" "slub_debug slub_min_order=1 slub_max_order=2 slub_min_objects=8 slab_nomerge" "nproc=3\n"
 tap_is "bare release, bare slub_debug = FZPU, nproc fallback" "$(conf m2)" \
-	"capture: kernel 6.6.13-amd64 -> profile 6.1
+	"capture: kernel 6.6.13-amd64 -> profile 6.6
 capture: nr_cpu_ids 3 (nproc)
 capture: slub_debug FZPU for every cache"
 tap_is "explicit options override the capture: no capture notes" "$(conf m2 --kernel 5.4 --nr-cpus 2 --slub-debug Z | grep "^capture:")" ""
@@ -246,7 +246,7 @@ cp "$cap/slabinfo.txt" m2/ # something to compare
 "$bin" validate m2 --no-db --format json 2>/dev/null > "$tmp/m2.json"
 tap_like "slub_min/max_order, min_objects, slab_nomerge from the command line" \
 	"$(cat "$tmp/m2.json")" \
-	'"config": {"kernel": "6.1", "nr_cpus": 3, "slub_debug": "FZPU", "slub_min_order": 1, "slub_max_order": 2, "slub_min_objects": 8, "nomerge": true}'
+	'"config": {"kernel": "6.6", "nr_cpus": 3, "slub_debug": "FZPU", "slub_min_order": 1, "slub_max_order": 2, "slub_min_objects": 8, "nomerge": true}'
 
 # A trace recorded under slub_debug=FZPU: a real 6.1 kernel traced an object
 # of 1024 bytes in a 1216-byte slot (seen in a qemu capture); the cache's
