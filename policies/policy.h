@@ -160,6 +160,19 @@ struct policy_cfg {
 	 * include/linux/slab.h); set from a capture whose slabinfo lists none */
 	bool no_kmalloc_cg;
 	uint32_t slab_max_order; /* slab_max_order=, default 1 (> 32 MiB RAM) */
+	/* Configuration switches of the newer profiles (all off by default,
+	 * the 5.4/6.1 behaviour). slub_tiny: CONFIG_SLUB_TINY (6.2+; no
+	 * kmalloc-rcl-N, no per-CPU partial lists). no_zone_dma: built without
+	 * CONFIG_ZONE_DMA (no dma-kmalloc-N). slab_buckets: CONFIG_SLAB_BUCKETS
+	 * (6.11+; the msg_msg-N and memdup_user-N bucket sets).
+	 * random_kmalloc: CONFIG_RANDOM_KMALLOC_CACHES (6.6+), the number of
+	 * copies beyond kmalloc-N (RANDOM_KMALLOC_CACHES_NR, 15), 0 = off;
+	 * random_seed stands for the kernel's per-boot random_kmalloc_seed. */
+	bool slub_tiny;
+	bool no_zone_dma;
+	bool slab_buckets;
+	uint32_t random_kmalloc;
+	uint64_t random_seed;
 	/* The callers that need alignment (a sites file, policies/sites.h),
 	 * borrowed: it must outlive every instance made with this cfg. NULL =
 	 * none. The engine matches call sites against it and passes each
@@ -183,6 +196,10 @@ enum {
 	POLICY_SET_CACHE_LINE = 1u << 9,
 	POLICY_SET_SLAB_DEBUG = 1u << 10,
 	POLICY_SET_SLAB_MAX_ORDER = 1u << 11,
+	POLICY_SET_SLUB_TINY = 1u << 12,
+	POLICY_SET_ZONE_DMA = 1u << 13,
+	POLICY_SET_SLAB_BUCKETS = 1u << 14,
+	POLICY_SET_RANDOM_KMALLOC = 1u << 15,
 };
 
 /* The allocator a run uses when none is named (the kernel's default). */
