@@ -601,7 +601,8 @@ static int replay_output(const struct replay_args *a, struct run *r, struct val_
 		}
 	}
 	err_clear(&e);
-	if (phases && val_phases_print(phases, s, a->json ? stderr : stdout, &e))
+	if (phases && (val_phases_end(phases, s, &e) ||
+		       phases_print(phases, s, a->json ? stderr : stdout, &e)))
 		return cli_fail(&e);
 	if (slabinfo_f && write_slabinfo(a, s, slabinfo_f, recorded))
 		status = SLABSIM_EXIT_IO;

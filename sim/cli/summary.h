@@ -82,4 +82,11 @@ void view_metrics_table(const struct metrics *m, const struct policy *p, FILE *o
 void view_metrics_json(const struct metrics *m, const struct policy *p, FILE *out,
 		       const struct metrics_extra *x);
 
+/* replay --phase-summary: every phase (start..first marker, marker..marker,
+ * last marker..end), the change of slab pages, waste bytes and live objects
+ * in total and for the 10 caches that changed most (by pages). p holds the
+ * "end" snapshot (val_phases_end). 0 or SLABSIM_ENOMEM. */
+struct val_phases;
+int phases_print(const struct val_phases *p, const struct sim *s, FILE *out, struct err *e);
+
 #endif

@@ -265,16 +265,12 @@ static const struct capture_attrs_row *attrs_root(const struct capture_attrs *a,
 
 /* ---- phase summary ---- */
 
-struct phase_fig {
-	uint64_t pages, waste, live;
-};
-
 struct phase_snap {
 	char *label;
 	uint64_t t_ns;
 	uint32_t n;
-	struct phase_fig *c; /* by policy cache id; roots only, others 0 */
-	struct phase_fig total;
+	struct val_phase_fig *c; /* by policy cache id; roots only, others 0 */
+	struct val_phase_fig total;
 };
 
 struct val_phases {
@@ -334,7 +330,7 @@ static int phase_take(struct val_phases *p, const struct sim *s, const char *lab
 		/* SLOB's caches share pages: a cache has live objects but no
 		 * pages of its own, so its waste is only known in the total */
 		uint64_t waste = cs.pages_per_slab ? cs.waste_bytes : 0;
-		ps->c[id] = (struct phase_fig){cs.pages, waste, cs.live_objs};
+		ps->c[id] = (struct val_phase_fig){cs.pages, waste, cs.live_objs};
 		ps->total.pages += cs.pages;
 		ps->total.live += cs.live_objs;
 		req += cs.pages * POLICY_PAGE_SIZE - cs.waste_bytes;
@@ -353,69 +349,35 @@ int val_phases_marker(void *ctx, struct sim *s, const struct trace_event *ev, st
 	return phase_take(ctx, s, ev->text ? ev->text : "", ev->t_ns, e);
 }
 
-struct phase_delta {
-	uint32_t id;
-	int64_t pages, waste, live;
-};
-
-static int cmp_delta(const void *a, const void *b)
+int val_phases_end(struct val_phases *p, const struct sim *s, struct err *e)
 {
-	const struct phase_delta *x = a, *y = b;
-	int64_t ax = llabs(x->pages), ay = llabs(y->pages);
-	if (ax != ay)
-		return ax < ay ? 1 : -1;
-	if (llabs(x->waste) != llabs(y->waste))
-		return llabs(x->waste) < llabs(y->waste) ? 1 : -1;
-	return x->id < y->id ? -1 : x->id > y->id;
+	return phase_take(p, s, "end", 0, e);
 }
 
-int val_phases_print(struct val_phases *p, const struct sim *s, FILE *out, struct err *e)
+uint32_t val_phases_count(const struct val_phases *p)
 {
-	int rc = phase_take(p, s, "end", 0, e);
-	if (rc)
-		return rc;
-	struct phase_snap zero = {.label = "start", .n = 0};
-	uint32_t n = sim_nr_caches(s);
-	struct phase_delta *d = calloc(n ? n : 1, sizeof(*d));
-	if (!d)
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	fprintf(out,
-		"\nphases (%u markers): change of slab pages, waste bytes (pages - requested) "
-		"and live objects\n",
-		p->n - 1);
-	for (uint32_t i = 0; i < p->n; i++) {
-		const struct phase_snap *a = i ? &p->snaps[i - 1] : &zero, *b = &p->snaps[i];
-		fprintf(out,
-			"phase %u: %s -> %s: pages %+" PRId64 " (%" PRIu64 " -> %" PRIu64
-			"), waste %+" PRId64 " bytes, live objects %+" PRId64 "\n",
-			i + 1, a->label, b->label, (int64_t)(b->total.pages - a->total.pages),
-			a->total.pages, b->total.pages, (int64_t)(b->total.waste - a->total.waste),
-			(int64_t)(b->total.live - a->total.live));
-		uint32_t nd = 0;
-		for (uint32_t id = 0; id < b->n; id++) {
-			struct phase_fig fa = id < a->n ? a->c[id] : (struct phase_fig){0};
-			const struct phase_fig *fb = &b->c[id];
-			struct phase_delta x = {id, (int64_t)(fb->pages - fa.pages),
-						(int64_t)(fb->waste - fa.waste),
-						(int64_t)(fb->live - fa.live)};
-			if (x.pages || x.waste || x.live)
-				d[nd++] = x;
-		}
-		qsort(d, nd, sizeof(*d), cmp_delta);
-		uint32_t shown = nd < 10 ? nd : 10;
-		for (uint32_t j = 0; j < shown; j++) {
-			struct sim_cache_state cs;
-			sim_cache_state(s, d[j].id, &cs);
-			fprintf(out,
-				"  %-24s pages %+6" PRId64 "  waste %+10" PRId64 "  live %+8" PRId64
-				"\n",
-				cs.name, d[j].pages, d[j].waste, d[j].live);
-		}
-		if (nd > shown)
-			fprintf(out, "  ... %u more caches changed\n", nd - shown);
-	}
-	free(d);
-	return 0;
+	return p->n;
+}
+
+const char *val_phases_label(const struct val_phases *p, uint32_t i)
+{
+	return p->snaps[i].label;
+}
+
+uint32_t val_phases_caches(const struct val_phases *p, uint32_t i)
+{
+	return p->snaps[i].n;
+}
+
+struct val_phase_fig val_phases_total(const struct val_phases *p, uint32_t i)
+{
+	return p->snaps[i].total;
+}
+
+struct val_phase_fig val_phases_cache(const struct val_phases *p, uint32_t i, uint32_t id)
+{
+	const struct phase_snap *ps = &p->snaps[i];
+	return id < ps->n ? ps->c[id] : (struct val_phase_fig){0};
 }
 
 /* ---- validate ---- */

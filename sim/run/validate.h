@@ -68,10 +68,20 @@ int val_phases_create(struct val_phases **out, struct err *e);
 void val_phases_destroy(struct val_phases *p);
 /* A sim_marker_fn: ctx is the struct val_phases. */
 int val_phases_marker(void *ctx, struct sim *s, const struct trace_event *ev, struct err *e);
-/* Print every phase (start..first marker, marker..marker, last marker..end):
- * the change of slab pages, waste bytes and live objects per cache and in
- * total, caches sorted by page change. Call after the replay. */
-int val_phases_print(struct val_phases *p, const struct sim *s, FILE *out, struct err *e);
+/* Take the last snapshot ("end") after the replay. Errors: SLABSIM_ENOMEM. */
+int val_phases_end(struct val_phases *p, const struct sim *s, struct err *e);
+/* Read access for the printer (sim/cli): snapshot i < val_phases_count, in
+ * trace order (the markers, then "end"), each with its label, its total
+ * and its figures per policy cache id (roots only; 0 for ids it did not
+ * have, id < val_phases_caches(p, i) or not). */
+struct val_phase_fig {
+	uint64_t pages, waste, live; /* slab pages, waste bytes (pages - requested), live objects */
+};
+uint32_t val_phases_count(const struct val_phases *p);
+const char *val_phases_label(const struct val_phases *p, uint32_t i);
+uint32_t val_phases_caches(const struct val_phases *p, uint32_t i);
+struct val_phase_fig val_phases_total(const struct val_phases *p, uint32_t i);
+struct val_phase_fig val_phases_cache(const struct val_phases *p, uint32_t i, uint32_t id);
 
 /* ---- validate ---- */
 
