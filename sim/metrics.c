@@ -642,17 +642,23 @@ int metrics_sample(const struct metrics *m, const struct policy *p, const struct
 	return rc;
 }
 
+void metrics_figures(const struct metrics *m, const struct policy *p, struct metrics_figures *out)
+{
+	metrics_perf_totals(m, &out->perf);
+	metrics_slabinfo_totals(p, &out->si);
+	metrics_jw(m, &out->jw);
+	metrics_pages(m, p, &out->pages);
+}
+
 int metrics_record(const struct metrics *m, const struct policy *p, const struct sink *k,
 		   const struct metrics_extra *x, struct err *e)
 {
-	struct metrics_perf_totals pt;
-	struct metrics_slabinfo_totals st;
-	struct metrics_jw jw;
-	struct metrics_pages pg;
-	metrics_perf_totals(m, &pt);
-	metrics_slabinfo_totals(p, &st);
-	metrics_jw(m, &jw);
-	metrics_pages(m, p, &pg);
+	struct metrics_figures f;
+	metrics_figures(m, p, &f);
+	const struct metrics_perf_totals pt = f.perf;
+	const struct metrics_slabinfo_totals st = f.si;
+	const struct metrics_jw jw = f.jw;
+	const struct metrics_pages pg = f.pages;
 	struct sink_run_metrics row = {
 		.perf_allocs = pt.allocs,
 		.perf_frees = pt.frees,

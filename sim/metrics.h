@@ -197,6 +197,16 @@ struct metrics_pages {
 	uint32_t unusable[POLICY_MAX_ORDER]; /* permille, 0..1000 */
 };
 void metrics_pages(const struct metrics *m, const struct policy *p, struct metrics_pages *out);
+
+/* Every end-of-run figure at once: what the summary's tables and JSON and
+ * the database's run row report, taken together so they agree. */
+struct metrics_figures {
+	struct metrics_perf_totals perf;
+	struct metrics_slabinfo_totals si;
+	struct metrics_jw jw;
+	struct metrics_pages pages;
+};
+void metrics_figures(const struct metrics *m, const struct policy *p, struct metrics_figures *out);
 /* mm/vmstat.c unusable_free_index: 1000 * (free pages - free pages in
  * blocks of order >= order) / free pages; 1000 when nothing is free. */
 uint32_t metrics_unusable_index(const uint64_t free_blocks[POLICY_MAX_ORDER], uint32_t order);

@@ -307,14 +307,12 @@ static bool perf_saturated(const struct metrics_perf_totals *pt, const struct me
 void view_metrics_table(const struct metrics *m, const struct policy *p, FILE *out,
 			const struct metrics_extra *x)
 {
-	struct metrics_perf_totals pt;
-	struct metrics_slabinfo_totals st;
-	struct metrics_jw jw;
-	struct metrics_pages pg;
-	metrics_perf_totals(m, &pt);
-	metrics_slabinfo_totals(p, &st);
-	metrics_jw(m, &jw);
-	metrics_pages(m, p, &pg);
+	struct metrics_figures f;
+	metrics_figures(m, p, &f);
+	const struct metrics_perf_totals pt = f.perf;
+	const struct metrics_slabinfo_totals st = f.si;
+	const struct metrics_jw jw = f.jw;
+	const struct metrics_pages pg = f.pages;
 	fprintf(out, "metrics (definitions: docs/metrics.md)\n");
 	fprintf(out,
 		"perf kmem: requested %" PRIu64 ", allocated %" PRIu64 " (model %" PRIu64
@@ -377,14 +375,12 @@ static void json_ratio(FILE *out, const char *key, double r)
 void view_metrics_json(const struct metrics *m, const struct policy *p, FILE *out,
 		       const struct metrics_extra *x)
 {
-	struct metrics_perf_totals pt;
-	struct metrics_slabinfo_totals st;
-	struct metrics_jw jw;
-	struct metrics_pages pg;
-	metrics_perf_totals(m, &pt);
-	metrics_slabinfo_totals(p, &st);
-	metrics_jw(m, &jw);
-	metrics_pages(m, p, &pg);
+	struct metrics_figures f;
+	metrics_figures(m, p, &f);
+	const struct metrics_perf_totals pt = f.perf;
+	const struct metrics_slabinfo_totals st = f.si;
+	const struct metrics_jw jw = f.jw;
+	const struct metrics_pages pg = f.pages;
 	fprintf(out,
 		"  \"metrics\": {\n    \"perf_kmem\": {\"allocs\": %" PRIu64 ", \"frees\": %" PRIu64
 		", \"bytes_req\": %" PRIu64 ", \"bytes_alloc\": %" PRIu64
