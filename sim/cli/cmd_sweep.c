@@ -274,6 +274,15 @@ static int load_trace(const char *path, const char *spec, size_t line, struct ev
 	*secs += dt;
 	uint64_t n = evarr_len(*a);
 	size_t b = evarr_bytes(*a);
+	/* as replay warns (run.c): a trace.dat that gave fewer records than
+	 * its own per-CPU statistics count; each run counts them as lost */
+	const struct trace_stats *st = evarr_stats(*a);
+	if (st->dat_unread)
+		fprintf(stderr,
+			"slabsim: warning: %s: trace.dat's per-CPU statistics count %" PRIu64
+			" events read from the ring buffer (read events), the file gave %" PRIu64
+			": %" PRIu64 " missing (corrupt or cut data), counted as lost events\n",
+			path, st->dat_expected, st->dat_expected - st->dat_unread, st->dat_unread);
 	if (!quiet)
 		fprintf(stderr,
 			"sweep: parsed %" PRIu64 " events of %s in %.3f s (%.1f MiB in memory, "

@@ -146,4 +146,12 @@ printf 'trace = junk.txt\ntrace = %s/trace.txt.zst\n' "$s8" > two.sweep
 "$bin" sweep two.sweep --db two.db -j 1 -q 2> err
 tap_is "a sweep with a bad trace: exit 2, the other trace's run recorded" \
 	"$? $(q two.db "SELECT count(*) || ' ' || kernel || ' ' || nr_cpus FROM runs")" "2 1 6.1 8"
+
+# ---- a trace.dat short of its own per-CPU statistics: warned of, as replay does ----
+printf 'trace = %s/tests/bad/data/tracedat-4-bytes-corrupt.dat\n' "$src" > short.sweep
+"$bin" sweep short.sweep --db short.db -j 1 -q 2> err
+tap_is "a trace.dat with corrupt data: its run is recorded (exit 0)" \
+	"$? $(q short.db "SELECT count(*) FROM runs WHERE status = 'done'")" "0 1"
+tap_like "the sweep warns of the events its statistics count and the file lost" "$(cat err)" \
+	"tracedat-4-bytes-corrupt.dat: trace.dat's per-CPU statistics count 4998 events read from the ring buffer (read events), the file gave 629: 4369 missing (corrupt or cut data), counted as lost events"
 tap_done
