@@ -222,7 +222,7 @@ struct sim {
 	struct metrics *m;		      /* the figures of docs/metrics.md (metrics.c) */
 	struct metrics_jw_acc *jw;	      /* m's J&W state, observed inline per event */
 	gsl_rng *rng;			      /* picks start-state objects to free */
-	/* trace pointers freed with no allocation since (untraced_free) */
+	/* trace pointers freed with no allocation since (untraced_note_free) */
 	struct u64map freed;
 	uint64_t unattributed_frees;
 	/* a capture's lost-events.txt count, when sim_set_capture_lost gave one */
@@ -1044,7 +1044,8 @@ static int count_alloc(struct sim *s, const struct trace_event *ev, const struct
  * then its partial slabs, the node's, a new slab), and the object was free
  * somewhere between the pointer's previous free and this one. Approximated:
  * the CPU of the free (RCU callbacks run on the CPU that queued them,
- * usually where the object was last used), at the time of the free, so
+ * unless rcu_nocbs offloads them, and that is usually where the object
+ * was last used), at the time of the free, so
  * the object's life in the model is empty: the model does not hold the
  * memory it held between its allocation and its free. */
 
@@ -1066,7 +1067,7 @@ static inline void untraced_note_alloc(struct sim *s, uint64_t ptr)
 		u64map_del(&s->freed, ptr, NULL);
 }
 
-/* Make the allocation the trace did not show before free ev of a pointer
+/* Make the allocation the trace did not show before a free of a pointer
  * already freed, in cache cid (root root, geometry ci) on CPU cpu, as an
  * object of call site "(untraced)". OUT: *idx, its pool index, for the
  * free to take. */
