@@ -22,7 +22,8 @@
 #     take the start objects, the 17th is beyond the start state (an
 #     untraced allocation counted, the model left as it is: such an object
 #     may as well predate the trace): 1 inferred, none by a pointer freed
-#     again. The emptied slab stays (on CPU 0's partial stack).
+#     again. The emptied slab stays (held by CPU 0, or on the node with
+#     fewer than min_partial partial slabs).
 # The real end state (slabinfo.txt) is written as SLUB would show it: the
 # free slots of slabs held by CPUs count as active.
 # TAP output.  $1 slabsim binary
