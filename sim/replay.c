@@ -109,6 +109,9 @@ struct cache_acct {
 				   source's id space (ids_of), so compared by address */
 	const void *name_space; /* the ids_of name_seen belongs to */
 	int32_t red_left_pad;	/* the root's, + 1; 0 = not read yet */
+	/* of untraced_frees, those proven by a pointer freed again with no
+	 * allocation between (untraced_alloc) */
+	uint64_t untraced_refreed;
 };
 
 struct site_acct {
@@ -219,6 +222,8 @@ struct sim {
 	struct metrics *m;		      /* the figures of docs/metrics.md (metrics.c) */
 	struct metrics_jw_acc *jw;	      /* m's J&W state, observed inline per event */
 	gsl_rng *rng;			      /* picks start-state objects to free */
+	/* trace pointers freed with no allocation since (untraced_note_free) */
+	struct u64map freed;
 	uint64_t unattributed_frees;
 	/* a capture's lost-events.txt count, when sim_set_capture_lost gave one */
 	bool has_capture_lost;
@@ -332,6 +337,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->pslab_of);
 	u64map_init(&s->pre_bind);
 	u64map_init(&s->name_slab);
+	u64map_init_sparse(&s->freed);
 	u64map_init(&s->violations);
 	u64map_init(&s->violation_addr);
 	u64map_init(&s->cost_index);
@@ -397,6 +403,7 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->pslab_of);
 	u64map_fini(&s->pre_bind);
 	u64map_fini(&s->name_slab);
+	u64map_fini(&s->freed);
 	free(s->cands);
 	free(s->account_seen);
 	free(s->root_of);
@@ -1012,6 +1019,96 @@ static int count_alloc(struct sim *s, const struct trace_event *ev, const struct
 	return 0;
 }
 
+/* ---- allocations the trace does not show ----
+ *
+ * The trace can miss allocations: events filtered by PID, events the ring
+ * buffer lost, paths that emit none (6.1's kmem_cache_alloc_bulk), or a
+ * task the tracing does not see (on a 6.18 capture, the /proc lookups of a
+ * process outside the trace: its proc_inode_cache, dentry and
+ * lsm_inode_cache allocations carry no event while their RCU frees, run
+ * in softirq on whatever task is current, do). A free of a pointer the
+ * trace never allocated is first taken as an object of the start state
+ * (on_free), which is right for objects older than the trace and cannot be
+ * told apart from an untraced one at that point. Two kinds of evidence
+ * prove an untraced allocation, and only those are used (never a snapshot
+ * the run is compared with):
+ *  - the same pointer freed again with no allocation between: the kernel
+ *    does not free an object twice, so it was allocated in between;
+ *  - a free naming a cache whose start state is exhausted (counted in
+ *    untraced_frees as before; the model is left as it is, since such an
+ *    object may as well predate the trace, as 6.1's bulk allocations do).
+ * For the first, the allocation is made in the model right before the free
+ * that proves it, so that the free takes it and not a start-state object.
+ * Where the kernel made it is not in the trace: SLUB serves an allocation
+ * from the allocating CPU's slab (its lockless freelist, then that slab,
+ * then its partial slabs, the node's, a new slab), and the object was free
+ * somewhere between the pointer's previous free and this one. Approximated:
+ * the CPU of the free (RCU callbacks run on the CPU that queued them,
+ * unless rcu_nocbs offloads them, and that is usually where the object
+ * was last used), at the time of the free, so
+ * the object's life in the model is empty: the model does not hold the
+ * memory it held between its allocation and its free. */
+
+/* A pointer freed: remember it until it is allocated again. OUT: *again,
+ * whether it was freed before with no allocation since. */
+static int untraced_note_free(struct sim *s, uint64_t ptr, bool *again, struct err *e)
+{
+	uint64_t *v = u64map_upsert(&s->freed, ptr, again);
+	if (!v)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	*v = 1;
+	return 0;
+}
+
+/* A pointer allocated: its next free is a plain one. */
+static inline void untraced_note_alloc(struct sim *s, uint64_t ptr)
+{
+	if (u64map_len(&s->freed))
+		u64map_del(&s->freed, ptr, NULL);
+}
+
+/* Make the allocation the trace did not show before a free of a pointer
+ * already freed, in cache cid (root root, geometry ci) on CPU cpu, as an
+ * object of call site "(untraced)". OUT: *idx, its pool index, for the
+ * free to take. */
+static int untraced_alloc(struct sim *s, uint32_t cid, uint32_t root,
+			  const struct policy_cache_info *ci, uint32_t cpu, uint32_t *idx,
+			  struct err *e)
+{
+	uint64_t pages_before = slab_pages_now(s);
+	struct policy_alloc_req r = {
+		.cache = cid, .size = ci->g.object_size, .cpu = cpu, .node = -1};
+	uint32_t site;
+	int rc = intern_site(s, "(untraced)", &site);
+	if (rc || (rc = pool_get(s, idx)))
+		return err_set(e, rc, "out of memory");
+	struct live *l = &s->pool[*idx];
+	s->seen_valid = false;
+	if ((rc = policy_alloc(s->p, &r, &l->obj, e))) {
+		pool_put(s, *idx);
+		return rc;
+	}
+	/* the request size is not traced: count the object size */
+	l->req = l->obj.object_bytes;
+	l->acct = root;
+	l->cpu = cpu;
+	l->site = site;
+	struct cache_acct *a = &s->acct[root];
+	a->untraced_frees++;
+	a->untraced_refreed++;
+	a->live_objs++;
+	a->live_req += l->req;
+	a->live_slot += l->obj.slot_bytes;
+	a->live_meta += l->obj.meta_bytes;
+	a->live_object += l->obj.object_bytes;
+	s->site[l->site].live_objs++;
+	s->site[l->site].live_req += l->req;
+	s->live_objs++;
+	s->live_req += l->req;
+	update_peaks(s, root, pages_before, slab_pages_now(s));
+	return 0;
+}
+
 static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	bool kmalloc = ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE;
@@ -1041,6 +1138,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		anomaly(s, SIM_AN_ALLOC_NULL, ev->line);
 		return 0;
 	}
+	untraced_note_alloc(s, ev->ptr);
 	if (ev->bytes_req == 0) {
 		anomaly(s, SIM_AN_ALLOC_ZERO, ev->line);
 		return 0;
@@ -1270,6 +1368,10 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		anomaly(s, SIM_AN_FREE_ZERO_SIZE, ev->line);
 		return 0;
 	}
+	bool again;
+	int rc = untraced_note_free(s, ev->ptr, &again, e);
+	if (rc)
+		return rc;
 	idx64 = obj ? obj - 1 : 0;
 	if (!obj) {
 		anomaly(s, SIM_AN_FREE_UNKNOWN, ev->line);
@@ -1287,6 +1389,14 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 			       ev->ptr & ~(((uint64_t)POLICY_PAGE_SIZE << ci.g.order) - 1),
 			       (uint64_t)ci.alias_of + 1))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		if (again) {
+			/* freed before with no allocation between: an untraced
+			 * allocation, not an object of the start state */
+			uint32_t idx;
+			if ((rc = untraced_alloc(s, cid, ci.alias_of, &ci, cpu, &idx, e)))
+				return rc;
+			return do_free(s, idx, cpu, e);
+		}
 		if (!a->npre) {
 			/* bulk allocations (6.1) emit no event */
 			a->untraced_frees++;
@@ -2277,6 +2387,7 @@ void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *o
 	out->allocs = a->allocs;
 	out->frees = a->frees;
 	out->untraced_frees = a->untraced_frees;
+	out->untraced_refreed = a->untraced_refreed;
 	out->pre_objs = a->npre;
 	out->pre_freed = a->pre_freed;
 	out->pre_by_slab = a->pre_by_slab;

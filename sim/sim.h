@@ -4,8 +4,10 @@
  * One struct sim owns one policy instance and everything measured about it.
  * Memory follows the live set (live pointers, caches, call sites), never the
  * trace length; only --alloc (metrics_opts.record_ptrs) keeps perf kmem
- * stat's record of every distinct pointer (docs/metrics.md). Trace anomalies are
- * counted, never fatal.
+ * stat's record of every distinct pointer (docs/metrics.md), and the pointers
+ * freed and not allocated since are kept (8 bytes each, bounded by the
+ * addresses the kernel's slabs hold) to recognise an allocation the trace
+ * did not show. Trace anomalies are counted, never fatal.
  */
 #ifndef SLABSIM_SIM_H
 #define SLABSIM_SIM_H
@@ -350,6 +352,11 @@ struct sim_cache_state {
 	uint64_t pre_freed;	 /* objects of the start state freed by the trace */
 	uint64_t pre_by_slab;	 /* of those, taken from the start slab bound to their
 				    real slab (sim_start_slab) */
+	/* of untraced_frees (each an allocation the trace did not show,
+	 * inferred: replay.c, "allocations the trace does not show"), the
+	 * frees of a pointer freed before with no allocation between; the
+	 * rest are frees once the start state was exhausted */
+	uint64_t untraced_refreed;
 };
 uint32_t sim_nr_caches(const struct sim *s);
 void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *out);

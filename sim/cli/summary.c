@@ -219,6 +219,87 @@ static void json_caches(FILE *out, const struct sink_cache *rows, uint32_t nrows
 		fprintf(out, ",\n  \"caches_total\": %u", all_rows);
 }
 
+/* The caches with allocations the replay inferred the trace did not show
+ * (sim_cache_state.untraced_frees), most first. OUT: *rows (caller frees;
+ * NULL with none or out of memory), *n; *total and *refreed summed over
+ * every one. */
+static void untraced_rows(const struct sim *s, struct sim_cache_state **rows, uint32_t *n,
+			  uint64_t *total, uint64_t *refreed)
+{
+	uint32_t nc = sim_nr_caches(s);
+	*rows = NULL;
+	*n = 0;
+	*total = *refreed = 0;
+	for (uint32_t id = 0; id < nc; id++) {
+		struct sim_cache_state cs;
+		sim_cache_state(s, id, &cs);
+		if (!cs.root || !cs.untraced_frees)
+			continue;
+		*total += cs.untraced_frees;
+		*refreed += cs.untraced_refreed;
+		struct sim_cache_state *r = realloc(*rows, (*n + 1) * sizeof(**rows));
+		if (!r)
+			continue; /* the totals stay right; the row is left out */
+		*rows = r;
+		r[(*n)++] = cs;
+	}
+	for (uint32_t i = 1; i < *n; i++) /* insertion sort: few rows */
+		for (uint32_t j = i;
+		     j > 0 && (*rows)[j].untraced_frees > (*rows)[j - 1].untraced_frees; j--) {
+			struct sim_cache_state t = (*rows)[j];
+			(*rows)[j] = (*rows)[j - 1];
+			(*rows)[j - 1] = t;
+		}
+}
+
+/* JSON: "untraced_allocations": the allocations inferred, by the evidence
+ * and by cache (replay.c, "allocations the trace does not show"). */
+static void json_untraced(const struct sim *s, FILE *out)
+{
+	struct sim_cache_state *rows;
+	uint32_t n;
+	uint64_t total, refreed;
+	untraced_rows(s, &rows, &n, &total, &refreed);
+	fprintf(out,
+		"  \"untraced_allocations\": {\"inferred\": %" PRIu64 ", \"refreed\": %" PRIu64
+		", \"beyond_start\": %" PRIu64 ", \"caches\": [",
+		total, refreed, total - refreed);
+	for (uint32_t i = 0; i < n; i++) {
+		fprintf(out, "%s{\"name\": ", i ? ", " : "");
+		json_str(out, rows[i].name);
+		fprintf(out,
+			", \"inferred\": %" PRIu64 ", \"refreed\": %" PRIu64
+			", \"start_objs_freed\": %" PRIu64 "}",
+			rows[i].untraced_frees, rows[i].untraced_refreed, rows[i].pre_freed);
+	}
+	fprintf(out, "]},\n");
+	free(rows);
+}
+
+/* Table: one line of the allocations inferred, when there are any. */
+static void table_untraced(const struct sim *s, FILE *out)
+{
+	struct sim_cache_state *rows;
+	uint32_t n;
+	uint64_t total, refreed;
+	untraced_rows(s, &rows, &n, &total, &refreed);
+	if (total) {
+		fprintf(out,
+			"untraced allocations inferred %" PRIu64 " (%" PRIu64
+			" pointers freed again with no allocation between, %" PRIu64
+			" frees beyond the start state):",
+			total, refreed, total - refreed);
+		uint32_t shown = n < 8 ? n : 8;
+		for (uint32_t i = 0; i < shown; i++)
+			fprintf(out, "%s %s %" PRIu64, i ? "," : "", rows[i].name,
+				rows[i].untraced_frees);
+		if (n > shown)
+			fprintf(out, ", %u more caches", n - shown);
+		fputc('\n', out);
+	}
+	free(rows);
+}
+
 static void summary_json(const struct sim *s, FILE *out, const char *trace_path,
 			 const struct trace_stats *ts, const struct summary_opts *o,
 			 const struct sink_cache *rows, uint32_t nrows, uint32_t all_rows)
@@ -229,6 +310,7 @@ static void summary_json(const struct sim *s, FILE *out, const char *trace_path,
 	if (ts)
 		json_lines(s, out, ts);
 	json_totals(s, out, &t);
+	json_untraced(s, out);
 	struct metrics_extra mx = {.bytes_alloc_model = t.bytes_alloc_model_total};
 	view_metrics_json(sim_metrics(s), sim_policy(s), out, &mx);
 	json_caches(out, rows, nrows, all_rows);
@@ -373,6 +455,7 @@ void summary_print_more(const struct sim *s, FILE *out, bool json, const char *t
 		struct sim_totals t;
 		sim_totals(s, &t);
 		table_head(s, out, trace_path, ts, &t, o->start);
+		table_untraced(s, out);
 		table_totals(s, out, &t);
 		struct metrics_extra mx = {.bytes_alloc_model = t.bytes_alloc_model_total};
 		view_metrics_table(sim_metrics(s), sim_policy(s), out, &mx);

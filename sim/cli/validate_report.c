@@ -38,8 +38,10 @@ static void print_end_table(FILE *out, const struct val_report *res)
 			(int64_t)(sum->real_pages - sum->predicted_pages));
 	fprintf(out,
 		"  untraced allocations (frees of objects never allocated in the trace "
-		"nor in the start state): %" PRIu64 "; frees naming no cache: %" PRIu64 "\n",
-		sum->untraced_frees, sum->unattributed_frees);
+		"nor in the start state): %" PRIu64 " (%" PRIu64
+		" pointers freed again with no allocation between); frees naming no cache: %" PRIu64
+		"\n",
+		sum->untraced_frees, res->untraced_refreed, sum->unattributed_frees);
 	fprintf(out, "  %-24s %9s %9s %9s %9s %7s %7s %7s %9s\n", "cache", "act.real", "act.pred",
 		"objs.real", "objs.pred", "pg.real", "pg.pred", "pg.err", "untraced");
 	uint32_t shown = nrows < 30 ? nrows : 30;
@@ -73,11 +75,12 @@ static void print_end_json(FILE *out, const struct val_report *res)
 		"}, \"predicted\": {\"active_objs\": %" PRIu64 ", \"total_objs\": %" PRIu64
 		", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
 		"}, \"weighted_page_error\": %.6f, \"untraced_allocations\": %" PRIu64
-		", \"unattributed_frees\": %" PRIu64,
+		", \"untraced_refreed\": %" PRIu64 ", \"unattributed_frees\": %" PRIu64,
 		c->has_end ? "true" : "false", c->has_start ? "true" : "false",
 		sum->caches_compared, sum->real_active, sum->real_objs, real_slabs, sum->real_pages,
 		sum->predicted_active, sum->predicted_objs, pred_slabs, sum->predicted_pages,
-		sum->weighted_page_error, sum->untraced_frees, sum->unattributed_frees);
+		sum->weighted_page_error, sum->untraced_frees, res->untraced_refreed,
+		sum->unattributed_frees);
 	/* the objects made before tracing began: what the anchor added, or
 	 * without one what the model lacks at the end */
 	if (!c->has_start)
@@ -96,11 +99,12 @@ static void print_end_json(FILE *out, const struct val_report *res)
 			", \"pages\": %" PRIu64 "}, \"predicted\": {\"active_objs\": %" PRIu64
 			", \"total_objs\": %" PRIu64 ", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
 			", \"live_objs\": %" PRIu64 "}, \"untraced_allocations\": %" PRIu64
-			", \"start_objs_freed\": %" PRIu64 "}",
+			", \"untraced_refreed\": %" PRIu64 ", \"start_objs_freed\": %" PRIu64 "}",
 			er->in_real ? "true" : "false", er->in_model ? "true" : "false",
 			er->real_active, er->real_objs, er->real_slabs, er->real_pages,
 			er->m.active_objs, er->m.total_objects, er->m.slabs, er->m.pages,
-			er->m.live_objs, er->m.untraced_frees, er->m.pre_freed);
+			er->m.live_objs, er->m.untraced_frees, er->m.untraced_refreed,
+			er->m.pre_freed);
 	}
 	fprintf(out, "\n    ]}");
 }

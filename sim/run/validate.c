@@ -2041,6 +2041,7 @@ static void end_summary(const struct vpass *p, struct sim *s, struct val_report 
 		.pages_mae_over_swing = -1,
 	};
 	uint64_t abs_err = 0, real_slabs = 0, pred_slabs = 0;
+	res->untraced_refreed = 0;
 	for (uint32_t i = 0; i < res->nrows; i++) {
 		const struct val_end_row *er = &res->rows[i];
 		if (er->in_real)
@@ -2052,6 +2053,7 @@ static void end_summary(const struct vpass *p, struct sim *s, struct val_report 
 		sum.real_active += er->real_active;
 		sum.predicted_active += er->m.active_objs;
 		sum.untraced_frees += er->m.untraced_frees;
+		res->untraced_refreed += er->m.untraced_refreed;
 		real_slabs += er->real_slabs;
 		pred_slabs += er->m.slabs;
 		abs_err += er->real_pages > er->m.pages ? er->real_pages - er->m.pages

@@ -172,6 +172,9 @@ struct val_report {
 	uint32_t nrows;
 	struct vrec_summary sum;
 	uint64_t real_slabs, pred_slabs;
+	/* of sum.untraced_frees, the frees of a pointer freed again with no
+	 * allocation between (sim_cache_state.untraced_refreed) */
+	uint64_t untraced_refreed;
 	uint32_t files_unmatched, scored;
 	double mae, mae0, swing, ratio0; /* snapshot errors (ratio0 < 0: undefined) */
 	uint64_t named[SIM_NAMED_NR];	 /* unnamed allocations by naming rule */

@@ -55,7 +55,7 @@ tap_like "memory-weighted page error 20/20" "$j" '"weighted_page_error": 1.00000
 tap_like "kmalloc-4k end state: 4 slabs, every slot active" "$j" \
 	'{"name": "kmalloc-4k", "in_real": true, "in_model": true, "real": {"active_objs": 16, "total_objs": 16, "slabs": 2, "pages": 16}, "predicted": {"active_objs": 32, "total_objs": 32, "slabs": 4, "pages": 32, "live_objs": 16}'
 tap_like "frees of unknown test_obj pointers took 8 start objects" "$j" \
-	'"untraced_allocations": 0, "start_objs_freed": 8}'
+	'"untraced_allocations": 0, "untraced_refreed": 0, "start_objs_freed": 8}'
 # The last event, an unnamed kmem_cache_alloc of (1024, 1024) whose object
 # is never freed: test_obj is the only root cache of that geometry in
 # slab-attrs.tsv, so it is test_obj's: 20 start + 1 - 8 freed = 13 live. It
@@ -200,7 +200,7 @@ cp -r "$data/capture-b" capb && cp capb/slabinfo-start.txt capb/slabinfo.txt
 "$bin" validate capb --no-db -q --format json > "$tmp/b.json"
 b=$(cat "$tmp/b.json")
 tap_like "raw pointer: a kfree of a start object is found by its slab" "$b" \
-	'"slabs": 1, "pages": 8, "live_objs": 7}, "untraced_allocations": 0, "start_objs_freed": 1}'
+	'"slabs": 1, "pages": 8, "live_objs": 7}, "untraced_allocations": 0, "untraced_refreed": 0, "start_objs_freed": 1}'
 tap_like "raw pointer in no known slab: unattributed" "$b" '"unattributed_frees": 1'
 
 # ---------------------------------------------------------------------------

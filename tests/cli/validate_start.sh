@@ -80,7 +80,7 @@ tap_like "layout: the five roots equal their attributes" "$j" \
 tap_like "kmalloc-1k: no new slab, 57 + 17 live" "$j" \
 	'{"name": "kmalloc-1k", "in_real": true, "in_model": true, "real": {"active_objs": 74, "total_objs": 80, "slabs": 5, "pages": 20}, "predicted": {"active_objs": 74, "total_objs": 80, "slabs": 5, "pages": 20, "live_objs": 74}'
 tap_like "test_obj: two start slabs emptied by real slab and freed" "$j" \
-	'{"name": "test_obj", "in_real": true, "in_model": true, "real": {"active_objs": 16, "total_objs": 64, "slabs": 4, "pages": 16}, "predicted": {"active_objs": 16, "total_objs": 64, "slabs": 4, "pages": 16, "live_objs": 16}, "untraced_allocations": 0, "start_objs_freed": 8}'
+	'{"name": "test_obj", "in_real": true, "in_model": true, "real": {"active_objs": 16, "total_objs": 64, "slabs": 4, "pages": 16}, "predicted": {"active_objs": 16, "total_objs": 64, "slabs": 4, "pages": 16, "live_objs": 16}, "untraced_allocations": 0, "untraced_refreed": 0, "start_objs_freed": 8}'
 tap_like "foo_cache named by accounted=false" "$j" \
 	'{"name": "foo_cache", "in_real": true, "in_model": true, "real": {"active_objs": 128, "total_objs": 128, "slabs": 2, "pages": 2}, "predicted": {"active_objs": 128, "total_objs": 128, "slabs": 2, "pages": 2, "live_objs": 65}'
 tap_like "names: counts by rule" "$j" \
