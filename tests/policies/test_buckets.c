@@ -159,9 +159,9 @@ static void test_sysfs(const char *path)
 	unsigned rows = 0, bad = 0;
 	while (fgets(line, sizeof(line), f)) {
 		char name[128];
-		unsigned osz, size, align, order, objs, merged;
-		if (line[0] == '#' || sscanf(line, "%127s %u %u %u %u %u %u", name, &osz, &size,
-					     &align, &order, &objs, &merged) != 7)
+		unsigned osz, size, align, order, objs, usersize, merged;
+		if (line[0] == '#' || sscanf(line, "%127s %u %u %u %u %u %u %u", name, &osz, &size,
+					     &align, &order, &objs, &usersize, &merged) != 8)
 			continue;
 		rows++;
 		struct policy_cache_info ci;
@@ -176,6 +176,15 @@ static void test_sysfs(const char *path)
 			check_diag("# %s: model %u %u %u %u %u, sysfs %u %u %u %u %u merged %u\n",
 				   name, ci.g.object_size, ci.g.size, ci.g.align, ci.g.order,
 				   ci.g.objs_per_slab, osz, size, align, order, objs, merged);
+			bad++;
+		}
+		/* kmem_buckets_create's min(size - useroffset, usersize) */
+		enum policy_bucket_set set = strncmp(name, "msg_msg-", 8) == 0
+						     ? POLICY_BUCKETS_MSG_MSG
+						     : POLICY_BUCKETS_MEMDUP_USER;
+		if (policy_bucket_usersize(set, osz) != usersize) {
+			check_diag("# %s: usersize model %u, sysfs %u\n", name,
+				   policy_bucket_usersize(set, osz), usersize);
 			bad++;
 		}
 		/* msg_msg-* are SLAB_ACCOUNT (kmem_buckets_create's flags) */
