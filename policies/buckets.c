@@ -57,6 +57,13 @@ static bool site_is(const char *call_site, const char *name)
 	return c == '+' || c == '.' || c == '\0' || c == ' ';
 }
 
+bool policy_random_enabled(const struct policy_cfg *cfg)
+{
+	/* mm/Kconfig: RANDOM_KMALLOC_CACHES depends on !SLUB_TINY (6.6: and
+	 * on SLUB); the copies came in 6.6 */
+	return cfg->random_kmalloc && cfg->kernel >= POLICY_KERNEL_6_6 && !cfg->slub_tiny;
+}
+
 uint64_t policy_caller_of(const char *call_site)
 {
 	/* symbol+offset: the "/size" part says nothing of the call */
@@ -92,7 +99,7 @@ uint32_t policy_route_site(const struct policy_cfg *cfg, const char *call_site)
 		cls = SITE_VMEMDUP;
 	else if (site_is(cs, "__kvmalloc_node_noprof") || site_is(cs, "__kvmalloc_node"))
 		cls = SITE_KVMALLOC;
-	if (cfg->random_kmalloc && cfg->kernel >= POLICY_KERNEL_6_6)
+	if (policy_random_enabled(cfg))
 		cls |= policy_random_copy(policy_caller_of(cs), cfg->random_seed,
 					  cfg->random_kmalloc)
 		       << 8;
@@ -147,7 +154,7 @@ uint32_t policy_route(const struct policy_cfg *cfg, uint32_t site_class, uint32_
 	 * is spread; __GFP_ACCOUNT is one of them only with CONFIG_MEMCG */
 	bool normal =
 		t == POLICY_KMALLOC_NORMAL || (t == POLICY_KMALLOC_CGROUP && cfg->no_kmalloc_cg);
-	if (cfg->random_kmalloc && cfg->kernel >= POLICY_KERNEL_6_6 && normal)
+	if (policy_random_enabled(cfg) && normal)
 		return site_class & 0xff00u;
 	return 0;
 }

@@ -44,6 +44,9 @@ struct policy_bucket_info {
 /* Does profile cfg create bucket set b (cfg->slab_buckets and a kernel
  * that has it)? */
 bool policy_buckets_enabled(const struct policy_cfg *cfg, enum policy_bucket_set b);
+/* Does cfg have random kmalloc copies (random_kmalloc, a 6.6+ profile,
+ * not SLUB_TINY)? */
+bool policy_random_enabled(const struct policy_cfg *cfg);
 /* The creation arguments of set b (1..POLICY_BUCKETS_NR-1). */
 const struct policy_bucket_info *policy_bucket_info(enum policy_bucket_set b);
 /* The usersize of the cache of set b holding objects of size bytes, as

@@ -648,7 +648,7 @@ static int create_random_copies(struct slub *s, const uint8_t *order, size_t n, 
 {
 	const struct policy_cfg *cfg = &s->base.cfg;
 	uint32_t nr = cfg->random_kmalloc;
-	if (!nr || cfg->kernel < POLICY_KERNEL_6_6)
+	if (!policy_random_enabled(cfg))
 		return 0;
 	if (nr > 15)
 		return err_set(e, SLABSIM_EUSAGE, "random kmalloc copies must be 0..15, got %u",

@@ -246,6 +246,14 @@ static void test_random_caches(void)
 	p = make(POLICY_KERNEL_6_1, false, 15, 7);
 	CHECK("6.1 makes no random copies", !find(p, "kmalloc-rnd-01-8", &ci));
 	policy_destroy(p);
+	struct policy_cfg cfg;
+	policy_cfg_default(&cfg);
+	cfg.kernel = POLICY_KERNEL_6_12;
+	cfg.random_kmalloc = 15;
+	cfg.slub_tiny = true; /* mm/Kconfig: depends on !SLUB_TINY */
+	CHECK("no random copies under SLUB_TINY", !policy_random_enabled(&cfg));
+	cfg.slub_tiny = false;
+	CHECK("random copies on 6.12", policy_random_enabled(&cfg));
 }
 
 int main(int argc, char **argv)
