@@ -9,7 +9,7 @@
 enum {
 	SITE_PLAIN = 0,
 	SITE_MSG,      /* load_msg / alloc_msg: alloc_msg's kmem_buckets_alloc */
-	SITE_VMEMDUP,  /* vmemdup_user (6.13+: __kvmalloc_node passes its _RET_IP_) */
+	SITE_VMEMDUP,  /* vmemdup_user (after 6.12: __kvmalloc_node passes its _RET_IP_) */
 	SITE_KVMALLOC, /* __kvmalloc_node_noprof: every kvmalloc up to 6.12 */
 };
 
@@ -122,15 +122,14 @@ static uint32_t bucket_of(const struct policy_cfg *cfg, uint32_t cls, uint32_t g
 			return POLICY_BUCKETS_NONE;
 		return POLICY_BUCKETS_MSG_MSG;
 	case SITE_VMEMDUP:
-		/* kmem_buckets_valloc(user_buckets, len, GFP_USER) */
-		return cfg->kernel >= POLICY_KERNEL_6_18 ? POLICY_BUCKETS_MEMDUP_USER
-							 : POLICY_BUCKETS_NONE;
+		/* kmem_buckets_valloc(user_buckets, len, GFP_USER): vmemdup_user
+		 * is the call site only once __kvmalloc_node passes its own
+		 * _RET_IP_ (after 6.12), whatever profile such a kernel maps to */
+		return POLICY_BUCKETS_MEMDUP_USER;
 	case SITE_KVMALLOC:
-		/* 6.12: every kvmalloc shows __kvmalloc_node_noprof's own
+		/* up to 6.12 every kvmalloc shows __kvmalloc_node_noprof's own
 		 * return address; vmemdup_user's is the one asking GFP_USER */
-		if (user && cfg->kernel < POLICY_KERNEL_6_18)
-			return POLICY_BUCKETS_MEMDUP_USER;
-		return POLICY_BUCKETS_NONE;
+		return user ? POLICY_BUCKETS_MEMDUP_USER : POLICY_BUCKETS_NONE;
 	default:
 		break;
 	}

@@ -113,6 +113,10 @@ static void test_route(void)
 		     route(POLICY_KERNEL_6_18, "vmemdup_user+0x2e/0xb0", POLICY_ROUTE_GFP_HARDWALL,
 			   POLICY_KMALLOC_NORMAL),
 		     POLICY_BUCKETS_MEMDUP_USER);
+	CHECK_EQ_U64("a 6.13-6.17 kernel (6.12 profile) naming vmemdup_user -> memdup_user",
+		     route(POLICY_KERNEL_6_12, "vmemdup_user+0x2e/0xb0", POLICY_ROUTE_GFP_HARDWALL,
+			   POLICY_KMALLOC_NORMAL),
+		     POLICY_BUCKETS_MEMDUP_USER);
 	CHECK_EQ_U64("6.12 kvmalloc GFP_USER (vmemdup_user) -> memdup_user",
 		     route(POLICY_KERNEL_6_12, "__kvmalloc_node_noprof+0x5c/0x140",
 			   POLICY_ROUTE_GFP_HARDWALL, POLICY_KMALLOC_NORMAL),
