@@ -365,6 +365,10 @@ struct policy_alloc_req {
 	uint32_t align_need;
 	uint32_t site;
 	const char *site_name;
+	/* kmalloc: the cache set the call site's kmallocs go to instead of
+	 * kmalloc-N (policies/buckets.h policy_route: a kmem_buckets set or a
+	 * random kmalloc copy); 0 = kmalloc-N. Read by SLUB. */
+	uint32_t route;
 };
 
 /* An allocated object as the policy describes it. The caller keeps it and

@@ -27,6 +27,7 @@
  * freelist back one by one, reversing it; 6.1 splices it), __slab_free,
  * discard_slab, find_mergeable and __kmem_cache_alias.
  */
+#include "buckets.h"
 #include "buddy.h"
 #include "grow.h"
 #include "layout.h"
@@ -34,6 +35,7 @@
 #include "u64map.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +102,10 @@ struct slub {
 	 * lookup of every kmalloc without calls */
 	const uint32_t *kmalloc_row[POLICY_KMALLOC_NR_TYPES];
 	uint8_t small_index[24];
+	/* kmem_buckets sets and random kmalloc copies (buckets.h), by
+	 * kmalloc index; NULL until the profile creates them */
+	uint32_t (*bucket_ids)[LAYOUT_SLUB_KMALLOC_SHIFT_HIGH + 1]; /* [POLICY_BUCKETS_NR] */
+	uint32_t (*rnd_ids)[LAYOUT_SLUB_KMALLOC_SHIFT_HIGH + 1];    /* [random_kmalloc + 1] */
 	struct u64map slabs;	   /* slab base address -> struct slab * */
 	struct policy_pages pages; /* slab and large-kmalloc pages */
 	uint64_t large_objs;
@@ -615,6 +621,121 @@ static uint64_t slub_kmalloc_bytes(const struct policy *p, uint64_t size,
 	return s->caches[s->caches[id].root].g.size;
 }
 
+/* The cache of a routed kmalloc (r->route != 0): its bucket set's or its
+ * random copy's cache of the size's kmalloc index, or POLICY_NO_CACHE
+ * above the largest (kmalloc_large, as for kmalloc-N). */
+static uint32_t kmalloc_route_id(const struct slub *s, uint64_t size, enum policy_kmalloc_type t,
+				 uint32_t route)
+{
+	uint32_t b = POLICY_ROUTE_BUCKETS(route), c = POLICY_ROUTE_RANDOM(route);
+	const uint32_t *row = NULL;
+	if (b && s->bucket_ids && b < POLICY_BUCKETS_NR)
+		row = s->bucket_ids[b];
+	else if (!b && c && s->rnd_ids && c <= s->base.cfg.random_kmalloc)
+		row = s->rnd_ids[c];
+	if (!row || size - 1 >= (1u << LAYOUT_SLUB_KMALLOC_SHIFT_HIGH))
+		return kmalloc_id(s, size, t);
+	uint32_t idx = size - 1 < 192 ? s->small_index[(size - 1) / 8]
+				      : 64 - (uint32_t)__builtin_clzll(size - 1);
+	return row[idx] != POLICY_NO_CACHE ? row[idx] : kmalloc_id(s, size, t);
+}
+
+/* create_kmalloc_caches() with CONFIG_RANDOM_KMALLOC_CACHES (6.6+): the
+ * types KMALLOC_RANDOM_START + 1 .. KMALLOC_RANDOM_END come right after
+ * KMALLOC_NORMAL, each a copy of every normal kmalloc cache named
+ * "kmalloc-rnd-NN-SIZE", created with SLAB_NO_MERGE (new_kmalloc_cache). */
+static int create_random_copies(struct slub *s, const uint8_t *order, size_t n, struct err *e)
+{
+	const struct policy_cfg *cfg = &s->base.cfg;
+	uint32_t nr = cfg->random_kmalloc;
+	if (!policy_random_enabled(cfg))
+		return 0;
+	if (nr > 15)
+		return err_set(e, SLABSIM_EUSAGE, "random kmalloc copies must be 0..15, got %u",
+			       nr);
+	s->rnd_ids = calloc(nr + 1, sizeof(*s->rnd_ids));
+	if (!s->rnd_ids)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	for (uint32_t c = 0; c <= nr; c++)
+		for (int i = 0; i <= LAYOUT_SLUB_KMALLOC_SHIFT_HIGH; i++)
+			s->rnd_ids[c][i] =
+				c ? POLICY_NO_CACHE : s->kmalloc_ids[POLICY_KMALLOC_NORMAL][i];
+	for (uint32_t c = 1; c <= nr; c++) {
+		for (size_t j = 0; j < n; j++) {
+			struct policy_geom g;
+			char kname[32], name[48];
+			int rc = layout_slub_kmalloc(cfg, POLICY_KMALLOC_NORMAL, order[j], &g, e);
+			if (rc)
+				return rc;
+			/* "kmalloc-96" -> "kmalloc-rnd-01-96" */
+			const char *sz = strchr(
+				layout_kmalloc_name(POLICY_KMALLOC_NORMAL, order[j], kname), '-');
+			(void)snprintf(name, sizeof(name), "kmalloc-rnd-%02u-%s", c, sz + 1);
+			struct policy_cache_spec spec = {
+				.object_size = g.object_size,
+				.usersize = g.object_size,
+				.no_merge = true,
+			};
+			if ((rc = add_cache(s, name, &g, UINT32_MAX, true, &spec,
+					    &s->rnd_ids[c][order[j]], e)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* kmem_buckets_create() for every set the profile has (buckets.h): per
+ * kmalloc index in array order (96 and 192 first: indexes 1 and 2), a cache
+ * "PREFIX-SIZE" of the normal kmalloc cache's object size, created by
+ * kmem_cache_create_usercopy with align 0 (so 8, ARCH_SLAB_MINALIGN: the
+ * 6.11 kmalloc alignment is create_boot_cache's, for SLAB_KMALLOC caches
+ * only), the set's flags plus SLAB_NO_MERGE (never merged, never a merge
+ * target), and kmem_buckets_create's usersize. The kernel makes them at
+ * subsys_initcall, long after the kmalloc caches: policy_cache_create
+ * calls in between only see them as non-targets, so creating them here
+ * changes no merge. */
+static int create_buckets(struct slub *s, struct err *e)
+{
+	const struct policy_cfg *cfg = &s->base.cfg;
+	if (!policy_buckets_enabled(cfg, POLICY_BUCKETS_MSG_MSG))
+		return 0;
+	s->bucket_ids = calloc(POLICY_BUCKETS_NR, sizeof(*s->bucket_ids));
+	if (!s->bucket_ids)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	for (int b = 0; b < POLICY_BUCKETS_NR; b++)
+		for (int i = 0; i <= LAYOUT_SLUB_KMALLOC_SHIFT_HIGH; i++)
+			s->bucket_ids[b][i] = POLICY_NO_CACHE;
+	for (int b = 1; b < POLICY_BUCKETS_NR; b++) {
+		const struct policy_bucket_info *bi = policy_bucket_info(b);
+		for (uint32_t idx = 1; idx <= LAYOUT_SLUB_KMALLOC_SHIFT_HIGH; idx++) {
+			uint32_t kid = s->kmalloc_ids[POLICY_KMALLOC_NORMAL][idx];
+			if (kid == POLICY_NO_CACHE)
+				continue;
+			char kname[32], name[64];
+			const char *sz =
+				strchr(layout_kmalloc_name(POLICY_KMALLOC_NORMAL, idx, kname), '-');
+			(void)snprintf(name, sizeof(name), "%s-%s", bi->prefix, sz + 1);
+			uint32_t size = s->caches[kid].g.object_size;
+			struct policy_cache_spec spec = {
+				.name = name,
+				.object_size = size,
+				.align = 0,
+				.flags = bi->flags,
+				.usersize = policy_bucket_usersize(b, size),
+				.no_merge = true,
+			};
+			struct policy_geom g;
+			int rc = layout_slub(cfg, &spec, &g, e);
+			/* kmalloc = true: served by kmalloc events, made at boot,
+			 * never named by a kmem_cache_alloc (policy_cache_info) */
+			if (rc || (rc = add_cache(s, name, &g, UINT32_MAX, true, &spec,
+						  &s->bucket_ids[b][idx], e)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
 static void slub_destroy(struct policy *p);
 
 static int slub_create(const struct policy_cfg *cfg, struct policy **out, struct err *e)
@@ -666,6 +787,19 @@ static int slub_create(const struct policy_cfg *cfg, struct policy **out, struct
 				return rc;
 			}
 		}
+		int rc = t == POLICY_KMALLOC_NORMAL
+				 ? create_random_copies(s, order_of_creation,
+							sizeof(order_of_creation), e)
+				 : 0;
+		if (rc) {
+			slub_destroy(&s->base);
+			return rc;
+		}
+	}
+	int rc = create_buckets(s, e);
+	if (rc) {
+		slub_destroy(&s->base);
+		return rc;
 	}
 	*out = &s->base;
 	return 0;
@@ -686,6 +820,8 @@ static void slub_destroy(struct policy *p)
 		free(s->caches[i].cpus);
 	}
 	free(s->caches);
+	free(s->bucket_ids);
+	free(s->rnd_ids);
 	buddy_fini(&s->buddy);
 	free(s);
 }
@@ -700,7 +836,9 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	if (rc0)
 		return rc0;
 	if (id == POLICY_KMALLOC) {
-		id = kmalloc_id(s, r->size, r->ktype);
+		id = __builtin_expect(r->route == 0, 1)
+			     ? kmalloc_id(s, r->size, r->ktype)
+			     : kmalloc_route_id(s, r->size, r->ktype, r->route);
 		if (id == POLICY_NO_CACHE) /* kmalloc_large: whole pages */
 			return buddy_kmalloc_large(&s->buddy, r->size, out, &s->pages.large,
 						   &s->large_objs, e);

@@ -19,6 +19,7 @@
 #include "prefetch.h"
 #include "sat.h"
 #include "sites.h"
+#include "buckets.h"
 _Static_assert(SINK_NEED_NATURAL == POLICY_NEED_NATURAL, "natural");
 #include "trace.h"
 #include "u64map.h"
@@ -123,6 +124,8 @@ struct site_acct {
 	bool need_known;
 	uint8_t watch; /* sim_opts.watch_sites index + 1, 0 = not watched */
 	bool watch_known;
+	bool route_known;
+	uint32_t route_class; /* policy_route_site(), when route_known */
 };
 
 /* What the alignment policy costs, by (root cache, call site), over the
@@ -872,6 +875,28 @@ static uint32_t site_need(struct sim *s, uint32_t site)
 	return st->need;
 }
 
+/* The kmalloc route of an event (policies/buckets.h): 0 unless the model
+ * has kmem_buckets or random kmalloc caches; the site's class is worked
+ * out once. */
+static inline uint32_t site_route(struct sim *s, uint32_t site, const struct trace_event *ev,
+				  enum policy_kmalloc_type t)
+{
+	const struct policy_cfg *cfg = &s->o.cfg;
+	if (__builtin_expect(!cfg->slab_buckets && !cfg->random_kmalloc, 1))
+		return 0;
+	struct site_acct *st = &s->site[site];
+	if (!st->route_known) {
+		st->route_known = true;
+		st->route_class = policy_route_site(cfg, strtab_str(&s->sites, site));
+	}
+	uint32_t gfp = ((ev->gfp & TRACE_GFP_ACCOUNT) && !(ev->gfp & TRACE_GFP_ACCOUNT_ONLY)
+				? POLICY_ROUTE_GFP_ACCOUNT
+				: 0) |
+		       (ev->gfp & TRACE_GFP_HARDWALL ? POLICY_ROUTE_GFP_HARDWALL : 0) |
+		       (ev->gfp & TRACE_GFP_NOWARN ? POLICY_ROUTE_GFP_NOWARN : 0);
+	return policy_route(cfg, st->route_class, gfp, t);
+}
+
 /* red_left_pad + 1 of cache id of p, kept in *tab (0 = not read yet) */
 static int32_t rlp_of(const struct policy *p, uint32_t id, int32_t **tab, size_t *cap)
 {
@@ -1156,6 +1181,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		r.align_need = site_need(s, site);
 		r.site = site;
 		r.site_name = r.align_need ? strtab_str(&s->sites, site) : NULL;
+		r.route = site_route(s, site, ev, r.ktype);
 	} else if ((rc = cache_for(s, ev, site, &r.cache, e))) {
 		return rc;
 	}

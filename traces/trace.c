@@ -333,13 +333,17 @@ enum {
 	RAW_GFP_DMA = 0x01u,
 	RAW_GFP_RECLAIMABLE = 0x10u,
 	RAW_GFP_ACCOUNT = 0x400000u,
+	RAW_GFP_NOWARN = 0x2000u,
+	RAW_GFP_HARDWALL = 0x100000u,
 };
 
 static uint32_t raw_gfp_bits(uint64_t raw)
 {
 	return (raw & RAW_GFP_DMA ? TRACE_GFP_DMA : 0u) |
 	       (raw & RAW_GFP_RECLAIMABLE ? TRACE_GFP_RECLAIMABLE : 0u) |
-	       (raw & RAW_GFP_ACCOUNT ? TRACE_GFP_ACCOUNT : 0u);
+	       (raw & RAW_GFP_ACCOUNT ? TRACE_GFP_ACCOUNT : 0u) |
+	       (raw & RAW_GFP_NOWARN ? TRACE_GFP_NOWARN : 0u) |
+	       (raw & RAW_GFP_HARDWALL ? TRACE_GFP_HARDWALL : 0u);
 }
 
 /* Only these names (from show_gfp_flags() in include/trace/events/mmflags.h)
@@ -352,6 +356,12 @@ static uint32_t named_gfp_bits(const char *s, size_t n)
 		return TRACE_GFP_RECLAIMABLE;
 	if (span_is(s, n, "__GFP_ACCOUNT") || span_is(s, n, "GFP_KERNEL_ACCOUNT"))
 		return TRACE_GFP_ACCOUNT;
+	/* and the two that route memdup_user's kmallocs (GFP_USER |
+	 * __GFP_NOWARN) to its kmem_buckets */
+	if (span_is(s, n, "GFP_USER") || span_is(s, n, "__GFP_HARDWALL"))
+		return TRACE_GFP_HARDWALL;
+	if (span_is(s, n, "__GFP_NOWARN"))
+		return TRACE_GFP_NOWARN;
 	return 0;
 }
 
@@ -1151,6 +1161,12 @@ FAST uint32_t named_gfp_bits_fast(const char *s, size_t n)
 	switch (n) {
 	case 7:
 		return memcmp(s, "GFP_DMA", 7) == 0 ? TRACE_GFP_DMA : 0;
+	case 8:
+		return memcmp(s, "GFP_USER", 8) == 0 ? TRACE_GFP_HARDWALL : 0;
+	case 12:
+		return memcmp(s, "__GFP_NOWARN", 12) == 0 ? TRACE_GFP_NOWARN : 0;
+	case 14:
+		return memcmp(s, "__GFP_HARDWALL", 14) == 0 ? TRACE_GFP_HARDWALL : 0;
 	case 9:
 		return memcmp(s, "__GFP_DMA", 9) == 0 ? TRACE_GFP_DMA : 0;
 	case 13:
@@ -2398,7 +2414,8 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 			/* 1 + CPU 2^32-1 saturates instead of wrapping to 0
 			 * (sim_create refuses such a count, naming it) */
 			if (ev->cpu >= r->stats.cpus_seen)
-				r->stats.cpus_seen = ev->cpu == UINT32_MAX ? UINT32_MAX : ev->cpu + 1;
+				r->stats.cpus_seen =
+					ev->cpu == UINT32_MAX ? UINT32_MAX : ev->cpu + 1;
 			r->stats.accounted_events += ev->accounted >= 0;
 			return 1;
 		}

@@ -49,7 +49,10 @@ enum {
 	TRACE_GFP_ACCOUNT = 1u << 2,	 /* __GFP_ACCOUNT (or accounted=true): kmalloc-cg-N (6.1) */
 	TRACE_GFP_ACCOUNT_ONLY = 1u << 3, /* ACCOUNT came from accounted=true alone: gfp_flags=
 					     had no __GFP_ACCOUNT (the cache's SLAB_ACCOUNT) */
-	TRACE_GFP_KNOWN = 1u << 7,	  /* gfp_flags= was present and understood */
+	/* not type bits: kmalloc routing by flags (policies/buckets.h) */
+	TRACE_GFP_HARDWALL = 1u << 4, /* __GFP_HARDWALL (GFP_USER): memdup_user's kmem_buckets */
+	TRACE_GFP_NOWARN = 1u << 5,   /* __GFP_NOWARN */
+	TRACE_GFP_KNOWN = 1u << 7,    /* gfp_flags= was present and understood */
 };
 
 /* One parsed event. String members point into the reader's line buffer and

@@ -345,7 +345,9 @@ static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 static uint32_t raw_gfp(uint64_t raw)
 {
 	return (raw & 0x01u ? TRACE_GFP_DMA : 0u) | (raw & 0x10u ? TRACE_GFP_RECLAIMABLE : 0u) |
-	       (raw & 0x400000u ? TRACE_GFP_ACCOUNT : 0u);
+	       (raw & 0x400000u ? TRACE_GFP_ACCOUNT : 0u) |
+	       (raw & 0x2000u ? TRACE_GFP_NOWARN : 0u) |
+	       (raw & 0x100000u ? TRACE_GFP_HARDWALL : 0u);
 }
 
 static uint32_t named_gfp(const char *s)
@@ -356,6 +358,10 @@ static uint32_t named_gfp(const char *s)
 		return TRACE_GFP_RECLAIMABLE;
 	if (strcmp(s, "__GFP_ACCOUNT") == 0 || strcmp(s, "GFP_KERNEL_ACCOUNT") == 0)
 		return TRACE_GFP_ACCOUNT;
+	if (strcmp(s, "GFP_USER") == 0 || strcmp(s, "__GFP_HARDWALL") == 0)
+		return TRACE_GFP_HARDWALL;
+	if (strcmp(s, "__GFP_NOWARN") == 0)
+		return TRACE_GFP_NOWARN;
 	return 0;
 }
 
