@@ -188,7 +188,8 @@ static void gen_repeat(uint64_t n)
 	}
 	for (uint64_t rep = 0; out < n; rep++) {
 		if (rep > 255) {
-			(void)fprintf(stderr, "gen_bench: repeat needs more than 256 repetitions\n");
+			(void)fprintf(stderr,
+				      "gen_bench: repeat needs more than 256 repetitions\n");
 			exit(1);
 		}
 		for (size_t i = 0; i < nlines; i++, out++) {
@@ -292,7 +293,8 @@ static void gen_real(uint64_t n, uint64_t target, bool leak)
 			if (leak)
 				continue;
 			if (nlive == caplive)
-				live = xrealloc(live, (caplive = caplive * 2 + 1024) * sizeof(*live));
+				live = xrealloc(live,
+						(caplive = caplive * 2 + 1024) * sizeof(*live));
 			live[nlive].pair = k;
 			live[nlive++].ptr = ptr;
 		} else {
@@ -303,8 +305,9 @@ static void gen_real(uint64_t n, uint64_t target, bool leak)
 			emit(&lines[pairs[o.pair].f], ts, o.ptr);
 			if (r->nfreed == r->capfreed)
 				r->freed = xrealloc(r->freed, (r->capfreed = r->capfreed * 2 + 64) *
-								  sizeof(*r->freed));
-			r->freed[r->nfreed++] = (o.ptr - slot_ptr(pairs[o.pair].region, 0, 0)) / r->stride;
+								      sizeof(*r->freed));
+			r->freed[r->nfreed++] =
+				(o.ptr - slot_ptr(pairs[o.pair].region, 0, 0)) / r->stride;
 		}
 	}
 }
