@@ -791,28 +791,14 @@ static uint64_t shape_hash(const struct policy_obj *o)
 	return h ^ h >> 29;
 }
 
-/* l's policy_obj o as (address, shape id): the shape last used for o's
- * cache and size first, else the table (entries are never removed: there
- * are about as many as distinct request sizes per cache, whatever the
- * trace's length). */
-static int set_obj(struct sim *s, struct live *l, const struct policy_obj *o)
+/* set_obj's case of a shape not in the hint: the table (entries are never
+ * removed: there are about as many as distinct request sizes per cache,
+ * whatever the trace's length). */
+__attribute__((noinline)) static int set_obj_slow(struct sim *s, struct live *l,
+						  const struct policy_obj *o, uint32_t *hint)
 {
 	struct policy_obj k = *o;
 	k.addr = 0;
-	l->addr = o->addr;
-	uint32_t *hint =
-		&s->shape_hint[((o->cache * 0x9e3779b1u) ^ (uint32_t)o->size) % SHAPE_HINTS];
-	if (*hint) {
-		const struct policy_obj *h = &s->shapes[*hint - 1];
-		/* field by field: the compiler keeps it inline */
-		if (h->cache == k.cache && h->size == k.size && h->bytes_alloc == k.bytes_alloc &&
-		    h->slot_bytes == k.slot_bytes && h->meta_bytes == k.meta_bytes &&
-		    h->object_bytes == k.object_bytes && h->order == k.order &&
-		    h->align_shift == k.align_shift && h->frag_bytes == k.frag_bytes) {
-			l->shape = *hint - 1;
-			return 0;
-		}
-	}
 	/* a different shape with the same hash takes the next key */
 	for (uint64_t h = shape_hash(&k);; h++) {
 		bool found;
@@ -836,6 +822,29 @@ static int set_obj(struct sim *s, struct live *l, const struct policy_obj *o)
 		*hint = l->shape + 1;
 		return 0;
 	}
+}
+
+/* l's policy_obj o as (address, shape id): the shape last used for o's
+ * cache and size when it is o's (inline, compared field by field), else
+ * set_obj_slow. */
+static inline __attribute__((always_inline)) int set_obj(struct sim *s, struct live *l,
+							 const struct policy_obj *o)
+{
+	l->addr = o->addr;
+	uint32_t *hint =
+		&s->shape_hint[((o->cache * 0x9e3779b1u) ^ (uint32_t)o->size) % SHAPE_HINTS];
+	if (*hint) {
+		const struct policy_obj *h = &s->shapes[*hint - 1];
+		if (h->cache == o->cache && h->size == o->size &&
+		    h->bytes_alloc == o->bytes_alloc && h->slot_bytes == o->slot_bytes &&
+		    h->meta_bytes == o->meta_bytes && h->object_bytes == o->object_bytes &&
+		    h->order == o->order && h->align_shift == o->align_shift &&
+		    h->frag_bytes == o->frag_bytes) {
+			l->shape = *hint - 1;
+			return 0;
+		}
+	}
+	return set_obj_slow(s, l, o, hint);
 }
 
 /* l's policy_obj, as the policy made it */
