@@ -55,10 +55,16 @@ static bool is_raw_ptr(uint64_t p)
 	return p >> 47 == 0x1ffff;
 }
 
-/* One live object. */
+enum { SHAPE_HINTS = 1024 };
+
+/* One live object. Its policy_obj is kept as the address and an index
+ * into sim.shapes, the policy_obj's other fields (56 bytes), which objects
+ * of one cache and request size share: 48 bytes per live object instead of
+ * 96 (issue 28: bytes per live object). */
 struct live {
-	struct policy_obj obj;
+	uint64_t addr;	    /* policy_obj.addr */
 	uint64_t req;	    /* bytes requested */
+	uint32_t shape;	    /* the rest of the policy_obj: sim.shapes[shape] */
 	uint32_t acct;	    /* root cache id, or UINT32_MAX for large kmallocs */
 	uint32_t site;	    /* call-site id */
 	uint32_t cpu;	    /* allocating CPU (after folding) */
@@ -67,6 +73,9 @@ struct live {
 	uint32_t cost;	    /* kmallocs: index into sim.cost; UINT32_MAX: none */
 	int32_t growth;	    /* bytes_alloc - that of a kmalloc of req under align none */
 };
+
+_Static_assert(sizeof(struct live) == 48, "struct live: 48 bytes per live object");
+_Static_assert(sizeof(struct policy_obj) == 64, "set_obj compares whole policy_objs: no padding");
 
 /* A root cache of the recorded kernel that shares its geometry with
  * another (sim_name_candidate). */
@@ -148,6 +157,11 @@ struct sim {
 	struct u64map live_index; /* trace ptr -> live_val(): pool index, perf record */
 	struct live *pool;
 	uint32_t pool_len, pool_cap, pool_free;
+	/* the distinct policy_obj of live objects, address 0 (struct live) */
+	struct policy_obj *shapes;
+	size_t nshapes, shapes_cap;
+	struct u64map shape_index;	  /* shape_hash() -> index into shapes */
+	uint32_t shape_hint[SHAPE_HINTS]; /* by cache and size: the shape last used + 1 */
 	/* caches as the trace names them */
 	struct strtab names;	    /* cache names seen */
 	struct u64map name_cache;   /* name id -> policy cache id */
@@ -156,6 +170,7 @@ struct sim {
 	struct u64map defined;	    /* learn_key(0, osz, slot) -> sim_define_cache id */
 	struct u64map geom_name;    /* geom_key(osz, slot) -> name id + 1 (sim_name_geometry) */
 	struct u64map trace_slab;   /* raw pointers: the trace's slab base -> root cache id + 1 */
+	uint64_t trace_slab_put[256][2]; /* by slab base: a (base, value) put there last */
 	struct u64map pre_addr;	    /* start_slab objects still live: model address -> pool index */
 	struct u64map pslab_of;	    /* model slab base of a pre_slab -> (root << 32 | index) + 1 */
 	struct u64map pre_bind;	    /* the trace's slab base -> (root << 32 | pre_slab index) + 1 */
@@ -330,6 +345,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	s->o = *o;
 	evq_init(&s->q);
 	u64map_init_sparse(&s->live_index);
+	u64map_init_sparse(&s->shape_index);
 	u64map_init(&s->name_cache);
 	u64map_init(&s->learned);
 	u64map_init_sparse(&s->cache_by_key);
@@ -396,6 +412,8 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->cost_index);
 	evq_fini(&s->q);
 	u64map_fini(&s->live_index);
+	u64map_fini(&s->shape_index);
+	free(s->shapes);
 	u64map_fini(&s->name_cache);
 	u64map_fini(&s->learned);
 	u64map_fini(&s->cache_by_key);
@@ -772,6 +790,79 @@ static int pool_get(struct sim *s, uint32_t *idx)
 	return 0;
 }
 
+static uint64_t shape_hash(const struct policy_obj *o)
+{
+	uint64_t h = (uint64_t)o->cache << 32 | o->order;
+	const uint64_t w[] = {o->bytes_alloc,  o->size,
+			      o->slot_bytes,   o->meta_bytes,
+			      o->object_bytes, (uint64_t)o->align_shift << 32 | o->frag_bytes};
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ULL;
+	return h ^ h >> 29;
+}
+
+/* set_obj's case of a shape not in the hint: the table (entries are never
+ * removed: there are about as many as distinct request sizes per cache,
+ * whatever the trace's length). */
+__attribute__((noinline)) static int set_obj_slow(struct sim *s, struct live *l,
+						  const struct policy_obj *o, uint32_t *hint)
+{
+	struct policy_obj k = *o;
+	k.addr = 0;
+	/* a different shape with the same hash takes the next key */
+	for (uint64_t h = shape_hash(&k);; h++) {
+		bool found;
+		uint64_t *v = u64map_upsert(&s->shape_index, h, &found);
+		if (!v)
+			return SLABSIM_ENOMEM;
+		if (found && memcmp(&s->shapes[*v], &k, sizeof(k)))
+			continue;
+		if (!found) {
+			struct policy_obj *n =
+				grow_room(s->shapes, &s->shapes_cap, s->nshapes, sizeof(*n), 64);
+			if (!n) {
+				u64map_del_ref(&s->shape_index, v);
+				return SLABSIM_ENOMEM;
+			}
+			s->shapes = n;
+			n[s->nshapes] = k;
+			*v = s->nshapes++;
+		}
+		l->shape = (uint32_t)*v;
+		*hint = l->shape + 1;
+		return 0;
+	}
+}
+
+/* l's policy_obj o as (address, shape id): the shape last used for o's
+ * cache and size when it is o's (inline, compared field by field), else
+ * set_obj_slow. */
+static inline __attribute__((always_inline)) int set_obj(struct sim *s, struct live *l,
+							 const struct policy_obj *o)
+{
+	l->addr = o->addr;
+	uint32_t *hint =
+		&s->shape_hint[((o->cache * 0x9e3779b1u) ^ (uint32_t)o->size) % SHAPE_HINTS];
+	if (*hint) {
+		const struct policy_obj *h = &s->shapes[*hint - 1];
+		if (h->cache == o->cache && h->size == o->size &&
+		    h->bytes_alloc == o->bytes_alloc && h->slot_bytes == o->slot_bytes &&
+		    h->meta_bytes == o->meta_bytes && h->object_bytes == o->object_bytes &&
+		    h->order == o->order && h->align_shift == o->align_shift &&
+		    h->frag_bytes == o->frag_bytes) {
+			l->shape = *hint - 1;
+			return 0;
+		}
+	}
+	return set_obj_slow(s, l, o, hint);
+}
+
+/* l's policy_obj, as the policy made it */
+static inline const struct policy_obj *shape_of(const struct sim *s, const struct live *l)
+{
+	return &s->shapes[l->shape];
+}
+
 static void pool_put(struct sim *s, uint32_t idx)
 {
 	s->pool[idx].next_free = s->pool_free;
@@ -825,7 +916,9 @@ static inline __attribute__((always_inline)) int do_free(struct sim *s, uint32_t
 {
 	struct live *l = &s->pool[idx];
 	s->seen_valid = false;
-	int rc = policy_free(s->p, &l->obj, cpu, e);
+	struct policy_obj obj = *shape_of(s, l);
+	obj.addr = l->addr;
+	int rc = policy_free(s->p, &obj, cpu, e);
 	if (rc)
 		return rc;
 	if (l->cost != UINT32_MAX)
@@ -835,12 +928,12 @@ static inline __attribute__((always_inline)) int do_free(struct sim *s, uint32_t
 		a->frees++;
 		a->live_objs--;
 		a->live_req -= l->req;
-		a->live_slot -= l->obj.slot_bytes;
-		a->live_meta -= l->obj.meta_bytes;
-		a->live_object -= l->obj.object_bytes;
+		a->live_slot -= obj.slot_bytes;
+		a->live_meta -= obj.meta_bytes;
+		a->live_object -= obj.object_bytes;
 	} else {
 		s->large_live_req -= l->req;
-		s->large_live_bytes -= l->obj.bytes_alloc;
+		s->large_live_bytes -= obj.bytes_alloc;
 	}
 	struct site_acct *st = &s->site[l->site];
 	st->frees++;
@@ -917,12 +1010,12 @@ static int32_t rlp_of(const struct policy *p, uint32_t id, int32_t **tab, size_t
 /* Who pays: the kmalloc just made (l, from request r) against a kmalloc of
  * the same size under align none, by (root cache, call site); and whether
  * a listed caller got the alignment its rule asks. */
-static int account_cost(struct sim *s, struct live *l, const struct policy_alloc_req *r,
-			struct err *e)
+static int account_cost(struct sim *s, struct live *l, const struct policy_obj *o,
+			const struct policy_alloc_req *r, struct err *e)
 {
 	struct policy *nb = s->none;
 	uint64_t none_bytes = nb->ops->kmalloc_bytes(nb, l->req, r->ktype);
-	int64_t growth = (int64_t)l->obj.bytes_alloc - (int64_t)none_bytes;
+	int64_t growth = (int64_t)o->bytes_alloc - (int64_t)none_bytes;
 	uint64_t shift = 0;
 	if (l->acct != UINT32_MAX) {
 		struct cache_acct *a = &s->acct[l->acct];
@@ -958,16 +1051,16 @@ static int account_cost(struct sim *s, struct live *l, const struct policy_alloc
 	}
 	struct cost_acct *c = &s->cost[*slot];
 	c->allocs++;
-	c->bytes_alloc += l->obj.bytes_alloc;
+	c->bytes_alloc += o->bytes_alloc;
 	c->bytes_alloc_none += none_bytes;
 	c->redzone_shift += shift;
-	c->fragments += l->obj.frag_bytes;
+	c->fragments += o->frag_bytes;
 	c->live_growth += growth;
 	l->cost = (uint32_t)*slot;
 	l->growth = (int32_t)growth;
 	if (r->align_need) {
 		s->listed_allocs++;
-		if (l->obj.addr % policy_need_bytes(r->align_need, l->req)) {
+		if (o->addr % policy_need_bytes(r->align_need, l->req)) {
 			c->violations++;
 			s->listed_violations++;
 		}
@@ -997,21 +1090,21 @@ static int note_account(struct sim *s, uint32_t root, const struct trace_event *
  * cache's and the run's totals, and its misalignment if a kmalloc of a
  * power of two is not aligned to its size. */
 static int count_alloc(struct sim *s, const struct trace_event *ev, const struct live *l,
-		       uint32_t site, bool kmalloc, struct err *e)
+		       const struct policy_obj *o, uint32_t site, bool kmalloc, struct err *e)
 {
 	int rc;
 	struct site_acct *st = &s->site[site];
 	st->allocs++;
 	st->bytes_req = sat_add(st->bytes_req, ev->bytes_req);
-	st->bytes_alloc = sat_add(st->bytes_alloc, l->obj.bytes_alloc);
+	st->bytes_alloc = sat_add(st->bytes_alloc, o->bytes_alloc);
 	/* the trace's bytes_alloc is any 64-bit number: its sums saturate */
 	st->bytes_alloc_trace = sat_add(st->bytes_alloc_trace, ev->bytes_alloc);
 	st->live_objs++;
 	st->live_req += ev->bytes_req;
 	s->perf_bytes_req = sat_add(s->perf_bytes_req, ev->bytes_req);
 	s->perf_bytes_alloc_trace = sat_add(s->perf_bytes_alloc_trace, ev->bytes_alloc);
-	s->perf_bytes_alloc_model = sat_add(s->perf_bytes_alloc_model, l->obj.bytes_alloc);
-	if (l->obj.bytes_alloc != ev->bytes_alloc)
+	s->perf_bytes_alloc_model = sat_add(s->perf_bytes_alloc_model, o->bytes_alloc);
+	if (o->bytes_alloc != ev->bytes_alloc)
 		s->alloc_size_mismatch++;
 	s->live_objs++;
 	s->live_req += ev->bytes_req;
@@ -1020,14 +1113,14 @@ static int count_alloc(struct sim *s, const struct trace_event *ev, const struct
 		a->allocs++;
 		a->live_objs++;
 		a->live_req += ev->bytes_req;
-		a->live_slot += l->obj.slot_bytes;
-		a->live_meta += l->obj.meta_bytes;
-		a->live_object += l->obj.object_bytes;
+		a->live_slot += o->slot_bytes;
+		a->live_meta += o->meta_bytes;
+		a->live_object += o->object_bytes;
 	} else {
 		s->large_live_req += ev->bytes_req;
-		s->large_live_bytes += l->obj.bytes_alloc;
+		s->large_live_bytes += o->bytes_alloc;
 	}
-	if (kmalloc && is_pow2(ev->bytes_req) && l->obj.addr % ev->bytes_req) {
+	if (kmalloc && is_pow2(ev->bytes_req) && o->addr % ev->bytes_req) {
 		st->violations++;
 		s->violations_total++;
 		if (l->acct != UINT32_MAX)
@@ -1038,7 +1131,7 @@ static int count_alloc(struct sim *s, const struct trace_event *ev, const struct
 		if (cnt)
 			(*cnt)++;
 		else if ((rc = u64map_put(&s->violations, key, 1)) ||
-			 (rc = u64map_put(&s->violation_addr, key, l->obj.addr)))
+			 (rc = u64map_put(&s->violation_addr, key, o->addr)))
 			return err_set(e, rc, "out of memory");
 	}
 	return 0;
@@ -1205,27 +1298,32 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	if ((rc = pool_get(s, &idx)))
 		return err_set(e, rc, "out of memory");
 	struct live *l = &s->pool[idx];
-	if ((rc = policy_alloc(s->p, &r, &l->obj, e))) {
+	struct policy_obj obj = {0}; /* all of it is compared (set_obj) */
+	if ((rc = policy_alloc(s->p, &r, &obj, e))) {
 		pool_put(s, idx);
 		return rc;
 	}
-	*slot |= (uint64_t)idx + 1;
 	l->req = ev->bytes_req;
-	if (l->obj.object_bytes < l->req && l->req <= l->obj.slot_bytes) {
+	if (obj.object_bytes < l->req && l->req <= obj.slot_bytes) {
 		/* A cache merged into a root after its first allocations raises
 		 * the root's object_size (__kmem_cache_alias), so one call site
 		 * traces two bytes_req for one cache (copy_process's
 		 * signal_cache: 1112, later 1152 in a 6.1 capture). The object
 		 * holds the request: no rounding, the rest of the slot is
 		 * layout. */
-		l->obj.meta_bytes = l->obj.slot_bytes - l->req;
-		l->obj.object_bytes = l->req;
+		obj.meta_bytes = obj.slot_bytes - l->req;
+		obj.object_bytes = l->req;
 	}
+	if ((rc = set_obj(s, l, &obj))) {
+		pool_put(s, idx); /* the run ends: out of memory */
+		return err_set(e, rc, "out of memory");
+	}
+	*slot |= (uint64_t)idx + 1;
 	l->site = site;
 	l->cpu = cpu;
 	l->acct = UINT32_MAX;
-	if (l->obj.cache != POLICY_NO_CACHE &&
-	    ((rc = root_of(s, l->obj.cache, &l->acct)) || (rc = grow_acct(s, l->acct))))
+	if (obj.cache != POLICY_NO_CACHE &&
+	    ((rc = root_of(s, obj.cache, &l->acct)) || (rc = grow_acct(s, l->acct))))
 		return err_set(e, rc, "out of memory");
 	if (!kmalloc && l->acct != UINT32_MAX && ev->accounted >= 0 && s->ncands &&
 	    (rc = note_account(s, l->acct, ev)))
@@ -1233,13 +1331,21 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	if (l->acct != UINT32_MAX && is_raw_ptr(ev->ptr)) {
 		/* slabs are naturally aligned blocks of the page allocator:
 		 * remember which cache this one of the real kernel belongs to */
-		uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << l->obj.order) - 1;
-		if ((rc = u64map_put(&s->trace_slab, ev->ptr & ~mask, (uint64_t)l->acct + 1)))
-			return err_set(e, rc, "out of memory");
+		uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << obj.order) - 1;
+		uint64_t base = ev->ptr & ~mask, val = (uint64_t)l->acct + 1;
+		/* most allocations land in a slab just put: skip the put that
+		 * would write the same value (the map is the same either way) */
+		uint64_t *last = s->trace_slab_put[(base >> 12) % 256];
+		if (last[0] != base || last[1] != val) {
+			if ((rc = u64map_put(&s->trace_slab, base, val)))
+				return err_set(e, rc, "out of memory");
+			last[0] = base;
+			last[1] = val;
+		}
 	}
-	if ((rc = count_alloc(s, ev, l, site, kmalloc, e)))
+	if ((rc = count_alloc(s, ev, l, &obj, site, kmalloc, e)))
 		return rc;
-	if (kmalloc && (rc = account_cost(s, l, &r, e)))
+	if (kmalloc && (rc = account_cost(s, l, &obj, &r, e)))
 		return rc;
 	/* sim_event observes the state right after this: the pages read here
 	 * serve it too */
@@ -1280,9 +1386,9 @@ static uint32_t take_pre(struct sim *s, struct cache_acct *a, uint32_t j)
 	s->pool[a->pre[j]].next_free = j;
 	struct live *l = &s->pool[idx];
 	uint64_t v;
-	if (a->npslabs && u64map_del(&s->pre_addr, l->obj.addr, NULL)) {
-		uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << l->obj.order) - 1;
-		if (u64map_get(&s->pslab_of, l->obj.addr & ~mask, &v))
+	if (a->npslabs && u64map_del(&s->pre_addr, l->addr, NULL)) {
+		uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << shape_of(s, l)->order) - 1;
+		if (u64map_get(&s->pslab_of, l->addr & ~mask, &v))
 			a->pslabs[(uint32_t)(v - 1)].left--;
 	}
 	return idx;
@@ -2282,13 +2388,17 @@ static int pre_add(struct sim *s, uint32_t root, const struct policy_obj *objs, 
 			break;
 		}
 		struct live *l = &s->pool[idx];
-		l->obj = objs[i];
+		if ((rc = set_obj(s, l, &objs[i]))) {
+			rc = err_set(e, rc, "out of memory");
+			pool_put(s, idx);
+			break;
+		}
 		/* the request size is not recorded: count the object size */
 		l->req = objs[i].object_bytes;
 		l->acct = root;
 		l->cpu = 0;
 		if ((rc = intern_site(s, "(start state)", &l->site)) ||
-		    (by_addr && (rc = u64map_put(&s->pre_addr, l->obj.addr, idx)))) {
+		    (by_addr && (rc = u64map_put(&s->pre_addr, l->addr, idx)))) {
 			rc = err_set(e, rc, "out of memory");
 			pool_put(s, idx);
 			break;
@@ -2297,9 +2407,9 @@ static int pre_add(struct sim *s, uint32_t root, const struct policy_obj *objs, 
 		a->pre[a->npre++] = idx;
 		a->live_objs++;
 		a->live_req += l->req;
-		a->live_slot += l->obj.slot_bytes;
-		a->live_meta += l->obj.meta_bytes;
-		a->live_object += l->obj.object_bytes;
+		a->live_slot += objs[i].slot_bytes;
+		a->live_meta += objs[i].meta_bytes;
+		a->live_object += objs[i].object_bytes;
 		s->site[l->site].live_objs++;
 		s->site[l->site].live_req += l->req;
 		s->live_objs++;

@@ -1,0 +1,161 @@
+#!/bin/sh
+# targets.sh - issue 28's standing targets, each as a ratio measured in one run.
+#
+#   tests/bench/targets.sh [-B BUILDDIR] [-r RUNS] [-d SCRATCH] [-s SEED]
+#                          [-D TRACE.DAT -T REPORT] [-P PERF.DATA] [-t TARGETS]
+#
+# -B  a build of slabsim (default build-rel; configure it with
+#     --buildtype=release). -r  runs of every command (default 3): the
+#     figures are medians of user + system CPU seconds (and of wall seconds),
+#     peak RSS the largest. -d  scratch directory for the generated traces
+#     (default $TMPDIR or /tmp; about 3.5 GB at the peak; they are kept
+#     there, named by their parameters, and reused). -s  the generator's
+#     seed (default 1). -D/-T  a trace.dat and its `trace-cmd report` text
+#     (default: the bundled traces/samples/linux-6.18-kmem.dat and its
+#     .report.zst). -P  a `perf record -e 'kmem:*'` recording (default: none,
+#     the perf kmem target is skipped). -t  a comma list of the targets to
+#     run (db,mawk,evarr,live,dat,perf; default all).
+#
+# The inputs (gen_bench, see its header): the bundled qemu capture's trace
+# repeated to >= 2 M events with distinct pointers (the real-trace case),
+# 10 M events of its shape drawn from seed, and 2 M / 1,000 kmallocs never
+# freed. Nothing generated is committed.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+builddir=$repo/build-rel runs=3 scratch=${TMPDIR:-/tmp} seed=1
+dat='' report='' perfdata='' only=db,mawk,evarr,live,dat,perf
+while getopts B:r:d:s:D:T:P:t: o; do
+	case $o in
+	B) builddir=$(cd "$OPTARG" && pwd) ;;
+	r) runs=$OPTARG ;;
+	d) scratch=$OPTARG ;;
+	s) seed=$OPTARG ;;
+	D) dat=$OPTARG ;;
+	T) report=$OPTARG ;;
+	P) perfdata=$OPTARG ;;
+	t) only=$OPTARG ;;
+	*) echo "usage: $0 [-B BUILDDIR] [-r RUNS] [-d SCRATCH] [-s SEED] [-D DAT -T REPORT] [-P PERF.DATA] [-t LIST]" >&2; exit 1 ;;
+	esac
+done
+want() { case ",$only," in *",$1,"*) return 0 ;; esac; return 1; }
+die() { echo "targets.sh: $*" >&2; exit 1; }
+S=$builddir/slabsim G=$builddir/tests/bench/gen_bench E=$builddir/tests/bench/replay_evarr
+for x in "$S" "$G" "$E" /usr/bin/time; do [ -x "$x" ] || die "missing $x (ninja -C BUILDDIR; apt-get install time)"; done
+mkdir -p "$scratch"
+work=$(mktemp -d "$scratch/targets.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+
+# ---- inputs -----------------------------------------------------------------
+sample=$scratch/qemu-2cpu.trace
+[ -s "$sample" ] || zstd -dcq "$repo/traces/samples/linux-6.1-qemu-2cpu/trace.txt.zst" >"$sample"
+gen() { # gen FILE ARGS...: generate once per parameter set
+	f=$1; shift
+	[ -s "$f" ] || { echo "targets.sh: generating $(basename "$f") ..." >&2; "$G" --sample "$sample" "$@" >"$f.tmp" && mv "$f.tmp" "$f"; }
+}
+rep=$scratch/bench-repeat-2M.trace
+real10=$scratch/bench-real-10M-s$seed.trace
+leak2m=$scratch/bench-leak-2M-s$seed.trace
+leak1k=$scratch/bench-leak-1k-s$seed.trace
+if want db || want mawk; then gen "$rep" --shape repeat --events 2000000; fi
+if want evarr; then gen "$real10" --shape real --events 10000000 --seed "$seed"; fi
+if want live; then
+	gen "$leak2m" --shape leak --events 2000000 --seed "$seed"
+	gen "$leak1k" --shape leak --events 1000 --seed "$seed"
+fi
+
+# ---- measuring ----------------------------------------------------------------
+# run KEY CMD...: runs the command $runs times under GNU time; sets
+# KEY_cpu, KEY_wall (medians) and KEY_rss (largest, KiB). Its stdout goes to
+# $work/KEY.out. Exit status 0 required.
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+run() {
+	key=$1; shift
+	: >"$work/$key.t"
+	i=0
+	while [ "$i" -lt "$runs" ]; do
+		i=$((i + 1))
+		rm -f "$work/rec.db" "$work/rec.db-journal" "$work/rec.db-wal"
+		/usr/bin/time -f '%e %U %S %M' -o "$work/t" "$@" >"$work/$key.out" 2>"$work/$key.err" ||
+			die "$key failed: $* (see $(tail -n 1 "$work/$key.err"))"
+		cat "$work/t" >>"$work/$key.t"
+	done
+	eval "${key}_wall=\$(awk '{ print \$1 }' \"\$work/\$key.t\" | median)"
+	eval "${key}_cpu=\$(awk '{ print \$2 + \$3 }' \"\$work/\$key.t\" | median)"
+	eval "${key}_rss=\$(awk '\$4 > m { m = \$4 } END { print m }' \"\$work/\$key.t\")"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+verdict() { awk -v v="$1" -v g="$2" -v op="$3" 'BEGIN { ok = op == "<=" ? v <= g : v >= g; print ok ? "met" : "MISSED" }'; }
+row() { printf '  %-52s %10s  %-8s %s\n' "$1" "$2" "$3 $4" "$(verdict "$2" "$4" "$3")"; }
+
+echo "slabsim targets (issue 28), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, $(uname -r)"
+echo "build: $builddir ($(sed -n "s/^buildtype *= *//p;s/^ *buildtype *//p" "$builddir/meson-info/intro-buildoptions.json" 2>/dev/null | head -n 1))"
+echo "medians of $runs runs, CPU = user + system seconds (GNU time)"
+echo
+MAWK='$5 == "kmalloc:" || $5 == "kmalloc_node:" { for (i = 6; i <= NF; i++) { f = $i; if (substr(f, 1, 10) == "bytes_req=") r = substr(f, 11); else if (substr(f, 1, 12) == "bytes_alloc=") a = substr(f, 13) } s += a - r; k++ } END { printf "%d %.0f\n", k, s }'
+
+if want db || want mawk; then
+	cat "$rep" >/dev/null
+	run rec "$S" replay "$rep" --db "$work/rec.db"
+	run nodb "$S" replay "$rep" --no-db
+	run mawk mawk "$MAWK" "$rep"
+	run wc wc -l "$rep"
+	echo "real-trace case: $(basename "$rep"), $(($(wc -l <"$rep") - 12)) events, $(($(wc -c <"$rep") / 1048576)) MiB"
+	printf '  %-40s %8s %8s %10s\n' command "CPU s" "wall s" "RSS KiB"
+	for k in rec nodb mawk wc; do
+		eval "printf '  %-40s %8s %8s %10s\n' $k \"\$${k}_cpu\" \"\$${k}_wall\" \"\$${k}_rss\""
+	done
+fi
+if want evarr; then
+	# one replay thread over the parsed event array that sweep runs share
+	: >"$work/ev.t"
+	i=0
+	while [ "$i" -lt "$runs" ]; do
+		i=$((i + 1))
+		"$E" "$real10" >>"$work/ev.t" || die "replay_evarr failed"
+	done
+	ev_n=$(sed -n '1s/.*events=\([0-9]*\).*/\1/p' "$work/ev.t")
+	ev_cpu=$(sed 's/.*model_cpu_s=\([0-9.]*\).*/\1/' "$work/ev.t" | median)
+	ev_wall=$(sed 's/.*model_s=\([0-9.]*\).*/\1/' "$work/ev.t" | median)
+	ev_rate=$(awk -v n="$ev_n" -v c="$ev_cpu" 'BEGIN { printf "%.1f", n / c / 1e6 }')
+	echo "parsed array: $(basename "$real10"), $ev_n events: replay CPU $ev_cpu s, wall $ev_wall s"
+fi
+if want live; then
+	run l2m "$S" replay "$leak2m" --no-db -q
+	run l1k "$S" replay "$leak1k" --no-db -q
+	bpl=$(awk -v a="$l2m_rss" -v b="$l1k_rss" 'BEGIN { printf "%.1f", (a - b) * 1024 / 1999000 }')
+	echo "live objects: peak RSS $l2m_rss KiB with 2 M live, $l1k_rss KiB with 1,000 live"
+fi
+if want dat; then
+	if [ -z "$dat" ]; then
+		dat=$repo/traces/samples/linux-6.18-kmem.dat
+		report=$work/kmem.report
+		zstd -dcq "$repo/traces/samples/linux-6.18-kmem.report.zst" >"$report"
+	fi
+	[ -n "$report" ] || die "-D needs -T (the trace.dat's trace-cmd report text)"
+	run dat "$S" replay "$dat" --no-db
+	run txt "$S" replay "$report" --no-db
+	echo "trace.dat: $(basename "$dat") CPU $dat_cpu s, its report text CPU $txt_cpu s"
+fi
+if want perf && [ -n "$perfdata" ]; then
+	perf script -i "$perfdata" >"$work/perf.txt" 2>/dev/null
+	run pk perf kmem -i "$perfdata" --slab stat
+	run ps "$S" replay "$work/perf.txt" --no-db
+	echo "perf kmem: $(basename "$perfdata") ($(wc -l <"$work/perf.txt") perf script lines): perf kmem --slab stat CPU $pk_cpu s, slabsim replay of its perf script text CPU $ps_cpu s"
+fi
+
+echo
+printf '  %-52s %10s  %-8s %s\n' target measured goal ""
+if want db || want mawk; then
+	row "recorded replay CPU / mawk one-liner CPU" "$(ratio "$rec_cpu" "$mawk_cpu")" "<=" 0.5
+	row "recorded replay CPU / wc -l CPU" "$(ratio "$rec_cpu" "$wc_cpu")" "<=" 5
+	row "recorded replay wall / wc -l wall" "$(ratio "$rec_wall" "$wc_wall")" "<=" 5
+	row "replay --db CPU / replay --no-db CPU" "$(ratio "$rec_cpu" "$nodb_cpu")" "<=" 1.15
+fi
+! want evarr || row "M events/s from the parsed array (CPU)" "$ev_rate" ">=" 25
+! want live || row "bytes per live object" "$bpl" "<=" 64
+! want dat || row "trace.dat CPU / its report text CPU" "$(ratio "$dat_cpu" "$txt_cpu")" "<=" 1
+if want perf && [ -n "$perfdata" ]; then
+	row "slabsim CPU / perf kmem stat CPU" "$(ratio "$ps_cpu" "$pk_cpu")" "<=" 0.5
+fi
