@@ -1201,13 +1201,18 @@ static int untraced_alloc(struct sim *s, uint32_t cid, uint32_t root,
 	if (rc || (rc = pool_get(s, idx)))
 		return err_set(e, rc, "out of memory");
 	struct live *l = &s->pool[*idx];
+	struct policy_obj obj = {0}; /* all of it is compared (set_obj) */
 	s->seen_valid = false;
-	if ((rc = policy_alloc(s->p, &r, &l->obj, e))) {
+	if ((rc = policy_alloc(s->p, &r, &obj, e))) {
 		pool_put(s, *idx);
 		return rc;
 	}
+	if ((rc = set_obj(s, l, &obj))) {
+		pool_put(s, *idx); /* the run ends: out of memory */
+		return err_set(e, rc, "out of memory");
+	}
 	/* the request size is not traced: count the object size */
-	l->req = l->obj.object_bytes;
+	l->req = obj.object_bytes;
 	l->acct = root;
 	l->cpu = cpu;
 	l->site = site;
@@ -1216,9 +1221,9 @@ static int untraced_alloc(struct sim *s, uint32_t cid, uint32_t root,
 	a->untraced_refreed++;
 	a->live_objs++;
 	a->live_req += l->req;
-	a->live_slot += l->obj.slot_bytes;
-	a->live_meta += l->obj.meta_bytes;
-	a->live_object += l->obj.object_bytes;
+	a->live_slot += obj.slot_bytes;
+	a->live_meta += obj.meta_bytes;
+	a->live_object += obj.object_bytes;
 	s->site[l->site].live_objs++;
 	s->site[l->site].live_req += l->req;
 	s->live_objs++;
