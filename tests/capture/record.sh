@@ -251,6 +251,18 @@ else
 	tap_ok "busybox ash: the same slab-attrs.tsv # SKIP no busybox"
 fi
 
+# ---- another tracer on the instance while recording: its changes are
+# named (a warning, interference= in capture-info.txt), exit still 0 ----
+mk_fake w
+T=$tmp/w/tracefs
+run w -o capw -z 0 -- sh -c "echo 0 >'$T/events/kmem/kfree/enable'; echo 8 >'$T/buffer_size_kb';
+	echo 'tracing_mark_write: SNAP 0001' >>'$T/trace'; printf 'read events: 5\n' >>'$T/per_cpu/cpu1/stats'"
+tap_is "interference: exit 0, what changed in capture-info.txt" "$rc $(grep '^interference=' capw/capture-info.txt)" \
+	"0 interference=kfree=0 buffer_size_kb=8 trace_pipe_read=5 snap_markers=1/0"
+tap_like "interference: a warning" "$(err)" \
+	"record: warning: another tracer used this tracefs instance while recording (kfree=0 buffer_size_kb=8 trace_pipe_read=5 snap_markers=1/0)"
+tap_is "interference: the state found is put back" "$(state w)" "on=1 buf=1408 hash=1 en=0010"
+
 # ---- the nohash-ptr check: Linux 6.1 blanks name= under nohash-ptr ----
 . "$cap/capture-lib.sh"
 printf '%s\n' '  ls-1 [000] .....  9.1: kmem_cache_free: call_site=__fput+0x100/0x250 ptr=ffff898201330900 name=' >blank1
