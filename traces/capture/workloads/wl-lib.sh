@@ -61,8 +61,10 @@ wl_msgs() {
 	' "$1" "$2"
 }
 
-# wl_maps ROUNDS N: ROUNDS times, N anonymous mappings of 1 to 8 pages made
-# (protections alternating so that neighbours do not merge into one VMA),
+# wl_maps ROUNDS N: ROUNDS times, N private anonymous mappings of 1 to 8
+# pages made (MAP_PRIVATE: python's default MAP_SHARED would make a shmem
+# file, inode and dentry for each; protections alternating so that
+# neighbours do not merge into one VMA),
 # each touched, then all unmapped (vm_area_struct, anon_vma, maple_node).
 wl_maps() {
 	python3 -c '
@@ -72,7 +74,7 @@ for r in range(rounds):
     maps = []
     for i in range(n):
         prot = mmap.PROT_READ | (mmap.PROT_WRITE if i % 2 == 0 else 0)
-        m = mmap.mmap(-1, mmap.PAGESIZE * (1 + i % 8), prot=prot)
+        m = mmap.mmap(-1, mmap.PAGESIZE * (1 + i % 8), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=prot)
         if i % 2 == 0:
             m[0] = 1
         else:
@@ -80,5 +82,26 @@ for r in range(rounds):
         maps.append(m)
     for m in maps:
         m.close()
+' "$1" "$2"
+}
+
+# wl_maps_hold N HOLD: N anonymous mappings of 1 to 8 pages (protections
+# alternating, as wl_maps; the writable ones touched, so each gets an
+# anon_vma), held HOLD seconds, then unmapped: the VMA count of one process
+# up by N and down again (vm.max_map_count is 65530 by default).
+wl_maps_hold() {
+	python3 -c '
+import mmap, sys, time
+n, hold = int(sys.argv[1]), float(sys.argv[2])
+maps = []
+for i in range(n):
+    prot = mmap.PROT_READ | (mmap.PROT_WRITE if i % 2 == 0 else 0)
+    m = mmap.mmap(-1, mmap.PAGESIZE * (1 + i % 8), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=prot)
+    if i % 2 == 0:
+        m[0] = 1
+    maps.append(m)
+time.sleep(hold)
+for m in maps:
+    m.close()
 ' "$1" "$2"
 }
