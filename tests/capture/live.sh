@@ -38,15 +38,18 @@ tap_is "slab-attrs-start.tsv has the same header" "$(head -n 1 "$cap/slab-attrs-
 tap_is "sheaf_capacity: 32 for maple_node and vm_area_struct (their kmem_cache_args)" \
 	"$(awk -F'\t' '$1 == "maple_node" || $1 == "vm_area_struct" {printf "%s=%s ", $1, $30}' "$cap/slab-attrs.tsv")" \
 	"maple_node=32 vm_area_struct=32 "
-markers=$(awk '$5 == "tracing_mark_write:" && $6 == "SNAP" {printf "%s ", $7}' trace.txt)
+# the event is the word after the timestamp ("12.345678:"): a task name
+# may hold blanks, so not a fixed field
+ev_awk='function ev() { for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) return i + 1; return 0 }'
+markers=$(awk "$ev_awk"' $1 != "#" && (k = ev()) && $k == "tracing_mark_write:" && $(k + 1) == "SNAP" {printf "%s ", $(k + 2)}' trace.txt)
 tap_is "one snapshots/ID.slabinfo per SNAP ID marker, in order" "$markers" \
 	"$(cd "$cap/snapshots" && ls | sed -n 's/\.slabinfo$//p' | tr '\n' ' ')"
 tap_is "one snapshots/ID.meminfo per SNAP ID marker" "$markers" \
 	"$(cd "$cap/snapshots" && ls | sed -n 's/\.meminfo$//p' | tr '\n' ' ')"
 
-want=$(awk '$1 != "#" {n[$5]++} END {printf "%d %d %d %d %d", n["kmalloc:"], n["kmem_cache_alloc:"], n["kfree:"], n["kmem_cache_free:"], n["tracing_mark_write:"]}' trace.txt)
+want=$(awk "$ev_awk"' $1 != "#" && (k = ev()) {n[$k]++} END {printf "%d %d %d %d %d", n["kmalloc:"], n["kmem_cache_alloc:"], n["kfree:"], n["kmem_cache_free:"], n["tracing_mark_write:"]}' trace.txt)
 tap_is "every kmem_cache_alloc line names its cache (6.18's name=)" \
-	"$(awk '$5 == "kmem_cache_alloc:" && !/ name=[^ ]/ {n++} END {print n + 0}' trace.txt)" "0"
+	"$(awk "$ev_awk"' $1 != "#" && (k = ev()) && $k == "kmem_cache_alloc:" && !/ name=[^ ]/ {n++} END {print n + 0}' trace.txt)" "0"
 "$bin" replay "$cap" --no-name-pass --format json --no-db >out.json 2>err
 tap_is "replay of the capture without the name pass: exit 0" "$?" "0"
 ev=$(grep '"events":' out.json)
