@@ -36,6 +36,7 @@ const char *const capture_attr_names[CAPTURE_A_NR] = {
 	[CAPTURE_A_PARTIAL] = "partial",
 	[CAPTURE_A_CPU_SLABS] = "cpu_slabs",
 	[CAPTURE_A_OBJECTS_PARTIAL] = "objects_partial",
+	[CAPTURE_A_SHEAF_CAPACITY] = "sheaf_capacity",
 };
 
 static char *xstrdup(const char *s)
@@ -668,6 +669,9 @@ int capture_parse_cmdline(const char *text, const char *path, struct capture_cmd
 	char *save = NULL;
 	for (char *w = strtok_r(copy, " \t\r\n", &save); w && !rc;
 	     w = strtok_r(NULL, " \t\r\n", &save)) {
+		/* the kernel's parse_args stops at "--": the rest is init's */
+		if (strcmp(w, "--") == 0)
+			break;
 		char *val = strchr(w, '=');
 		if (val)
 			*val++ = '\0';

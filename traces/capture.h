@@ -80,6 +80,9 @@ enum capture_attr {
 	CAPTURE_A_PARTIAL,	   /* slabs on the node partial lists */
 	CAPTURE_A_CPU_SLABS,	   /* CPU slabs + per-CPU partial slabs */
 	CAPTURE_A_OBJECTS_PARTIAL, /* objects in use on node-partial slabs */
+	/* 6.18: the per-CPU sheaf size of a cache created with
+	 * kmem_cache_args.sheaf_capacity (0: no sheaves); -1 before 6.18 */
+	CAPTURE_A_SHEAF_CAPACITY,
 	CAPTURE_A_NR,
 };
 
@@ -131,7 +134,10 @@ struct capture_debug_block {
 	uint32_t ncaches;
 };
 
-/* What the kernel command line says about the slab allocator. */
+/* What the kernel command line says about the slab allocator. The 6.9
+ * names (slab_debug=, slab_min_order= ...) and the older slub_* ones are
+ * both taken, as the kernel takes both; words after a lone "--" are the
+ * init process's arguments, not the kernel's, and are not read. */
 struct capture_cmdline {
 	char *raw;
 	bool slub_debug_given;

@@ -8,6 +8,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@ enum {
 	OPT_NO_ANCHOR,
 	OPT_AT_MARKER,
 	OPT_SEED,
+	OPT_EXCLUDE,
 };
 
 void usage_validate(FILE *f)
@@ -83,6 +85,12 @@ void usage_validate(FILE *f)
 		"                        the first snapshot as the start state\n"
 		"  --at-marker           compare each snapshot with the model at its SNAP marker\n"
 		"                        rather than when its /proc/slabinfo was read\n"
+		"  --exclude CACHE,...   leave these caches out of every figure (layout counts,\n"
+		"                        end-state totals, snapshot totals and\n"
+		"                        pages_mae_over_swing), e.g. caches the trace is known to\n"
+		"                        miss; named in the report; may be repeated. A name that\n"
+		"                        is no cache of the capture (or an alias merged into\n"
+		"                        another) is warned about and ignored, not an error\n"
 		"  --seed S              seed of the random picks of start-state objects that\n"
 		"                        frees of pointers allocated before the trace take\n"
 		"                        (default 0, GSL's default seed; recorded)\n"
@@ -93,7 +101,73 @@ void usage_validate(FILE *f)
 		cli_exit_codes_help);
 }
 
-int cmd_validate(int argc, char **argv)
+/* The names of one --exclude CACHE,... appended to *names (duplicates
+ * dropped). -1 for an empty name (usage), -2 out of memory. */
+static int add_excludes(const char *arg, char ***names, uint32_t *n)
+{
+	for (const char *p = arg;;) {
+		size_t len = strcspn(p, ",");
+		if (!len)
+			return -1;
+		bool dup = false;
+		for (uint32_t i = 0; i < *n && !dup; i++)
+			dup = strlen((*names)[i]) == len && memcmp((*names)[i], p, len) == 0;
+		if (!dup) {
+			char **nn = realloc(*names, (*n + 1) * sizeof(*nn));
+			if (!nn)
+				return -2;
+			*names = nn;
+			if (!(nn[*n] = strndup(p, len)))
+				return -2;
+			(*n)++;
+		}
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+/* Keep in names (compacted, *n updated) the --exclude names that are
+ * caches of cap; a warning on stderr for each other one (not an error: a
+ * list kept for several captures may name a cache one of them lacks). */
+static void check_excludes(const struct capture *cap, char **names, uint32_t *n)
+{
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < *n; i++) {
+		const char *root;
+		switch (val_exclude_check(cap, names[i], &root)) {
+		case VAL_EXCL_CACHE:
+			names[kept++] = names[i];
+			continue;
+		case VAL_EXCL_ALIAS:
+			fprintf(stderr,
+				"slabsim: warning: --exclude %s: an alias merged into %s in this "
+				"capture (its objects are that cache's); ignored: exclude %s to "
+				"leave them out\n",
+				names[i], root, root);
+			break;
+		case VAL_EXCL_UNKNOWN:
+			fprintf(stderr,
+				"slabsim: warning: --exclude %s: no such cache in %s (slabinfo "
+				"files, slab-attrs.tsv); ignored\n",
+				names[i], cap->dir);
+			break;
+		}
+		free(names[i]);
+	}
+	*n = kept;
+}
+
+static void free_names(char **names, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* cmd_validate without the --exclude names, which it gathers into *excl
+ * (*nexcl of them) for the caller to free on every return. */
+static int validate_main(int argc, char **argv, char ***excl, uint32_t *nexcl)
 {
 	static const struct option longopts[] = {
 		CLI_MODEL_LONGOPTS,
@@ -105,6 +179,7 @@ int cmd_validate(int argc, char **argv)
 		{"no-anchor", no_argument, NULL, OPT_NO_ANCHOR},
 		{"at-marker", no_argument, NULL, OPT_AT_MARKER},
 		{"seed", required_argument, NULL, OPT_SEED},
+		{"exclude", required_argument, NULL, OPT_EXCLUDE},
 		{"quiet", no_argument, NULL, 'q'},
 		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
@@ -173,6 +248,19 @@ int cmd_validate(int argc, char **argv)
 		case OPT_AT_MARKER:
 			o.at_marker = true;
 			break;
+		case OPT_EXCLUDE:
+			if ((r = add_excludes(optarg, excl, nexcl)) == -2) {
+				fprintf(stderr, "slabsim: out of memory\n");
+				return err_exit_code(SLABSIM_ENOMEM);
+			}
+			if (r) {
+				fprintf(stderr,
+					"slabsim: --exclude expects cache names separated by "
+					"commas, got '%s'\n",
+					optarg);
+				return cli_bad_usage("validate");
+			}
+			break;
 		default:
 			return cli_bad_usage("validate");
 		}
@@ -189,6 +277,9 @@ int cmd_validate(int argc, char **argv)
 	err_clear(&e);
 	if (capture_open(o.dir, &cap, &e))
 		return cli_fail(&e);
+	check_excludes(cap, *excl, nexcl);
+	o.exclude = (const char *const *)*excl;
+	o.nexclude = *nexcl;
 	int status = 0;
 	const struct val_report *rep = NULL;
 	int rc = val_capture_model(cap, &o.model, o.notes, &e);
@@ -207,5 +298,14 @@ int cmd_validate(int argc, char **argv)
 		status = SLABSIM_EXIT_IO;
 	}
 	capture_close(cap);
+	return status;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	char **excl = NULL;
+	uint32_t nexcl = 0;
+	int status = validate_main(argc, argv, &excl, &nexcl);
+	free_names(excl, nexcl);
 	return status;
 }

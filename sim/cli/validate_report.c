@@ -5,6 +5,7 @@
 #include "policy.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 /* The end-state section of the table for a capture with slabinfo.txt. */
 static void print_end_table(FILE *out, const struct val_report *res)
@@ -194,6 +195,12 @@ static void print_json(FILE *out, const struct val_report *res)
 		json_str(out, res->kernel_from);
 		fprintf(out, ",\n");
 	}
+	fprintf(out, "  \"excluded\": [");
+	for (uint32_t i = 0; i < res->nexcluded; i++) {
+		fprintf(out, "%s", i ? ", " : "");
+		json_str(out, res->excluded[i]);
+	}
+	fprintf(out, "],\n");
 	if (res->start_est[0]) {
 		fprintf(out, "  \"start_estimated\": ");
 		json_str(out, res->start_est);
@@ -287,6 +294,14 @@ static void print_json(FILE *out, const struct val_report *res)
 		fprintf(out, "  \"pages_mae_over_swing\": null\n}\n");
 }
 
+static bool is_excluded(const struct val_report *res, const char *name)
+{
+	for (uint32_t i = 0; i < res->nexcluded; i++)
+		if (strcmp(res->excluded[i], name) == 0)
+			return true;
+	return false;
+}
+
 /* The comparison as a table on out. */
 static void print_table(FILE *out, const struct val_report *res)
 {
@@ -304,6 +319,12 @@ static void print_table(FILE *out, const struct val_report *res)
 	if (res->start_est[0])
 		fprintf(out, "start state: slab-attrs-start.tsv lacks columns, estimated: %s\n",
 			res->start_est);
+	if (res->nexcluded) {
+		fprintf(out, "excluded (--exclude): ");
+		for (uint32_t i = 0; i < res->nexcluded; i++)
+			fprintf(out, "%s%s", i ? ", " : "", res->excluded[i]);
+		fprintf(out, "; not in the layout counts, totals nor pages_mae_over_swing\n");
+	}
 	fprintf(out, "\n");
 	if (res->layout_from && !c->has_attrs)
 		fprintf(out, "layout (%s): %u caches compared, %u mismatched\n", res->layout_from,
@@ -315,12 +336,13 @@ static void print_table(FILE *out, const struct val_report *res)
 		fprintf(out, "layout: not compared: %s\n", res->layout_none);
 	for (uint32_t i = 0; i < res->nlay; i++) {
 		const struct val_layout_row *l = &res->lay[i];
+		const char *ex = is_excluded(res, l->name) ? " (excluded)" : "";
 		if (l->failed)
-			fprintf(out, "  %s: cannot lay out: %s\n", l->name, l->why);
+			fprintf(out, "  %s: cannot lay out: %s%s\n", l->name, l->why, ex);
 		for (int f = 0; !l->failed && f < VAL_LAYOUT_NR; f++)
 			if (l->bad & (1u << f))
-				fprintf(out, "  %s %s: predicted %u, real %" PRId64 "\n", l->name,
-					res->lfield[f], l->pred[f], l->real[f]);
+				fprintf(out, "  %s %s: predicted %u, real %" PRId64 "%s\n", l->name,
+					res->lfield[f], l->pred[f], l->real[f], ex);
 	}
 	if (res->meminfo && c->has_meminfo_end)
 		fprintf(out,

@@ -438,6 +438,8 @@ static int on_read_site(void *ctx, struct sim *s, const struct trace_event *ev, 
 
 struct vctx {
 	struct capture *c;
+	const char *const *exclude; /* val_opts.exclude: left out of the totals */
+	uint32_t nexclude;
 	/* SLOB (POLICY_TRUTH_MEMINFO): snapshots are snapshots/ID.meminfo and
 	 * the predicted total is base_pages (what the kernel held when the
 	 * trace began, from meminfo-start.txt or the anchor, held constant)
@@ -548,6 +550,75 @@ static int snap_new(struct vctx *v, const char *id, uint64_t t_ns, struct val_sn
 	return 0;
 }
 
+/* ---- validate --exclude ---- */
+
+static bool excluded(const struct vctx *v, const char *name)
+{
+	for (uint32_t i = 0; i < v->nexclude; i++)
+		if (strcmp(v->exclude[i], name) == 0)
+			return true;
+	return false;
+}
+
+enum val_excl val_exclude_check(const struct capture *c, const char *name, const char **root)
+{
+	*root = NULL;
+	if (capture_slabinfo_find(&c->end, name) || capture_slabinfo_find(&c->start, name))
+		return VAL_EXCL_CACHE;
+	for (uint32_t i = 0; i < c->attrs.n; i++) {
+		if (strcmp(c->attrs.rows[i].name, name) != 0)
+			continue;
+		const char *id = c->attrs.rows[i].link_target;
+		if (!id)
+			return VAL_EXCL_CACHE;
+		/* the links of one sysfs id (":0000048"): the one slabinfo lists
+		 * is the root cache's name, which holds the alias's objects */
+		*root = id;
+		for (uint32_t j = 0; j < c->attrs.n; j++) {
+			const struct capture_attrs_row *o = &c->attrs.rows[j];
+			if (o->link_target && strcmp(o->link_target, id) == 0 &&
+			    (capture_slabinfo_find(&c->end, o->name) ||
+			     capture_slabinfo_find(&c->start, o->name)))
+				*root = o->name;
+		}
+		return VAL_EXCL_ALIAS;
+	}
+	for (uint32_t i = 0; i < c->nsnapshots; i++) {
+		struct capture_slabinfo si;
+		struct err e;
+		if (capture_read_snapshot(c, c->snapshot_ids[i], &si, &e))
+			continue;
+		bool found = capture_slabinfo_find(&si, name) != NULL;
+		capture_slabinfo_free(&si);
+		if (found)
+			return VAL_EXCL_CACHE;
+	}
+	return VAL_EXCL_UNKNOWN;
+}
+
+/* Leave the excluded caches out of snapshot r's totals: the real pages of
+ * their rows, the model's pages of the same names at the marker and, when
+ * r was compared at its read (read), as they were then. */
+static void snap_exclude(const struct vctx *v, struct sim *s, struct val_snap *r, bool read)
+{
+	for (uint32_t k = 0; k < v->nexclude; k++) {
+		const struct capture_slabinfo_row *row =
+			capture_slabinfo_find(&r->si, v->exclude[k]);
+		if (row)
+			r->real_pages -= row->num_slabs * row->pagesperslab;
+		uint32_t id;
+		if (!sim_find_cache(s, v->exclude[k], &id))
+			continue;
+		struct sim_cache_state cs;
+		sim_cache_state(s, id, &cs);
+		r->pred_at_marker -= cs.pages;
+		if (!read)
+			r->pred_pages -= cs.pages;
+		else if (id < v->read.n)
+			r->pred_pages -= v->read.cache_pages[id];
+	}
+}
+
 /* snapshots/ID.slabinfo of r against the model now: per cache and in
  * total; the model as it was at the snapshot's /proc/slabinfo read
  * (snap_read) where the trace shows it, unless this is the anchor. */
@@ -590,6 +661,7 @@ static int snap_slabinfo(struct vctx *v, struct sim *s, struct val_snap *r, stru
 					id2 < v->read.n ? v->read.cache_pages[id2] : 0;
 		}
 	}
+	snap_exclude(v, s, r, read);
 	return 0;
 }
 
@@ -698,6 +770,7 @@ static int anchor_top_up(struct vctx *v, struct sim *s, struct val_snap *r, stru
 	struct sim_totals t;
 	sim_totals(s, &t);
 	r->pred_pages = t.slab_pages;
+	r->pred_at_marker = r->pred_pages;
 	for (uint32_t i = 0; i < r->ncaches; i++) {
 		uint32_t id2;
 		if (sim_find_cache(s, r->caches[i].name, &id2)) {
@@ -706,6 +779,10 @@ static int anchor_top_up(struct vctx *v, struct sim *s, struct val_snap *r, stru
 			r->caches[i].pred_pages = cs.pages;
 		}
 	}
+	/* the real pages were already less the excluded caches' */
+	uint64_t real = r->real_pages;
+	snap_exclude(v, s, r, false);
+	r->real_pages = real;
 	return 0;
 }
 
@@ -1863,6 +1940,8 @@ int val_run(const struct val_opts *o, struct capture *c, const struct val_report
 {
 	*out = NULL;
 	struct vctx v0 = {.c = c,
+			  .exclude = o->exclude,
+			  .nexclude = o->nexclude,
 			  .read = {.single_cpu = -1, .open_cpu = -1, .at_marker = o->at_marker}};
 	if (policy_find(o->model.allocator)->truth == POLICY_TRUTH_NONE)
 		return err_set(e, SLABSIM_EUSAGE,
@@ -2044,6 +2123,8 @@ static void end_summary(const struct vpass *p, struct sim *s, struct val_report 
 	res->untraced_refreed = 0;
 	for (uint32_t i = 0; i < res->nrows; i++) {
 		const struct val_end_row *er = &res->rows[i];
+		if (excluded(p->v, er->name))
+			continue;
 		if (er->in_real)
 			sum.caches_compared++;
 		sum.real_pages += er->real_pages;
@@ -2062,6 +2143,8 @@ static void end_summary(const struct vpass *p, struct sim *s, struct val_report 
 	sum.weighted_page_error = sum.real_pages ? (double)abs_err / (double)sum.real_pages : 0;
 	sum.unattributed_frees = sim_unattributed_frees(s);
 	for (uint32_t i = 0; i < res->nlay; i++) {
+		if (excluded(p->v, res->lay[i].name))
+			continue;
 		sum.layout_compared++;
 		if (res->lay[i].bad || res->lay[i].failed)
 			sum.layout_mismatched++;
@@ -2151,6 +2234,8 @@ static void compare_snapshots(const struct vpass *p, struct val_report *res)
 static int val_compare(struct vpass *p, struct sim *s, struct val_report *res, struct err *e)
 {
 	sim_named_counts(s, res->named);
+	res->excluded = p->o->exclude;
+	res->nexcluded = p->o->nexclude;
 	compare_layout(p, s, res);
 	int rc = end_rows(p->c, s, res, e);
 	if (rc)

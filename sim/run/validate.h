@@ -99,7 +99,21 @@ struct val_opts {
 	 * was read (validate.c, snap_read) */
 	bool at_marker;
 	FILE *notes; /* "capture: ..." notes during the run, or NULL */
+	/* validate --exclude: caches left out of every figure (layout counts,
+	 * end-state totals, snapshot totals and pages_mae_over_swing), for
+	 * caches the trace is known to miss; names as the capture's slabinfo
+	 * shows them (val_exclude_check), borrowed for the run and the report */
+	const char *const *exclude;
+	uint32_t nexclude;
 };
+
+/* What --exclude NAME means in capture c: VAL_EXCL_CACHE, a cache of its
+ * slabinfo files or a root cache of slab-attrs.tsv; VAL_EXCL_ALIAS, an
+ * alias link of slab-attrs.tsv (merged into *root, whose pages hold it);
+ * VAL_EXCL_UNKNOWN, none of these (the command line warns, not an error:
+ * a list kept for several captures may name caches one of them lacks). */
+enum val_excl { VAL_EXCL_CACHE, VAL_EXCL_ALIAS, VAL_EXCL_UNKNOWN };
+enum val_excl val_exclude_check(const struct capture *c, const char *name, const char **root);
 
 /* ---- validate's result (printed by the command line, validate_report.h) ----
  *
@@ -195,6 +209,9 @@ struct val_report {
 	uint32_t nsnaps;
 	uint32_t snap_markers_missing; /* SNAP markers with no snapshot file */
 	struct val_read_window window;
+	/* the caches --exclude left out of the figures (val_opts.exclude) */
+	const char *const *excluded;
+	uint32_t nexcluded;
 };
 
 /* The whole validation of opts->dir, recorded in opts->db. Returns 0 or an

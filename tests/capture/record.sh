@@ -221,6 +221,48 @@ tap_is "SLOB: exit 0, the capture has meminfo but no slabinfo and no slab-attrs"
 	"$rc $(cd capn && ls | tr '\n' ' ')" \
 	"0 capture-info.txt cmdline.txt lost-events.txt meminfo-start.txt meminfo.txt ncpus.txt trace.txt uname.txt "
 
+# ---- a newer kernel's attributes (6.18: sheaf_capacity, NUMA's
+# remote_node_defrag_ratio) become columns after the 26 of every capture;
+# the triggers shrink and validate, the pre-5.14 alloc_calls, a
+# subdirectory and a file that cannot be read do not ----
+mk_fake v
+d=v/sys/kernel/slab/:0000064
+echo 32 >"$d/sheaf_capacity"
+echo 100 >"$d/remote_node_defrag_ratio"
+: >"$d/shrink"
+: >"$d/validate"
+echo 'No data' >"$d/alloc_calls"
+mkdir "$d/power"
+ln -s "$tmp/nowhere" "$d/dangling"
+run v -o capv -z 0 -q -d 1
+hdr6=$(printf '%s\tremote_node_defrag_ratio\tsheaf_capacity' "$hdr")
+tap_is "newer attributes: exit 0, the header is the 28 columns then the kernel's others by name" \
+	"$rc $(head -n 1 capv/slab-attrs.tsv)" "0 $hdr6"
+tap_is "newer attributes: the cache's values, the alias's through its link, '-' where absent" \
+	"$(cut -f 1,29,30 capv/slab-attrs.tsv | tail -n +2)" "$(printf ':0000064\t100\t32\nempty\t-\t-\nkmalloc-64\t100\t32')"
+tap_is "newer attributes: slab-attrs-start.tsv has the same columns" \
+	"$(head -n 1 capv/slab-attrs-start.tsv)" "$hdr6"
+tap_is "every row of 30 fields" "$(awk -F'\t' '{print NF}' capv/slab-attrs.tsv | sort -u)" "30"
+# busybox ash (qemu-boot's guest shell) makes the same table
+if command -v busybox >/dev/null; then
+	busybox ash -c ". '$cap/capture-lib.sh'; cap_slab_attrs '$tmp/v/sys/kernel/slab'" >bb.tsv
+	tap_is "busybox ash: the same slab-attrs.tsv" "$(cmp bb.tsv capv/slab-attrs.tsv && echo same)" "same"
+else
+	tap_ok "busybox ash: the same slab-attrs.tsv # SKIP no busybox"
+fi
+
+# ---- another tracer on the instance while recording: its changes are
+# named (a warning, interference= in capture-info.txt), exit still 0 ----
+mk_fake w
+T=$tmp/w/tracefs
+run w -o capw -z 0 -- sh -c "echo 0 >'$T/events/kmem/kfree/enable'; echo 8 >'$T/buffer_size_kb';
+	echo 'tracing_mark_write: SNAP 0001' >>'$T/trace'; printf 'read events: 5\n' >>'$T/per_cpu/cpu1/stats'"
+tap_is "interference: exit 0, what changed in capture-info.txt" "$rc $(grep '^interference=' capw/capture-info.txt)" \
+	"0 interference=kfree=0 buffer_size_kb=8 trace_pipe_read=5 snap_markers=1/0"
+tap_like "interference: a warning" "$(err)" \
+	"record: warning: another tracer used this tracefs instance while recording (kfree=0 buffer_size_kb=8 trace_pipe_read=5 snap_markers=1/0)"
+tap_is "interference: the state found is put back" "$(state w)" "on=1 buf=1408 hash=1 en=0010"
+
 # ---- the nohash-ptr check: Linux 6.1 blanks name= under nohash-ptr ----
 . "$cap/capture-lib.sh"
 printf '%s\n' '  ls-1 [000] .....  9.1: kmem_cache_free: call_site=__fput+0x100/0x250 ptr=ffff898201330900 name=' >blank1

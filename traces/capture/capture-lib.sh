@@ -4,11 +4,18 @@
 # guest may run under TCG). The format is docs/capture-format.md.
 
 # The attribute columns of slab-attrs.tsv after name and link_target, in the
-# order of the kernel sample the format cites.
+# order of the kernel sample the format cites: always written, "-" where the
+# kernel has no such file.
 CAP_SLAB_COLS="object_size slab_size order objs_per_slab align red_zone poison store_user
 hwcache_align objects total_objects slabs partial cpu_slabs aliases sanity_checks trace
 cache_dma reclaim_account destroy_by_rcu usersize min_partial cpu_partial ctor
 objects_partial slabs_cpu_partial"
+
+# Attribute files never recorded: the write-only triggers (their show
+# prints nothing: shrink empties the cache's free slabs, validate checks it
+# under slab_debug) and the call-site tables of kernels before 5.14 (many
+# lines each, and an error without slab_debug=U; debugfs since 5.14).
+CAP_SLAB_SKIP="shrink validate alloc_calls free_calls"
 
 # cap_read FILE: the first line of FILE with tabs made spaces, or "-" when
 # it is missing, unreadable or empty. Sets $cap_v.
@@ -22,11 +29,43 @@ cap_read() {
 	esac
 }
 
+# cap_known NAME: true when NAME is one of CAP_SLAB_COLS or CAP_SLAB_SKIP.
+cap_known() {
+	for cap_k in $CAP_SLAB_COLS $CAP_SLAB_SKIP; do
+		[ "$cap_k" = "$1" ] && return 0
+	done
+	return 1
+}
+
+# cap_slab_cols SLABDIR: the columns of slab-attrs.tsv in $cap_cols:
+# CAP_SLAB_COLS, then every other attribute file of the first cache
+# directory (not an alias link) that reads without an error, by name
+# (sheaf_capacity of 6.18, skip_kfence, remote_node_defrag_ratio, the
+# CONFIG_SLUB_STATS counters, whatever a later kernel adds). SLUB gives
+# every cache the same files, so one directory decides for all.
+cap_slab_cols() {
+	cap_cols=$CAP_SLAB_COLS
+	for cap_d in "$1"/*; do
+		[ -d "$cap_d" ] && [ ! -L "$cap_d" ] || continue
+		for cap_f in "$cap_d"/*; do
+			[ -f "$cap_f" ] || continue
+			cap_a=${cap_f##*/}
+			cap_known "$cap_a" && continue
+			# one read per attribute, once: a show that fails (an
+			# errno, a write-only file) leaves the column out
+			cat "$cap_f" >/dev/null 2>&1 || continue
+			cap_cols="$cap_cols $cap_a"
+		done
+		return 0
+	done
+}
+
 # cap_slab_attrs SLABDIR: slab-attrs.tsv of SLABDIR (/sys/kernel/slab) on
-# stdout, rows sorted by name in the C locale.
+# stdout, rows sorted by name in the C locale; the columns of cap_slab_cols.
 cap_slab_attrs() {
+	cap_slab_cols "$1"
 	printf 'name\tlink_target'
-	for c in $CAP_SLAB_COLS; do printf '\t%s' "$c"; done
+	for c in $cap_cols; do printf '\t%s' "$c"; done
 	printf '\n'
 	for d in "$1"/*; do
 		[ -e "$d" ] || continue
@@ -37,7 +76,7 @@ cap_slab_attrs() {
 			t=${t##*/}
 		fi
 		printf '%s\t%s' "$n" "$t"
-		for c in $CAP_SLAB_COLS; do
+		for c in $cap_cols; do
 			cap_read "$d/$c"
 			printf '\t%s' "$cap_v"
 		done
