@@ -1792,6 +1792,17 @@ int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 	return apply_event(s, ev, e);
 }
 
+void sim_push_begin(struct sim *s, const struct sink *k, const char *name)
+{
+	s->sink = k;
+	s->src = name ? name : "events";
+}
+
+int sim_push_end(struct sim *s, struct err *e)
+{
+	return take_sample(s, "end", e);
+}
+
 /* A progress bar on a terminal: what is being done, how far through the
  * input (when its size is known), events per second and the time left. */
 struct progress {

@@ -164,6 +164,14 @@ int sim_replay_source(struct sim *s, const struct trace_source *src, const struc
 /* Apply one event (what sim_replay does per event). */
 int sim_event(struct sim *s, const struct trace_event *ev, struct err *e);
 
+/* Events pushed one by one as they happen (slabsim live), instead of read
+ * from a source: sim_push_begin says where samples go (k, borrowed until
+ * sim_push_end; NULL = counted only) and names the input in messages;
+ * then sim_event per event; sim_push_end takes the "end" sample, as
+ * sim_replay_source does at its end. */
+void sim_push_begin(struct sim *s, const struct sink *k, const char *name);
+int sim_push_end(struct sim *s, struct err *e);
+
 /* Hand the run's end state to k: counts, caches, sites, violations and the
  * docs/metrics.md rows, in the order sink.h gives. Returns 0 or the sink's
  * error. */

@@ -115,5 +115,7 @@ int cmd_fit(int argc, char **argv);
 void usage_fit(FILE *f);
 int cmd_validate(int argc, char **argv);
 void usage_validate(FILE *f);
+int cmd_live(int argc, char **argv);
+void usage_live(FILE *f);
 
 #endif

@@ -39,6 +39,8 @@ static const struct cli_cmd commands[] = {
 	 usage_fit},
 	{"validate", "validate DIR", "compare a model with the kernel that recorded a capture",
 	 cmd_validate, usage_validate},
+	{"live", "live", "replay the running kernel's slab events as they happen, beside what-ifs",
+	 cmd_live, usage_live},
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -44,6 +44,8 @@ struct run {
 	bool reread;
 	struct stat first;
 	char hash[TRACE_HASH_HEX + 1]; /* the identity recorded at begin_record */
+	struct sink push_sink;	       /* the recorder as the sink of a pushed run */
+	double t0;		       /* when a pushed run began */
 };
 
 double run_now(void)
@@ -754,6 +756,55 @@ fail:
 	if (o->failed_at)
 		*o->failed_at = at;
 	run_free(r);
+	return rc;
+}
+
+/* ---- a run fed event by event ---- */
+
+int run_push_begin(const struct run_opts *o, const struct run_trace_id *id, const char *path,
+		   struct run **out, struct err *e)
+{
+	struct run_input in = {.kind = RUN_TRACE, .path = path, .id = id};
+	struct run *r = calloc(1, sizeof(*r));
+	int rc;
+	*out = NULL;
+	if (!r)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	r->t0 = run_now();
+	r->model = o->model;
+	if ((rc = make_sim(r, o, e)))
+		goto fail;
+	sim_set_config_from(r->s, r->model.kernel_from, r->model.nr_cpus_from);
+	if (!(r->rec = o->rec) && o->db) {
+		if ((rc = rec_open(o->db, &r->own_rec, e)))
+			goto fail;
+		r->rec = r->own_rec;
+	}
+	if (r->rec) {
+		if ((rc = begin_record(o, &in, r, e)))
+			goto fail;
+		r->push_sink = rec_as_sink(r->rec);
+	}
+	sim_push_begin(r->s, r->rec ? &r->push_sink : NULL, path);
+	*out = r;
+	return 0;
+fail:
+	run_free(r);
+	return rc;
+}
+
+int run_push_event(struct run *r, const struct trace_event *ev, struct err *e)
+{
+	return sim_event(r->s, ev, e);
+}
+
+int run_push_end(const struct run_opts *o, struct run *r, struct err *e)
+{
+	int rc = sim_push_end(r->s, e);
+	if (!rc && r->rec)
+		rc = end_record(o, r, r->t0, e);
+	if (rc && r->rec)
+		(void)rec_run_end(r->rec, NULL, false, NULL);
 	return rc;
 }
 

@@ -246,6 +246,20 @@ struct run_opts {
  * allocator, the input's, the model's or the database's error). */
 int run_exec(const struct run_opts *o, const struct run_input *in, struct run **out, struct err *e);
 
+/* A run whose events are pushed as they happen (slabsim live), with the
+ * model, setup hook and recording of o as run_exec takes them: the engine
+ * is made and set up, and the run begun in o's database, by
+ * run_push_begin (OUT: *out, NULL on error; id names the input, path is
+ * what runs.trace_path records); each event goes to run_push_event, as a
+ * read trace's would; run_push_end takes the end sample, records the end
+ * state and commits (rolled back on error). Samples follow o->so as in a
+ * replay. run_free in every case. Errors: run_exec's. */
+int run_push_begin(const struct run_opts *o, const struct run_trace_id *id, const char *path,
+		   struct run **out, struct err *e);
+struct trace_event;
+int run_push_event(struct run *r, const struct trace_event *ev, struct err *e);
+int run_push_end(const struct run_opts *o, struct run *r, struct err *e);
+
 /* The engine after the replay (borrowed; valid until run_free). */
 struct sim *run_sim(const struct run *r);
 /* Line counts of a text trace or a parsed array, NULL for a workload (valid

@@ -1653,7 +1653,9 @@ static int capture_start(struct sim *s, const struct capture *c, FILE *notes, ui
 	struct start_counts sc = {0};
 	bool by_slab = c->has_attrs_start && sim_policy(s)->ops->start_slab;
 	struct start_walks walks = {0}, *sw = NULL;
-	if (by_slab) {
+	/* no trace to walk ahead (slabsim live: the events are still to
+	 * come): the CPU slabs' free slots are estimated */
+	if (by_slab && c->trace) {
 		if ((rc = walks_read(s, c, &walks, e))) {
 			walks_fini(&walks);
 			return rc;

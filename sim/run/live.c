@@ -1,0 +1,454 @@
+/* live.c - `slabsim live` (live.h): a tracing session, the running kernel
+ * read as a capture for the models' start state, and one pushed run per
+ * model.
+ *
+ * Order matters at the start: the instance is made with its events
+ * enabled and tracing off; then the start state is read (the slow sysfs
+ * walk first, /proc/slabinfo last) and tracing is turned on at once, so
+ * that the gap between the state and the first event is a few
+ * milliseconds; the models are built afterwards, while the ring buffer
+ * holds the first events.
+ */
+#define _XOPEN_SOURCE 700 /* mkstemp, strdup */
+#include "live.h"
+#include "ktrace.h"
+#include "merge.h"
+#include "trace.h"
+#include "validate.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- the running kernel as a capture ---- */
+
+/* The attribute columns after name and link_target, as
+ * traces/capture/capture-lib.sh writes slab-attrs.tsv. */
+static const char *const attr_cols[] = {
+	"object_size",	   "slab_size",		"order",	   "objs_per_slab",
+	"align",	   "red_zone",		"poison",	   "store_user",
+	"hwcache_align",   "objects",		"total_objects",   "slabs",
+	"partial",	   "cpu_slabs",		"aliases",	   "sanity_checks",
+	"trace",	   "cache_dma",		"reclaim_account", "destroy_by_rcu",
+	"usersize",	   "min_partial",	"cpu_partial",	   "ctor",
+	"objects_partial", "slabs_cpu_partial",
+};
+
+/* The first line of path, tabs made spaces, into buf; "-" when it is
+ * missing, unreadable or empty (capture-lib.sh's cap_read). */
+static void first_line(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	(void)snprintf(buf, n, "-");
+	if (!f)
+		return;
+	if (fgets(buf, (int)n, f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		for (char *c = buf; *c; c++)
+			if (*c == '\t')
+				*c = ' ';
+		if (!buf[0])
+			(void)snprintf(buf, n, "-");
+	} else {
+		(void)snprintf(buf, n, "-");
+	}
+	fclose(f);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entries of dir, sorted (C locale). OUT: *names (free each, then it). */
+static int list_dir(const char *dir, char ***names, size_t *n, struct err *e)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t cap = 0;
+	*names = NULL;
+	*n = 0;
+	if (!d)
+		return err_set(e, SLABSIM_EIO, "%s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (*n == cap) {
+			char **v = realloc(*names, (cap = cap ? cap * 2 : 256) * sizeof(*v));
+			if (!v)
+				break;
+			*names = v;
+		}
+		if (!((*names)[*n] = strdup(de->d_name)))
+			break;
+		(*n)++;
+	}
+	bool short_ = de != NULL;
+	closedir(d);
+	if (short_)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	qsort(*names, *n, sizeof(**names), cmp_str);
+	return 0;
+}
+
+/* /sys/kernel/slab as a slab-attrs.tsv into f. */
+static int write_attrs(FILE *f, struct err *e)
+{
+	static const char root[] = "/sys/kernel/slab";
+	char **names;
+	size_t n;
+	int rc = list_dir(root, &names, &n, e);
+	if (rc)
+		return rc;
+	fprintf(f, "name\tlink_target");
+	for (size_t c = 0; c < sizeof(attr_cols) / sizeof(attr_cols[0]); c++)
+		fprintf(f, "\t%s", attr_cols[c]);
+	fputc('\n', f);
+	for (size_t i = 0; i < n; i++) {
+		char p[512], v[4096], t[512];
+		(void)snprintf(p, sizeof(p), "%s/%s", root, names[i]);
+		struct stat st;
+		const char *target = "-";
+		ssize_t w;
+		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    (w = readlink(p, t, sizeof(t) - 1)) > 0) {
+			t[w] = '\0';
+			const char *sl = strrchr(t, '/');
+			target = sl ? sl + 1 : t;
+		}
+		fprintf(f, "%s\t%s", names[i], target);
+		for (size_t c = 0; c < sizeof(attr_cols) / sizeof(attr_cols[0]); c++) {
+			char fp[600];
+			(void)snprintf(fp, sizeof(fp), "%s/%s", p, attr_cols[c]);
+			first_line(fp, v, sizeof(v));
+			fprintf(f, "\t%s", v);
+		}
+		fputc('\n', f);
+		free(names[i]);
+	}
+	free(names);
+	return fflush(f) ? err_set(e, SLABSIM_EIO, "scratch file: %s", strerror(errno)) : 0;
+}
+
+/* /sys/kernel/slab into c->attrs and c->attrs_start, through a scratch
+ * copy read by the capture reader. Without /sys/kernel/slab (not SLUB)
+ * both stay absent. */
+static int read_attrs(struct capture *c, struct err *e)
+{
+	struct stat st;
+	if (stat("/sys/kernel/slab", &st) != 0)
+		return 0;
+	FILE *f = tmpfile();
+	if (!f)
+		return err_set(e, SLABSIM_EIO, "scratch file: %s", strerror(errno));
+	char path[64];
+	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", fileno(f));
+	int rc = write_attrs(f, e);
+	if (!rc && !(rc = capture_read_attrs(path, &c->attrs, e))) {
+		capture_attrs_missing(&c->attrs, c->attrs_missing, sizeof(c->attrs_missing));
+		c->has_attrs = !c->attrs_missing[0];
+	}
+	if (!rc && !(rc = capture_read_attrs(path, &c->attrs_start, e)))
+		c->has_attrs_start = true;
+	fclose(f);
+	return rc;
+}
+
+/* How many CPUs a kernel CPU list ("0-3,8") names; 0 when unreadable. */
+static uint32_t count_cpus(const char *path)
+{
+	char buf[1024];
+	uint32_t n = 0;
+	first_line(path, buf, sizeof(buf));
+	for (char *s = buf; *s && *s != '-';) {
+		char *end;
+		unsigned long a = strtoul(s, &end, 10), b = a;
+		if (end == s)
+			break;
+		if (*end == '-')
+			b = strtoul(end + 1, &end, 10);
+		n += b >= a ? (uint32_t)(b - a + 1) : 0;
+		s = *end == ',' ? end + 1 : end;
+		if (*end != ',')
+			break;
+	}
+	return n;
+}
+
+static int read_kernel(struct capture *c, struct err *e)
+{
+	struct utsname u;
+	char text[1024];
+	int rc;
+	if (uname(&u) == 0) {
+		(void)snprintf(text, sizeof(text), "%s %s %s\n", u.sysname, u.nodename, u.release);
+		if ((rc = capture_parse_uname(text, "uname(2)", c->release, sizeof(c->release),
+					      &c->major, &c->minor, e)))
+			return rc;
+		c->has_uname = true;
+	}
+	FILE *f = fopen("/proc/cmdline", "r");
+	if (f) {
+		char *line = NULL;
+		size_t cap = 0;
+		if (getline(&line, &cap, f) > 0) {
+			line[strcspn(line, "\n")] = '\0';
+			if ((rc = capture_parse_cmdline(line, "/proc/cmdline", &c->cmdline, e))) {
+				free(line);
+				fclose(f);
+				return rc;
+			}
+			c->has_cmdline = true;
+		}
+		free(line);
+		fclose(f);
+	}
+	long np = sysconf(_SC_NPROCESSORS_ONLN);
+	c->nproc = np > 0 ? (uint32_t)np : 0;
+	c->online = count_cpus("/sys/devices/system/cpu/online");
+	c->possible = count_cpus("/sys/devices/system/cpu/possible");
+	return 0;
+}
+
+int live_capture(struct capture **out, struct err *e)
+{
+	struct capture *c = calloc(1, sizeof(*c));
+	int rc;
+	*out = NULL;
+	if (!c || !(c->dir = strdup("/proc"))) {
+		free(c);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	c->cmdline.slub_min_order = c->cmdline.slub_max_order = c->cmdline.slub_min_objects = -1;
+	if ((rc = read_kernel(c, e)) || (rc = read_attrs(c, e)) ||
+	    (rc = capture_read_slabinfo("/proc/slabinfo", &c->start, e))) {
+		capture_close(c);
+		return rc;
+	}
+	c->has_start = true;
+	*out = c;
+	return 0;
+}
+
+int live_real_pages(struct capture_slabinfo *si, uint64_t *pages, struct err *e)
+{
+	int rc = capture_read_slabinfo("/proc/slabinfo", si, e);
+	*pages = rc ? 0 : capture_slabinfo_pages(si);
+	return rc;
+}
+
+/* ---- the session ---- */
+
+struct live_model {
+	struct run_model m;
+	struct run_opts ro;
+	struct run *r;
+	char *scratch; /* its database until merged, or NULL */
+};
+
+struct live {
+	struct ktrace *kt;
+	struct capture *cap;
+	struct run_capture rcap;
+	struct live_model *mod;
+	uint32_t n, nmod; /* models running, models allocated */
+	uint64_t events;
+	double t0;
+	const char *db;
+	bool finished;
+	uint64_t lost; /* the ring buffer's count when tracing stopped */
+	char name[64]; /* the instance's */
+	char extra[160];
+	struct run_trace_id id;
+};
+
+static int setup_model(void *ctx, struct sim *s, struct err *e)
+{
+	const struct live *l = ctx;
+	return run_capture_setup(&l->rcap, s, e);
+}
+
+static int scratch_db(struct live_model *lm, struct err *e)
+{
+	const char *d = getenv("TMPDIR");
+	size_t n = strlen(d && *d ? d : "/tmp") + 32;
+	if (!(lm->scratch = malloc(n)))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	(void)snprintf(lm->scratch, n, "%s/slabsim-live-XXXXXX", d && *d ? d : "/tmp");
+	int fd = mkstemp(lm->scratch);
+	if (fd < 0) {
+		int rc = err_set(e, SLABSIM_EIO, "%s: %s", lm->scratch, strerror(errno));
+		free(lm->scratch);
+		lm->scratch = NULL;
+		return rc;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Model i: the command line's fields, the rest from the running kernel. */
+static int open_model(struct live *l, const struct live_opts *o, uint32_t i, struct err *e)
+{
+	struct live_model *lm = &l->mod[i];
+	int rc;
+	lm->m = o->models[i];
+	if ((rc = val_capture_model(l->cap, &lm->m, i == 0 ? o->notes : NULL, e)))
+		return rc;
+	lm->ro = (struct run_opts){
+		.command = "live",
+		.model = lm->m,
+		.so = o->so,
+		.sample_spec = o->sample_spec,
+		.config_extra = l->extra,
+		.setup = setup_model,
+		.ctx = l,
+		.notes = i == 0 ? o->notes : NULL,
+	};
+	if (o->db) {
+		if ((rc = scratch_db(lm, e)))
+			return rc;
+		lm->ro.db = lm->scratch;
+	}
+	l->rcap.notes = i == 0 ? o->notes : NULL;
+	return run_push_begin(&lm->ro, &l->id, "live", &lm->r, e);
+}
+
+int live_open(const struct live_opts *o, struct live **out, struct err *e)
+{
+	struct live *l = calloc(1, sizeof(*l));
+	struct ktrace_opts ko = {.buffer_kb = o->buffer_kb};
+	int rc;
+	*out = l;
+	if (!l || !(l->mod = calloc(o->nmodels ? o->nmodels : 1, sizeof(*l->mod))))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	l->nmod = o->nmodels;
+	l->db = o->db;
+	if ((rc = ktrace_open(&ko, &l->kt, e)) || (rc = live_capture(&l->cap, e)) ||
+	    (rc = ktrace_start(l->kt, e)))
+		return rc;
+	l->t0 = run_now();
+	(void)snprintf(l->name, sizeof(l->name), "%s", ktrace_instance(l->kt));
+	/* every session is a configuration of its own: its start time in
+	 * config_json keeps merges from taking it for an earlier one */
+	time_t now = time(NULL);
+	struct tm tm;
+	char when[32] = "";
+	if (gmtime_r(&now, &tm))
+		(void)strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	(void)snprintf(l->extra, sizeof(l->extra), "\"live\":{\"start\":\"%s\",\"release\":\"%s\"}",
+		       when, l->cap->release);
+	(void)snprintf(l->id.label, sizeof(l->id.label), "live %s %s", l->cap->release, when);
+	l->id.nr_cpus = l->cap->possible ? l->cap->possible : l->cap->nproc;
+	l->rcap = (struct run_capture){.cap = l->cap, .start = true};
+	for (uint32_t i = 0; i < o->nmodels; i++) {
+		if ((rc = open_model(l, o, i, e)))
+			return rc;
+		l->n = i + 1;
+	}
+	return 0;
+}
+
+static int push(void *ctx, const struct trace_event *ev, struct err *e)
+{
+	struct live *l = ctx;
+	for (uint32_t i = 0; i < l->n; i++) {
+		int rc = run_push_event(l->mod[i].r, ev, e);
+		if (rc)
+			return rc;
+	}
+	l->events++;
+	return 0;
+}
+
+int live_poll(struct live *l, struct err *e)
+{
+	return ktrace_read(l->kt, push, l, e);
+}
+
+uint64_t live_events(const struct live *l)
+{
+	return l->events;
+}
+
+uint64_t live_lost(struct live *l)
+{
+	return l->kt ? ktrace_lost(l->kt) : l->lost;
+}
+
+double live_seconds(const struct live *l)
+{
+	return run_now() - l->t0;
+}
+
+const struct capture *live_start_state(const struct live *l)
+{
+	return l->cap;
+}
+
+const char *live_instance(const struct live *l)
+{
+	return l->name;
+}
+
+uint32_t live_nmodels(const struct live *l)
+{
+	return l->n;
+}
+
+const struct run_model *live_model(const struct live *l, uint32_t i)
+{
+	return &l->mod[i].m;
+}
+
+struct sim *live_sim(const struct live *l, uint32_t i)
+{
+	return run_sim(l->mod[i].r);
+}
+
+int live_finish(struct live *l, struct err *e)
+{
+	int rc = live_poll(l, e);
+	uint64_t lost = l->lost = ktrace_lost(l->kt);
+	/* tracing off: what comes after the last read is not the run's */
+	ktrace_close(l->kt);
+	l->kt = NULL;
+	for (uint32_t i = 0; !rc && i < l->n; i++) {
+		sim_set_capture_lost(run_sim(l->mod[i].r), lost);
+		rc = run_push_end(&l->mod[i].ro, l->mod[i].r, e);
+	}
+	l->finished = true;
+	if (rc || !l->db)
+		return rc;
+	struct merge *m;
+	if ((rc = merge_open(l->db, &m, e)))
+		return rc;
+	for (uint32_t i = 0; !rc && i < l->n; i++)
+		rc = merge_file(m, l->mod[i].scratch, NULL, e);
+	merge_close(m);
+	return rc;
+}
+
+void live_close(struct live *l)
+{
+	if (!l)
+		return;
+	ktrace_close(l->kt);
+	for (uint32_t i = 0; l->mod && i < l->n; i++)
+		run_free(l->mod[i].r);
+	/* a model that failed to open may have a scratch file too */
+	for (uint32_t i = 0; l->mod && i < l->nmod; i++) {
+		if (l->mod[i].scratch) {
+			(void)unlink(l->mod[i].scratch);
+			free(l->mod[i].scratch);
+		}
+	}
+	free(l->mod);
+	capture_close(l->cap);
+	free(l);
+}

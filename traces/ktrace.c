@@ -1,0 +1,490 @@
+/* ktrace.c - the running kernel's kmem: events through a tracefs instance of
+ * our own (ktrace.h), read with libtracefs and decoded with libtraceevent.
+ *
+ * Records are read from the instance's trace_pipe_raw (consuming, so the
+ * memory held is the pages read at a time, whatever the run's length) and
+ * their fields are read as numbers and strings, never printed and parsed:
+ * ptr, bytes_req, bytes_alloc, node and the cache's name= as the event
+ * stores them; the gfp bits the model uses (DMA, RECLAIMABLE, ACCOUNT) by
+ * the values the event format's own __print_flags table gives those names,
+ * so a kernel that renumbers its gfp bits is read right; accounted= from
+ * its field, or, where the format prints it from gfp_flags (kmalloc since
+ * 6.3), from __GFP_ACCOUNT, as the text the kernel would print says. Call
+ * sites are "func+0xoff" from /proc/kallsyms, as the kernel's %pS prints
+ * them, or the address in hex when it has no symbol. Times are the ring
+ * buffer's, in the instance's trace clock ("mono" where the kernel has it:
+ * CLOCK_MONOTONIC, comparable with what user space reads).
+ */
+#define _GNU_SOURCE /* cpu_set_t in tracefs.h */
+#include "ktrace.h"
+#include "trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef SLABSIM_HAVE_TRACEFS
+
+bool ktrace_supported(void)
+{
+	return false;
+}
+
+int ktrace_open(const struct ktrace_opts *o, struct ktrace **out, struct err *e)
+{
+	*out = NULL;
+	return err_set(e, SLABSIM_EUSAGE,
+		       "this slabsim was built without libtracefs: live tracing needs "
+		       "libtracefs-dev (scripts/deps.sh) at build time");
+}
+
+int ktrace_start(struct ktrace *k, struct err *e)
+{
+	return err_set(e, SLABSIM_EUSAGE, "built without libtracefs");
+}
+
+int ktrace_read(struct ktrace *k, ktrace_event_fn fn, void *ctx, struct err *e)
+{
+	return err_set(e, SLABSIM_EUSAGE, "built without libtracefs");
+}
+
+uint64_t ktrace_lost(struct ktrace *k)
+{
+	return 0;
+}
+
+const char *ktrace_instance(const struct ktrace *k)
+{
+	return "";
+}
+
+const char *ktrace_enabled(const struct ktrace *k)
+{
+	return "";
+}
+
+void ktrace_close(struct ktrace *k)
+{
+}
+
+#else
+
+#include <sys/mount.h>
+#include <tracefs.h>
+
+#define NAME_MAX_LEN 256
+#define SITE_CACHE   4096 /* call-site strings by address, direct-mapped */
+#define SITE_LEN     120
+
+/* Where the fields of one slab event are (looked up once per event id). */
+struct evinfo {
+	int id;
+	enum trace_ev_type type;
+	struct tep_format_field *call_site, *ptr, *bytes_req, *bytes_alloc, *gfp_flags, *node,
+		*accounted, *name;
+	bool accounted_in_fmt; /* accounted= printed from gfp_flags, no field */
+	uint64_t dma_bit, rcl_bit, account_bit;
+};
+
+struct site_slot {
+	uint64_t addr;
+	char str[SITE_LEN]; /* "" = empty slot */
+};
+
+struct ktrace {
+	struct tracefs_instance *inst;
+	char name[64];
+	char *mount_path; /* tracefs mounted by ktrace_open: unmounted at close */
+	struct tep_handle *tep;
+	struct evinfo info[TRACE_EV_MARKER];
+	uint32_t ninfo;
+	char enabled[200];
+	long ncpus;
+	struct site_slot *sites;
+	char site[SITE_LEN];
+	char cname[NAME_MAX_LEN];
+	/* the read in progress */
+	ktrace_event_fn fn;
+	void *ctx;
+	struct err *e;
+	int rc;
+};
+
+bool ktrace_supported(void)
+{
+	return true;
+}
+
+/* ---- the formats ---- */
+
+/* The __print_flags argument over the field gfp_flags, anywhere in arg. */
+static struct tep_print_arg *gfp_table(struct tep_print_arg *arg)
+{
+	struct tep_print_arg *f;
+	for (; arg; arg = arg->next) {
+		switch (arg->type) {
+		case TEP_PRINT_FLAGS:
+			f = arg->flags.field;
+			while (f && f->type == TEP_PRINT_TYPE)
+				f = f->typecast.item;
+			if (f && f->type == TEP_PRINT_FIELD && f->field.name &&
+			    strcmp(f->field.name, "gfp_flags") == 0)
+				return arg;
+			break;
+		case TEP_PRINT_OP:
+			if ((f = gfp_table(arg->op.left)) || (f = gfp_table(arg->op.right)))
+				return f;
+			break;
+		case TEP_PRINT_TYPE:
+			if ((f = gfp_table(arg->typecast.item)))
+				return f;
+			break;
+		default:
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* The bits of __GFP_DMA, __GFP_RECLAIMABLE and __GFP_ACCOUNT by the
+ * format's flag table; without one, the numbering of 5.4 to 6.x. */
+static void gfp_bits_of(struct tep_event *ev, struct evinfo *x)
+{
+	x->dma_bit = 0x01;
+	x->rcl_bit = 0x10;
+	x->account_bit = 0x400000;
+	struct tep_print_arg *t = x->gfp_flags ? gfp_table(ev->print_fmt.args) : NULL;
+	for (struct tep_print_flag_sym *f = t ? t->flags.flags : NULL; f; f = f->next) {
+		uint64_t v = f->value ? strtoull(f->value, NULL, 0) : 0;
+		if (!f->str || !v)
+			continue;
+		if (strcmp(f->str, "__GFP_DMA") == 0)
+			x->dma_bit = v;
+		else if (strcmp(f->str, "__GFP_RECLAIMABLE") == 0)
+			x->rcl_bit = v;
+		else if (strcmp(f->str, "__GFP_ACCOUNT") == 0)
+			x->account_bit = v;
+	}
+}
+
+static void info_of(struct ktrace *k, struct tep_event *ev, enum trace_ev_type t)
+{
+	struct evinfo *x = &k->info[k->ninfo++];
+	memset(x, 0, sizeof(*x));
+	x->id = ev->id;
+	x->type = t;
+	x->call_site = tep_find_field(ev, "call_site");
+	x->ptr = tep_find_field(ev, "ptr");
+	x->bytes_req = tep_find_field(ev, "bytes_req");
+	x->bytes_alloc = tep_find_field(ev, "bytes_alloc");
+	x->gfp_flags = tep_find_field(ev, "gfp_flags");
+	x->node = tep_find_field(ev, "node");
+	x->accounted = tep_find_field(ev, "accounted");
+	x->name = tep_find_field(ev, "name");
+	const char *fmt = ev->print_fmt.format ? ev->print_fmt.format : "";
+	x->accounted_in_fmt = !x->accounted && x->gfp_flags && strstr(fmt, "accounted=");
+	gfp_bits_of(ev, x);
+	/* a kernel built without memcg prints IS_ENABLED(CONFIG_MEMCG) as 0 */
+	const char *a = strstr(fmt, "accounted=");
+	if (x->accounted_in_fmt && a && strstr(a, "(0 &&"))
+		x->account_bit = 0;
+}
+
+/* ---- decoding ---- */
+
+static bool num(struct tep_format_field *f, struct tep_record *rec, uint64_t *v)
+{
+	unsigned long long x;
+	if (!f || tep_read_number_field(f, rec->data, &x))
+		return false;
+	*v = x;
+	return true;
+}
+
+static const char *site_str(struct ktrace *k, uint64_t addr)
+{
+	struct site_slot *s = &k->sites[(addr * UINT64_C(0x9e3779b97f4a7c15)) >> 52];
+	if (s->str[0] && s->addr == addr)
+		return s->str;
+	const char *fn = tep_find_function(k->tep, addr);
+	if (fn)
+		(void)snprintf(s->str, sizeof(s->str), "%s+0x%x", fn,
+			       (unsigned)(addr - tep_find_function_address(k->tep, addr)));
+	else
+		(void)snprintf(s->str, sizeof(s->str), "0x%" PRIx64, addr);
+	s->addr = addr;
+	return s->str;
+}
+
+static void decode(struct ktrace *k, const struct evinfo *x, struct tep_event *event,
+		   struct tep_record *rec, struct trace_event *ev)
+{
+	uint64_t v;
+	memset(ev, 0, sizeof(*ev));
+	trace_event_clear_fields(ev);
+	ev->type = x->type;
+	ev->t_ns = rec->ts;
+	ev->cpu = (uint32_t)rec->cpu;
+	ev->pid = tep_data_pid(k->tep, rec);
+	(void)num(x->ptr, rec, &ev->ptr);
+	(void)num(x->bytes_req, rec, &ev->bytes_req);
+	(void)num(x->bytes_alloc, rec, &ev->bytes_alloc);
+	if (num(x->gfp_flags, rec, &v)) {
+		ev->gfp = TRACE_GFP_KNOWN | ((v & x->dma_bit) ? TRACE_GFP_DMA : 0u) |
+			  ((v & x->rcl_bit) ? TRACE_GFP_RECLAIMABLE : 0u) |
+			  ((x->account_bit && (v & x->account_bit)) ? TRACE_GFP_ACCOUNT : 0u);
+		if (x->accounted_in_fmt)
+			ev->accounted = (ev->gfp & TRACE_GFP_ACCOUNT) != 0;
+	}
+	if (num(x->accounted, rec, &v))
+		ev->accounted = v != 0;
+	/* accounted=true without __GFP_ACCOUNT: the cache's SLAB_ACCOUNT (as
+	 * the text parser reads the same fields) */
+	if (ev->accounted == 1 && !(ev->gfp & TRACE_GFP_ACCOUNT))
+		ev->gfp |= TRACE_GFP_ACCOUNT |
+			   ((ev->gfp & TRACE_GFP_KNOWN) ? TRACE_GFP_ACCOUNT_ONLY : 0u);
+	if (num(x->node, rec, &v))
+		ev->node = (int32_t)v;
+	if (num(x->call_site, rec, &v))
+		ev->call_site = site_str(k, v);
+	if (x->name) {
+		int len = 0;
+		const char *s = tep_get_field_raw(NULL, event, "name", rec, &len, 0);
+		if (s && len > 0) {
+			size_t n = strnlen(s, (size_t)len);
+			n = n < sizeof(k->cname) - 1 ? n : sizeof(k->cname) - 1;
+			memcpy(k->cname, s, n);
+			k->cname[n] = '\0';
+			ev->name = k->cname;
+		}
+	}
+}
+
+static int on_record(struct tep_event *event, struct tep_record *rec, int cpu, void *ctx)
+{
+	struct ktrace *k = ctx;
+	struct trace_event ev;
+	if (k->rc)
+		return 1;
+	for (uint32_t i = 0; i < k->ninfo; i++) {
+		if (k->info[i].id != event->id)
+			continue;
+		decode(k, &k->info[i], event, rec, &ev);
+		if ((k->rc = k->fn(k->ctx, &ev, k->e)))
+			return 1;
+		return 0;
+	}
+	return 0;
+}
+
+/* ---- the instance ---- */
+
+static int remove_stale(const char *name, void *ctx)
+{
+	unsigned long pid;
+	char rest;
+	if (sscanf(name, "slabsim-live-%lu%c", &pid, &rest) != 1 || !pid || (pid_t)pid == getpid())
+		return 0;
+	if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return 0; /* its session still runs */
+	struct tracefs_instance *i = tracefs_instance_alloc(NULL, name);
+	if (i) {
+		(void)tracefs_instance_destroy(i);
+		tracefs_instance_free(i);
+	}
+	return 0;
+}
+
+/* /proc/kallsyms into the event handle, for symbolic call sites; without
+ * it (unreadable, hidden addresses) sites stay hex, which changes no
+ * figure of the model. */
+static void load_kallsyms(struct tep_handle *tep)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	size_t cap = 1 << 20, n = 0;
+	char *buf = f ? malloc(cap) : NULL;
+	while (buf) {
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0)
+			break;
+		if (cap - n - 1 == 0) {
+			char *b = realloc(buf, cap * 2);
+			if (!b) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = b;
+			cap *= 2;
+		}
+	}
+	if (buf) {
+		buf[n] = '\0';
+		(void)tep_parse_kallsyms(tep, buf);
+	}
+	free(buf);
+	if (f)
+		fclose(f);
+}
+
+static int enable_events(struct ktrace *k, struct err *e)
+{
+	size_t at = 0;
+	for (int t = 0; t < TRACE_EV_MARKER; t++) {
+		const char *n = trace_ev_names[t];
+		struct tep_event *ev = tep_find_event_by_name(k->tep, "kmem", n);
+		if (!ev)
+			continue; /* kmalloc_node, kmem_cache_alloc_node: gone since 6.1 */
+		if (tracefs_event_enable(k->inst, "kmem", n) < 0)
+			return err_set(e, SLABSIM_EIO, "tracefs: cannot enable kmem:%s in %s: %s",
+				       n, k->name, strerror(errno));
+		info_of(k, ev, (enum trace_ev_type)t);
+		int w = snprintf(k->enabled + at, sizeof(k->enabled) - at, "%s%s", at ? ", " : "",
+				 n);
+		if (w > 0 && (size_t)w < sizeof(k->enabled) - at)
+			at += (size_t)w;
+	}
+	if (!k->ninfo)
+		return err_set(e, SLABSIM_EIO,
+			       "tracefs: this kernel has none of the kmem slab events (kmalloc, "
+			       "kmem_cache_alloc, kfree, kmem_cache_free)");
+	return 0;
+}
+
+static int mount_tracefs(struct ktrace *k, struct err *e)
+{
+	const char *dir = NULL;
+	if (tracefs_tracing_dir_is_mounted(false, &dir) == 1)
+		return 0;
+	if (tracefs_tracing_dir_is_mounted(true, &dir) != 1 || !dir)
+		return err_set(e, SLABSIM_EIO, "tracefs: not mounted and cannot be mounted: %s",
+			       strerror(errno));
+	k->mount_path = strdup(dir);
+	return 0;
+}
+
+int ktrace_open(const struct ktrace_opts *o, struct ktrace **out, struct err *e)
+{
+	struct ktrace *k = calloc(1, sizeof(*k));
+	int rc;
+	*out = k;
+	if (!k || !(k->sites = calloc(SITE_CACHE, sizeof(*k->sites))))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	tracefs_set_loglevel(TEP_LOG_NONE);
+	tep_set_loglevel(TEP_LOG_NONE);
+	if ((rc = mount_tracefs(k, e)))
+		return rc;
+	const char *dir = tracefs_tracing_dir();
+	if (!dir)
+		return err_set(e, SLABSIM_EIO, "tracefs: no tracing directory");
+	if (access(dir, W_OK) != 0)
+		return err_set(e, SLABSIM_EIO, "%s: not writable (%s): live tracing needs root",
+			       dir, strerror(errno));
+	(void)tracefs_instances_walk(remove_stale, NULL);
+	(void)snprintf(k->name, sizeof(k->name), "slabsim-live-%ld", (long)getpid());
+	if (tracefs_instance_exists(k->name))
+		return err_set(e, SLABSIM_EIO, "tracefs: instance %s exists already", k->name);
+	if (!(k->inst = tracefs_instance_create(k->name)))
+		return err_set(e, SLABSIM_EIO, "%s/instances/%s: cannot create: %s", dir, k->name,
+			       strerror(errno));
+	if (tracefs_trace_off(k->inst) < 0)
+		return err_set(e, SLABSIM_EIO, "tracefs: cannot turn tracing off in %s: %s",
+			       k->name, strerror(errno));
+	/* CLOCK_MONOTONIC where the kernel offers it: times user space can
+	 * compare; the default "local" clock otherwise */
+	(void)tracefs_instance_file_write(k->inst, "trace_clock", "mono");
+	if (o->buffer_kb)
+		(void)tracefs_instance_set_buffer_size(k->inst, o->buffer_kb, -1);
+	const char *systems[] = {"kmem", NULL};
+	if (!(k->tep = tracefs_local_events_system(NULL, systems)))
+		return err_set(e, SLABSIM_EIO, "tracefs: cannot read the kmem event formats: %s",
+			       strerror(errno));
+	load_kallsyms(k->tep);
+	k->ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	return enable_events(k, e);
+}
+
+int ktrace_start(struct ktrace *k, struct err *e)
+{
+	if (tracefs_trace_on(k->inst) < 0)
+		return err_set(e, SLABSIM_EIO, "tracefs: cannot turn tracing on in %s: %s", k->name,
+			       strerror(errno));
+	return 0;
+}
+
+int ktrace_read(struct ktrace *k, ktrace_event_fn fn, void *ctx, struct err *e)
+{
+	k->fn = fn;
+	k->ctx = ctx;
+	k->e = e;
+	k->rc = 0;
+	int r = tracefs_iterate_raw_events(k->tep, k->inst, NULL, 0, on_record, k);
+	if (k->rc)
+		return k->rc;
+	if (r < 0)
+		return err_set(e, SLABSIM_EIO, "tracefs: cannot read %s's trace_pipe_raw: %s",
+			       k->name, strerror(errno));
+	return 0;
+}
+
+static uint64_t stat_value(const char *s, const char *key)
+{
+	const char *p = strstr(s, key);
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+uint64_t ktrace_lost(struct ktrace *k)
+{
+	uint64_t n = 0;
+	for (long cpu = 0; k->inst && cpu < k->ncpus; cpu++) {
+		char f[64];
+		(void)snprintf(f, sizeof(f), "per_cpu/cpu%ld/stats", cpu);
+		char *s = tracefs_instance_file_read(k->inst, f, NULL);
+		if (!s)
+			continue;
+		/* "overrun:" also matches inside "commit overrun:": read that
+		 * one at the start of a line */
+		uint64_t commit = stat_value(s, "commit overrun:");
+		const char *ov = strncmp(s, "overrun:", 8) == 0 ? s : strstr(s, "\noverrun:");
+		uint64_t over = ov ? strtoull(ov + (*ov == '\n' ? 9 : 8), NULL, 10) : 0;
+		n += over + commit + stat_value(s, "dropped events:");
+		free(s);
+	}
+	return n;
+}
+
+const char *ktrace_instance(const struct ktrace *k)
+{
+	return k ? k->name : "";
+}
+
+const char *ktrace_enabled(const struct ktrace *k)
+{
+	return k ? k->enabled : "";
+}
+
+void ktrace_close(struct ktrace *k)
+{
+	if (!k)
+		return;
+	if (k->inst) {
+		(void)tracefs_trace_off(k->inst);
+		(void)tracefs_instance_destroy(k->inst);
+		tracefs_instance_free(k->inst);
+	}
+	if (k->tep)
+		tep_free(k->tep);
+	if (k->mount_path) {
+		(void)umount(k->mount_path);
+		free(k->mount_path);
+	}
+	free(k->sites);
+	free(k);
+}
+
+#endif
