@@ -619,6 +619,27 @@ static int slob_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	return cache_alloc(s, r->cache, out, e);
 }
 
+/* A cache's recorded state (a start /proc/slabinfo row of another
+ * allocator's kernel: `slabsim live --allocator slob`): SLOB has no slabs
+ * of a cache's own, so its active objects are allocated one by one, as
+ * kmem_cache_alloc would place them on the shared pages; nr_slabs and
+ * free_slabs do not apply. */
+static int slob_prepopulate(struct policy *p, uint32_t id, const struct policy_start *st,
+			    struct policy_obj *objs, uint64_t *nr_live, struct err *e)
+{
+	struct slob *s = (struct slob *)p;
+	*nr_live = 0;
+	if (id == SLOB_KMALLOC_ID || id >= s->nr_caches)
+		return err_set(e, SLABSIM_EUSAGE, "prepopulate: no cache %u", id);
+	for (uint64_t i = 0; i < st->active_objs; i++) {
+		int rc = cache_alloc(s, id, &objs[i], e);
+		if (rc)
+			return rc;
+		*nr_live = i + 1;
+	}
+	return 0;
+}
+
 /* kfree() / kmem_cache_free(): the size slob_free needs comes from the
  * header (kmalloc: the stored request + 8) or the cache. */
 static int slob_free(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e)
@@ -904,6 +925,7 @@ const struct policy_ops slob_ops = {
 	.cache_create = slob_cache_create,
 	.alloc = slob_alloc,
 	.free = slob_free,
+	.prepopulate = slob_prepopulate,
 	.nr_caches = slob_nr_caches,
 	.cache_info = slob_cache_info,
 	.kmalloc_cache = slob_kmalloc_cache,

@@ -66,7 +66,9 @@ void usage_live(FILE *f)
 		"for what the options give.\n"
 		"\n"
 		"Options:\n"
-		"  -d, --duration SECONDS  stop after SECONDS (default: at SIGINT or SIGTERM)\n"
+		"  -d, --duration SECONDS  stop SECONDS after the models are live (default: at\n"
+		"                        SIGINT or SIGTERM); the events while they are built\n"
+		"                        (seconds: a million start objects each) are kept\n"
 		"  --interval SECONDS    refresh (and sampling) period, default 1\n"
 		"  --allocator LIST      comma-separated allocator models (default slub)\n"
 		"  --align LIST          comma-separated alignment rules (default natural)\n"
@@ -349,11 +351,14 @@ static int read_real(struct live_view *v, struct err *e)
  * interval. */
 static int loop(const struct live_cli *c, struct live_view *v, bool screen, struct err *e)
 {
-	double next = c->interval;
+	/* the duration counts from when the models are live: building them
+	 * from the start state takes seconds (the events meanwhile are kept) */
+	double ready = live_seconds(v->l), next = ready + c->interval;
+	double end = ready + c->duration;
 	int rc;
 	while (!live_signal) {
 		double now = live_seconds(v->l);
-		if (c->duration && now >= c->duration)
+		if (c->duration && now >= end)
 			break;
 		if ((rc = live_poll(v->l, e)))
 			return rc;
@@ -368,8 +373,8 @@ static int loop(const struct live_cli *c, struct live_view *v, bool screen, stru
 			}
 		}
 		double wait = next - live_seconds(v->l);
-		if (c->duration && c->duration - live_seconds(v->l) < wait)
-			wait = c->duration - live_seconds(v->l);
+		if (c->duration && end - live_seconds(v->l) < wait)
+			wait = end - live_seconds(v->l);
 		sleep_s(wait < LIVE_POLL_S ? (wait > 0 ? wait : 0) : LIVE_POLL_S);
 	}
 	return 0;

@@ -11,6 +11,7 @@
  */
 #define _XOPEN_SOURCE 700 /* mkstemp, strdup */
 #include "live.h"
+#include "evarr.h"
 #include "ktrace.h"
 #include "merge.h"
 #include "trace.h"
@@ -19,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -243,7 +245,21 @@ int live_real_pages(struct capture_slabinfo *si, uint64_t *pages, struct err *e)
 	return rc;
 }
 
-/* ---- the session ---- */
+/* ---- the session ----
+ *
+ * A thread of its own reads the ring buffer every READ_PAUSE_NS into a
+ * spilled event array (32 bytes an event, on disk: traces/evarr.h); the
+ * models take the array the thread filled at each live_poll, and the
+ * thread starts another. So the ring buffer is drained at the kernel's
+ * pace while the models are built (seconds for a machine's million start
+ * objects) and while they catch up, and a backlog waits on disk, not in
+ * memory. A backlog above BACKLOG_MAX events is not read further: the
+ * ring buffer then overflows and counts what it loses. The thread alone
+ * reads the tracing session while it runs; the lock guards the array it
+ * fills and the session's files. */
+
+enum { BACKLOG_MAX = 8u << 20 };
+#define READ_PAUSE_NS (20 * 1000 * 1000)
 
 struct live_model {
 	struct run_model m;
@@ -261,12 +277,134 @@ struct live {
 	uint64_t events;
 	double t0;
 	const char *db;
-	bool finished;
 	uint64_t lost; /* the ring buffer's count when tracing stopped */
 	char name[64]; /* the instance's */
 	char extra[160];
 	struct run_trace_id id;
+	/* the reader thread */
+	pthread_t reader;
+	bool reading;
+	pthread_mutex_t mu;
+	pthread_cond_t wake;
+	struct evarr *fill; /* what the thread fills, NULL: none yet */
+	bool stop;
+	int read_rc;
+	struct err read_err;
 };
+
+static int spill_push(void *ctx, const struct trace_event *ev, struct err *e)
+{
+	struct live *l = ctx;
+	return evarr_push(l->fill, ev, NULL, e);
+}
+
+/* One read of the ring buffer into l->fill (l->mu held). */
+static int read_once(struct live *l)
+{
+	if (!l->fill) {
+		const char *dir = getenv("TMPDIR");
+		int rc = evarr_spill_open("live", dir && *dir ? dir : "/tmp", 0, &l->fill,
+					  &l->read_err);
+		if (rc)
+			return rc;
+	}
+	if (evarr_len(l->fill) >= BACKLOG_MAX)
+		return 0;
+	return ktrace_read(l->kt, spill_push, l, &l->read_err);
+}
+
+static void *reader_run(void *ctx)
+{
+	struct live *l = ctx;
+	pthread_mutex_lock(&l->mu);
+	for (bool last = false; !l->read_rc && !last;) {
+		last = l->stop;
+		l->read_rc = read_once(l);
+		if (last)
+			break;
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += READ_PAUSE_NS;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		(void)pthread_cond_timedwait(&l->wake, &l->mu, &until);
+	}
+	pthread_mutex_unlock(&l->mu);
+	return NULL;
+}
+
+static int reader_start(struct live *l, struct err *e)
+{
+	if (pthread_mutex_init(&l->mu, NULL))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (pthread_cond_init(&l->wake, NULL)) {
+		pthread_mutex_destroy(&l->mu);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	err_clear(&l->read_err);
+	if (pthread_create(&l->reader, NULL, reader_run, l)) {
+		pthread_cond_destroy(&l->wake);
+		pthread_mutex_destroy(&l->mu);
+		return err_set(e, SLABSIM_EIO, "cannot start a thread: %s", strerror(errno));
+	}
+	l->reading = true;
+	return 0;
+}
+
+/* Stop the thread after one last read; the tracing session is the
+ * caller's again. */
+static void reader_stop(struct live *l)
+{
+	if (!l->reading)
+		return;
+	pthread_mutex_lock(&l->mu);
+	l->stop = true;
+	pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->mu);
+	(void)pthread_join(l->reader, NULL);
+	pthread_cond_destroy(&l->wake);
+	pthread_mutex_destroy(&l->mu);
+	l->reading = false;
+}
+
+static int push(struct live *l, const struct trace_event *ev, struct err *e)
+{
+	for (uint32_t i = 0; i < l->n; i++) {
+		int rc = run_push_event(l->mod[i].r, ev, e);
+		if (rc)
+			return rc;
+	}
+	l->events++;
+	return 0;
+}
+
+/* Take what the thread read and push it into every model. */
+static int take(struct live *l, struct err *e)
+{
+	struct evarr *a;
+	int rc = 0;
+	if (l->reading)
+		pthread_mutex_lock(&l->mu);
+	a = l->fill;
+	l->fill = NULL;
+	if (l->read_rc) {
+		*e = l->read_err;
+		rc = l->read_rc;
+	}
+	if (l->reading)
+		pthread_mutex_unlock(&l->mu);
+	if (!rc && a)
+		rc = evarr_spill_finish(a, NULL, e);
+	struct trace_event ev;
+	for (uint64_t i = 0; !rc && a && i < evarr_len(a); i++) {
+		evarr_get(a, i, &ev);
+		rc = push(l, &ev, e);
+	}
+	evarr_free(a);
+	return rc;
+}
 
 static int setup_model(void *ctx, struct sim *s, struct err *e)
 {
@@ -319,6 +457,22 @@ static int open_model(struct live *l, const struct live_opts *o, uint32_t i, str
 	return run_push_begin(&lm->ro, &l->id, "live", &lm->r, e);
 }
 
+/* What names the session in the database: its start time (so that a
+ * merge does not take it for an earlier session's configuration), the
+ * release and the CPUs. */
+static void name_session(struct live *l)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char when[32] = "";
+	if (gmtime_r(&now, &tm))
+		(void)strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	(void)snprintf(l->extra, sizeof(l->extra), "\"live\":{\"start\":\"%s\",\"release\":\"%s\"}",
+		       when, l->cap->release);
+	(void)snprintf(l->id.label, sizeof(l->id.label), "live %s %s", l->cap->release, when);
+	l->id.nr_cpus = l->cap->possible ? l->cap->possible : l->cap->nproc;
+}
+
 int live_open(const struct live_opts *o, struct live **out, struct err *e)
 {
 	struct live *l = calloc(1, sizeof(*l));
@@ -330,21 +484,11 @@ int live_open(const struct live_opts *o, struct live **out, struct err *e)
 	l->nmod = o->nmodels;
 	l->db = o->db;
 	if ((rc = ktrace_open(&ko, &l->kt, e)) || (rc = live_capture(&l->cap, e)) ||
-	    (rc = ktrace_start(l->kt, e)))
+	    (rc = ktrace_start(l->kt, e)) || (rc = reader_start(l, e)))
 		return rc;
 	l->t0 = run_now();
 	(void)snprintf(l->name, sizeof(l->name), "%s", ktrace_instance(l->kt));
-	/* every session is a configuration of its own: its start time in
-	 * config_json keeps merges from taking it for an earlier one */
-	time_t now = time(NULL);
-	struct tm tm;
-	char when[32] = "";
-	if (gmtime_r(&now, &tm))
-		(void)strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	(void)snprintf(l->extra, sizeof(l->extra), "\"live\":{\"start\":\"%s\",\"release\":\"%s\"}",
-		       when, l->cap->release);
-	(void)snprintf(l->id.label, sizeof(l->id.label), "live %s %s", l->cap->release, when);
-	l->id.nr_cpus = l->cap->possible ? l->cap->possible : l->cap->nproc;
+	name_session(l);
 	l->rcap = (struct run_capture){.cap = l->cap, .start = true};
 	for (uint32_t i = 0; i < o->nmodels; i++) {
 		if ((rc = open_model(l, o, i, e)))
@@ -354,21 +498,9 @@ int live_open(const struct live_opts *o, struct live **out, struct err *e)
 	return 0;
 }
 
-static int push(void *ctx, const struct trace_event *ev, struct err *e)
-{
-	struct live *l = ctx;
-	for (uint32_t i = 0; i < l->n; i++) {
-		int rc = run_push_event(l->mod[i].r, ev, e);
-		if (rc)
-			return rc;
-	}
-	l->events++;
-	return 0;
-}
-
 int live_poll(struct live *l, struct err *e)
 {
-	return ktrace_read(l->kt, push, l, e);
+	return take(l, e);
 }
 
 uint64_t live_events(const struct live *l)
@@ -378,7 +510,14 @@ uint64_t live_events(const struct live *l)
 
 uint64_t live_lost(struct live *l)
 {
-	return l->kt ? ktrace_lost(l->kt) : l->lost;
+	if (!l->kt)
+		return l->lost;
+	if (l->reading)
+		pthread_mutex_lock(&l->mu);
+	uint64_t n = ktrace_lost(l->kt);
+	if (l->reading)
+		pthread_mutex_unlock(&l->mu);
+	return n;
 }
 
 double live_seconds(const struct live *l)
@@ -413,16 +552,16 @@ struct sim *live_sim(const struct live *l, uint32_t i)
 
 int live_finish(struct live *l, struct err *e)
 {
-	int rc = live_poll(l, e);
-	uint64_t lost = l->lost = ktrace_lost(l->kt);
+	reader_stop(l);
+	l->lost = ktrace_lost(l->kt);
 	/* tracing off: what comes after the last read is not the run's */
 	ktrace_close(l->kt);
 	l->kt = NULL;
+	int rc = take(l, e);
 	for (uint32_t i = 0; !rc && i < l->n; i++) {
-		sim_set_capture_lost(run_sim(l->mod[i].r), lost);
+		sim_set_capture_lost(run_sim(l->mod[i].r), l->lost);
 		rc = run_push_end(&l->mod[i].ro, l->mod[i].r, e);
 	}
-	l->finished = true;
 	if (rc || !l->db)
 		return rc;
 	struct merge *m;
@@ -438,7 +577,9 @@ void live_close(struct live *l)
 {
 	if (!l)
 		return;
+	reader_stop(l);
 	ktrace_close(l->kt);
+	evarr_free(l->fill);
 	for (uint32_t i = 0; l->mod && i < l->n; i++)
 		run_free(l->mod[i].r);
 	/* a model that failed to open may have a scratch file too */

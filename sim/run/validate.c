@@ -1688,7 +1688,8 @@ static int capture_start(struct sim *s, const struct capture *c, FILE *notes, ui
 		if (done)
 			continue;
 		uint64_t n = row->active_objs;
-		if (n > nslabs * cs.objs_per_slab)
+		/* (a model without slabs of a cache's own, SLOB, has no bound) */
+		if (cs.objs_per_slab && n > nslabs * cs.objs_per_slab)
 			n = nslabs * cs.objs_per_slab;
 		struct policy_start st = {
 			.active_objs = n,
