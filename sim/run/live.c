@@ -277,8 +277,10 @@ struct live {
 	uint64_t events;
 	double t0;
 	const char *db;
-	uint64_t lost; /* the ring buffer's count when tracing stopped */
-	char name[64]; /* the instance's */
+	struct merge *merge; /* db, opened at the start so that a database that
+				cannot be written fails the session before it runs */
+	uint64_t lost;	     /* the ring buffer's count when tracing stopped */
+	char name[64];	     /* the instance's */
 	char extra[160];
 	struct run_trace_id id;
 	/* the reader thread */
@@ -483,7 +485,8 @@ int live_open(const struct live_opts *o, struct live **out, struct err *e)
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	l->nmod = o->nmodels;
 	l->db = o->db;
-	if ((rc = ktrace_open(&ko, &l->kt, e)) || (rc = live_capture(&l->cap, e)) ||
+	if ((rc = ktrace_open(&ko, &l->kt, e)) ||
+	    (o->db && (rc = merge_open(o->db, &l->merge, e))) || (rc = live_capture(&l->cap, e)) ||
 	    (rc = ktrace_start(l->kt, e)) || (rc = reader_start(l, e)))
 		return rc;
 	l->t0 = run_now();
@@ -562,14 +565,8 @@ int live_finish(struct live *l, struct err *e)
 		sim_set_capture_lost(run_sim(l->mod[i].r), l->lost);
 		rc = run_push_end(&l->mod[i].ro, l->mod[i].r, e);
 	}
-	if (rc || !l->db)
-		return rc;
-	struct merge *m;
-	if ((rc = merge_open(l->db, &m, e)))
-		return rc;
-	for (uint32_t i = 0; !rc && i < l->n; i++)
-		rc = merge_file(m, l->mod[i].scratch, NULL, e);
-	merge_close(m);
+	for (uint32_t i = 0; !rc && l->merge && i < l->n; i++)
+		rc = merge_file(l->merge, l->mod[i].scratch, NULL, e);
 	return rc;
 }
 
@@ -580,6 +577,7 @@ void live_close(struct live *l)
 	reader_stop(l);
 	ktrace_close(l->kt);
 	evarr_free(l->fill);
+	merge_close(l->merge);
 	for (uint32_t i = 0; l->mod && i < l->n; i++)
 		run_free(l->mod[i].r);
 	/* a model that failed to open may have a scratch file too */

@@ -1,0 +1,147 @@
+#!/bin/sh
+# live.sh - `slabsim live` on this machine's kernel: short sessions while a
+# workload creates files and forks, with the tracing state compared before
+# and after each (instances, the top-level tracing_on, enabled events,
+# tracer, clock and buffer size), the JSON checked, the plain tables, the
+# database, SIGTERM, an error at the end, and a dead session's instance
+# removed. Skipped (TAP "1..0 # SKIP") where live tracing cannot run: not
+# root, no writable tracefs, a slabsim built without libtracefs.
+#   $1 slabsim binary
+set -u
+bin=$1
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
+bin=$(abs_path "$bin")
+tap_scratch
+
+skip() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+[ "$(id -u)" = 0 ] || skip "live tracing needs root"
+tr=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -d "$d/instances" ] && tr=$d && break
+done
+[ -n "$tr" ] || skip "no tracefs mounted at /sys/kernel/tracing"
+[ -w "$tr/instances" ] || skip "$tr/instances is not writable"
+[ -r /proc/slabinfo ] || skip "no /proc/slabinfo"
+[ -d /sys/kernel/slab ] || skip "no /sys/kernel/slab (not a SLUB kernel)"
+
+# The tracing state other users see: instances, and the top level's
+# switches, events, tracer, clock and buffer size.
+state() {
+	ls "$tr/instances" | sort
+	for f in tracing_on set_event current_tracer trace_clock buffer_size_kb; do
+		echo "$f: $(cat "$tr/$f" 2>/dev/null | tr '\n' ' ')"
+	done
+}
+
+# A workload of file creation and forks until stop exists.
+workload() {
+	mkdir -p wl
+	while [ ! -e stop ]; do
+		i=0
+		while [ $i -lt 200 ]; do
+			: > "wl/f$i"
+			i=$((i + 1))
+		done
+		rm -f wl/f*
+		sh -c true
+	done
+}
+
+start_workload() {
+	rm -f stop
+	workload &
+	wl_pid=$!
+}
+stop_workload() {
+	: > stop
+	wait "$wl_pid"
+}
+
+state > before.txt
+# 1. JSON, two models, while files are created; recorded in a database
+start_workload
+"$bin" live -d 3 --align natural,none --format json --db live.db > out.json 2> err.txt
+rc=$?
+stop_workload
+grep -q "without libtracefs" err.txt && skip "slabsim built without libtracefs"
+state > after.txt
+tap_is "live -d 3 --format json exits 0" "$rc $(grep slabsim: err.txt)" "0 "
+tap_is "tracing state as it was before (instances, top level)" "$(cat after.txt)" "$(cat before.txt)"
+json=$(tr -d '\n' < out.json)
+ev=$(printf '%s\n' "$json" | sed -n 's/.*"events": \([0-9]*\).*/\1/p')
+tap_is "more than 1000 events" "$([ "${ev:-0}" -gt 1000 ] && echo yes || echo "no: ${ev:-none}")" yes
+lost=$(printf '%s\n' "$json" | sed -n 's/.*"lost_events": \([0-9]*\).*/\1/p')
+tap_is "lost_events counted" "$([ -n "$lost" ] && echo yes || echo no)" yes
+n=$(printf '%s\n' "$json" | grep -o '"slab_pages": [1-9][0-9]*' | wc -l)
+tap_is "two models, each with slab pages" "$n" 2
+tap_is "models natural and none" \
+	"$(printf '%s\n' "$json" | grep -o '"align": "[a-z]*"' | tr '\n' ' ')" \
+	'"align": "natural" "align": "none" '
+real=$(printf '%s\n' "$json" | sed -n 's/.*"start_slab_pages": \([1-9][0-9]*\), "end_slab_pages": \([1-9][0-9]*\).*/\1 \2/p')
+tap_like "real slab pages at start and end" "real=$real" " "
+# the running configuration's model ends near the kernel's own pages
+m=$(printf '%s\n' "$json" | grep -o '"slab_pages": [0-9]*' | head -n 1 | sed 's/.*: //')
+e=$(printf '%s\n' "$json" | sed -n 's/.*"end_slab_pages": \([0-9]*\).*/\1/p')
+d=$((m > e ? m - e : e - m))
+tap_is "the running configuration's model within 5% of the kernel's pages ($m vs $e)" \
+	"$([ $((d * 20)) -le "$e" ] && echo yes || echo no)" yes
+if command -v sqlite3 > /dev/null; then
+	tap_is "--db: two live runs recorded, done" \
+		"$(sqlite3 live.db "select count(*), min(status) from runs where command = 'live'")" "2|done"
+	tap_is "--db: samples over time" \
+		"$(sqlite3 live.db "select count(*) > 3 from samples")" 1
+else
+	tap_skip "--db: runs recorded" "no sqlite3"
+	tap_skip "--db: samples" "no sqlite3"
+fi
+
+# 2. plain tables when stdout is not a terminal, every interval, until
+# SIGTERM ends the session (no -d): exit 0, the final table, no instance
+start_workload
+"$bin" live --interval 0.5 > out.txt 2> err.txt &
+pid=$!
+i=0
+while [ $i -lt 3000 ] && [ "$(grep -c '^real slab pages' out.txt)" -lt 3 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+tap_is "table: the session's own instance while it runs" \
+	"$([ -d "$tr/instances/slabsim-live-$pid" ] && echo yes || echo no)" yes
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+stop_workload
+tap_is "table, SIGTERM: exit 0" "$rc $(grep slabsim: err.txt)" "0 "
+tap_is "table: no control codes" "$(grep -c "$(printf '\033')" out.txt)" 0
+tap_is "table: refreshed every interval, then the final one (at least 4 tables)" \
+	"$([ "$(grep -c '^real slab pages' out.txt)" -ge 4 ] && echo yes || echo no)" yes
+tap_like "table: a model row" "$(cat out.txt)" "slub natural debug=-"
+tap_like "table: lost events shown" "$(head -n 1 out.txt)" ", lost "
+tap_like "table: the top caches" "$(cat out.txt)" "top caches by real pages"
+tap_is "table, SIGTERM: tracing state as before" "$(state)" "$(cat before.txt)"
+
+# 3. an error at the end (a database that cannot be written): exit 3, the
+# instance removed all the same; and the instance of a session that died
+# unclosed (SIGKILL) is removed by this one
+dead=$(sh -c 'echo $$')
+mkdir "$tr/instances/slabsim-live-$dead"
+"$bin" live -d 0.5 --db /nonexistent/dir/live.db > /dev/null 2> err.txt
+tap_is "unwritable --db: exit 3" "$?" 3
+tap_like "unwritable --db: the message names it" "$(cat err.txt)" "/nonexistent/dir/live.db"
+tap_is "a dead session's instance removed" \
+	"$([ -d "$tr/instances/slabsim-live-$dead" ] && echo left || echo removed)" removed
+[ -d "$tr/instances/slabsim-live-$dead" ] && rmdir "$tr/instances/slabsim-live-$dead"
+tap_is "unwritable --db: tracing state as before" "$(state)" "$(cat before.txt)"
+
+# 4. usage errors before any tracing
+"$bin" live --format xml > /dev/null 2> err.txt
+tap_is "--format xml: exit 1" "$? $(head -n 1 err.txt)" "1 slabsim: --format expects table or json, got 'xml'"
+"$bin" live -d -1 > /dev/null 2> err.txt
+tap_is "-d -1: exit 1" "$? $(head -n 1 err.txt)" "1 slabsim: -d expects a positive number of seconds, got '-1'"
+"$bin" live --allocator slub,nosuch > /dev/null 2> err.txt
+tap_like "unknown allocator in the list: exit 1" "$? $(head -n 1 err.txt)" "1 slabsim: unknown allocator 'nosuch'"
+tap_done
