@@ -318,15 +318,18 @@ static void print_json(FILE *f, struct live_view *v)
 		const struct run_model *m = live_model(l, i);
 		struct sim_totals t;
 		char dbg[8];
+		uint64_t named[SIM_NAMED_NR];
 		sim_totals(live_sim(l, i), &t);
+		sim_named_counts(live_sim(l, i), named);
 		policy_slub_debug_str(m->cfg.slub_debug, dbg);
 		fprintf(f,
 			"%s\n  {\"allocator\": \"%s\", \"align\": \"%s\", \"slub_debug\": \"%s\", "
 			"\"kernel\": \"%s\", \"nr_cpus\": %u, \"slab_pages\": %" PRIu64
-			", \"peak_slab_pages\": %" PRIu64 ", \"large_pages\": %" PRIu64 "}",
+			", \"peak_slab_pages\": %" PRIu64 ", \"large_pages\": %" PRIu64
+			", \"unnamed_allocations\": %" PRIu64 "}",
 			i ? "," : "", m->allocator, policy_align_name(m->cfg.align), dbg,
 			run_kernel_name(m), m->cfg.nr_cpus, t.slab_pages, t.peak_slab_pages,
-			t.large_pages);
+			t.large_pages, named[SIM_NAMED_UNNAMED]);
 	}
 	fprintf(f, "\n]}\n");
 	fflush(f);
