@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef SLABSIM_HAVE_TRACEFS
@@ -47,7 +48,12 @@ int ktrace_start(struct ktrace *k, struct err *e)
 	return err_set(e, SLABSIM_EUSAGE, "built without libtracefs");
 }
 
-int ktrace_read(struct ktrace *k, ktrace_event_fn fn, void *ctx, struct err *e)
+int ktrace_stop(struct ktrace *k, struct err *e)
+{
+	return err_set(e, SLABSIM_EUSAGE, "built without libtracefs");
+}
+
+int ktrace_read(struct ktrace *k, bool all, ktrace_event_fn fn, void *ctx, struct err *e)
 {
 	return err_set(e, SLABSIM_EUSAGE, "built without libtracefs");
 }
@@ -107,11 +113,21 @@ struct ktrace {
 	struct site_slot *sites;
 	char site[SITE_LEN];
 	char cname[NAME_MAX_LEN];
-	/* the read in progress */
-	ktrace_event_fn fn;
-	void *ctx;
-	struct err *e;
+	bool mono; /* the instance's trace clock is CLOCK_MONOTONIC */
+	/* events read but not handed over yet (the reorder window) */
+	struct pending *pend;
+	size_t npend, cap;
+	uint64_t seq;
 	int rc;
+};
+
+/* An event held in the reorder window, with its strings. */
+struct pending {
+	struct trace_event ev;
+	uint64_t seq; /* read order: ties keep it */
+	char site[SITE_LEN];
+	char name[64]; /* a cache name (kmem_cache_create's, short) */
+	bool has_name;
 };
 
 bool ktrace_supported(void)
@@ -267,18 +283,39 @@ static void decode(struct ktrace *k, const struct evinfo *x, struct tep_event *e
 static int on_record(struct tep_event *event, struct tep_record *rec, int cpu, void *ctx)
 {
 	struct ktrace *k = ctx;
-	struct trace_event ev;
 	if (k->rc)
 		return 1;
 	for (uint32_t i = 0; i < k->ninfo; i++) {
 		if (k->info[i].id != event->id)
 			continue;
-		decode(k, &k->info[i], event, rec, &ev);
-		if ((k->rc = k->fn(k->ctx, &ev, k->e)))
-			return 1;
+		if (k->npend == k->cap) {
+			size_t nc = k->cap ? k->cap * 2 : 4096;
+			struct pending *v = realloc(k->pend, nc * sizeof(*v));
+			if (!v) {
+				k->rc = SLABSIM_ENOMEM;
+				return 1;
+			}
+			k->pend = v;
+			k->cap = nc;
+		}
+		struct pending *p = &k->pend[k->npend++];
+		decode(k, &k->info[i], event, rec, &p->ev);
+		p->seq = k->seq++;
+		(void)snprintf(p->site, sizeof(p->site), "%s", p->ev.call_site);
+		p->has_name = p->ev.name != NULL;
+		if (p->has_name)
+			(void)snprintf(p->name, sizeof(p->name), "%s", p->ev.name);
 		return 0;
 	}
 	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+	if (x->ev.t_ns != y->ev.t_ns)
+		return x->ev.t_ns < y->ev.t_ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* ---- the instance ---- */
@@ -397,7 +434,7 @@ int ktrace_open(const struct ktrace_opts *o, struct ktrace **out, struct err *e)
 			       k->name, strerror(errno));
 	/* CLOCK_MONOTONIC where the kernel offers it: times user space can
 	 * compare; the default "local" clock otherwise */
-	(void)tracefs_instance_file_write(k->inst, "trace_clock", "mono");
+	k->mono = tracefs_instance_file_write(k->inst, "trace_clock", "mono") > 0;
 	if (o->buffer_kb)
 		(void)tracefs_instance_set_buffer_size(k->inst, o->buffer_kb, -1);
 	const char *systems[] = {"kmem", NULL};
@@ -417,19 +454,66 @@ int ktrace_start(struct ktrace *k, struct err *e)
 	return 0;
 }
 
-int ktrace_read(struct ktrace *k, ktrace_event_fn fn, void *ctx, struct err *e)
+int ktrace_stop(struct ktrace *k, struct err *e)
 {
-	k->fn = fn;
-	k->ctx = ctx;
-	k->e = e;
-	k->rc = 0;
-	int r = tracefs_iterate_raw_events(k->tep, k->inst, NULL, 0, on_record, k);
-	if (k->rc)
-		return k->rc;
-	if (r < 0)
-		return err_set(e, SLABSIM_EIO, "tracefs: cannot read %s's trace_pipe_raw: %s",
+	if (tracefs_trace_off(k->inst) < 0)
+		return err_set(e, SLABSIM_EIO, "tracefs: cannot turn tracing off in %s: %s",
 			       k->name, strerror(errno));
 	return 0;
+}
+
+/* The reorder window. Each CPU's events come in time order, but the CPUs
+ * are read one after the other, so an event of one CPU may be read a read
+ * later than a later event of another (a free read before its allocation).
+ * So events are held, sorted, and handed over only up to a watermark: the
+ * time before the read began, less REORDER_NS for events being written
+ * then; every CPU's buffer was read after that time, so nothing earlier
+ * can come later. Needs the "mono" trace clock (user space's
+ * CLOCK_MONOTONIC); without it every event read is handed over. */
+#define REORDER_NS   (10 * 1000 * 1000ull)
+
+static uint64_t mono_now(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+int ktrace_read(struct ktrace *k, bool all, ktrace_event_fn fn, void *ctx, struct err *e)
+{
+	/* CPU by CPU, each read until its buffer is empty: the watermark is
+	 * when the first began (the others were read after it) */
+	uint64_t mark = mono_now();
+	mark = all || !k->mono ? UINT64_MAX : mark > REORDER_NS ? mark - REORDER_NS : 0;
+	k->rc = 0;
+	for (long cpu = 0; cpu < k->ncpus && cpu < CPU_SETSIZE; cpu++) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET((int)cpu, &set);
+		int r = tracefs_iterate_raw_events(k->tep, k->inst, &set, sizeof(set), on_record,
+						   k);
+		if (k->rc)
+			return err_set(e, k->rc, "out of memory");
+		if (r < 0)
+			return err_set(e, SLABSIM_EIO,
+				       "tracefs: cannot read %s's trace_pipe_raw: %s", k->name,
+				       strerror(errno));
+	}
+	qsort(k->pend, k->npend, sizeof(*k->pend), by_time);
+	size_t n = 0;
+	int rc = 0;
+	for (; n < k->npend && k->pend[n].ev.t_ns <= mark; n++) {
+		struct pending *p = &k->pend[n];
+		p->ev.call_site = p->site;
+		p->ev.name = p->has_name ? p->name : NULL;
+		if ((rc = fn(ctx, &p->ev, e))) {
+			n++;
+			break;
+		}
+	}
+	memmove(k->pend, k->pend + n, (k->npend - n) * sizeof(*k->pend));
+	k->npend -= n;
+	return rc;
 }
 
 static uint64_t stat_value(const char *s, const char *key)
@@ -484,6 +568,7 @@ void ktrace_close(struct ktrace *k)
 		free(k->mount_path);
 	}
 	free(k->sites);
+	free(k->pend);
 	free(k);
 }
 

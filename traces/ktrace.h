@@ -39,14 +39,21 @@ int ktrace_open(const struct ktrace_opts *o, struct ktrace **out, struct err *e)
 /* Turn tracing on in the instance: events from here on are recorded. */
 int ktrace_start(struct ktrace *k, struct err *e);
 
-/* Called with each slab event in time order (within one ktrace_read);
- * the event's strings are valid during the call. Nonzero stops the read
- * and is returned by it. */
+/* Turn tracing off in the instance (the session's end; a last ktrace_read
+ * with all takes what is left). */
+int ktrace_stop(struct ktrace *k, struct err *e);
+
+/* Called with each slab event in time order; the event's strings are
+ * valid during the call. Nonzero stops the read and is returned by it. */
 typedef int (*ktrace_event_fn)(void *ctx, const struct trace_event *ev, struct err *e);
 
-/* Consume what the ring buffer holds now and hand each slab event to fn.
- * Returns 0, fn's error, or SLABSIM_EIO when the buffer cannot be read. */
-int ktrace_read(struct ktrace *k, ktrace_event_fn fn, void *ctx, struct err *e);
+/* Consume what the ring buffer holds now and hand the slab events to fn in
+ * time order across the CPUs: those older than a few milliseconds before
+ * the read began (the reorder window, ktrace.c), the others at a later
+ * read; with all, every event read (the last read, tracing off). Returns
+ * 0, fn's error, SLABSIM_EIO when the buffer cannot be read, or
+ * SLABSIM_ENOMEM. */
+int ktrace_read(struct ktrace *k, bool all, ktrace_event_fn fn, void *ctx, struct err *e);
 
 /* Events the ring buffer lost so far: Σ over CPUs of its per_cpu/cpuN/stats
  * overrun, commit overrun and dropped events. */

@@ -34,7 +34,7 @@ enum {
 
 #define LIVE_MAX_MODELS 16
 #define LIVE_TOP	12
-#define LIVE_BUFFER_KB	4096 /* ring buffer per CPU: ~50,000 events */
+#define LIVE_BUFFER_KB	16384 /* ring buffer per CPU: ~200,000 events, seconds of a busy kernel */
 #define LIVE_POLL_S	0.1
 
 /* Set by the signal handler, read by the loop: the one piece of state a

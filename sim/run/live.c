@@ -301,7 +301,7 @@ static int spill_push(void *ctx, const struct trace_event *ev, struct err *e)
 }
 
 /* One read of the ring buffer into l->fill (l->mu held). */
-static int read_once(struct live *l)
+static int read_once(struct live *l, bool last)
 {
 	if (!l->fill) {
 		const char *dir = getenv("TMPDIR");
@@ -312,7 +312,7 @@ static int read_once(struct live *l)
 	}
 	if (evarr_len(l->fill) >= BACKLOG_MAX)
 		return 0;
-	return ktrace_read(l->kt, spill_push, l, &l->read_err);
+	return ktrace_read(l->kt, last, spill_push, l, &l->read_err);
 }
 
 static void *reader_run(void *ctx)
@@ -321,7 +321,7 @@ static void *reader_run(void *ctx)
 	pthread_mutex_lock(&l->mu);
 	for (bool last = false; !l->read_rc && !last;) {
 		last = l->stop;
-		l->read_rc = read_once(l);
+		l->read_rc = read_once(l, last);
 		if (last)
 			break;
 		struct timespec until;
@@ -555,12 +555,14 @@ struct sim *live_sim(const struct live *l, uint32_t i)
 
 int live_finish(struct live *l, struct err *e)
 {
+	/* tracing off, then the last read takes every event left */
+	int rc = ktrace_stop(l->kt, e);
 	reader_stop(l);
 	l->lost = ktrace_lost(l->kt);
-	/* tracing off: what comes after the last read is not the run's */
 	ktrace_close(l->kt);
 	l->kt = NULL;
-	int rc = take(l, e);
+	if (!rc)
+		rc = take(l, e);
 	for (uint32_t i = 0; !rc && i < l->n; i++) {
 		sim_set_capture_lost(run_sim(l->mod[i].r), l->lost);
 		rc = run_push_end(&l->mod[i].ro, l->mod[i].r, e);
