@@ -1,7 +1,7 @@
 /* ktrace.c - the running kernel's kmem: events through a tracefs instance of
  * our own (ktrace.h), read with libtracefs and decoded with libtraceevent.
  *
- * Records are read from the instance's trace_pipe_raw (consuming, so the
+ * Records are read page by page from each CPU's trace_pipe_raw (consuming, so the
  * memory held is the pages read at a time, whatever the run's length) and
  * their fields are read as numbers and strings, never printed and parsed:
  * ptr, bytes_req, bytes_alloc, node and the cache's name= as the event
@@ -33,6 +33,29 @@
 bool ktrace_supported(void)
 {
 	return false;
+}
+
+/* Each CPU's trace_pipe_raw (a CPU the kernel has no buffer for is
+ * skipped) and the page decoder. */
+static int open_cpus(struct ktrace *k, struct err *e)
+{
+	if (!(k->cpu = calloc((size_t)(k->ncpus > 0 ? k->ncpus : 1), sizeof(*k->cpu))))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	for (long c = 0; c < k->ncpus; c++) {
+		k->cpu[c] = tracefs_cpu_open(k->inst, (int)c, true);
+		int sz = k->cpu[c] ? tracefs_cpu_read_size(k->cpu[c]) : 0;
+		if (sz > k->page_size)
+			k->page_size = sz;
+	}
+	if (k->page_size <= 0)
+		return err_set(e, SLABSIM_EIO, "tracefs: cannot open %s's trace_pipe_raw: %s",
+			       k->name, strerror(errno));
+	k->kbuf = kbuffer_alloc(
+		tep_get_header_page_size(k->tep) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+		tep_is_file_bigendian(k->tep) ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+	if (!k->kbuf || !(k->page = malloc((size_t)k->page_size)))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	return 0;
 }
 
 int ktrace_open(const struct ktrace_opts *o, struct ktrace **out, struct err *e)
@@ -80,6 +103,7 @@ void ktrace_close(struct ktrace *k)
 #else
 
 #include <sys/mount.h>
+#include <traceevent/kbuffer.h>
 #include <tracefs.h>
 
 #define NAME_MAX_LEN 256
@@ -113,7 +137,11 @@ struct ktrace {
 	struct site_slot *sites;
 	char site[SITE_LEN];
 	char cname[NAME_MAX_LEN];
-	bool mono; /* the instance's trace clock is CLOCK_MONOTONIC */
+	bool mono;		  /* the instance's trace clock is CLOCK_MONOTONIC */
+	struct tracefs_cpu **cpu; /* each CPU's trace_pipe_raw, non-blocking */
+	struct kbuffer *kbuf;
+	void *page;
+	int page_size;
 	/* events read but not handed over yet (the reorder window) */
 	struct pending *pend;
 	size_t npend, cap;
@@ -405,6 +433,29 @@ static int mount_tracefs(struct ktrace *k, struct err *e)
 	return 0;
 }
 
+/* Each CPU's trace_pipe_raw (a CPU the kernel has no buffer for is
+ * skipped) and the page decoder. */
+static int open_cpus(struct ktrace *k, struct err *e)
+{
+	if (!(k->cpu = calloc((size_t)(k->ncpus > 0 ? k->ncpus : 1), sizeof(*k->cpu))))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	for (long c = 0; c < k->ncpus; c++) {
+		k->cpu[c] = tracefs_cpu_open(k->inst, (int)c, true);
+		int sz = k->cpu[c] ? tracefs_cpu_read_size(k->cpu[c]) : 0;
+		if (sz > k->page_size)
+			k->page_size = sz;
+	}
+	if (k->page_size <= 0)
+		return err_set(e, SLABSIM_EIO, "tracefs: cannot open %s's trace_pipe_raw: %s",
+			       k->name, strerror(errno));
+	k->kbuf = kbuffer_alloc(
+		tep_get_header_page_size(k->tep) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+		tep_is_file_bigendian(k->tep) ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+	if (!k->kbuf || !(k->page = malloc((size_t)k->page_size)))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	return 0;
+}
+
 int ktrace_open(const struct ktrace_opts *o, struct ktrace **out, struct err *e)
 {
 	struct ktrace *k = calloc(1, sizeof(*k));
@@ -443,7 +494,9 @@ int ktrace_open(const struct ktrace_opts *o, struct ktrace **out, struct err *e)
 			       strerror(errno));
 	load_kallsyms(k->tep);
 	k->ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	return enable_events(k, e);
+	if ((rc = enable_events(k, e)))
+		return rc;
+	return open_cpus(k, e);
 }
 
 int ktrace_start(struct ktrace *k, struct err *e)
@@ -479,26 +532,49 @@ static uint64_t mono_now(void)
 	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 }
 
+/* Pages read from one CPU at a time at most (a busy CPU is read again at
+ * the next call; the watermark then stops at its last event). */
+#define READ_PAGES   256
+
+/* The records of one ring-buffer page of cpu into the window. */
+static void page_records(struct ktrace *k, int cpu, uint64_t *last)
+{
+	unsigned long long ts;
+	void *data;
+	if (kbuffer_load_subbuffer(k->kbuf, k->page) < 0)
+		return;
+	for (data = kbuffer_read_event(k->kbuf, &ts); data && !k->rc;
+	     data = kbuffer_next_event(k->kbuf, &ts)) {
+		struct tep_record rec = {
+			.ts = ts, .cpu = cpu, .data = data, .size = kbuffer_event_size(k->kbuf)};
+		struct tep_event *ev = tep_find_event(k->tep, tep_data_type(k->tep, &rec));
+		if (ev)
+			(void)on_record(ev, &rec, cpu, k);
+		*last = ts;
+	}
+}
+
 int ktrace_read(struct ktrace *k, bool all, ktrace_event_fn fn, void *ctx, struct err *e)
 {
-	/* CPU by CPU, each read until its buffer is empty: the watermark is
-	 * when the first began (the others were read after it) */
+	/* each CPU read in turn until empty: nothing of it older than when
+	 * the reads began can come later; one cut short at READ_PAGES moves
+	 * the watermark back to its last event */
 	uint64_t mark = mono_now();
 	mark = all || !k->mono ? UINT64_MAX : mark > REORDER_NS ? mark - REORDER_NS : 0;
 	k->rc = 0;
-	for (long cpu = 0; cpu < k->ncpus && cpu < CPU_SETSIZE; cpu++) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET((int)cpu, &set);
-		int r = tracefs_iterate_raw_events(k->tep, k->inst, &set, sizeof(set), on_record,
-						   k);
-		if (k->rc)
-			return err_set(e, k->rc, "out of memory");
-		if (r < 0)
-			return err_set(e, SLABSIM_EIO,
-				       "tracefs: cannot read %s's trace_pipe_raw: %s", k->name,
-				       strerror(errno));
+	for (long cpu = 0; cpu < k->ncpus; cpu++) {
+		uint64_t last = 0;
+		int pages = 0, r = 0;
+		while (k->cpu[cpu] && !k->rc && (all || pages < READ_PAGES) &&
+		       (r = tracefs_cpu_read(k->cpu[cpu], k->page, true)) > 0) {
+			page_records(k, (int)cpu, &last);
+			pages++;
+		}
+		if (r > 0 && last < mark)
+			mark = last;
 	}
+	if (k->rc)
+		return err_set(e, k->rc, "out of memory");
 	qsort(k->pend, k->npend, sizeof(*k->pend), by_time);
 	size_t n = 0;
 	int rc = 0;
@@ -556,6 +632,14 @@ void ktrace_close(struct ktrace *k)
 {
 	if (!k)
 		return;
+	/* the readers first: an instance with open files cannot be removed */
+	for (long c = 0; k->cpu && c < k->ncpus; c++)
+		if (k->cpu[c])
+			tracefs_cpu_close(k->cpu[c]);
+	free(k->cpu);
+	if (k->kbuf)
+		kbuffer_free(k->kbuf);
+	free(k->page);
 	if (k->inst) {
 		(void)tracefs_trace_off(k->inst);
 		(void)tracefs_instance_destroy(k->inst);
