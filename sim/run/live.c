@@ -99,8 +99,9 @@ static int list_dir(const char *dir, char ***names, size_t *n, struct err *e)
 	return 0;
 }
 
-/* /sys/kernel/slab as a slab-attrs.tsv into f. */
-static int write_attrs(FILE *f, struct err *e)
+/* /sys/kernel/slab as a slab-attrs.tsv into the scratch file fd (a
+ * file the capture reader reads, not output: dprintf). */
+static int write_attrs(int fd, struct err *e)
 {
 	static const char root[] = "/sys/kernel/slab";
 	char **names;
@@ -108,10 +109,10 @@ static int write_attrs(FILE *f, struct err *e)
 	int rc = list_dir(root, &names, &n, e);
 	if (rc)
 		return rc;
-	fprintf(f, "name\tlink_target");
+	bool ok = dprintf(fd, "name\tlink_target") > 0;
 	for (size_t c = 0; c < sizeof(attr_cols) / sizeof(attr_cols[0]); c++)
-		fprintf(f, "\t%s", attr_cols[c]);
-	fputc('\n', f);
+		ok &= dprintf(fd, "\t%s", attr_cols[c]) > 0;
+	ok &= dprintf(fd, "\n") > 0;
 	for (size_t i = 0; i < n; i++) {
 		char p[512], v[4096], t[512];
 		(void)snprintf(p, sizeof(p), "%s/%s", root, names[i]);
@@ -124,18 +125,18 @@ static int write_attrs(FILE *f, struct err *e)
 			const char *sl = strrchr(t, '/');
 			target = sl ? sl + 1 : t;
 		}
-		fprintf(f, "%s\t%s", names[i], target);
+		ok &= dprintf(fd, "%s\t%s", names[i], target) > 0;
 		for (size_t c = 0; c < sizeof(attr_cols) / sizeof(attr_cols[0]); c++) {
 			char fp[600];
 			(void)snprintf(fp, sizeof(fp), "%s/%s", p, attr_cols[c]);
 			first_line(fp, v, sizeof(v));
-			fprintf(f, "\t%s", v);
+			ok &= dprintf(fd, "\t%s", v) > 0;
 		}
-		fputc('\n', f);
+		ok &= dprintf(fd, "\n") > 0;
 		free(names[i]);
 	}
 	free(names);
-	return fflush(f) ? err_set(e, SLABSIM_EIO, "scratch file: %s", strerror(errno)) : 0;
+	return ok ? 0 : err_set(e, SLABSIM_EIO, "scratch file: %s", strerror(errno));
 }
 
 /* /sys/kernel/slab into c->attrs and c->attrs_start, through a scratch
@@ -146,19 +147,23 @@ static int read_attrs(struct capture *c, struct err *e)
 	struct stat st;
 	if (stat("/sys/kernel/slab", &st) != 0)
 		return 0;
-	FILE *f = tmpfile();
-	if (!f)
-		return err_set(e, SLABSIM_EIO, "scratch file: %s", strerror(errno));
+	const char *d = getenv("TMPDIR");
+	char tmp[4096];
+	(void)snprintf(tmp, sizeof(tmp), "%s/slabsim-attrs-XXXXXX", d && *d ? d : "/tmp");
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return err_set(e, SLABSIM_EIO, "%s: %s", tmp, strerror(errno));
+	(void)unlink(tmp);
 	char path[64];
-	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", fileno(f));
-	int rc = write_attrs(f, e);
+	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int rc = write_attrs(fd, e);
 	if (!rc && !(rc = capture_read_attrs(path, &c->attrs, e))) {
 		capture_attrs_missing(&c->attrs, c->attrs_missing, sizeof(c->attrs_missing));
 		c->has_attrs = !c->attrs_missing[0];
 	}
 	if (!rc && !(rc = capture_read_attrs(path, &c->attrs_start, e)))
 		c->has_attrs_start = true;
-	fclose(f);
+	close(fd);
 	return rc;
 }
 
@@ -195,13 +200,14 @@ static int read_kernel(struct capture *c, struct err *e)
 			return rc;
 		c->has_uname = true;
 	}
-	FILE *f = fopen("/proc/cmdline", "r");
+	const char *cmdline = "/proc/cmdline";
+	FILE *f = fopen(cmdline, "r");
 	if (f) {
 		char *line = NULL;
 		size_t cap = 0;
 		if (getline(&line, &cap, f) > 0) {
 			line[strcspn(line, "\n")] = '\0';
-			if ((rc = capture_parse_cmdline(line, "/proc/cmdline", &c->cmdline, e))) {
+			if ((rc = capture_parse_cmdline(line, cmdline, &c->cmdline, e))) {
 				free(line);
 				fclose(f);
 				return rc;
