@@ -78,6 +78,12 @@ struct trace_stats;
  * allocations 5.4; the CPUs its header states, or 1 + the highest CPU of an
  * event. Sets the _from strings of what it set. true when m changed. */
 bool run_detect(struct run_model *m, const struct trace_stats *st);
+/* The profile's own defaults for what was not given, once the kernel
+ * profile is known: --align becomes the profile's rule (policy_kernel_align:
+ * natural up to 6.6, pow2-divisor from 6.12) unless RUN_GIVEN_ALIGN. Called
+ * by run_detect, val_capture_model and before every engine is made; the
+ * commands that detect nothing (layout) call it after their options. */
+void run_model_settle(struct run_model *m);
 /* A capture directory as a run's input, as `replay DIR` and a sweep's
  * `trace = DIR` take it (its model comes from val_capture_model): the
  * setup hook that gives the model the capture's caches, lost events and
@@ -231,7 +237,7 @@ struct run_opts {
 	 * run_free; both NULL: the run is not recorded. */
 	struct rec *rec;
 	const char *db;
-	FILE *notes;		   /* a note when the fast path falls back; NULL = none */
+	FILE *notes; /* a note when the fast path falls back; NULL = none */
 	/* For tests: called when a trace file read by the name pass is about
 	 * to be opened again for the replay (--no-spill, --strict, ranges),
 	 * with ctx. A file that changed there fails the run (SLABSIM_EIO).

@@ -161,6 +161,7 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 				"capture: no kmalloc-cg-N cache in its slabinfo (a kernel "
 				"without CONFIG_MEMCG_KMEM): accounted kmallocs use kmalloc-N\n");
 	}
+	run_model_settle(m);
 	if (!c->has_cmdline)
 		return 0;
 	const struct capture_cmdline *cl = &c->cmdline;
@@ -243,6 +244,20 @@ bool val_attrs_spec(const struct capture_attrs_row *r, struct policy_cache_spec 
 	spec->ctor = r->has_ctor > 0;
 	spec->usersize = v[CAPTURE_A_USERSIZE] > 0 ? (uint32_t)v[CAPTURE_A_USERSIZE] : 0;
 	spec->no_merge = true; /* a root in the kernel: keep it one in the model */
+	/* 6.12 freeptr_offset, recognised from the slot: an RCU cache whose
+	 * slab_size leaves no word after the object for the free pointer keeps
+	 * it inside (calculate_sizes; vm_area_struct and filp on 6.18: 192, not
+	 * 256). Without Z P U and a constructor the slot is then the object
+	 * rounded to a word and to align; profiles before 6.12 ignore it. The
+	 * offset is not shown and changes no size. */
+	const uint32_t zpu = POLICY_F_RED_ZONE | POLICY_F_POISON | POLICY_F_STORE_USER;
+	int64_t sz = v[CAPTURE_A_SLAB_SIZE], al = v[CAPTURE_A_ALIGN];
+	if ((spec->flags & POLICY_F_TYPESAFE_BY_RCU) && !(spec->flags & zpu) && !spec->ctor &&
+	    sz > 0 && al > 0) {
+		uint64_t w = ((uint64_t)spec->object_size + 7) & ~7ULL, a = (uint64_t)al;
+		uint64_t inside = (w + a - 1) / a * a, outside = (w + 8 + a - 1) / a * a;
+		spec->use_freeptr_offset = (uint64_t)sz == inside && inside != outside;
+	}
 	return true;
 }
 
