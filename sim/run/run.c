@@ -59,6 +59,8 @@ void run_model_default(struct run_model *m)
 	policy_cfg_default(&m->cfg);
 	m->given = 0;
 	m->kernel_from = m->nr_cpus_from = NULL;
+	m->config_given = 0;
+	m->config_from = NULL;
 	m->sites_path = NULL;
 }
 
@@ -98,6 +100,16 @@ int run_model_json(const struct run_model *m, char *buf, size_t n)
 	/* only when set, so that configurations without it keep their key */
 	if (w >= 0 && (size_t)w < n && m->cfg.no_kmalloc_cg)
 		w += snprintf(buf + w, n - (size_t)w, ",\"kmalloc_cg\":false");
+	/* the newer switches, likewise only when not the default */
+	if (w >= 0 && (size_t)w < n && m->cfg.slub_tiny)
+		w += snprintf(buf + w, n - (size_t)w, ",\"slub_tiny\":true");
+	if (w >= 0 && (size_t)w < n && m->cfg.no_zone_dma)
+		w += snprintf(buf + w, n - (size_t)w, ",\"zone_dma\":false");
+	if (w >= 0 && (size_t)w < n && m->cfg.slab_buckets)
+		w += snprintf(buf + w, n - (size_t)w, ",\"slab_buckets\":true");
+	if (w >= 0 && (size_t)w < n && m->cfg.random_kmalloc)
+		w += snprintf(buf + w, n - (size_t)w, ",\"random_kmalloc\":%u",
+			      m->cfg.random_kmalloc);
 	if (w < 0 || (size_t)w >= n)
 		return -1;
 	if (m->sites_path) {
@@ -141,6 +153,9 @@ void run_model_settle(struct run_model *m)
 {
 	if (!(m->given & RUN_GIVEN_ALIGN))
 		m->cfg.align = policy_kernel_align(m->cfg.kernel);
+	/* mm/slub.c: slub_max_order defaults to 1 under CONFIG_SLUB_TINY */
+	if (m->cfg.slub_tiny && !(m->given & RUN_GIVEN_MAX_ORDER))
+		m->cfg.slub_max_order = 1;
 }
 
 bool run_detect(struct run_model *m, const struct trace_stats *st)

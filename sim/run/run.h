@@ -52,7 +52,11 @@ enum {
 	RUN_GIVEN_SLAB_DEBUG = 1u << 9,
 	RUN_GIVEN_SLAB_MAX_ORDER = 1u << 10,
 	RUN_GIVEN_ALIGN_SITES = 1u << 11,
+	RUN_GIVEN_CONFIG = 1u << 12, /* some --config SWITCH=y|n (which: config_given) */
 };
+
+/* --config MEMCG=: no POLICY_SET_ bit of its own (policy_cfg.no_kmalloc_cg) */
+#define RUN_SWITCH_MEMCG (1u << 31)
 
 /* An allocator model and its configuration. */
 struct run_model {
@@ -63,6 +67,13 @@ struct run_model {
 	 * capture's uname.txt"); NULL: the default, which run_exec replaces by
 	 * what the trace says (run_detect). */
 	const char *kernel_from, *nr_cpus_from;
+	/* The configuration switches --config gave (POLICY_SET_SLUB_TINY,
+	 * _ZONE_DMA, _SLAB_BUCKETS, _RANDOM_KMALLOC, _CPU_PARTIAL, and
+	 * RUN_SWITCH_MEMCG): a capture's evidence does not override them. */
+	uint32_t config_given;
+	/* Where the switches a capture decided came from (its slabinfo's
+	 * cache names), or NULL. */
+	const char *config_from;
 	/* The sites file (policies/sites.h) of the callers that need alignment,
 	 * borrowed; NULL = none. run_exec loads it into cfg.sites for the run
 	 * (run_model_load_sites) unless cfg.sites is set already. */
