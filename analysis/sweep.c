@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* `auto` in the kernel and nr_cpus axes: resolved per input by the
+/* `auto` in the kernel, nr_cpus and align axes: resolved per input by the
  * caller, never a policy_cfg value. */
 #define SWEEP_AUTO UINT32_MAX
 
@@ -255,10 +255,17 @@ static int parse_value(enum axis a, const char *v, uint32_t *out, char *why, siz
 		return 0;
 	case AX_ALIGN: {
 		enum policy_align al;
+		/* auto: the kernel profile's own rule (natural up to 6.6,
+		 * pow2-divisor from 6.12), as with no align axis */
+		if (!strcmp(v, "auto")) {
+			*out = SWEEP_AUTO;
+			return 0;
+		}
 		if (policy_parse_align(v, &al, &e)) {
 			(void)snprintf(why, wn,
-				       "none, natural, cap512, own-caches, merged, "
-				       "kmalloc-aligned-caches or kmalloc-aligned-overalloc");
+				       "auto, none, natural, cap512, own-caches, merged, "
+				       "kmalloc-aligned-caches, kmalloc-aligned-overalloc or "
+				       "pow2-divisor");
 			return -1;
 		}
 		*out = al;

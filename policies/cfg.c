@@ -22,6 +22,7 @@
 #include "policy.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,6 +151,8 @@ const char *policy_align_name(enum policy_align a)
 		return "kmalloc-aligned-caches";
 	case POLICY_ALIGN_OVERALLOC:
 		return "kmalloc-aligned-overalloc";
+	case POLICY_ALIGN_POW2_DIVISOR:
+		return "pow2-divisor";
 	case POLICY_ALIGN_NR:
 		break;
 	}
@@ -161,8 +164,8 @@ static const struct {
 	unsigned major, minor;
 	const char *name;
 } kernel_rel[POLICY_KERNEL_NR] = {
-	[POLICY_KERNEL_5_4] = {5, 4, "5.4"},   [POLICY_KERNEL_6_1] = {6, 1, "6.1"},
-	[POLICY_KERNEL_6_6] = {6, 6, "6.6"},   [POLICY_KERNEL_6_12] = {6, 12, "6.12"},
+	[POLICY_KERNEL_5_4] = {5, 4, "5.4"},	[POLICY_KERNEL_6_1] = {6, 1, "6.1"},
+	[POLICY_KERNEL_6_6] = {6, 6, "6.6"},	[POLICY_KERNEL_6_12] = {6, 12, "6.12"},
 	[POLICY_KERNEL_6_18] = {6, 18, "6.18"},
 };
 
@@ -204,8 +207,52 @@ int policy_parse_kernel(const char *s, enum policy_kernel *out, bool *exact, str
 		*exact = policy_kernel_is_exact(*out, (unsigned)major, (unsigned)minor);
 	return 0;
 bad:
-	return err_set(e, SLABSIM_EUSAGE,
-		       "expected a kernel version MAJOR.MINOR (e.g. 5.4, 6.1, 6.12, 6.18), got '%s'", s);
+	return err_set(
+		e, SLABSIM_EUSAGE,
+		"expected a kernel version MAJOR.MINOR (e.g. 5.4, 6.1, 6.12, 6.18), got '%s'", s);
+}
+
+enum policy_align policy_kernel_align(enum policy_kernel k)
+{
+	/* 6.11 (ad59baa31695) widened create_boot_cache's rule; the 6.6
+	 * profile predates it */
+	return k >= POLICY_KERNEL_6_12 ? POLICY_ALIGN_POW2_DIVISOR : POLICY_ALIGN_NATURAL;
+}
+
+const char *policy_what_if(const struct policy_cfg *cfg, const char *allocator, char *buf, size_t n)
+{
+	const char *why[6];
+	size_t k = 0;
+	enum policy_kernel kr = cfg->kernel;
+	if (allocator && strcmp(allocator, "slob") == 0 && kr >= POLICY_KERNEL_6_6)
+		why[k++] = "SLOB was removed in Linux 6.4";
+	if (allocator && strcmp(allocator, "slab") == 0 && kr >= POLICY_KERNEL_6_12)
+		why[k++] = "SLAB was removed in Linux 6.8";
+	if (cfg->slub_tiny && kr < POLICY_KERNEL_6_6)
+		why[k++] = "SLUB_TINY came in Linux 6.2";
+	if (cfg->random_kmalloc && kr < POLICY_KERNEL_6_6)
+		why[k++] = "RANDOM_KMALLOC_CACHES came in Linux 6.6";
+	if (cfg->slab_buckets && kr < POLICY_KERNEL_6_12)
+		why[k++] = "SLAB_BUCKETS came in Linux 6.11";
+	bool align_new = kr >= POLICY_KERNEL_6_6 || cfg->align == POLICY_ALIGN_POW2_DIVISOR;
+	if (align_new && cfg->align != policy_kernel_align(kr))
+		why[k++] = "align";
+	if (!k)
+		return NULL;
+	size_t w = 0;
+	for (size_t i = 0; i < k && w < n; i++) {
+		int r = strcmp(why[i], "align")
+				? snprintf(buf + w, n - w, "%s%s", i ? "; " : "", why[i])
+				: snprintf(buf + w, n - w,
+					   "%s--align %s, where the %s profile's rule is %s",
+					   i ? "; " : "", policy_align_name(cfg->align),
+					   policy_kernel_name(kr),
+					   policy_align_name(policy_kernel_align(kr)));
+		if (r < 0)
+			break;
+		w += (size_t)r;
+	}
+	return buf;
 }
 
 int policy_parse_align(const char *s, enum policy_align *out, struct err *e)
@@ -218,6 +265,7 @@ int policy_parse_align(const char *s, enum policy_align *out, struct err *e)
 	}
 	return err_set(e, SLABSIM_EUSAGE,
 		       "expected none, natural, cap512, own-caches, merged, "
-		       "kmalloc-aligned-caches or kmalloc-aligned-overalloc, got '%s'",
+		       "kmalloc-aligned-caches, kmalloc-aligned-overalloc or pow2-divisor, got "
+		       "'%s'",
 		       s);
 }

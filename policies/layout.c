@@ -167,8 +167,16 @@ enum policy_kmalloc_type layout_kmalloc_type(const struct policy_cfg *cfg,
 {
 	if ((unsigned)t >= POLICY_KMALLOC_NR_TYPES)
 		return POLICY_KMALLOC_NORMAL;
-	/* 5.4 has no kmalloc-cg caches: __GFP_ACCOUNT kmallocs use kmalloc-N */
+	/* 5.4 has no kmalloc-cg caches: __GFP_ACCOUNT kmallocs use kmalloc-N;
+	 * nor has a kernel without CONFIG_MEMCG (6.1: MEMCG_KMEM). The enum
+	 * kmalloc_cache_type of include/linux/slab.h (6.12) folds the types a
+	 * configuration lacks into KMALLOC_NORMAL alike: KMALLOC_RECLAIM under
+	 * CONFIG_SLUB_TINY, KMALLOC_DMA without CONFIG_ZONE_DMA. */
 	if (t == POLICY_KMALLOC_CGROUP && (!is_61(cfg) || cfg->no_kmalloc_cg))
+		return POLICY_KMALLOC_NORMAL;
+	if (t == POLICY_KMALLOC_RECLAIM && cfg->slub_tiny)
+		return POLICY_KMALLOC_NORMAL;
+	if (t == POLICY_KMALLOC_DMA && cfg->no_zone_dma)
 		return POLICY_KMALLOC_NORMAL;
 	return t;
 }
@@ -196,6 +204,17 @@ uint32_t layout_calculate_alignment(const struct policy_cfg *cfg, uint32_t flags
 
 uint32_t layout_kmalloc_align(const struct policy_cfg *cfg, uint32_t size)
 {
+	/* 6.11 create_boot_cache() (read in Debian's 6.12.118 mm/slab_common.c
+	 * and torvalds/linux at 6.18): for SLAB_KMALLOC caches, align =
+	 * max(ARCH_KMALLOC_MINALIGN, 1U << (ffs(size) - 1)), the largest power
+	 * of two dividing the size, of every kmalloc type (create_kmalloc_cache
+	 * sets SLAB_KMALLOC for all of them). A power of two gets itself, as
+	 * under natural; 96 gets 32, 192 gets 64. Like natural, it is asked for
+	 * whatever the debug options do to the layout. */
+	if (cfg->align == POLICY_ALIGN_POW2_DIVISOR) {
+		uint32_t low = size & (~size + 1u); /* 1 << (ffs(size) - 1) */
+		return low > ARCH_KMALLOC_MINALIGN ? low : ARCH_KMALLOC_MINALIGN;
+	}
 	/* 59bb47985c1d (5.4): natural alignment for power-of-two sizes,
 	 * whatever the debug options do to the layout */
 	if (!is_power_of_2(size) || size <= ARCH_KMALLOC_MINALIGN)
@@ -245,6 +264,44 @@ static uint32_t slab_order(const struct policy_cfg *cfg, uint64_t size, uint32_t
 	return order;
 }
 
+/* calculate_order() from 6.8 (read in Debian's 6.12.118 mm/slub.c): the
+ * order min_objects asks for is kept, and only the accepted waste grows
+ * (1/16, 1/8, 1/4, 1/2 of the slab); calc_slab_order tries every order from
+ * it up to slub_max_order. Beyond that, get_order(size). Returns
+ * POLICY_MAX_ORDER when not even one object fits. */
+static uint32_t calculate_order_68(const struct policy_cfg *cfg, uint64_t size)
+{
+	uint32_t max_order = cfg->slub_max_order;
+	uint64_t min_objects = cfg->slub_min_objects;
+
+	if (max_order > POLICY_MAX_ORDER - 1)
+		max_order = POLICY_MAX_ORDER - 1;
+	if (!min_objects)
+		min_objects = 4 * (layout_fls(cfg->nr_cpus) + 1);
+	uint64_t max_objects = order_objects(max_order, size);
+	if (max_objects < 1)
+		max_objects = 1;
+	if (min_objects > max_objects)
+		min_objects = max_objects;
+	uint32_t min_order = layout_get_order(min_objects * size);
+	if (min_order < cfg->slub_min_order)
+		min_order = cfg->slub_min_order;
+	if (order_objects(min_order, size) > MAX_OBJS_PER_PAGE)
+		return layout_get_order(size * MAX_OBJS_PER_PAGE) - 1;
+	for (uint32_t fract = 16; fract > 1; fract /= 2) {
+		uint32_t order = min_order;
+		for (; order <= max_order; order++) {
+			uint64_t slab_bytes = (uint64_t)POLICY_PAGE_SIZE << order;
+			if (slab_bytes % size <= slab_bytes / fract)
+				break;
+		}
+		if (order <= max_order)
+			return order;
+	}
+	uint32_t order = layout_get_order(size);
+	return order < POLICY_MAX_ORDER ? order : POLICY_MAX_ORDER;
+}
+
 /* calculate_order(): as many objects as the CPU count suggests, giving up
  * first on waste (1/16, 1/8, 1/4 of the slab), then on objects. Returns
  * POLICY_MAX_ORDER when not even one object fits. */
@@ -290,7 +347,8 @@ static uint32_t cpu_partial_objects(const struct policy_cfg *cfg, uint32_t flags
 	};
 	const uint32_t *t = target[is_61(cfg)];
 
-	if (!cfg->cpu_partial || (flags & POLICY_F_DEBUG_MASK))
+	/* SLUB_CPU_PARTIAL depends on !SLUB_TINY */
+	if (!cfg->cpu_partial || cfg->slub_tiny || (flags & POLICY_F_DEBUG_MASK))
 		return 0;
 	if (size >= POLICY_PAGE_SIZE)
 		return t[0];
@@ -343,14 +401,28 @@ int layout_slub(const struct policy_cfg *cfg, const struct policy_cache_spec *sp
 		size += WORD_BYTES; /* no slack after the object to hold the red zone */
 	inuse = size;
 
-	bool ptr_outside = (flags & (POLICY_F_TYPESAFE_BY_RCU | POLICY_F_POISON)) || spec->ctor;
+	/* 6.12 (kmem_cache_args.freeptr_offset, Debian 6.12.118 mm/slub.c
+	 * calculate_sizes): an RCU cache created with a free pointer offset
+	 * keeps the pointer inside the object, at that offset */
+	bool rcu_inside = (flags & POLICY_F_TYPESAFE_BY_RCU) && spec->use_freeptr_offset &&
+			  cfg->kernel >= POLICY_KERNEL_6_12;
+	bool ptr_outside = ((flags & POLICY_F_TYPESAFE_BY_RCU) && !rcu_inside) ||
+			   (flags & POLICY_F_POISON) || spec->ctor;
 	/* 6.1: a red-zoned object smaller than a word has no room for the
 	 * pointer without covering the red zone */
 	if (v61 && (flags & POLICY_F_RED_ZONE) && object_size < WORD_BYTES)
 		ptr_outside = true;
+	/* 6.2 (946fa0dbf2d8, slub_debug_orig_size()): a kmalloc cache with Z
+	 * and U red-zones the slack past the requested size, which the
+	 * mid-object pointer could sit in, so the pointer moves out */
+	if (cfg->kernel >= POLICY_KERNEL_6_6 && (flags & POLICY_F_RED_ZONE) &&
+	    (flags & POLICY_F_STORE_USER) && (flags & POLICY_F_KMALLOC))
+		ptr_outside = true;
 	if (ptr_outside) {
 		offset = size;
 		size += WORD_BYTES;
+	} else if (rcu_inside) {
+		offset = spec->freeptr_offset;
 	} else {
 		/* 5.7+ (this ALIGN_DOWN form from a later fix): mid-object, away
 		 * from small overflows out of the neighbours */
@@ -359,8 +431,11 @@ int layout_slub(const struct policy_cfg *cfg, const struct policy_cache_spec *sp
 
 	if (flags & POLICY_F_STORE_USER) {
 		size += 2 * (uint64_t)(v61 ? TRACK_BYTES_6_1 : TRACK_BYTES_5_4);
+		/* 6.12 stores it as an unsigned long (8 bytes); s->size is
+		 * the same either way, since the next steps add whole words
+		 * and round up to align >= 8 */
 		if (v61 && (flags & POLICY_F_KMALLOC))
-			size += ORIG_SIZE_BYTES;
+			size += cfg->kernel >= POLICY_KERNEL_6_12 ? WORD_BYTES : ORIG_SIZE_BYTES;
 	}
 	if (flags & POLICY_F_RED_ZONE) {
 		size += WORD_BYTES;
@@ -373,7 +448,8 @@ int layout_slub(const struct policy_cfg *cfg, const struct policy_cache_spec *sp
 		return err_set(e, SLABSIM_EUSAGE,
 			       "cache %s: %" PRIu64 "-byte objects do not fit an order-%u slab",
 			       name, size, POLICY_MAX_ORDER - 1);
-	order = calculate_order(cfg, size);
+	order = cfg->kernel >= POLICY_KERNEL_6_12 ? calculate_order_68(cfg, size)
+						  : calculate_order(cfg, size);
 	if (order >= POLICY_MAX_ORDER)
 		return err_set(e, SLABSIM_EUSAGE,
 			       "cache %s: no slab order below %u holds a %" PRIu64 "-byte object",
@@ -391,13 +467,14 @@ int layout_slub(const struct policy_cfg *cfg, const struct policy_cache_spec *sp
 	out->red_left_pad = (uint32_t)red_left_pad;
 	out->flags = flags;
 
-	/* set_min_partial(ilog2(size) / 2) */
+	/* set_min_partial(ilog2(size) / 2); CONFIG_SLUB_TINY defines
+	 * MIN_PARTIAL and MAX_PARTIAL as 0 (6.12 mm/slub.c) */
 	uint32_t min_partial = (layout_fls(size) - 1) / 2;
 	if (min_partial < MIN_PARTIAL)
 		min_partial = MIN_PARTIAL;
 	if (min_partial > MAX_PARTIAL)
 		min_partial = MAX_PARTIAL;
-	out->min_partial = min_partial;
+	out->min_partial = cfg->slub_tiny ? 0 : min_partial;
 
 	out->cpu_partial = cpu_partial_objects(cfg, flags, out->size);
 	/* 6.1 slub_set_cpu_partial(): the list is limited in slabs, assuming

@@ -30,6 +30,7 @@
 #define SLABSIM_POLICY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -71,14 +72,24 @@ enum policy_align {
 					    kmalloc caches, one per (type, size class, align) */
 	POLICY_ALIGN_OVERALLOC = 6,	 /* option 3b: kmalloc_aligned() as kmalloc(size + align -
 					    8) and the aligned part of it handed out */
+	POLICY_ALIGN_POW2_DIVISOR = 7,	 /* the 2024 widening (6.11, commit ad59baa31695): every
+					    kmalloc cache aligned to the largest power of two
+					    dividing its size (kmalloc-96 32, kmalloc-192 64) */
 	POLICY_ALIGN_NR,
 };
 
-/* Does policy a serve the callers of a sites file (OWN_CACHES and after)? */
+/* Does policy a serve the callers of a sites file (OWN_CACHES to
+ * OVERALLOC)? */
 static inline int policy_align_by_site(enum policy_align a)
 {
-	return a >= POLICY_ALIGN_OWN_CACHES && a < POLICY_ALIGN_NR;
+	return a >= POLICY_ALIGN_OWN_CACHES && a <= POLICY_ALIGN_OVERALLOC;
 }
+
+/* The kmalloc alignment rule kernel profile k follows: natural (5.4 to
+ * 6.10: 59bb47985c1d) up to the 6.6 profile, pow2-divisor (6.11's
+ * create_boot_cache) from 6.12. A run whose --align is not its profile's
+ * rule is a what-if. */
+enum policy_align policy_kernel_align(enum policy_kernel k);
 
 /* policy_alloc_req.align_need: a listed caller wants its power-of-two
  * kmallocs aligned to their size (a sites file's "natural"). */
@@ -109,8 +120,21 @@ bool policy_kernel_is_exact(enum policy_kernel k, unsigned major, unsigned minor
  * whether the version is the profile's own. 0 or SLABSIM_EUSAGE. */
 int policy_parse_kernel(const char *s, enum policy_kernel *out, bool *exact, struct err *e);
 
+struct policy_cfg;
+/* What makes a run under cfg with allocator a what-if rather than a model
+ * of a real kernel of cfg->kernel's profile, as one line into buf (n
+ * bytes): SLOB on a profile from 6.6 (removed in 6.4), SLAB from 6.12
+ * (removed in 6.8), a configuration switch the profile's kernel lacks
+ * (SLUB_TINY before 6.2, RANDOM_KMALLOC_CACHES before 6.6, SLAB_BUCKETS
+ * before 6.11), an --align other than the profile's rule on the profiles
+ * from 6.6, and pow2-divisor on those before 6.12. NULL when none (the 5.4
+ * and 6.1 profiles' other --align values are the seed question's own
+ * options and are not flagged). */
+const char *policy_what_if(const struct policy_cfg *cfg, const char *allocator, char *buf,
+			   size_t n);
+
 /* "none", "natural", "cap512", "own-caches", "merged", "kmalloc-aligned-caches",
- * "kmalloc-aligned-overalloc". */
+ * "kmalloc-aligned-overalloc", "pow2-divisor". */
 const char *policy_align_name(enum policy_align a);
 /* Parse an --align value; returns 0 or SLABSIM_EUSAGE. */
 int policy_parse_align(const char *s, enum policy_align *out, struct err *e);
@@ -223,6 +247,12 @@ struct policy_cache_spec {
 	uint32_t usersize;    /* hardened-usercopy whitelist size; != 0 blocks merging */
 	bool ctor;	      /* has a constructor */
 	bool no_merge;	      /* never alias (e.g. a cache seen as a distinct root in a trace) */
+	/* 6.12 kmem_cache_args.use_freeptr_offset/freeptr_offset: with
+	 * TYPESAFE_BY_RCU the free pointer stays inside the object at
+	 * freeptr_offset (a multiple of 8) instead of after it. Ignored by
+	 * profiles before 6.12 and by caches without TYPESAFE_BY_RCU. */
+	bool use_freeptr_offset;
+	uint32_t freeptr_offset;
 };
 
 /* Geometry of one cache: the /sys/kernel/slab/<cache>/ figures and the layout

@@ -1004,8 +1004,9 @@ static int slab_create(const struct policy_cfg *cfg, struct policy **out, struct
 	int rc = 0;
 	for (size_t ti = 0; ti < sizeof(types) / sizeof(types[0]) && !rc; ti++) {
 		enum policy_kmalloc_type t = types[ti];
-		if (t == POLICY_KMALLOC_CGROUP &&
-		    (cfg->kernel < POLICY_KERNEL_6_1 || cfg->no_kmalloc_cg))
+		/* a type the configuration folds into NORMAL (5.4's or a
+		 * MEMCG-less CGROUP, SLUB_TINY's RECLAIM) has no caches */
+		if (layout_kmalloc_type(cfg, t) != t)
 			continue;
 		for (uint32_t i = LAYOUT_SLAB_KMALLOC_SHIFT_LOW;
 		     i <= kmalloc_shift_high(cfg) && !rc; i++) {
@@ -1017,7 +1018,8 @@ static int slab_create(const struct policy_cfg *cfg, struct policy **out, struct
 		}
 	}
 	for (uint32_t i = 0; i <= LAYOUT_SLAB_KMALLOC_SHIFT_HIGH && !rc; i++)
-		if (m->kmalloc_ids[POLICY_KMALLOC_NORMAL][i] != POLICY_NO_CACHE)
+		if (m->kmalloc_ids[POLICY_KMALLOC_NORMAL][i] != POLICY_NO_CACHE &&
+		    layout_kmalloc_type(cfg, POLICY_KMALLOC_DMA) == POLICY_KMALLOC_DMA)
 			rc = add_kmalloc_cache(m, POLICY_KMALLOC_DMA, i, e);
 	if (rc) {
 		slab_destroy_policy(&m->base);

@@ -762,7 +762,10 @@ static int slub_create(const struct policy_cfg *cfg, struct policy **out, struct
 	 * 192 after 128 */
 	static const uint8_t order_of_creation[] = {3, 4, 5, 6, 1, 7, 2, 8, 9, 10, 11, 12, 13};
 	for (int t = 0; t < POLICY_KMALLOC_NR_TYPES; t++) {
-		if (t == POLICY_KMALLOC_CGROUP && (!is_61(s) || s->base.cfg.no_kmalloc_cg))
+		/* a type the configuration folds into NORMAL (5.4's or a
+		 * MEMCG-less CGROUP, SLUB_TINY's RECLAIM, DMA without ZONE_DMA)
+		 * has no caches of its own */
+		if ((int)layout_kmalloc_type(cfg, (enum policy_kmalloc_type)t) != t)
 			continue;
 		for (size_t j = 0; j < sizeof(order_of_creation); j++) {
 			uint32_t idx = order_of_creation[j];

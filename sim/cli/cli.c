@@ -32,7 +32,12 @@ void cli_usage_model_opts(FILE *f)
 		"                        trace (accounted= fields mean 6.1), else 5.4\n"
 		"  --align POLICY        kmalloc alignment, an option of the 2019 debate:\n"
 		"                        natural = power-of-two sizes aligned to their size\n"
-		"                        (Linux 5.4+, default); none = Linux 5.3; cap512 =\n"
+		"                        (Linux 5.4 to 6.10, the default of the 5.4, 6.1 and\n"
+		"                        6.6 profiles); pow2-divisor = every kmalloc cache\n"
+		"                        aligned to the largest power of two dividing its size\n"
+		"                        (Linux 6.11+, default from the 6.12 profile); another\n"
+		"                        value than the profile's is a what-if; none = Linux\n"
+		"                        5.3; cap512 =\n"
 		"                        natural up to 512 bytes, 512 below a page, page-aligned\n"
 		"                        from a page up (LSF/MM 2019). With --align-sites, only\n"
 		"                        the listed callers get alignment, everyone else none:\n"
@@ -60,6 +65,13 @@ void cli_usage_model_opts(FILE *f)
 		"  --slub-max-order N    slub_max_order (default 3)\n"
 		"  --slub-min-objects N  slub_min_objects (default 0 = automatic)\n"
 		"  --no-cpu-partial      model CONFIG_SLUB_CPU_PARTIAL=n\n"
+		"  --config SWITCH=y|n   a kernel configuration switch (repeatable): SLUB_TINY\n"
+		"                        (6.2+: no kmalloc-rcl-N, min_partial 0, no per-CPU\n"
+		"                        partial lists, slub_max_order 1), ZONE_DMA (dma-\n"
+		"                        kmalloc-N), MEMCG (kmalloc-cg-N), SLUB_CPU_PARTIAL,\n"
+		"                        SLAB_BUCKETS (6.11+), RANDOM_KMALLOC_CACHES (6.6+);\n"
+		"                        default: a capture's cache names say, else MEMCG,\n"
+		"                        ZONE_DMA, SLUB_CPU_PARTIAL y, the others n\n"
 		"  --slab-debug          SLAB: model CONFIG_DEBUG_SLAB (red zones, user word)\n"
 		"  --slab-max-order N    SLAB: slab_max_order (default 1)\n");
 }
@@ -86,6 +98,63 @@ _Static_assert(1u << (CLI_OPT_KERNEL - CLI_OPT_ALLOCATOR) == RUN_GIVEN_KERNEL, "
 _Static_assert(1u << (CLI_OPT_NR_CPUS - CLI_OPT_ALLOCATOR) == RUN_GIVEN_NR_CPUS, "given bits");
 _Static_assert(1u << (CLI_OPT_SLAB_MAX_ORDER - CLI_OPT_ALLOCATOR) == RUN_GIVEN_SLAB_MAX_ORDER,
 	       "given bits");
+_Static_assert(1u << (CLI_OPT_CONFIG - CLI_OPT_ALLOCATOR) == RUN_GIVEN_CONFIG, "given bits");
+
+/* --config SWITCH=y|n: the kernel configuration switches the models read
+ * (CONFIG_ prefix optional). */
+static int config_opt(struct run_model *m, const char *arg)
+{
+	static const struct {
+		const char *name;
+		uint32_t bit;
+	} sw[] = {
+		{"SLUB_TINY", POLICY_SET_SLUB_TINY},
+		{"ZONE_DMA", POLICY_SET_ZONE_DMA},
+		{"MEMCG", RUN_SWITCH_MEMCG},
+		{"SLUB_CPU_PARTIAL", POLICY_SET_CPU_PARTIAL},
+		{"SLAB_BUCKETS", POLICY_SET_SLAB_BUCKETS},
+		{"RANDOM_KMALLOC_CACHES", POLICY_SET_RANDOM_KMALLOC},
+	};
+	const char *s = strncmp(arg, "CONFIG_", 7) == 0 ? arg + 7 : arg;
+	const char *eq = strchr(s, '=');
+	bool on = eq && (strcmp(eq + 1, "y") == 0);
+	if (!eq || (!on && strcmp(eq + 1, "n") != 0))
+		goto bad;
+	for (size_t i = 0; i < sizeof(sw) / sizeof(sw[0]); i++) {
+		if (strlen(sw[i].name) != (size_t)(eq - s) ||
+		    strncmp(s, sw[i].name, (size_t)(eq - s)))
+			continue;
+		switch (sw[i].bit) {
+		case POLICY_SET_SLUB_TINY:
+			m->cfg.slub_tiny = on;
+			break;
+		case POLICY_SET_ZONE_DMA:
+			m->cfg.no_zone_dma = !on;
+			break;
+		case RUN_SWITCH_MEMCG:
+			m->cfg.no_kmalloc_cg = !on;
+			break;
+		case POLICY_SET_CPU_PARTIAL:
+			m->cfg.cpu_partial = on;
+			break;
+		case POLICY_SET_SLAB_BUCKETS:
+			m->cfg.slab_buckets = on;
+			break;
+		default: /* RANDOM_KMALLOC_CACHES_NR copies */
+			m->cfg.random_kmalloc = on ? 15 : 0;
+			break;
+		}
+		m->config_given |= sw[i].bit;
+		return 1;
+	}
+bad:
+	fprintf(stderr,
+		"slabsim: --config expects SWITCH=y or SWITCH=n, SWITCH one of SLUB_TINY, "
+		"ZONE_DMA, MEMCG, SLUB_CPU_PARTIAL, SLAB_BUCKETS, RANDOM_KMALLOC_CACHES; got "
+		"'%s'\n",
+		arg);
+	return -1;
+}
 
 static int model_opt(struct run_model *m, int c, const char *arg);
 
@@ -134,6 +203,8 @@ static int model_opt(struct run_model *m, int c, const char *arg)
 	case CLI_OPT_ALIGN_SITES:
 		m->sites_path = arg;
 		return 1;
+	case CLI_OPT_CONFIG:
+		return config_opt(m, arg);
 	case CLI_OPT_SLUB_DEBUG:
 		if (policy_parse_slub_debug(arg, &m->cfg.slub_debug, &e)) {
 			fprintf(stderr, "slabsim: --slub-debug: %s\n", e.msg);

@@ -33,6 +33,7 @@ enum {
 	CLI_OPT_SLAB_DEBUG,
 	CLI_OPT_SLAB_MAX_ORDER,
 	CLI_OPT_ALIGN_SITES,
+	CLI_OPT_CONFIG,
 	CLI_OPT_CMD = 400,
 };
 
@@ -50,6 +51,7 @@ enum {
 		{"slab-debug", no_argument, NULL, CLI_OPT_SLAB_DEBUG},                             \
 		{"slab-max-order", required_argument, NULL, CLI_OPT_SLAB_MAX_ORDER},               \
 		{"align-sites", required_argument, NULL, CLI_OPT_ALIGN_SITES},                     \
+		{"config", required_argument, NULL, CLI_OPT_CONFIG},                               \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
 	}

@@ -187,6 +187,7 @@ int cmd_layout(int argc, char **argv)
 		fprintf(stderr, "slabsim: layout takes no arguments, got '%s'\n", argv[optind]);
 		return cli_bad_usage("layout");
 	}
+	run_model_settle(&m); /* --align: the profile's rule unless given */
 	if (output && (r = cli_output(output)))
 		return r;
 	const struct policy_ops *ops = policy_find(m.allocator);

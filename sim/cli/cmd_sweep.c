@@ -750,6 +750,7 @@ static int plan_model(struct sweep_cmd *c, struct job *j, char *extra, size_t n)
 		m->kernel_from = "the default";
 	if (!m->nr_cpus_from)
 		m->nr_cpus_from = "the default";
+	run_model_settle(m); /* align = auto: the profile's rule */
 	size_t w = strlen(extra);
 	if (r->kernel_auto)
 		w += (size_t)snprintf(extra + w, n - w, "%s\"kernel_from\":\"%s\"", w ? "," : "",

@@ -111,6 +111,12 @@ static void json_head(const struct sim *s, FILE *out, const char *trace_path,
 		json_str(out, c.nr_cpus_from ? c.nr_cpus_from : "");
 		fprintf(out, "},\n");
 	}
+	char wif[320];
+	if (policy_what_if(cfg, c.allocator, wif, sizeof(wif))) {
+		fprintf(out, "  \"what_if\": ");
+		json_str(out, wif);
+		fprintf(out, ",\n");
+	}
 	if (st && !st->table_only) {
 		fprintf(out,
 			"  \"start\": {\"state\": \"%s\", \"caches\": %" PRIu64
@@ -333,6 +339,9 @@ static void table_head(const struct sim *s, FILE *out, const char *trace_path,
 		fprintf(out, "kernel from %s; nr_cpus from %s\n",
 			c.kernel_from ? c.kernel_from : "the default",
 			c.nr_cpus_from ? c.nr_cpus_from : "the default");
+	char wif[320];
+	if (policy_what_if(sim_cfg(s), c.allocator, wif, sizeof(wif)))
+		fprintf(out, "what-if (no such kernel): %s\n", wif);
 	if (st)
 		fprintf(out, "start: %s\n", st->text);
 	fputc('\n', out);

@@ -61,6 +61,8 @@ void run_model_default(struct run_model *m)
 	policy_cfg_default(&m->cfg);
 	m->given = 0;
 	m->kernel_from = m->nr_cpus_from = NULL;
+	m->config_given = 0;
+	m->config_from = NULL;
 	m->sites_path = NULL;
 }
 
@@ -84,18 +86,32 @@ int run_model_json(const struct run_model *m, char *buf, size_t n)
 {
 	char dbg[8];
 	policy_slub_debug_str(m->cfg.slub_debug, dbg);
+	/* an align not given is the profile's rule, whether or not the model
+	 * was settled yet (5.4 and 6.1: natural, the key they always had) */
+	enum policy_align al =
+		m->given & RUN_GIVEN_ALIGN ? m->cfg.align : policy_kernel_align(m->cfg.kernel);
 	int w = snprintf(buf, n,
 			 "\"allocator\":\"%s\",\"kernel\":\"%s\",\"align\":\"%s\","
 			 "\"slub_debug\":\"%s\",\"nr_cpus\":%u,\"slub_min_order\":%u,"
 			 "\"slub_max_order\":%u,\"slub_min_objects\":%u,\"cpu_partial\":%s,"
 			 "\"slab_debug\":%s,\"slab_max_order\":%u",
-			 m->allocator, run_kernel_name(m), policy_align_name(m->cfg.align), dbg,
+			 m->allocator, run_kernel_name(m), policy_align_name(al), dbg,
 			 m->cfg.nr_cpus, m->cfg.slub_min_order, m->cfg.slub_max_order,
 			 m->cfg.slub_min_objects, m->cfg.cpu_partial ? "true" : "false",
 			 m->cfg.slab_debug ? "true" : "false", m->cfg.slab_max_order);
 	/* only when set, so that configurations without it keep their key */
 	if (w >= 0 && (size_t)w < n && m->cfg.no_kmalloc_cg)
 		w += snprintf(buf + w, n - (size_t)w, ",\"kmalloc_cg\":false");
+	/* the newer switches, likewise only when not the default */
+	if (w >= 0 && (size_t)w < n && m->cfg.slub_tiny)
+		w += snprintf(buf + w, n - (size_t)w, ",\"slub_tiny\":true");
+	if (w >= 0 && (size_t)w < n && m->cfg.no_zone_dma)
+		w += snprintf(buf + w, n - (size_t)w, ",\"zone_dma\":false");
+	if (w >= 0 && (size_t)w < n && m->cfg.slab_buckets)
+		w += snprintf(buf + w, n - (size_t)w, ",\"slab_buckets\":true");
+	if (w >= 0 && (size_t)w < n && m->cfg.random_kmalloc)
+		w += snprintf(buf + w, n - (size_t)w, ",\"random_kmalloc\":%u",
+			      m->cfg.random_kmalloc);
 	if (w < 0 || (size_t)w >= n)
 		return -1;
 	if (m->sites_path) {
@@ -135,6 +151,15 @@ int run_config_json(const struct run_model *m, const char *sample_every,
 	return w < 0 || (size_t)w >= n ? -1 : 0;
 }
 
+void run_model_settle(struct run_model *m)
+{
+	if (!(m->given & RUN_GIVEN_ALIGN))
+		m->cfg.align = policy_kernel_align(m->cfg.kernel);
+	/* mm/slub.c: slub_max_order defaults to 1 under CONFIG_SLUB_TINY */
+	if (m->cfg.slub_tiny && !(m->given & RUN_GIVEN_MAX_ORDER))
+		m->cfg.slub_max_order = 1;
+}
+
 bool run_detect(struct run_model *m, const struct trace_stats *st)
 {
 	bool changed = false;
@@ -157,7 +182,9 @@ bool run_detect(struct run_model *m, const struct trace_stats *st)
 					  ? "the trace's header"
 					  : "the trace (1 + its highest CPU)";
 	}
-	return changed;
+	enum policy_align was = m->cfg.align;
+	run_model_settle(m);
+	return changed || was != m->cfg.align;
 }
 
 int run_capture_setup(const struct run_capture *c, struct sim *s, struct err *e)
@@ -337,6 +364,7 @@ static int make_sim(struct run *r, const struct run_opts *o, struct err *e)
 		if (rc)
 			return rc;
 	}
+	run_model_settle(&r->model);
 	so.cfg = r->model.cfg;
 	so.kernel_from = r->model.kernel_from;
 	so.nr_cpus_from = r->model.nr_cpus_from;
@@ -356,7 +384,8 @@ static int decide_model(struct run *r, const struct run_opts *o, struct err *e)
 	struct run_model m = o->model;
 	run_detect(&m, &r->pass);
 	m.cfg.sites = r->model.cfg.sites;
-	bool same = m.cfg.kernel == r->model.cfg.kernel && m.cfg.nr_cpus == r->model.cfg.nr_cpus;
+	bool same = m.cfg.kernel == r->model.cfg.kernel && m.cfg.nr_cpus == r->model.cfg.nr_cpus &&
+		    m.cfg.align == r->model.cfg.align;
 	r->model = m;
 	if (same)
 		return 0;

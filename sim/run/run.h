@@ -52,7 +52,11 @@ enum {
 	RUN_GIVEN_SLAB_DEBUG = 1u << 9,
 	RUN_GIVEN_SLAB_MAX_ORDER = 1u << 10,
 	RUN_GIVEN_ALIGN_SITES = 1u << 11,
+	RUN_GIVEN_CONFIG = 1u << 12, /* some --config SWITCH=y|n (which: config_given) */
 };
+
+/* --config MEMCG=: no POLICY_SET_ bit of its own (policy_cfg.no_kmalloc_cg) */
+#define RUN_SWITCH_MEMCG (1u << 31)
 
 /* An allocator model and its configuration. */
 struct run_model {
@@ -63,6 +67,13 @@ struct run_model {
 	 * capture's uname.txt"); NULL: the default, which run_exec replaces by
 	 * what the trace says (run_detect). */
 	const char *kernel_from, *nr_cpus_from;
+	/* The configuration switches --config gave (POLICY_SET_SLUB_TINY,
+	 * _ZONE_DMA, _SLAB_BUCKETS, _RANDOM_KMALLOC, _CPU_PARTIAL, and
+	 * RUN_SWITCH_MEMCG): a capture's evidence does not override them. */
+	uint32_t config_given;
+	/* Where the switches a capture decided came from (its slabinfo's
+	 * cache names), or NULL. */
+	const char *config_from;
 	/* The sites file (policies/sites.h) of the callers that need alignment,
 	 * borrowed; NULL = none. run_exec loads it into cfg.sites for the run
 	 * (run_model_load_sites) unless cfg.sites is set already. */
@@ -78,6 +89,12 @@ struct trace_stats;
  * allocations 5.4; the CPUs its header states, or 1 + the highest CPU of an
  * event. Sets the _from strings of what it set. true when m changed. */
 bool run_detect(struct run_model *m, const struct trace_stats *st);
+/* The profile's own defaults for what was not given, once the kernel
+ * profile is known: --align becomes the profile's rule (policy_kernel_align:
+ * natural up to 6.6, pow2-divisor from 6.12) unless RUN_GIVEN_ALIGN. Called
+ * by run_detect, val_capture_model and before every engine is made; the
+ * commands that detect nothing (layout) call it after their options. */
+void run_model_settle(struct run_model *m);
 /* A capture directory as a run's input, as `replay DIR` and a sweep's
  * `trace = DIR` take it (its model comes from val_capture_model): the
  * setup hook that gives the model the capture's caches, lost events and
@@ -231,7 +248,7 @@ struct run_opts {
 	 * run_free; both NULL: the run is not recorded. */
 	struct rec *rec;
 	const char *db;
-	FILE *notes;		   /* a note when the fast path falls back; NULL = none */
+	FILE *notes; /* a note when the fast path falls back; NULL = none */
 	/* For tests: called when a trace file read by the name pass is about
 	 * to be opened again for the replay (--no-spill, --strict, ranges),
 	 * with ctx. A file that changed there fails the run (SLABSIM_EIO).

@@ -149,18 +149,50 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 	bool may_61 = m->cfg.kernel >= POLICY_KERNEL_6_1 ||
 		      (!c->has_uname && !(given & RUN_GIVEN_KERNEL));
 	if (si && si->n && may_61) {
-		bool cg = false, rcl = false;
+		bool cg = false, rcl = false, dma = false, km = false, bk = false, rnd = false;
 		for (uint32_t i = 0; i < si->n; i++) {
-			cg |= strncmp(si->rows[i].name, "kmalloc-cg-", 11) == 0;
-			rcl |= strncmp(si->rows[i].name, "kmalloc-rcl-", 12) == 0;
+			const char *nm = si->rows[i].name;
+			cg |= strncmp(nm, "kmalloc-cg-", 11) == 0;
+			rcl |= strncmp(nm, "kmalloc-rcl-", 12) == 0;
+			dma |= strncmp(nm, "dma-kmalloc-", 12) == 0;
+			km |= strcmp(nm, "kmalloc-8k") == 0;
+			bk |= strncmp(nm, "msg_msg-", 8) == 0 ||
+			      strncmp(nm, "memdup_user-", 12) == 0;
+			rnd |= strncmp(nm, "kmalloc-rnd-", 12) == 0;
 		}
-		if (rcl)
+		const uint32_t cgv = m->config_given;
+		if (rcl && !(cgv & RUN_SWITCH_MEMCG))
 			m->cfg.no_kmalloc_cg = !cg;
+		/* the newer profiles' switches, from the caches they create
+		 * (create_kmalloc_caches, kmem_buckets_create): SLUB_TINY makes
+		 * no kmalloc-rcl-N, a kernel without ZONE_DMA no dma-kmalloc-N */
+		if (km && m->cfg.kernel >= POLICY_KERNEL_6_6) {
+			if (!(cgv & POLICY_SET_SLUB_TINY))
+				m->cfg.slub_tiny = !rcl;
+			if (!(cgv & POLICY_SET_ZONE_DMA))
+				m->cfg.no_zone_dma = !dma;
+			if (!(cgv & POLICY_SET_SLAB_BUCKETS))
+				m->cfg.slab_buckets = bk && m->cfg.kernel >= POLICY_KERNEL_6_12;
+			if (!(cgv & POLICY_SET_RANDOM_KMALLOC))
+				m->cfg.random_kmalloc = rnd ? 15 : 0;
+			m->config_from = "the capture's slabinfo cache names";
+			if (notes)
+				fprintf(notes,
+					"capture: configuration from its slabinfo cache names: "
+					"SLUB_TINY=%c ZONE_DMA=%c MEMCG=%c SLAB_BUCKETS=%c "
+					"RANDOM_KMALLOC_CACHES=%c\n",
+					m->cfg.slub_tiny ? 'y' : 'n',
+					m->cfg.no_zone_dma ? 'n' : 'y',
+					m->cfg.no_kmalloc_cg ? 'n' : 'y',
+					m->cfg.slab_buckets ? 'y' : 'n',
+					m->cfg.random_kmalloc ? 'y' : 'n');
+		}
 		if (rcl && !cg && notes)
 			fprintf(notes,
 				"capture: no kmalloc-cg-N cache in its slabinfo (a kernel "
 				"without CONFIG_MEMCG_KMEM): accounted kmallocs use kmalloc-N\n");
 	}
+	run_model_settle(m);
 	if (!c->has_cmdline)
 		return 0;
 	const struct capture_cmdline *cl = &c->cmdline;
@@ -243,6 +275,20 @@ bool val_attrs_spec(const struct capture_attrs_row *r, struct policy_cache_spec 
 	spec->ctor = r->has_ctor > 0;
 	spec->usersize = v[CAPTURE_A_USERSIZE] > 0 ? (uint32_t)v[CAPTURE_A_USERSIZE] : 0;
 	spec->no_merge = true; /* a root in the kernel: keep it one in the model */
+	/* 6.12 freeptr_offset, recognised from the slot: an RCU cache whose
+	 * slab_size leaves no word after the object for the free pointer keeps
+	 * it inside (calculate_sizes; vm_area_struct and filp on 6.18: 192, not
+	 * 256). Without Z P U and a constructor the slot is then the object
+	 * rounded to a word and to align; profiles before 6.12 ignore it. The
+	 * offset is not shown and changes no size. */
+	const uint32_t zpu = POLICY_F_RED_ZONE | POLICY_F_POISON | POLICY_F_STORE_USER;
+	int64_t sz = v[CAPTURE_A_SLAB_SIZE], al = v[CAPTURE_A_ALIGN];
+	if ((spec->flags & POLICY_F_TYPESAFE_BY_RCU) && !(spec->flags & zpu) && !spec->ctor &&
+	    sz > 0 && al > 0) {
+		uint64_t w = ((uint64_t)spec->object_size + 7) & ~7ULL, a = (uint64_t)al;
+		uint64_t inside = (w + a - 1) / a * a, outside = (w + 8 + a - 1) / a * a;
+		spec->use_freeptr_offset = (uint64_t)sz == inside && inside != outside;
+	}
 	return true;
 }
 

@@ -30,7 +30,7 @@ printf 'trace = %s\nallocator = slub\nalign = none, nat\n' "$boot" > bad.sweep
 "$bin" sweep bad.sweep --db bad.db > out 2> err
 tap_is "bad align value: exit 2" "$?" 2
 tap_like "bad align value: names file:line and what was expected" "$(cat err)" \
-	"bad.sweep:3: align: expected none, natural, cap512, own-caches, merged, kmalloc-aligned-caches or kmalloc-aligned-overalloc, got 'nat'"
+	"bad.sweep:3: align: expected auto, none, natural, cap512, own-caches, merged, kmalloc-aligned-caches, kmalloc-aligned-overalloc or pow2-divisor, got 'nat'"
 printf 'workload = %s\nduration = 5\n' "$src/traces/workloads/netbuf.wl" > wl.sweep
 "$bin" sweep wl.sweep --db bad.db > out 2> err
 tap_is "duration without a unit: exit 2" "$?" 2

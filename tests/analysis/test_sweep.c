@@ -136,8 +136,9 @@ static void check_spec(void)
 	n = expand("trace = a\nallocator = slub\nalign = none, nat\n", &e, &rc);
 	CHECK("bad value: EINPUT", rc == SLABSIM_EINPUT);
 	CHECK_EQ_STR("bad value: file:line and what was expected", e.msg,
-		     "t.sweep:3: align: expected none, natural, cap512, own-caches, merged, "
-		     "kmalloc-aligned-caches or kmalloc-aligned-overalloc, got 'nat'");
+		     "t.sweep:3: align: expected auto, none, natural, cap512, own-caches, merged, "
+		     "kmalloc-aligned-caches, kmalloc-aligned-overalloc or pow2-divisor, got "
+		     "'nat'");
 	n = expand("trace = a\n\nfoo = 1\n", &e, &rc);
 	CHECK("unknown key: line 3",
 	      rc == SLABSIM_EINPUT && strstr(e.msg, "t.sweep:3: unknown key 'foo'"));

@@ -88,7 +88,7 @@ run replay "$good" --no-db --kernel 6.11
 tap_is "--kernel 6.11 says which profile it took" "$(err | grep -c 'following the 6.6 profile (the newest at or below it)')" 1
 run replay "$good" --no-db --kernel 6.12
 tap_is "--kernel 6.12 is exact: no note" "$(err | grep -c 'following the')" 0
-usage "--align weird" replay "slabsim: --align expected none, natural, cap512, own-caches, merged, kmalloc-aligned-caches or kmalloc-aligned-overalloc, got 'weird'" \
+usage "--align weird" replay "slabsim: --align expected none, natural, cap512, own-caches, merged, kmalloc-aligned-caches, kmalloc-aligned-overalloc or pow2-divisor, got 'weird'" \
 	replay "$good" --no-db --align weird
 usage "--slub-debug X" replay \
 	"slabsim: --slub-debug: slub_debug option 'X' unknown in 'X' (letters F Z P U T A, or '-' alone for none)" \
