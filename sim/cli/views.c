@@ -309,19 +309,15 @@ void view_metrics_table(const struct metrics *m, const struct policy *p, FILE *o
 {
 	struct metrics_figures f;
 	metrics_figures(m, p, &f);
-	const struct metrics_perf_totals pt = f.perf;
-	const struct metrics_slabinfo_totals st = f.si;
-	const struct metrics_jw jw = f.jw;
-	const struct metrics_pages pg = f.pages;
 	fprintf(out, "metrics (definitions: docs/metrics.md)\n");
 	fprintf(out,
 		"perf kmem: requested %" PRIu64 ", allocated %" PRIu64 " (model %" PRIu64
 		"), freed %" PRIu64 ", internal fragmentation %f%%, cross-node %" PRIu64 "/%" PRIu64
 		", ping-pong %" PRIu64 ", unmatched frees %" PRIu64 "%s\n",
-		pt.bytes_req, pt.bytes_alloc, x->bytes_alloc_model, pt.bytes_freed, pt.frag_pct,
-		pt.cross_node, pt.allocs, pt.pingpong, pt.unmatched,
-		pt.exact ? "" : " (live record: see docs/metrics.md)");
-	if (perf_saturated(&pt, x))
+		f.perf.bytes_req, f.perf.bytes_alloc, x->bytes_alloc_model, f.perf.bytes_freed,
+		f.perf.frag_pct, f.perf.cross_node, f.perf.allocs, f.perf.pingpong,
+		f.perf.unmatched, f.perf.exact ? "" : " (live record: see docs/metrics.md)");
+	if (perf_saturated(&f.perf, x))
 		fprintf(out,
 			"perf kmem: a sum exceeds 2^64 - 1: each %" PRIu64
 			" above is saturated, not a total\n",
@@ -330,17 +326,17 @@ void view_metrics_table(const struct metrics *m, const struct policy *p, FILE *o
 		"slabinfo -T: memory used %" PRIu64 ", loss %" PRIu64 ", MRatio %" PRIu64
 		"%%, objects %" PRIu64 ", partial objects %" PRIu64 ", ORatio %" PRIu64
 		"%% (%" PRIu64 " of %" PRIu64 " caches active)\n",
-		st.space, st.loss, st.mratio, st.objects, st.partobj, st.oratio, st.active,
-		st.caches);
+		f.si.space, f.si.loss, f.si.mratio, f.si.objects, f.si.partobj, f.si.oratio,
+		f.si.active, f.si.caches);
 	fprintf(out, "J&W heap/live: #1 time average ");
-	print_ratio_pct(out, jw.f1);
-	fprintf(out, ", #2 at peak live (t=%.6f s) ", (double)jw.live_peak_t_ns / 1e9);
-	print_ratio_pct(out, jw.f2);
-	fprintf(out, ", #3 at peak heap (t=%.6f s) ", (double)jw.heap_peak_t_ns / 1e9);
-	print_ratio_pct(out, jw.f3);
-	fprintf(out, ", #4 peak heap %" PRIu64 " / peak live %" PRIu64 " ", jw.heap_peak,
-		jw.live_peak);
-	print_ratio_pct(out, jw.f4);
+	print_ratio_pct(out, f.jw.f1);
+	fprintf(out, ", #2 at peak live (t=%.6f s) ", (double)f.jw.live_peak_t_ns / 1e9);
+	print_ratio_pct(out, f.jw.f2);
+	fprintf(out, ", #3 at peak heap (t=%.6f s) ", (double)f.jw.heap_peak_t_ns / 1e9);
+	print_ratio_pct(out, f.jw.f3);
+	fprintf(out, ", #4 peak heap %" PRIu64 " / peak live %" PRIu64 " ", f.jw.heap_peak,
+		f.jw.live_peak);
+	print_ratio_pct(out, f.jw.f4);
 	fprintf(out, "\n");
 	struct policy_free_blocks fb;
 	char name[16];
@@ -349,18 +345,18 @@ void view_metrics_table(const struct metrics *m, const struct policy *p, FILE *o
 			"%s free: %" PRIu64 " bytes in %" PRIu64 " free blocks (alignment "
 			"fragments included) on %" PRIu64 " partially free pages\n",
 			name, fb.bytes, fb.blocks, fb.pages);
-	if (!pg.have) {
+	if (!f.pages.have) {
 		fprintf(out, "pages: no page allocator in this model\n\n");
 		return;
 	}
 	fprintf(out, "pages held by order:");
 	for (int o = 0; o < POLICY_MAX_ORDER; o++)
-		fprintf(out, " %" PRIu64, pg.held_blocks[o]);
-	fprintf(out,
-		"\nunusable index (zone %" PRIu64 " MiB, %" PRIu64 " pages free%s):", pg.mem_mib,
-		pg.free_pages, pg.over ? ", model grew past the zone" : "");
+		fprintf(out, " %" PRIu64, f.pages.held_blocks[o]);
+	fprintf(out, "\nunusable index (zone %" PRIu64 " MiB, %" PRIu64 " pages free%s):",
+		f.pages.mem_mib, f.pages.free_pages,
+		f.pages.over ? ", model grew past the zone" : "");
 	for (int o = 0; o < POLICY_MAX_ORDER; o++)
-		fprintf(out, " %u.%03u", pg.unusable[o] / 1000, pg.unusable[o] % 1000);
+		fprintf(out, " %u.%03u", f.pages.unusable[o] / 1000, f.pages.unusable[o] % 1000);
 	fprintf(out, "\n\n");
 }
 
@@ -377,10 +373,6 @@ void view_metrics_json(const struct metrics *m, const struct policy *p, FILE *ou
 {
 	struct metrics_figures f;
 	metrics_figures(m, p, &f);
-	const struct metrics_perf_totals pt = f.perf;
-	const struct metrics_slabinfo_totals st = f.si;
-	const struct metrics_jw jw = f.jw;
-	const struct metrics_pages pg = f.pages;
 	fprintf(out,
 		"  \"metrics\": {\n    \"perf_kmem\": {\"allocs\": %" PRIu64 ", \"frees\": %" PRIu64
 		", \"bytes_req\": %" PRIu64 ", \"bytes_alloc\": %" PRIu64
@@ -388,10 +380,11 @@ void view_metrics_json(const struct metrics *m, const struct policy *p, FILE *ou
 		", \"bytes_wasted\": %" PRIu64 ", \"frag_pct\": %.6f, \"cross_node\": %" PRIu64
 		", \"pingpong\": %" PRIu64 ", \"unmatched_frees\": %" PRIu64
 		", \"ptr_record\": \"%s\", \"cpu_node_map\": \"all CPUs on node 0\"},\n",
-		pt.allocs, pt.frees, pt.bytes_req, pt.bytes_alloc, x->bytes_alloc_model,
-		pt.bytes_freed, pt.bytes_alloc - pt.bytes_req, pt.frag_pct, pt.cross_node,
-		pt.pingpong, pt.unmatched, pt.exact ? "every pointer" : "live pointers");
-	if (perf_saturated(&pt, x)) /* a member only then: the usual output stays as it was */
+		f.perf.allocs, f.perf.frees, f.perf.bytes_req, f.perf.bytes_alloc,
+		x->bytes_alloc_model, f.perf.bytes_freed, f.perf.bytes_alloc - f.perf.bytes_req,
+		f.perf.frag_pct, f.perf.cross_node, f.perf.pingpong, f.perf.unmatched,
+		f.perf.exact ? "every pointer" : "live pointers");
+	if (perf_saturated(&f.perf, x)) /* a member only then: the usual output stays as it was */
 		fprintf(out,
 			"    \"perf_kmem_saturated\": \"a sum exceeds 2^64 - 1: each "
 			"%" PRIu64 " is saturated, not a total\",\n",
@@ -402,8 +395,9 @@ void view_metrics_json(const struct metrics *m, const struct policy *p, FILE *ou
 		", \"memory_used\": %" PRIu64 ", \"used\": %" PRIu64 ", \"loss\": %" PRIu64
 		", \"mratio\": %" PRIu64 ", \"objects\": %" PRIu64 ", \"partobj\": %" PRIu64
 		", \"oratio\": %" PRIu64 ", \"slabs\": %" PRIu64 ", \"partial\": %" PRIu64 "},\n",
-		st.caches, st.aliases, st.alias_targets, st.active, st.space, st.used, st.loss,
-		st.mratio, st.objects, st.partobj, st.oratio, st.slabs, st.partial);
+		f.si.caches, f.si.aliases, f.si.alias_targets, f.si.active, f.si.space, f.si.used,
+		f.si.loss, f.si.mratio, f.si.objects, f.si.partobj, f.si.oratio, f.si.slabs,
+		f.si.partial);
 	fprintf(out, "    \"slabinfo\": [");
 	bool first = true;
 	struct policy_cache_info ci;
@@ -427,15 +421,15 @@ void view_metrics_json(const struct metrics *m, const struct policy *p, FILE *ou
 		"    \"jw\": {\"heap_peak\": %" PRIu64 ", \"heap_peak_t_ns\": %" PRIu64
 		", \"live_at_heap_peak\": %" PRIu64 ", \"live_peak\": %" PRIu64
 		", \"live_peak_t_ns\": %" PRIu64 ", \"heap_at_live_peak\": %" PRIu64 ", ",
-		jw.heap_peak, jw.heap_peak_t_ns, jw.live_at_heap_peak, jw.live_peak,
-		jw.live_peak_t_ns, jw.heap_at_live_peak);
-	json_ratio(out, "f1", jw.f1);
+		f.jw.heap_peak, f.jw.heap_peak_t_ns, f.jw.live_at_heap_peak, f.jw.live_peak,
+		f.jw.live_peak_t_ns, f.jw.heap_at_live_peak);
+	json_ratio(out, "f1", f.jw.f1);
 	fprintf(out, ", ");
-	json_ratio(out, "f2", jw.f2);
+	json_ratio(out, "f2", f.jw.f2);
 	fprintf(out, ", ");
-	json_ratio(out, "f3", jw.f3);
+	json_ratio(out, "f3", f.jw.f3);
 	fprintf(out, ", ");
-	json_ratio(out, "f4", jw.f4);
+	json_ratio(out, "f4", f.jw.f4);
 	fprintf(out, "},\n");
 	struct policy_free_blocks fb;
 	char name[16];
@@ -444,22 +438,23 @@ void view_metrics_json(const struct metrics *m, const struct policy *p, FILE *ou
 			"    \"%s\": {\"free_bytes\": %" PRIu64 ", \"free_blocks\": %" PRIu64
 			", \"partial_pages\": %" PRIu64 "},\n",
 			p->ops->name, fb.bytes, fb.blocks, fb.pages);
-	if (!pg.have) {
+	if (!f.pages.have) {
 		fprintf(out, "    \"pages\": null\n  },\n");
 		return;
 	}
 	fprintf(out,
 		"    \"pages\": {\"mem_mib\": %" PRIu64 ", \"zone_pages\": %" PRIu64
 		", \"free_pages\": %" PRIu64 ", \"over_zone\": %s, \"held_blocks\": [",
-		pg.mem_mib, pg.zone_pages, pg.free_pages, pg.over ? "true" : "false");
+		f.pages.mem_mib, f.pages.zone_pages, f.pages.free_pages,
+		f.pages.over ? "true" : "false");
 	for (int o = 0; o < POLICY_MAX_ORDER; o++)
-		fprintf(out, "%s%" PRIu64, o ? ", " : "", pg.held_blocks[o]);
+		fprintf(out, "%s%" PRIu64, o ? ", " : "", f.pages.held_blocks[o]);
 	fprintf(out, "], \"free_blocks\": [");
 	for (int o = 0; o < POLICY_MAX_ORDER; o++)
-		fprintf(out, "%s%" PRIu64, o ? ", " : "", pg.free_blocks[o]);
+		fprintf(out, "%s%" PRIu64, o ? ", " : "", f.pages.free_blocks[o]);
 	fprintf(out, "], \"unusable_index\": [");
 	for (int o = 0; o < POLICY_MAX_ORDER; o++)
-		fprintf(out, "%s\"%u.%03u\"", o ? ", " : "", pg.unusable[o] / 1000,
-			pg.unusable[o] % 1000);
+		fprintf(out, "%s\"%u.%03u\"", o ? ", " : "", f.pages.unusable[o] / 1000,
+			f.pages.unusable[o] % 1000);
 	fprintf(out, "]}\n  },\n");
 }
