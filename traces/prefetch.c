@@ -477,6 +477,7 @@ static void stats_add(struct trace_stats *t, const struct trace_stats *c, uint64
 	if (c->cpus_seen > t->cpus_seen)
 		t->cpus_seen = c->cpus_seen;
 	t->accounted_events += c->accounted_events;
+	t->named_cache_allocs += c->named_cache_allocs;
 }
 
 /* The error that ended chunk c, as the single reader gives it. A strict-mode

@@ -2424,6 +2424,9 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 				r->stats.cpus_seen =
 					ev->cpu == UINT32_MAX ? UINT32_MAX : ev->cpu + 1;
 			r->stats.accounted_events += ev->accounted >= 0;
+			r->stats.named_cache_allocs +=
+				ev->name && (ev->type == TRACE_EV_CACHE_ALLOC ||
+					     ev->type == TRACE_EV_CACHE_ALLOC_NODE);
 			return 1;
 		}
 		if (rc < 0) {

@@ -127,9 +127,12 @@ struct trace_stats {
 	 * (sim/run/run.c): CPUs its header states (tracefs "#P:N", trace-cmd
 	 * "cpus=N", a trace.dat's CPU count), 0 if none; 1 + the highest CPU
 	 * of a slab event or marker, 0 if none; slab events with an
-	 * accounted= field (kernels from 5.19 print it). */
+	 * accounted= field (kernels from 5.19 print it); kmem_cache_alloc
+	 * events naming their cache (name=, printed from 6.18: 6.12's event
+	 * has no such field, 6.18's format has it). */
 	uint32_t header_cpus, cpus_seen;
 	uint64_t accounted_events;
+	uint64_t named_cache_allocs;
 	uint64_t first_malformed_line;
 	char first_malformed_msg[256]; /* what was expected on that line */
 	/* The input's identity (runs.trace_hash): XXH3-128 of its bytes as

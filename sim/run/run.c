@@ -166,10 +166,17 @@ bool run_detect(struct run_model *m, const struct trace_stats *st)
 	uint64_t allocs = st->events[TRACE_EV_KMALLOC] + st->events[TRACE_EV_KMALLOC_NODE] +
 			  st->events[TRACE_EV_CACHE_ALLOC] + st->events[TRACE_EV_CACHE_ALLOC_NODE];
 	if (!m->kernel_from && allocs) {
-		enum policy_kernel k = st->accounted_events ? POLICY_KERNEL_6_1 : POLICY_KERNEL_5_4;
+		/* the newest thing the event format shows decides: name= in
+		 * kmem_cache_alloc (6.18; 6.12's event has none), accounted=
+		 * (5.19), else nothing */
+		enum policy_kernel k = st->named_cache_allocs ? POLICY_KERNEL_6_18
+				       : st->accounted_events ? POLICY_KERNEL_6_1
+							      : POLICY_KERNEL_5_4;
 		changed |= k != m->cfg.kernel;
 		m->cfg.kernel = k;
-		m->kernel_from = st->accounted_events
+		m->kernel_from = st->named_cache_allocs
+					 ? "the trace (kmem_cache_alloc name= fields: Linux 6.18+)"
+				 : st->accounted_events
 					 ? "the trace (accounted= fields: Linux 5.19+)"
 					 : "the trace (no accounted= field: before 5.19)";
 	}

@@ -2,9 +2,9 @@
 # The newer kernel profiles at the command line: --config switches in
 # `slabsim layout`, the profile's default --align and a what-if said by the
 # summary. TAP output.
-#   $1 slabsim binary, $2 a small 6.1 trace
+#   $1 slabsim binary, $2 a small 6.1 trace, $3 a capture of a 6.18 kernel
 set -u
-bin=$1 trace=$2
+bin=$1 trace=$2 cap618=${3:-}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 n=0 fail=0
@@ -45,5 +45,15 @@ tap "SLAB on 6.18: the summary says what-if" \
 tap "SLAB on 6.18: align pow2-divisor" "$(grep -c 'align pow2-divisor' "$tmp/r")" 1
 "$bin" replay "$trace" --kernel 6.1 --align none --no-db >"$tmp/r61" 2>/dev/null
 tap "6.1 --align none: no what-if line" "$(grep -c '^what-if' "$tmp/r61")" 0
+# a 6.18 trace alone: its kmem_cache_alloc events print name= (6.12's do
+# not), so the trace says 6.18; the capture's uname says so too, and the
+# model's slot size equals the traced bytes_alloc on every allocation
+"$bin" replay "$cap618/trace.txt.zst" --no-db --no-progress >"$tmp/r1" 2>&1
+tap "6.18 trace alone: profile 6.18 from its name= fields" \
+	"$(grep -c '^kernel from the trace (kmem_cache_alloc name= fields: Linux 6.18+)' "$tmp/r1") $(grep -c '^allocator slub, kernel 6.18, align pow2-divisor' "$tmp/r1")" "1 1"
+"$bin" replay "$cap618" --no-db --no-progress >"$tmp/r2" 2>&1
+tap "6.18 capture: profile 6.18, bytes_alloc equal on every allocation" \
+	"$(grep -c '^allocator slub, kernel 6.18' "$tmp/r2") $(grep -o 'differs on [0-9]* allocations' "$tmp/r2")" \
+	"1 differs on 0 allocations"
 echo "1..$n"
 [ "$fail" -eq 0 ]
