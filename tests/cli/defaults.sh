@@ -47,12 +47,13 @@ json "$boot" > auto.json
 json "$boot" --kernel 6.1 --nr-cpus 2 > flags.json
 tap_is "boot excerpt: defaults = --kernel 6.1 --nr-cpus 2 (its header says #P:2)" \
 	"$(cmp -s auto.json flags.json && echo same)" "same"
+# a 6.18 trace.dat: its kmem_cache_alloc events print name= (6.18 only)
 for d in linux-6.18-kmem.dat linux-6.18-kmem-lost.dat; do
 	n=$(trace-cmd report -i "$samples/$d" 2>/dev/null | sed -n 's/^cpus=//p' | head -n 1)
 	[ -n "$n" ] || n=$("$bin" replay "$samples/$d" --no-db --format json | sed -n 's/.*"nr_cpus": \([0-9]*\).*/\1/p' | head -n 1)
 	json "$samples/$d" > auto.json
-	json "$samples/$d" --kernel 6.1 --nr-cpus "$n" > flags.json
-	tap_is "$d: defaults = --kernel 6.1 --nr-cpus $n (trace.dat's cpus)" \
+	json "$samples/$d" --kernel 6.18 --nr-cpus "$n" > flags.json
+	tap_is "$d: defaults = --kernel 6.18 --nr-cpus $n (trace.dat's cpus)" \
 		"$(cmp -s auto.json flags.json && echo same)" "same"
 done
 # a 5.x-style trace (no accounted= field): the 5.4 profile; its highest CPU

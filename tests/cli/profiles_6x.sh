@@ -45,6 +45,12 @@ tap "SLAB on 6.18: the summary says what-if" \
 tap "SLAB on 6.18: align pow2-divisor" "$(grep -c 'align pow2-divisor' "$tmp/r")" 1
 "$bin" replay "$trace" --kernel 6.1 --align none --no-db >"$tmp/r61" 2>/dev/null
 tap "6.1 --align none: no what-if line" "$(grep -c '^what-if' "$tmp/r61")" 0
+if [ -n "${ASAN_OPTIONS:-}" ] && [ "${SLABSIM_HEAVY_SANITIZED:-0}" != 1 ]; then
+	# under the sanitizers a whole machine's start state (2.5 M objects)
+	# takes longer than the timeout: the plain pass runs these two
+	n=$((n + 1)); echo "ok $n # SKIP 6.18 trace alone, under the sanitizers"
+	n=$((n + 1)); echo "ok $n # SKIP 6.18 capture, under the sanitizers"
+else
 # a 6.18 trace alone: its kmem_cache_alloc events print name= (6.12's do
 # not), so the trace says 6.18; the capture's uname says so too, and the
 # model's slot size equals the traced bytes_alloc on every allocation
@@ -55,5 +61,6 @@ tap "6.18 trace alone: profile 6.18 from its name= fields" \
 tap "6.18 capture: profile 6.18, bytes_alloc equal on every allocation" \
 	"$(grep -c '^allocator slub, kernel 6.18' "$tmp/r2") $(grep -o 'differs on [0-9]* allocations' "$tmp/r2")" \
 	"1 differs on 0 allocations"
+fi
 echo "1..$n"
 [ "$fail" -eq 0 ]
