@@ -171,9 +171,9 @@ struct sim {
 	struct u64map geom_name;    /* geom_key(osz, slot) -> name id + 1 (sim_name_geometry) */
 	struct u64map trace_slab;   /* raw pointers: the trace's slab base -> root cache id + 1 */
 	uint64_t trace_slab_put[256][2]; /* by slab base: a (base, value) put there last */
-	struct u64map pre_addr;	    /* start_slab objects still live: model address -> pool index */
-	struct u64map pslab_of;	    /* model slab base of a pre_slab -> (root << 32 | index) + 1 */
-	struct u64map pre_bind;	    /* the trace's slab base -> (root << 32 | pre_slab index) + 1 */
+	struct u64map pre_addr; /* start_slab objects still live: model address -> pool index */
+	struct u64map pslab_of; /* model slab base of a pre_slab -> (root << 32 | index) + 1 */
+	struct u64map pre_bind; /* the trace's slab base -> (root << 32 | pre_slab index) + 1 */
 	/* naming by elimination (sim_name_candidate) */
 	struct name_cand *cands;
 	size_t ncands, cap_cands;
@@ -1530,7 +1530,15 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 			/* freed before with no allocation between: an untraced
 			 * allocation, not an object of the start state */
 			uint32_t idx;
-			if ((rc = untraced_alloc(s, cid, ci.alias_of, &ci, cpu, &idx, e)))
+			rc = untraced_alloc(s, cid, ci.alias_of, &ci, cpu, &idx, e);
+			if (rc == SLABSIM_EUSAGE) {
+				/* a cache the policy serves by size only
+				 * (SLOB's kmalloc): counted, not modelled */
+				err_clear(e);
+				a->untraced_frees++;
+				return 0;
+			}
+			if (rc)
 				return rc;
 			return do_free(s, idx, cpu, e);
 		}

@@ -132,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fail("unknown allocator", i);
 		if (!r->sample_every || !*r->sample_every)
 			fail("no sample_every", i);
-		if ((c->kernel != POLICY_KERNEL_5_4 && c->kernel != POLICY_KERNEL_6_1) ||
+		if (c->kernel < POLICY_KERNEL_5_4 || c->kernel >= POLICY_KERNEL_NR ||
 		    c->nr_cpus < 1 || c->nr_cpus > 8192 || c->slub_min_order >= POLICY_MAX_ORDER ||
 		    c->slub_max_order >= POLICY_MAX_ORDER ||
 		    c->slab_max_order >= POLICY_MAX_ORDER || c->slub_min_objects > 32767 ||
