@@ -35,29 +35,6 @@ bool ktrace_supported(void)
 	return false;
 }
 
-/* Each CPU's trace_pipe_raw (a CPU the kernel has no buffer for is
- * skipped) and the page decoder. */
-static int open_cpus(struct ktrace *k, struct err *e)
-{
-	if (!(k->cpu = calloc((size_t)(k->ncpus > 0 ? k->ncpus : 1), sizeof(*k->cpu))))
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	for (long c = 0; c < k->ncpus; c++) {
-		k->cpu[c] = tracefs_cpu_open(k->inst, (int)c, true);
-		int sz = k->cpu[c] ? tracefs_cpu_read_size(k->cpu[c]) : 0;
-		if (sz > k->page_size)
-			k->page_size = sz;
-	}
-	if (k->page_size <= 0)
-		return err_set(e, SLABSIM_EIO, "tracefs: cannot open %s's trace_pipe_raw: %s",
-			       k->name, strerror(errno));
-	k->kbuf = kbuffer_alloc(
-		tep_get_header_page_size(k->tep) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-		tep_is_file_bigendian(k->tep) ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
-	if (!k->kbuf || !(k->page = malloc((size_t)k->page_size)))
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	return 0;
-}
-
 int ktrace_open(const struct ktrace_opts *o, struct ktrace **out, struct err *e)
 {
 	*out = NULL;
