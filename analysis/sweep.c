@@ -661,6 +661,7 @@ static void set_axis(struct sweep_run *r, enum axis a, uint32_t v)
 		/* the default stays in cfg until the caller resolves it */
 		r->kernel_auto |= a == AX_KERNEL;
 		r->nr_cpus_auto |= a == AX_NR_CPUS;
+		r->align_auto |= a == AX_ALIGN;
 		return;
 	}
 	r->given |= 1u << a;
@@ -698,6 +699,22 @@ static void set_axis(struct sweep_run *r, enum axis a, uint32_t v)
 	default:
 		break;
 	}
+}
+
+/* align = auto under a given kernel is that profile's rule now: false when
+ * the align axis lists that rule too (the same run twice otherwise). */
+static bool settle_align(const struct sweep_spec *s, struct sweep_run *x)
+{
+	if (!x->align_auto || x->kernel_auto)
+		return true;
+	enum policy_align al = policy_kernel_align(x->cfg.kernel);
+	for (size_t i = 0; i < s->ax[AX_ALIGN].n; i++)
+		if (s->ax[AX_ALIGN].v[i] == (uint32_t)al)
+			return false;
+	x->align_auto = false;
+	x->cfg.align = al;
+	x->given |= 1u << AX_ALIGN;
+	return true;
 }
 
 int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n, struct err *e)
@@ -748,6 +765,8 @@ int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n,
 				for (int a = AX_KERNEL; a < AX_NR; a++)
 					if (s->ax[a].n && applies((enum axis)a, ops))
 						set_axis(&x, (enum axis)a, s->ax[a].v[idx[a]]);
+				if (!settle_align(s, &x))
+					goto next;
 				if (total + nseeds > cap) {
 					cap = cap ? cap * 2 : 64;
 					if (cap < total + nseeds)
@@ -773,6 +792,7 @@ int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n,
 					x.index = total;
 					r[total++] = x;
 				}
+next:;
 				int a;
 				for (a = AX_NR - 1; a >= AX_KERNEL; a--) {
 					if (!s->ax[a].n || !applies((enum axis)a, ops))

@@ -55,6 +55,11 @@ struct sweep_run {
 	/* kernel, nr_cpus: `auto` (the default): cfg holds the default until
 	 * the caller resolves it from the input, as `replay` does */
 	bool kernel_auto, nr_cpus_auto;
+	/* align = auto under a kernel the run leaves to its input: resolved
+	 * with the kernel (the profile's rule); under a given kernel the
+	 * expansion resolves it and drops the run when the axis also lists the
+	 * value it resolves to */
+	bool align_auto;
 	const char *sample_every; /* e.g. "1000ev"; checked by the caller */
 	const char *align_sites;  /* the spec's `align-sites =` file, or NULL */
 };

@@ -182,7 +182,7 @@ static int model_opt(struct run_model *m, int c, const char *arg)
 		}
 		m->allocator = arg;
 		return 1;
-	case CLI_OPT_KERNEL:
+	case CLI_OPT_KERNEL: {
 		bool exact;
 		if (policy_parse_kernel(arg, &m->cfg.kernel, &exact, &e)) {
 			fprintf(stderr, "slabsim: --kernel %s\n", e.msg);
@@ -195,6 +195,7 @@ static int model_opt(struct run_model *m, int c, const char *arg)
 				arg, policy_kernel_name(m->cfg.kernel));
 		m->kernel_from = "--kernel";
 		return 1;
+	}
 	case CLI_OPT_ALIGN:
 		if (policy_parse_align(arg, &m->cfg.align, &e)) {
 			fprintf(stderr, "slabsim: --align %s\n", e.msg);

@@ -305,6 +305,43 @@ static void check_auto(void)
 	CHECK_EQ_STR("an allocator axis wins over the trace's own", got, want);
 }
 
+/* The align of each run as "NAME[auto] " (auto: left to the kernel the
+ * input settles), "" on an error. */
+static void aligns_str(const char *text, char *got, size_t n)
+{
+	struct sweep_spec *sp;
+	struct sweep_run *rr = NULL;
+	size_t nn = 0;
+	struct err e;
+	got[0] = '\0';
+	if (sweep_spec_parse(text, strlen(text), "t.sweep", &sp, &e))
+		return;
+	if (!sweep_expand(sp, &rr, &nn, &e))
+		for (size_t i = 0; i < nn; i++) {
+			size_t l = strlen(got);
+			(void)snprintf(got + l, n - l, "%s%s ", policy_align_name(rr[i].cfg.align),
+				       rr[i].align_auto ? "[auto]" : "");
+		}
+	free(rr);
+	sweep_spec_free(sp);
+}
+
+/* align = auto is the kernel profile's rule: under a given kernel it is
+ * that rule at once (one run, not two, when the axis lists it too); under
+ * kernel auto it waits for the input. */
+static void check_align_auto(void)
+{
+	char got[400];
+	aligns_str("trace = a\nkernel = 6.1, 6.12\nalign = auto, natural\n", got, sizeof(got));
+	CHECK_EQ_STR("6.1: auto is natural, one run; 6.12: auto is pow2-divisor", got,
+		     "natural pow2-divisor natural ");
+	aligns_str("trace = a\nkernel = 6.18\nalign = auto, pow2-divisor, none\n", got,
+		   sizeof(got));
+	CHECK_EQ_STR("6.18: auto and pow2-divisor one run", got, "pow2-divisor none ");
+	aligns_str("trace = a\nalign = auto, natural\n", got, sizeof(got));
+	CHECK_EQ_STR("kernel auto: align auto left to the input", got, "natural[auto] natural ");
+}
+
 /* Random byte mutations of a valid spec (GSL's generator, fixed seed): the
  * parser must answer 0 or EINPUT, never crash (ASan run), and a spec it
  * accepts must expand to 1..SWEEP_MAX_RUNS runs. */
@@ -378,6 +415,7 @@ int main(int argc, char **argv)
 	      evarr_load("/nonexistent/x.trace", &a, &e) == SLABSIM_EIO);
 	check_spec();
 	check_auto();
+	check_align_auto();
 	check_mutations();
 	return check_done();
 }

@@ -49,7 +49,7 @@ static void check_error(int rc, const char *msg)
  * (all of them for SLUB and SLAB; sweep.c documents which). */
 struct key {
 	size_t trace;
-	bool workload, seed_set;
+	bool workload, seed_set, align_auto;
 	uint64_t seed;
 	const char *allocator;
 	/* kernel_auto, nr_cpus_auto: `auto`, resolved per input later, is
@@ -66,6 +66,8 @@ static int key_cmp(const void *pa, const void *pb)
 		c = (a->trace > b->trace) - (a->trace < b->trace);
 	if (!c)
 		c = (a->seed_set > b->seed_set) - (a->seed_set < b->seed_set);
+	if (!c)
+		c = (a->align_auto > b->align_auto) - (a->align_auto < b->align_auto);
 	if (!c)
 		c = (a->seed > b->seed) - (a->seed < b->seed);
 	if (c)
@@ -141,6 +143,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((r->kernel_auto && (r->given & 1u << SWEEP_AX_KERNEL)) ||
 		    (r->nr_cpus_auto && (r->given & 1u << SWEEP_AX_NR_CPUS)))
 			fail("an auto axis also given a value", i);
+		if (r->align_auto && ((r->given & 1u << SWEEP_AX_ALIGN) || !r->kernel_auto))
+			fail("align auto left unresolved under a given kernel, or also given", i);
 		if (r->given >> SWEEP_AX_NR)
 			fail("a given axis that does not exist", i);
 		bool slub = !strcmp(r->allocator, "slub"), slab = !strcmp(r->allocator, "slab");
@@ -158,6 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		k[i] = (struct key){.trace = r->trace_idx,
 				    .workload = r->workload,
 				    .seed_set = r->seed_set,
+				    .align_auto = r->align_auto,
 				    .seed = r->seed,
 				    .allocator = policy_find(r->allocator)->name,
 				    .kernel = (uint32_t)c->kernel,
