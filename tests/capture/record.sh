@@ -212,6 +212,15 @@ run h -o caph -H -z 0 -- sh -c "cat '$tmp/h/tracefs/options/hash-ptr' >'$tmp/hdu
 tap_is "-H leaves hash-ptr on" "$(cat hduring) $(grep '^hash_ptr=' caph/capture-info.txt) $(cat h/tracefs/options/hash-ptr)" \
 	"1 hash_ptr=on 1"
 
+# ---- /proc/config.gz (CONFIG_IKCONFIG_PROC) is kept as it is ----
+mk_fake g
+printf 'CONFIG_SLUB=y\nCONFIG_SLAB_BUCKETS=y\n' | gzip -c >g/proc/config.gz
+run g -o capg -z 0 -q -d 1
+tap_is "config.gz: copied byte for byte" "$rc $(cmp g/proc/config.gz capg/config.gz && echo same)" \
+	"0 same"
+tap_is "config.gz: the kernel's options in it" "$(gzip -dc capg/config.gz | sed -n 2p)" \
+	"CONFIG_SLAB_BUCKETS=y"
+
 # ---- a kernel without /proc/slabinfo and /sys/kernel/slab (SLOB) ----
 mk_fake n
 rm n/proc/slabinfo
