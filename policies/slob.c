@@ -65,8 +65,24 @@ struct ablock {
 	uint8_t klass;
 };
 
+/* A run of consecutive pages of one list's ring, with an upper bound of
+ * their free units: the first-fit walk skips a whole run whose bound is
+ * below the request, which the kernel's walk would only have stepped
+ * through (its `sp->units < SLOB_UNITS(size)` test fails on every one), so
+ * the page it stops at, and the order of everything, are the same. The
+ * bound is raised when a page gains units and made exact when a walk
+ * passes a whole run; runs split above CHUNK_MAX pages. */
+struct chunk {
+	struct spage *first, *last; /* in ring order */
+	uint32_t n;
+	uint32_t maxu; /* >= every member's units */
+};
+
+#define CHUNK_MAX 64
+
 struct spage {
 	uint64_t base;
+	struct chunk *ch;	   /* its run while on a list, else NULL */
 	uint32_t units;		   /* free units: the kernel's sp->units */
 	uint8_t list;		   /* enum slob_list; SLOB_LIST_NONE when full */
 	uint8_t klass;		   /* the list the page was created for (see check_page) */
@@ -129,7 +145,73 @@ static const struct slob *as_slob(const struct policy *p)
 /* ---- the three page lists: rings with a head pointer, so that the kernel's
  * list_rotate_to_front is just moving the head ---- */
 
-static void list_add_head(struct slob *s, struct spage *sp, enum slob_list l)
+/* Make ch's bound the largest free units of its pages. */
+static void chunk_exact(struct chunk *ch)
+{
+	uint32_t m = 0;
+	const struct spage *sp = ch->first;
+	for (uint32_t i = 0; i < ch->n; i++, sp = sp->next)
+		m = sp->units > m ? sp->units : m;
+	ch->maxu = m;
+}
+
+/* Split ch, grown past CHUNK_MAX, into two halves with exact bounds (out
+ * of memory: it stays one run, still correct, only slower). */
+static void chunk_split(struct chunk *ch)
+{
+	struct chunk *nc = malloc(sizeof(*nc));
+	if (!nc)
+		return;
+	struct spage *sp = ch->first;
+	for (uint32_t i = 1; i < ch->n / 2; i++)
+		sp = sp->next;
+	nc->first = sp->next;
+	nc->last = ch->last;
+	nc->n = ch->n - ch->n / 2;
+	ch->last = sp;
+	ch->n /= 2;
+	sp = nc->first;
+	for (uint32_t i = 0; i < nc->n; i++, sp = sp->next)
+		sp->ch = nc;
+	chunk_exact(ch);
+	chunk_exact(nc);
+}
+
+/* sp joins the run of h, the page it is put before (its new first page
+ * when h was that run's first), or a run of its own in an empty list. */
+static int chunk_add(struct spage *sp, struct spage *h)
+{
+	struct chunk *ch = h ? h->ch : calloc(1, sizeof(*ch));
+	if (!ch)
+		return SLABSIM_ENOMEM;
+	if (!h) {
+		ch->first = ch->last = sp;
+	} else if (ch->first == h) {
+		ch->first = sp;
+	}
+	ch->n++;
+	ch->maxu = sp->units > ch->maxu ? sp->units : ch->maxu;
+	sp->ch = ch;
+	if (ch->n > CHUNK_MAX)
+		chunk_split(ch);
+	return 0;
+}
+
+static void chunk_del(struct spage *sp)
+{
+	struct chunk *ch = sp->ch;
+	sp->ch = NULL;
+	if (!--ch->n) {
+		free(ch);
+		return;
+	}
+	if (ch->first == sp)
+		ch->first = sp->next;
+	if (ch->last == sp)
+		ch->last = sp->prev;
+}
+
+static int list_add_head(struct slob *s, struct spage *sp, enum slob_list l)
 {
 	struct spage *h = s->head[l];
 	if (!h) {
@@ -140,14 +222,21 @@ static void list_add_head(struct slob *s, struct spage *sp, enum slob_list l)
 		h->prev->next = sp;
 		h->prev = sp;
 	}
+	/* after the links: a split walks them */
+	if (chunk_add(sp, h)) { /* only a new run can fail: the list was empty */
+		sp->next = sp->prev = NULL;
+		return SLABSIM_ENOMEM;
+	}
 	s->head[l] = sp;
 	s->nr_on_list[l]++;
 	sp->list = (uint8_t)l;
+	return 0;
 }
 
 static void list_del_page(struct slob *s, struct spage *sp)
 {
 	enum slob_list l = sp->list;
+	chunk_del(sp);
 	if (sp->next == sp) {
 		s->head[l] = NULL;
 	} else {
@@ -329,7 +418,19 @@ static int block_alloc(struct slob *s, uint64_t size, uint32_t align, uint32_t a
 	int rc = 0;
 
 	s->last_frag_bytes = 0;
-	for (uint64_t n = s->nr_on_list[l]; n > 0; n--) {
+	struct chunk *seen_ch = NULL; /* a run walked from its first page */
+	uint32_t seen_max = 0;
+	for (uint64_t n = s->nr_on_list[l]; n > 0;) {
+		struct chunk *ch = sp->ch;
+		if (sp == ch->first) {
+			if (ch->maxu < units) { /* no page of the run passes the test */
+				sp = ch->last->next;
+				n = n > ch->n ? n - ch->n : 0;
+				continue;
+			}
+			seen_ch = ch;
+			seen_max = 0;
+		}
 		struct spage *next = sp->next;
 		if (sp->units >= units) {
 			rc = page_alloc(s, sp, units, align, align_offset, l, block);
@@ -341,12 +442,19 @@ static int block_alloc(struct slob *s, uint64_t size, uint32_t align, uint32_t a
 				break;
 			}
 		}
+		seen_max = sp->units > seen_max ? sp->units : seen_max;
+		if (sp == ch->last && seen_ch == ch)
+			ch->maxu = seen_max; /* the whole run seen: its bound made exact */
 		sp = next;
+		n--;
 	}
 	if (!rc) {
 		if (new_page(s, l, &sp))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory for a SLOB page");
-		list_add_head(s, sp, l);
+		if (list_add_head(s, sp, l)) {
+			free_page(s, sp);
+			return err_set(e, SLABSIM_ENOMEM, "out of memory for a SLOB page");
+		}
 		rc = page_alloc(s, sp, units, align, align_offset, l, block);
 		if (rc < 0)
 			return err_set(e, rc, "out of memory");
@@ -393,10 +501,13 @@ static int block_free(struct slob *s, uint64_t block, uint64_t size, struct err 
 		sp->free[0] = (struct fblock){(uint16_t)off, (uint16_t)units};
 		sp->nr_free = 1;
 		sp->units = units;
-		list_add_head(s, sp, list_for(size));
+		if (list_add_head(s, sp, list_for(size)))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		return 0;
 	}
 	sp->units += units;
+	if (sp->units > sp->ch->maxu)
+		sp->ch->maxu = sp->units;
 	uint32_t i = 0; /* first free block above the freed one */
 	while (i < sp->nr_free && sp->free[i].off < off)
 		i++;
@@ -508,6 +619,8 @@ static void slob_destroy(struct policy *p)
 	uint64_t key, val;
 	while (u64map_next(&s->pages, &pos, &key, &val)) {
 		struct spage *sp = (struct spage *)(uintptr_t)val;
+		if (sp->ch && !--sp->ch->n) /* its run's last member seen */
+			free(sp->ch);
 		free(sp->free);
 		free(sp->used);
 		free(sp);
@@ -746,6 +859,16 @@ static int check_lists(const struct slob *s, struct err *e)
 			if (sp->next->prev != sp)
 				return err_set(e, SLABSIM_EMODEL,
 					       "list %d broken at page 0x%" PRIx64, l, sp->base);
+			/* the skip index: a run per page, its bound above the page's
+			 * units, its members contiguous in the ring */
+			if (!sp->ch || sp->units > sp->ch->maxu ||
+			    (sp != sp->ch->last && sp->next->ch != sp->ch) ||
+			    (sp == sp->ch->last && sp->next->ch == sp->ch && sp->ch->n > 1 &&
+			     sp->next != sp->ch->first))
+				return err_set(e, SLABSIM_EMODEL,
+					       "list %d: page 0x%" PRIx64
+					       " outside its run's bounds",
+					       l, sp->base);
 		}
 		if (sp != s->head[l])
 			return err_set(e, SLABSIM_EMODEL,

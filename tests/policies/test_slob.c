@@ -648,6 +648,46 @@ static void test_sequence(void)
 	}
 }
 
+/* A long list (the walk's skip index: runs of 64 pages, tests the model's
+ * own speed-up, not a kernel rule; slob_alloc's first fit in mm/slob.c of
+ * 6.1 decides). align none, kmalloc(200): 208 bytes with the header, 104
+ * units of 2 bytes; a page of 2048 units takes 19 (1976) and keeps 72.
+ * 150 pages x 19 = 2850 allocations: 150 pages with 72 free units each, all
+ * on the small list. Freeing one object of page 75 gives it 176 units with
+ * a 104-unit hole (its neighbours stay allocated): the next kmalloc(200)
+ * must land in that hole, no fresh page, as the kernel's walk past 149
+ * pages of 72 units would. kmalloc(240) (248 bytes, 124 units) fits no
+ * page: a fresh one. */
+static void test_long_list(void)
+{
+	enum { PAGES = 150, PER = 19 };
+	static struct policy_obj o[PAGES * PER];
+	struct fixture f;
+	setup(&f, POLICY_ALIGN_NONE, POLICY_KERNEL_5_4);
+	for (int i = 0; i < PAGES * PER; i++)
+		o[i] = kmalloc_n(&f, 200);
+	CHECK_EQ_U64("long list: 2850 x kmalloc(200) in 150 pages", stats(&f).slab_pages, PAGES);
+	check_ok(&f, "long list: check");
+	const struct policy_obj *mid = &o[75 * PER + 7];
+	uint64_t hole = mid->addr;
+	free_obj(&f, mid);
+	struct policy_obj again = kmalloc_n(&f, 200);
+	CHECK_EQ_U64("long list: kmalloc(200) takes the one hole, 75 pages down", again.addr, hole);
+	CHECK_EQ_U64("long list: no fresh page for it", stats(&f).slab_pages, PAGES);
+	struct policy_obj big = kmalloc_n(&f, 240);
+	CHECK_EQ_U64("long list: kmalloc(240) fits no page: a fresh one", stats(&f).slab_pages,
+		     PAGES + 1);
+	check_ok(&f, "long list: check after");
+	free_obj(&f, &big);
+	free_obj(&f, &again);
+	for (int i = 0; i < PAGES * PER; i++)
+		if (&o[i] != mid)
+			free_obj(&f, &o[i]);
+	CHECK_EQ_U64("long list: everything freed, no page left", stats(&f).slab_pages, 0);
+	check_ok(&f, "long list: check when empty");
+	teardown(&f);
+}
+
 int main(void)
 {
 	test_table_7_3();
@@ -659,5 +699,6 @@ int main(void)
 	test_kmalloc1024();
 	test_caches();
 	test_sequence();
+	test_long_list();
 	return check_done();
 }
