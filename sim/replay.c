@@ -2447,11 +2447,22 @@ static int pre_add(struct sim *s, uint32_t root, const struct policy_obj *objs, 
 	return rc;
 }
 
+/* The caller's stop flag (sim_opts.stop) is up: e says so. */
+static bool stopped(const struct sim *s, struct err *e)
+{
+	if (!s->o.stop || !*s->o.stop)
+		return false;
+	(void)err_set(e, SLABSIM_ESTOP, "stopped by a signal while the start state was built");
+	return true;
+}
+
 int sim_prepopulate(struct sim *s, uint32_t id, const struct policy_start *st, uint64_t *nr_live,
 		    struct err *e)
 {
 	uint64_t nr_objs = st->active_objs;
 	*nr_live = 0;
+	if (stopped(s, e))
+		return SLABSIM_ESTOP;
 	if (!s->p->ops->prepopulate)
 		return err_set(e, SLABSIM_EUSAGE, "the %s model cannot start from a recorded state",
 			       s->p->ops->name);
@@ -2481,6 +2492,8 @@ int sim_prepopulate(struct sim *s, uint32_t id, const struct policy_start *st, u
 
 int sim_start_slab(struct sim *s, uint32_t id, const struct policy_start_slab *ss, struct err *e)
 {
+	if (stopped(s, e))
+		return SLABSIM_ESTOP;
 	if (!s->p->ops->start_slab)
 		return err_set(e, SLABSIM_EUSAGE, "the %s model has no per-CPU slabs to start from",
 			       s->p->ops->name);

@@ -12,6 +12,7 @@
 #ifndef SLABSIM_SIM_H
 #define SLABSIM_SIM_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -98,6 +99,10 @@ struct sim_opts {
 	 * an unknown pointer takes (sim_prepopulate): GSL's mt19937, whose
 	 * seed 0 is its default, 4357. Record it with the run. */
 	uint64_t seed;
+	/* Set from a signal handler by the caller (`live`): when it reads
+	 * nonzero, building the start state (sim_prepopulate, sim_start_slab)
+	 * stops with SLABSIM_ESTOP at its next call. NULL = never. */
+	const volatile sig_atomic_t *stop;
 	/* Where cfg.kernel and cfg.nr_cpus came from ("--kernel", "the
 	 * trace's accounted= fields", ...), printed with the summary; NULL =
 	 * not said. */

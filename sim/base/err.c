@@ -58,6 +58,8 @@ int err_exit_code(int code)
 		return SLABSIM_EXIT_NODATA;
 	case SLABSIM_EMODEL:
 		return SLABSIM_EXIT_MODEL;
+	case SLABSIM_ESTOP:
+		return SLABSIM_EXIT_STOPPED;
 	default:
 		return SLABSIM_EXIT_IO;
 	}

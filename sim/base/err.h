@@ -18,6 +18,7 @@ enum {
 	SLABSIM_ENOMEM = -4,  /* out of memory: exit 3 */
 	SLABSIM_EMODEL = -5,  /* a model invariant failed (--check): exit 4 */
 	SLABSIM_ENODATA = -6, /* nothing to work on: no slab event, nothing to compare: exit 5 */
+	SLABSIM_ESTOP = -7,   /* a signal asked to stop before the work was done: exit 130 */
 };
 
 /* Process exit codes (see slabsim --help). */
@@ -28,6 +29,7 @@ enum {
 	SLABSIM_EXIT_IO = 3,
 	SLABSIM_EXIT_MODEL = 4,
 	SLABSIM_EXIT_NODATA = 5,
+	SLABSIM_EXIT_STOPPED = 130, /* 128 + SIGINT, as shells report it */
 };
 
 #define SLABSIM_ERR_MSG_MAX 512

@@ -90,7 +90,9 @@ void usage_live(FILE *f)
 		"Events the ring buffer lost (its per-CPU overrun and dropped counts) are\n"
 		"counted and shown. Without -d, SIGINT or SIGTERM ends the session normally\n"
 		"(exit 0); with -d, before the time, with exit 130; the results are printed\n"
-		"and recorded either way. Cannot trace (not root, no tracefs): exit 3.\n"
+		"and recorded either way. While the models are still being built (the\n"
+		"start state of each), a signal ends the session at once with exit 130 and\n"
+		"nothing printed. Cannot trace (not root, no tracefs): exit 3.\n"
 		"\n%s",
 		cli_exit_codes_help);
 }
@@ -413,7 +415,8 @@ int cmd_live(int argc, char **argv)
 		.models = c.models,
 		.nmodels = c.nmodels,
 		.so = {.sample_every_ns = (uint64_t)(c.interval * 1e9),
-		       .sample_caches = c.db != NULL},
+		       .sample_caches = c.db != NULL,
+		       .stop = &live_signal},
 		.sample_spec = NULL,
 		.db = c.db,
 		.buffer_kb = LIVE_BUFFER_KB,

@@ -500,6 +500,11 @@ int live_open(const struct live_opts *o, struct live **out, struct err *e)
 	name_session(l);
 	l->rcap = (struct run_capture){.cap = l->cap, .start = true};
 	for (uint32_t i = 0; i < o->nmodels; i++) {
+		/* a signal while they are built: no more models (the engine
+		 * also looks between the start state's caches) */
+		if (o->so.stop && *o->so.stop)
+			return err_set(e, SLABSIM_ESTOP,
+				       "stopped by a signal while the models were built");
 		if ((rc = open_model(l, o, i, e)))
 			return rc;
 		l->n = i + 1;

@@ -59,7 +59,8 @@ struct live;
 /* Set up tracing, read the start state, turn tracing on, build the
  * models. OUT: *out, to be closed with live_close in every case (NULL
  * only when out of memory). Errors: ktrace_open's, live_capture's, the
- * models' (run_push_begin). */
+ * models' (run_push_begin), SLABSIM_ESTOP when o->so.stop was raised
+ * while the models were being built. */
 int live_open(const struct live_opts *o, struct live **out, struct err *e);
 
 /* Push everything the ring buffer holds into every model. */

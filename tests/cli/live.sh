@@ -161,6 +161,27 @@ tap_like "table: lost events shown" "$(head -n 1 out.txt)" ", lost "
 tap_like "table: the top caches" "$(cat out.txt)" "top caches by real pages"
 check_state "table, SIGTERM"
 
+# 2b. SIGTERM while the models are still being built (a machine's start
+# state: seconds for SLUB, more for SLOB): the session ends at once, exit
+# 130, nothing printed, the instance removed
+"$bin" live -d 60 --allocator slub,slob --format json > out.txt 2> err.txt &
+pid=$!
+i=0
+while [ $i -lt 300 ] && [ ! -d "$tr/instances/slabsim-live-$pid" ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+kill -TERM "$pid"
+t0=$(date +%s)
+wait "$pid"
+rc=$?
+t1=$(date +%s)
+tap_is "SIGTERM while the models are built: exit 130, said, nothing printed" \
+	"$rc $(grep -c 'stopped by a signal' err.txt) $(wc -c < out.txt)" "130 1 0"
+tap_is "SIGTERM while the models are built: over within 5 s" \
+	"$([ $((t1 - t0)) -le 5 ] && echo yes || echo "no: $((t1 - t0)) s")" yes
+check_state "SIGTERM while built"
+
 # 3. an error at the end (a database that cannot be written): exit 3, the
 # instance removed all the same; and the instance of a session that died
 # unclosed (SIGKILL) is removed by this one
