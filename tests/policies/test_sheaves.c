@@ -449,6 +449,67 @@ static void test_slub_70(void)
 	f.ops->destroy(f.p);
 }
 
+/* Random kmalloc/kfree/kfree_rcu on 2 CPUs (a fixed LCG), the policy's
+ * invariant walk after every operation: slab objects = free slots + live +
+ * parked, parked = what the sheaves and barns hold, every list consistent.
+ * At the end every object is freed; what stays allocated in slabs is
+ * exactly what the sheaves hold. */
+static void test_random(enum policy_kernel k)
+{
+	struct fx f;
+	struct err e;
+	static struct policy_obj live[512];
+	uint32_t n = 0, bad = 0;
+	uint64_t x = 12345;
+	fx_setup(&f, k, 0);
+	uint32_t mn = fx_cache(&f, "maple_node", 256, 256);
+	for (int it = 0; it < 20000; it++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		uint32_t r = (uint32_t)(x >> 33), cpu = r & 1;
+		if (n < 512 && (n == 0 || r % 5 < 3)) {
+			struct policy_alloc_req q = {.cpu = cpu, .node = -1};
+			if (r & 2) {
+				q.cache = mn;
+			} else {
+				q.cache = POLICY_KMALLOC;
+				q.size = 8 + (r >> 8) % 1500;
+			}
+			bad += f.ops->alloc(f.p, &q, &live[n++], &e) != 0;
+		} else if (n) {
+			uint32_t i = (r >> 4) % n;
+			bad += ((r & 4) ? f.ops->free_rcu(f.p, &live[i], cpu, &e)
+					: f.ops->free(f.p, &live[i], cpu, &e)) != 0;
+			live[i] = live[--n];
+		}
+		if (it % 16 == 0)
+			bad += f.ops->check(f.p, &e) != 0;
+	}
+	while (n)
+		bad += f.ops->free(f.p, &live[--n], 0, &e) != 0;
+	bad += f.ops->check(f.p, &e) != 0;
+	char name[96];
+	snprintf(name, sizeof(name), "%s: 20000 random operations keep every invariant",
+		 policy_kernel_name(k));
+	CHECK(name, bad == 0);
+	if (bad)
+		printf("#   last error: %s\n", e.msg);
+	uint64_t held = 0, parked = 0, live_objs = 0;
+	for (uint32_t id = 0; id < f.ops->nr_caches(f.p); id++) {
+		struct policy_cache_info ci = fx_info(&f, id);
+		if (ci.alias_of != id)
+			continue;
+		held += ci.total_objects - ci.free_in_partial;
+		parked += ci.parked_objects;
+		live_objs += ci.inuse_objects;
+	}
+	snprintf(name, sizeof(name), "%s: all freed, nothing live", policy_kernel_name(k));
+	CHECK_EQ_U64(name, live_objs, 0);
+	snprintf(name, sizeof(name), "%s: some objects stay parked in sheaves",
+		 policy_kernel_name(k));
+	CHECK(name, parked > 0 && parked <= held);
+	f.ops->destroy(f.p);
+}
+
 /* --kernel 7.x takes the 7.0 profile */
 static void test_profile(void)
 {
@@ -474,6 +535,8 @@ int main(void)
 	test_capacity();
 	test_slub_618();
 	test_slub_70();
+	test_random(POLICY_KERNEL_6_18);
+	test_random(POLICY_KERNEL_7_0);
 	test_profile();
 	return check_done();
 }
