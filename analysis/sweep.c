@@ -249,7 +249,7 @@ static int parse_value(enum axis a, const char *v, uint32_t *out, char *why, siz
 					*out = k;
 					return 0;
 				}
-			(void)snprintf(why, wn, "auto, 5.4, 6.1, 6.6, 6.12 or 6.18");
+			(void)snprintf(why, wn, "auto, 5.4, 6.1, 6.6, 6.12, 6.18 or 7.0");
 			return -1;
 		}
 		return 0;

@@ -166,7 +166,7 @@ static const struct {
 } kernel_rel[POLICY_KERNEL_NR] = {
 	[POLICY_KERNEL_5_4] = {5, 4, "5.4"},	[POLICY_KERNEL_6_1] = {6, 1, "6.1"},
 	[POLICY_KERNEL_6_6] = {6, 6, "6.6"},	[POLICY_KERNEL_6_12] = {6, 12, "6.12"},
-	[POLICY_KERNEL_6_18] = {6, 18, "6.18"},
+	[POLICY_KERNEL_6_18] = {6, 18, "6.18"}, [POLICY_KERNEL_7_0] = {7, 0, "7.0"},
 };
 
 enum policy_kernel policy_kernel_for(unsigned major, unsigned minor)

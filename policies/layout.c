@@ -347,8 +347,9 @@ static uint32_t cpu_partial_objects(const struct policy_cfg *cfg, uint32_t flags
 	};
 	const uint32_t *t = target[is_61(cfg)];
 
-	/* SLUB_CPU_PARTIAL depends on !SLUB_TINY */
-	if (!cfg->cpu_partial || cfg->slub_tiny || (flags & POLICY_F_DEBUG_MASK))
+	/* SLUB_CPU_PARTIAL depends on !SLUB_TINY; 7.0 removed it (sheaves) */
+	if (!cfg->cpu_partial || cfg->slub_tiny || (flags & POLICY_F_DEBUG_MASK) ||
+	    cfg->kernel >= POLICY_KERNEL_7_0)
 		return 0;
 	if (size >= POLICY_PAGE_SIZE)
 		return t[0];

@@ -46,6 +46,7 @@ enum policy_kernel {
 	POLICY_KERNEL_6_6,     /* + random kmalloc caches (CONFIG_RANDOM_KMALLOC_CACHES) */
 	POLICY_KERNEL_6_12,    /* + kmem_buckets, the 6.11 kmalloc alignment, freeptr_offset */
 	POLICY_KERNEL_6_18,    /* + sheaves for the caches created with a capacity */
+	POLICY_KERNEL_7_0,     /* sheaves for (almost) every cache, no per-CPU slabs */
 	POLICY_KERNEL_NR,
 };
 /* Profiles are ordered by release: "kernel >= POLICY_KERNEL_6_1" reads
@@ -111,7 +112,7 @@ static inline uint64_t policy_need_bytes(uint32_t need, uint64_t size)
  * before, and their events already print accounted=) and anything below
  * 5.16 takes 5.4. */
 enum policy_kernel policy_kernel_for(unsigned major, unsigned minor);
-/* "5.4", "6.1", "6.6", "6.12", "6.18"; "?" for anything else. */
+/* "5.4", "6.1", "6.6", "6.12", "6.18", "7.0"; "?" for anything else. */
 const char *policy_kernel_name(enum policy_kernel k);
 /* Is major.minor exactly profile k's release? */
 bool policy_kernel_is_exact(enum policy_kernel k, unsigned major, unsigned minor);
@@ -253,6 +254,15 @@ struct policy_cache_spec {
 	 * profiles before 6.12 and by caches without TYPESAFE_BY_RCU. */
 	bool use_freeptr_offset;
 	uint32_t freeptr_offset;
+	/* 6.18 kmem_cache_args.sheaf_capacity: per-CPU sheaves of that many
+	 * objects (policies/sheaves.h). When sheaf_capacity_given is false
+	 * (a trace alone) SLUB takes the source's value for the cache's name
+	 * (maple_node and vm_area_struct: 32); a capture's sysfs
+	 * sheaf_capacity sets it with sheaf_capacity_given, 0 meaning none.
+	 * Ignored before 6.18; under 7.0 it is a minimum
+	 * (calculate_sheaf_capacity). */
+	uint32_t sheaf_capacity;
+	bool sheaf_capacity_given;
 };
 
 /* Geometry of one cache: the /sys/kernel/slab/<cache>/ figures and the layout
@@ -270,6 +280,7 @@ struct policy_geom {
 	uint32_t cpu_partial;	    /* sysfs cpu_partial (objects) */
 	uint32_t cpu_partial_slabs; /* 6.1: slab limit derived from cpu_partial */
 	uint32_t flags;		    /* POLICY_F_* after slub_debug */
+	uint32_t sheaf_capacity;    /* SLUB 6.18+: sysfs sheaf_capacity, 0 = no sheaves */
 	/* SLAB only (0 elsewhere): */
 	uint32_t colour;		    /* number of colours (left-over / colour_off) */
 	uint32_t colour_off;		    /* colour step: max(cache line, align) */
@@ -325,6 +336,11 @@ struct policy_cache_info {
 	uint64_t cpu_slabs;	  /* cpu slabs + per-CPU partial slabs */
 	uint64_t slabs_allocated; /* slabs taken from the page allocator so far */
 	uint64_t slabs_freed;	  /* slabs given back so far */
+	/* Objects held in per-CPU sheaves and barns (SLUB 6.18+): allocated in
+	 * slabs (not free slots, so counted in total_objects and pages) but
+	 * free for the kernel (not in inuse_objects). Their bytes count as
+	 * free space in the waste identity above. 0 without sheaves. */
+	uint64_t parked_objects;
 	/* Waste the policy alone knows (the engine derives the rest from the
 	 * objects it handed out; see the identity at the top of this file): */
 	uint64_t tail_bytes;	 /* bytes of this cache's pages outside any slot (slab
@@ -508,6 +524,15 @@ struct policy_ops {
 		     struct err *e);
 	/* Free an object obtained from alloc, on CPU cpu. */
 	int (*free)(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e);
+	/* Free an object through kfree_rcu() on CPU cpu: the object stops
+	 * being live at once; when it becomes reusable is the allocator's
+	 * (SLUB 6.18+: into the CPU's rcu_free sheaf, handed on when that
+	 * sheaf is full; the model runs the RCU callback without a grace
+	 * period). The same checks and errors as free. Optional: NULL when
+	 * the model has no such path; callers then use free (the object is
+	 * freed at the end of the grace period, the time of the call being
+	 * taken for it). */
+	int (*free_rcu)(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e);
 	/* Number of cache ids (0..n-1), aliases included. */
 	uint32_t (*nr_caches)(const struct policy *p);
 	/* Figures of cache id. For an alias the slab figures are the root's. */
@@ -585,6 +610,9 @@ struct policy_ops {
 	 *                 inuse < objs_per_slab; the stack's limit is not
 	 *                 enforced here (the kernel drains it on the next
 	 *                 push).
+	 * Under the 7.0 profile (no CPU slabs) CPU and CPU_PARTIAL slabs are
+	 * put where 7.0 keeps such a slab: NODE_PARTIAL, or FULL when
+	 * inuse == objs_per_slab.
 	 * Free slots are the highest slot indexes, live objects the lowest.
 	 * OUT: *base, the slab's address (objects at base + red_left_pad +
 	 * i * size); objs[0..ss->inuse-1], to be freed like any allocated

@@ -32,6 +32,7 @@
 #include "grow.h"
 #include "layout.h"
 #include "policies_int.h"
+#include "sheaves.h"
 #include "u64map.h"
 
 #include <inttypes.h>
@@ -88,6 +89,7 @@ struct cache {
 	uint64_t partial_free; /* free objects on node-partial slabs */
 	uint64_t nr_cpu_slabs; /* slabs that are CPU slabs or on per-CPU partial stacks */
 	uint64_t nr_slabs, live, slabs_allocated, slabs_freed;
+	struct sheaves *sh; /* per-CPU sheaves and the barn (6.18+), or NULL */
 };
 
 struct slub {
@@ -121,9 +123,16 @@ static bool cache_debug(const struct cache *k)
 	return (k->g.flags & POLICY_F_DEBUG_MASK) != 0;
 }
 
+/* 7.0: struct kmem_cache_cpu and CONFIG_SLUB_CPU_PARTIAL are gone: no CPU
+ * slabs, no per-CPU partial lists (policies/sheaves.h) */
+static bool is_70(const struct slub *s)
+{
+	return s->base.cfg.kernel >= POLICY_KERNEL_7_0;
+}
+
 static bool has_cpu_partial(const struct slub *s, const struct cache *k)
 {
-	return s->base.cfg.cpu_partial && !cache_debug(k);
+	return s->base.cfg.cpu_partial && !cache_debug(k) && !is_70(s);
 }
 
 static uint64_t slab_bytes(const struct cache *k)
@@ -500,6 +509,217 @@ static void free_obj(struct slub *s, struct cache *k, struct slab *sl, int32_t i
 	}
 }
 
+/* ---- 7.0: no CPU slabs ---- */
+
+/* Take the first free object of sl (get_freepointer of its freelist). */
+static int32_t pop_free(struct slab *sl)
+{
+	int32_t idx = sl->freelist;
+	sl->freelist = sl->next_free[idx];
+	sl->inuse++;
+	return idx;
+}
+
+/* 7.0 ___slab_alloc for a cache with neither sheaves nor debugging (the
+ * boot caches, SLAB_NOLEAKTRACE ones, a node-bound request): one object
+ * from the head slab of the node partial list, which leaves the list when
+ * it has no free object left (get_from_partial_node); else a new slab, put
+ * at the head of the partial list if it has more objects than the one
+ * taken (alloc_from_new_slab with count 1). */
+static int alloc_single_70(struct slub *s, struct cache *k, struct slab **osl, int32_t *oidx,
+			   struct err *e)
+{
+	struct slab *sl = k->partial.head;
+	if (sl) {
+		*oidx = pop_free(sl);
+		k->partial_free--;
+		if (sl->freelist < 0)
+			remove_partial(k, sl);
+		*osl = sl;
+		return 0;
+	}
+	int rc = new_slab(s, k, &sl, e);
+	if (rc)
+		return rc;
+	*oidx = pop_free(sl);
+	if (sl->objects > 1)
+		add_partial(k, sl, false);
+	*osl = sl;
+	return 0;
+}
+
+/* 7.0 refill_objects(min = max = n): __refill_objects_node takes slabs off
+ * the head of the node partial list until they hold n free objects
+ * (get_partial_node_bulk) and takes each one's whole freelist
+ * (get_freelist_nofreeze); what the last one has over is freed back as a
+ * detached freelist, and __slab_free puts that slab, full until then, at
+ * the tail of the partial list. Then new slabs (alloc_from_new_slab), each
+ * put at the head of the partial list when it has more objects than were
+ * still wanted. */
+static int refill_70(struct slub *s, struct cache *k, struct sheaf_obj *out, uint32_t n,
+		     struct err *e)
+{
+	uint32_t got = 0;
+	while (got < n && k->partial.head) {
+		struct slab *sl = k->partial.head;
+		remove_partial(k, sl);
+		while (got < n && sl->freelist >= 0) {
+			out[got].slab = sl;
+			out[got++].idx = pop_free(sl);
+		}
+		if (sl->freelist >= 0)
+			add_partial(k, sl, true);
+	}
+	while (got < n) {
+		struct slab *sl;
+		uint32_t want = n - got;
+		int rc = new_slab(s, k, &sl, e);
+		if (rc)
+			return rc;
+		while (got < n && sl->freelist >= 0) {
+			out[got].slab = sl;
+			out[got++].idx = pop_free(sl);
+		}
+		if (sl->objects > want)
+			add_partial(k, sl, false);
+	}
+	return 0;
+}
+
+/* ---- sheaves (policies/sheaves.h) ---- */
+
+struct sheaf_ctx {
+	struct slub *s;
+	struct cache *k;
+};
+
+/* refill_sheaf's objects: 6.18 __kmem_cache_alloc_bulk takes them one by
+ * one through the CPU slab (its lockless freelist, then ___slab_alloc);
+ * 7.0 refill_objects takes whole slabs from the node list. */
+static int sheaf_refill(void *ctx, uint32_t cpu, struct sheaf_obj *out, uint32_t n, struct err *e)
+{
+	struct sheaf_ctx *cx = ctx;
+	if (is_70(cx->s))
+		return refill_70(cx->s, cx->k, out, n, e);
+	for (uint32_t i = 0; i < n; i++) {
+		struct slab *sl;
+		int rc = alloc_obj(cx->s, cx->k, cpu, &sl, &out[i].idx, e);
+		if (rc)
+			return rc;
+		out[i].slab = sl;
+	}
+	return 0;
+}
+
+/* sheaf_flush_unused's __kmem_cache_free_bulk: each object back to its
+ * slab as a free on this CPU would (6.18 do_slab_free: the fast path when
+ * it is in the CPU slab; 7.0 __slab_free). The kernel frees objects of one
+ * slab found close together in the array as one detached freelist; one at
+ * a time ends in the same slabs, lists and pages. */
+static void sheaf_flush(void *ctx, uint32_t cpu, const struct sheaf_obj *objs, uint32_t n)
+{
+	struct sheaf_ctx *cx = ctx;
+	for (uint32_t i = 0; i < n; i++)
+		free_obj(cx->s, cx->k, objs[i].slab, objs[i].idx, cpu);
+}
+
+/* slab_alloc_node: a cache with sheaves allocates from them (alloc_from_pcs)
+ * unless the request names a node other than the model's one (node 0:
+ * ALLOC_NODE_MISMATCH); otherwise the slab paths of the profile. */
+static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node, struct slab **osl,
+		     int32_t *oidx, struct err *e)
+{
+	if (k->sh && node <= 0) {
+		struct sheaf_ctx cx = {s, k};
+		const struct sheaves_ops ops = {sheaf_refill, sheaf_flush, &cx};
+		struct sheaf_obj o;
+		bool got;
+		int rc = sheaves_alloc(k->sh, &ops, cpu, &o, &got, e);
+		if (rc)
+			return rc;
+		if (got) {
+			*osl = o.slab;
+			*oidx = o.idx;
+			return 0;
+		}
+	}
+	if (is_70(s) && !cache_debug(k))
+		return alloc_single_70(s, k, osl, oidx, e);
+	return alloc_obj(s, k, cpu, osl, oidx, e);
+}
+
+/* slab_free: into the sheaves when the cache has them (free_to_pcs; every
+ * slab is on the local node here, so no remote free goes straight to its
+ * slab), or through kfree_rcu's __kfree_rcu_sheaf; else to the slab. */
+static void free_any(struct slub *s, struct cache *k, struct slab *sl, int32_t idx, uint32_t cpu,
+		     bool rcu)
+{
+	if (!k->sh) {
+		free_obj(s, k, sl, idx, cpu);
+		return;
+	}
+	struct sheaf_ctx cx = {s, k};
+	const struct sheaves_ops ops = {sheaf_refill, sheaf_flush, &cx};
+	struct sheaf_obj o = {sl, idx};
+	if (rcu)
+		sheaves_free_rcu(k->sh, &ops, cpu, o);
+	else
+		sheaves_free(k->sh, &ops, cpu, o);
+}
+
+/* kmem_cache_args.sheaf_capacity in the 6.18 source for the caches a
+ * trace alone names (lib/maple_tree.c maple_tree_init, mm/vma_init.c
+ * vma_state_init: 32 each; the 6.18 machine's sysfs agrees). */
+static uint32_t source_sheaf_capacity(const char *name)
+{
+	static const struct {
+		const char *name;
+		uint32_t cap;
+	} src[] = {{"maple_node", 32}, {"vm_area_struct", 32}};
+	for (size_t i = 0; name && i < sizeof(src) / sizeof(src[0]); i++)
+		if (!strcmp(name, src[i].name))
+			return src[i].cap;
+	return 0;
+}
+
+/* s->sheaf_capacity of a new root cache. None before 6.18, with SLUB_TINY
+ * or any debug flag (both profiles). 6.18: the creation's explicit
+ * capacity only. 7.0 (calculate_sheaf_capacity, and
+ * bootstrap_kmalloc_sheaves for the kmalloc caches): every cache but the
+ * boot caches (SLAB_NO_OBJ_EXT: kmem_cache, kmem_cache_node) and
+ * SLAB_NOLEAKTRACE ones (kmemleak's), known here by name. */
+static uint32_t sheaf_capacity_for(const struct slub *s, const char *name,
+				   const struct policy_geom *g,
+				   const struct policy_cache_spec *spec)
+{
+	static const char *const exempt[] = {"kmem_cache", "kmem_cache_node", "kmemleak_object",
+					     "kmemleak_scan_area"};
+	const struct policy_cfg *cfg = &s->base.cfg;
+	if (cfg->kernel < POLICY_KERNEL_6_18 || cfg->slub_tiny || (g->flags & POLICY_F_DEBUG_MASK))
+		return 0;
+	uint32_t explicit_cap = spec && spec->sheaf_capacity_given ? spec->sheaf_capacity
+								   : source_sheaf_capacity(name);
+	if (!is_70(s))
+		return explicit_cap;
+	for (size_t i = 0; i < sizeof(exempt) / sizeof(exempt[0]); i++)
+		if (!strcmp(name, exempt[i]))
+			return 0;
+	return sheaves_capacity_7_0(g->size, explicit_cap);
+}
+
+/* Give root cache k its sheaves (capacity cap > 0). */
+static int cache_sheaves_init(struct slub *s, struct cache *k, uint32_t cap, struct err *e)
+{
+	k->g.sheaf_capacity = cap;
+	if (!cap)
+		return 0;
+	k->sh = calloc(1, sizeof(*k->sh));
+	if (!k->sh)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory for the sheaves of %s", k->name);
+	return sheaves_init(k->sh, cap, s->base.cfg.nr_cpus, is_70(s) ? SHEAVES_7_0 : SHEAVES_6_18,
+			    e);
+}
+
 /* ---- caches ---- */
 
 static int add_cache(struct slub *s, const char *name, const struct policy_geom *g, uint32_t root,
@@ -536,6 +756,16 @@ static int add_cache(struct slub *s, const char *name, const struct policy_geom 
 		k->ctor = spec->ctor;
 		k->usersize = spec->usersize;
 	}
+	if (root == i) {
+		int rc = cache_sheaves_init(s, k, sheaf_capacity_for(s, name, g, spec), e);
+		if (rc) {
+			sheaves_fini(k->sh);
+			free(k->sh);
+			free(k->name);
+			free(k->cpus);
+			return rc;
+		}
+	}
 	s->nr_caches++;
 	*id = i;
 	return 0;
@@ -555,6 +785,10 @@ static uint32_t find_mergeable(const struct slub *s, const struct policy_cache_s
 	uint32_t flags = spec->flags | s->base.cfg.slub_debug, align;
 	uint64_t size;
 	if (!layout_merge_request(&s->base.cfg, spec, flags, &size, &align))
+		return UINT32_MAX;
+	/* 6.18 slab_args_unmergeable(): a creation asking for sheaves */
+	if (s->base.cfg.kernel >= POLICY_KERNEL_6_18 &&
+	    (spec->sheaf_capacity_given ? spec->sheaf_capacity : source_sheaf_capacity(spec->name)))
 		return UINT32_MAX;
 	for (uint32_t i = 0; i < s->nr_caches; i++) {
 		const struct cache *k = &s->caches[i];
@@ -821,6 +1055,8 @@ static void slub_destroy(struct policy *p)
 	for (uint32_t i = 0; i < s->nr_caches; i++) {
 		free(s->caches[i].name);
 		free(s->caches[i].cpus);
+		sheaves_fini(s->caches[i].sh);
+		free(s->caches[i].sh);
 	}
 	free(s->caches);
 	free(s->bucket_ids);
@@ -849,7 +1085,7 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	struct cache *k = &s->caches[s->caches[id].root];
 	struct slab *sl;
 	int32_t idx;
-	int rc = alloc_obj(s, k, r->cpu, &sl, &idx, e);
+	int rc = alloc_any(s, k, r->cpu, r->node, &sl, &idx, e);
 	if (rc)
 		return rc;
 	k->live++;
@@ -864,7 +1100,9 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	return 0;
 }
 
-static int slub_free(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e)
+/* slub_free and slub_free_rcu: kfree, kmem_cache_free or kfree_rcu of o. */
+static int free_common(struct policy *p, const struct policy_obj *o, uint32_t cpu, bool rcu,
+		       struct err *e)
 {
 	struct slub *s = (struct slub *)p;
 	int rc0 = policy_check_free(p, o, cpu, s->nr_caches, e);
@@ -891,8 +1129,21 @@ static int slub_free(struct policy *p, const struct policy_obj *o, uint32_t cpu,
 		return err_set(e, SLABSIM_EMODEL, "free of 0x%" PRIx64 ": not an object of %s",
 			       o->addr, k->name);
 	k->live--;
-	free_obj(s, k, sl, (int32_t)((uint32_t)off / k->g.size), cpu);
+	free_any(s, k, sl, (int32_t)((uint32_t)off / k->g.size), cpu, rcu);
 	return 0;
+}
+
+static int slub_free(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e)
+{
+	return free_common(p, o, cpu, false, e);
+}
+
+/* kfree_rcu(): a large kmalloc and an object of a cache without sheaves
+ * are freed as by kfree (the time of the call stands for the end of the
+ * grace period); with sheaves, __kfree_rcu_sheaf. */
+static int slub_free_rcu(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e)
+{
+	return free_common(p, o, cpu, true, e);
 }
 
 static uint32_t slub_nr_caches(const struct policy *p)
@@ -920,6 +1171,7 @@ static void slub_cache_info(const struct policy *p, uint32_t id, struct policy_c
 	out->cpu_slabs = k->nr_cpu_slabs;
 	out->slabs_allocated = k->slabs_allocated;
 	out->slabs_freed = k->slabs_freed;
+	out->parked_objects = k->sh ? k->sh->parked : 0;
 	out->tail_bytes = k->nr_slabs * (slab_bytes(k) - (uint64_t)k->g.objs_per_slab * k->g.size);
 }
 
@@ -1035,13 +1287,17 @@ static int slub_check(const struct policy *p, struct err *e)
 			return err_set(e, SLABSIM_EMODEL,
 				       "%s: %" PRIu64 " slabs on lists, %" PRIu64 " held", k->name,
 				       seen, k->nr_slabs);
-		/* slabs on no list are full: they add objects but no free ones */
+		/* slabs on no list are full: they add objects but no free ones;
+		 * objects parked in sheaves are allocated in their slabs */
 		uint64_t total = k->nr_slabs * k->g.objs_per_slab;
-		if (total - free_objs != k->live)
+		uint64_t parked = k->sh ? k->sh->parked : 0;
+		if (k->sh && (rc = sheaves_check(k->sh, k->name, e)))
+			return rc;
+		if (total - free_objs != k->live + parked)
 			return err_set(e, SLABSIM_EMODEL,
 				       "%s: %" PRIu64 " objects in slabs minus %" PRIu64
-				       " free is not the %" PRIu64 " live",
-				       k->name, total, free_objs, k->live);
+				       " free is not the %" PRIu64 " live and %" PRIu64 " parked",
+				       k->name, total, free_objs, k->live, parked);
 		pages += k->nr_slabs << k->g.order;
 	}
 	if (pages != s->pages.slab)
@@ -1127,6 +1383,15 @@ static int slub_start_slab(struct policy *p, uint32_t id, const struct policy_st
 	struct cache *k = &s->caches[a->root];
 	uint32_t n = k->g.objs_per_slab;
 	bool cpu = ss->where == POLICY_START_CPU || ss->where == POLICY_START_CPU_PARTIAL;
+	struct policy_start_slab ss70;
+	if (cpu && is_70(s) && ss->inuse <= n) {
+		/* 7.0 has no CPU slabs: a slab a capture of an older kernel
+		 * held on a CPU is kept where 7.0 would hold it */
+		ss70 = *ss;
+		ss70.where = ss->inuse < n ? POLICY_START_NODE_PARTIAL : POLICY_START_FULL;
+		ss = &ss70;
+		cpu = false;
+	}
 	const char *why = NULL;
 	if (ss->inuse > n)
 		why = "more objects than a slab holds";
@@ -1192,6 +1457,7 @@ const struct policy_ops slub_ops = {
 	.cache_create = slub_cache_create,
 	.alloc = slub_alloc,
 	.free = slub_free,
+	.free_rcu = slub_free_rcu,
 	.nr_caches = slub_nr_caches,
 	.cache_info = slub_cache_info,
 	.get_slabinfo = slub_get_slabinfo,

@@ -26,10 +26,11 @@ void cli_usage_model_opts(FILE *f)
 			policy_table[i]->desc);
 	fprintf(f,
 		"  --kernel VERSION      the kernel whose rules to follow: a profile (5.4, 6.1,\n"
-		"                        6.6, 6.12, 6.18) or any MAJOR.MINOR, which takes the\n"
-		"                        newest profile at or below it (5.16-6.0 take 6.1,\n"
-		"                        and it says so); default: from the capture or the\n"
-		"                        trace (kmem_cache_alloc name= fields mean 6.18,\n"
+		"                        6.6, 6.12, 6.18, 7.0) or any MAJOR.MINOR, which takes\n"
+		"                        the newest profile at or below it (5.16-6.0 take\n"
+		"                        6.1, and it says so; 7.x takes 7.0); default: from\n"
+		"                        the capture or the trace (kmem_cache_alloc name=\n"
+		"                        fields mean 6.18,\n"
 		"                        accounted= fields 6.1), else 5.4\n"
 		"  --align POLICY        kmalloc alignment, an option of the 2019 debate:\n"
 		"                        natural = power-of-two sizes aligned to their size\n"

@@ -275,6 +275,13 @@ bool val_attrs_spec(const struct capture_attrs_row *r, struct policy_cache_spec 
 	spec->ctor = r->has_ctor > 0;
 	spec->usersize = v[CAPTURE_A_USERSIZE] > 0 ? (uint32_t)v[CAPTURE_A_USERSIZE] : 0;
 	spec->no_merge = true; /* a root in the kernel: keep it one in the model */
+	/* 6.18+ sysfs sheaf_capacity: the per-CPU sheaves the kernel gave the
+	 * cache (kmem_cache_args.sheaf_capacity on 6.18; -1 when the capture
+	 * has no such column: the source's value is taken) */
+	if (v[CAPTURE_A_SHEAF_CAPACITY] >= 0) {
+		spec->sheaf_capacity = (uint32_t)v[CAPTURE_A_SHEAF_CAPACITY];
+		spec->sheaf_capacity_given = true;
+	}
 	/* 6.12 freeptr_offset, recognised from the slot: an RCU cache whose
 	 * slab_size leaves no word after the object for the free pointer keeps
 	 * it inside (calculate_sizes; vm_area_struct and filp on 6.18: 192, not

@@ -338,6 +338,9 @@ static void check_align_auto(void)
 	aligns_str("trace = a\nkernel = 6.18\nalign = auto, pow2-divisor, none\n", got,
 		   sizeof(got));
 	CHECK_EQ_STR("6.18: auto and pow2-divisor one run", got, "pow2-divisor none ");
+	aligns_str("trace = a\nkernel = 7.0\nalign = auto, natural\n", got, sizeof(got));
+	CHECK_EQ_STR("7.0 is a kernel axis value; its auto is pow2-divisor", got,
+		     "pow2-divisor natural ");
 	aligns_str("trace = a\nalign = auto, natural\n", got, sizeof(got));
 	CHECK_EQ_STR("kernel auto: align auto left to the input", got, "natural[auto] natural ");
 }

@@ -79,7 +79,7 @@ usage "--kernel 5" replay "slabsim: --kernel expected a kernel version MAJOR.MIN
 	replay "$good" --no-db --kernel 5
 # any version takes the newest profile at or below it (5.16-6.0 take 6.1,
 # below 5.16 5.4); a version that is not a profile's own says which it took
-for kv in 4.19:5.4 5.15:5.4 5.16.0-rc1:6.1 6.6:6.6 6.11:6.6 6.12.48+deb13:6.12 6.17:6.12 6.18:6.18 7.0:6.18; do
+for kv in 4.19:5.4 5.15:5.4 5.16.0-rc1:6.1 6.6:6.6 6.11:6.6 6.12.48+deb13:6.12 6.17:6.12 6.18:6.18 6.19:6.18 7.0:7.0 7.3:7.0; do
 	run replay "$good" --no-db --kernel "${kv%%:*}"
 	tap_is "--kernel ${kv%%:*} is profile ${kv#*:}" "rc=$rc $(out | sed -n 2p | cut -d, -f2)" \
 		"rc=0  kernel ${kv#*:}"
