@@ -1,6 +1,7 @@
 /* validate.c - captures against the model: configuration from a capture's
  * metadata, `slabsim validate`, and replay's phase summary (validate.h). */
 #include "validate.h"
+#include "buckets.h"
 #include "cache_facts.h"
 #include "run.h"
 #include "json.h"
@@ -1262,7 +1263,6 @@ struct cpu_walk {
 	bool stopped;		  /* WALK_MAX reached */
 	uint64_t slab[WALK_MAX];  /* real slab bases, in the order used */
 	uint32_t fresh[WALK_MAX]; /* slots first touched by an allocation there */
-	bool left[WALK_MAX];	  /* the CPU allocated elsewhere afterwards */
 };
 
 struct start_walks {
@@ -1287,9 +1287,47 @@ static bool raw_ptr(uint64_t p)
 	return p >> 47 == 0x1ffff;
 }
 
+/* The cache of a kmalloc the profile routes by call site (buckets.h: a
+ * kmem_buckets set's or a random copy's), as the replay's allocation takes
+ * it (sim/replay.c site_route, policies/slub.c kmalloc_route_id): the
+ * cache named as SLUB names it after kmalloc-N of the size, id the
+ * kmalloc-N cache; id itself when the event is not routed or the model
+ * has no such cache. Without this, a load_msg kmalloc's slab joined
+ * kmalloc-N's walk, and msg_msg-N's CPU slabs were started half free
+ * whatever the trace showed. */
+static uint32_t walk_routed(const struct sim *s, const struct trace_event *ev,
+			    enum policy_kmalloc_type t, uint32_t id)
+{
+	const struct policy_cfg *cfg = &sim_policy((struct sim *)s)->cfg;
+	if (!cfg->slab_buckets && !cfg->random_kmalloc)
+		return id;
+	uint32_t gfp = ((ev->gfp & TRACE_GFP_ACCOUNT) && !(ev->gfp & TRACE_GFP_ACCOUNT_ONLY)
+				? POLICY_ROUTE_GFP_ACCOUNT
+				: 0) |
+		       (ev->gfp & TRACE_GFP_HARDWALL ? POLICY_ROUTE_GFP_HARDWALL : 0) |
+		       (ev->gfp & TRACE_GFP_NOWARN ? POLICY_ROUTE_GFP_NOWARN : 0);
+	uint32_t route = policy_route(cfg, policy_route_site(cfg, ev->call_site), gfp, t);
+	uint32_t b = POLICY_ROUTE_BUCKETS(route), c = POLICY_ROUTE_RANDOM(route);
+	const struct policy_bucket_info *bi = b ? policy_bucket_info(b) : NULL;
+	if (!bi && !c)
+		return id;
+	struct sim_cache_state cs;
+	sim_cache_state(s, id, &cs);
+	const char *sz = cs.name ? strrchr(cs.name, '-') : NULL;
+	char name[96];
+	if (!sz)
+		return id;
+	if (bi)
+		(void)snprintf(name, sizeof(name), "%s%s", bi->prefix, sz);
+	else
+		(void)snprintf(name, sizeof(name), "kmalloc-rnd-%02u%s", c, sz);
+	uint32_t rid;
+	return sim_find_cache(s, name, &rid) ? rid : id;
+}
+
 /* The root cache of an allocation event, as the replay would find it
- * without the name pass: kmalloc by size and type, kmem_cache_alloc by a
- * geometry one root has. */
+ * without the name pass: kmalloc by size, type and route, kmem_cache_alloc
+ * by a geometry one root has. */
 static bool walk_root(const struct sim *s, const struct start_walks *sw,
 		      const struct trace_event *ev, uint32_t *root)
 {
@@ -1304,6 +1342,14 @@ static bool walk_root(const struct sim *s, const struct start_walks *sw,
 		uint32_t id = p->ops->kmalloc_cache(p, ev->bytes_req, t);
 		if (id == POLICY_NO_CACHE)
 			return false;
+		/* a routed kmalloc takes normal kmalloc-N's size class */
+		if (p->cfg.slab_buckets || p->cfg.random_kmalloc) {
+			uint32_t nid =
+				p->ops->kmalloc_cache(p, ev->bytes_req, POLICY_KMALLOC_NORMAL);
+			uint32_t rid = nid == POLICY_NO_CACHE ? nid : walk_routed(s, ev, t, nid);
+			if (rid != nid)
+				id = rid;
+		}
 		struct policy_cache_info ci;
 		p->ops->cache_info(p, id, &ci);
 		*root = ci.alias_of;
@@ -1353,8 +1399,6 @@ static int walk_alloc(const struct sim *s, struct start_walks *sw, const struct 
 	if (w->stopped)
 		return 0;
 	if (!w->n || w->slab[w->n - 1] != slab) {
-		if (w->n)
-			w->left[w->n - 1] = true;
 		if (w->n == WALK_MAX) {
 			w->stopped = true;
 			return 0;
@@ -1409,7 +1453,19 @@ static int walks_read(const struct sim *s, const struct capture *c, struct start
 }
 
 /* The free slots the trace showed in the j-th slab CPU cpu allocated from
- * in root cache root (objs_per_slab o), or -1 when it shows nothing. */
+ * in root cache root (objs_per_slab o), or -1 when it shows nothing. A slab
+ * whose every slot the CPU allocated fresh had all o free: it is the start
+ * slab the CPU held (its CPU slab, or the next slab of its partial stack),
+ * entirely free, not a new slab after a full one. A per-CPU partial slab
+ * always has a free object (6.18 ___slab_alloc takes it with
+ * get_freelist under VM_BUG_ON(!freelist); put_cpu_partial runs on a free,
+ * get_partial_node takes slabs with free objects) and a frozen slab is
+ * allocated from only as c->slab, so a CPU uses up its stack, in order,
+ * before any new slab: an all-free slab there is that stack slab, emptied
+ * by frees. The CPU slab could instead have been full with a new slab
+ * next, but that assumes o live objects the trace never shows: the
+ * freed-out CPU slab is what a cache idle since its objects were freed
+ * holds (msg_msg-N after SysV messages: every CPU-held slab empty). */
 static int64_t walk_free(const struct start_walks *sw, uint32_t root, uint32_t cpu, uint32_t j,
 			 uint32_t o)
 {
@@ -1419,8 +1475,6 @@ static int64_t walk_free(const struct start_walks *sw, uint32_t root, uint32_t c
 	const struct cpu_walk *w = &sw->w[v - 1];
 	if (j >= w->n)
 		return -1;
-	if (w->left[j] && w->fresh[j] >= o)
-		return 0; /* a new slab: the start one was full */
 	return w->fresh[j] < o ? w->fresh[j] : o;
 }
 
@@ -1493,16 +1547,20 @@ static uint64_t node_free_slots(const struct capture_attrs_row *ar,
 }
 
 /* Which CPUs hold the ncs CPU slabs: those whose first allocation in the
- * trace found free slots in a start slab, then the lowest. */
+ * trace found free slots in a start slab, then the lowest. A first slab
+ * with every slot free is no sign: a CPU without a CPU slab takes a new
+ * one, all free, as readily as one with an emptied CPU slab goes on. */
 static void pick_cpu_slabs(const struct start_walks *sw, uint32_t root, uint32_t ncpu,
 			   struct start_plan *sp)
 {
 	uint64_t given = 0;
-	for (uint32_t c = 0; c < ncpu && given < sp->ncs; c++)
-		if (walk_free(sw, root, c, 0, sp->o) > 0 && !sp->has[c]) {
+	for (uint32_t c = 0; c < ncpu && given < sp->ncs; c++) {
+		int64_t f = walk_free(sw, root, c, 0, sp->o);
+		if (f > 0 && f < sp->o && !sp->has[c]) {
 			sp->has[c] = true;
 			given++;
 		}
+	}
 	for (uint32_t c = 0; c < ncpu && given < sp->ncs; c++)
 		if (!sp->has[c]) {
 			sp->has[c] = true;

@@ -106,7 +106,7 @@ tap_like "--at-marker: MAE 2 over a swing of 8" "$(cat m.json)" '"pages_mae_over
 w=$samples/workload-only/linux-6.1-qemu-2cpu-work
 "$bin" validate "$w" --no-db -q --no-progress --format json > w.json
 tap_is "workload 2cpu: validate succeeds" "$?" 0
-tap_like "workload 2cpu: pages_mae_over_swing" "$(cat w.json)" '"pages_mae_over_swing": 0.037630'
+tap_like "workload 2cpu: pages_mae_over_swing" "$(cat w.json)" '"pages_mae_over_swing": 0.033413'
 tap_like "workload 2cpu: no layout mismatch" "$(cat w.json)" '"caches_mismatched": 0, "mismatches": []'
 tap_like "workload 2cpu: vmap_area's allocations named, none left unnamed" "$(cat w.json)" \
 	'"names": {"learned": 72500, "geometry": 9, "accounted": 0, "idle": 392, "address": 0, "unnamed": 0}'
@@ -118,7 +118,7 @@ tap_like "workload 2cpu: vmap_area's allocations named, none left unnamed" "$(ca
 # active_objs (get_slabinfo); cpu_slabs is split into a CPU slab on
 # min(cpu_slabs, CPUs) CPUs and the rest on their partial stacks. Before,
 # every slab started full with its free slots live: 0.1894 on the bundled
-# capture (0.0376 with the columns).
+# capture (0.0376 with the columns then, 0.0334 now).
 # ---------------------------------------------------------------------------
 # cut DIR COLS...: a copy of capture DIR in $tmp/cut whose
 # slab-attrs-start.tsv lacks the columns COLS (the trace linked, not copied)
@@ -170,15 +170,23 @@ tap_is "workload 2cpu cut to slabinfo's counts: pages_mae_over_swing <= 0.05" "$
 tap_like "workload 2cpu cut to slabinfo's counts: the estimates named" "$(cat w.json)" "\"start_estimated\": \"$est_slabinfo; $est_cpu\","
 
 # The bundled 8-CPU workload-only capture (traces/samples/workload-only/
-# linux-6.1-qemu-8cpu-work, qemu-boot -w -c 8): 0.0406 with the columns;
-# without objects_partial and slabs_cpu_partial it was 0.3921 before issue 25
+# linux-6.1-qemu-8cpu-work, qemu-boot -w -c 8): 0.0496 with the columns;
+# without objects_partial and slabs_cpu_partial it was 0.3921 before issue 25.
+# (0.0406 and 0.0413 cut while an emptied CPU-held slab the trace walks was
+# taken for a full one and a new slab: the phantom live objects that put in
+# files_cache, vm_area_struct and anon_vma offset what the model misses of
+# the order-3 caches; the caches' own errors summed fell from 92.6 to 90.1
+# pages a snapshot, the total's error rose.) The estimate of the missing
+# columns costs at most 0.002 over the real ones.
 w8=$samples/workload-only/linux-6.1-qemu-8cpu-work
 "$bin" validate "$w8" --no-db -q --no-progress --format json > w8.json
-tap_like "workload 8cpu: pages_mae_over_swing" "$(cat w8.json)" '"pages_mae_over_swing": 0.040557'
+tap_like "workload 8cpu: pages_mae_over_swing" "$(cat w8.json)" '"pages_mae_over_swing": 0.049596'
 tap_like "workload 8cpu: no layout mismatch" "$(cat w8.json)" '"caches_mismatched": 0, "mismatches": []'
+full8=$(figure w8.json)
 cut "$w8" objects_partial slabs_cpu_partial
 "$bin" validate cut --no-db -q --no-progress --format json > w8.json
 tap_is "workload 8cpu without objects_partial, slabs_cpu_partial: validate succeeds" "$?" 0
-tap_is "workload 8cpu cut: pages_mae_over_swing <= 0.05 (was 0.3921)" "$(at_most "$(figure w8.json)" 0.05)" yes
+tap_is "workload 8cpu cut: pages_mae_over_swing within 0.002 of the columns' $full8 (was 0.3921)" \
+	"$(at_most "$(figure w8.json)" "$(awk -v f="$full8" 'BEGIN { print f + 0.002 }')")" yes
 tap_like "workload 8cpu cut: the estimates named" "$(cat w8.json)" "\"start_estimated\": \"$est_attrs; $est_cpu\","
 tap_done
