@@ -192,6 +192,24 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 				"capture: no kmalloc-cg-N cache in its slabinfo (a kernel "
 				"without CONFIG_MEMCG_KMEM): accounted kmallocs use kmalloc-N\n");
 	}
+	if (m->cfg.random_kmalloc) {
+		/* the seed qemu-boot read from the guest, unless --config gave
+		 * one; the System.map lines turn a call site into its caller */
+		if (c->has_seed && !(m->config_given & RUN_SWITCH_SEED))
+			m->cfg.random_seed = c->random_seed;
+		if (c->symtab.n)
+			m->cfg.symtab = &c->symtab;
+		if (notes)
+			fprintf(notes,
+				"capture: random kmalloc copies: seed 0x%016" PRIx64
+				" (%s), callers %s\n",
+				m->cfg.random_seed,
+				m->config_given & RUN_SWITCH_SEED ? "--config"
+				: c->has_seed			  ? "capture-info.txt"
+								  : "not known: a stand-in",
+				c->symtab.n ? "from system-map.txt"
+					    : "not known: a hash of the call site's text");
+	}
 	run_model_settle(m);
 	if (!c->has_cmdline)
 		return 0;
