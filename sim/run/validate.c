@@ -2016,6 +2016,12 @@ int val_run(const struct val_opts *o, struct capture *c, const struct val_report
 			       "--allocator slub, slab or slob)",
 			       o->model.allocator);
 	bool meminfo = policy_find(o->model.allocator)->truth == POLICY_TRUTH_MEMINFO;
+	/* SLUB without SLUB_DEBUG (CONFIG_SLUB_TINY, 6.2+: SLUB_DEBUG depends
+	 * on !SLUB_TINY) has neither /proc/slabinfo nor /sys/kernel/slab: as
+	 * under SLOB, /proc/meminfo's Slab: is then the only ground truth */
+	if (!meminfo && !c->has_end && !c->has_start && !c->nsnapshots && !c->has_attrs &&
+	    !c->attrs_missing[0] && (c->has_meminfo_end || c->nmeminfo))
+		meminfo = true;
 	if (meminfo && !c->has_meminfo_end && !c->nmeminfo)
 		return err_at(
 			e, SLABSIM_ENODATA, c->dir, 0,
