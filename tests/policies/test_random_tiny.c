@@ -44,10 +44,13 @@ static const struct policy_symbol syms[] = {
 };
 static const struct policy_symtab symtab = {syms, sizeof(syms) / sizeof(syms[0])};
 
-/* mm/slub.c's __do_kmalloc_node traces trace_kmalloc(caller, ...) with the
- * caller that picked the copy (__kmalloc_noprof passes its _RET_IP_), and
- * %pS prints that address as symbol+offset: symbol address + offset is the
- * caller again. */
+/* Which address is the caller: 6.12's __kmalloc_noprof (mm/slub.c:4378)
+ * passes its _RET_IP_ to __do_kmalloc_node, which picks the cache with it
+ * (kmalloc_slab -> kmalloc_type(flags, caller)) and traces
+ * trace_kmalloc(caller, ...) with the same address; %pS prints it as
+ * symbol+offset, so symbol address + offset is the caller again. (A
+ * constant-size kmalloc is inline, include/linux/slab.h:885-899, and hashes
+ * the enclosing function's _RET_IP_ instead: docs/models.md.) */
 static void test_caller_by_hand(void)
 {
 	uint64_t c = 0;
@@ -109,10 +112,11 @@ static const char *cache_of(struct policy *p, uint32_t size, uint32_t route)
  *     seed 0x0123456789abcdef: x = caller ^ seed = 0xfedcba9808b78264,
  *       x * 0x61C8864680B583EB mod 2^64 = 0x0c83004f18e1ddcc: copy 0x0,
  *       kmalloc-64 itself (KMALLOC_RANDOM_START is KMALLOC_NORMAL,
- *       slab.h:593)
+ *       slab.h:594)
  *     seed 0xfedcba9876543210: x = 0x01234567f7487d9b, product
- *       0x91b4796a66689e49: copy 0x9, kmalloc-rnd-09-64 (mm/slab_common.c
- *       KMALLOC_RANDOM_NAME: "kmalloc-rnd-09-" followed by the size)
+ *       0x91b4796a66689e49: copy 0x9, kmalloc-rnd-09-64 (mm/slab_common.c:
+ *       811-826, KMA_RAND_9: .name[KMALLOC_RANDOM_START + 9] =
+ *       "kmalloc-rnd-09-" #sz)
  *   __kmalloc_noprof+0x5c: caller 0xffffffff8112a11c
  *     seed 0x0123456789abcdef: x = 0xfedcba9808b96cf3, product
  *       0x7c88f40c6cc65c11: copy 0x7, kmalloc-rnd-07-64
