@@ -72,7 +72,10 @@ void cli_usage_model_opts(FILE *f)
 		"                        kmalloc-N), MEMCG (kmalloc-cg-N), SLUB_CPU_PARTIAL,\n"
 		"                        SLAB_BUCKETS (6.11+), RANDOM_KMALLOC_CACHES (6.6+);\n"
 		"                        default: a capture's cache names say, else MEMCG,\n"
-		"                        ZONE_DMA, SLUB_CPU_PARTIAL y, the others n\n"
+		"                        ZONE_DMA, SLUB_CPU_PARTIAL y, the others n;\n"
+		"                        RANDOM_KMALLOC_SEED=S: the random copies' seed (0x\n"
+		"                        and hex digits, or decimal; default: a capture's\n"
+		"                        random_kmalloc_seed, else 0)\n"
 		"  --slab-debug          SLAB: model CONFIG_DEBUG_SLAB (red zones, user word)\n"
 		"  --slab-max-order N    SLAB: slab_max_order (default 1)\n");
 }
