@@ -2,6 +2,7 @@
  * kmalloc caches (buckets.h). */
 #include "buckets.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
@@ -71,6 +72,39 @@ uint64_t policy_caller_of(const char *call_site)
 	return XXH3_64bits(call_site, n);
 }
 
+bool policy_symtab_caller(const struct policy_symtab *t, const char *call_site, uint64_t *out)
+{
+	if (!t || !t->n || !call_site)
+		return false;
+	/* "func+0xOFF/0xSIZE": %pS of the return address, func's name as
+	 * kallsyms has it (a GCC clone keeps its ".constprop.0" suffix
+	 * there and in System.map alike) */
+	const char *plus = strchr(call_site, '+');
+	if (!plus || plus == call_site || strncmp(plus + 1, "0x", 2) != 0)
+		return false;
+	char *end;
+	unsigned long long off = strtoull(plus + 3, &end, 16);
+	if (end == plus + 3)
+		return false;
+	size_t len = (size_t)(plus - call_site);
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strncmp(t->v[mid].name, call_site, len);
+		if (c == 0 && t->v[mid].name[len] != '\0')
+			c = 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= t->n || strncmp(t->v[lo].name, call_site, len) != 0 ||
+	    t->v[lo].name[len] != '\0' || t->v[lo].dup)
+		return false;
+	*out = t->v[lo].addr + off;
+	return true;
+}
+
 uint64_t policy_hash_64(uint64_t val, unsigned bits)
 {
 	/* include/linux/hash.h: GOLDEN_RATIO_64, hash_64_generic() */
@@ -99,10 +133,15 @@ uint32_t policy_route_site(const struct policy_cfg *cfg, const char *call_site)
 		cls = SITE_VMEMDUP;
 	else if (site_is(cs, "__kvmalloc_node_noprof") || site_is(cs, "__kvmalloc_node"))
 		cls = SITE_KVMALLOC;
-	if (policy_random_enabled(cfg))
-		cls |= policy_random_copy(policy_caller_of(cs), cfg->random_seed,
-					  cfg->random_kmalloc)
-		       << 8;
+	if (policy_random_enabled(cfg)) {
+		/* the kernel's caller when the capture gave its System.map,
+		 * else the stand-in (docs/models.md, "Random kmalloc caches":
+		 * what each approximates) */
+		uint64_t caller;
+		if (!policy_symtab_caller(cfg->symtab, cs, &caller))
+			caller = policy_caller_of(cs);
+		cls |= policy_random_copy(caller, cfg->random_seed, cfg->random_kmalloc) << 8;
+	}
 	return cls;
 }
 

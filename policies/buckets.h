@@ -78,6 +78,25 @@ uint64_t policy_hash_64(uint64_t val, unsigned bits);
 /* The stand-in for the kernel's caller (_RET_IP_): XXH3-64 of the call
  * site's text, symbol+offset/size as the trace prints it. */
 uint64_t policy_caller_of(const char *call_site);
+
+/* Function addresses from a kernel's System.map ("ffffffff8112a0c0 T
+ * __kmalloc_noprof"), sorted by name (strcmp); dup marks a name the map
+ * holds more than once (static functions of the same name), whose address
+ * a trace's symbol+offset cannot pick. */
+struct policy_symbol {
+	const char *name;
+	uint64_t addr;
+	bool dup;
+};
+struct policy_symtab {
+	const struct policy_symbol *v;
+	size_t n;
+};
+/* The address call_site ("func+0x3c/0x1a0", a ".constprop.0" clone name
+ * included) stands for: func's address + 0x3c, which %pS printed from the
+ * return address itself (mm/slub.c's trace_kmalloc(_RET_IP_, ...)). False
+ * when t lacks func, holds it twice, or the text has no +offset. */
+bool policy_symtab_caller(const struct policy_symtab *t, const char *call_site, uint64_t *out);
 /* kmalloc_type()'s random copy of a normal kmalloc by caller under seed,
  * for nr copies (RANDOM_KMALLOC_CACHES_NR, 15): hash_64(caller ^ seed,
  * ilog2(nr + 1)). 0 = kmalloc-N. */

@@ -22,6 +22,7 @@
 #include "policy.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +254,24 @@ const char *policy_what_if(const struct policy_cfg *cfg, const char *allocator, 
 		w += (size_t)r;
 	}
 	return buf;
+}
+
+int policy_parse_random_seed(const char *s, uint64_t *out, struct err *e)
+{
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *d = hex ? s + 2 : s;
+	size_t n = strspn(d, hex ? "0123456789abcdefABCDEF" : "0123456789");
+	char *end;
+	errno = 0;
+	unsigned long long v = n ? strtoull(d, &end, hex ? 16 : 10) : 0;
+	/* strtoull alone would take a sign, spaces and an overflow */
+	if (!n || d[n] || errno || (hex && n > 16))
+		return err_set(e, SLABSIM_EUSAGE,
+			       "expected a seed: 0x and 1 to 16 hex digits, or a decimal number "
+			       "below 2^64, got '%s'",
+			       s);
+	*out = v;
+	return 0;
 }
 
 int policy_parse_align(const char *s, enum policy_align *out, struct err *e)

@@ -139,6 +139,10 @@ const char *policy_what_if(const struct policy_cfg *cfg, const char *allocator, 
 const char *policy_align_name(enum policy_align a);
 /* Parse an --align value; returns 0 or SLABSIM_EUSAGE. */
 int policy_parse_align(const char *s, enum policy_align *out, struct err *e);
+/* A random kmalloc seed (policy_cfg.random_seed): 0x and up to 16 hex
+ * digits, as random_kmalloc_seed reads in a debugger, or a decimal number
+ * below 2^64. Errors: SLABSIM_EUSAGE. */
+int policy_parse_random_seed(const char *s, uint64_t *out, struct err *e);
 
 enum policy_kmalloc_type {
 	POLICY_KMALLOC_NORMAL = 0, /* kmalloc-N */
@@ -204,6 +208,11 @@ struct policy_cfg {
 	 * listed caller's rule in policy_alloc_req.align_need; required by the
 	 * policy_align_by_site() policies. */
 	const struct policy_sites *sites;
+	/* The kernel's function addresses (a capture's system-map.txt,
+	 * policies/buckets.h), borrowed like sites: with them a call site's
+	 * symbol+offset is its _RET_IP_, the caller random kmalloc copies
+	 * hash. NULL = none (a stand-in caller: policy_caller_of). */
+	const struct policy_symtab *symtab;
 };
 
 /* The policy_cfg fields an allocator reads (policy_ops.settings): sweeps

@@ -777,12 +777,33 @@ static bool parse_cpus(const char *s, uint32_t *out)
 
 /* ---- capture-info.txt ---- */
 
-/* Only the key naming the kernel's allocator is read (the rest is for
- * people); other lines are skipped, as no reader needs the file. The value
- * is kept as text: policies/ matches it to a model (policy_find). */
+/* random_kmalloc_seed=0x... (qemu-boot): the seed as the monitor printed
+ * it, 64-bit hex. */
+static int read_seed(struct capture *c, const char *p, const char *path, uint32_t lno,
+		     struct err *e)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(p, &end, 16);
+	while (isspace((unsigned char)*end))
+		end++;
+	if (strncmp(p, "0x", 2) != 0 || end == p + 2 || *end || errno)
+		return err_at(e, SLABSIM_EINPUT, path, lno,
+			      "expected random_kmalloc_seed=0x followed by up to 16 hex digits, "
+			      "got '%.40s'",
+			      p);
+	c->has_seed = true;
+	c->random_seed = v;
+	return 0;
+}
+
+/* The keys naming the kernel's allocator and its random kmalloc seed are
+ * read (the rest is for people); other lines are skipped, as no reader
+ * needs them. The allocator is kept as text: policies/ matches it to a
+ * model (policy_find). */
 static int read_info(struct capture *c, const char *path, struct err *e)
 {
-	static const char key[] = "allocator=";
+	static const char key[] = "allocator=", seed[] = "random_kmalloc_seed=";
 	struct lines l;
 	char *line;
 	int rc = 0;
@@ -792,6 +813,11 @@ static int read_info(struct capture *c, const char *path, struct err *e)
 		char *p = line;
 		while (isspace((unsigned char)*p))
 			p++;
+		if (strncmp(p, seed, sizeof(seed) - 1) == 0) {
+			if ((rc = read_seed(c, p + sizeof(seed) - 1, path, l.lno, e)))
+				break;
+			continue;
+		}
 		if (strncmp(p, key, sizeof(key) - 1) != 0)
 			continue;
 		p += sizeof(key) - 1;
@@ -802,6 +828,82 @@ static int read_info(struct capture *c, const char *path, struct err *e)
 		c->info_allocator[n] = '\0';
 	}
 	return lines_close(&l, rc);
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct policy_symbol *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	/* equal names by address: the same table whatever the map's order */
+	return c ? c : (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* system-map.txt: System.map lines, "ffffffff8112a0c0 T __kmalloc_noprof",
+ * one symbol each; the table is sorted by name for policy_symtab_caller,
+ * and a name listed twice is marked (a trace's %pS cannot tell which). */
+static int read_system_map(struct capture *c, const char *path, struct err *e)
+{
+	char *text = NULL;
+	int rc = slurp(path, &text, e);
+	if (rc)
+		return rc;
+	size_t cap = 0, n = 0;
+	uint32_t lno = 0;
+	for (char *p = text, *nl; *p; p = nl) {
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl++ = '\0';
+		else
+			nl = p + strlen(p);
+		lno++;
+		char *s = p, *end;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			continue;
+		errno = 0;
+		unsigned long long addr = strtoull(s, &end, 16);
+		char *t = end;
+		while (*t == ' ' || *t == '\t')
+			t++;
+		char *name = t + 1;
+		while (*name == ' ' || *name == '\t')
+			name++;
+		size_t nlen = strcspn(name, " \t\r");
+		if (end == s || errno || !isspace((unsigned char)*end) ||
+		    !isalpha((unsigned char)*t) || name == t + 1 || !nlen ||
+		    name[nlen + strspn(name + nlen, " \t\r")]) {
+			rc = err_at(e, SLABSIM_EINPUT, path, lno,
+				    "expected a System.map line: ADDRESS TYPE NAME (e.g. "
+				    "'ffffffff8112a0c0 T __kmalloc_noprof'), got '%.60s'",
+				    s);
+			goto out;
+		}
+		name[nlen] = '\0';
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			struct policy_symbol *v = realloc(c->syms, nc * sizeof(*v));
+			if (!v) {
+				rc = err_at(e, SLABSIM_EIO, path, lno, "out of memory");
+				goto out;
+			}
+			c->syms = v;
+			cap = nc;
+		}
+		/* the names point into text, which the capture keeps */
+		c->syms[n++] = (struct policy_symbol){.name = name, .addr = addr};
+	}
+	if (n)
+		qsort(c->syms, n, sizeof(*c->syms), sym_cmp);
+	for (size_t i = 0; i < n; i++)
+		c->syms[i].dup = (i > 0 && !strcmp(c->syms[i - 1].name, c->syms[i].name)) ||
+				 (i + 1 < n && !strcmp(c->syms[i + 1].name, c->syms[i].name));
+	c->symtab = (struct policy_symtab){.v = c->syms, .n = n};
+	c->syms_names = text;
+	text = NULL;
+out:
+	free(text);
+	return rc;
 }
 
 static int read_ncpus(struct capture *c, const char *path, struct err *e)
@@ -1017,6 +1119,9 @@ int capture_open(const char *dir, struct capture **out, struct err *e)
 	PART("capture-info.txt");
 	if (file_exists(p) && (rc = read_info(c, p, e)))
 		goto fail;
+	PART("system-map.txt");
+	if (file_exists(p) && (rc = read_system_map(c, p, e)))
+		goto fail;
 	PART("lost-events.txt");
 	if (file_exists(p)) {
 		if ((rc = read_lost(c, p, e)))
@@ -1094,6 +1199,8 @@ void capture_close(struct capture *c)
 	for (uint32_t i = 0; i < c->nmeminfo; i++)
 		free(c->meminfo_ids[i]);
 	free(c->meminfo_ids);
+	free(c->syms);
+	free(c->syms_names);
 	free(c);
 }
 

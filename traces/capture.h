@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buckets.h"
 #include "err.h"
 
 /* One line of /proc/slabinfo 2.1 (SLUB prints 0 for the tunables). */
@@ -197,6 +198,17 @@ struct capture {
 	/* capture-info.txt's allocator= ("slub", "slab", "slob"), "" when the
 	 * file or the key is absent */
 	char info_allocator[16];
+	/* capture-info.txt's random_kmalloc_seed= (qemu-boot, of a kernel
+	 * with random kmalloc caches: the per-boot seed read from the guest,
+	 * hex) */
+	bool has_seed;
+	uint64_t random_seed;
+	/* system-map.txt: the System.map lines of the call sites' functions
+	 * (qemu-boot), sorted by name, duplicates marked; symtab points at
+	 * syms (policy_cfg.symtab borrows it) */
+	struct policy_symbol *syms;
+	char *syms_names;
+	struct policy_symtab symtab;
 };
 
 /* Is path a directory (a capture rather than a trace file)? */

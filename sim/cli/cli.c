@@ -73,7 +73,10 @@ void cli_usage_model_opts(FILE *f)
 		"                        kmalloc-N), MEMCG (kmalloc-cg-N), SLUB_CPU_PARTIAL,\n"
 		"                        SLAB_BUCKETS (6.11+), RANDOM_KMALLOC_CACHES (6.6+);\n"
 		"                        default: a capture's cache names say, else MEMCG,\n"
-		"                        ZONE_DMA, SLUB_CPU_PARTIAL y, the others n\n"
+		"                        ZONE_DMA, SLUB_CPU_PARTIAL y, the others n;\n"
+		"                        RANDOM_KMALLOC_SEED=S: the random copies' seed (0x\n"
+		"                        and hex digits, or decimal; default: a capture's\n"
+		"                        random_kmalloc_seed, else 0)\n"
 		"  --slab-debug          SLAB: model CONFIG_DEBUG_SLAB (red zones, user word)\n"
 		"  --slab-max-order N    SLAB: slab_max_order (default 1)\n");
 }
@@ -119,6 +122,17 @@ static int config_opt(struct run_model *m, const char *arg)
 	};
 	const char *s = strncmp(arg, "CONFIG_", 7) == 0 ? arg + 7 : arg;
 	const char *eq = strchr(s, '=');
+	/* not a Kconfig switch: the kernel's per-boot random_kmalloc_seed
+	 * (mm/slab_common.c), for the random kmalloc copies */
+	if (strncmp(s, "RANDOM_KMALLOC_SEED=", 20) == 0) {
+		struct err e = {0};
+		if (policy_parse_random_seed(s + 20, &m->cfg.random_seed, &e)) {
+			fprintf(stderr, "slabsim: --config RANDOM_KMALLOC_SEED: %s\n", e.msg);
+			return -1;
+		}
+		m->config_given |= RUN_SWITCH_SEED;
+		return 1;
+	}
 	bool on = eq && (strcmp(eq + 1, "y") == 0);
 	if (!eq || (!on && strcmp(eq + 1, "n") != 0))
 		goto bad;
@@ -152,8 +166,8 @@ static int config_opt(struct run_model *m, const char *arg)
 bad:
 	fprintf(stderr,
 		"slabsim: --config expects SWITCH=y or SWITCH=n, SWITCH one of SLUB_TINY, "
-		"ZONE_DMA, MEMCG, SLUB_CPU_PARTIAL, SLAB_BUCKETS, RANDOM_KMALLOC_CACHES; got "
-		"'%s'\n",
+		"ZONE_DMA, MEMCG, SLUB_CPU_PARTIAL, SLAB_BUCKETS, RANDOM_KMALLOC_CACHES (or "
+		"RANDOM_KMALLOC_SEED=SEED); got '%s'\n",
 		arg);
 	return -1;
 }

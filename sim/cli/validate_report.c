@@ -184,10 +184,18 @@ static void print_json(FILE *out, const struct val_report *res)
 	fprintf(out,
 		",\n  \"config\": {\"kernel\": \"%s\", \"nr_cpus\": %u, \"slub_debug\": "
 		"\"%s\", \"slub_min_order\": %u, \"slub_max_order\": %u, "
-		"\"slub_min_objects\": %u, \"nomerge\": %s},\n",
+		"\"slub_min_objects\": %u, \"nomerge\": %s",
 		run_kernel_name(m), m->cfg.nr_cpus, policy_slub_debug_str(m->cfg.slub_debug, dbg),
 		m->cfg.slub_min_order, m->cfg.slub_max_order, m->cfg.slub_min_objects,
 		m->cfg.nomerge ? "true" : "false");
+	/* the 6.6+ switches only when on, so other captures' keys stay */
+	if (m->cfg.slub_tiny)
+		fprintf(out, ", \"slub_tiny\": true");
+	if (m->cfg.random_kmalloc)
+		fprintf(out,
+			", \"random_kmalloc\": %u, \"random_kmalloc_seed\": \"0x%016" PRIx64 "\"",
+			m->cfg.random_kmalloc, m->cfg.random_seed);
+	fprintf(out, "},\n");
 	/* present only where the capture left the kernel or the start columns
 	 * to be worked out (docs/capture-format.md) */
 	if (!c->has_uname) {

@@ -110,8 +110,9 @@ int run_model_json(const struct run_model *m, char *buf, size_t n)
 	if (w >= 0 && (size_t)w < n && m->cfg.slab_buckets)
 		w += snprintf(buf + w, n - (size_t)w, ",\"slab_buckets\":true");
 	if (w >= 0 && (size_t)w < n && m->cfg.random_kmalloc)
-		w += snprintf(buf + w, n - (size_t)w, ",\"random_kmalloc\":%u",
-			      m->cfg.random_kmalloc);
+		w += snprintf(buf + w, n - (size_t)w,
+			      ",\"random_kmalloc\":%u,\"random_kmalloc_seed\":\"0x%016" PRIx64 "\"",
+			      m->cfg.random_kmalloc, m->cfg.random_seed);
 	if (w < 0 || (size_t)w >= n)
 		return -1;
 	if (m->sites_path) {

@@ -57,6 +57,8 @@ enum {
 
 /* --config MEMCG=: no POLICY_SET_ bit of its own (policy_cfg.no_kmalloc_cg) */
 #define RUN_SWITCH_MEMCG (1u << 31)
+/* --config RANDOM_KMALLOC_SEED=: policy_cfg.random_seed given */
+#define RUN_SWITCH_SEED (1u << 30)
 
 /* An allocator model and its configuration. */
 struct run_model {

@@ -193,6 +193,24 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 				"capture: no kmalloc-cg-N cache in its slabinfo (a kernel "
 				"without CONFIG_MEMCG_KMEM): accounted kmallocs use kmalloc-N\n");
 	}
+	if (m->cfg.random_kmalloc) {
+		/* the seed qemu-boot read from the guest, unless --config gave
+		 * one; the System.map lines turn a call site into its caller */
+		if (c->has_seed && !(m->config_given & RUN_SWITCH_SEED))
+			m->cfg.random_seed = c->random_seed;
+		if (c->symtab.n)
+			m->cfg.symtab = &c->symtab;
+		if (notes)
+			fprintf(notes,
+				"capture: random kmalloc copies: seed 0x%016" PRIx64
+				" (%s), callers %s\n",
+				m->cfg.random_seed,
+				m->config_given & RUN_SWITCH_SEED ? "--config"
+				: c->has_seed			  ? "capture-info.txt"
+								  : "not known: a stand-in",
+				c->symtab.n ? "from system-map.txt"
+					    : "not known: a hash of the call site's text");
+	}
 	run_model_settle(m);
 	if (!c->has_cmdline)
 		return 0;
@@ -2063,6 +2081,12 @@ int val_run(const struct val_opts *o, struct capture *c, const struct val_report
 			       "--allocator slub, slab or slob)",
 			       o->model.allocator);
 	bool meminfo = policy_find(o->model.allocator)->truth == POLICY_TRUTH_MEMINFO;
+	/* SLUB without SLUB_DEBUG (CONFIG_SLUB_TINY, 6.2+: SLUB_DEBUG depends
+	 * on !SLUB_TINY) has neither /proc/slabinfo nor /sys/kernel/slab: as
+	 * under SLOB, /proc/meminfo's Slab: is then the only ground truth */
+	if (!meminfo && !c->has_end && !c->has_start && !c->nsnapshots && !c->has_attrs &&
+	    !c->attrs_missing[0] && (c->has_meminfo_end || c->nmeminfo))
+		meminfo = true;
 	if (meminfo && !c->has_meminfo_end && !c->nmeminfo)
 		return err_at(
 			e, SLABSIM_ENODATA, c->dir, 0,
