@@ -496,6 +496,33 @@ static int study_section(FILE *f, sqlite3 *db, const char *out_dir, const struct
 	return 0;
 }
 
+/* The runs, with the switches each turned on (config_json names a switch
+ * only when it is on). */
+static int study_runs(FILE *f, sqlite3 *db, struct err *e)
+{
+	char *sql = sqlite3_mprintf(
+		"%sSELECT trace, run_id, allocator, kernel, align, debug, nr_cpus,\n"
+		"  trim(CASE WHEN json_extract(config_json, '$.slub_tiny') THEN 'slub_tiny ' "
+		"ELSE '' END ||\n"
+		"    CASE WHEN json_extract(config_json, '$.random_kmalloc') THEN "
+		"'random_kmalloc ' ELSE '' END ||\n"
+		"    CASE WHEN json_extract(config_json, '$.slab_buckets') THEN 'slab_buckets ' "
+		"ELSE '' END ||\n"
+		"    CASE WHEN json_extract(config_json, '$.slab_nomerge') THEN 'slab_nomerge' "
+		"ELSE '' END) AS switches_on,\n"
+		"  trace_kernel, events, peak_slab_pages, final_slab_pages\n"
+		"FROM latest ORDER BY trace, run_id",
+		query_latest_cte);
+	if (!sql)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	fprintf(f, "<h2>Runs</h2>\n<p class=q>The newest run of every configuration, with the "
+		   "configuration switches it turned on.</p>\n<div class=t>\n");
+	int rc = query_print_cols(db, sql, QUERY_HTML, -1, f, NULL, e);
+	sqlite3_free(sql);
+	fprintf(f, "</div>\n");
+	return rc;
+}
+
 int report_write_studies(const char *db_path, const char *out_dir, const char *const *ids, size_t n,
 			 const struct plot_opts *o, struct err *e)
 {
@@ -532,11 +559,7 @@ int report_write_studies(const char *db_path, const char *out_dir, const char *c
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = study_section(f, db, out_dir, study_find(ids[i]), o, e);
 	if (!rc)
-		rc = table_cols(f, db, "Runs", "runs", NULL, TRACE_NONE,
-				"q.trace, q.run_id, q.allocator, q.kernel, q.align, q.debug, "
-				"q.nr_cpus, q.trace_kernel, q.events, q.peak_slab_pages, "
-				"q.final_slab_pages",
-				e);
+		rc = study_runs(f, db, e);
 	if (!rc)
 		fprintf(f, "</body>\n</html>\n");
 	sqlite3_close(db);
