@@ -98,7 +98,7 @@ const struct study_def study_table[] = {
 	 "the 6.18 profile with buckets on and merging as the kernel does is the configuration "
 	 "this machine's trace was recorded under. What-ifs: buckets off, slab_nomerge on, "
 	 "and every run of the 6.1 trace. slab_nomerge follows find_mergeable() and "
-	 "slab_unmergeable() of mm/slab_common.c (6.18: slab_nomerge refuses every merge); its "
+	 "slab_unmergeable() of mm/slab_common.c (read in 6.12: slab_nomerge refuses first); its "
 	 "cost is 0 here because nothing in these inputs can merge: a trace names each merged "
 	 "cache by its root (the aliases' objects are the root's in the events), so it cannot "
 	 "tell which objects the separated caches would hold. The capture of this machine "
