@@ -139,6 +139,8 @@ static void make_label(const struct job *j, char *buf, size_t n)
 	if (set & POLICY_SET_SLAB_DEBUG)
 		w += snprintf(buf + w, n - (size_t)w, " slab_debug=%s",
 			      m->cfg.slab_debug ? "on" : "off");
+	if (r->workload && w > 0 && (size_t)w < n)
+		(void)snprintf(buf + w, n - (size_t)w, " seed=%" PRIu64, seed);
 	/* the switches a run turns on (off is every other run's default) */
 	static const struct {
 		enum sweep_axis a;
@@ -149,7 +151,7 @@ static void make_label(const struct job *j, char *buf, size_t n)
 		  {SWEEP_AX_SLAB_BUCKETS, "slab_buckets"}};
 	const bool on[] = {m->cfg.nomerge, m->cfg.slub_tiny, m->cfg.random_kmalloc != 0,
 			   m->cfg.slab_buckets};
-	/* after the slub_debug words, which w does not count */
+	/* last: after the slub_debug words or the seed, which w does not count */
 	size_t at = strlen(buf);
 	for (size_t i = 0; i < sizeof(sw) / sizeof(sw[0]); i++)
 		if ((r->given & 1u << sw[i].a) && at < n) {
@@ -157,8 +159,6 @@ static void make_label(const struct job *j, char *buf, size_t n)
 					 on[i] ? "on" : "off");
 			at = k < 0 ? n : at + (size_t)k;
 		}
-	if (r->workload && w > 0 && (size_t)w < n)
-		(void)snprintf(buf + w, n - (size_t)w, " seed=%" PRIu64, seed);
 }
 
 static int capture_setup(void *ctx, struct sim *s, struct err *e)
