@@ -142,6 +142,44 @@ const char query_shared_cte[] = SHARED;
 		"    THEN 'natural recorded, others what-if'\n"                                   \
 		"    ELSE 'pow2-divisor recorded, others what-if' END ELSE 'what-if' END AS basis\n" \
 		"FROM f ORDER BY trace, allocator DESC, kernel, debug"},                           \
+	{"study-align-2024-where",                                                                 \
+	 "study 1, where the widening lands: per trace, allocator, kernel profile and debug "     \
+	 "setting, the root caches whose peak slab pages differ between align pow2-divisor and "  \
+	 "natural (SLUB: SLOB's caches hold no pages), and the 5 call sites whose allocated "     \
+	 "bytes grow most (bytes summed over their allocations)",                                \
+	 LATEST ", c AS (\n"                                                                       \
+		"  SELECT l.trace, l.allocator, l.kernel, l.debug,\n"                              \
+		"    max(CASE WHEN l.align = 'natural' THEN l.run_id END) AS r_nat,\n"             \
+		"    max(CASE WHEN l.align = 'pow2-divisor' THEN l.run_id END) AS r_p2\n"          \
+		"  FROM latest l WHERE l.align IN ('natural', 'pow2-divisor')\n"                   \
+		"  GROUP BY l.trace, l.allocator, l.kernel, l.debug\n"                             \
+		"  HAVING count(DISTINCT l.align) = 2),\n"                                         \
+		"ca AS (\n"                                                                       \
+		"  SELECT c.trace, c.allocator, c.kernel, c.debug, 'cache' AS kind, x.cache AS name,\n" \
+		"    coalesce(y.peak_pages, 0) AS natural_value, x.peak_pages AS pow2_value,\n"    \
+		"    x.peak_pages - coalesce(y.peak_pages, 0) AS widening,\n"                     \
+		"    row_number() OVER (PARTITION BY c.r_p2 ORDER BY\n"                            \
+		"      abs(x.peak_pages - coalesce(y.peak_pages, 0)) DESC, x.cache) AS rank\n"     \
+		"  FROM c JOIN caches x ON x.run_id = c.r_p2 AND x.alias_of IS NULL\n"             \
+		"  LEFT JOIN caches y ON y.run_id = c.r_nat AND y.cache = x.cache\n"               \
+		"  WHERE x.peak_pages <> coalesce(y.peak_pages, 0)),\n"                            \
+		"sp AS (SELECT c.r_p2, a.call_site, sum(a.bytes_alloc) AS b FROM c\n"             \
+		"  JOIN align_cost a ON a.run_id = c.r_p2 GROUP BY c.r_p2, a.call_site),\n"       \
+		"sn AS (SELECT c.r_p2, a.call_site, sum(a.bytes_alloc) AS b FROM c\n"             \
+		"  JOIN align_cost a ON a.run_id = c.r_nat GROUP BY c.r_p2, a.call_site),\n"      \
+		"si AS (\n"                                                                       \
+		"  SELECT c.trace, c.allocator, c.kernel, c.debug, 'call site (bytes)' AS kind,\n" \
+		"    x.call_site AS name, coalesce(y.b, 0) AS natural_value, x.b AS pow2_value,\n" \
+		"    x.b - coalesce(y.b, 0) AS widening,\n"                                        \
+		"    row_number() OVER (PARTITION BY c.r_p2 ORDER BY x.b - coalesce(y.b, 0) DESC,\n" \
+		"      x.call_site) AS rank\n"                                                     \
+		"  FROM c JOIN sp x ON x.r_p2 = c.r_p2\n"                                          \
+		"  LEFT JOIN sn y ON y.r_p2 = x.r_p2 AND y.call_site = x.call_site\n"              \
+		"  WHERE x.b <> coalesce(y.b, 0))\n"                                               \
+		"SELECT trace, allocator, kernel, debug, kind, rank, name, natural_value,\n"       \
+		"  pow2_value, widening\n"                                                        \
+		"FROM (SELECT * FROM ca UNION ALL SELECT * FROM si WHERE rank <= 5)\n"             \
+		"ORDER BY trace, allocator DESC, kernel, debug, kind, rank"},                      \
 	{"study-random-kmalloc",                                                                   \
 	 "study 4: what the random kmalloc caches (16 sets: kmalloc-N and kmalloc-rnd-01..15-N) " \
 	 "cost against one set, per trace, kernel profile and kmalloc size: pages of the "        \

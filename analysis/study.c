@@ -34,6 +34,7 @@ const struct study_def study_table[] = {
 	 "call sites?",
 	 "analysis/sweeps/study-1-align-2024.sweep",
 	 "study-align-2024",
+	 "study-align-2024-where",
 	 {{"q.trace, " STUDY1_ORDER " || '1', " STUDY1_LABEL ", q.cost_2019_pct, 0",
 	   "q.trace, " STUDY1_ORDER " || '2', " STUDY1_LABEL ", "
 	   "round(100.0 * (q.pow2_peak - q.none_peak) / q.none_peak, 2), 1"},
@@ -61,6 +62,7 @@ const struct study_def study_table[] = {
 	 "a per-boot seed) cost in memory against one set of kmalloc caches, per cache size?",
 	 "analysis/sweeps/study-4-random-kmalloc.sweep",
 	 "study-random-kmalloc",
+	 NULL,
 	 {{"q.trace, printf('%08d', CASE WHEN q.size = 'all' THEN 99999999 WHEN q.size LIKE '%k'"
 	   " THEN 1024 * CAST(q.size AS INTEGER) ELSE CAST(q.size AS INTEGER) END), "
 	   "CASE WHEN q.size = 'all' THEN 'all (/10)' ELSE 'kmalloc-' || q.size END, "
@@ -87,6 +89,7 @@ const struct study_def study_table[] = {
 	 "slab_nomerge (no cache merged into another) cost in memory?",
 	 "analysis/sweeps/study-5-isolation.sweep",
 	 "study-isolation",
+	 NULL,
 	 {{"q.trace, q.slab_buckets || q.slab_nomerge, "
 	   "'buckets ' || q.slab_buckets || ', nomerge ' || q.slab_nomerge, q.extra_peak_pct, "
 	   "CASE WHEN q.slab_buckets = 'on' THEN 0 ELSE 1 END",
@@ -114,6 +117,7 @@ const struct study_def study_table[] = {
 	 "SLOB under its last rules against SLUB_TINY and SLUB on the same traces?",
 	 "analysis/sweeps/study-6-slob-tiny.sweep",
 	 "study-slob-tiny",
+	 NULL,
 	 {{"q.trace, q.model || q.kernel, q.model || ' ' || q.kernel, q.peak_pages, "
 	   "CASE q.model WHEN 'slob' THEN 0 WHEN 'slub SLUB_TINY' THEN 1 ELSE 2 END",
 	   NULL},
@@ -127,7 +131,7 @@ const struct study_def study_table[] = {
 	 "validated) until a SLUB_TINY kernel is captured (the k612 helper's qemu runs). "
 	 "SLOB's pages are its shared page lists, SLUB's its slabs: both are the slab pages "
 	 "a kernel reports (Slab: in /proc/meminfo)."},
-	{NULL, 0, NULL, NULL, NULL, NULL, {{NULL, NULL}, NULL, {NULL}, NULL}, NULL},
+	{NULL, 0, NULL, NULL, NULL, NULL, NULL, {{NULL, NULL}, NULL, {NULL}, NULL}, NULL},
 };
 
 const struct study_def *study_find(const char *id)

@@ -35,6 +35,7 @@ struct study_def {
 	const char *question; /* what is asked (HTML-safe text) */
 	const char *spec;     /* the sweep spec, from the top of the tree */
 	const char *query;    /* the named query of its table */
+	const char *more;     /* a second named query shown under it, or NULL */
 	struct study_fig fig;
 	/* which parts are validated on a real kernel, which are what-ifs,
 	 * and what the inputs cannot show (HTML-safe text) */

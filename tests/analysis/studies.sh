@@ -66,6 +66,26 @@ csv s1.db study-align-2024 | awk -F'|' -v OFS='|' '{ print $2, $3, $4, $5, $6, $
 tap_is "study-align-2024 = the runs' pages and their differences (awk)" "$(cat got)" "$(cat want)"
 tap_is "... 8 rows (SLUB 2 kernels x 3 debug, SLOB 2)" "$(wc -l < got)" 8
 
+# study 1, where: the root caches whose peak pages differ, pow2-divisor - natural
+q s1.db "SELECT r.allocator, r.kernel, CASE WHEN r.slub_debug IN ('-', '') OR r.slub_debug IS NULL THEN 'off' ELSE r.slub_debug END,
+	r.align, c.cache, c.peak_pages FROM caches c JOIN runs r USING (run_id)
+	WHERE c.alias_of IS NULL AND r.align IN ('natural', 'pow2-divisor')" |
+	awk -F'|' '{ k = $1 "|" $2 "|" $3 "|" $5; if ($4 == "natural") n[k] = $6; else p[k] = $6; K[k] = 1 }
+	END { for (k in K) if (p[k] + 0 != n[k] + 0) printf "%s|%d|%d|%d\n", k, n[k], p[k], p[k] - n[k] }' | sort > want
+csv s1.db study-align-2024-where | awk -F'|' -v OFS='|' '$5 == "cache" { print $2, $3, $4, $7, $8, $9, $10 }' | sort > got
+tap_is "study-align-2024-where: the caches = peak pages pow2-divisor - natural (awk)" "$(cat got)" "$(cat want)"
+tap_is "... and the widening moves some cache under FZPU" "$(grep -c '|FZPU|' got | awk '{ print ($1 > 0) }')" 1
+# ... and the 5 call sites whose bytes grow most, from align_cost
+q s1.db "SELECT r.allocator, r.kernel, CASE WHEN r.slub_debug IN ('-', '') OR r.slub_debug IS NULL THEN 'off' ELSE r.slub_debug END,
+	r.align, a.call_site, sum(a.bytes_alloc) FROM align_cost a JOIN runs r USING (run_id)
+	WHERE r.align IN ('natural', 'pow2-divisor') GROUP BY r.run_id, a.call_site" |
+	awk -F'|' '{ k = $1 "|" $2 "|" $3 "|" $5; if ($4 == "natural") n[k] = $6; else { p[k] = $6; K[k] = 1 } }
+	END { for (k in K) if (p[k] != n[k] + 0) printf "%s|%d|%d|%d\n", k, n[k], p[k], p[k] - n[k] }' |
+	sort -t'|' -k1,3 -k7,7nr -k4,4 | awk -F'|' '{ g = $1 "|" $2 "|" $3; if (++r[g] <= 5) print }' | sort > want
+csv s1.db study-align-2024-where | awk -F'|' -v OFS='|' '$5 == "call site (bytes)" { print $2, $3, $4, $7, $8, $9, $10 }' | sort > got
+tap_is "study-align-2024-where: the top 5 call sites = align_cost summed (awk)" "$(cat got)" "$(cat want)"
+tap_is "... some under Z" "$(grep -c '|Z|' got | awk '{ print ($1 > 0) }')" 1
+
 # study 4: per size, kmalloc-SIZE pages (one set) and kmalloc-SIZE with its copies
 db=s4-random-kmalloc.db
 q $db "SELECT r.trace_label, json_extract(r.config_json, '$.random_kmalloc') IS NOT NULL, c.cache, c.pages
