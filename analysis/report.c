@@ -470,8 +470,9 @@ static int study_section(FILE *f, sqlite3 *db, const char *out_dir, const struct
 		"</p>\n<p class=q>Rerun: <code>slabsim sweep %s --db FILE -j 2</code>, then "
 		"<code>slabsim report --db FILE --study %s --out DIR</code>.</p>\n",
 		s->spec, s->id);
-	if ((rc = table(f, db, "Table", s->query, NULL, TRACE_NONE, e)) ||
-	    (s->more && (rc = table(f, db, "Where", s->more, NULL, TRACE_NONE, e))))
+	/* "*": every column, the trace too (a study has several traces) */
+	if ((rc = table_cols(f, db, "Table", s->query, NULL, TRACE_NONE, "*", e)) ||
+	    (s->more && (rc = table_cols(f, db, "Where", s->more, NULL, TRACE_NONE, "*", e))))
 		return rc;
 	fprintf(f, "<figure id=\"fig-study-%s\">\n<figcaption>", s->id);
 	query_html_text(f, s->fig.caption, false);

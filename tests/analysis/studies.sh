@@ -132,6 +132,11 @@ tap_is "study-random-kmalloc.dat: a bar per size = the table's extra pages" "$(c
 tap_is "index.html has the section, its question, table, figure and validation" \
 	"$(grep -o -e 'id="study-random-kmalloc"' -e '<b>Asked:</b>' -e '<b>Validated and what-if:</b>' \
 		-e 'slabsim query study-random-kmalloc' -e 'data:image/png' r4/index.html | sort -u | wc -l)" 5
+# the table's rows name their trace (its size rows and 'all'),
+# plus its two runs in the Runs table
+tap_is "the study table's rows name their trace (two traces)" \
+	"$(grep -o '<tr><td>linux-6.18-record-small</td>' r4/index.html | wc -l) $(grep -o '<tr><td>linux-6.1-qemu-2cpu</td>' r4/index.html | wc -l)" \
+	"$(($(csv s4-random-kmalloc.db study-random-kmalloc | grep -c '^linux-6.18-record-small|') + 2)) $(($(csv s4-random-kmalloc.db study-random-kmalloc | grep -c '^linux-6.1-qemu-2cpu|') + 2))"
 "$bin" report --db s5-isolation.db --study isolation --study slob-tiny --out r1 > out 2> err
 tap_is "two studies on one page (study 6 has no runs there: not drawn)" \
 	"$? $(grep -c '<section id=' r1/index.html) $(grep -c 'Not drawn: the table has no rows' r1/index.html)" "0 2 1"
