@@ -1731,6 +1731,12 @@ static int render(struct ctx *c, const char *prog, const char *name)
 	return 0;
 }
 
+int plot_render(const char *dir, const char *prog, const char *name, struct err *e)
+{
+	struct ctx c = {.dir = dir, .e = e};
+	return render(&c, prog ? prog : "gnuplot", name);
+}
+
 int plot_all(const char *db_path, const char *out_dir, const struct plot_opts *o,
 	     struct plot_result *res, struct err *e)
 {

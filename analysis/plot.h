@@ -44,4 +44,9 @@ struct plot_result {
 int plot_all(const char *db_path, const char *out_dir, const struct plot_opts *o,
 	     struct plot_result *res, struct err *e);
 
+/* Run gnuplot (prog, NULL = "gnuplot") on dir/NAME.gp from inside dir, as
+ * plot_all does for its figures: a warning on stderr is an error, and so is
+ * a missing or empty NAME.png. Errors: SLABSIM_EIO. */
+int plot_render(const char *dir, const char *prog, const char *name, struct err *e);
+
 #endif

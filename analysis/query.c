@@ -73,6 +73,202 @@ const char query_shared_cte[] = SHARED;
 	"    GROUP BY grp, trace_path HAVING count(*) >= 2) g\n"                                   \
 	"    ON g.grp = p.grp AND g.trace_path IS p.trace_path)\n"
 
+
+/* ---- the studies' tables (analysis/study.c; README "Studies") ---- */
+
+/* Where a run stands: the configuration its trace was recorded under (the
+ * trace's own kernel profile, SLUB, no debugging: what replays of it are
+ * checked against, bytes_alloc to the byte) or a what-if. */
+#define BASIS                                                                                      \
+	"CASE WHEN l.allocator = 'slub' AND l.kernel = l.trace_kernel AND l.debug = 'off'\n"       \
+	"  AND json_extract(l.config_json, '$.slub_tiny') IS NULL\n"                               \
+	"  AND json_extract(l.config_json, '$.random_kmalloc') IS NULL\n"                          \
+	"  THEN 'recorded' ELSE 'what-if' END"
+
+/* The kmalloc size of a normal kmalloc cache's name (kmalloc-96,
+ * kmalloc-rnd-07-2k) in bytes, else NULL. */
+#define KM_SIZE(n)                                                                                 \
+	"(CASE WHEN " n " GLOB 'kmalloc-rnd-[0-9][0-9]-*' THEN substr(" n ", 16)\n"                \
+	"      WHEN " n " GLOB 'kmalloc-[0-9]*' THEN substr(" n ", 9) END)"
+#define KM_BYTES(t)                                                                                \
+	"(CASE WHEN " t " LIKE '%k' THEN 1024 * CAST(" t " AS INTEGER) ELSE CAST(" t                 \
+	" AS INTEGER) END)"
+
+#define STUDY_QUERIES                                                                              \
+	{"study-align-2024",                                                                       \
+	 "study 1: what the 6.11 widening (align pow2-divisor) costs over the 2019 guarantee "     \
+	 "(natural) and natural over none, per trace, allocator, kernel profile and debug "       \
+	 "setting: slab pages at the end and at the peak, and where the widening lands (the "     \
+	 "root cache whose peak pages change most, the call site whose allocated bytes grow "     \
+	 "most)",                                                                                 \
+	 LATEST ", c AS (\n"                                                                       \
+		"  SELECT l.trace, l.allocator, l.kernel, l.debug, l.trace_kernel,\n"              \
+		"    min(" BASIS ") AS basis,\n"                                                      \
+		"    max(CASE WHEN l.align = 'none' THEN l.run_id END) AS r_none,\n"               \
+		"    max(CASE WHEN l.align = 'natural' THEN l.run_id END) AS r_nat,\n"             \
+		"    max(CASE WHEN l.align = 'pow2-divisor' THEN l.run_id END) AS r_p2\n"          \
+		"  FROM latest l WHERE l.align IN ('none', 'natural', 'pow2-divisor')\n"           \
+		"  GROUP BY l.trace, l.allocator, l.kernel, l.debug\n"                             \
+		"  HAVING count(DISTINCT l.align) = 3),\n"                                         \
+		"f AS (\n"                                                                         \
+		"  SELECT c.*, a.final_slab_pages AS none_final, a.peak_slab_pages AS none_peak,\n" \
+		"    b.final_slab_pages AS natural_final, b.peak_slab_pages AS natural_peak,\n"   \
+		"    p.final_slab_pages AS p2_final, p.peak_slab_pages AS p2_peak\n"              \
+		"  FROM c JOIN runs a ON a.run_id = c.r_none JOIN runs b ON b.run_id = c.r_nat\n" \
+		"  JOIN runs p ON p.run_id = c.r_p2),\n"                                           \
+		"sp AS (SELECT f.r_p2, a.call_site, sum(a.bytes_alloc) AS b FROM f\n"             \
+		"  JOIN align_cost a ON a.run_id = f.r_p2 GROUP BY f.r_p2, a.call_site),\n"       \
+		"sn AS (SELECT f.r_p2, a.call_site, sum(a.bytes_alloc) AS b FROM f\n"             \
+		"  JOIN align_cost a ON a.run_id = f.r_nat GROUP BY f.r_p2, a.call_site),\n"      \
+		"sd AS (SELECT x.r_p2, x.call_site, x.b - coalesce(y.b, 0) AS d FROM sp x\n"      \
+		"  LEFT JOIN sn y ON y.r_p2 = x.r_p2 AND y.call_site = x.call_site)\n"            \
+		"SELECT trace, allocator, kernel, debug, none_final, none_peak, natural_final,\n"  \
+		"  natural_peak, p2_final AS pow2_final, p2_peak AS pow2_peak,\n"                  \
+		"  natural_peak - none_peak AS cost_2019_peak,\n"                                  \
+		"  round(100.0 * (natural_peak - none_peak) / none_peak, 2) AS cost_2019_pct,\n"   \
+		"  p2_peak - natural_peak AS widening_peak,\n"                                     \
+		"  round(100.0 * (p2_peak - natural_peak) / natural_peak, 2) AS widening_pct,\n"   \
+		"  p2_final - natural_final AS widening_final,\n"                                  \
+		"  (SELECT x.cache || ' ' || printf('%+d', x.peak_pages - coalesce(y.peak_pages, 0))\n" \
+		"   FROM caches x LEFT JOIN caches y ON y.run_id = f.r_nat AND y.cache = x.cache\n" \
+		"   WHERE x.run_id = f.r_p2 AND x.alias_of IS NULL\n"                              \
+		"     AND x.peak_pages <> coalesce(y.peak_pages, 0)\n"                             \
+		"   ORDER BY abs(x.peak_pages - coalesce(y.peak_pages, 0)) DESC, x.cache LIMIT 1)\n" \
+		"    AS top_cache_peak_pages,\n"                                                   \
+		"  (SELECT d.call_site || ' ' || printf('%+d', d.d) FROM sd d\n"                  \
+		"   WHERE d.r_p2 = f.r_p2 AND d.d <> 0 ORDER BY d.d DESC, d.call_site LIMIT 1)\n"   \
+		"    AS top_site_bytes,\n"                                                        \
+		"  CASE WHEN basis = 'recorded' THEN CASE WHEN kernel IN ('5.4', '6.1', '6.6')\n"  \
+		"    THEN 'natural recorded, others what-if'\n"                                   \
+		"    ELSE 'pow2-divisor recorded, others what-if' END ELSE 'what-if' END AS basis\n" \
+		"FROM f ORDER BY trace, allocator DESC, kernel, debug"},                           \
+	{"study-align-2024-where",                                                                 \
+	 "study 1, where the widening lands: per trace, allocator, kernel profile and debug "     \
+	 "setting, the root caches whose peak slab pages differ between align pow2-divisor and "  \
+	 "natural (SLUB: SLOB's caches hold no pages), and the 5 call sites whose allocated "     \
+	 "bytes grow most (bytes summed over their allocations)",                                \
+	 LATEST ", c AS (\n"                                                                       \
+		"  SELECT l.trace, l.allocator, l.kernel, l.debug,\n"                              \
+		"    max(CASE WHEN l.align = 'natural' THEN l.run_id END) AS r_nat,\n"             \
+		"    max(CASE WHEN l.align = 'pow2-divisor' THEN l.run_id END) AS r_p2\n"          \
+		"  FROM latest l WHERE l.align IN ('natural', 'pow2-divisor')\n"                   \
+		"  GROUP BY l.trace, l.allocator, l.kernel, l.debug\n"                             \
+		"  HAVING count(DISTINCT l.align) = 2),\n"                                         \
+		"ca AS (\n"                                                                       \
+		"  SELECT c.trace, c.allocator, c.kernel, c.debug, 'cache' AS kind, x.cache AS name,\n" \
+		"    coalesce(y.peak_pages, 0) AS natural_value, x.peak_pages AS pow2_value,\n"    \
+		"    x.peak_pages - coalesce(y.peak_pages, 0) AS widening,\n"                     \
+		"    row_number() OVER (PARTITION BY c.r_p2 ORDER BY\n"                            \
+		"      abs(x.peak_pages - coalesce(y.peak_pages, 0)) DESC, x.cache) AS rank\n"     \
+		"  FROM c JOIN caches x ON x.run_id = c.r_p2 AND x.alias_of IS NULL\n"             \
+		"  LEFT JOIN caches y ON y.run_id = c.r_nat AND y.cache = x.cache\n"               \
+		"  WHERE x.peak_pages <> coalesce(y.peak_pages, 0)),\n"                            \
+		"sp AS (SELECT c.r_p2, a.call_site, sum(a.bytes_alloc) AS b FROM c\n"             \
+		"  JOIN align_cost a ON a.run_id = c.r_p2 GROUP BY c.r_p2, a.call_site),\n"       \
+		"sn AS (SELECT c.r_p2, a.call_site, sum(a.bytes_alloc) AS b FROM c\n"             \
+		"  JOIN align_cost a ON a.run_id = c.r_nat GROUP BY c.r_p2, a.call_site),\n"      \
+		"si AS (\n"                                                                       \
+		"  SELECT c.trace, c.allocator, c.kernel, c.debug, 'call site (bytes)' AS kind,\n" \
+		"    x.call_site AS name, coalesce(y.b, 0) AS natural_value, x.b AS pow2_value,\n" \
+		"    x.b - coalesce(y.b, 0) AS widening,\n"                                        \
+		"    row_number() OVER (PARTITION BY c.r_p2 ORDER BY x.b - coalesce(y.b, 0) DESC,\n" \
+		"      x.call_site) AS rank\n"                                                     \
+		"  FROM c JOIN sp x ON x.r_p2 = c.r_p2\n"                                          \
+		"  LEFT JOIN sn y ON y.r_p2 = x.r_p2 AND y.call_site = x.call_site\n"              \
+		"  WHERE x.b <> coalesce(y.b, 0))\n"                                               \
+		"SELECT trace, allocator, kernel, debug, kind, rank, name, natural_value,\n"       \
+		"  pow2_value, widening\n"                                                        \
+		"FROM (SELECT * FROM ca UNION ALL SELECT * FROM si WHERE rank <= 5)\n"             \
+		"ORDER BY trace, allocator DESC, kernel, debug, kind, rank"},                      \
+	{"study-random-kmalloc",                                                                   \
+	 "study 4: what the random kmalloc caches (16 sets: kmalloc-N and kmalloc-rnd-01..15-N) " \
+	 "cost against one set, per trace, kernel profile and kmalloc size: pages of the "        \
+	 "normal kmalloc caches at the end, the copies holding pages, and a row 'all' with "      \
+	 "the runs' slab pages at the end and at the peak",                                      \
+	 LATEST ", p AS (\n"                                                                       \
+		"  SELECT l.trace, l.kernel, l.run_id,\n"                                          \
+		"    json_extract(l.config_json, '$.random_kmalloc') IS NOT NULL AS rnd\n"         \
+		"  FROM latest l WHERE l.allocator = 'slub' AND l.debug = 'off'),\n"               \
+		"pr AS (SELECT a.trace, a.kernel, a.run_id AS r_one, b.run_id AS r_rnd\n"          \
+		"  FROM p a JOIN p b ON b.trace = a.trace AND b.kernel = a.kernel\n"               \
+		"  WHERE NOT a.rnd AND b.rnd),\n"                                                  \
+		"k AS (\n"                                                                         \
+		"  SELECT pr.trace, pr.kernel, " KM_SIZE("x.cache") " AS size,\n"                 \
+		"    sum(CASE WHEN x.run_id = pr.r_one THEN x.pages ELSE 0 END) AS one_set_pages,\n" \
+		"    sum(CASE WHEN x.run_id = pr.r_rnd THEN x.pages ELSE 0 END) AS random_pages,\n" \
+		"    sum(x.run_id = pr.r_rnd AND x.pages > 0) AS sets_with_pages\n"                \
+		"  FROM pr JOIN caches x ON x.run_id IN (pr.r_one, pr.r_rnd)\n"                    \
+		"  WHERE x.alias_of IS NULL AND " KM_SIZE("x.cache") " IS NOT NULL\n"              \
+		"  GROUP BY pr.trace, pr.kernel, size)\n"                                          \
+		"SELECT * FROM (\n"                                                               \
+		"SELECT trace, kernel, size, one_set_pages, random_pages, sets_with_pages,\n"      \
+		"  random_pages - one_set_pages AS extra_pages, NULL AS one_set_peak,\n"            \
+		"  NULL AS random_peak, 'what-if (not yet validated)' AS basis\n"                 \
+		"FROM k WHERE one_set_pages > 0 OR random_pages > 0\n"                             \
+		"UNION ALL\n"                                                                      \
+		"SELECT pr.trace, pr.kernel, 'all', a.final_slab_pages, b.final_slab_pages, NULL,\n" \
+		"  b.final_slab_pages - a.final_slab_pages, a.peak_slab_pages, b.peak_slab_pages,\n" \
+		"  'what-if (not yet validated)'\n"                                               \
+		"FROM pr JOIN runs a ON a.run_id = pr.r_one JOIN runs b ON b.run_id = pr.r_rnd\n"  \
+		") ORDER BY trace, kernel, size = 'all', " KM_BYTES("size")},                                 \
+	{"study-isolation",                                                                        \
+	 "study 5: what isolation costs: kmem_buckets (slab_buckets) and slab_nomerge on and "   \
+	 "off, per trace and kernel profile: slab pages at the end and at the peak, root caches " \
+	 "holding pages, the peak's change over both off, and the root cache whose pages at "    \
+	 "the end grow most",                                                                     \
+	 LATEST ", p AS (\n"                                                                       \
+		"  SELECT l.*, json_extract(l.config_json, '$.slab_buckets') IS NOT NULL AS bk,\n" \
+		"    json_extract(l.config_json, '$.slab_nomerge') IS NOT NULL AS nm\n"            \
+		"  FROM latest l WHERE l.allocator = 'slub' AND l.debug = 'off'\n"                 \
+		"    AND json_extract(l.config_json, '$.random_kmalloc') IS NULL\n"                \
+		"    AND json_extract(l.config_json, '$.slub_tiny') IS NULL),\n"                   \
+		"b AS (SELECT * FROM p WHERE NOT bk AND NOT nm)\n"                                 \
+		"SELECT p.trace, p.kernel, CASE WHEN p.bk THEN 'on' ELSE 'off' END AS slab_buckets,\n" \
+		"  CASE WHEN p.nm THEN 'on' ELSE 'off' END AS slab_nomerge,\n"                     \
+		"  p.final_slab_pages AS final_pages, p.peak_slab_pages AS peak_pages,\n"          \
+		"  (SELECT count(*) FROM caches x WHERE x.run_id = p.run_id AND x.alias_of IS NULL\n" \
+		"     AND x.pages > 0) AS caches_with_pages,\n"                                    \
+		"  (SELECT count(*) FROM caches x WHERE x.run_id = p.run_id\n"                     \
+		"     AND x.alias_of IS NOT NULL) AS merged_caches,\n"                             \
+		"  p.peak_slab_pages - b.peak_slab_pages AS extra_peak_pages,\n"                   \
+		"  round(100.0 * (p.peak_slab_pages - b.peak_slab_pages) / b.peak_slab_pages, 2)\n" \
+		"    AS extra_peak_pct,\n"                                                         \
+		"  (SELECT x.cache || ' ' || printf('%+d', x.pages - coalesce(y.pages, 0))\n"      \
+		"   FROM caches x LEFT JOIN caches y ON y.run_id = b.run_id AND y.cache = x.cache\n" \
+		"     AND y.alias_of IS NULL\n"                                                    \
+		"   WHERE x.run_id = p.run_id AND x.alias_of IS NULL\n"                            \
+		"     AND x.pages > coalesce(y.pages, 0)\n"                                        \
+		"   ORDER BY x.pages - coalesce(y.pages, 0) DESC, x.cache LIMIT 1) AS top_cache,\n" \
+		"  CASE WHEN p.kernel = p.trace_kernel AND p.bk AND NOT p.nm THEN 'recorded'\n"    \
+		"    ELSE 'what-if' END AS basis\n"                                                \
+		"FROM p JOIN b ON b.trace = p.trace AND b.kernel = p.kernel\n"                     \
+		"ORDER BY p.trace, p.kernel, p.bk, p.nm"},                                         \
+	{"study-slob-tiny",                                                                        \
+	 "study 6: SLOB against SLUB_TINY (and SLUB), per trace: slab pages at the end and at "  \
+	 "the peak of each allocator and kernel profile, and the peak's change over SLOB under "  \
+	 "its last rules (the 6.1 profile)",                                                      \
+	 LATEST ", p AS (\n"                                                                       \
+		"  SELECT l.*, l.allocator || CASE WHEN json_extract(l.config_json,\n"            \
+		"    '$.slub_tiny') THEN ' SLUB_TINY' ELSE '' END AS model,\n"                     \
+		"    " BASIS " AS basis\n"                                                         \
+		"  FROM latest l WHERE l.debug = 'off' AND l.allocator IN ('slub', 'slob')\n"      \
+		"    AND json_extract(l.config_json, '$.random_kmalloc') IS NULL\n"                \
+		"    AND json_extract(l.config_json, '$.slab_buckets') IS NULL\n"                  \
+		"    AND json_extract(l.config_json, '$.slab_nomerge') IS NULL\n"                  \
+		"    AND l.align = CASE WHEN l.kernel IN ('5.4', '6.1', '6.6') THEN 'natural'\n"   \
+		"      ELSE 'pow2-divisor' END),\n"                                                \
+		"s AS (SELECT trace, peak_slab_pages AS slob_peak, final_slab_pages AS slob_final\n" \
+		"  FROM p WHERE allocator = 'slob' AND kernel = '6.1')\n"                          \
+		"SELECT p.trace, p.model, p.kernel, p.final_slab_pages AS final_pages,\n"          \
+		"  p.peak_slab_pages AS peak_pages, p.peak_slab_pages - s.slob_peak AS vs_slob_peak,\n" \
+		"  round(100.0 * (p.peak_slab_pages - s.slob_peak) / s.slob_peak, 2) AS vs_slob_pct,\n" \
+		"  p.final_slab_pages - s.slob_final AS vs_slob_final,\n"                          \
+		"  CASE WHEN p.allocator = 'slob' AND p.kernel = '6.1' THEN 'baseline (SLOB''s '\n" \
+		"    || 'last rules)' WHEN p.model = 'slub SLUB_TINY' AND p.kernel <> '6.1'\n"     \
+		"    THEN 'what-if (not yet validated)' ELSE p.basis END AS basis\n"               \
+		"FROM p JOIN s ON s.trace = p.trace\n"                                             \
+		"ORDER BY p.trace, p.allocator DESC, p.model, p.kernel"},
+
 const struct query_def query_table[] = {
 	{"align-overhead",
 	 "memory overhead of natural alignment: natural vs none runs of the same "
@@ -247,6 +443,7 @@ const struct query_def query_table[] = {
 		"       round(wall_seconds, 3) AS wall_seconds\n"
 		"FROM latest\n"
 		"ORDER BY trace, run_id"},
+	STUDY_QUERIES
 	{NULL, NULL, NULL},
 };
 

@@ -1,6 +1,7 @@
 /* report.c - the HTML report (see report.h). */
 #include "report.h"
 #include "query.h"
+#include "study.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* dir/name as base64 (RFC 4648) on f; returns 0 or -1 if unreadable. */
@@ -432,6 +434,139 @@ static int trace_sections(FILE *f, sqlite3 *db, struct err *e)
 	sqlite3_finalize(st);
 	if (!rc && !n)
 		fprintf(f, "<h2>Traces</h2>\n<p class=none>no rows</p>\n");
+	return rc;
+}
+
+/* The page's head, up to its first heading. */
+static void page_head(FILE *f, const char *title)
+{
+	fprintf(f,
+		"<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
+		"<title>%s</title>\n<style>\n"
+		"body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em}\n"
+		"table{border-collapse:collapse;font-size:85%%}\n"
+		"td,th{border:1px solid #bbb;padding:2px 6px}th{background:#eee}\n"
+		"td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+		"div.t{overflow-x:auto}img{max-width:100%%;border:1px solid #ddd}\n"
+		"p.q{color:#444}figcaption{font-weight:bold}\n</style>\n</head>\n<body>\n"
+		"<h1>%s</h1>\n",
+		title, title);
+}
+
+/* One study's section: what is asked, how to rerun it, its table, its
+ * figure, and what is validated. */
+static int study_section(FILE *f, sqlite3 *db, const char *out_dir, const struct study_def *s,
+			 const struct plot_opts *o, struct err *e)
+{
+	bool drawn;
+	int rc = study_figure(db, out_dir, s, o->render, o->gnuplot, &drawn, e);
+	if (rc)
+		return rc;
+	fprintf(f, "<section id=\"study-%s\">\n<h2>", s->id);
+	query_html_text(f, s->title, false);
+	fprintf(f, "</h2>\n<p><b>Asked:</b> ");
+	query_html_text(f, s->question, false);
+	fprintf(f,
+		"</p>\n<p class=q>Rerun: <code>slabsim sweep %s --db FILE -j 2</code>, then "
+		"<code>slabsim report --db FILE --study %s --out DIR</code>.</p>\n",
+		s->spec, s->id);
+	/* "*": every column, the trace too (a study has several traces) */
+	if ((rc = table_cols(f, db, "Table", s->query, NULL, TRACE_NONE, "*", e)) ||
+	    (s->more && (rc = table_cols(f, db, "Where", s->more, NULL, TRACE_NONE, "*", e))))
+		return rc;
+	fprintf(f, "<figure id=\"fig-study-%s\">\n<figcaption>", s->id);
+	query_html_text(f, s->fig.caption, false);
+	fprintf(f, "</figcaption>\n");
+	if (!drawn || !o->render) {
+		fprintf(f, "<p>Not drawn: %s.</p>\n</figure>\n",
+			drawn ? "rendering was turned off" : "the table has no rows");
+	} else {
+		char png[96];
+		(void)snprintf(png, sizeof(png), "study-%s.png", s->id);
+		fprintf(f, "<img alt=\"study-%s\" src=\"data:image/png;base64,", s->id);
+		if (base64_file(f, out_dir, png))
+			return err_set(e, SLABSIM_EIO, "%s/%s: cannot read", out_dir, png);
+		fprintf(f,
+			"\">\n<p><a href=\"study-%s.svg\">SVG</a> &middot; <a "
+			"href=\"study-%s.gp\">gnuplot script</a> &middot; <a "
+			"href=\"study-%s.dat\">data</a></p>\n</figure>\n",
+			s->id, s->id, s->id);
+	}
+	fprintf(f, "<p><b>Validated and what-if:</b> ");
+	query_html_text(f, s->basis, false);
+	fprintf(f, "</p>\n</section>\n");
+	return 0;
+}
+
+/* The runs, with the switches each turned on (config_json names a switch
+ * only when it is on). */
+static int study_runs(FILE *f, sqlite3 *db, struct err *e)
+{
+	char *sql = sqlite3_mprintf(
+		"%sSELECT trace, run_id, allocator, kernel, align, debug, nr_cpus,\n"
+		"  trim(CASE WHEN json_extract(config_json, '$.slub_tiny') THEN 'slub_tiny ' "
+		"ELSE '' END ||\n"
+		"    CASE WHEN json_extract(config_json, '$.random_kmalloc') THEN "
+		"'random_kmalloc ' ELSE '' END ||\n"
+		"    CASE WHEN json_extract(config_json, '$.slab_buckets') THEN 'slab_buckets ' "
+		"ELSE '' END ||\n"
+		"    CASE WHEN json_extract(config_json, '$.slab_nomerge') THEN 'slab_nomerge' "
+		"ELSE '' END) AS switches_on,\n"
+		"  trace_kernel, events, peak_slab_pages, final_slab_pages\n"
+		"FROM latest ORDER BY trace, run_id",
+		query_latest_cte);
+	if (!sql)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	fprintf(f, "<h2>Runs</h2>\n<p class=q>The newest run of every configuration, with the "
+		   "configuration switches it turned on.</p>\n<div class=t>\n");
+	int rc = query_print_cols(db, sql, QUERY_HTML, -1, f, NULL, e);
+	sqlite3_free(sql);
+	fprintf(f, "</div>\n");
+	return rc;
+}
+
+int report_write_studies(const char *db_path, const char *out_dir, const char *const *ids, size_t n,
+			 const struct plot_opts *o, struct err *e)
+{
+	sqlite3 *db = NULL;
+	char p[4096];
+	int rc;
+	for (size_t i = 0; i < n; i++)
+		if (!study_find(ids[i])) {
+			char known[256] = "";
+			for (const struct study_def *s = study_table; s->id; s++) {
+				size_t l = strlen(known);
+				(void)snprintf(known + l, sizeof(known) - l, "%s%s", l ? ", " : "",
+					       s->id);
+			}
+			return err_set(e, SLABSIM_EUSAGE, "--study: expected one of %s, got '%s'",
+				       known, ids[i]);
+		}
+	if (mkdir(out_dir, 0777) != 0 && errno != EEXIST)
+		return err_set(e, SLABSIM_EIO, "%s: %s", out_dir, strerror(errno));
+	if ((rc = query_open(db_path, &db, e)))
+		return rc;
+	(void)snprintf(p, sizeof(p), "%s/index.html", out_dir);
+	FILE *f = fopen(p, "w");
+	if (!f) {
+		sqlite3_close(db);
+		return err_set(e, SLABSIM_EIO, "%s: %s", p, strerror(errno));
+	}
+	page_head(f, "slabsim studies");
+	fprintf(f, "<p>Results database <code>");
+	query_html_text(f, db_path, false);
+	fprintf(f, "</code>. Slab pages are 4 KiB pages of slabs (SLOB: of its page lists) at "
+		   "the end of a run and at its peak; figures and tables come from the runs the "
+		   "file holds (the newest of each configuration).</p>\n");
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = study_section(f, db, out_dir, study_find(ids[i]), o, e);
+	if (!rc)
+		rc = study_runs(f, db, e);
+	if (!rc)
+		fprintf(f, "</body>\n</html>\n");
+	sqlite3_close(db);
+	if (fclose(f) != 0 && !rc)
+		rc = err_set(e, SLABSIM_EIO, "%s: write error", p);
 	return rc;
 }
 

@@ -23,13 +23,18 @@ enum axis {
 	AX_SLUB_MIN_OBJECTS = SWEEP_AX_SLUB_MIN_OBJECTS,
 	AX_CPU_PARTIAL = SWEEP_AX_CPU_PARTIAL,
 	AX_SLAB_MAX_ORDER = SWEEP_AX_SLAB_MAX_ORDER,
+	AX_SLAB_NOMERGE = SWEEP_AX_SLAB_NOMERGE,
+	AX_SLUB_TINY = SWEEP_AX_SLUB_TINY,
+	AX_RANDOM_KMALLOC = SWEEP_AX_RANDOM_KMALLOC,
+	AX_SLAB_BUCKETS = SWEEP_AX_SLAB_BUCKETS,
 	AX_NR = SWEEP_AX_NR,
 };
 
 static const char *const axis_names[AX_NR] = {
-	"allocator",	    "kernel",	   "nr_cpus",	     "align",
-	"slub_debug",	    "slab_debug",  "slub_min_order", "slub_max_order",
-	"slub_min_objects", "cpu_partial", "slab_max_order",
+	"allocator",	    "kernel",	      "nr_cpus",	"align",
+	"slub_debug",	    "slab_debug",     "slub_min_order", "slub_max_order",
+	"slub_min_objects", "cpu_partial",    "slab_max_order", "slab_nomerge",
+	"slub_tiny",	    "random_kmalloc", "slab_buckets",
 };
 /* The policy_cfg field an axis sets, which only allocators reading it
  * (policy_ops.settings) vary. 0: a setting of every run, varied for every
@@ -43,6 +48,14 @@ static const uint32_t axis_setting[AX_NR] = {
 	[AX_SLUB_MIN_OBJECTS] = POLICY_SET_SLUB_MIN_OBJECTS,
 	[AX_CPU_PARTIAL] = POLICY_SET_CPU_PARTIAL,
 	[AX_SLAB_MAX_ORDER] = POLICY_SET_SLAB_MAX_ORDER,
+	/* slab_nomerge: find_mergeable() (mm/slab_common.c), which SLUB and
+	 * SLAB share; SLOB never merges */
+	[AX_SLAB_NOMERGE] = POLICY_SET_NOMERGE,
+	/* SLUB only: SLUB_TINY is a SLUB option, and only SLUB's kmalloc takes
+	 * the bucket and random-copy routes (policies/buckets.h) */
+	[AX_SLUB_TINY] = POLICY_SET_SLUB_TINY,
+	[AX_RANDOM_KMALLOC] = POLICY_SET_RANDOM_KMALLOC,
+	[AX_SLAB_BUCKETS] = POLICY_SET_SLAB_BUCKETS,
 };
 
 struct vec {
@@ -280,6 +293,10 @@ static int parse_value(enum axis a, const char *v, uint32_t *out, char *why, siz
 		return 0;
 	case AX_SLAB_DEBUG:
 	case AX_CPU_PARTIAL:
+	case AX_SLAB_NOMERGE:
+	case AX_SLUB_TINY:
+	case AX_RANDOM_KMALLOC:
+	case AX_SLAB_BUCKETS:
 		if (parse_bool(v, out)) {
 			(void)snprintf(why, wn, "on or off");
 			return -1;
@@ -486,7 +503,8 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 			   "allocator, "
 			   "kernel, nr_cpus, align, slub_debug, slab_debug, slub_min_order, "
 			   "slub_max_order, "
-			   "slub_min_objects, cpu_partial, slab_max_order, sample_every or "
+			   "slub_min_objects, cpu_partial, slab_max_order, slab_nomerge, "
+			   "slub_tiny, random_kmalloc, slab_buckets, sample_every or "
 			   "align-sites)",
 			   key);
 	s->ax_line[a] = ln;
@@ -695,6 +713,20 @@ static void set_axis(struct sweep_run *r, enum axis a, uint32_t v)
 		break;
 	case AX_SLAB_MAX_ORDER:
 		c->slab_max_order = v;
+		break;
+	case AX_SLAB_NOMERGE:
+		c->nomerge = v != 0;
+		break;
+	case AX_SLUB_TINY:
+		c->slub_tiny = v != 0;
+		break;
+	case AX_RANDOM_KMALLOC:
+		/* RANDOM_KMALLOC_CACHES_NR copies beyond kmalloc-N, as
+		 * --config RANDOM_KMALLOC_CACHES=y */
+		c->random_kmalloc = v ? 15 : 0;
+		break;
+	case AX_SLAB_BUCKETS:
+		c->slab_buckets = v != 0;
 		break;
 	default:
 		break;

@@ -33,6 +33,11 @@ enum sweep_axis {
 	SWEEP_AX_SLUB_MIN_OBJECTS,
 	SWEEP_AX_CPU_PARTIAL,
 	SWEEP_AX_SLAB_MAX_ORDER,
+	/* boot parameter and kernel configuration switches (on/off) */
+	SWEEP_AX_SLAB_NOMERGE,
+	SWEEP_AX_SLUB_TINY,
+	SWEEP_AX_RANDOM_KMALLOC,
+	SWEEP_AX_SLAB_BUCKETS,
 	SWEEP_AX_NR,
 };
 

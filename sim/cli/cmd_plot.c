@@ -15,7 +15,11 @@ enum {
 	OPT_OUT,
 	OPT_TRACE,
 	OPT_NO_RENDER,
+	OPT_STUDY,
 };
+
+/* --study may be given this many times (there are fewer studies) */
+enum { MAX_STUDIES = 16 };
 
 /* The options of both commands, as their help lists them. */
 static const char opts_help[] =
@@ -47,13 +51,18 @@ void usage_plot(FILE *f)
 void usage_report(FILE *f)
 {
 	fprintf(f,
-		"Usage: slabsim report --db FILE --out DIR [--trace PATH]\n"
+		"Usage: slabsim report --db FILE --out DIR [--trace PATH] [--study ID]...\n"
 		"\n"
 		"Write DIR/index.html: one self-contained page (images embedded) with the\n"
 		"plots of 'slabsim plot' (also left in DIR) and the summary tables of the\n"
 		"named queries.\n"
 		"\n"
-		"%s%s",
+		"%s"
+		"  --study ID      instead, the page of study ID (repeatable): its question,\n"
+		"                  table (query study-ID), figure (DIR/study-ID.png) and what is\n"
+		"                  validated; ID one of align-2024, random-kmalloc, isolation,\n"
+		"                  slob-tiny (README \"Studies\": the sweep spec of each)\n\n"
+		"%s",
 		opts_help, cli_exit_codes_help);
 }
 
@@ -61,6 +70,8 @@ void usage_report(FILE *f)
 struct plot_args {
 	const char *db, *out;
 	struct plot_opts po;
+	const char *study[MAX_STUDIES]; /* report --study */
+	size_t nstudy;
 	struct err e;
 };
 
@@ -76,6 +87,7 @@ static int parse_opts(const char *cmd, void (*usage)(FILE *), int argc, char **a
 		{"output", required_argument, NULL, 'o'},
 		{"trace", required_argument, NULL, OPT_TRACE},
 		{"no-render", no_argument, NULL, OPT_NO_RENDER},
+		{"study", required_argument, NULL, OPT_STUDY},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -83,6 +95,7 @@ static int parse_opts(const char *cmd, void (*usage)(FILE *), int argc, char **a
 	a->db = "slabsim.db";
 	a->out = NULL;
 	a->po = (struct plot_opts){.render = true};
+	a->nstudy = 0;
 	*status = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
@@ -102,6 +115,21 @@ static int parse_opts(const char *cmd, void (*usage)(FILE *), int argc, char **a
 			break;
 		case OPT_NO_RENDER:
 			a->po.render = false;
+			break;
+		case OPT_STUDY:
+			if (strcmp(cmd, "report") != 0) {
+				fprintf(stderr, "slabsim: %s: --study is an option of report\n",
+					cmd);
+				*status = cli_bad_usage(cmd);
+				return -1;
+			}
+			if (a->nstudy == MAX_STUDIES) {
+				fprintf(stderr, "slabsim: report: --study at most %d times\n",
+					MAX_STUDIES);
+				*status = cli_bad_usage(cmd);
+				return -1;
+			}
+			a->study[a->nstudy++] = optarg;
 			break;
 		default:
 			*status = cli_bad_usage(cmd);
@@ -147,7 +175,8 @@ int cmd_report(int argc, char **argv)
 	int status;
 	if (parse_opts("report", usage_report, argc, argv, &a, &status))
 		return status;
-	if (report_write(a.db, a.out, &a.po, &a.e))
+	if (a.nstudy ? report_write_studies(a.db, a.out, a.study, a.nstudy, &a.po, &a.e)
+		     : report_write(a.db, a.out, &a.po, &a.e))
 		return cli_fail(&a.e);
 	printf("%s/index.html\n", a.out);
 	return 0;

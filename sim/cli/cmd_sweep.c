@@ -141,6 +141,24 @@ static void make_label(const struct job *j, char *buf, size_t n)
 			      m->cfg.slab_debug ? "on" : "off");
 	if (r->workload && w > 0 && (size_t)w < n)
 		(void)snprintf(buf + w, n - (size_t)w, " seed=%" PRIu64, seed);
+	/* the switches a run turns on (off is every other run's default) */
+	static const struct {
+		enum sweep_axis a;
+		const char *name;
+	} sw[] = {{SWEEP_AX_SLAB_NOMERGE, "slab_nomerge"},
+		  {SWEEP_AX_SLUB_TINY, "slub_tiny"},
+		  {SWEEP_AX_RANDOM_KMALLOC, "random_kmalloc"},
+		  {SWEEP_AX_SLAB_BUCKETS, "slab_buckets"}};
+	const bool on[] = {m->cfg.nomerge, m->cfg.slub_tiny, m->cfg.random_kmalloc != 0,
+			   m->cfg.slab_buckets};
+	/* last: after the slub_debug words or the seed, which w does not count */
+	size_t at = strlen(buf);
+	for (size_t i = 0; i < sizeof(sw) / sizeof(sw[0]); i++)
+		if ((r->given & 1u << sw[i].a) && at < n) {
+			int k = snprintf(buf + at, n - at, " %s=%s", sw[i].name,
+					 on[i] ? "on" : "off");
+			at = k < 0 ? n : at + (size_t)k;
+		}
 }
 
 static int capture_setup(void *ctx, struct sim *s, struct err *e)
@@ -708,6 +726,19 @@ static int plan_model(struct sweep_cmd *c, struct job *j, char *extra, size_t n)
 		[SWEEP_AX_SLUB_MIN_OBJECTS] = RUN_GIVEN_MIN_OBJECTS,
 		[SWEEP_AX_CPU_PARTIAL] = RUN_GIVEN_NO_CPU_PARTIAL,
 		[SWEEP_AX_SLAB_MAX_ORDER] = RUN_GIVEN_SLAB_MAX_ORDER,
+		[SWEEP_AX_SLAB_NOMERGE] = RUN_GIVEN_CONFIG,
+		[SWEEP_AX_SLUB_TINY] = RUN_GIVEN_CONFIG,
+		[SWEEP_AX_RANDOM_KMALLOC] = RUN_GIVEN_CONFIG,
+		[SWEEP_AX_SLAB_BUCKETS] = RUN_GIVEN_CONFIG,
+	};
+	/* the switches as --config gives them: a capture's evidence (its
+	 * slabinfo's cache names, its cmdline's slab_nomerge) does not
+	 * override them */
+	static const uint32_t config[SWEEP_AX_NR] = {
+		[SWEEP_AX_SLAB_NOMERGE] = POLICY_SET_NOMERGE,
+		[SWEEP_AX_SLUB_TINY] = POLICY_SET_SLUB_TINY,
+		[SWEEP_AX_RANDOM_KMALLOC] = POLICY_SET_RANDOM_KMALLOC,
+		[SWEEP_AX_SLAB_BUCKETS] = POLICY_SET_SLAB_BUCKETS,
 	};
 	const struct sweep_run *r = &j->r;
 	struct run_model *m = &j->model;
@@ -716,8 +747,10 @@ static int plan_model(struct sweep_cmd *c, struct job *j, char *extra, size_t n)
 	m->cfg = r->cfg;
 	m->sites_path = r->align_sites;
 	for (int a = 0; a < SWEEP_AX_NR; a++)
-		if (r->given & 1u << a)
+		if (r->given & 1u << a) {
 			m->given |= given[a];
+			m->config_given |= config[a];
+		}
 	m->given |= r->align_sites ? RUN_GIVEN_ALIGN_SITES : 0;
 	if (!r->kernel_auto)
 		m->kernel_from = "the sweep spec";

@@ -109,6 +109,9 @@ int run_model_json(const struct run_model *m, char *buf, size_t n)
 		w += snprintf(buf + w, n - (size_t)w, ",\"zone_dma\":false");
 	if (w >= 0 && (size_t)w < n && m->cfg.slab_buckets)
 		w += snprintf(buf + w, n - (size_t)w, ",\"slab_buckets\":true");
+	/* slab_nomerge (a capture's cmdline, a sweep's slab_nomerge axis) */
+	if (w >= 0 && (size_t)w < n && m->cfg.nomerge)
+		w += snprintf(buf + w, n - (size_t)w, ",\"slab_nomerge\":true");
 	if (w >= 0 && (size_t)w < n && m->cfg.random_kmalloc)
 		w += snprintf(buf + w, n - (size_t)w,
 			      ",\"random_kmalloc\":%u,\"random_kmalloc_seed\":\"0x%016" PRIx64 "\"",

@@ -256,7 +256,7 @@ int val_capture_model(const struct capture *c, struct run_model *m, FILE *notes,
 		return err_set(e, SLABSIM_EINPUT,
 			       "%s/cmdline.txt: slub_min_order/slub_max_order above %d", c->dir,
 			       POLICY_MAX_ORDER - 1);
-	if (cl->nomerge)
+	if (cl->nomerge && !(m->config_given & POLICY_SET_NOMERGE))
 		m->cfg.nomerge = true;
 	return 0;
 }

@@ -55,7 +55,8 @@ struct key {
 	/* kernel_auto, nr_cpus_auto: `auto`, resolved per input later, is
 	 * another value than the default cfg holds meanwhile */
 	uint32_t kernel, kernel_auto, align, nr_cpus, nr_cpus_auto, slub_debug, slub_min_order,
-		slub_max_order, slub_min_objects, cpu_partial, slab_debug, slab_max_order;
+		slub_max_order, slub_min_objects, cpu_partial, slab_debug, slab_max_order, nomerge,
+		slub_tiny, random_kmalloc, slab_buckets;
 };
 
 static int key_cmp(const void *pa, const void *pb)
@@ -76,7 +77,7 @@ static int key_cmp(const void *pa, const void *pb)
 		return c;
 	/* the uint32_t fields, no padding between them */
 	return memcmp(&a->kernel, &b->kernel,
-		      offsetof(struct key, slab_max_order) + sizeof(uint32_t) -
+		      offsetof(struct key, slab_buckets) + sizeof(uint32_t) -
 			      offsetof(struct key, kernel));
 }
 
@@ -159,6 +160,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!slab &&
 		    (c->slab_debug != d.slab_debug || c->slab_max_order != d.slab_max_order))
 			fail("a SLAB axis set on another allocator", i);
+		/* the switches: on/off, random_kmalloc as its 15 copies; the
+		 * configuration switches SLUB's alone, slab_nomerge SLUB's and
+		 * SLAB's (find_mergeable; SLOB never merges) */
+		if (c->random_kmalloc != 0 && c->random_kmalloc != 15)
+			fail("random_kmalloc neither off nor 15 copies", i);
+		if (!slub &&
+		    (c->slub_tiny != d.slub_tiny || c->random_kmalloc != d.random_kmalloc ||
+		     c->slab_buckets != d.slab_buckets))
+			fail("a SLUB configuration switch set on another allocator", i);
+		if (!slub && !slab && c->nomerge != d.nomerge)
+			fail("slab_nomerge set on an allocator that does not merge", i);
 		k[i] = (struct key){.trace = r->trace_idx,
 				    .workload = r->workload,
 				    .seed_set = r->seed_set,
@@ -176,7 +188,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    .slub_min_objects = c->slub_min_objects,
 				    .cpu_partial = c->cpu_partial,
 				    .slab_debug = c->slab_debug,
-				    .slab_max_order = c->slab_max_order};
+				    .slab_max_order = c->slab_max_order,
+				    .nomerge = c->nomerge,
+				    .slub_tiny = c->slub_tiny,
+				    .random_kmalloc = c->random_kmalloc,
+				    .slab_buckets = c->slab_buckets};
 	}
 	qsort(k, n, sizeof(*k), key_cmp);
 	for (size_t i = 1; i < n; i++)
