@@ -69,8 +69,16 @@ tap_is "replay: no malformed line, no other event, no lost events" \
 tap_is "replay: no cache left unnamed (every allocation's cache from name= or its kmalloc size)" \
 	"$(grep -c '"name": ":unnamed' out.json)" "0"
 
-"$bin" validate "$cap" --no-db -q --no-progress --format json >val.json 2>err
+"$bin" validate "$cap" --no-db --no-progress --format json >val.json 2>err
 tap_is "validate: exit 0" "$?" "0"
+# Issue 26: 6.18 prints the cache's name in kmem_cache_alloc events, and the
+# walk of the trace's raw addresses for the CPU slabs' free slots at the
+# start (sim/run/validate.c, walk_root) follows a cache by it, not only by a
+# geometry one root has: names_cache and biovec-max (4096-byte slots), among
+# others, share one. It saw the CPU-held slabs of 101 of 638 before, 192 of
+# 625 now (the per-CPU partial slabs it places depend on those it sees).
+tap_like "validate: the start walk follows kmem_cache_alloc events by name=" "$(cat err)" \
+	"free slots on CPUs, in 214 of the 625 CPU-held slabs as the trace's addresses show"
 roots=$(awk -F'\t' 'NR > 1 && $2 == "-"' "$cap/slab-attrs.tsv" | wc -l | tr -d ' ')
 tap_like "validate: the layout of every root cache of slab-attrs.tsv compared ($roots)" \
 	"$(cat val.json)" "\"layout\": {\"caches_compared\": $roots,"
