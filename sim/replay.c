@@ -1658,8 +1658,7 @@ static int mmf_on_alloc(struct sim *s, const struct trace_event *ev, struct err 
 
 /* A traced free of kind k (looked up before on_free took the object): tell
  * the mm model, and free the nodes of an mm it says is torn down. */
-static int mmf_on_free(struct sim *s, const struct trace_event *ev, enum mmf_kind k,
-		       struct err *e)
+static int mmf_on_free(struct sim *s, const struct trace_event *ev, enum mmf_kind k, struct err *e)
 {
 	uint32_t mm;
 	int rc = mmf_free(&s->mmf, k, ev->pid, ev->ptr, mmf_site(s, ev), &mm, e);
