@@ -51,6 +51,8 @@ void mmf_init(struct mmf *m)
 	u64map_init(&m->mmptr);
 	u64map_init(&m->task);
 	u64map_init(&m->fork);
+	u64map_init(&m->dup);
+	m->trim_mm = UINT32_MAX;
 }
 
 void mmf_fini(struct mmf *m)
@@ -63,6 +65,7 @@ void mmf_fini(struct mmf *m)
 	u64map_fini(&m->mmptr);
 	u64map_fini(&m->task);
 	u64map_fini(&m->fork);
+	u64map_fini(&m->dup);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -158,8 +161,79 @@ static uint32_t fork_of(const struct mmf *m, int32_t pid)
 
 static void fork_end(struct mmf *m, int32_t pid)
 {
-	if (u64map_len(&m->fork))
-		u64map_del(&m->fork, (uint64_t)(uint32_t)pid + 1, NULL);
+	uint64_t v;
+	if (!u64map_len(&m->fork) || !u64map_del(&m->fork, (uint64_t)(uint32_t)pid + 1, NULL))
+		return;
+	if (u64map_del(&m->dup, (uint64_t)(uint32_t)pid + 1, &v) && (uint32_t)v) {
+		m->trim_mm = (uint32_t)(v >> 32) - 1;
+		m->trim_keep = (uint32_t)v;
+	}
+}
+
+/* A node of pid's fork burst copied from the parent's tree (its current
+ * mm): counted, the burst's count is the parent tree's size. */
+static int dup_count(struct mmf *m, int32_t pid, struct err *e)
+{
+	uint64_t *v = u64map_ref(&m->dup, (uint64_t)(uint32_t)pid + 1);
+	if (v) {
+		(*v)++;
+		return 0;
+	}
+	uint32_t cur, prev;
+	task_get(m, pid, &cur, &prev);
+	if (cur == UINT32_MAX || m->mm[find(m, cur)].dead)
+		return 0; /* the parent's tree is not one the model holds */
+	if (u64map_put(&m->dup, (uint64_t)(uint32_t)pid + 1, ((uint64_t)(cur + 1) << 32) | 1))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	return 0;
+}
+
+bool mmf_trim_pending(struct mmf *m, uint32_t *mm, uint32_t *keep)
+{
+	if (m->trim_mm == UINT32_MAX)
+		return false;
+	*mm = m->trim_mm;
+	*keep = m->trim_keep;
+	m->trim_mm = UINT32_MAX;
+	return true;
+}
+
+int mmf_trim(struct mmf *m, uint32_t mm, uint32_t keep,
+	     int (*fn)(void *ctx, uint64_t ptr, struct err *e), void *ctx, struct err *e)
+{
+	uint32_t root = find(m, mm), id = root;
+	uint64_t owned = 0;
+	do { /* count, and drop the entries no longer owned */
+		struct mmf_mm *x = &m->mm[id];
+		uint32_t j = 0;
+		for (uint32_t i = 0; i < x->n; i++) {
+			uint64_t v;
+			if (u64map_get(&m->node, x->nodes[i], &v) && v == (uint64_t)id + 1)
+				x->nodes[j++] = x->nodes[i];
+		}
+		x->n = j;
+		owned += j;
+		id = x->next;
+	} while (id != root);
+	if (owned <= keep)
+		return 0;
+	uint64_t extra = owned - keep;
+	m->trims++;
+	id = root; /* oldest first: members in list order, each in allocation order */
+	do {
+		struct mmf_mm *x = &m->mm[id];
+		uint32_t i = 0;
+		for (; i < x->n && extra; i++, extra--) {
+			u64map_del(&m->node, x->nodes[i], NULL);
+			int rc = fn(ctx, x->nodes[i], e);
+			if (rc)
+				return rc;
+		}
+		memmove(x->nodes, x->nodes + i, (x->n - i) * sizeof(*x->nodes));
+		x->n -= i;
+		id = x->next;
+	} while (id != root && extra);
+	return 0;
 }
 
 static int own(struct mmf *m, struct u64map *map, uint64_t ptr, uint32_t id, struct err *e)
@@ -204,8 +278,12 @@ int mmf_alloc(struct mmf *m, enum mmf_kind k, int32_t pid, uint64_t ptr, const c
 		return task_set(m, pid, id, cur, e);
 	case MMF_NODE:
 		if (f != UINT32_MAX &&
-		    (site_is(site, "__mt_dup") || site_is(site, "mas_dup_alloc") ||
-		     site_is(site, "mas_store_gfp")))
+		    (site_is(site, "__mt_dup") || site_is(site, "mas_dup_alloc"))) {
+			if ((rc = dup_count(m, pid, e)))
+				return rc;
+			return own(m, &m->node, ptr, f, e);
+		}
+		if (f != UINT32_MAX && site_is(site, "mas_store_gfp"))
 			return own(m, &m->node, ptr, f, e);
 		fork_end(m, pid);
 		return (rc = task_mm(m, pid, &id, e)) ? rc : own(m, &m->node, ptr, id, e);

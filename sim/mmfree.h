@@ -53,8 +53,12 @@ struct mmf {
 	struct u64map mmptr; /* mm_struct ptr -> mm id + 1 */
 	struct u64map task;  /* pid + 1 -> (prev id + 1) << 32 | (cur id + 1) */
 	struct u64map fork;  /* pid + 1 -> mm id + 1 of the child being made */
+	struct u64map dup;   /* pid + 1 -> (parent mm id + 1) << 32 | nodes copied */
+	/* a fork burst just ended: the parent's tree held trim_keep nodes
+	 * (UINT32_MAX trim_mm: none pending) */
+	uint32_t trim_mm, trim_keep;
 	/* counters, for tests and reports */
-	uint64_t teardowns, teardowns_late, joins;
+	uint64_t teardowns, teardowns_late, joins, trims;
 };
 
 /* The kind of a root cache named name. */
@@ -80,5 +84,17 @@ int mmf_free(struct mmf *m, enum mmf_kind k, int32_t pid, uint64_t ptr, const ch
  * Stops at and returns fn's first nonzero return. */
 int mmf_teardown(struct mmf *m, uint32_t mm, int (*fn)(void *ctx, uint64_t ptr, struct err *e),
 		 void *ctx, struct err *e);
+
+/* The parent's tree size a fork burst showed (__mt_dup copies every node
+ * of it): OUT *mm, *keep and true once per burst, after the mmf_alloc or
+ * mmf_free that ended it; the caller then calls mmf_trim. */
+bool mmf_trim_pending(struct mmf *m, uint32_t *mm, uint32_t *keep);
+
+/* mm's tree held keep nodes: of the traced nodes it still owns beyond keep,
+ * the oldest are ones a store replaced and ma_free_rcu freed (kfree_rcu)
+ * with no pointer allocated again since: fn(ctx, ptr) for each, oldest
+ * first. Stops at and returns fn's first nonzero return. */
+int mmf_trim(struct mmf *m, uint32_t mm, uint32_t keep,
+	     int (*fn)(void *ctx, uint64_t ptr, struct err *e), void *ctx, struct err *e);
 
 #endif

@@ -125,7 +125,7 @@ struct cache_acct {
 	uint64_t untraced_refreed;
 	/* frees the trace did not show, inferred (mmfree.h): at an allocation
 	 * of a pointer still live, and at the teardown of an mm */
-	uint64_t freed_at_reuse, freed_at_teardown;
+	uint64_t freed_at_reuse, freed_at_teardown, freed_at_dup;
 	uint8_t mmf_kind; /* 1 + enum mmf_kind of the root; 0: not looked yet */
 };
 
@@ -923,14 +923,17 @@ static int root_of(struct sim *s, uint32_t id, uint32_t *root)
 	return 0;
 }
 
-static inline __attribute__((always_inline)) int do_free(struct sim *s, uint32_t idx, uint32_t cpu,
-							 struct err *e)
+/* Free live object idx on cpu: through kfree_rcu when rcu (the policy's
+ * free_rcu, where it has one), else kfree / kmem_cache_free. */
+static inline __attribute__((always_inline)) int do_free_via(struct sim *s, uint32_t idx,
+							     uint32_t cpu, bool rcu, struct err *e)
 {
 	struct live *l = &s->pool[idx];
 	s->seen_valid = false;
 	struct policy_obj obj = *shape_of(s, l);
 	obj.addr = l->addr;
-	int rc = policy_free(s->p, &obj, cpu, e);
+	int rc = rcu && s->p->ops->free_rcu ? s->p->ops->free_rcu(s->p, &obj, cpu, e)
+					    : policy_free(s->p, &obj, cpu, e);
 	if (rc)
 		return rc;
 	if (l->cost != UINT32_MAX)
@@ -957,6 +960,12 @@ static inline __attribute__((always_inline)) int do_free(struct sim *s, uint32_t
 	s->live_req -= l->req;
 	pool_put(s, idx);
 	return 0;
+}
+
+static inline __attribute__((always_inline)) int do_free(struct sim *s, uint32_t idx, uint32_t cpu,
+							 struct err *e)
+{
+	return do_free_via(s, idx, cpu, false, e);
 }
 
 static uint32_t fold_cpu(struct sim *s, const struct trace_event *ev)
@@ -1622,6 +1631,7 @@ static const char *mmf_site(struct sim *s, const struct trace_event *ev)
 struct mmf_ctx {
 	struct sim *s;
 	uint32_t cpu;
+	bool rcu; /* a replaced node (ma_free_rcu), not a bulk free */
 };
 
 /* mmf_teardown's callback: free the node live at ptr, if it still is. */
@@ -1636,11 +1646,28 @@ static int mmf_free_node(void *ctx, uint64_t ptr, struct err *e)
 	*slot &= ~LIVE_OBJ_MASK;
 	if (!*slot)
 		u64map_del_ref(&s->live_index, slot);
-	if (s->pool[idx].acct != UINT32_MAX)
-		s->acct[s->pool[idx].acct].freed_at_teardown++;
+	if (s->pool[idx].acct != UINT32_MAX) {
+		struct cache_acct *a = &s->acct[s->pool[idx].acct];
+		if (c->rcu)
+			a->freed_at_dup++;
+		else
+			a->freed_at_teardown++;
+	}
 	bool again;
 	int rc = untraced_note_free(s, ptr, &again, e);
-	return rc ? rc : do_free(s, idx, c->cpu, e);
+	return rc ? rc : do_free_via(s, idx, c->cpu, c->rcu, e);
+}
+
+/* A fork burst showed the size of the parent's tree (mmf_trim): the traced
+ * nodes the model holds beyond it were replaced and freed through
+ * kfree_rcu; freed now, on the CPU of the event that ended the burst. */
+static int mmf_on_trim(struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	uint32_t mm, keep;
+	if (!mmf_trim_pending(&s->mmf, &mm, &keep))
+		return 0;
+	struct mmf_ctx c = {.s = s, .cpu = fold_cpu(s, ev), .rcu = true};
+	return mmf_trim(&s->mmf, mm, keep, mmf_free_node, &c, e);
 }
 
 /* An allocation the engine took (on_alloc): tell the mm model. */
@@ -1653,7 +1680,8 @@ static int mmf_on_alloc(struct sim *s, const struct trace_event *ev, struct err 
 				  : mmf_kind_at(s, ev);
 	if (k == MMF_OTHER && !u64map_len(&s->mmf.fork))
 		return 0; /* only an open fork burst looks at other allocations */
-	return mmf_alloc(&s->mmf, k, ev->pid, ev->ptr, mmf_site(s, ev), e);
+	int rc = mmf_alloc(&s->mmf, k, ev->pid, ev->ptr, mmf_site(s, ev), e);
+	return rc ? rc : mmf_on_trim(s, ev, e);
 }
 
 /* A traced free of kind k (looked up before on_free took the object): tell
@@ -1662,7 +1690,7 @@ static int mmf_on_free(struct sim *s, const struct trace_event *ev, enum mmf_kin
 {
 	uint32_t mm;
 	int rc = mmf_free(&s->mmf, k, ev->pid, ev->ptr, mmf_site(s, ev), &mm, e);
-	if (rc || mm == UINT32_MAX)
+	if (rc || (rc = mmf_on_trim(s, ev, e)) || mm == UINT32_MAX)
 		return rc;
 	struct mmf_ctx c = {.s = s, .cpu = fold_cpu(s, ev)};
 	return mmf_teardown(&s->mmf, mm, mmf_free_node, &c, e);
@@ -2676,6 +2704,7 @@ void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *o
 	out->untraced_refreed = a->untraced_refreed;
 	out->freed_at_reuse = a->freed_at_reuse;
 	out->freed_at_teardown = a->freed_at_teardown;
+	out->freed_at_dup = a->freed_at_dup;
 	out->pre_objs = a->npre;
 	out->pre_freed = a->pre_freed;
 	out->pre_by_slab = a->pre_by_slab;

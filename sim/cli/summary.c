@@ -310,19 +310,20 @@ static void table_untraced(const struct sim *s, FILE *out)
  * freed_at_reuse / freed_at_teardown), summed, and the caches with any,
  * in id order. OUT: *rows (caller frees; NULL with none), *n. */
 static void inferred_rows(const struct sim *s, struct sim_cache_state **rows, uint32_t *n,
-			  uint64_t *reuse, uint64_t *teardown)
+			  uint64_t *reuse, uint64_t *teardown, uint64_t *dup)
 {
 	uint32_t nc = sim_nr_caches(s);
 	*rows = NULL;
 	*n = 0;
-	*reuse = *teardown = 0;
+	*reuse = *teardown = *dup = 0;
 	for (uint32_t id = 0; id < nc; id++) {
 		struct sim_cache_state cs;
 		sim_cache_state(s, id, &cs);
-		if (!cs.root || !(cs.freed_at_reuse + cs.freed_at_teardown))
+		if (!cs.root || !(cs.freed_at_reuse + cs.freed_at_teardown + cs.freed_at_dup))
 			continue;
 		*reuse += cs.freed_at_reuse;
 		*teardown += cs.freed_at_teardown;
+		*dup += cs.freed_at_dup;
 		struct sim_cache_state *r = realloc(*rows, (*n + 1) * sizeof(**rows));
 		if (!r)
 			continue;
@@ -336,17 +337,19 @@ static void table_inferred(const struct sim *s, FILE *out)
 {
 	struct sim_cache_state *rows;
 	uint32_t n;
-	uint64_t reuse, teardown;
-	inferred_rows(s, &rows, &n, &reuse, &teardown);
-	if (reuse + teardown) {
+	uint64_t reuse, teardown, dup;
+	inferred_rows(s, &rows, &n, &reuse, &teardown, &dup);
+	if (reuse + teardown + dup) {
 		fprintf(out,
 			"untraced frees inferred %" PRIu64 " (%" PRIu64
-			" at an allocation of a live pointer, %" PRIu64 " at an mm's teardown):",
-			reuse + teardown, reuse, teardown);
+			" at an allocation of a live pointer, %" PRIu64
+			" at an mm's teardown, %" PRIu64 " beyond a forked tree's size):",
+			reuse + teardown + dup, reuse, teardown, dup);
 		uint32_t shown = n < 8 ? n : 8;
 		for (uint32_t i = 0; i < shown; i++)
-			fprintf(out, "%s %s %" PRIu64 "+%" PRIu64, i ? "," : "", rows[i].name,
-				rows[i].freed_at_reuse, rows[i].freed_at_teardown);
+			fprintf(out, "%s %s %" PRIu64 "+%" PRIu64 "+%" PRIu64, i ? "," : "",
+				rows[i].name, rows[i].freed_at_reuse, rows[i].freed_at_teardown,
+				rows[i].freed_at_dup);
 		if (n > shown)
 			fprintf(out, ", %u more caches", n - shown);
 		fputc('\n', out);
@@ -359,17 +362,19 @@ static void json_inferred(const struct sim *s, FILE *out)
 {
 	struct sim_cache_state *rows;
 	uint32_t n;
-	uint64_t reuse, teardown;
-	inferred_rows(s, &rows, &n, &reuse, &teardown);
+	uint64_t reuse, teardown, dup;
+	inferred_rows(s, &rows, &n, &reuse, &teardown, &dup);
 	fprintf(out,
 		"  \"untraced_frees\": {\"at_reuse\": %" PRIu64 ", \"at_teardown\": %" PRIu64
-		", \"caches\": [",
-		reuse, teardown);
+		", \"beyond_fork\": %" PRIu64 ", \"caches\": [",
+		reuse, teardown, dup);
 	for (uint32_t i = 0; i < n; i++) {
 		fprintf(out, "%s{\"name\": ", i ? ", " : "");
 		json_str(out, rows[i].name);
-		fprintf(out, ", \"at_reuse\": %" PRIu64 ", \"at_teardown\": %" PRIu64 "}",
-			rows[i].freed_at_reuse, rows[i].freed_at_teardown);
+		fprintf(out,
+			", \"at_reuse\": %" PRIu64 ", \"at_teardown\": %" PRIu64
+			", \"beyond_fork\": %" PRIu64 "}",
+			rows[i].freed_at_reuse, rows[i].freed_at_teardown, rows[i].freed_at_dup);
 	}
 	fprintf(out, "]},\n");
 	free(rows);

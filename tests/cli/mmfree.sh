@@ -14,10 +14,15 @@
 #   - pid 200, older than the trace, made N6, execs (mm_alloc), makes V5
 #     and N7 in the new mm; exit_mmap of VMAs older than the trace tears
 #     down its previous mm (N6: 1), then exit_mmap of V5 the new one (N7: 1);
-#   - pid 300 (a thread: no VMA links it to an mm) makes N8: it stays.
-# Teardown 6, reuse 1; maple_node live at the end N4 N1 N8 = 3. Under the
-# 6.1 profile the model is off (6.1 traces the RCU frees): 0 at teardown,
-# 8 live (one per pointer N1..N8).
+#   - pid 300 (a thread: no VMA links it to an mm) makes N8: it stays;
+#   - pid 400 execs (mm_alloc: its mm known), makes N10..N14, then forks:
+#     the dup copies 2 nodes (N15 N16), so 3 of its 5 were replaced and
+#     freed through kfree_rcu: the 3 oldest, N10 N11 N12, go when alloc_pid
+#     ends the burst; N10 allocated again is then a plain allocation, N13 a
+#     free at reuse.
+# Reuse 2, teardown 6, beyond the fork 3; maple_node live at the end N4 N1
+# N8 N13 N14 N15 N16 N10 = 8. Under the 6.1 profile the model is off (6.1
+# traces the RCU frees): 0 at teardown, 15 live (one per pointer).
 # TAP output.  $1 slabsim binary
 set -u
 bin=$1
@@ -34,16 +39,16 @@ out=$("$bin" replay "$trace" --no-db --kernel 6.18 --format json 2>/dev/null)
 check "6.18 exit" "$?" 0
 got=$(printf '%s\n' "$out" | grep '"untraced_frees"')
 check "6.18 inferred frees" "$got" \
-  '  "untraced_frees": {"at_reuse": 1, "at_teardown": 6, "caches": [{"name": "maple_node", "at_reuse": 1, "at_teardown": 6}]},'
+  '  "untraced_frees": {"at_reuse": 2, "at_teardown": 6, "beyond_fork": 3, "caches": [{"name": "maple_node", "at_reuse": 2, "at_teardown": 6, "beyond_fork": 3}]},'
 tab=$("$bin" replay "$trace" --no-db --kernel 6.18 2>/dev/null)
 got=$(printf '%s\n' "$tab" | grep '^untraced frees')
 check "6.18 summary line" "$got" \
-  "untraced frees inferred 7 (1 at an allocation of a live pointer, 6 at an mm's teardown): maple_node 1+6"
+  "untraced frees inferred 11 (2 at an allocation of a live pointer, 6 at an mm's teardown, 3 beyond a forked tree's size): maple_node 2+6+3"
 got=$(printf '%s\n' "$tab" | awk '$1 == "maple_node" { print $4 }')
-check "6.18 maple_node live objects" "$got" 3
+check "6.18 maple_node live objects" "$got" 8
 out=$("$bin" replay "$trace" --no-db --kernel 6.1 --format json 2>/dev/null)
 got=$(printf '%s\n' "$out" | grep -o '"at_teardown": [0-9]*' | head -1)
 check "6.1 no teardown model" "$got" '"at_teardown": 0'
 got=$("$bin" replay "$trace" --no-db --kernel 6.1 2>/dev/null | awk '$1 == "maple_node" { print $4 }')
-check "6.1 maple_node live objects" "$got" 8
+check "6.1 maple_node live objects" "$got" 15
 exit $fail
