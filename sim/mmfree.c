@@ -260,6 +260,8 @@ int mmf_alloc(struct mmf *m, enum mmf_kind k, int32_t pid, uint64_t ptr, const c
 {
 	uint32_t f = fork_of(m, pid), id;
 	int rc;
+	if (k == MMF_VMA || k == MMF_MM)
+		u64map_del(&m->node, ptr, NULL); /* the node's page went to another cache */
 	switch (k) {
 	case MMF_MM:
 		if ((rc = new_mm(m, false, &id, e)))

@@ -1643,6 +1643,10 @@ static int mmf_free_node(void *ctx, uint64_t ptr, struct err *e)
 	if (!slot || !live_obj(*slot))
 		return 0;
 	uint32_t idx = live_obj(*slot) - 1;
+	/* the address may hold an object of another cache by now (the node's
+	 * slab freed and its page reused): only a node is the tree's */
+	if (s->pool[idx].acct == UINT32_MAX || mmf_kind_of_acct(s, s->pool[idx].acct) != MMF_NODE)
+		return 0;
 	*slot &= ~LIVE_OBJ_MASK;
 	if (!*slot)
 		u64map_del_ref(&s->live_index, slot);

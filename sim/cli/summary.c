@@ -306,9 +306,14 @@ static void table_untraced(const struct sim *s, FILE *out)
 	free(rows);
 }
 
+static uint64_t inferred_total(const struct sim_cache_state *c)
+{
+	return c->freed_at_reuse + c->freed_at_teardown + c->freed_at_dup;
+}
+
 /* The frees the replay inferred the trace did not show (sim_cache_state
- * freed_at_reuse / freed_at_teardown), summed, and the caches with any,
- * in id order. OUT: *rows (caller frees; NULL with none), *n. */
+ * freed_at_reuse / freed_at_teardown / freed_at_dup), summed, and the
+ * caches with any, most first. OUT: *rows (caller frees; NULL with none), *n. */
 static void inferred_rows(const struct sim *s, struct sim_cache_state **rows, uint32_t *n,
 			  uint64_t *reuse, uint64_t *teardown, uint64_t *dup)
 {
@@ -330,6 +335,13 @@ static void inferred_rows(const struct sim *s, struct sim_cache_state **rows, ui
 		*rows = r;
 		r[(*n)++] = cs;
 	}
+	for (uint32_t i = 1; i < *n; i++) /* most first; insertion sort: few rows */
+		for (uint32_t j = i;
+		     j > 0 && inferred_total(&(*rows)[j]) > inferred_total(&(*rows)[j - 1]); j--) {
+			struct sim_cache_state t = (*rows)[j];
+			(*rows)[j] = (*rows)[j - 1];
+			(*rows)[j - 1] = t;
+		}
 }
 
 /* Table: one line of the frees inferred, when there are any. */
