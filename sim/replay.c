@@ -9,6 +9,7 @@
  * holds exactly at every sample (tests assert it).
  */
 #include "sim.h"
+#include "mmfree.h"
 #include "json.h"
 #include "evq.h"
 #include "grow.h"
@@ -122,6 +123,10 @@ struct cache_acct {
 	/* of untraced_frees, those proven by a pointer freed again with no
 	 * allocation between (untraced_alloc) */
 	uint64_t untraced_refreed;
+	/* frees the trace did not show, inferred (mmfree.h): at an allocation
+	 * of a pointer still live, and at the teardown of an mm */
+	uint64_t freed_at_reuse, freed_at_teardown, freed_at_dup;
+	uint8_t mmf_kind; /* 1 + enum mmf_kind of the root; 0: not looked yet */
 };
 
 struct site_acct {
@@ -246,6 +251,10 @@ struct sim {
 	/* a capture's lost-events.txt count, when sim_set_capture_lost gave one */
 	bool has_capture_lost;
 	uint64_t capture_lost;
+	/* the mm teardown model (mmfree.h): on for the 6.18+ profiles, whose
+	 * bulk and kfree_rcu frees of maple nodes emit no event */
+	bool mmf_on;
+	struct mmf mmf;
 };
 
 static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
@@ -348,6 +357,8 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init_sparse(&s->shape_index);
 	u64map_init(&s->name_cache);
 	u64map_init(&s->learned);
+	mmf_init(&s->mmf);
+	s->mmf_on = o->cfg.kernel >= POLICY_KERNEL_6_18;
 	u64map_init_sparse(&s->cache_by_key);
 	u64map_init(&s->defined);
 	u64map_init(&s->geom_name);
@@ -407,6 +418,7 @@ void sim_destroy(struct sim *s)
 		return;
 	policy_destroy(s->p);
 	policy_destroy(s->none);
+	mmf_fini(&s->mmf);
 	free(s->none_rlp);
 	free(s->cost);
 	u64map_fini(&s->cost_index);
@@ -911,14 +923,17 @@ static int root_of(struct sim *s, uint32_t id, uint32_t *root)
 	return 0;
 }
 
-static inline __attribute__((always_inline)) int do_free(struct sim *s, uint32_t idx, uint32_t cpu,
-							 struct err *e)
+/* Free live object idx on cpu: through kfree_rcu when rcu (the policy's
+ * free_rcu, where it has one), else kfree / kmem_cache_free. */
+static inline __attribute__((always_inline)) int do_free_via(struct sim *s, uint32_t idx,
+							     uint32_t cpu, bool rcu, struct err *e)
 {
 	struct live *l = &s->pool[idx];
 	s->seen_valid = false;
 	struct policy_obj obj = *shape_of(s, l);
 	obj.addr = l->addr;
-	int rc = policy_free(s->p, &obj, cpu, e);
+	int rc = rcu && s->p->ops->free_rcu ? s->p->ops->free_rcu(s->p, &obj, cpu, e)
+					    : policy_free(s->p, &obj, cpu, e);
 	if (rc)
 		return rc;
 	if (l->cost != UINT32_MAX)
@@ -945,6 +960,12 @@ static inline __attribute__((always_inline)) int do_free(struct sim *s, uint32_t
 	s->live_req -= l->req;
 	pool_put(s, idx);
 	return 0;
+}
+
+static inline __attribute__((always_inline)) int do_free(struct sim *s, uint32_t idx, uint32_t cpu,
+							 struct err *e)
+{
+	return do_free_via(s, idx, cpu, false, e);
 }
 
 static uint32_t fold_cpu(struct sim *s, const struct trace_event *ev)
@@ -1295,6 +1316,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		anomaly(s, SIM_AN_ALLOC_LIVE, ev->line);
 		idx64 = live_obj(*slot) - 1;
 		*slot &= ~LIVE_OBJ_MASK;
+		if (s->pool[idx64].acct != UINT32_MAX)
+			s->acct[s->pool[idx64].acct].freed_at_reuse++;
 		if ((rc = do_free(s, (uint32_t)idx64, s->pool[idx64].cpu, e)))
 			return rc;
 	}
@@ -1563,6 +1586,120 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 	return do_free(s, (uint32_t)idx64, cpu, e);
 }
 
+/* ---- frees the trace does not show ----
+ *
+ * A 6.18 trace shows no free of a maple_node: kfree_rcu (ma_free_rcu of a
+ * replaced node) and kmem_cache_free_bulk (__mt_destroy at exit_mmap) emit
+ * no event. The first kind is inferred where the pointer is allocated again
+ * (on_alloc: freed_at_reuse). The second is modelled by mmfree.h: it tells
+ * which mm each node belongs to and when that mm is torn down, and the
+ * engine then frees the mm's nodes still live, on the CPU of the event that
+ * showed the teardown, at its time: mt_free_bulk hands them to
+ * kmem_cache_free_bulk, whose free_to_pcs_bulk fills the CPU's main sheaf
+ * as free_to_pcs does one object at a time (modelled so: the policy's
+ * free, object by object, in the tree's allocation order). */
+
+/* The kind of root cache acct (mmfree.h), looked up once. */
+static enum mmf_kind mmf_kind_of_acct(struct sim *s, uint32_t acct)
+{
+	struct cache_acct *a = &s->acct[acct];
+	if (!a->mmf_kind) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, acct, &ci);
+		a->mmf_kind = (uint8_t)(1 + mmf_kind_of(ci.name));
+	}
+	return (enum mmf_kind)(a->mmf_kind - 1);
+}
+
+/* The kind of the object live at ptr, else of the cache the event names. */
+static enum mmf_kind mmf_kind_at(struct sim *s, const struct trace_event *ev)
+{
+	uint64_t v;
+	if (u64map_get(&s->live_index, ev->ptr, &v) && live_obj(v)) {
+		uint32_t acct = s->pool[live_obj(v) - 1].acct;
+		return acct == UINT32_MAX ? MMF_OTHER : mmf_kind_of_acct(s, acct);
+	}
+	return mmf_kind_of(ev->name);
+}
+
+static const char *mmf_site(struct sim *s, const struct trace_event *ev)
+{
+	uint32_t site;
+	return event_site(s, ev, &site) ? "" : strtab_str(&s->sites, site);
+}
+
+struct mmf_ctx {
+	struct sim *s;
+	uint32_t cpu;
+	bool rcu; /* a replaced node (ma_free_rcu), not a bulk free */
+};
+
+/* mmf_teardown's callback: free the node live at ptr, if it still is. */
+static int mmf_free_node(void *ctx, uint64_t ptr, struct err *e)
+{
+	struct mmf_ctx *c = ctx;
+	struct sim *s = c->s;
+	uint64_t *slot = u64map_ref(&s->live_index, ptr);
+	if (!slot || !live_obj(*slot))
+		return 0;
+	uint32_t idx = live_obj(*slot) - 1;
+	/* the address may hold an object of another cache by now (the node's
+	 * slab freed and its page reused): only a node is the tree's */
+	if (s->pool[idx].acct == UINT32_MAX || mmf_kind_of_acct(s, s->pool[idx].acct) != MMF_NODE)
+		return 0;
+	*slot &= ~LIVE_OBJ_MASK;
+	if (!*slot)
+		u64map_del_ref(&s->live_index, slot);
+	if (s->pool[idx].acct != UINT32_MAX) {
+		struct cache_acct *a = &s->acct[s->pool[idx].acct];
+		if (c->rcu)
+			a->freed_at_dup++;
+		else
+			a->freed_at_teardown++;
+	}
+	bool again;
+	int rc = untraced_note_free(s, ptr, &again, e);
+	return rc ? rc : do_free_via(s, idx, c->cpu, c->rcu, e);
+}
+
+/* A fork burst showed the size of the parent's tree (mmf_trim): the traced
+ * nodes the model holds beyond it were replaced and freed through
+ * kfree_rcu; freed now, on the CPU of the event that ended the burst. */
+static int mmf_on_trim(struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	uint32_t mm, keep;
+	if (!mmf_trim_pending(&s->mmf, &mm, &keep))
+		return 0;
+	struct mmf_ctx c = {.s = s, .cpu = fold_cpu(s, ev), .rcu = true};
+	return mmf_trim(&s->mmf, mm, keep, mmf_free_node, &c, e);
+}
+
+/* An allocation the engine took (on_alloc): tell the mm model. */
+static int mmf_on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	if (ev->pid < 0 || !ev->ptr)
+		return 0;
+	enum mmf_kind k = ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE
+				  ? MMF_OTHER
+				  : mmf_kind_at(s, ev);
+	if (k == MMF_OTHER && !u64map_len(&s->mmf.fork))
+		return 0; /* only an open fork burst looks at other allocations */
+	int rc = mmf_alloc(&s->mmf, k, ev->pid, ev->ptr, mmf_site(s, ev), e);
+	return rc ? rc : mmf_on_trim(s, ev, e);
+}
+
+/* A traced free of kind k (looked up before on_free took the object): tell
+ * the mm model, and free the nodes of an mm it says is torn down. */
+static int mmf_on_free(struct sim *s, const struct trace_event *ev, enum mmf_kind k, struct err *e)
+{
+	uint32_t mm;
+	int rc = mmf_free(&s->mmf, k, ev->pid, ev->ptr, mmf_site(s, ev), &mm, e);
+	if (rc || (rc = mmf_on_trim(s, ev, e)) || mm == UINT32_MAX)
+		return rc;
+	struct mmf_ctx c = {.s = s, .cpu = fold_cpu(s, ev)};
+	return mmf_teardown(&s->mmf, mm, mmf_free_node, &c, e);
+}
+
 /* ---- totals and sampling ---- */
 
 struct waste {
@@ -1773,11 +1910,19 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 	case TRACE_EV_CACHE_ALLOC:
 	case TRACE_EV_CACHE_ALLOC_NODE:
 		rc = on_alloc(s, ev, e);
+		if (!rc && s->mmf_on)
+			rc = mmf_on_alloc(s, ev, e);
 		break;
 	case TRACE_EV_KFREE:
-	case TRACE_EV_CACHE_FREE:
+	case TRACE_EV_CACHE_FREE: {
+		enum mmf_kind k = s->mmf_on && ev->pid >= 0 && ev->ptr > ZERO_SIZE_PTR
+					  ? mmf_kind_at(s, ev)
+					  : MMF_OTHER;
 		rc = on_free(s, ev, e);
+		if (!rc && k != MMF_OTHER)
+			rc = mmf_on_free(s, ev, k, e);
 		break;
+	}
 	case TRACE_EV_MARKER:
 		s->seen_valid = false; /* on_marker may change the model */
 		if ((rc = take_sample(s, ev->text, e)))
@@ -2561,6 +2706,9 @@ void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *o
 	out->frees = a->frees;
 	out->untraced_frees = a->untraced_frees;
 	out->untraced_refreed = a->untraced_refreed;
+	out->freed_at_reuse = a->freed_at_reuse;
+	out->freed_at_teardown = a->freed_at_teardown;
+	out->freed_at_dup = a->freed_at_dup;
 	out->pre_objs = a->npre;
 	out->pre_freed = a->pre_freed;
 	out->pre_by_slab = a->pre_by_slab;

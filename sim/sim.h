@@ -370,6 +370,11 @@ struct sim_cache_state {
 	 * frees of a pointer freed before with no allocation between; the
 	 * rest are frees once the start state was exhausted */
 	uint64_t untraced_refreed;
+	/* frees the trace did not show, inferred (replay.c, "frees the trace
+	 * does not show"): at an allocation of a pointer still live, and at
+	 * the teardown of an mm (6.18+ profiles: maple_node, mmfree.h), and
+	 * beyond the tree size a fork copied (kfree_rcu of replaced nodes) */
+	uint64_t freed_at_reuse, freed_at_teardown, freed_at_dup;
 };
 uint32_t sim_nr_caches(const struct sim *s);
 void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *out);

@@ -16,13 +16,14 @@
 #define NO_STR UINT32_MAX
 #define BIG    UINT32_MAX /* a size that did not fit: the key holds it */
 
-/* One event: 32 bytes. */
+/* One event: 40 bytes. */
 struct evarr_ev {
 	uint64_t t_ns;
 	uint64_t ptr;
 	uint32_t bytes_req, bytes_alloc; /* BIG: see the key */
 	uint32_t key;
 	uint32_t line; /* saturates at UINT32_MAX (a 4-billion-line trace) */
+	int32_t pid;   /* the task's (-1: absent): the engine's mm model reads it */
 };
 
 /* What events share: bounded by call sites x CPUs x types, not by length. */
@@ -258,6 +259,7 @@ static int push(struct evarr *a, const struct trace_event *ev, const void *id_sp
 		.bytes_alloc = ev->bytes_alloc >= BIG ? BIG : (uint32_t)ev->bytes_alloc,
 		.key = key,
 		.line = ev->line >= UINT32_MAX ? UINT32_MAX : (uint32_t)ev->line,
+		.pid = ev->pid,
 	};
 	return 0;
 }
@@ -478,6 +480,7 @@ static inline void get(const struct evarr *a, uint64_t i, struct trace_event *ev
 	if (x->bytes_alloc != BIG)
 		ev->bytes_alloc = x->bytes_alloc;
 	ev->line = x->line;
+	ev->pid = x->pid;
 }
 
 /* Give back the mapped pages of a spilled array that c has passed (the

@@ -306,6 +306,92 @@ static void table_untraced(const struct sim *s, FILE *out)
 	free(rows);
 }
 
+static uint64_t inferred_total(const struct sim_cache_state *c)
+{
+	return c->freed_at_reuse + c->freed_at_teardown + c->freed_at_dup;
+}
+
+/* The frees the replay inferred the trace did not show (sim_cache_state
+ * freed_at_reuse / freed_at_teardown / freed_at_dup), summed, and the
+ * caches with any, most first. OUT: *rows (caller frees; NULL with none), *n. */
+static void inferred_rows(const struct sim *s, struct sim_cache_state **rows, uint32_t *n,
+			  uint64_t *reuse, uint64_t *teardown, uint64_t *dup)
+{
+	uint32_t nc = sim_nr_caches(s);
+	*rows = NULL;
+	*n = 0;
+	*reuse = *teardown = *dup = 0;
+	for (uint32_t id = 0; id < nc; id++) {
+		struct sim_cache_state cs;
+		sim_cache_state(s, id, &cs);
+		if (!cs.root || !(cs.freed_at_reuse + cs.freed_at_teardown + cs.freed_at_dup))
+			continue;
+		*reuse += cs.freed_at_reuse;
+		*teardown += cs.freed_at_teardown;
+		*dup += cs.freed_at_dup;
+		struct sim_cache_state *r = realloc(*rows, (*n + 1) * sizeof(**rows));
+		if (!r)
+			continue;
+		*rows = r;
+		r[(*n)++] = cs;
+	}
+	for (uint32_t i = 1; i < *n; i++) /* most first; insertion sort: few rows */
+		for (uint32_t j = i;
+		     j > 0 && inferred_total(&(*rows)[j]) > inferred_total(&(*rows)[j - 1]); j--) {
+			struct sim_cache_state t = (*rows)[j];
+			(*rows)[j] = (*rows)[j - 1];
+			(*rows)[j - 1] = t;
+		}
+}
+
+/* Table: one line of the frees inferred, when there are any. */
+static void table_inferred(const struct sim *s, FILE *out)
+{
+	struct sim_cache_state *rows;
+	uint32_t n;
+	uint64_t reuse, teardown, dup;
+	inferred_rows(s, &rows, &n, &reuse, &teardown, &dup);
+	if (reuse + teardown + dup) {
+		fprintf(out,
+			"untraced frees inferred %" PRIu64 " (%" PRIu64
+			" at an allocation of a live pointer, %" PRIu64
+			" at an mm's teardown, %" PRIu64 " beyond a forked tree's size):",
+			reuse + teardown + dup, reuse, teardown, dup);
+		uint32_t shown = n < 8 ? n : 8;
+		for (uint32_t i = 0; i < shown; i++)
+			fprintf(out, "%s %s %" PRIu64 "+%" PRIu64 "+%" PRIu64, i ? "," : "",
+				rows[i].name, rows[i].freed_at_reuse, rows[i].freed_at_teardown,
+				rows[i].freed_at_dup);
+		if (n > shown)
+			fprintf(out, ", %u more caches", n - shown);
+		fputc('\n', out);
+	}
+	free(rows);
+}
+
+/* JSON: "untraced_frees": the frees inferred, by how and by cache. */
+static void json_inferred(const struct sim *s, FILE *out)
+{
+	struct sim_cache_state *rows;
+	uint32_t n;
+	uint64_t reuse, teardown, dup;
+	inferred_rows(s, &rows, &n, &reuse, &teardown, &dup);
+	fprintf(out,
+		"  \"untraced_frees\": {\"at_reuse\": %" PRIu64 ", \"at_teardown\": %" PRIu64
+		", \"beyond_fork\": %" PRIu64 ", \"caches\": [",
+		reuse, teardown, dup);
+	for (uint32_t i = 0; i < n; i++) {
+		fprintf(out, "%s{\"name\": ", i ? ", " : "");
+		json_str(out, rows[i].name);
+		fprintf(out,
+			", \"at_reuse\": %" PRIu64 ", \"at_teardown\": %" PRIu64
+			", \"beyond_fork\": %" PRIu64 "}",
+			rows[i].freed_at_reuse, rows[i].freed_at_teardown, rows[i].freed_at_dup);
+	}
+	fprintf(out, "]},\n");
+	free(rows);
+}
+
 static void summary_json(const struct sim *s, FILE *out, const char *trace_path,
 			 const struct trace_stats *ts, const struct summary_opts *o,
 			 const struct sink_cache *rows, uint32_t nrows, uint32_t all_rows)
@@ -317,6 +403,7 @@ static void summary_json(const struct sim *s, FILE *out, const char *trace_path,
 		json_lines(s, out, ts);
 	json_totals(s, out, &t);
 	json_untraced(s, out);
+	json_inferred(s, out);
 	struct metrics_extra mx = {.bytes_alloc_model = t.bytes_alloc_model_total};
 	view_metrics_json(sim_metrics(s), sim_policy(s), out, &mx);
 	json_caches(out, rows, nrows, all_rows);
@@ -465,6 +552,7 @@ void summary_print_more(const struct sim *s, FILE *out, bool json, const char *t
 		sim_totals(s, &t);
 		table_head(s, out, trace_path, ts, &t, o->start);
 		table_untraced(s, out);
+		table_inferred(s, out);
 		table_totals(s, out, &t);
 		struct metrics_extra mx = {.bytes_alloc_model = t.bytes_alloc_model_total};
 		view_metrics_table(sim_metrics(s), sim_policy(s), out, &mx);
