@@ -180,8 +180,7 @@ static void dat_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* gnuplot strings are single-quoted: double the quotes. */
-static void gp_str(FILE *f, const char *s)
+void plot_gp_str(FILE *f, const char *s)
 {
 	fputc('\'', f);
 	for (; *s; s++) {
@@ -209,7 +208,7 @@ static int fig_height(size_t n, int per)
 static void gp_title(FILE *g, const char *label)
 {
 	fprintf(g, "set title ");
-	gp_str(g, label);
+	plot_gp_str(g, label);
 	fputc('\n', g);
 }
 
@@ -240,7 +239,7 @@ static int write_gp(struct ctx *c, struct plot_fig *fig, const struct gp_layout 
 	for (int t = 0; t < 2; t++) {
 		gp_head(g, fig->name, t, l->height);
 		fprintf(g, "set multiplot layout %zu,1 title ", l->rows);
-		gp_str(g, l->title);
+		plot_gp_str(g, l->title);
 		fputc('\n', g);
 		l->panels(g, fig, l->arg);
 		fprintf(g, "unset multiplot\n");
@@ -261,7 +260,7 @@ static void gp_bar_yrange(FILE *g, double lo, double hi, double room)
 static void gp_xtic(FILE *g, size_t b, const char *tic)
 {
 	fprintf(g, "%s", b ? ", " : "");
-	gp_str(g, tic);
+	plot_gp_str(g, tic);
 }
 
 /* The leading string columns of a bar's data row, space-separated. */
@@ -587,7 +586,7 @@ static void gp_run_lines(FILE *g, const char *name, const struct mem_panel *m, b
 		fprintf(g, "  '%s.dat' index %zu using 1:2 with steps ", name, b++);
 		gp_line_style(g, &m->p[i]);
 		fprintf(g, " title ");
-		gp_str(g, m->titles[i]);
+		plot_gp_str(g, m->titles[i]);
 		fprintf(g, "%s\n", b < m->first + m->nblocks || more ? ", \\" : "");
 	}
 }
@@ -613,7 +612,7 @@ static void memory_mark_key(FILE *g, const struct mem_panel *m)
 		char t[96];
 		(void)snprintf(t, sizeof(t), "%zu  %s", i + 1, m->marks[i]);
 		fprintf(g, ", \\\n  keyentry with points ps 0 title ");
-		gp_str(g, t);
+		plot_gp_str(g, t);
 	}
 	if (m->nmarks > MARK_KEY)
 		fprintf(g,

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "err.h"
 
@@ -48,5 +49,8 @@ int plot_all(const char *db_path, const char *out_dir, const struct plot_opts *o
  * plot_all does for its figures: a warning on stderr is an error, and so is
  * a missing or empty NAME.png. Errors: SLABSIM_EIO. */
 int plot_render(const char *dir, const char *prog, const char *name, struct err *e);
+
+/* Write s to f as a gnuplot string: single-quoted, quotes doubled. */
+void plot_gp_str(FILE *f, const char *s);
 
 #endif

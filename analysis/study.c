@@ -142,18 +142,6 @@ const struct study_def *study_find(const char *id)
 	return NULL;
 }
 
-/* gnuplot strings are single-quoted: double the quotes. */
-static void gp_str(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
-	}
-	fputc('\'', f);
-}
-
 /* One bar of the figure. */
 struct bar {
 	char panel[256], label[128];
@@ -283,13 +271,13 @@ static void fig_gp_panels(FILE *g, const struct study_def *s, const struct bar *
 		"set grid ytics lc rgb '#dddddd'\nset xtics rotate by 30 right nomirror\n"
 		"set lmargin 16\nset key top left Left reverse samplen 1.5\nset ylabel ",
 		s->fig.cols[1] ? "0.4" : "0.7");
-	gp_str(g, s->fig.ylabel);
+	plot_gp_str(g, s->fig.ylabel);
 	fputc('\n', g);
 	for (size_t k = 0; k < np; k++) {
 		double lo = 0, hi = 0;
 		size_t ng = bar_groups(b, first, k, grp);
 		fprintf(g, "set title ");
-		gp_str(g, b[first[k]].panel);
+		plot_gp_str(g, b[first[k]].panel);
 		fprintf(g, "\nset xtics (");
 		for (size_t i = first[k]; i < first[k + 1]; i++) {
 			lo = b[i].v < lo ? b[i].v : lo;
@@ -297,7 +285,7 @@ static void fig_gp_panels(FILE *g, const struct study_def *s, const struct bar *
 			if (i > first[k] && grp[i] == grp[i - 1])
 				continue;
 			fprintf(g, "%s", i > first[k] ? ", " : "");
-			gp_str(g, b[i].label);
+			plot_gp_str(g, b[i].label);
 			fprintf(g, " %zu", grp[i]);
 		}
 		/* room above (and below) for the value labels and the key */
@@ -310,7 +298,7 @@ static void fig_gp_panels(FILE *g, const struct study_def *s, const struct bar *
 				"'study-%s.dat' index %zu using 1:($3 == %d ? $2 : 1/0) with boxes "
 				"lc rgb '%s' title ",
 				s->id, k, sr, series_rgb[sr]);
-			gp_str(g, s->fig.series[sr]);
+			plot_gp_str(g, s->fig.series[sr]);
 			fprintf(g, ", \\\n     ");
 		}
 		/* a value's label just beyond its bar's end */
@@ -360,7 +348,7 @@ int study_figure(sqlite3 *db, const char *dir, const struct study_def *s, bool r
 		fprintf(g, "set terminal %s size 960,%zu\nset output '%s.%s'\n", term[t][0],
 			np * 420 + 40, name, term[t][1]);
 		fprintf(g, "set multiplot layout %zu,1 title ", np);
-		gp_str(g, s->title);
+		plot_gp_str(g, s->title);
 		fputc('\n', g);
 		fig_gp_panels(g, s, b, first, np, grp);
 		fprintf(g, "unset multiplot\n");
