@@ -587,15 +587,8 @@ int report_write(const char *db_path, const char *out_dir, const struct plot_opt
 		fclose(f);
 		return rc;
 	}
-	fprintf(f, "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
-		   "<title>slabsim report</title>\n<style>\n"
-		   "body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em}\n"
-		   "table{border-collapse:collapse;font-size:85%%}\n"
-		   "td,th{border:1px solid #bbb;padding:2px 6px}th{background:#eee}\n"
-		   "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
-		   "div.t{overflow-x:auto}img{max-width:100%%;border:1px solid #ddd}\n"
-		   "p.q{color:#444}figcaption{font-weight:bold}\n</style>\n</head>\n<body>\n"
-		   "<h1>slabsim report</h1>\n<p>Results database <code>");
+	page_head(f, "slabsim report");
+	fputs("<p>Results database <code>", f);
 	query_html_text(f, db_path, false);
 	fprintf(f, "</code>, %zu trace%s: <code>", pr.ntraces, pr.ntraces == 1 ? "" : "s");
 	query_html_text(f, pr.trace, false);

@@ -225,6 +225,39 @@ static void json_caches(FILE *out, const struct sink_cache *rows, uint32_t nrows
 		fprintf(out, ",\n  \"caches_total\": %u", all_rows);
 }
 
+/* The root caches whose count(cs) is nonzero, most first (stable). OUT:
+ * *rows (caller frees; NULL with none or out of memory: a row that finds
+ * no room is left out), *n. */
+static void rows_by(const struct sim *s, uint64_t (*count)(const struct sim_cache_state *),
+		    struct sim_cache_state **rows, uint32_t *n)
+{
+	uint32_t nc = sim_nr_caches(s);
+	*rows = NULL;
+	*n = 0;
+	for (uint32_t id = 0; id < nc; id++) {
+		struct sim_cache_state cs;
+		sim_cache_state(s, id, &cs);
+		if (!cs.root || !count(&cs))
+			continue;
+		struct sim_cache_state *r = realloc(*rows, (*n + 1) * sizeof(**rows));
+		if (!r)
+			continue;
+		*rows = r;
+		r[(*n)++] = cs;
+	}
+	for (uint32_t i = 1; i < *n; i++) /* insertion sort: few rows */
+		for (uint32_t j = i; j > 0 && count(&(*rows)[j]) > count(&(*rows)[j - 1]); j--) {
+			struct sim_cache_state t = (*rows)[j];
+			(*rows)[j] = (*rows)[j - 1];
+			(*rows)[j - 1] = t;
+		}
+}
+
+static uint64_t untraced_count(const struct sim_cache_state *cs)
+{
+	return cs->untraced_frees;
+}
+
 /* The caches with allocations the replay inferred the trace did not show
  * (sim_cache_state.untraced_frees), most first. OUT: *rows (caller frees;
  * NULL with none or out of memory), *n; *total and *refreed summed over
@@ -233,29 +266,16 @@ static void untraced_rows(const struct sim *s, struct sim_cache_state **rows, ui
 			  uint64_t *total, uint64_t *refreed)
 {
 	uint32_t nc = sim_nr_caches(s);
-	*rows = NULL;
-	*n = 0;
 	*total = *refreed = 0;
 	for (uint32_t id = 0; id < nc; id++) {
 		struct sim_cache_state cs;
 		sim_cache_state(s, id, &cs);
-		if (!cs.root || !cs.untraced_frees)
-			continue;
-		*total += cs.untraced_frees;
-		*refreed += cs.untraced_refreed;
-		struct sim_cache_state *r = realloc(*rows, (*n + 1) * sizeof(**rows));
-		if (!r)
-			continue; /* the totals stay right; the row is left out */
-		*rows = r;
-		r[(*n)++] = cs;
-	}
-	for (uint32_t i = 1; i < *n; i++) /* insertion sort: few rows */
-		for (uint32_t j = i;
-		     j > 0 && (*rows)[j].untraced_frees > (*rows)[j - 1].untraced_frees; j--) {
-			struct sim_cache_state t = (*rows)[j];
-			(*rows)[j] = (*rows)[j - 1];
-			(*rows)[j - 1] = t;
+		if (cs.root) {
+			*total += cs.untraced_frees;
+			*refreed += cs.untraced_refreed;
 		}
+	}
+	rows_by(s, untraced_count, rows, n);
 }
 
 /* JSON: "untraced_allocations": the allocations inferred, by the evidence
@@ -318,30 +338,17 @@ static void inferred_rows(const struct sim *s, struct sim_cache_state **rows, ui
 			  uint64_t *reuse, uint64_t *teardown, uint64_t *dup)
 {
 	uint32_t nc = sim_nr_caches(s);
-	*rows = NULL;
-	*n = 0;
 	*reuse = *teardown = *dup = 0;
 	for (uint32_t id = 0; id < nc; id++) {
 		struct sim_cache_state cs;
 		sim_cache_state(s, id, &cs);
-		if (!cs.root || !(cs.freed_at_reuse + cs.freed_at_teardown + cs.freed_at_dup))
-			continue;
-		*reuse += cs.freed_at_reuse;
-		*teardown += cs.freed_at_teardown;
-		*dup += cs.freed_at_dup;
-		struct sim_cache_state *r = realloc(*rows, (*n + 1) * sizeof(**rows));
-		if (!r)
-			continue;
-		*rows = r;
-		r[(*n)++] = cs;
-	}
-	for (uint32_t i = 1; i < *n; i++) /* most first; insertion sort: few rows */
-		for (uint32_t j = i;
-		     j > 0 && inferred_total(&(*rows)[j]) > inferred_total(&(*rows)[j - 1]); j--) {
-			struct sim_cache_state t = (*rows)[j];
-			(*rows)[j] = (*rows)[j - 1];
-			(*rows)[j - 1] = t;
+		if (cs.root) {
+			*reuse += cs.freed_at_reuse;
+			*teardown += cs.freed_at_teardown;
+			*dup += cs.freed_at_dup;
 		}
+	}
+	rows_by(s, inferred_total, rows, n);
 }
 
 /* Table: one line of the frees inferred, when there are any. */
