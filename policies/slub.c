@@ -130,9 +130,22 @@ static bool is_70(const struct slub *s)
 	return s->base.cfg.kernel >= POLICY_KERNEL_7_0;
 }
 
+/* SLUB_TINY (6.2+) has no struct kmem_cache_cpu either
+ * (alloc_kmem_cache_cpus is under #ifndef CONFIG_SLUB_TINY) and no per-CPU
+ * partial lists (SLUB_CPU_PARTIAL depends on !SLUB_TINY): 6.12's TINY
+ * __slab_alloc_node takes one object from the first node partial slab
+ * (get_partial_node, alloc_single_from_partial), else from a new slab put
+ * at the head of the partial list (alloc_single_from_new_slab), as 7.0
+ * does without sheaves; a free goes to the slab (__slab_free), and with
+ * MIN_PARTIAL 0 an emptied slab goes back to the page allocator. */
+static bool no_cpu_slabs(const struct slub *s)
+{
+	return is_70(s) || s->base.cfg.slub_tiny;
+}
+
 static bool has_cpu_partial(const struct slub *s, const struct cache *k)
 {
-	return s->base.cfg.cpu_partial && !cache_debug(k) && !is_70(s);
+	return s->base.cfg.cpu_partial && !cache_debug(k) && !no_cpu_slabs(s);
 }
 
 static uint64_t slab_bytes(const struct cache *k)
@@ -643,7 +656,7 @@ static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node
 			return 0;
 		}
 	}
-	if (is_70(s) && !cache_debug(k))
+	if (no_cpu_slabs(s) && !cache_debug(k))
 		return alloc_single_70(s, k, osl, oidx, e);
 	return alloc_obj(s, k, cpu, osl, oidx, e);
 }
@@ -1384,9 +1397,9 @@ static int slub_start_slab(struct policy *p, uint32_t id, const struct policy_st
 	uint32_t n = k->g.objs_per_slab;
 	bool cpu = ss->where == POLICY_START_CPU || ss->where == POLICY_START_CPU_PARTIAL;
 	struct policy_start_slab ss70;
-	if (cpu && is_70(s) && ss->inuse <= n) {
-		/* 7.0 has no CPU slabs: a slab a capture of an older kernel
-		 * held on a CPU is kept where 7.0 would hold it */
+	if (cpu && no_cpu_slabs(s) && ss->inuse <= n) {
+		/* 7.0 and SLUB_TINY have no CPU slabs: a slab a capture of
+		 * another kernel held on a CPU is kept where they would hold it */
 		ss70 = *ss;
 		ss70.where = ss->inuse < n ? POLICY_START_NODE_PARTIAL : POLICY_START_FULL;
 		ss = &ss70;

@@ -2673,6 +2673,23 @@ int sim_start_slab(struct sim *s, uint32_t id, const struct policy_start_slab *s
 	return rc;
 }
 
+int sim_start_slab_at(struct sim *s, uint32_t id, const struct policy_start_slab *ss, uint64_t real,
+		      struct err *e)
+{
+	int rc = sim_start_slab(s, id, ss, e);
+	if (rc)
+		return rc;
+	uint32_t root;
+	if (root_of(s, id, &root))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	struct cache_acct *a = &s->acct[root];
+	uint32_t pi = a->npslabs - 1;
+	if (u64map_put(&s->pre_bind, real, ((uint64_t)root << 32 | pi) + 1))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	a->pslabs[pi].bound = true;
+	return 0;
+}
+
 uint32_t sim_nr_caches(const struct sim *s)
 {
 	return s->p->ops->nr_caches(s->p);

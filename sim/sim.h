@@ -349,6 +349,12 @@ int sim_prepopulate(struct sim *s, uint32_t id, const struct policy_start *st, u
  * SLABSIM_EUSAGE when the policy cannot, or refuses ss. */
 int sim_start_slab(struct sim *s, uint32_t id, const struct policy_start_slab *ss, struct err *e);
 
+/* sim_start_slab for a slab whose real base the trace showed (real, a raw
+ * slab address): it is bound to that real slab at once, so the trace's
+ * frees of start objects there take from it and from no other. */
+int sim_start_slab_at(struct sim *s, uint32_t id, const struct policy_start_slab *ss, uint64_t real,
+		      struct err *e);
+
 /* One cache now, by policy cache id. */
 struct sim_cache_state {
 	const char *name;

@@ -538,6 +538,7 @@ struct vctx {
 	 * plus the model's slab and large-kmalloc pages */
 	bool meminfo;
 	int64_t base_pages;
+	int64_t tiny_pages;    /* of meminfo-start.txt's, those tiny_start laid out */
 	bool anchor;	       /* top up the pre-trace remainder at the first snapshot */
 	uint64_t anchor_pages; /* pages added there */
 	uint64_t anchor_objs;
@@ -1459,9 +1460,9 @@ static int walk_alloc(const struct sim *s, struct start_walks *sw, const struct 
 	return 0;
 }
 
-/* Read the capture's trace once for the walks (raw pointers only). */
-static int walks_read(const struct sim *s, const struct capture *c, struct start_walks *sw,
-		      struct err *e)
+/* The walks' maps, the geometry map filled: (object size, slot) -> root
+ * cache, 0 where several roots share it. */
+static int walks_read_geom(const struct sim *s, struct start_walks *sw, struct err *e)
 {
 	u64map_init(&sw->at);
 	u64map_init_sparse(&sw->seen);
@@ -1478,11 +1479,20 @@ static int walks_read(const struct sim *s, const struct capture *c, struct start
 		if (u64map_put(&sw->geom, key, found ? 0 : (uint64_t)id + 1))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
+	return 0;
+}
+
+/* Read the capture's trace once for the walks (raw pointers only). */
+static int walks_read(const struct sim *s, const struct capture *c, struct start_walks *sw,
+		      struct err *e)
+{
+	int rc = walks_read_geom(s, sw, e);
+	if (rc)
+		return rc;
 	struct trace_opts to = {.strict = false};
 	struct trace_reader *r;
 	struct trace_event ev;
-	int rc = trace_open(c->trace, &to, &r, e);
-	if (rc)
+	if ((rc = trace_open(c->trace, &to, &r, e)))
 		return rc;
 	while ((rc = trace_next(r, &ev, e)) == 1) {
 		bool alloc = ev.type == TRACE_EV_KMALLOC || ev.type == TRACE_EV_KMALLOC_NODE ||
@@ -1526,6 +1536,369 @@ static int64_t walk_free(const struct start_walks *sw, uint32_t root, uint32_t c
 	if (j >= w->n)
 		return -1;
 	return w->fresh[j] < o ? w->fresh[j] : o;
+}
+
+/* The start state of a SLUB_TINY kernel, from the trace's addresses.
+ *
+ * Such a kernel has no SLUB_DEBUG (6.2+: SLUB_DEBUG depends on
+ * !SLUB_TINY), so neither /proc/slabinfo nor /sys/kernel/slab: the capture
+ * holds only meminfo's Slab:, a total. Started empty, the model put the
+ * trace's first objects of every cache on new slabs where the kernel filled
+ * the free slots of the slabs it held, and kept up to min_partial emptied
+ * slabs per cache where the kernel, whose partial lists held its start
+ * slabs too, gave them back (6.12 __slab_free: an empty slab is discarded
+ * once the node holds min_partial partial slabs): +53 pages four seconds
+ * into a 6.12 capture, +131 at its end.
+ *
+ * Raw pointers show the slabs the trace touches that existed before it:
+ * the slab of a pointer freed before the trace allocated it, and a slab
+ * whose first allocation is not at its first slot. SLUB_TINY has no
+ * SLAB_FREELIST_RANDOM (it depends on !SLUB_TINY), so a new slab's
+ * freelist runs in address order (6.12 allocate_slab, no shuffle) and its
+ * first object is slot 0. Of such a slab the slots the trace first
+ * allocates were free at the start, those it first frees were live, and
+ * those it never touches are counted live: nothing shows them free, and a
+ * slab SLUB_TINY allocated from keeps its free slots in use
+ * (get_partial_node takes the first partial slab with a free object).
+ * Those slabs start on the node partial list (full when no slot was free)
+ * in the order the trace first touches them, bound to their real slabs
+ * (sim_start_slab_at), and what meminfo-start.txt held beyond them stays
+ * untracked. A slab first touched at slot 0 by an allocation is taken as
+ * new; a kfree whose slab no allocation or named free places in a cache
+ * tells nothing. */
+struct tiny_ptr {
+	uint64_t ptr;
+	uint64_t key;  /* an unnamed kmem_cache_alloc's (site, bytes_req, bytes_alloc) + 1 */
+	uint32_t name; /* a named free's name (tiny_walk.names id + 1) */
+	uint32_t root; /* UINT32_MAX: not known (yet) */
+	uint32_t slot; /* bytes_alloc of its allocations, 0 before one */
+	bool freed;    /* first event a free: live at the start */
+	bool refreed;  /* freed again with no allocation between */
+};
+
+struct tiny_walk {
+	struct u64map seen;	 /* raw pointers: (index in p + 1) << 1 | last event a free */
+	struct u64map learned;	 /* tiny_ptr.key -> name id + 1: the name its free gave */
+	struct u64map slab_root; /* slab base | order -> root + 1 */
+	struct strtab sites, names;
+	struct tiny_ptr *p; /* first event of each pointer, in trace order */
+	size_t n, cap;
+};
+
+static void tiny_fini(struct tiny_walk *tw)
+{
+	u64map_fini(&tw->seen);
+	u64map_fini(&tw->learned);
+	u64map_fini(&tw->slab_root);
+	strtab_fini(&tw->sites);
+	strtab_fini(&tw->names);
+	free(tw->p);
+}
+
+static uint64_t slab_mask(const struct policy *p, uint32_t root, uint32_t *order)
+{
+	struct policy_cache_info ci;
+	p->ops->cache_info((struct policy *)p, root, &ci);
+	*order = ci.g.order;
+	return ((uint64_t)POLICY_PAGE_SIZE << ci.g.order) - 1;
+}
+
+static uint32_t root_of_id(const struct sim *s, uint32_t id)
+{
+	struct policy_cache_info ci;
+	sim_policy((struct sim *)s)->ops->cache_info(sim_policy((struct sim *)s), id, &ci);
+	return (uint32_t)ci.alias_of;
+}
+
+/* One event of the walk: the pointer's first event kept, with what names
+ * its cache; a named free teaches the name of the unnamed allocation of
+ * the same pointer (the name pass's rule, sim_learn_names, done here
+ * because the start is made before that pass). */
+static int tiny_event(const struct sim *s, const struct start_walks *sw, struct tiny_walk *tw,
+		      const struct trace_event *ev, bool free_)
+{
+	uint32_t root = UINT32_MAX, id, nid = 0, sid;
+	uint64_t key = 0;
+	if (!free_ && ev->bytes_req && ev->bytes_req < (1u << 22) && ev->bytes_alloc < (1u << 22)) {
+		bool unnamed = !ev->name && (ev->type == TRACE_EV_CACHE_ALLOC ||
+					     ev->type == TRACE_EV_CACHE_ALLOC_NODE);
+		if (unnamed && ev->call_site) {
+			if (strtab_intern(&tw->sites, ev->call_site, &sid))
+				return SLABSIM_ENOMEM;
+			key = ((uint64_t)sid << 46 | (uint64_t)ev->bytes_req << 23 |
+			       ev->bytes_alloc) +
+			      1;
+		} else if (!walk_root(s, sw, ev, &root)) {
+			root = UINT32_MAX;
+		}
+	} else if (free_ && ev->name) {
+		if (strtab_intern(&tw->names, ev->name, &nid))
+			return SLABSIM_ENOMEM;
+		nid++;
+	}
+	bool seen;
+	uint64_t *v = u64map_upsert(&tw->seen, ev->ptr, &seen);
+	if (!v)
+		return SLABSIM_ENOMEM;
+	struct tiny_ptr *q = seen ? &tw->p[(*v >> 1) - 1] : NULL;
+	/* an address a slab of another slot size had before: the page went
+	 * back to the page allocator and came again as another cache's slab,
+	 * whose first event there this is */
+	if (q && !free_ && q->slot && q->slot != ev->bytes_alloc)
+		seen = false;
+	if (seen) {
+		if (free_ && (*v & 1))
+			q->refreed = true;
+		bool f;
+		uint64_t *lv;
+		if (free_ && nid && q->key && !q->freed) {
+			if (!(lv = u64map_upsert(&tw->learned, q->key, &f)))
+				return SLABSIM_ENOMEM;
+			if (!f)
+				*lv = nid;
+		}
+		if (!free_ && !q->slot)
+			q->slot = (uint32_t)ev->bytes_alloc;
+		*v = (*v & ~(uint64_t)1) | free_;
+		return 0;
+	}
+	*v = (uint64_t)(tw->n + 1) << 1 | free_;
+	if (tw->n == tw->cap) {
+		size_t nc = tw->cap ? tw->cap * 2 : 1024;
+		struct tiny_ptr *np = realloc(tw->p, nc * sizeof(*np));
+		if (!np)
+			return SLABSIM_ENOMEM;
+		tw->p = np;
+		tw->cap = nc;
+	}
+	if (nid && sim_find_cache(s, ev->name, &id))
+		root = root_of_id(s, id);
+	tw->p[tw->n++] = (struct tiny_ptr){.ptr = ev->ptr,
+					   .key = key,
+					   .name = nid,
+					   .root = root,
+					   .slot = free_ ? 0 : (uint32_t)ev->bytes_alloc,
+					   .freed = free_};
+	return 0;
+}
+
+static int tiny_read(const struct sim *s, const struct capture *c, struct start_walks *sw,
+		     struct tiny_walk *tw, struct err *e)
+{
+	struct trace_opts to = {.strict = false};
+	struct trace_reader *r;
+	struct trace_event ev;
+	int rc = trace_open(c->trace, &to, &r, e);
+	if (rc)
+		return rc;
+	while ((rc = trace_next(r, &ev, e)) == 1) {
+		bool alloc = ev.type == TRACE_EV_KMALLOC || ev.type == TRACE_EV_KMALLOC_NODE ||
+			     ev.type == TRACE_EV_CACHE_ALLOC ||
+			     ev.type == TRACE_EV_CACHE_ALLOC_NODE;
+		bool free_ = ev.type == TRACE_EV_KFREE || ev.type == TRACE_EV_CACHE_FREE;
+		if ((!alloc && !free_) || !raw_ptr(ev.ptr))
+			continue;
+		if (tiny_event(s, sw, tw, &ev, free_)) {
+			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+	}
+	trace_close(r);
+	return rc < 0 ? rc : 0;
+}
+
+/* The cache of an unnamed allocation whose free named it, made as the
+ * replay makes it (sim/replay.c cache_for_slow: the learned name, a
+ * cache of the trace's sizes, never merged) so the replay finds it. */
+static int tiny_learned_root(struct sim *s, struct tiny_walk *tw, const struct tiny_ptr *q,
+			     uint32_t *root, struct err *e)
+{
+	uint64_t v, k = q->key - 1;
+	*root = UINT32_MAX;
+	if (!u64map_get(&tw->learned, q->key, &v))
+		return 0;
+	const char *name = strtab_str(&tw->names, (uint32_t)(v - 1));
+	uint32_t id, osz = (uint32_t)(k >> 23 & ((1u << 23) - 1)),
+		     slot = (uint32_t)(k & ((1u << 23) - 1));
+	if (!sim_find_cache(s, name, &id)) {
+		struct policy_cache_spec spec = {.name = name, .no_merge = true};
+		if (!policy_guess_spec(&sim_policy(s)->cfg, osz, slot, &spec))
+			return 0;
+		int rc = sim_ensure_cache(s, &spec, &id, e);
+		if (rc)
+			return rc == SLABSIM_EUSAGE ? 0 : rc;
+	}
+	*root = root_of_id(s, id);
+	return 0;
+}
+
+/* Every pointer's root: allocations by their learned names, named frees by
+ * theirs, then a kfree by the cache its slab was placed in. */
+static int tiny_roots(struct sim *s, struct tiny_walk *tw, struct err *e)
+{
+	const struct policy *p = sim_policy(s);
+	uint32_t id, order;
+	for (size_t i = 0; i < tw->n; i++) {
+		struct tiny_ptr *q = &tw->p[i];
+		int rc = 0;
+		if (q->root == UINT32_MAX && q->key)
+			rc = tiny_learned_root(s, tw, q, &q->root, e);
+		else if (q->root == UINT32_MAX && q->name &&
+			 sim_find_cache(s, strtab_str(&tw->names, q->name - 1), &id))
+			q->root = root_of_id(s, id);
+		if (rc)
+			return rc;
+		if (q->root == UINT32_MAX)
+			continue;
+		bool f;
+		uint64_t mask = slab_mask(p, q->root, &order);
+		uint64_t *v = u64map_upsert(&tw->slab_root, (q->ptr & ~mask) | order, &f);
+		if (!v)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		if (!f)
+			*v = (uint64_t)q->root + 1;
+	}
+	for (size_t i = 0; i < tw->n; i++) {
+		struct tiny_ptr *q = &tw->p[i];
+		if (q->root != UINT32_MAX || !q->freed)
+			continue;
+		for (uint32_t o = 0; o <= 3 && q->root == UINT32_MAX; o++) {
+			uint64_t v, mask = ((uint64_t)POLICY_PAGE_SIZE << o) - 1;
+			if (u64map_get(&tw->slab_root, (q->ptr & ~mask) | o, &v) &&
+			    (slab_mask(p, (uint32_t)(v - 1), &order), order == o))
+				q->root = (uint32_t)(v - 1);
+		}
+	}
+	return 0;
+}
+
+/* A start slab of the walk: its real base and root, its slots first freed
+ * and first allocated, and whether it existed before the trace. */
+struct tiny_slab {
+	uint64_t base;
+	uint32_t root, freed, allocated;
+	bool pre;
+};
+
+/* The walk's slabs, in the order the trace first touches them. */
+static int tiny_slabs(const struct sim *s, const struct tiny_walk *tw, struct tiny_slab **out,
+		      size_t *nout)
+{
+	const struct policy *p = sim_policy((struct sim *)s);
+	/* a cache whose trace frees a pointer twice with no allocation
+	 * between allocates without events (maple_node's bulk allocations,
+	 * kmem_cache_alloc_bulk): its slabs can appear, and its pointers be
+	 * freed first, with nothing before the trace */
+	uint32_t ncache = sim_nr_caches(s), root, order;
+	bool *untraced = calloc(ncache ? ncache : 1, sizeof(*untraced));
+	if (!untraced)
+		return SLABSIM_ENOMEM;
+	for (size_t i = 0; i < tw->n; i++)
+		if (tw->p[i].refreed && tw->p[i].root < ncache)
+			untraced[tw->p[i].root] = true;
+	struct u64map at;
+	u64map_init(&at);
+	struct tiny_slab *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < tw->n; i++) {
+		const struct tiny_ptr *q = &tw->p[i];
+		root = q->root;
+		if (root >= ncache || untraced[root])
+			continue;
+		struct policy_cache_info ci;
+		p->ops->cache_info((struct policy *)p, root, &ci);
+		uint64_t mask = slab_mask(p, root, &order), base = q->ptr & ~mask;
+		if (!ci.g.size || (q->ptr & mask) < ci.g.red_left_pad)
+			continue;
+		uint64_t slot = ((q->ptr & mask) - ci.g.red_left_pad) / ci.g.size, x;
+		bool f;
+		uint64_t *ref = u64map_upsert(&at, base | root, &f);
+		if (!ref) {
+			rc = SLABSIM_ENOMEM;
+			break;
+		}
+		if (!f) {
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				struct tiny_slab *nv = realloc(v, nc * sizeof(*nv));
+				if (!nv) {
+					rc = SLABSIM_ENOMEM;
+					break;
+				}
+				v = nv;
+				cap = nc;
+			}
+			v[n] = (struct tiny_slab){
+				.base = base, .root = root, .pre = q->freed || slot != 0};
+			*ref = ++n;
+		}
+		x = *ref;
+		struct tiny_slab *ts = &v[x - 1];
+		ts->freed += q->freed;
+		ts->allocated += !q->freed;
+	}
+	u64map_fini(&at);
+	free(untraced);
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+/* Start the caches of a SLUB_TINY capture from the trace's addresses (see
+ * tiny_ptr); OUT: *pages, the slab pages started. */
+static int tiny_start(struct sim *s, const struct capture *c, FILE *notes, uint64_t *pages,
+		      struct err *e)
+{
+	struct start_walks sw = {0};
+	struct tiny_walk tw = {0};
+	u64map_init_sparse(&tw.seen);
+	u64map_init(&tw.learned);
+	u64map_init(&tw.slab_root);
+	strtab_init(&tw.sites);
+	strtab_init(&tw.names);
+	*pages = 0;
+	int rc = walks_read_geom(s, &sw, e);
+	if (!rc)
+		rc = tiny_read(s, c, &sw, &tw, e);
+	if (!rc)
+		rc = tiny_roots(s, &tw, e);
+	struct tiny_slab *v = NULL;
+	size_t n = 0;
+	if (!rc && (rc = tiny_slabs(s, &tw, &v, &n)))
+		rc = err_set(e, rc, "out of memory");
+	uint64_t slabs = 0, objs = 0, partial = 0;
+	const struct policy *p = sim_policy(s);
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (!v[i].pre)
+			continue;
+		struct policy_cache_info ci;
+		p->ops->cache_info((struct policy *)p, v[i].root, &ci);
+		uint32_t o = ci.g.objs_per_slab;
+		uint32_t inuse = v[i].allocated < o ? o - v[i].allocated : 0;
+		struct policy_start_slab ss = {.where = inuse < o ? POLICY_START_NODE_PARTIAL
+								  : POLICY_START_FULL,
+					       .inuse = inuse};
+		rc = sim_start_slab_at(s, v[i].root, &ss, v[i].base, e);
+		slabs++;
+		objs += inuse;
+		partial += inuse < o;
+		*pages += 1u << ci.g.order;
+	}
+	if (!rc && notes && slabs)
+		fprintf(notes,
+			"capture: of them from the trace's addresses (SLUB_TINY: slabs the trace "
+			"shows held before it): %" PRIu64 " slabs, %" PRIu64 " pages, %" PRIu64
+			" objects, %" PRIu64 " partial\n",
+			slabs, *pages, objs, partial);
+	free(v);
+	tiny_fini(&tw);
+	walks_fini(&sw);
+	return rc;
 }
 
 static int start_slabs(struct sim *s, uint32_t id, enum policy_start_where w, uint32_t cpu,
@@ -2095,9 +2468,21 @@ struct vpass {
 static int vpass_setup(void *ctx, struct sim *s, struct err *e)
 {
 	struct vpass *p = ctx;
+	FILE *notes = p->notes ? p->o->notes : NULL;
 	if (p->c->has_lost)
 		sim_set_capture_lost(s, p->c->lost_events);
-	return setup_caches(s, p->c, p->notes ? p->o->notes : NULL, &p->v->start_est, e);
+	int rc = setup_caches(s, p->c, notes, &p->v->start_est, e);
+	const struct policy *pol = sim_policy(s);
+	/* meminfo-start.txt's pages, less the slabs the trace shows */
+	if (rc || !p->v->meminfo || p->v->base_pages <= 0 || !pol->cfg.slub_tiny ||
+	    !pol->ops->start_slab || !p->c->trace)
+		return rc;
+	uint64_t pages;
+	if ((rc = tiny_start(s, p->c, notes, &pages, e)))
+		return rc;
+	p->v->tiny_pages = pages < (uint64_t)p->v->base_pages ? (int64_t)pages : p->v->base_pages;
+	p->v->base_pages -= p->v->tiny_pages;
+	return 0;
 }
 
 static int val_finish(void *ctx, struct run *r, struct rec *rec, struct err *e);
@@ -2560,7 +2945,7 @@ static int report_fill(const struct vpass *p, struct run *run, struct val_report
 	start_est_str(v->start_est, r->start_est, sizeof(r->start_est));
 	r->c = p->c;
 	r->meminfo = v->meminfo;
-	r->base_pages = v->base_pages;
+	r->base_pages = v->base_pages + v->tiny_pages;
 	r->anchor = v->anchor;
 	r->anchor_pages = v->anchor_pages;
 	r->anchor_objs = v->anchor_objs;
