@@ -94,7 +94,7 @@ struct evinfo {
 	struct tep_format_field *call_site, *ptr, *bytes_req, *bytes_alloc, *gfp_flags, *node,
 		*accounted, *name;
 	bool accounted_in_fmt; /* accounted= printed from gfp_flags, no field */
-	uint64_t dma_bit, rcl_bit, account_bit;
+	uint64_t dma_bit, rcl_bit, account_bit, hardwall_bit, nowarn_bit;
 };
 
 struct site_slot {
@@ -171,13 +171,17 @@ static struct tep_print_arg *gfp_table(struct tep_print_arg *arg)
 	return NULL;
 }
 
-/* The bits of __GFP_DMA, __GFP_RECLAIMABLE and __GFP_ACCOUNT by the
+/* The bits of __GFP_DMA, __GFP_RECLAIMABLE, __GFP_ACCOUNT, and of
+ * __GFP_HARDWALL and __GFP_NOWARN (which route memdup_user's GFP_USER
+ * kmallocs to its kmem_buckets, as the text reader's gfp names do), by the
  * format's flag table; without one, the numbering of 5.4 to 6.x. */
 static void gfp_bits_of(struct tep_event *ev, struct evinfo *x)
 {
 	x->dma_bit = 0x01;
 	x->rcl_bit = 0x10;
 	x->account_bit = 0x400000;
+	x->hardwall_bit = 0x100000;
+	x->nowarn_bit = 0x2000;
 	struct tep_print_arg *t = x->gfp_flags ? gfp_table(ev->print_fmt.args) : NULL;
 	for (struct tep_print_flag_sym *f = t ? t->flags.flags : NULL; f; f = f->next) {
 		uint64_t v = f->value ? strtoull(f->value, NULL, 0) : 0;
@@ -189,6 +193,10 @@ static void gfp_bits_of(struct tep_event *ev, struct evinfo *x)
 			x->rcl_bit = v;
 		else if (strcmp(f->str, "__GFP_ACCOUNT") == 0)
 			x->account_bit = v;
+		else if (strcmp(f->str, "__GFP_HARDWALL") == 0)
+			x->hardwall_bit = v;
+		else if (strcmp(f->str, "__GFP_NOWARN") == 0)
+			x->nowarn_bit = v;
 	}
 }
 
@@ -257,7 +265,9 @@ static void decode(struct ktrace *k, const struct evinfo *x, struct tep_event *e
 	if (num(x->gfp_flags, rec, &v)) {
 		ev->gfp = TRACE_GFP_KNOWN | ((v & x->dma_bit) ? TRACE_GFP_DMA : 0u) |
 			  ((v & x->rcl_bit) ? TRACE_GFP_RECLAIMABLE : 0u) |
-			  ((x->account_bit && (v & x->account_bit)) ? TRACE_GFP_ACCOUNT : 0u);
+			  ((x->account_bit && (v & x->account_bit)) ? TRACE_GFP_ACCOUNT : 0u) |
+			  ((v & x->hardwall_bit) ? TRACE_GFP_HARDWALL : 0u) |
+			  ((v & x->nowarn_bit) ? TRACE_GFP_NOWARN : 0u);
 		if (x->accounted_in_fmt)
 			ev->accounted = (ev->gfp & TRACE_GFP_ACCOUNT) != 0;
 	}
