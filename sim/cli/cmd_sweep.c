@@ -120,7 +120,11 @@ static void on_stop(int sig)
 static void make_label(const struct job *j, char *buf, size_t n)
 {
 	const struct sweep_run *r = &j->r;
-	const struct run_model *m = &j->model;
+	/* the settled model: an align the spec left out is the kernel
+	 * profile's rule, as the run takes it (run_model_settle) */
+	struct run_model settled = j->model;
+	run_model_settle(&settled);
+	const struct run_model *m = &settled;
 	uint64_t seed = j->seed;
 	char dbg[8];
 	uint32_t set = policy_find(m->allocator)->settings;

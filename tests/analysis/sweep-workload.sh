@@ -139,4 +139,14 @@ tap_like "no duration anywhere: says where to put it" "$(cat err)" "nodur.sweep:
 # ---- the bundled example sweep parses and plans 24 runs ----
 (cd "$src" && "$bin" sweep analysis/sweeps/netbuf-seeds.sweep --db "$tmp/ex.db" --dry-run) > plan 2> err
 tap_is "analysis/sweeps/netbuf-seeds.sweep: 24 runs planned" "$(grep -c todo plan)" 24
+
+# no align axis under a kernel given: the run takes that profile's rule
+# (6.18: pow2-divisor, run_model_settle) and its label says so (it said
+# natural, the 5.4 default, while the run was pow2-divisor)
+printf 'workload = %s\nduration = 100ms\nkernel = 6.18\nallocator = slub\n' "$wl" > k.sweep
+"$bin" sweep k.sweep --db k.db --dry-run > kplan 2> /dev/null
+tap_like "dry run under kernel 6.18 without an align axis: the label says pow2-divisor" \
+	"$(cat kplan)" "slub kernel=6.18 nr_cpus=2 align=pow2-divisor seed="
+"$bin" sweep k.sweep --db k.db > /dev/null 2>&1
+tap_is "... and the run is pow2-divisor" "$(q k.db "select align from runs")" "pow2-divisor"
 tap_done
