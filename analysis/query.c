@@ -604,6 +604,19 @@ static int full_series_views(sqlite3 *db)
 				  " NULL AS redzone_shift_bytes, NULL AS fragment_bytes,"
 				  " NULL AS live_growth_bytes WHERE 0",
 				  NULL, NULL, NULL);
+	/* the sheaves came with version 6: older files recorded no parked
+	 * objects (their runs read as having none recorded: no rows) */
+	if (rc == SQLITE_OK && version < 6 && !query_has_table(db, "sample_sheaves"))
+		rc = sqlite3_exec(db,
+				  "CREATE TEMP VIEW IF NOT EXISTS sample_sheaves AS SELECT"
+				  " NULL AS run_id, NULL AS seq, NULL AS parked_objs WHERE 0",
+				  NULL, NULL, NULL);
+	if (rc == SQLITE_OK && version < 6 && !query_has_table(db, "cache_sheaves"))
+		rc = sqlite3_exec(db,
+				  "CREATE TEMP VIEW IF NOT EXISTS cache_sheaves AS SELECT"
+				  " NULL AS run_id, NULL AS cache, NULL AS sheaf_capacity,"
+				  " NULL AS parked_objs WHERE 0",
+				  NULL, NULL, NULL);
 	if (rc != SQLITE_OK || version >= 3)
 		return rc;
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]) && rc == SQLITE_OK; i++) {
