@@ -311,8 +311,8 @@ static int parse_value(enum axis a, const char *v, uint32_t *out, char *why, siz
 	case AX_SHEAF_CAPACITY:
 	case AX_BARN_LIMIT: {
 		/* kernel: the kernel's own rule (policy_cfg's 0) */
-		uint32_t max = a == AX_SHEAF_CAPACITY ? POLICY_SHEAF_CAPACITY_MAX
-						      : POLICY_BARN_LIMIT_MAX;
+		uint32_t max =
+			a == AX_SHEAF_CAPACITY ? POLICY_SHEAF_CAPACITY_MAX : POLICY_BARN_LIMIT_MAX;
 		if (!strcmp(v, "kernel"))
 			*out = 0;
 		else if (parse_num(v, 1, max, out)) {

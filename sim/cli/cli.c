@@ -148,8 +148,7 @@ static int config_opt(struct run_model *m, const char *arg)
 		uint32_t v = 0;
 		if (strncmp(s, num[i].name, l))
 			continue;
-		if (strcmp(s + l, "kernel") &&
-		    cli_parse_u32("--config", s + l, 1, num[i].max, &v))
+		if (strcmp(s + l, "kernel") && cli_parse_u32("--config", s + l, 1, num[i].max, &v))
 			return -1;
 		*(i ? &m->cfg.barn_limit : &m->cfg.sheaf_capacity) = v;
 		m->config_given |= POLICY_SET_SHEAVES;

@@ -118,7 +118,8 @@ int run_model_json(const struct run_model *m, char *buf, size_t n)
 			      m->cfg.random_kmalloc, m->cfg.random_seed);
 	/* the sheaves' what-ifs (0: the kernel's own, no key) */
 	if (w >= 0 && (size_t)w < n && m->cfg.sheaf_capacity)
-		w += snprintf(buf + w, n - (size_t)w, ",\"sheaf_capacity\":%u", m->cfg.sheaf_capacity);
+		w += snprintf(buf + w, n - (size_t)w, ",\"sheaf_capacity\":%u",
+			      m->cfg.sheaf_capacity);
 	if (w >= 0 && (size_t)w < n && m->cfg.barn_limit)
 		w += snprintf(buf + w, n - (size_t)w, ",\"barn_limit\":%u", m->cfg.barn_limit);
 	if (w < 0 || (size_t)w >= n)
