@@ -283,12 +283,12 @@ const char query_shared_cte[] = SHARED;
 		"SELECT * FROM (\n"                                                               \
 		"SELECT trace, kernel, size, one_set_pages, random_pages, sets_with_pages,\n"      \
 		"  random_pages - one_set_pages AS extra_pages, NULL AS one_set_peak,\n"            \
-		"  NULL AS random_peak, 'what-if (not yet validated)' AS basis\n"                 \
+		"  NULL AS random_peak, 'what-if (model validated on 6.12)' AS basis\n"          \
 		"FROM k WHERE one_set_pages > 0 OR random_pages > 0\n"                             \
 		"UNION ALL\n"                                                                      \
 		"SELECT pr.trace, pr.kernel, 'all', a.final_slab_pages, b.final_slab_pages, NULL,\n" \
 		"  b.final_slab_pages - a.final_slab_pages, a.peak_slab_pages, b.peak_slab_pages,\n" \
-		"  'what-if (not yet validated)'\n"                                               \
+		"  'what-if (model validated on 6.12)'\n"                                         \
 		"FROM pr JOIN runs a ON a.run_id = pr.r_one JOIN runs b ON b.run_id = pr.r_rnd\n"  \
 		") ORDER BY trace, kernel, size = 'all', " KM_BYTES("size")},                                 \
 	{"study-isolation",                                                                        \
