@@ -378,8 +378,12 @@ static void fig_gp_panels(FILE *g, const struct study_def *s, const struct bar *
 			plot_gp_str(g, b[i].label);
 			fprintf(g, " %zu", grp[i]);
 		}
-		/* room above (and below) for the value labels and the key */
-		double pad = hi - lo > 0 ? (hi - lo) * 0.35 : 1.0;
+		/* room above (and below) for the value labels and the key: a
+		 * line of it per series and one for the hatching */
+		int nkey = 1;
+		while (nkey <= 4 && s->fig.series[nkey - 1])
+			nkey++;
+		double pad = hi - lo > 0 ? (hi - lo) * (0.1 + 0.12 * nkey) : 1.0;
 		fprintf(g, ")\nset xrange [-0.6:%.1f]\nset yrange [%.6f:%.6f]\n", (double)ng - 0.4,
 			lo < 0 ? lo - pad : 0.0, hi + pad);
 		fprintf(g, "plot ");
