@@ -95,6 +95,10 @@ tap_is "v6: ... more than none" "$(tail -1 out | awk -F, '{ print ($9 > 0) }')" 
 tap_is "v5: study-sheaves exits 0, parked objects not recorded (empty, not 0)" \
 	"$? $(cat err)$(tail -1 out | cut -d, -f2,9,10)" "0 7.0,,"
 tap_is "v5: reading left the file at version 5" "$(q s5.db "PRAGMA user_version")" 5
+cp s5.db s5m.db
+"$bin" merge s6.db s5m.db -q 2> err
+tap_is "v5: merges into a version 6 file (the run is s6.db's already: nothing copied, exit 0)" \
+	"$? $(cat err)$(q s6.db "SELECT count(*) FROM runs")" "0 1"
 "$bin" replay "$boot" --kernel 7.0 --nr-cpus 2 --sample-every 100ev --db s5.db -q 2> err
 tap_is "v5: a replay into it upgrades it to version 6 and records the new run's parked objects" \
 	"$? $(q s5.db "PRAGMA user_version; SELECT count(DISTINCT run_id) FROM sample_sheaves")" "0 6
