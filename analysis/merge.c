@@ -239,9 +239,10 @@ static int merge_attach(struct merge *m, struct merge_in *in, bool *attached, st
 		return err_set(e, SLABSIM_EIO, "%s: not a slabsim results database", in->path);
 	/* version 3 differs from 4 only by the trace identity columns of runs,
 	 * which the copy fills as the upgrade does (below); 4 from 5 only by
-	 * the align_cost table, which an older input lacks (no rows to copy) */
+	 * the align_cost table and 5 from 6 only by the sheaves' tables, which
+	 * an older input lacks (no rows to copy) */
 	in->v3_in = ver_in == 3 && ver_out >= 4;
-	bool v4_in = ver_in == 4 && ver_out == 5;
+	bool v4_in = ver_in >= 4 && ver_in < ver_out;
 	if (ver_in != ver_out && !in->v3_in && !v4_in)
 		return err_set(e, SLABSIM_EIO,
 			       "%s: schema version %lld, but %s has %lld (upgrade the older file "

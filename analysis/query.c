@@ -83,7 +83,33 @@ const char query_shared_cte[] = SHARED;
 	"CASE WHEN l.allocator = 'slub' AND l.kernel = l.trace_kernel AND l.debug = 'off'\n"       \
 	"  AND json_extract(l.config_json, '$.slub_tiny') IS NULL\n"                               \
 	"  AND json_extract(l.config_json, '$.random_kmalloc') IS NULL\n"                          \
+	"  AND json_extract(l.config_json, '$.sheaf_capacity') IS NULL\n"                          \
+	"  AND json_extract(l.config_json, '$.barn_limit') IS NULL\n"                              \
 	"  THEN 'recorded' ELSE 'what-if' END"
+
+/* The sheaves of run r (schema version 6, sample_sheaves and
+ * cache_sheaves): root caches with sheaves, objects parked at the end (the
+ * last sample) and the most at any sample, and the bytes parked at the end
+ * (each cache's parked objects times its slot size). No rows: no cache has
+ * sheaves (0), or, in a file older than version 6, not recorded (NULL). */
+#define SHEAF_V6 "(SELECT user_version FROM pragma_user_version) >= 6"
+#define SHEAF_COLS(r)                                                                              \
+	"  (SELECT count(*) FROM cache_sheaves c WHERE c.run_id = " r ") AS sheaf_caches,\n"        \
+	"  CASE WHEN " SHEAF_V6 " THEN coalesce((SELECT s.parked_objs FROM sample_sheaves s\n"       \
+	"    WHERE s.run_id = " r " ORDER BY s.seq DESC LIMIT 1), 0) END AS parked_end,\n"          \
+	"  CASE WHEN " SHEAF_V6 " THEN coalesce((SELECT max(s.parked_objs) FROM sample_sheaves s\n"  \
+	"    WHERE s.run_id = " r "), 0) END AS parked_max,\n"                                      \
+	"  CASE WHEN " SHEAF_V6 " THEN coalesce((SELECT sum(c.parked_objs * x.slab_size)\n"          \
+	"    FROM cache_sheaves c JOIN caches x ON x.run_id = c.run_id AND x.cache = c.cache\n"     \
+	"    WHERE c.run_id = " r "), 0) END AS parked_bytes\n"
+/* A SLUB run of the profile's own defaults but for the sheaves' what-ifs */
+#define SHEAF_RUNS                                                                                 \
+	"  FROM latest l WHERE l.allocator = 'slub' AND l.debug = 'off'\n"                          \
+	"    AND json_extract(l.config_json, '$.slub_tiny') IS NULL\n"                              \
+	"    AND json_extract(l.config_json, '$.random_kmalloc') IS NULL\n"                         \
+	"    AND json_extract(l.config_json, '$.slab_nomerge') IS NULL\n"                           \
+	"    AND l.align = CASE WHEN l.kernel IN ('5.4', '6.1', '6.6') THEN 'natural'\n"            \
+	"      ELSE 'pow2-divisor' END\n"
 
 /* The kmalloc size of a normal kmalloc cache's name (kmalloc-96,
  * kmalloc-rnd-07-2k) in bytes, else NULL. */
@@ -93,6 +119,10 @@ const char query_shared_cte[] = SHARED;
 #define KM_BYTES(t)                                                                                \
 	"(CASE WHEN " t " LIKE '%k' THEN 1024 * CAST(" t " AS INTEGER) ELSE CAST(" t                 \
 	" AS INTEGER) END)"
+
+/* Kernel profiles in release order ("6.18" after "6.1"). */
+#define KERNEL_ORDER(k) "CAST(substr(" k ", 1, instr(" k ", '.') - 1) AS INTEGER), "              \
+	"CAST(substr(" k ", instr(" k ", '.') + 1) AS INTEGER)"
 
 #define STUDY_QUERIES                                                                              \
 	{"study-align-2024",                                                                       \
@@ -180,6 +210,56 @@ const char query_shared_cte[] = SHARED;
 		"  pow2_value, widening\n"                                                        \
 		"FROM (SELECT * FROM ca UNION ALL SELECT * FROM si WHERE rank <= 5)\n"             \
 		"ORDER BY trace, allocator DESC, kernel, debug, kind, rank"},                      \
+	{"study-sheaves",                                                                          \
+	 "study 2: sheaves against per-CPU partial lists, per trace and kernel profile (6.1: "   \
+	 "per-CPU slabs and partial lists; 6.18: sheaves for the caches created with a "         \
+	 "capacity; 7.0: sheaves for every cache, no per-CPU partial lists): slab pages at the "  \
+	 "end and at the peak and their change over 6.1, the root caches with sheaves, and the " \
+	 "objects parked in sheaves and barns (allocated in slabs, free for the kernel) at the "  \
+	 "end, the most at any sample, and what those at the end fill in pages",                \
+	 LATEST ", p AS (\n"                                                                       \
+		"  SELECT l.*,\n" SHEAF_COLS("l.run_id") SHEAF_RUNS                                \
+		"    AND json_extract(l.config_json, '$.sheaf_capacity') IS NULL\n"                \
+		"    AND json_extract(l.config_json, '$.barn_limit') IS NULL),\n"                  \
+		"b AS (SELECT trace, final_slab_pages AS f, peak_slab_pages AS k FROM p\n"        \
+		"  WHERE kernel = '6.1')\n"                                                        \
+		"SELECT p.trace, p.kernel, p.final_slab_pages AS final_pages,\n"                   \
+		"  p.peak_slab_pages AS peak_pages, p.final_slab_pages - b.f AS vs_6_1_final,\n"   \
+		"  p.peak_slab_pages - b.k AS vs_6_1_peak,\n"                                      \
+		"  round(100.0 * (p.peak_slab_pages - b.k) / b.k, 2) AS vs_6_1_peak_pct,\n"        \
+		"  p.sheaf_caches, p.parked_end, p.parked_max,\n"                                  \
+		"  round(p.parked_bytes / 4096.0, 1) AS parked_end_pages,\n"                       \
+		"  CASE WHEN p.kernel = p.trace_kernel THEN 'recorded'\n"                          \
+		"    WHEN p.kernel = '7.0' THEN 'what-if (no 7.0 kernel captured)'\n"              \
+		"    ELSE 'what-if' END AS basis\n"                                                \
+		"FROM p LEFT JOIN b ON b.trace = p.trace\n"                                        \
+		"ORDER BY p.trace, " KERNEL_ORDER("p.kernel")},                                    \
+	{"study-sheaf-capacity",                                                                   \
+	 "study 3: sheaf capacity and barn limits against the kernel's capacity rule, per "      \
+	 "trace, kernel profile (6.18, 7.0), sheaf_capacity and barn_limit ('kernel': the "       \
+	 "kernel's own): slab pages at the end and at the peak, their change over the kernel's " \
+	 "rule (both 'kernel'), and the objects parked in sheaves and barns at the end and the " \
+	 "most at any sample",                                                                     \
+	 LATEST ", p AS (\n"                                                                       \
+		"  SELECT l.*,\n"                                                                  \
+		"    coalesce(CAST(json_extract(l.config_json, '$.sheaf_capacity') AS TEXT),\n"    \
+		"      'kernel') AS capacity,\n"                                                   \
+		"    coalesce(CAST(json_extract(l.config_json, '$.barn_limit') AS TEXT),\n"        \
+		"      'kernel') AS barn,\n" SHEAF_COLS("l.run_id") SHEAF_RUNS                     \
+		"    AND l.kernel IN ('6.18', '7.0')),\n"                                          \
+		"b AS (SELECT trace, kernel, final_slab_pages AS f, peak_slab_pages AS k,\n"      \
+		"  parked_end AS e FROM p WHERE capacity = 'kernel' AND barn = 'kernel')\n"       \
+		"SELECT p.trace, p.kernel, p.capacity AS sheaf_capacity, p.barn AS barn_limit,\n"  \
+		"  p.final_slab_pages AS final_pages, p.peak_slab_pages AS peak_pages,\n"          \
+		"  p.final_slab_pages - b.f AS vs_kernel_final, p.peak_slab_pages - b.k AS\n"      \
+		"  vs_kernel_peak, round(100.0 * (p.peak_slab_pages - b.k) / b.k, 2)\n"            \
+		"  AS vs_kernel_peak_pct, p.parked_end, p.parked_max,\n"                           \
+		"  round(p.parked_bytes / 4096.0, 1) AS parked_end_pages,\n"                       \
+		"  CASE WHEN p.kernel = p.trace_kernel AND p.capacity = 'kernel'\n"                \
+		"    AND p.barn = 'kernel' THEN 'recorded' ELSE 'what-if' END AS basis\n"          \
+		"FROM p LEFT JOIN b ON b.trace = p.trace AND b.kernel = p.kernel\n"                \
+		"ORDER BY p.trace, " KERNEL_ORDER("p.kernel") ", p.barn <> 'kernel', p.barn,\n"    \
+		"  p.capacity <> 'kernel', CAST(p.capacity AS INTEGER)"},                            \
 	{"study-random-kmalloc",                                                                   \
 	 "study 4: what the random kmalloc caches (16 sets: kmalloc-N and kmalloc-rnd-01..15-N) " \
 	 "cost against one set, per trace, kernel profile and kmalloc size: pages of the "        \
@@ -203,12 +283,12 @@ const char query_shared_cte[] = SHARED;
 		"SELECT * FROM (\n"                                                               \
 		"SELECT trace, kernel, size, one_set_pages, random_pages, sets_with_pages,\n"      \
 		"  random_pages - one_set_pages AS extra_pages, NULL AS one_set_peak,\n"            \
-		"  NULL AS random_peak, 'what-if (not yet validated)' AS basis\n"                 \
+		"  NULL AS random_peak, 'what-if (model validated on 6.12)' AS basis\n"          \
 		"FROM k WHERE one_set_pages > 0 OR random_pages > 0\n"                             \
 		"UNION ALL\n"                                                                      \
 		"SELECT pr.trace, pr.kernel, 'all', a.final_slab_pages, b.final_slab_pages, NULL,\n" \
 		"  b.final_slab_pages - a.final_slab_pages, a.peak_slab_pages, b.peak_slab_pages,\n" \
-		"  'what-if (not yet validated)'\n"                                               \
+		"  'what-if (model validated on 6.12)'\n"                                         \
 		"FROM pr JOIN runs a ON a.run_id = pr.r_one JOIN runs b ON b.run_id = pr.r_rnd\n"  \
 		") ORDER BY trace, kernel, size = 'all', " KM_BYTES("size")},                                 \
 	{"study-isolation",                                                                        \
@@ -603,6 +683,19 @@ static int full_series_views(sqlite3 *db)
 				  " NULL AS bytes_alloc, NULL AS bytes_alloc_none,"
 				  " NULL AS redzone_shift_bytes, NULL AS fragment_bytes,"
 				  " NULL AS live_growth_bytes WHERE 0",
+				  NULL, NULL, NULL);
+	/* the sheaves came with version 6: older files recorded no parked
+	 * objects (their runs read as having none recorded: no rows) */
+	if (rc == SQLITE_OK && version < 6 && !query_has_table(db, "sample_sheaves"))
+		rc = sqlite3_exec(db,
+				  "CREATE TEMP VIEW IF NOT EXISTS sample_sheaves AS SELECT"
+				  " NULL AS run_id, NULL AS seq, NULL AS parked_objs WHERE 0",
+				  NULL, NULL, NULL);
+	if (rc == SQLITE_OK && version < 6 && !query_has_table(db, "cache_sheaves"))
+		rc = sqlite3_exec(db,
+				  "CREATE TEMP VIEW IF NOT EXISTS cache_sheaves AS SELECT"
+				  " NULL AS run_id, NULL AS cache, NULL AS sheaf_capacity,"
+				  " NULL AS parked_objs WHERE 0",
 				  NULL, NULL, NULL);
 	if (rc != SQLITE_OK || version >= 3)
 		return rc;

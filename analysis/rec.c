@@ -292,6 +292,29 @@ static const char schema_v5_sql[] =
 	" PRIMARY KEY (run_id, cache, call_site)"
 	") WITHOUT ROWID;";
 
+/* Version 6: the sheaves of SLUB 6.18+ (policies/sheaves.h). Objects
+ * parked in per-CPU sheaves and barns are allocated in their slabs but free
+ * for the kernel: sample_sheaves holds their number at every sample of a
+ * run in which some root cache has sheaves (no rows otherwise), and
+ * cache_sheaves each such root cache's capacity and objects parked at the
+ * end. New tables rather than columns of samples and caches, so that runs
+ * without sheaves are stored byte for byte as by version 5. Version 5
+ * files get them, empty, on opening. */
+static const char schema_v6_sql[] =
+	"CREATE TABLE IF NOT EXISTS sample_sheaves ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" seq INTEGER NOT NULL,"
+	" parked_objs INTEGER NOT NULL,"
+	" PRIMARY KEY (run_id, seq)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS cache_sheaves ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" cache TEXT NOT NULL,"
+	" sheaf_capacity INTEGER NOT NULL,"
+	" parked_objs INTEGER NOT NULL,"
+	" PRIMARY KEY (run_id, cache)"
+	") WITHOUT ROWID;";
+
 static const char schema_v3_sql[] =
 	"CREATE VIEW IF NOT EXISTS sample_caches_full AS"
 	" SELECT c.run_id AS run_id, s.seq AS seq, c.cache AS cache, c.slabs AS slabs,"
@@ -381,6 +404,8 @@ enum stmt_id {
 	ST_SAMPLE_METRICS,
 	ST_SAMPLE_ORDER,
 	ST_SAMPLE_SLABINFO,
+	ST_SAMPLE_SHEAVES,
+	ST_CACHE_SHEAVES,
 	NR_STMT,
 };
 
@@ -447,6 +472,10 @@ static const char *const stmt_sql[NR_STMT] = {
 	[ST_SAMPLE_SLABINFO] = "INSERT INTO sample_slabinfo (run_id, seq, cache, slabs, partial,"
 			       " objects, objects_partial, space, used)"
 			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_SAMPLE_SHEAVES] = "INSERT INTO sample_sheaves (run_id, seq, parked_objs)"
+			      " VALUES (?, ?, ?)",
+	[ST_CACHE_SHEAVES] = "INSERT INTO cache_sheaves (run_id, cache, sheaf_capacity,"
+			     " parked_objs) VALUES (?, ?, ?, ?)",
 };
 
 enum rec_state {
@@ -580,6 +609,7 @@ static const char *const batch_table[NR_STMT] = {
 	[ST_SAMPLE_METRICS] = "sample_metrics",
 	[ST_SAMPLE_ORDER] = "sample_orders",
 	[ST_SAMPLE_SLABINFO] = "sample_slabinfo",
+	[ST_SAMPLE_SHEAVES] = "sample_sheaves",
 };
 
 static void wr_sync(struct rec *r);
@@ -704,6 +734,8 @@ static int setup_schema(struct rec *r, struct err *e)
 		ret = upgrade_v4(r, e);
 	if (!ret) /* version 4 -> 5: a new table only */
 		ret = exec_sql(r, schema_v5_sql, "cannot upgrade the schema to version 5", e);
+	if (!ret) /* version 5 -> 6: new tables only */
+		ret = exec_sql(r, schema_v6_sql, "cannot upgrade the schema to version 6", e);
 	if (ret)
 		goto rollback;
 	/* Leave an up-to-date file unmodified: opening must not change the
@@ -1789,7 +1821,16 @@ int rec_cache(struct rec *r, const struct sink_cache *c, struct err *e)
 	bind_u64(&b, c->waste_free_slots);
 	bind_u64(&b, c->waste_tail);
 	bind_u64(&b, c->align_violations);
-	return row_step(r, &b, "caches", e);
+	int rc = row_step(r, &b, "caches", e);
+	/* a root cache's sheaves (an alias reports its root's) */
+	if (rc || !c->sheaf_capacity || c->alias_of)
+		return rc;
+	b = bind_start(r, ST_CACHE_SHEAVES);
+	bind_i64(&b, r->run_id);
+	bind_text(&b, c->cache);
+	bind_i64(&b, c->sheaf_capacity);
+	bind_u64(&b, c->parked_objs);
+	return row_step(r, &b, "cache_sheaves", e);
 }
 
 int rec_site(struct rec *r, const struct sink_site *s, struct err *e)
@@ -1875,7 +1916,14 @@ int rec_sample(struct rec *r, const struct sink_sample *s, struct err *e)
 	bind_u64(&b, s->waste_layout);
 	bind_u64(&b, s->waste_free_slots);
 	bind_u64(&b, s->waste_tail);
-	return row_step(r, &b, "samples", e);
+	int rc = row_step(r, &b, "samples", e);
+	if (rc || !s->sheaves)
+		return rc;
+	b = bind_start(r, ST_SAMPLE_SHEAVES);
+	bind_i64(&b, r->run_id);
+	bind_u64(&b, s->seq);
+	bind_u64(&b, s->parked_objs);
+	return row_step(r, &b, "sample_sheaves", e);
 }
 
 int rec_sample_cache(struct rec *r, const struct sink_sample_cache *s, struct err *e)

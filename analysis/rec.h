@@ -46,7 +46,7 @@ struct rec_run_info {
 struct rec;
 
 /* Schema version stored in PRAGMA user_version (docs/schema.md). */
-#define REC_SCHEMA_VERSION 5
+#define REC_SCHEMA_VERSION 6
 
 /* Open (creating if needed) the database at path and create/upgrade the
  * schema. OUT: *out, owned by the caller, released with rec_close(); NULL on

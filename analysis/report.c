@@ -510,8 +510,12 @@ static int study_runs(FILE *f, sqlite3 *db, struct err *e)
 		"'random_kmalloc ' ELSE '' END ||\n"
 		"    CASE WHEN json_extract(config_json, '$.slab_buckets') THEN 'slab_buckets ' "
 		"ELSE '' END ||\n"
-		"    CASE WHEN json_extract(config_json, '$.slab_nomerge') THEN 'slab_nomerge' "
-		"ELSE '' END) AS switches_on,\n"
+		"    CASE WHEN json_extract(config_json, '$.slab_nomerge') THEN 'slab_nomerge ' "
+		"ELSE '' END ||\n"
+		"    coalesce('sheaf_capacity=' || json_extract(config_json, '$.sheaf_capacity') || "
+		"' ', '') ||\n"
+		"    coalesce('barn_limit=' || json_extract(config_json, '$.barn_limit'), '')) AS "
+		"switches_on,\n"
 		"  trace_kernel, events, peak_slab_pages, final_slab_pages\n"
 		"FROM latest ORDER BY trace, run_id",
 		query_latest_cte);

@@ -20,6 +20,10 @@ static const char *const series_rgb[4] = {"#7b3294", "#c2a5cf", "#008837", "#a6d
 	"(CASE q.allocator WHEN 'slub' THEN 0 ELSE 1 END) || q.kernel || ' ' || "                  \
 	"(CASE q.debug WHEN 'off' THEN 0 WHEN 'Z' THEN 1 ELSE 2 END)"
 #define STUDY1_LABEL "upper(q.allocator) || ' ' || q.kernel || ' debug ' || q.debug"
+/* Kernel profiles in release order (6.18 after 6.1). */
+#define STUDY_KORDER                                                                               \
+	"printf('%03d%03d', CAST(substr(q.kernel, 1, instr(q.kernel, '.') - 1) AS INTEGER), "      \
+	"CAST(substr(q.kernel, instr(q.kernel, '.') + 1) AS INTEGER))"
 
 const struct study_def study_table[] = {
 	{"align-2024",
@@ -35,14 +39,18 @@ const struct study_def study_table[] = {
 	 "analysis/sweeps/study-1-align-2024.sweep",
 	 "study-align-2024",
 	 "study-align-2024-where",
-	 {{"q.trace, " STUDY1_ORDER " || '1', " STUDY1_LABEL ", q.cost_2019_pct, 0",
+	 {{"q.trace, " STUDY1_ORDER " || '1', " STUDY1_LABEL ", q.cost_2019_pct, 0, "
+	   "q.basis NOT LIKE 'natural recorded%'",
 	   "q.trace, " STUDY1_ORDER " || '2', " STUDY1_LABEL ", "
-	   "round(100.0 * (q.pow2_peak - q.none_peak) / q.none_peak, 2), 1"},
+	   "round(100.0 * (q.pow2_peak - q.none_peak) / q.none_peak, 2), 1, "
+	   "q.basis NOT LIKE 'pow2-divisor recorded%'"},
 	  "extra peak slab pages over align none (%)",
 	  {"natural (2019, Linux 5.4)", "pow2-divisor (2024, Linux 6.11)", NULL},
 	  "Peak slab pages of the 2019 guarantee and of the 2024 widening over no guarantee, "
 	  "per allocator, kernel profile and debug setting; the gap between a pair of bars is "
 	  "what the widening added."},
+	 "A bar is solid (validated) when the configuration it names is the one that recorded "
+	 "the trace, hatched (what-if) otherwise. "
 	 "Validated: each trace replayed under the profile of the kernel that recorded it, "
 	 "SLUB without debugging, with that kernel's own rule (natural under 6.1, "
 	 "pow2-divisor under 6.18) is the configuration the trace was recorded under; its "
@@ -54,6 +62,76 @@ const struct study_def study_table[] = {
 	 "under the other kernel's profile, and SLOB on the 6.18 trace (SLOB was removed in "
 	 "6.4); SLOB on the 6.1 trace is the model the seed experiment checked against real "
 	 "SLOB kernels."},
+	{"sheaves",
+	 2,
+	 "Study 2: sheaves against per-CPU partial lists",
+	 "What do per-CPU sheaves cost in memory against the per-CPU partial lists they "
+	 "replace: slab pages at the end and at the peak, and the objects parked in sheaves and "
+	 "barns (allocated in slabs, free for the kernel), for the same traces under Linux 6.1 "
+	 "(per-CPU slabs and partial lists), 6.18 (sheaves for the caches created with a "
+	 "capacity: maple_node and vm_area_struct) and 7.0 (sheaves for every cache, "
+	 "calculate_sheaf_capacity, no per-CPU partial lists)? The 7.0 series' cover letter "
+	 "left this performance evaluation to do, warning that objects from sheaves come from "
+	 "many slabs.",
+	 "analysis/sweeps/study-2-sheaves.sweep",
+	 "study-sheaves",
+	 NULL,
+	 {{"q.trace, " STUDY_KORDER ", 'Linux ' || q.kernel, q.vs_6_1_peak, 0, "
+	   "q.basis <> 'recorded'",
+	   "q.trace, " STUDY_KORDER ", 'Linux ' || q.kernel, q.parked_end_pages, 1, "
+	   "q.basis <> 'recorded'"},
+	  "slab pages (4 KiB)",
+	  {"peak slab pages over 6.1 (per-CPU partial lists)",
+	   "objects parked in sheaves and barns at the end, in pages", NULL},
+	  "Per kernel profile and trace: the peak slab pages over the 6.1 profile's, and the "
+	  "pages the objects parked in sheaves and barns at the end fill (each cache's parked "
+	  "objects times its slot size)."},
+	 "A bar is solid (validated) when the trace runs under the profile of the kernel that "
+	 "recorded it (the 6.1 trace under 6.1, this machine's trace under 6.18), hatched "
+	 "(what-if) otherwise. Validated: the 6.18 sheaves of maple_node and vm_area_struct "
+	 "(capacity 32, this machine's /sys/kernel/slab) on this machine's trace; the 6.1 "
+	 "per-CPU partial lists on the 6.1 trace. What-ifs: every trace under a kernel that did "
+	 "not record it, and every 7.0 run: no 7.0 kernel has been captured; the 7.0 rules "
+	 "(sheaves for every cache but kmem_cache, kmem_cache_node and kmemleak's, "
+	 "calculate_sheaf_capacity, refill from whole slabs of the node partial list) are read "
+	 "from its mm/slub.c (docs/models.md, Sheaves). The inputs are trace files (an empty "
+	 "start), so the parked objects are those the traced allocations and frees leave in the "
+	 "sheaves; frees the 6.18 trace does not show (kfree_rcu, bulk frees of maple nodes) "
+	 "are inferred (docs/models.md), and the grace period of kfree_rcu is not modelled."},
+	{"sheaf-capacity",
+	 3,
+	 "Study 3: sheaf capacity and barn limits",
+	 "How much memory does the kernel's sheaf capacity rule hold against other capacities "
+	 "(8, 16, 32, 64 objects a sheaf for every cache that has sheaves) and smaller barns "
+	 "(2 full and 2 empty sheaves instead of MAX_FULL_SHEAVES = MAX_EMPTY_SHEAVES = 10), "
+	 "under 6.18 (the capacity a cache was created with) and 7.0 "
+	 "(calculate_sheaf_capacity: 4 to 60 objects by slot size)?",
+	 "analysis/sweeps/study-3-sheaf-capacity.sweep",
+	 "study-sheaf-capacity",
+	 NULL,
+	 {{"q.trace, " STUDY_KORDER " || printf('%04d', CASE WHEN q.sheaf_capacity = 'kernel' "
+	   "THEN 0 ELSE CAST(q.sheaf_capacity AS INTEGER) END), 'Linux ' || q.kernel || ' cap ' "
+	   "|| q.sheaf_capacity, CASE WHEN q.barn_limit = 'kernel' THEN q.vs_kernel_peak END, 0, "
+	   "q.basis <> 'recorded'",
+	   "q.trace, " STUDY_KORDER " || printf('%04d', CASE WHEN q.sheaf_capacity = 'kernel' "
+	   "THEN 0 ELSE CAST(q.sheaf_capacity AS INTEGER) END), 'Linux ' || q.kernel || ' cap ' "
+	   "|| q.sheaf_capacity, CASE WHEN q.barn_limit <> 'kernel' THEN q.vs_kernel_peak END, 1, "
+	   "q.basis <> 'recorded'"},
+	  "peak slab pages over the kernel's rule",
+	  {"the kernel's barn limits (10 full, 10 empty)", "barn_limit = 2 (2 full, 2 empty)",
+	   NULL},
+	  "Per kernel profile, sheaf capacity ('kernel': the kernel's rule) and barn limit: the "
+	  "peak slab pages over those of the kernel's own capacity rule and barn limits."},
+	 "Solid: the kernel's own capacity and barn limits on the trace its kernel recorded "
+	 "(this machine's trace under 6.18); every other bar is a what-if (hatched), and all of "
+	 "7.0 (no 7.0 kernel captured). Under 6.18 on a trace alone only maple_node and "
+	 "vm_area_struct have sheaves, with the capacity 32 their creation asks "
+	 "(lib/maple_tree.c, mm/vma_init.c): sheaf_capacity 32 gives the kernel's figures "
+	 "again, as it must (hatched only because it was asked as a what-if). The capacity and "
+	 "the barn limits are the kernel's constants replaced, nothing else: a capacity the "
+	 "kernel could not allocate (a sheaf is a kmalloc) is not refused, and the barn limits "
+	 "apply where the kernel checks MAX_FULL_SHEAVES and MAX_EMPTY_SHEAVES "
+	 "(barn_replace_full_sheaf, rcu_free_sheaf; docs/models.md, Sheaves)."},
 	{"random-kmalloc",
 	 4,
 	 "Study 4: random kmalloc caches",
@@ -67,20 +145,23 @@ const struct study_def study_table[] = {
 	   " THEN 1024 * CAST(q.size AS INTEGER) ELSE CAST(q.size AS INTEGER) END), "
 	   "CASE WHEN q.size = 'all' THEN 'all (/10)' ELSE 'kmalloc-' || q.size END, "
 	   "CASE WHEN q.size = 'all' THEN q.extra_pages / 10.0 ELSE q.extra_pages END, "
-	   "CASE WHEN q.size = 'all' THEN 1 ELSE 0 END",
+	   "CASE WHEN q.size = 'all' THEN 1 ELSE 0 END, 1",
 	   NULL},
 	  "extra slab pages at the end, 16 sets - one set",
 	  {"per kmalloc size (the size's 16 caches summed)", "all slab pages, divided by 10", NULL},
 	  "Slab pages the 16 sets hold at the end over what one set holds, per kmalloc size "
 	  "(kmalloc-N and its 15 copies against kmalloc-N), and the run's total divided by 10 "
 	  "to share the scale."},
-	 "What-if (not yet validated): the random kmalloc caches are modelled from the 6.6 and "
-	 "6.18 source (docs/models.md), but no kernel built with them has been captured yet "
-	 "(the k612 helper's qemu runs); the call site's copy is chosen from a hash of the "
-	 "trace's symbol+offset and the model's seed, not the kernel's caller address and "
-	 "per-boot seed, so which copy a site takes differs from a real boot while the number "
-	 "of copies a site spreads over does not. The one-set runs under the 6.18 profile on "
-	 "this machine's trace are the recorded configuration (validated layout)."},
+	 "Every bar is a what-if (hatched): neither trace was recorded with the random kmalloc "
+	 "caches. The model of the caches is validated: on 6.12 kernels built with "
+	 "CONFIG_RANDOM_KMALLOC_CACHES and booted under qemu, its 291 caches were laid out as "
+	 "the kernel did and its pages over the swing workload came within pages_mae_over_swing "
+	 "0.0058 (README). On these traces without a system map the call site's copy is chosen "
+	 "from a hash of the trace's symbol+offset and the model's seed, not the kernel's "
+	 "caller address and per-boot seed, so which copy a site takes differs from a real "
+	 "boot while the number of copies a site spreads over does not. The one-set runs under "
+	 "the 6.18 profile on this machine's trace are the recorded configuration (validated "
+	 "layout)."},
 	{"isolation",
 	 5,
 	 "Study 5: what isolation costs (kmem_buckets and slab_nomerge)",
@@ -92,11 +173,13 @@ const struct study_def study_table[] = {
 	 NULL,
 	 {{"q.trace, q.slab_buckets || q.slab_nomerge, "
 	   "'buckets ' || q.slab_buckets || ', nomerge ' || q.slab_nomerge, q.extra_peak_pct, "
-	   "CASE WHEN q.slab_buckets = 'on' THEN 0 ELSE 1 END",
+	   "CASE WHEN q.slab_buckets = 'on' THEN 0 ELSE 1 END, q.basis <> 'recorded'",
 	   NULL},
 	  "extra peak slab pages over both off (%)",
 	  {"kmem_buckets on", "kmem_buckets off", NULL},
 	  "Peak slab pages of each isolation setting over neither, per trace."},
+	 "A bar is solid (validated) when its run is the recorded configuration (the basis "
+	 "column), hatched (what-if) otherwise. "
 	 "Validated: the kmem_buckets caches equal a real 6.18 /sys/kernel/slab (all 26), and "
 	 "the 6.18 profile with buckets on and merging as the kernel does is the configuration "
 	 "this machine's trace was recorded under. What-ifs: buckets off, slab_nomerge on, "
@@ -119,11 +202,14 @@ const struct study_def study_table[] = {
 	 "study-slob-tiny",
 	 NULL,
 	 {{"q.trace, q.model || q.kernel, q.model || ' ' || q.kernel, q.peak_pages, "
-	   "CASE q.model WHEN 'slob' THEN 0 WHEN 'slub SLUB_TINY' THEN 1 ELSE 2 END",
+	   "CASE q.model WHEN 'slob' THEN 0 WHEN 'slub SLUB_TINY' THEN 1 ELSE 2 END, "
+	   "q.basis LIKE 'what-if%'",
 	   NULL},
 	  "peak slab pages",
 	  {"SLOB", "SLUB with SLUB_TINY", "SLUB", NULL},
 	  "Peak slab pages per allocator and kernel profile, per trace."},
+	 "Solid bars: SLOB's baseline and SLUB under the trace's own profile; hatched: the "
+	 "what-ifs. "
 	 "Baseline: SLOB under the 6.1 profile, its last rules, checked against real SLOB "
 	 "kernels by the seed experiment (README). SLUB under the trace's own profile is the "
 	 "recorded configuration (validated). What-ifs: SLOB under 6.18 (removed in 6.4), "
@@ -147,6 +233,7 @@ struct bar {
 	char panel[256], label[128];
 	double v;
 	int series;
+	bool whatif; /* hatched */
 };
 
 /* The bars, in panel and order. */
@@ -194,6 +281,7 @@ static int fig_bars(sqlite3 *db, const struct study_def *s, struct bar **out, si
 		b[nb].v = sqlite3_column_double(st, 3);
 		int sr = sqlite3_column_int(st, 4);
 		b[nb].series = sr < 0 || sr > 3 ? 0 : sr;
+		b[nb].whatif = sqlite3_column_int(st, 5) != 0;
 		nb++;
 	}
 	sqlite3_finalize(st);
@@ -227,14 +315,16 @@ static int fig_dat(const char *path, const struct study_def *s, const struct bar
 	FILE *d = fopen(path, "w");
 	if (!d)
 		return err_set(e, SLABSIM_EIO, "%s: %s", path, strerror(errno));
-	fprintf(d, "# study %s: %s\n# from: slabsim query %s\n# x value series label\n", s->id,
-		s->fig.ylabel, s->query);
+	fprintf(d,
+		"# study %s: %s\n# from: slabsim query %s\n# x value series whatif label "
+		"(whatif 1: a what-if bar, hatched)\n",
+		s->id, s->fig.ylabel, s->query);
 	for (size_t k = 0; k < np; k++) {
 		fprintf(d, "%s# trace \"%s\"\n", k ? "\n\n" : "", b[first[k]].panel);
 		(void)bar_groups(b, first, k, grp);
 		for (size_t i = first[k]; i < first[k + 1]; i++)
-			fprintf(d, "%.1f %.6f %d \"%s\"\n", bar_x(s, grp[i], b[i].series), b[i].v,
-				b[i].series, b[i].label);
+			fprintf(d, "%.1f %.6f %d %d \"%s\"\n", bar_x(s, grp[i], b[i].series),
+				b[i].v, b[i].series, b[i].whatif ? 1 : 0, b[i].label);
 	}
 	if (fclose(d) != 0)
 		return err_set(e, SLABSIM_EIO, "%s: write error", path);
@@ -288,19 +378,40 @@ static void fig_gp_panels(FILE *g, const struct study_def *s, const struct bar *
 			plot_gp_str(g, b[i].label);
 			fprintf(g, " %zu", grp[i]);
 		}
-		/* room above (and below) for the value labels and the key */
-		double pad = hi - lo > 0 ? (hi - lo) * 0.35 : 1.0;
+		/* room above (and below) for the value labels and the key: a
+		 * line of it per series and one for the hatching */
+		int nkey = 1;
+		while (nkey <= 4 && s->fig.series[nkey - 1])
+			nkey++;
+		double pad = hi - lo > 0 ? (hi - lo) * (0.1 + 0.12 * nkey) : 1.0;
 		fprintf(g, ")\nset xrange [-0.6:%.1f]\nset yrange [%.6f:%.6f]\n", (double)ng - 0.4,
 			lo < 0 ? lo - pad : 0.0, hi + pad);
 		fprintf(g, "plot ");
+		/* the key first (keyentry: a series with no bar of a kind in this
+		 * panel draws nothing, and gnuplot would warn of an element
+		 * without points); then per series its validated bars solid and
+		 * its what-ifs hatched in the same colour, where there are some */
 		for (int sr = 0; sr < 4 && s->fig.series[sr]; sr++) {
-			fprintf(g,
-				"'study-%s.dat' index %zu using 1:($3 == %d ? $2 : 1/0) with boxes "
-				"lc rgb '%s' title ",
-				s->id, k, sr, series_rgb[sr]);
+			fprintf(g, "keyentry with boxes lc rgb '%s' title ", series_rgb[sr]);
 			plot_gp_str(g, s->fig.series[sr]);
 			fprintf(g, ", \\\n     ");
 		}
+		fprintf(g, "keyentry with boxes lc rgb '#333333' fs pattern 4 border title "
+			   "'hatched: what-if (solid: validated)', \\\n     ");
+		for (int sr = 0; sr < 4 && s->fig.series[sr]; sr++)
+			for (int w = 0; w < 2; w++) {
+				bool any = false;
+				for (size_t i = first[k]; i < first[k + 1]; i++)
+					any |= b[i].series == sr && b[i].whatif == (w == 1);
+				if (!any)
+					continue;
+				fprintf(g,
+					"'study-%s.dat' index %zu using 1:($3 == %d && $4 == %d ? "
+					"$2 "
+					": 1/0) with boxes lc rgb '%s'%s notitle, \\\n     ",
+					s->id, k, sr, w, series_rgb[sr],
+					w ? " fs pattern 4 border" : "");
+			}
 		/* a value's label just beyond its bar's end */
 		double d = (hi - lo > 0 ? hi - lo : 1.0) * 0.05;
 		fprintf(g,

@@ -18,9 +18,13 @@ struct sqlite3;
 
 /* The figure: bars, one panel per value of the table's `trace` column.
  * Each select list is evaluated over the study's table (as q) and yields
- * (panel, order, bar label, value, series); several lists are UNION ALLed
- * (two bars per row of the table, say). Bars are drawn in order within a
- * panel, coloured by series (0..3), labelled with their value. */
+ * (panel, order, bar label, value, series, what-if); several lists are
+ * UNION ALLed (two bars per row of the table, say). Bars are drawn in order
+ * within a panel, coloured by series (0..3), labelled with their value;
+ * a bar whose what-if is 1 (its configuration never ran on a real kernel,
+ * or not on the one that recorded the trace) is hatched, a validated one
+ * (0: the trace under its own kernel's recorded configuration, or a model
+ * checked against real kernels, as the study's basis says) solid. */
 struct study_fig {
 	const char *cols[2]; /* select lists; cols[1] may be NULL */
 	const char *ylabel;

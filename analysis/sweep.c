@@ -27,6 +27,8 @@ enum axis {
 	AX_SLUB_TINY = SWEEP_AX_SLUB_TINY,
 	AX_RANDOM_KMALLOC = SWEEP_AX_RANDOM_KMALLOC,
 	AX_SLAB_BUCKETS = SWEEP_AX_SLAB_BUCKETS,
+	AX_SHEAF_CAPACITY = SWEEP_AX_SHEAF_CAPACITY,
+	AX_BARN_LIMIT = SWEEP_AX_BARN_LIMIT,
 	AX_NR = SWEEP_AX_NR,
 };
 
@@ -34,7 +36,8 @@ static const char *const axis_names[AX_NR] = {
 	"allocator",	    "kernel",	      "nr_cpus",	"align",
 	"slub_debug",	    "slab_debug",     "slub_min_order", "slub_max_order",
 	"slub_min_objects", "cpu_partial",    "slab_max_order", "slab_nomerge",
-	"slub_tiny",	    "random_kmalloc", "slab_buckets",
+	"slub_tiny",	    "random_kmalloc", "slab_buckets",	"sheaf_capacity",
+	"barn_limit",
 };
 /* The policy_cfg field an axis sets, which only allocators reading it
  * (policy_ops.settings) vary. 0: a setting of every run, varied for every
@@ -56,6 +59,9 @@ static const uint32_t axis_setting[AX_NR] = {
 	[AX_SLUB_TINY] = POLICY_SET_SLUB_TINY,
 	[AX_RANDOM_KMALLOC] = POLICY_SET_RANDOM_KMALLOC,
 	[AX_SLAB_BUCKETS] = POLICY_SET_SLAB_BUCKETS,
+	/* SLUB only: the sheaves are SLUB's (6.18+) */
+	[AX_SHEAF_CAPACITY] = POLICY_SET_SHEAVES,
+	[AX_BARN_LIMIT] = POLICY_SET_SHEAVES,
 };
 
 struct vec {
@@ -302,6 +308,19 @@ static int parse_value(enum axis a, const char *v, uint32_t *out, char *why, siz
 			return -1;
 		}
 		return 0;
+	case AX_SHEAF_CAPACITY:
+	case AX_BARN_LIMIT: {
+		/* kernel: the kernel's own rule (policy_cfg's 0) */
+		uint32_t max =
+			a == AX_SHEAF_CAPACITY ? POLICY_SHEAF_CAPACITY_MAX : POLICY_BARN_LIMIT_MAX;
+		if (!strcmp(v, "kernel"))
+			*out = 0;
+		else if (parse_num(v, 1, max, out)) {
+			(void)snprintf(why, wn, "kernel or a whole number from 1 to %u", max);
+			return -1;
+		}
+		return 0;
+	}
 	case AX_NR_CPUS:
 		if (!strcmp(v, "auto"))
 			*out = SWEEP_AUTO;
@@ -504,8 +523,8 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 			   "kernel, nr_cpus, align, slub_debug, slab_debug, slub_min_order, "
 			   "slub_max_order, "
 			   "slub_min_objects, cpu_partial, slab_max_order, slab_nomerge, "
-			   "slub_tiny, random_kmalloc, slab_buckets, sample_every or "
-			   "align-sites)",
+			   "slub_tiny, random_kmalloc, slab_buckets, sheaf_capacity, "
+			   "barn_limit, sample_every or align-sites)",
 			   key);
 	s->ax_line[a] = ln;
 	for (char *tok = val, *next; tok; tok = next) {
@@ -728,6 +747,12 @@ static void set_axis(struct sweep_run *r, enum axis a, uint32_t v)
 	case AX_SLAB_BUCKETS:
 		c->slab_buckets = v != 0;
 		break;
+	case AX_SHEAF_CAPACITY:
+		c->sheaf_capacity = v;
+		break;
+	case AX_BARN_LIMIT:
+		c->barn_limit = v;
+		break;
 	default:
 		break;
 	}
@@ -747,6 +772,22 @@ static bool settle_align(const struct sweep_spec *s, struct sweep_run *x)
 	x->cfg.align = al;
 	x->given |= 1u << AX_ALIGN;
 	return true;
+}
+
+/* A sheaves what-if (sheaf_capacity or barn_limit other than `kernel`) on
+ * a run whose model has no sheaves at all is the `kernel` run again: a
+ * given profile before 6.18, SLUB_TINY, or slub_debug (every cache a debug
+ * cache: calculate_sheaf_capacity and 6.18's do_kmem_cache_create give
+ * those none). false: drop it. Under an `auto` kernel the input decides:
+ * kept, as align is. */
+static bool sheaves_apply(const struct sweep_run *x)
+{
+	const struct policy_cfg *c = &x->cfg;
+	if (!c->sheaf_capacity && !c->barn_limit)
+		return true;
+	if (c->slub_tiny || c->slub_debug)
+		return false;
+	return x->kernel_auto || c->kernel >= POLICY_KERNEL_6_18;
 }
 
 int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n, struct err *e)
@@ -797,7 +838,7 @@ int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n,
 				for (int a = AX_KERNEL; a < AX_NR; a++)
 					if (s->ax[a].n && applies((enum axis)a, ops))
 						set_axis(&x, (enum axis)a, s->ax[a].v[idx[a]]);
-				if (!settle_align(s, &x))
+				if (!settle_align(s, &x) || !sheaves_apply(&x))
 					goto next;
 				if (total + nseeds > cap) {
 					cap = cap ? cap * 2 : 64;

@@ -38,6 +38,9 @@ enum sweep_axis {
 	SWEEP_AX_SLUB_TINY,
 	SWEEP_AX_RANDOM_KMALLOC,
 	SWEEP_AX_SLAB_BUCKETS,
+	/* the sheaves' what-ifs (SLUB 6.18+): `kernel` or a number */
+	SWEEP_AX_SHEAF_CAPACITY,
+	SWEEP_AX_BARN_LIMIT,
 	SWEEP_AX_NR,
 };
 

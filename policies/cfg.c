@@ -222,7 +222,7 @@ enum policy_align policy_kernel_align(enum policy_kernel k)
 
 const char *policy_what_if(const struct policy_cfg *cfg, const char *allocator, char *buf, size_t n)
 {
-	const char *why[6];
+	const char *why[8];
 	size_t k = 0;
 	enum policy_kernel kr = cfg->kernel;
 	if (allocator && strcmp(allocator, "slob") == 0 && kr >= POLICY_KERNEL_6_6)
@@ -235,6 +235,12 @@ const char *policy_what_if(const struct policy_cfg *cfg, const char *allocator, 
 		why[k++] = "RANDOM_KMALLOC_CACHES came in Linux 6.6";
 	if (cfg->slab_buckets && kr < POLICY_KERNEL_6_12)
 		why[k++] = "SLAB_BUCKETS came in Linux 6.11";
+	/* the sheaves' what-ifs change nothing before 6.18 (no sheaves) */
+	bool sheaves = kr >= POLICY_KERNEL_6_18 && (!allocator || !strcmp(allocator, "slub"));
+	if (cfg->sheaf_capacity && sheaves)
+		why[k++] = "sheaf_capacity other than the kernel's rule";
+	if (cfg->barn_limit && sheaves)
+		why[k++] = "barn limits other than the kernel's (10 full, 10 empty)";
 	bool align_new = kr >= POLICY_KERNEL_6_6 || cfg->align == POLICY_ALIGN_POW2_DIVISOR;
 	if (align_new && cfg->align != policy_kernel_align(kr))
 		why[k++] = "align";

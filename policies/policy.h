@@ -127,8 +127,9 @@ struct policy_cfg;
  * bytes): SLOB on a profile from 6.6 (removed in 6.4), SLAB from 6.12
  * (removed in 6.8), a configuration switch the profile's kernel lacks
  * (SLUB_TINY before 6.2, RANDOM_KMALLOC_CACHES before 6.6, SLAB_BUCKETS
- * before 6.11), an --align other than the profile's rule on the profiles
- * from 6.6, and pow2-divisor on those before 6.12. NULL when none (the 5.4
+ * before 6.11), a sheaf_capacity or barn_limit other than the kernel's
+ * (SLUB from 6.18), an --align other than the profile's rule on the
+ * profiles from 6.6, and pow2-divisor on those before 6.12. NULL when none (the 5.4
  * and 6.1 profiles' other --align values are the seed question's own
  * options and are not flagged). */
 const char *policy_what_if(const struct policy_cfg *cfg, const char *allocator, char *buf,
@@ -202,6 +203,15 @@ struct policy_cfg {
 	bool slab_buckets;
 	uint32_t random_kmalloc;
 	uint64_t random_seed;
+	/* What-ifs of the sheaves (SLUB 6.18+, policies/sheaves.h), 0 = the
+	 * kernel's own. sheaf_capacity: every cache that has sheaves under the
+	 * profile's rule (6.18: those created with a capacity; 7.0:
+	 * calculate_sheaf_capacity) gets this capacity instead. barn_limit:
+	 * the barn's MAX_FULL_SHEAVES and MAX_EMPTY_SHEAVES (10 each) both
+	 * become this. Neither gives sheaves to a cache the rule leaves
+	 * without. */
+	uint32_t sheaf_capacity;
+	uint32_t barn_limit;
 	/* The callers that need alignment (a sites file, policies/sites.h),
 	 * borrowed: it must outlive every instance made with this cfg. NULL =
 	 * none. The engine matches call sites against it and passes each
@@ -234,7 +244,14 @@ enum {
 	POLICY_SET_ZONE_DMA = 1u << 13,
 	POLICY_SET_SLAB_BUCKETS = 1u << 14,
 	POLICY_SET_RANDOM_KMALLOC = 1u << 15,
+	POLICY_SET_SHEAVES = 1u << 16, /* sheaf_capacity, barn_limit */
 };
+
+/* The largest sheaf_capacity and barn_limit a policy_cfg may hold (a sheaf
+ * of 1024 objects is an 8 KiB + 32 byte kmalloc; a barn of 1000 sheaves
+ * per cache is far beyond any kernel's). */
+#define POLICY_SHEAF_CAPACITY_MAX 1024
+#define POLICY_BARN_LIMIT_MAX	  1000
 
 /* The allocator a run uses when none is named (the kernel's default). */
 #define POLICY_DEFAULT_NAME "slub"

@@ -40,6 +40,8 @@ int sheaves_init(struct sheaves *sh, uint32_t capacity, uint32_t nr_cpus, enum s
 			       capacity, nr_cpus);
 	sh->capacity = capacity;
 	sh->nr_cpus = nr_cpus;
+	sh->max_full = SHEAVES_MAX_FULL;
+	sh->max_empty = SHEAVES_MAX_EMPTY;
 	sh->rule = rule;
 	sh->pcs = calloc(nr_cpus, sizeof(*sh->pcs));
 	if (!sh->pcs)
@@ -246,7 +248,7 @@ static void replace_full_main(struct sheaves *sh, const struct sheaves_ops *ops,
 		p->main = p->spare;
 		p->spare = t;
 		return;
-	} else if (sh->nr_full >= SHEAVES_MAX_FULL) {
+	} else if (sh->nr_full >= sh->max_full) {
 		/* barn_replace_full_sheaf says -E2BIG: the full spare is
 		 * flushed to slabs and becomes main, main the spare */
 		sh->barn_put_fail++;
@@ -283,19 +285,20 @@ void sheaves_free(struct sheaves *sh, const struct sheaves_ops *ops, uint32_t cp
 }
 
 /* rcu_free_sheaf, after the grace period: a full sheaf for the barn while
- * it holds fewer than SHEAVES_MAX_FULL, else flushed to slabs and kept as
- * an empty sheaf below SHEAVES_MAX_EMPTY, or freed. */
+ * it holds fewer than max_full (SHEAVES_MAX_FULL), else flushed to slabs
+ * and kept as an empty sheaf below max_empty (SHEAVES_MAX_EMPTY), or
+ * freed. */
 static void rcu_free_sheaf(struct sheaves *sh, const struct sheaves_ops *ops, uint32_t cpu,
 			   struct sheaf *f)
 {
-	if (sh->nr_full < SHEAVES_MAX_FULL) {
+	if (sh->nr_full < sh->max_full) {
 		sh->barn_put++;
 		barn_put_full(sh, f);
 		return;
 	}
 	sh->barn_put_fail++;
 	flush_sheaf(sh, ops, cpu, f);
-	if (sh->nr_empty < SHEAVES_MAX_EMPTY)
+	if (sh->nr_empty < sh->max_empty)
 		barn_put_empty(sh, f);
 	else
 		sheaf_free(sh, f);

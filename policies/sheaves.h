@@ -70,6 +70,10 @@ struct sheaves {
 	struct sheaves_pcs *pcs;
 	struct sheaf *full, *empty; /* the barn's lists, newest first (list_add) */
 	uint32_t nr_full, nr_empty;
+	/* the barn's limits where the kernel checks them: SHEAVES_MAX_FULL and
+	 * SHEAVES_MAX_EMPTY from sheaves_init; a what-if may change them
+	 * (policy_cfg.barn_limit) before the first operation */
+	uint32_t max_full, max_empty;
 	uint64_t parked;     /* objects in all sheaves and the barn */
 	uint64_t nr_sheaves; /* sheaves that exist */
 	/* counters, for tests and reports (CONFIG_SLUB_STATS names) */

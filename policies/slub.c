@@ -712,12 +712,16 @@ static uint32_t sheaf_capacity_for(const struct slub *s, const char *name,
 		return 0;
 	uint32_t explicit_cap = spec && spec->sheaf_capacity_given ? spec->sheaf_capacity
 								   : source_sheaf_capacity(name);
-	if (!is_70(s))
-		return explicit_cap;
-	for (size_t i = 0; i < sizeof(exempt) / sizeof(exempt[0]); i++)
-		if (!strcmp(name, exempt[i]))
-			return 0;
-	return sheaves_capacity_7_0(g->size, explicit_cap);
+	uint32_t cap = explicit_cap;
+	if (is_70(s)) {
+		for (size_t i = 0; i < sizeof(exempt) / sizeof(exempt[0]); i++)
+			if (!strcmp(name, exempt[i]))
+				return 0;
+		cap = sheaves_capacity_7_0(g->size, explicit_cap);
+	}
+	/* the sheaf_capacity what-if: the caches the rule gives sheaves get
+	 * that many objects a sheaf instead; the others stay without */
+	return cap && cfg->sheaf_capacity ? cfg->sheaf_capacity : cap;
 }
 
 /* Give root cache k its sheaves (capacity cap > 0). */
@@ -729,8 +733,12 @@ static int cache_sheaves_init(struct slub *s, struct cache *k, uint32_t cap, str
 	k->sh = calloc(1, sizeof(*k->sh));
 	if (!k->sh)
 		return err_set(e, SLABSIM_ENOMEM, "out of memory for the sheaves of %s", k->name);
-	return sheaves_init(k->sh, cap, s->base.cfg.nr_cpus, is_70(s) ? SHEAVES_7_0 : SHEAVES_6_18,
-			    e);
+	int rc = sheaves_init(k->sh, cap, s->base.cfg.nr_cpus,
+			      is_70(s) ? SHEAVES_7_0 : SHEAVES_6_18, e);
+	/* the barn_limit what-if: MAX_FULL_SHEAVES and MAX_EMPTY_SHEAVES */
+	if (!rc && s->base.cfg.barn_limit)
+		k->sh->max_full = k->sh->max_empty = s->base.cfg.barn_limit;
+	return rc;
 }
 
 /* ---- caches ---- */
@@ -1463,7 +1471,7 @@ const struct policy_ops slub_ops = {
 		    POLICY_SET_CACHE_LINE |
 		    /* the configuration switches its kmalloc and layout read */
 		    POLICY_SET_SLUB_TINY | POLICY_SET_ZONE_DMA | POLICY_SET_SLAB_BUCKETS |
-		    POLICY_SET_RANDOM_KMALLOC,
+		    POLICY_SET_RANDOM_KMALLOC | POLICY_SET_SHEAVES,
 	.figures = POLICY_FIG_OBJECT_SIZE | POLICY_FIG_SIZE | POLICY_FIG_ALIGN | POLICY_FIG_ORDER |
 		   POLICY_FIG_OBJS_PER_SLAB | POLICY_FIG_MIN_PARTIAL | POLICY_FIG_CPU_PARTIAL,
 	.truth = POLICY_TRUTH_SYSFS,

@@ -1761,6 +1761,8 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 		if (ci.g.objs_per_slab)
 			out->free_slots_by_count +=
 				(ci.total_objects - ci.inuse_objects) * ci.g.size;
+		out->sheaf_caches += ci.g.sheaf_capacity != 0;
+		out->parked_objs += ci.parked_objects;
 	}
 	/* large kmallocs: the page rounding is their only waste */
 	out->waste_rounding += s->large_live_bytes - s->large_live_req;
@@ -1792,6 +1794,8 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 		.waste_layout = t.waste_layout,
 		.waste_free_slots = t.waste_free_slots,
 		.waste_tail = t.waste_tail,
+		.sheaves = t.sheaf_caches != 0,
+		.parked_objs = t.parked_objs,
 	};
 	int rc = SINK_EMIT(s->sink, sample, &row, e);
 	if (!rc)
@@ -2176,6 +2180,8 @@ static void cache_row(const struct sim *s, uint32_t id, const struct policy_cach
 	row->waste_free_slots = w.free;
 	row->waste_tail = w.tail;
 	row->align_violations = a->violations;
+	row->sheaf_capacity = ci->g.sheaf_capacity;
+	row->parked_objs = ci->parked_objects;
 }
 
 static bool cache_active(const struct sim *s, uint32_t id, const struct policy_cache_info *ci)

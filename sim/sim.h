@@ -265,6 +265,10 @@ struct sim_totals {
 	/* allocations where the model's bytes_alloc differs from the trace's:
 	 * 0 when the model runs the recorded kernel's configuration */
 	uint64_t alloc_size_mismatch;
+	/* root caches with sheaves (SLUB 6.18+) and the objects parked in
+	 * their sheaves and barns (policy_cache_info.parked_objects) */
+	uint32_t sheaf_caches;
+	uint64_t parked_objs;
 };
 void sim_totals(const struct sim *s, struct sim_totals *out);
 

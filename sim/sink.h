@@ -50,6 +50,10 @@ struct sink_cache {
 	uint64_t waste_free_slots; /* free slots * slab_size */
 	uint64_t waste_tail;	   /* slabs * (slab bytes - objs_per_slab * slab_size) */
 	uint64_t align_violations;
+	/* SLUB 6.18+ (the `cache_sheaves` table, a row when sheaf_capacity):
+	 * objects a sheaf holds (0: no sheaves), objects parked at the end */
+	uint32_t sheaf_capacity;
+	uint64_t parked_objs;
 };
 
 /* Per-call-site figures (the `sites` table). */
@@ -99,6 +103,11 @@ struct sink_sample {
 	uint64_t slab_pages, large_pages;
 	uint64_t live_objs, live_req_bytes;
 	uint64_t waste_rounding, waste_layout, waste_free_slots, waste_tail;
+	/* SLUB 6.18+ (the `sample_sheaves` table, one row when sheaves): some
+	 * root cache has sheaves, and the objects parked in all sheaves and
+	 * barns (allocated in slabs, free for the kernel) */
+	bool sheaves;
+	uint64_t parked_objs;
 };
 
 /* Per-cache point of the time series (the `sample_caches` table; zeros when

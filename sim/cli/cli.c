@@ -76,7 +76,10 @@ void cli_usage_model_opts(FILE *f)
 		"                        ZONE_DMA, SLUB_CPU_PARTIAL y, the others n;\n"
 		"                        RANDOM_KMALLOC_SEED=S: the random copies' seed (0x\n"
 		"                        and hex digits, or decimal; default: a capture's\n"
-		"                        random_kmalloc_seed, else 0)\n"
+		"                        random_kmalloc_seed, else 0); SHEAF_CAPACITY=N and\n"
+		"                        BARN_LIMIT=N (what-ifs of SLUB 6.18+: every cache\n"
+		"                        with sheaves gets N objects a sheaf; the barn holds\n"
+		"                        N full and N empty sheaves; 'kernel' = the kernel's)\n"
 		"  --slab-debug          SLAB: model CONFIG_DEBUG_SLAB (red zones, user word)\n"
 		"  --slab-max-order N    SLAB: slab_max_order (default 1)\n");
 }
@@ -133,6 +136,24 @@ static int config_opt(struct run_model *m, const char *arg)
 		m->config_given |= RUN_SWITCH_SEED;
 		return 1;
 	}
+	/* not Kconfig switches either: the sheaves' what-ifs (policy_cfg
+	 * sheaf_capacity, barn_limit), a number or `kernel` (the kernel's) */
+	static const struct {
+		const char *name;
+		uint32_t max;
+	} num[] = {{"SHEAF_CAPACITY=", POLICY_SHEAF_CAPACITY_MAX},
+		   {"BARN_LIMIT=", POLICY_BARN_LIMIT_MAX}};
+	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++) {
+		size_t l = strlen(num[i].name);
+		uint32_t v = 0;
+		if (strncmp(s, num[i].name, l))
+			continue;
+		if (strcmp(s + l, "kernel") && cli_parse_u32("--config", s + l, 1, num[i].max, &v))
+			return -1;
+		*(i ? &m->cfg.barn_limit : &m->cfg.sheaf_capacity) = v;
+		m->config_given |= POLICY_SET_SHEAVES;
+		return 1;
+	}
 	bool on = eq && (strcmp(eq + 1, "y") == 0);
 	if (!eq || (!on && strcmp(eq + 1, "n") != 0))
 		goto bad;
@@ -167,7 +188,7 @@ bad:
 	fprintf(stderr,
 		"slabsim: --config expects SWITCH=y or SWITCH=n, SWITCH one of SLUB_TINY, "
 		"ZONE_DMA, MEMCG, SLUB_CPU_PARTIAL, SLAB_BUCKETS, RANDOM_KMALLOC_CACHES (or "
-		"RANDOM_KMALLOC_SEED=SEED); got '%s'\n",
+		"RANDOM_KMALLOC_SEED=SEED, SHEAF_CAPACITY=N, BARN_LIMIT=N); got '%s'\n",
 		arg);
 	return -1;
 }

@@ -163,6 +163,22 @@ static void make_label(const struct job *j, char *buf, size_t n)
 					 on[i] ? "on" : "off");
 			at = k < 0 ? n : at + (size_t)k;
 		}
+	/* the sheaves' what-ifs: `kernel` or the number */
+	const struct {
+		enum sweep_axis a;
+		const char *name;
+		uint32_t v;
+	} num[] = {{SWEEP_AX_SHEAF_CAPACITY, "sheaf_capacity", m->cfg.sheaf_capacity},
+		   {SWEEP_AX_BARN_LIMIT, "barn_limit", m->cfg.barn_limit}};
+	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++) {
+		char v[16] = "kernel";
+		if (!(r->given & 1u << num[i].a) || at >= n)
+			continue;
+		if (num[i].v)
+			(void)snprintf(v, sizeof(v), "%u", num[i].v);
+		int k = snprintf(buf + at, n - at, " %s=%s", num[i].name, v);
+		at = k < 0 ? n : at + (size_t)k;
+	}
 }
 
 static int capture_setup(void *ctx, struct sim *s, struct err *e)
@@ -734,6 +750,8 @@ static int plan_model(struct sweep_cmd *c, struct job *j, char *extra, size_t n)
 		[SWEEP_AX_SLUB_TINY] = RUN_GIVEN_CONFIG,
 		[SWEEP_AX_RANDOM_KMALLOC] = RUN_GIVEN_CONFIG,
 		[SWEEP_AX_SLAB_BUCKETS] = RUN_GIVEN_CONFIG,
+		[SWEEP_AX_SHEAF_CAPACITY] = RUN_GIVEN_CONFIG,
+		[SWEEP_AX_BARN_LIMIT] = RUN_GIVEN_CONFIG,
 	};
 	/* the switches as --config gives them: a capture's evidence (its
 	 * slabinfo's cache names, its cmdline's slab_nomerge) does not
@@ -743,6 +761,8 @@ static int plan_model(struct sweep_cmd *c, struct job *j, char *extra, size_t n)
 		[SWEEP_AX_SLUB_TINY] = POLICY_SET_SLUB_TINY,
 		[SWEEP_AX_RANDOM_KMALLOC] = POLICY_SET_RANDOM_KMALLOC,
 		[SWEEP_AX_SLAB_BUCKETS] = POLICY_SET_SLAB_BUCKETS,
+		[SWEEP_AX_SHEAF_CAPACITY] = POLICY_SET_SHEAVES,
+		[SWEEP_AX_BARN_LIMIT] = POLICY_SET_SHEAVES,
 	};
 	const struct sweep_run *r = &j->r;
 	struct run_model *m = &j->model;

@@ -116,6 +116,12 @@ int run_model_json(const struct run_model *m, char *buf, size_t n)
 		w += snprintf(buf + w, n - (size_t)w,
 			      ",\"random_kmalloc\":%u,\"random_kmalloc_seed\":\"0x%016" PRIx64 "\"",
 			      m->cfg.random_kmalloc, m->cfg.random_seed);
+	/* the sheaves' what-ifs (0: the kernel's own, no key) */
+	if (w >= 0 && (size_t)w < n && m->cfg.sheaf_capacity)
+		w += snprintf(buf + w, n - (size_t)w, ",\"sheaf_capacity\":%u",
+			      m->cfg.sheaf_capacity);
+	if (w >= 0 && (size_t)w < n && m->cfg.barn_limit)
+		w += snprintf(buf + w, n - (size_t)w, ",\"barn_limit\":%u", m->cfg.barn_limit);
 	if (w < 0 || (size_t)w >= n)
 		return -1;
 	if (m->sites_path) {

@@ -219,13 +219,13 @@ tap_is "plots of the reaping run, v2 and v3 file: the same .dat files, 2 values 
 
 "$bin" merge m.db v2.db -q 2> err
 tap_is "a v2 input does not merge into a v3 file: exit 3, says how to upgrade" \
-	"$? $(grep -c 'schema version 2, but m.db has 5 (upgrade the older file first' err)" "3 1"
+	"$? $(grep -c 'schema version 2, but m.db has 6 (upgrade the older file first' err)" "3 1"
 # Upgrade: merging into it opens it with rec_open. Its runs are the ones of
 # b.db, so the merge copies nothing.
 "$bin" merge v2.db b.db -q 2> err
 tap_is "v2 -> 3: merge into the v2 file exits 0" "$? $(cat err)" "0 "
-tap_is "v2 -> 5: user_version 5, the runs unchanged" \
-	"$(q v2.db "SELECT user_version FROM pragma_user_version; SELECT count(*) FROM runs")" "5
+tap_is "v2 -> 6: user_version 6, the runs unchanged" \
+	"$(q v2.db "SELECT user_version FROM pragma_user_version; SELECT count(*) FROM runs")" "6
 4"
 tables v2.db > v3.rows
 # every v2 row is kept; the rows added are rows of zeros, one where a cache

@@ -6,7 +6,8 @@
 # old files are made from a version 5 file by undoing each upgrade of
 # docs/schema.md: 5 -> 4 drops align_cost, 4 -> 3 the trace identity
 # columns, 3 -> 2 stores the full series in the tables, 2 -> 1 drops the
-# tables of docs/metrics.md. Also: align-pay's need column is filled (it
+# tables of docs/metrics.md; 6 -> 5 drops sample_sheaves and cache_sheaves
+# (study-sheaves then reads parked objects as not recorded). Also: align-pay's need column is filled (it
 # was empty for policies without a sites file). TAP.
 #   $1 slabsim binary, $2 the bundled 6.1 boot trace
 set -u
@@ -79,4 +80,27 @@ for v in 4 3 2 1; do
 		"Not recorded: this file is schema version $v; the table align_cost came with version 5."
 	tap_is "v$v: reading left the file at version $v" "$(q v$v.db "PRAGMA user_version")" $v
 done
+
+# ---- version 6 -> 5: the sheaves' tables (sample_sheaves, cache_sheaves) ----
+"$bin" replay "$boot" --kernel 7.0 --nr-cpus 2 --sample-every 100ev --db s6.db -q 2> err
+tap_is "v6: a 7.0 replay records parked objects" \
+	"$? $(q s6.db "PRAGMA user_version; SELECT count(*) > 0, max(parked_objs) > 0 FROM sample_sheaves")" "0 6
+1|1"
+cp s6.db s5.db
+q s5.db "DROP TABLE sample_sheaves; DROP TABLE cache_sheaves; PRAGMA user_version = 5"
+"$bin" query study-sheaves --db s6.db --format csv > out 2> err
+tap_like "v6: study-sheaves counts parked objects" "$(cut -d, -f2,8-10 out | tail -1)" "7.0,"
+tap_is "v6: ... more than none" "$(tail -1 out | awk -F, '{ print ($9 > 0) }')" 1
+"$bin" query study-sheaves --db s5.db --format csv > out 2> err
+tap_is "v5: study-sheaves exits 0, parked objects not recorded (empty, not 0)" \
+	"$? $(cat err)$(tail -1 out | cut -d, -f2,9,10)" "0 7.0,,"
+tap_is "v5: reading left the file at version 5" "$(q s5.db "PRAGMA user_version")" 5
+cp s5.db s5m.db
+"$bin" merge s6.db s5m.db -q 2> err
+tap_is "v5: merges into a version 6 file (the run is s6.db's already: nothing copied, exit 0)" \
+	"$? $(cat err)$(q s6.db "SELECT count(*) FROM runs")" "0 1"
+"$bin" replay "$boot" --kernel 7.0 --nr-cpus 2 --sample-every 100ev --db s5.db -q 2> err
+tap_is "v5: a replay into it upgrades it to version 6 and records the new run's parked objects" \
+	"$? $(q s5.db "PRAGMA user_version; SELECT count(DISTINCT run_id) FROM sample_sheaves")" "0 6
+1"
 tap_done

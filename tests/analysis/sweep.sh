@@ -196,8 +196,8 @@ cd .. || exit 1
 
 # ---- named queries against the run rows ----
 "$bin" query --list > out
-tap_is "query --list names 14 queries" "$(awk '{print $1}' out | tr '\n' ' ')" \
-	"align-overhead top-waste unaligned-sites align-pay align-pay-caches sites-file waste-by-kind seed-groups runs study-align-2024 study-align-2024-where study-random-kmalloc study-isolation study-slob-tiny "
+tap_is "query --list names 16 queries" "$(awk '{print $1}' out | tr '\n' ' ')" \
+	"align-overhead top-waste unaligned-sites align-pay align-pay-caches sites-file waste-by-kind seed-groups runs study-align-2024 study-align-2024-where study-sheaves study-sheaf-capacity study-random-kmalloc study-isolation study-slob-tiny "
 # align-overhead: pair natural and none by allocator and debug setting, here
 # with awk over (allocator, align, debug, peak)
 q full.db "SELECT trace_label, allocator, align,

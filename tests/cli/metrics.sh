@@ -231,12 +231,16 @@ sqlite3 v1.db "ALTER TABLE runs DROP COLUMN trace_label; ALTER TABLE runs DROP C
 	ALTER TABLE runs DROP COLUMN trace_kernel; ALTER TABLE runs DROP COLUMN trace_nr_cpus;
 	DROP TABLE run_metrics; DROP TABLE perf_callers; DROP TABLE perf_ptrs;
 	DROP TABLE sample_metrics; DROP TABLE sample_orders; DROP TABLE sample_slabinfo;
-	DROP TABLE align_cost; PRAGMA user_version = 1"
+	DROP TABLE align_cost; DROP TABLE sample_sheaves; DROP TABLE cache_sheaves;
+	PRAGMA user_version = 1"
 "$bin" replay "$data/perf-hand.trace" --kernel 6.1 --db v1.db -q 2> err
 tap_is "schema 1 -> 4: replay into a version 1 file" "$? $(cat err)" "0 "
-tap_is "schema 1 -> 5: user_version 5, two runs, metrics of the second only" \
+tap_is "schema 1 -> 6: user_version 6, two runs, metrics of the second only" \
 	"$(sqlite3 v1.db "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM runs), (SELECT group_concat(run_id) FROM run_metrics)")" \
-	"5|2|2"
+	"6|2|2"
+tap_is "schema 1 -> 6: the sheaves' tables created (a 6.1 run: no rows)" \
+	"$(sqlite3 v1.db "SELECT count(*) FROM sqlite_master WHERE name IN ('sample_sheaves', 'cache_sheaves'); SELECT count(*) FROM sample_sheaves")" "2
+0"
 tap_is "schema 1 -> 5: align_cost rows of the second run only" \
 	"$(sqlite3 v1.db "SELECT count(DISTINCT run_id), min(run_id) FROM align_cost")" "1|2"
 tap_is "schema 1 -> 4: the identity's columns added; the old run labelled by its path, no hash" \

@@ -56,7 +56,7 @@ struct key {
 	 * another value than the default cfg holds meanwhile */
 	uint32_t kernel, kernel_auto, align, nr_cpus, nr_cpus_auto, slub_debug, slub_min_order,
 		slub_max_order, slub_min_objects, cpu_partial, slab_debug, slab_max_order, nomerge,
-		slub_tiny, random_kmalloc, slab_buckets;
+		slub_tiny, random_kmalloc, slab_buckets, sheaf_capacity, barn_limit;
 };
 
 static int key_cmp(const void *pa, const void *pb)
@@ -77,7 +77,7 @@ static int key_cmp(const void *pa, const void *pb)
 		return c;
 	/* the uint32_t fields, no padding between them */
 	return memcmp(&a->kernel, &b->kernel,
-		      offsetof(struct key, slab_buckets) + sizeof(uint32_t) -
+		      offsetof(struct key, barn_limit) + sizeof(uint32_t) -
 			      offsetof(struct key, kernel));
 }
 
@@ -171,6 +171,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fail("a SLUB configuration switch set on another allocator", i);
 		if (!slub && !slab && c->nomerge != d.nomerge)
 			fail("slab_nomerge set on an allocator that does not merge", i);
+		/* the sheaves' what-ifs: SLUB's, in range, and never on a run
+		 * whose model has no sheaves (it would be the `kernel` run) */
+		if (c->sheaf_capacity > POLICY_SHEAF_CAPACITY_MAX ||
+		    c->barn_limit > POLICY_BARN_LIMIT_MAX)
+			fail("sheaf_capacity or barn_limit outside the documented ranges", i);
+		if (!slub && (c->sheaf_capacity || c->barn_limit))
+			fail("a sheaves what-if set on another allocator", i);
+		if ((c->sheaf_capacity || c->barn_limit) &&
+		    (c->slub_tiny || c->slub_debug ||
+		     (!r->kernel_auto && c->kernel < POLICY_KERNEL_6_18)))
+			fail("a sheaves what-if on a run without sheaves", i);
 		k[i] = (struct key){.trace = r->trace_idx,
 				    .workload = r->workload,
 				    .seed_set = r->seed_set,
@@ -192,7 +203,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    .nomerge = c->nomerge,
 				    .slub_tiny = c->slub_tiny,
 				    .random_kmalloc = c->random_kmalloc,
-				    .slab_buckets = c->slab_buckets};
+				    .slab_buckets = c->slab_buckets,
+				    .sheaf_capacity = c->sheaf_capacity,
+				    .barn_limit = c->barn_limit};
 	}
 	qsort(k, n, sizeof(*k), key_cmp);
 	for (size_t i = 1; i < n; i++)
