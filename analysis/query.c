@@ -345,7 +345,7 @@ const char query_shared_cte[] = SHARED;
 		"  p.final_slab_pages - s.slob_final AS vs_slob_final,\n"                          \
 		"  CASE WHEN p.allocator = 'slob' AND p.kernel = '6.1' THEN 'baseline (SLOB''s '\n" \
 		"    || 'last rules)' WHEN p.model = 'slub SLUB_TINY' AND p.kernel <> '6.1'\n"     \
-		"    THEN 'what-if (not yet validated)' ELSE p.basis END AS basis\n"               \
+		"    THEN 'what-if (model validated on 6.12)' ELSE p.basis END AS basis\n"               \
 		"FROM p JOIN s ON s.trace = p.trace\n"                                             \
 		"ORDER BY p.trace, p.allocator DESC, p.model, p.kernel"},
 
