@@ -255,8 +255,6 @@ struct sim {
 	struct metrics *m;		      /* the figures of docs/metrics.md (metrics.c) */
 	struct metrics_jw_acc *jw;	      /* m's J&W state, observed inline per event */
 	gsl_rng *rng;			      /* picks start-state objects to free */
-	/* trace pointers freed with no allocation since (untraced_note_free) */
-	struct u64map freed;
 	uint64_t unattributed_frees;
 	/* a capture's lost-events.txt count, when sim_set_capture_lost gave one */
 	bool has_capture_lost;
@@ -377,7 +375,6 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->pslab_of);
 	u64map_init(&s->pre_bind);
 	u64map_init(&s->name_slab);
-	u64map_init_sparse(&s->freed);
 	u64map_init(&s->violations);
 	u64map_init(&s->violation_addr);
 	u64map_init(&s->cost_index);
@@ -447,7 +444,6 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->pslab_of);
 	u64map_fini(&s->pre_bind);
 	u64map_fini(&s->name_slab);
-	u64map_fini(&s->freed);
 	free(s->cands);
 	free(s->account_seen);
 	free(s->root_of);
@@ -482,10 +478,12 @@ const struct metrics *sim_metrics(const struct sim *s)
 /* ---- metrics hooks (sim/metrics.c, docs/metrics.md) ---- */
 
 /* live_index values: the live object at the trace pointer (pool index + 1,
- * 0 = none) in the low half, perf kmem stat's record of the pointer
- * (metrics_perf_*_at; record + 1, 0 = none) in the high half, so that one
- * probe per event serves both. An entry goes when both are 0. */
-#define LIVE_OBJ_MASK 0xffffffffULL
+ * 0 = none) in the low 31 bits, LIVE_FREED when the pointer was freed with
+ * no allocation since (untraced_note_free), perf kmem stat's record of the
+ * pointer (metrics_perf_*_at; record + 1, 0 = none) in the high half, so
+ * that one probe per event serves all three. An entry goes when all are 0. */
+#define LIVE_OBJ_MASK 0x7fffffffULL
+#define LIVE_FREED    0x80000000ULL
 
 static inline uint32_t live_obj(uint64_t v)
 {
@@ -501,7 +499,7 @@ static inline uint32_t live_rec(uint64_t v)
 static inline uint64_t live_with_rec(uint64_t v, uint32_t rec)
 {
 	uint64_t r = rec == METRICS_NO_REC ? 0 : (uint64_t)rec + 1;
-	return (v & LIVE_OBJ_MASK) | r << 32;
+	return (v & 0xffffffffULL) | r << 32;
 }
 
 /* The policy's slab and large-kmalloc pages now, read around every event:
@@ -800,6 +798,8 @@ static int pool_get(struct sim *s, uint32_t *idx)
 		return 0;
 	}
 	if (s->pool_len == s->pool_cap) {
+		if (s->pool_len >= LIVE_OBJ_MASK - 1) /* live_index keeps index + 1 in 31 bits */
+			return SLABSIM_ENOMEM;
 		uint32_t ncap = s->pool_cap ? s->pool_cap * 2 : 4096;
 		struct live *n = realloc(s->pool, (size_t)ncap * sizeof(*n));
 		if (!n)
@@ -1239,22 +1239,30 @@ static int count_alloc(struct sim *s, const struct trace_event *ev, const struct
  * the object's life in the model is empty: the model does not hold the
  * memory it held between its allocation and its free. */
 
-/* A pointer freed: remember it until it is allocated again. OUT: *again,
- * whether it was freed before with no allocation since. */
-static int untraced_note_free(struct sim *s, uint64_t ptr, bool *again, struct err *e)
+/* A pointer freed: remember it until it is allocated again (LIVE_FREED in
+ * its live_index entry, *slot; NULL: it has none, one is made). OUT:
+ * *again, whether it was freed before with no allocation since. The live
+ * object bits of *slot must be clear. */
+static int untraced_note_free(struct sim *s, uint64_t ptr, uint64_t *slot, bool *again,
+			      struct err *e)
 {
-	uint64_t *v = u64map_upsert(&s->freed, ptr, again);
-	if (!v)
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	*v = 1;
+	if (!slot) {
+		bool found;
+		if (!(slot = u64map_upsert(&s->live_index, ptr, &found)))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		if (!found)
+			*slot = 0;
+	}
+	*again = *slot & LIVE_FREED;
+	*slot |= LIVE_FREED;
 	return 0;
 }
 
-/* A pointer allocated: its next free is a plain one. */
-static inline void untraced_note_alloc(struct sim *s, uint64_t ptr)
+/* A pointer allocated (its live_index entry *slot): its next free is a
+ * plain one. */
+static inline void untraced_note_alloc(uint64_t *slot)
 {
-	if (u64map_len(&s->freed))
-		u64map_del(&s->freed, ptr, NULL);
+	*slot &= ~LIVE_FREED;
 }
 
 /* Make the allocation the trace did not show before a free of a pointer
@@ -1333,7 +1341,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		anomaly(s, SIM_AN_ALLOC_NULL, ev->line);
 		return 0;
 	}
-	untraced_note_alloc(s, ev->ptr);
+	untraced_note_alloc(slot);
 	if (ev->bytes_req == 0) {
 		anomaly(s, SIM_AN_ALLOC_ZERO, ev->line);
 		return 0;
@@ -1402,7 +1410,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	l->site = site;
 	l->cpu = cpu;
 	uint32_t acct = live_acct(s, l);
-	if (acct != UINT32_MAX && (rc = grow_acct(s, acct)))
+	if (acct != UINT32_MAX && acct >= s->acct_cap && (rc = grow_acct(s, acct)))
 		return err_set(e, rc, "out of memory");
 	if (!kmalloc && acct != UINT32_MAX && ev->accounted >= 0 && s->ncands &&
 	    (rc = note_account(s, acct, ev)))
@@ -1416,8 +1424,11 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		 * would write the same value (the map is the same either way) */
 		uint64_t *last = s->trace_slab_put[(base >> 12) % 256];
 		if (last[0] != base || last[1] != val) {
-			if ((rc = u64map_put(&s->trace_slab, base, val)))
-				return err_set(e, rc, "out of memory");
+			bool found; /* the inline probe: a put, without the call */
+			uint64_t *v = u64map_upsert(&s->trace_slab, base, &found);
+			if (!v)
+				return err_set(e, SLABSIM_ENOMEM, "out of memory");
+			*v = val;
 			last[0] = base;
 			last[1] = val;
 		}
@@ -1567,9 +1578,9 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		if (ev->ptr > ZERO_SIZE_PTR) {
 			obj = live_obj(*slot);
 			*slot &= ~LIVE_OBJ_MASK;
-		}
-		if (!*slot)
+		} else if (!*slot) {
 			u64map_del_ref(&s->live_index, slot);
+		}
 	}
 	if (ev->ptr == 0) {
 		anomaly(s, SIM_AN_FREE_NULL, ev->line);
@@ -1579,8 +1590,9 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		anomaly(s, SIM_AN_FREE_ZERO_SIZE, ev->line);
 		return 0;
 	}
+	/* the entry stays: it says the pointer was freed */
 	bool again;
-	int rc = untraced_note_free(s, ev->ptr, &again, e);
+	int rc = untraced_note_free(s, ev->ptr, slot, &again, e);
 	if (rc)
 		return rc;
 	idx64 = obj ? obj - 1 : 0;
@@ -1701,8 +1713,6 @@ static int mmf_free_node(void *ctx, uint64_t ptr, struct err *e)
 	if (acct == UINT32_MAX || mmf_kind_of_acct(s, acct) != MMF_NODE)
 		return 0;
 	*slot &= ~LIVE_OBJ_MASK;
-	if (!*slot)
-		u64map_del_ref(&s->live_index, slot);
 	{
 		struct cache_acct *a = &s->acct[acct];
 		if (c->rcu)
@@ -1711,7 +1721,7 @@ static int mmf_free_node(void *ctx, uint64_t ptr, struct err *e)
 			a->freed_at_teardown++;
 	}
 	bool again;
-	int rc = untraced_note_free(s, ptr, &again, e);
+	int rc = untraced_note_free(s, ptr, slot, &again, e);
 	return rc ? rc : do_free_via(s, idx, c->cpu, c->rcu, e);
 }
 
