@@ -25,6 +25,7 @@ _Static_assert(SINK_NEED_NATURAL == POLICY_NEED_NATURAL, "natural");
 #include "trace.h"
 #include "u64map.h"
 
+#include <assert.h>
 #include <gsl/gsl_rng.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -60,22 +61,29 @@ enum { SHAPE_HINTS = 1024 };
 
 /* One live object. Its policy_obj is kept as the address and an index
  * into sim.shapes, the policy_obj's other fields (56 bytes), which objects
- * of one cache and request size share: 48 bytes per live object instead of
- * 96 (issue 28: bytes per live object). */
+ * of one cache and request size share; the root cache is the shape's
+ * (sim.shape_acct). A kmalloc's "who pays" entry and growth are not kept
+ * either: the free finds them again from (root, site) and (req, kmalloc
+ * type), the type kept in cpu's high bits. 32 bytes per live object
+ * instead of 96, two to a cache line (issue 28: bytes per live object). */
 struct live {
 	uint64_t addr;	    /* policy_obj.addr */
 	uint64_t req;	    /* bytes requested */
 	uint32_t shape;	    /* the rest of the policy_obj: sim.shapes[shape] */
-	uint32_t acct;	    /* root cache id, or UINT32_MAX for large kmallocs */
 	uint32_t site;	    /* call-site id */
-	uint32_t cpu;	    /* allocating CPU (after folding) */
+	uint32_t cpu;	    /* allocating CPU (after folding, < 2^16) | LIVE_KT(kmalloc type) */
 	uint32_t next_free; /* pool free list; for a live start-state object,
 			       its index in its cache's pre array */
-	uint32_t cost;	    /* kmallocs: index into sim.cost; UINT32_MAX: none */
-	int32_t growth;	    /* bytes_alloc - that of a kmalloc of req under align none */
 };
 
-_Static_assert(sizeof(struct live) == 48, "struct live: 48 bytes per live object");
+_Static_assert(sizeof(struct live) == 32, "struct live: 32 bytes per live object");
+_Static_assert(SIM_MAX_CPUS <= 0xffff, "struct live.cpu keeps the CPU in 16 bits");
+
+/* struct live.cpu's high half: 1 + the kmalloc type of a kmalloc counted in
+ * sim.cost (account_cost), 0 for other objects. */
+#define LIVE_KT(t)    (((uint32_t)(t) + 1) << 16)
+#define LIVE_CPU(l)   ((l)->cpu & 0xffffu)
+#define LIVE_KT_OF(l) ((l)->cpu >> 16)
 _Static_assert(sizeof(struct policy_obj) == 64, "set_obj compares whole policy_objs: no padding");
 
 /* A root cache of the recorded kernel that shares its geometry with
@@ -165,6 +173,8 @@ struct sim {
 	/* the distinct policy_obj of live objects, address 0 (struct live) */
 	struct policy_obj *shapes;
 	size_t nshapes, shapes_cap;
+	uint32_t *shape_acct; /* by shape: its root cache id, UINT32_MAX: none */
+	size_t shape_acct_cap;
 	struct u64map shape_index;	  /* shape_hash() -> index into shapes */
 	uint32_t shape_hint[SHAPE_HINTS]; /* by cache and size: the shape last used + 1 */
 	/* caches as the trace names them */
@@ -245,8 +255,6 @@ struct sim {
 	struct metrics *m;		      /* the figures of docs/metrics.md (metrics.c) */
 	struct metrics_jw_acc *jw;	      /* m's J&W state, observed inline per event */
 	gsl_rng *rng;			      /* picks start-state objects to free */
-	/* trace pointers freed with no allocation since (untraced_note_free) */
-	struct u64map freed;
 	uint64_t unattributed_frees;
 	/* a capture's lost-events.txt count, when sim_set_capture_lost gave one */
 	bool has_capture_lost;
@@ -367,7 +375,6 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->pslab_of);
 	u64map_init(&s->pre_bind);
 	u64map_init(&s->name_slab);
-	u64map_init_sparse(&s->freed);
 	u64map_init(&s->violations);
 	u64map_init(&s->violation_addr);
 	u64map_init(&s->cost_index);
@@ -426,6 +433,7 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->live_index);
 	u64map_fini(&s->shape_index);
 	free(s->shapes);
+	free(s->shape_acct);
 	u64map_fini(&s->name_cache);
 	u64map_fini(&s->learned);
 	u64map_fini(&s->cache_by_key);
@@ -436,7 +444,6 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->pslab_of);
 	u64map_fini(&s->pre_bind);
 	u64map_fini(&s->name_slab);
-	u64map_fini(&s->freed);
 	free(s->cands);
 	free(s->account_seen);
 	free(s->root_of);
@@ -471,10 +478,12 @@ const struct metrics *sim_metrics(const struct sim *s)
 /* ---- metrics hooks (sim/metrics.c, docs/metrics.md) ---- */
 
 /* live_index values: the live object at the trace pointer (pool index + 1,
- * 0 = none) in the low half, perf kmem stat's record of the pointer
- * (metrics_perf_*_at; record + 1, 0 = none) in the high half, so that one
- * probe per event serves both. An entry goes when both are 0. */
-#define LIVE_OBJ_MASK 0xffffffffULL
+ * 0 = none) in the low 31 bits, LIVE_FREED when the pointer was freed with
+ * no allocation since (untraced_note_free), perf kmem stat's record of the
+ * pointer (metrics_perf_*_at; record + 1, 0 = none) in the high half, so
+ * that one probe per event serves all three. An entry goes when all are 0. */
+#define LIVE_OBJ_MASK 0x7fffffffULL
+#define LIVE_FREED    0x80000000ULL
 
 static inline uint32_t live_obj(uint64_t v)
 {
@@ -490,7 +499,7 @@ static inline uint32_t live_rec(uint64_t v)
 static inline uint64_t live_with_rec(uint64_t v, uint32_t rec)
 {
 	uint64_t r = rec == METRICS_NO_REC ? 0 : (uint64_t)rec + 1;
-	return (v & LIVE_OBJ_MASK) | r << 32;
+	return (v & 0xffffffffULL) | r << 32;
 }
 
 /* The policy's slab and large-kmalloc pages now, read around every event:
@@ -786,10 +795,11 @@ static int pool_get(struct sim *s, uint32_t *idx)
 	if (s->pool_free != UINT32_MAX) {
 		*idx = s->pool_free;
 		s->pool_free = s->pool[*idx].next_free;
-		s->pool[*idx].cost = UINT32_MAX;
 		return 0;
 	}
 	if (s->pool_len == s->pool_cap) {
+		if (s->pool_len >= LIVE_OBJ_MASK - 1) /* live_index keeps index + 1 in 31 bits */
+			return SLABSIM_ENOMEM;
 		uint32_t ncap = s->pool_cap ? s->pool_cap * 2 : 4096;
 		struct live *n = realloc(s->pool, (size_t)ncap * sizeof(*n));
 		if (!n)
@@ -798,7 +808,6 @@ static int pool_get(struct sim *s, uint32_t *idx)
 		s->pool_cap = ncap;
 	}
 	*idx = s->pool_len++;
-	s->pool[*idx].cost = UINT32_MAX;
 	return 0;
 }
 
@@ -830,14 +839,21 @@ __attribute__((noinline)) static int set_obj_slow(struct sim *s, struct live *l,
 		if (found && memcmp(&s->shapes[*v], &k, sizeof(k)))
 			continue;
 		if (!found) {
-			struct policy_obj *n =
-				grow_room(s->shapes, &s->shapes_cap, s->nshapes, sizeof(*n), 64);
-			if (!n) {
+			uint32_t acct = UINT32_MAX;
+			struct policy_obj *n = NULL;
+			uint32_t *na = NULL;
+			if ((k.cache == POLICY_NO_CACHE || !root_of(s, k.cache, &acct)) &&
+			    (n = grow_room(s->shapes, &s->shapes_cap, s->nshapes, sizeof(*n), 64)))
+				s->shapes = n;
+			if (n && (na = grow_room(s->shape_acct, &s->shape_acct_cap, s->nshapes,
+						 sizeof(*na), 64)))
+				s->shape_acct = na;
+			if (!n || !na) {
 				u64map_del_ref(&s->shape_index, v);
 				return SLABSIM_ENOMEM;
 			}
-			s->shapes = n;
 			n[s->nshapes] = k;
+			na[s->nshapes] = acct;
 			*v = s->nshapes++;
 		}
 		l->shape = (uint32_t)*v;
@@ -873,6 +889,12 @@ static inline __attribute__((always_inline)) int set_obj(struct sim *s, struct l
 static inline const struct policy_obj *shape_of(const struct sim *s, const struct live *l)
 {
 	return &s->shapes[l->shape];
+}
+
+/* l's root cache id, UINT32_MAX for a large kmalloc */
+static inline uint32_t live_acct(const struct sim *s, const struct live *l)
+{
+	return s->shape_acct[l->shape];
 }
 
 static void pool_put(struct sim *s, uint32_t idx)
@@ -923,6 +945,34 @@ static int root_of(struct sim *s, uint32_t id, uint32_t *root)
 	return 0;
 }
 
+/* "Who pays" (account_cost): the (root cache, call site) entry of a kmalloc
+ * with the growth it counted for it, found again when it is freed. */
+static inline uint64_t cost_key(uint32_t acct, uint32_t site)
+{
+	return ((uint64_t)(acct + 1) & 0xfffff) << 40 | site;
+}
+
+static int64_t cost_growth(const struct sim *s, uint64_t req, enum policy_kmalloc_type t,
+			   uint64_t bytes_alloc, uint64_t *none_bytes)
+{
+	*none_bytes = s->none->ops->kmalloc_bytes(s->none, req, t);
+	return (int64_t)bytes_alloc - (int64_t)*none_bytes;
+}
+
+/* Take kmalloc l (root acct, bytes_alloc as the model made it) out of its
+ * entry's live growth: the entry exists since account_cost made it, and
+ * the growth is a function of (req, kmalloc type, bytes_alloc). */
+static void uncount_cost(struct sim *s, const struct live *l, uint32_t acct, uint64_t bytes_alloc)
+{
+	uint64_t v = 0, none_bytes;
+	bool found = u64map_get(&s->cost_index, cost_key(acct, l->site), &v);
+	assert(found);
+	(void)found;
+	int64_t g = cost_growth(s, l->req, (enum policy_kmalloc_type)(LIVE_KT_OF(l) - 1),
+				bytes_alloc, &none_bytes);
+	s->cost[v].live_growth -= (int32_t)g;
+}
+
 /* Free live object idx on cpu: through kfree_rcu when rcu (the policy's
  * free_rcu, where it has one), else kfree / kmem_cache_free. */
 static inline __attribute__((always_inline)) int do_free_via(struct sim *s, uint32_t idx,
@@ -936,10 +986,11 @@ static inline __attribute__((always_inline)) int do_free_via(struct sim *s, uint
 					    : policy_free(s->p, &obj, cpu, e);
 	if (rc)
 		return rc;
-	if (l->cost != UINT32_MAX)
-		s->cost[l->cost].live_growth -= l->growth;
-	if (l->acct != UINT32_MAX) {
-		struct cache_acct *a = &s->acct[l->acct];
+	uint32_t acct = live_acct(s, l);
+	if (LIVE_KT_OF(l))
+		uncount_cost(s, l, acct, obj.bytes_alloc);
+	if (acct != UINT32_MAX) {
+		struct cache_acct *a = &s->acct[acct];
 		a->frees++;
 		a->live_objs--;
 		a->live_req -= l->req;
@@ -954,7 +1005,7 @@ static inline __attribute__((always_inline)) int do_free_via(struct sim *s, uint
 	st->frees++;
 	st->live_objs--;
 	st->live_req -= l->req;
-	if (l->cpu != cpu)
+	if (LIVE_CPU(l) != cpu)
 		st->pingpong++;
 	s->live_objs--;
 	s->live_req -= l->req;
@@ -1035,14 +1086,15 @@ static int account_cost(struct sim *s, struct live *l, const struct policy_obj *
 			const struct policy_alloc_req *r, struct err *e)
 {
 	struct policy *nb = s->none;
-	uint64_t none_bytes = nb->ops->kmalloc_bytes(nb, l->req, r->ktype);
-	int64_t growth = (int64_t)o->bytes_alloc - (int64_t)none_bytes;
+	uint64_t none_bytes;
+	int64_t growth = cost_growth(s, l->req, r->ktype, o->bytes_alloc, &none_bytes);
 	uint64_t shift = 0;
-	if (l->acct != UINT32_MAX) {
-		struct cache_acct *a = &s->acct[l->acct];
+	uint32_t acct = live_acct(s, l);
+	if (acct != UINT32_MAX) {
+		struct cache_acct *a = &s->acct[acct];
 		if (!a->red_left_pad) {
 			struct policy_cache_info ci;
-			s->p->ops->cache_info(s->p, l->acct, &ci);
+			s->p->ops->cache_info(s->p, acct, &ci);
 			a->red_left_pad = (int32_t)ci.g.red_left_pad + 1;
 		}
 		uint32_t nid = nb->ops->kmalloc_cache(nb, l->req, r->ktype);
@@ -1052,9 +1104,8 @@ static int account_cost(struct sim *s, struct live *l, const struct policy_obj *
 		if (a->red_left_pad > nrlp)
 			shift = (uint64_t)(a->red_left_pad - nrlp);
 	}
-	uint64_t key = ((uint64_t)(l->acct + 1) & 0xfffff) << 40 | l->site;
 	bool found;
-	uint64_t *slot = u64map_upsert(&s->cost_index, key, &found);
+	uint64_t *slot = u64map_upsert(&s->cost_index, cost_key(acct, l->site), &found);
 	if (!slot)
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	if (!found) {
@@ -1066,7 +1117,7 @@ static int account_cost(struct sim *s, struct live *l, const struct policy_obj *
 		}
 		s->cost = n;
 		memset(&n[s->cost_n], 0, sizeof(*n));
-		n[s->cost_n].acct = l->acct;
+		n[s->cost_n].acct = acct;
 		n[s->cost_n].site = l->site;
 		*slot = s->cost_n++;
 	}
@@ -1077,8 +1128,7 @@ static int account_cost(struct sim *s, struct live *l, const struct policy_obj *
 	c->redzone_shift += shift;
 	c->fragments += o->frag_bytes;
 	c->live_growth += growth;
-	l->cost = (uint32_t)*slot;
-	l->growth = (int32_t)growth;
+	l->cpu |= LIVE_KT(r->ktype);
 	if (r->align_need) {
 		s->listed_allocs++;
 		if (o->addr % policy_need_bytes(r->align_need, l->req)) {
@@ -1129,8 +1179,9 @@ static int count_alloc(struct sim *s, const struct trace_event *ev, const struct
 		s->alloc_size_mismatch++;
 	s->live_objs++;
 	s->live_req += ev->bytes_req;
-	if (l->acct != UINT32_MAX) {
-		struct cache_acct *a = &s->acct[l->acct];
+	uint32_t acct = live_acct(s, l);
+	if (acct != UINT32_MAX) {
+		struct cache_acct *a = &s->acct[acct];
 		a->allocs++;
 		a->live_objs++;
 		a->live_req += ev->bytes_req;
@@ -1144,9 +1195,9 @@ static int count_alloc(struct sim *s, const struct trace_event *ev, const struct
 	if (kmalloc && is_pow2(ev->bytes_req) && o->addr % ev->bytes_req) {
 		st->violations++;
 		s->violations_total++;
-		if (l->acct != UINT32_MAX)
-			s->acct[l->acct].violations++;
-		uint64_t key = ((uint64_t)(l->acct & 0xfffff) << 40) | ((uint64_t)site << 8) |
+		if (acct != UINT32_MAX)
+			s->acct[acct].violations++;
+		uint64_t key = ((uint64_t)(acct & 0xfffff) << 40) | ((uint64_t)site << 8) |
 			       ilog2_u64(ev->bytes_req);
 		uint64_t *cnt = u64map_ref(&s->violations, key);
 		if (cnt)
@@ -1188,22 +1239,30 @@ static int count_alloc(struct sim *s, const struct trace_event *ev, const struct
  * the object's life in the model is empty: the model does not hold the
  * memory it held between its allocation and its free. */
 
-/* A pointer freed: remember it until it is allocated again. OUT: *again,
- * whether it was freed before with no allocation since. */
-static int untraced_note_free(struct sim *s, uint64_t ptr, bool *again, struct err *e)
+/* A pointer freed: remember it until it is allocated again (LIVE_FREED in
+ * its live_index entry, *slot; NULL: it has none, one is made). OUT:
+ * *again, whether it was freed before with no allocation since. The live
+ * object bits of *slot must be clear. */
+static int untraced_note_free(struct sim *s, uint64_t ptr, uint64_t *slot, bool *again,
+			      struct err *e)
 {
-	uint64_t *v = u64map_upsert(&s->freed, ptr, again);
-	if (!v)
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	*v = 1;
+	if (!slot) {
+		bool found;
+		if (!(slot = u64map_upsert(&s->live_index, ptr, &found)))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		if (!found)
+			*slot = 0;
+	}
+	*again = *slot & LIVE_FREED;
+	*slot |= LIVE_FREED;
 	return 0;
 }
 
-/* A pointer allocated: its next free is a plain one. */
-static inline void untraced_note_alloc(struct sim *s, uint64_t ptr)
+/* A pointer allocated (its live_index entry *slot): its next free is a
+ * plain one. */
+static inline void untraced_note_alloc(uint64_t *slot)
 {
-	if (u64map_len(&s->freed))
-		u64map_del(&s->freed, ptr, NULL);
+	*slot &= ~LIVE_FREED;
 }
 
 /* Make the allocation the trace did not show before a free of a pointer
@@ -1234,7 +1293,7 @@ static int untraced_alloc(struct sim *s, uint32_t cid, uint32_t root,
 	}
 	/* the request size is not traced: count the object size */
 	l->req = obj.object_bytes;
-	l->acct = root;
+	assert(live_acct(s, l) == root);
 	l->cpu = cpu;
 	l->site = site;
 	struct cache_acct *a = &s->acct[root];
@@ -1282,7 +1341,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		anomaly(s, SIM_AN_ALLOC_NULL, ev->line);
 		return 0;
 	}
-	untraced_note_alloc(s, ev->ptr);
+	untraced_note_alloc(slot);
 	if (ev->bytes_req == 0) {
 		anomaly(s, SIM_AN_ALLOC_ZERO, ev->line);
 		return 0;
@@ -1316,9 +1375,10 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		anomaly(s, SIM_AN_ALLOC_LIVE, ev->line);
 		idx64 = live_obj(*slot) - 1;
 		*slot &= ~LIVE_OBJ_MASK;
-		if (s->pool[idx64].acct != UINT32_MAX)
-			s->acct[s->pool[idx64].acct].freed_at_reuse++;
-		if ((rc = do_free(s, (uint32_t)idx64, s->pool[idx64].cpu, e)))
+		uint32_t old = live_acct(s, &s->pool[idx64]);
+		if (old != UINT32_MAX)
+			s->acct[old].freed_at_reuse++;
+		if ((rc = do_free(s, (uint32_t)idx64, LIVE_CPU(&s->pool[idx64]), e)))
 			return rc;
 	}
 	uint64_t pages_before = s->seen_valid ? s->slab_seen : slab_pages_now(s);
@@ -1349,24 +1409,26 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	*slot |= (uint64_t)idx + 1;
 	l->site = site;
 	l->cpu = cpu;
-	l->acct = UINT32_MAX;
-	if (obj.cache != POLICY_NO_CACHE &&
-	    ((rc = root_of(s, obj.cache, &l->acct)) || (rc = grow_acct(s, l->acct))))
+	uint32_t acct = live_acct(s, l);
+	if (acct != UINT32_MAX && acct >= s->acct_cap && (rc = grow_acct(s, acct)))
 		return err_set(e, rc, "out of memory");
-	if (!kmalloc && l->acct != UINT32_MAX && ev->accounted >= 0 && s->ncands &&
-	    (rc = note_account(s, l->acct, ev)))
+	if (!kmalloc && acct != UINT32_MAX && ev->accounted >= 0 && s->ncands &&
+	    (rc = note_account(s, acct, ev)))
 		return err_set(e, rc, "out of memory");
-	if (l->acct != UINT32_MAX && is_raw_ptr(ev->ptr)) {
+	if (acct != UINT32_MAX && is_raw_ptr(ev->ptr)) {
 		/* slabs are naturally aligned blocks of the page allocator:
 		 * remember which cache this one of the real kernel belongs to */
 		uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << obj.order) - 1;
-		uint64_t base = ev->ptr & ~mask, val = (uint64_t)l->acct + 1;
+		uint64_t base = ev->ptr & ~mask, val = (uint64_t)acct + 1;
 		/* most allocations land in a slab just put: skip the put that
 		 * would write the same value (the map is the same either way) */
 		uint64_t *last = s->trace_slab_put[(base >> 12) % 256];
 		if (last[0] != base || last[1] != val) {
-			if ((rc = u64map_put(&s->trace_slab, base, val)))
-				return err_set(e, rc, "out of memory");
+			bool found; /* the inline probe: a put, without the call */
+			uint64_t *v = u64map_upsert(&s->trace_slab, base, &found);
+			if (!v)
+				return err_set(e, SLABSIM_ENOMEM, "out of memory");
+			*v = val;
 			last[0] = base;
 			last[1] = val;
 		}
@@ -1379,7 +1441,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	 * serve it too */
 	pages_now(s, &s->slab_after, &s->large_after);
 	s->pages_fresh = true;
-	update_peaks(s, l->acct, pages_before, s->slab_after);
+	update_peaks(s, acct, pages_before, s->slab_after);
 	if (s->site[site].watch && s->o.on_watch)
 		return s->o.on_watch(s->o.marker_ctx, s, ev, s->site[site].watch - 1u, e);
 	return 0;
@@ -1516,9 +1578,9 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		if (ev->ptr > ZERO_SIZE_PTR) {
 			obj = live_obj(*slot);
 			*slot &= ~LIVE_OBJ_MASK;
-		}
-		if (!*slot)
+		} else if (!*slot) {
 			u64map_del_ref(&s->live_index, slot);
+		}
 	}
 	if (ev->ptr == 0) {
 		anomaly(s, SIM_AN_FREE_NULL, ev->line);
@@ -1528,8 +1590,9 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		anomaly(s, SIM_AN_FREE_ZERO_SIZE, ev->line);
 		return 0;
 	}
+	/* the entry stays: it says the pointer was freed */
 	bool again;
-	int rc = untraced_note_free(s, ev->ptr, &again, e);
+	int rc = untraced_note_free(s, ev->ptr, slot, &again, e);
 	if (rc)
 		return rc;
 	idx64 = obj ? obj - 1 : 0;
@@ -1580,8 +1643,9 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		a->pre_freed++;
 		return do_free(s, idx, cpu, e);
 	}
-	if (ev->name && s->pool[idx64].acct != UINT32_MAX)
-		check_free_name(s, ev, s->pool[idx64].acct);
+	uint32_t acct = live_acct(s, &s->pool[idx64]);
+	if (ev->name && acct != UINT32_MAX)
+		check_free_name(s, ev, acct);
 	/* pages only fall on a free: no peak to update */
 	return do_free(s, (uint32_t)idx64, cpu, e);
 }
@@ -1616,7 +1680,7 @@ static enum mmf_kind mmf_kind_at(struct sim *s, const struct trace_event *ev)
 {
 	uint64_t v;
 	if (u64map_get(&s->live_index, ev->ptr, &v) && live_obj(v)) {
-		uint32_t acct = s->pool[live_obj(v) - 1].acct;
+		uint32_t acct = live_acct(s, &s->pool[live_obj(v) - 1]);
 		return acct == UINT32_MAX ? MMF_OTHER : mmf_kind_of_acct(s, acct);
 	}
 	return mmf_kind_of(ev->name);
@@ -1645,20 +1709,19 @@ static int mmf_free_node(void *ctx, uint64_t ptr, struct err *e)
 	uint32_t idx = live_obj(*slot) - 1;
 	/* the address may hold an object of another cache by now (the node's
 	 * slab freed and its page reused): only a node is the tree's */
-	if (s->pool[idx].acct == UINT32_MAX || mmf_kind_of_acct(s, s->pool[idx].acct) != MMF_NODE)
+	uint32_t acct = live_acct(s, &s->pool[idx]);
+	if (acct == UINT32_MAX || mmf_kind_of_acct(s, acct) != MMF_NODE)
 		return 0;
 	*slot &= ~LIVE_OBJ_MASK;
-	if (!*slot)
-		u64map_del_ref(&s->live_index, slot);
-	if (s->pool[idx].acct != UINT32_MAX) {
-		struct cache_acct *a = &s->acct[s->pool[idx].acct];
+	{
+		struct cache_acct *a = &s->acct[acct];
 		if (c->rcu)
 			a->freed_at_dup++;
 		else
 			a->freed_at_teardown++;
 	}
 	bool again;
-	int rc = untraced_note_free(s, ptr, &again, e);
+	int rc = untraced_note_free(s, ptr, slot, &again, e);
 	return rc ? rc : do_free_via(s, idx, c->cpu, c->rcu, e);
 }
 
@@ -2570,7 +2633,7 @@ static int pre_add(struct sim *s, uint32_t root, const struct policy_obj *objs, 
 		}
 		/* the request size is not recorded: count the object size */
 		l->req = objs[i].object_bytes;
-		l->acct = root;
+		assert(live_acct(s, l) == root);
 		l->cpu = 0;
 		if ((rc = intern_site(s, "(start state)", &l->site)) ||
 		    (by_addr && (rc = u64map_put(&s->pre_addr, l->addr, idx)))) {

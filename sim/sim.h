@@ -5,9 +5,9 @@
  * Memory follows the live set (live pointers, caches, call sites), never the
  * trace length; only --alloc (metrics_opts.record_ptrs) keeps perf kmem
  * stat's record of every distinct pointer (docs/metrics.md), and the pointers
- * freed and not allocated since are kept (8 bytes each, bounded by the
- * addresses the kernel's slabs hold) to recognise an allocation the trace
- * did not show. Trace anomalies are counted, never fatal.
+ * freed and not allocated since are kept (an entry of the live-pointer
+ * table each, bounded by the addresses the kernel's slabs hold) to
+ * recognise an allocation the trace did not show. Trace anomalies are counted, never fatal.
  */
 #ifndef SLABSIM_SIM_H
 #define SLABSIM_SIM_H

@@ -1,11 +1,12 @@
 /* evarr.h - a trace parsed once into a compact in-memory event array.
  *
  * A sweep replays the same trace many times; parsing the text dominates a
- * replay, so the trace is read once into 40-byte events and every run reads
+ * replay, so the trace is read once into 32-byte events and every run reads
  * the array through a struct trace_source. Strings (call sites, cache names,
  * marker texts) are interned, and the rarely varying fields of an event (type,
- * CPU, node, gfp bits, call site, name) are interned together as one "key",
- * so an event is only its time, pointer, sizes, key and line. The array is
+ * CPU, node, gfp bits, call site, name, bytes_alloc) are interned together as
+ * one "key", so an event is only its time, pointer, bytes_req, pid, key and
+ * line. The array is
  * read-only after evarr_load(): forked workers share it copy-on-write.
  */
 #ifndef SLABSIM_EVARR_H
@@ -28,7 +29,7 @@ void evarr_free(struct evarr *a);
 
 /* Build an array event by event, its events written to an unlinked
  * temporary file in dir rather than kept in memory: a replay's first read of
- * a trace keeps what it parsed (40 bytes per event on disk; keys and strings
+ * a trace keeps what it parsed (32 bytes per event on disk; keys and strings
  * in memory) and the replay reads that back instead of parsing the text a
  * second time. label names the trace in messages. Events are written
  * buf_events at a time (0: 65536, 2 MiB), and a cursor gives back the pages

@@ -178,7 +178,7 @@ void usage_replay(FILE *f)
 		"                        grows with the trace's frees, see README)\n"
 		"  --no-spill            read the trace file a second time for the replay\n"
 		"                        (default: the name pass keeps the parsed events in\n"
-		"                        an unlinked file in $TMPDIR, 40 bytes per event,\n"
+		"                        an unlinked file in $TMPDIR, 32 bytes per event,\n"
 		"                        and the replay reads them back; same results)\n"
 		"  --no-prefetch         parse on the replay thread (default: a second thread\n"
 		"                        parses ahead; same results, one core)\n"

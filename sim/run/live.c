@@ -254,7 +254,7 @@ int live_real_pages(struct capture_slabinfo *si, uint64_t *pages, struct err *e)
 /* ---- the session ----
  *
  * A thread of its own reads the ring buffer every READ_PAUSE_NS into a
- * spilled event array (40 bytes an event, on disk: traces/evarr.h); the
+ * spilled event array (32 bytes an event, on disk: traces/evarr.h); the
  * models take the array the thread filled at each live_poll, and the
  * thread starts another. So the ring buffer is drained at the kernel's
  * pace while the models are built (seconds for a machine's million start

@@ -282,7 +282,7 @@ echo "                       (1)/(2) from the event array $(ratio "$w1" "$w2"), 
 [ -z "${c_1:-}" ] || echo "  ratios of CPU time:  (1)/(3) mawk $(ratio "$c_1" "${c_3:-}"), (1)/(4) wc -l $(ratio "$c_1" "$c_4"), (5)/(1) SQLite $(ratio "${c_5:-}" "$c_1")"
 echo
 echo "  About (2): tests/bench/replay_evarr loads the file into the parsed event"
-echo "  array of traces/evarr.h (what 'slabsim sweep' replays from: 40-byte events"
+echo "  array of traces/evarr.h (what 'slabsim sweep' replays from: 32-byte events"
 echo "  with interned call-site ids) and replays it with the model and options of"
 echo "  (1), name pass included. Only the replay is timed (its peak RSS holds the"
 echo "  whole array, so it grows with the trace)."

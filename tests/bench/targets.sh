@@ -119,7 +119,9 @@ if want evarr; then
 	ev_cpu=$(sed 's/.*model_cpu_s=\([0-9.]*\).*/\1/' "$work/ev.t" | median)
 	ev_wall=$(sed 's/.*model_s=\([0-9.]*\).*/\1/' "$work/ev.t" | median)
 	ev_rate=$(awk -v n="$ev_n" -v c="$ev_cpu" 'BEGIN { printf "%.1f", n / c / 1e6 }')
-	echo "parsed array: $(basename "$real10"), $ev_n events: replay CPU $ev_cpu s, wall $ev_wall s"
+	# the array's bytes (events, keys and strings) per event: 32 per event plus the keys
+	ev_bpe=$(sed -n '1s/.*evarr_bytes=\([0-9]*\).*/\1/p' "$work/ev.t" | awk -v n="$ev_n" '{ printf "%.1f", $1 / n }')
+	echo "parsed array: $(basename "$real10"), $ev_n events ($ev_bpe bytes per event in memory): replay CPU $ev_cpu s, wall $ev_wall s"
 fi
 if want live; then
 	run l2m "$S" replay "$leak2m" --no-db -q
