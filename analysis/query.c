@@ -73,7 +73,6 @@ const char query_shared_cte[] = SHARED;
 	"    GROUP BY grp, trace_path HAVING count(*) >= 2) g\n"                                   \
 	"    ON g.grp = p.grp AND g.trace_path IS p.trace_path)\n"
 
-
 /* ---- the studies' tables (analysis/study.c; README "Studies") ---- */
 
 /* Where a run stands: the configuration its trace was recorded under (the
@@ -94,21 +93,22 @@ const char query_shared_cte[] = SHARED;
  * sheaves (0), or, in a file older than version 6, not recorded (NULL). */
 #define SHEAF_V6 "(SELECT user_version FROM pragma_user_version) >= 6"
 #define SHEAF_COLS(r)                                                                              \
-	"  (SELECT count(*) FROM cache_sheaves c WHERE c.run_id = " r ") AS sheaf_caches,\n"        \
-	"  CASE WHEN " SHEAF_V6 " THEN coalesce((SELECT s.parked_objs FROM sample_sheaves s\n"       \
-	"    WHERE s.run_id = " r " ORDER BY s.seq DESC LIMIT 1), 0) END AS parked_end,\n"          \
-	"  CASE WHEN " SHEAF_V6 " THEN coalesce((SELECT max(s.parked_objs) FROM sample_sheaves s\n"  \
-	"    WHERE s.run_id = " r "), 0) END AS parked_max,\n"                                      \
-	"  CASE WHEN " SHEAF_V6 " THEN coalesce((SELECT sum(c.parked_objs * x.slab_size)\n"          \
-	"    FROM cache_sheaves c JOIN caches x ON x.run_id = c.run_id AND x.cache = c.cache\n"     \
+	"  (SELECT count(*) FROM cache_sheaves c WHERE c.run_id = " r ") AS sheaf_caches,\n"       \
+	"  CASE WHEN " SHEAF_V6 " THEN coalesce((SELECT s.parked_objs FROM sample_sheaves s\n"     \
+	"    WHERE s.run_id = " r " ORDER BY s.seq DESC LIMIT 1), 0) END AS parked_end,\n"         \
+	"  CASE WHEN " SHEAF_V6                                                                    \
+	" THEN coalesce((SELECT max(s.parked_objs) FROM sample_sheaves s\n"                        \
+	"    WHERE s.run_id = " r "), 0) END AS parked_max,\n"                                     \
+	"  CASE WHEN " SHEAF_V6 " THEN coalesce((SELECT sum(c.parked_objs * x.slab_size)\n"        \
+	"    FROM cache_sheaves c JOIN caches x ON x.run_id = c.run_id AND x.cache = c.cache\n"    \
 	"    WHERE c.run_id = " r "), 0) END AS parked_bytes\n"
 /* A SLUB run of the profile's own defaults but for the sheaves' what-ifs */
 #define SHEAF_RUNS                                                                                 \
-	"  FROM latest l WHERE l.allocator = 'slub' AND l.debug = 'off'\n"                          \
-	"    AND json_extract(l.config_json, '$.slub_tiny') IS NULL\n"                              \
-	"    AND json_extract(l.config_json, '$.random_kmalloc') IS NULL\n"                         \
-	"    AND json_extract(l.config_json, '$.slab_nomerge') IS NULL\n"                           \
-	"    AND l.align = CASE WHEN l.kernel IN ('5.4', '6.1', '6.6') THEN 'natural'\n"            \
+	"  FROM latest l WHERE l.allocator = 'slub' AND l.debug = 'off'\n"                         \
+	"    AND json_extract(l.config_json, '$.slub_tiny') IS NULL\n"                             \
+	"    AND json_extract(l.config_json, '$.random_kmalloc') IS NULL\n"                        \
+	"    AND json_extract(l.config_json, '$.slab_nomerge') IS NULL\n"                          \
+	"    AND l.align = CASE WHEN l.kernel IN ('5.4', '6.1', '6.6') THEN 'natural'\n"           \
 	"      ELSE 'pow2-divisor' END\n"
 
 /* The kmalloc size of a normal kmalloc cache's name (kmalloc-96,
@@ -117,237 +117,295 @@ const char query_shared_cte[] = SHARED;
 	"(CASE WHEN " n " GLOB 'kmalloc-rnd-[0-9][0-9]-*' THEN substr(" n ", 16)\n"                \
 	"      WHEN " n " GLOB 'kmalloc-[0-9]*' THEN substr(" n ", 9) END)"
 #define KM_BYTES(t)                                                                                \
-	"(CASE WHEN " t " LIKE '%k' THEN 1024 * CAST(" t " AS INTEGER) ELSE CAST(" t                 \
+	"(CASE WHEN " t " LIKE '%k' THEN 1024 * CAST(" t " AS INTEGER) ELSE CAST(" t               \
 	" AS INTEGER) END)"
 
 /* Kernel profiles in release order ("6.18" after "6.1"). */
-#define KERNEL_ORDER(k) "CAST(substr(" k ", 1, instr(" k ", '.') - 1) AS INTEGER), "              \
+#define KERNEL_ORDER(k)                                                                            \
+	"CAST(substr(" k ", 1, instr(" k ", '.') - 1) AS INTEGER), "                               \
 	"CAST(substr(" k ", instr(" k ", '.') + 1) AS INTEGER)"
 
 #define STUDY_QUERIES                                                                              \
 	{"study-align-2024",                                                                       \
 	 "study 1: what the 6.11 widening (align pow2-divisor) costs over the 2019 guarantee "     \
-	 "(natural) and natural over none, per trace, allocator, kernel profile and debug "       \
-	 "setting: slab pages at the end and at the peak, and where the widening lands (the "     \
-	 "root cache whose peak pages change most, the call site whose allocated bytes grow "     \
-	 "most)",                                                                                 \
-	 LATEST ", c AS (\n"                                                                       \
-		"  SELECT l.trace, l.allocator, l.kernel, l.debug, l.trace_kernel,\n"              \
-		"    min(" BASIS ") AS basis,\n"                                                      \
-		"    max(CASE WHEN l.align = 'none' THEN l.run_id END) AS r_none,\n"               \
-		"    max(CASE WHEN l.align = 'natural' THEN l.run_id END) AS r_nat,\n"             \
-		"    max(CASE WHEN l.align = 'pow2-divisor' THEN l.run_id END) AS r_p2\n"          \
-		"  FROM latest l WHERE l.align IN ('none', 'natural', 'pow2-divisor')\n"           \
-		"  GROUP BY l.trace, l.allocator, l.kernel, l.debug\n"                             \
-		"  HAVING count(DISTINCT l.align) = 3),\n"                                         \
-		"f AS (\n"                                                                         \
-		"  SELECT c.*, a.final_slab_pages AS none_final, a.peak_slab_pages AS none_peak,\n" \
-		"    b.final_slab_pages AS natural_final, b.peak_slab_pages AS natural_peak,\n"   \
-		"    p.final_slab_pages AS p2_final, p.peak_slab_pages AS p2_peak\n"              \
-		"  FROM c JOIN runs a ON a.run_id = c.r_none JOIN runs b ON b.run_id = c.r_nat\n" \
-		"  JOIN runs p ON p.run_id = c.r_p2),\n"                                           \
-		"sp AS (SELECT f.r_p2, a.call_site, sum(a.bytes_alloc) AS b FROM f\n"             \
-		"  JOIN align_cost a ON a.run_id = f.r_p2 GROUP BY f.r_p2, a.call_site),\n"       \
-		"sn AS (SELECT f.r_p2, a.call_site, sum(a.bytes_alloc) AS b FROM f\n"             \
-		"  JOIN align_cost a ON a.run_id = f.r_nat GROUP BY f.r_p2, a.call_site),\n"      \
-		"sd AS (SELECT x.r_p2, x.call_site, x.b - coalesce(y.b, 0) AS d FROM sp x\n"      \
-		"  LEFT JOIN sn y ON y.r_p2 = x.r_p2 AND y.call_site = x.call_site)\n"            \
-		"SELECT trace, allocator, kernel, debug, none_final, none_peak, natural_final,\n"  \
-		"  natural_peak, p2_final AS pow2_final, p2_peak AS pow2_peak,\n"                  \
-		"  natural_peak - none_peak AS cost_2019_peak,\n"                                  \
-		"  round(100.0 * (natural_peak - none_peak) / none_peak, 2) AS cost_2019_pct,\n"   \
-		"  p2_peak - natural_peak AS widening_peak,\n"                                     \
-		"  round(100.0 * (p2_peak - natural_peak) / natural_peak, 2) AS widening_pct,\n"   \
-		"  p2_final - natural_final AS widening_final,\n"                                  \
-		"  (SELECT x.cache || ' ' || printf('%+d', x.peak_pages - coalesce(y.peak_pages, 0))\n" \
-		"   FROM caches x LEFT JOIN caches y ON y.run_id = f.r_nat AND y.cache = x.cache\n" \
-		"   WHERE x.run_id = f.r_p2 AND x.alias_of IS NULL\n"                              \
-		"     AND x.peak_pages <> coalesce(y.peak_pages, 0)\n"                             \
-		"   ORDER BY abs(x.peak_pages - coalesce(y.peak_pages, 0)) DESC, x.cache LIMIT 1)\n" \
-		"    AS top_cache_peak_pages,\n"                                                   \
-		"  (SELECT d.call_site || ' ' || printf('%+d', d.d) FROM sd d\n"                  \
-		"   WHERE d.r_p2 = f.r_p2 AND d.d <> 0 ORDER BY d.d DESC, d.call_site LIMIT 1)\n"   \
-		"    AS top_site_bytes,\n"                                                        \
-		"  CASE WHEN basis = 'recorded' THEN CASE WHEN kernel IN ('5.4', '6.1', '6.6')\n"  \
-		"    THEN 'natural recorded, others what-if'\n"                                   \
-		"    ELSE 'pow2-divisor recorded, others what-if' END ELSE 'what-if' END AS basis\n" \
-		"FROM f ORDER BY trace, allocator DESC, kernel, debug"},                           \
-	{"study-align-2024-where",                                                                 \
-	 "study 1, where the widening lands: per trace, allocator, kernel profile and debug "     \
-	 "setting, the root caches whose peak slab pages differ between align pow2-divisor and "  \
-	 "natural (SLUB: SLOB's caches hold no pages), and the 5 call sites whose allocated "     \
-	 "bytes grow most (bytes summed over their allocations)",                                \
-	 LATEST ", c AS (\n"                                                                       \
-		"  SELECT l.trace, l.allocator, l.kernel, l.debug,\n"                              \
-		"    max(CASE WHEN l.align = 'natural' THEN l.run_id END) AS r_nat,\n"             \
-		"    max(CASE WHEN l.align = 'pow2-divisor' THEN l.run_id END) AS r_p2\n"          \
-		"  FROM latest l WHERE l.align IN ('natural', 'pow2-divisor')\n"                   \
-		"  GROUP BY l.trace, l.allocator, l.kernel, l.debug\n"                             \
-		"  HAVING count(DISTINCT l.align) = 2),\n"                                         \
-		"ca AS (\n"                                                                       \
-		"  SELECT c.trace, c.allocator, c.kernel, c.debug, 'cache' AS kind, x.cache AS name,\n" \
-		"    coalesce(y.peak_pages, 0) AS natural_value, x.peak_pages AS pow2_value,\n"    \
-		"    x.peak_pages - coalesce(y.peak_pages, 0) AS widening,\n"                     \
-		"    row_number() OVER (PARTITION BY c.r_p2 ORDER BY\n"                            \
-		"      abs(x.peak_pages - coalesce(y.peak_pages, 0)) DESC, x.cache) AS rank\n"     \
-		"  FROM c JOIN caches x ON x.run_id = c.r_p2 AND x.alias_of IS NULL\n"             \
-		"  LEFT JOIN caches y ON y.run_id = c.r_nat AND y.cache = x.cache\n"               \
-		"  WHERE x.peak_pages <> coalesce(y.peak_pages, 0)),\n"                            \
-		"sp AS (SELECT c.r_p2, a.call_site, sum(a.bytes_alloc) AS b FROM c\n"             \
-		"  JOIN align_cost a ON a.run_id = c.r_p2 GROUP BY c.r_p2, a.call_site),\n"       \
-		"sn AS (SELECT c.r_p2, a.call_site, sum(a.bytes_alloc) AS b FROM c\n"             \
-		"  JOIN align_cost a ON a.run_id = c.r_nat GROUP BY c.r_p2, a.call_site),\n"      \
-		"si AS (\n"                                                                       \
-		"  SELECT c.trace, c.allocator, c.kernel, c.debug, 'call site (bytes)' AS kind,\n" \
-		"    x.call_site AS name, coalesce(y.b, 0) AS natural_value, x.b AS pow2_value,\n" \
-		"    x.b - coalesce(y.b, 0) AS widening,\n"                                        \
-		"    row_number() OVER (PARTITION BY c.r_p2 ORDER BY x.b - coalesce(y.b, 0) DESC,\n" \
-		"      x.call_site) AS rank\n"                                                     \
-		"  FROM c JOIN sp x ON x.r_p2 = c.r_p2\n"                                          \
-		"  LEFT JOIN sn y ON y.r_p2 = x.r_p2 AND y.call_site = x.call_site\n"              \
-		"  WHERE x.b <> coalesce(y.b, 0))\n"                                               \
-		"SELECT trace, allocator, kernel, debug, kind, rank, name, natural_value,\n"       \
-		"  pow2_value, widening\n"                                                        \
-		"FROM (SELECT * FROM ca UNION ALL SELECT * FROM si WHERE rank <= 5)\n"             \
-		"ORDER BY trace, allocator DESC, kernel, debug, kind, rank"},                      \
-	{"study-sheaves",                                                                          \
-	 "study 2: sheaves against per-CPU partial lists, per trace and kernel profile (6.1: "   \
-	 "per-CPU slabs and partial lists; 6.18: sheaves for the caches created with a "         \
-	 "capacity; 7.0: sheaves for every cache, no per-CPU partial lists): slab pages at the "  \
-	 "end and at the peak and their change over 6.1, the root caches with sheaves, and the " \
-	 "objects parked in sheaves and barns (allocated in slabs, free for the kernel) at the "  \
-	 "end, the most at any sample, and what those at the end fill in pages",                \
-	 LATEST ", p AS (\n"                                                                       \
-		"  SELECT l.*,\n" SHEAF_COLS("l.run_id") SHEAF_RUNS                                \
-		"    AND json_extract(l.config_json, '$.sheaf_capacity') IS NULL\n"                \
-		"    AND json_extract(l.config_json, '$.barn_limit') IS NULL),\n"                  \
-		"b AS (SELECT trace, final_slab_pages AS f, peak_slab_pages AS k FROM p\n"        \
-		"  WHERE kernel = '6.1')\n"                                                        \
-		"SELECT p.trace, p.kernel, p.final_slab_pages AS final_pages,\n"                   \
-		"  p.peak_slab_pages AS peak_pages, p.final_slab_pages - b.f AS vs_6_1_final,\n"   \
-		"  p.peak_slab_pages - b.k AS vs_6_1_peak,\n"                                      \
-		"  round(100.0 * (p.peak_slab_pages - b.k) / b.k, 2) AS vs_6_1_peak_pct,\n"        \
-		"  p.sheaf_caches, p.parked_end, p.parked_max,\n"                                  \
-		"  round(p.parked_bytes / 4096.0, 1) AS parked_end_pages,\n"                       \
-		"  CASE WHEN p.kernel = p.trace_kernel THEN 'recorded'\n"                          \
-		"    WHEN p.kernel = '7.0' THEN 'what-if (no 7.0 kernel captured)'\n"              \
-		"    ELSE 'what-if' END AS basis\n"                                                \
-		"FROM p LEFT JOIN b ON b.trace = p.trace\n"                                        \
-		"ORDER BY p.trace, " KERNEL_ORDER("p.kernel")},                                    \
-	{"study-sheaf-capacity",                                                                   \
-	 "study 3: sheaf capacity and barn limits against the kernel's capacity rule, per "      \
-	 "trace, kernel profile (6.18, 7.0), sheaf_capacity and barn_limit ('kernel': the "       \
-	 "kernel's own): slab pages at the end and at the peak, their change over the kernel's " \
-	 "rule (both 'kernel'), and the objects parked in sheaves and barns at the end and the " \
-	 "most at any sample",                                                                     \
-	 LATEST ", p AS (\n"                                                                       \
-		"  SELECT l.*,\n"                                                                  \
-		"    coalesce(CAST(json_extract(l.config_json, '$.sheaf_capacity') AS TEXT),\n"    \
-		"      'kernel') AS capacity,\n"                                                   \
-		"    coalesce(CAST(json_extract(l.config_json, '$.barn_limit') AS TEXT),\n"        \
-		"      'kernel') AS barn,\n" SHEAF_COLS("l.run_id") SHEAF_RUNS                     \
-		"    AND l.kernel IN ('6.18', '7.0')),\n"                                          \
-		"b AS (SELECT trace, kernel, final_slab_pages AS f, peak_slab_pages AS k,\n"      \
-		"  parked_end AS e FROM p WHERE capacity = 'kernel' AND barn = 'kernel')\n"       \
-		"SELECT p.trace, p.kernel, p.capacity AS sheaf_capacity, p.barn AS barn_limit,\n"  \
-		"  p.final_slab_pages AS final_pages, p.peak_slab_pages AS peak_pages,\n"          \
-		"  p.final_slab_pages - b.f AS vs_kernel_final, p.peak_slab_pages - b.k AS\n"      \
-		"  vs_kernel_peak, round(100.0 * (p.peak_slab_pages - b.k) / b.k, 2)\n"            \
-		"  AS vs_kernel_peak_pct, p.parked_end, p.parked_max,\n"                           \
-		"  round(p.parked_bytes / 4096.0, 1) AS parked_end_pages,\n"                       \
-		"  CASE WHEN p.kernel = p.trace_kernel AND p.capacity = 'kernel'\n"                \
-		"    AND p.barn = 'kernel' THEN 'recorded' ELSE 'what-if' END AS basis\n"          \
-		"FROM p LEFT JOIN b ON b.trace = p.trace AND b.kernel = p.kernel\n"                \
-		"ORDER BY p.trace, " KERNEL_ORDER("p.kernel") ", p.barn <> 'kernel', p.barn,\n"    \
-		"  p.capacity <> 'kernel', CAST(p.capacity AS INTEGER)"},                            \
-	{"study-random-kmalloc",                                                                   \
-	 "study 4: what the random kmalloc caches (16 sets: kmalloc-N and kmalloc-rnd-01..15-N) " \
-	 "cost against one set, per trace, kernel profile and kmalloc size: pages of the "        \
-	 "normal kmalloc caches at the end, the copies holding pages, and a row 'all' with "      \
-	 "the runs' slab pages at the end and at the peak",                                      \
-	 LATEST ", p AS (\n"                                                                       \
-		"  SELECT l.trace, l.kernel, l.run_id,\n"                                          \
-		"    json_extract(l.config_json, '$.random_kmalloc') IS NOT NULL AS rnd\n"         \
-		"  FROM latest l WHERE l.allocator = 'slub' AND l.debug = 'off'),\n"               \
-		"pr AS (SELECT a.trace, a.kernel, a.run_id AS r_one, b.run_id AS r_rnd\n"          \
-		"  FROM p a JOIN p b ON b.trace = a.trace AND b.kernel = a.kernel\n"               \
-		"  WHERE NOT a.rnd AND b.rnd),\n"                                                  \
-		"k AS (\n"                                                                         \
-		"  SELECT pr.trace, pr.kernel, " KM_SIZE("x.cache") " AS size,\n"                 \
-		"    sum(CASE WHEN x.run_id = pr.r_one THEN x.pages ELSE 0 END) AS one_set_pages,\n" \
-		"    sum(CASE WHEN x.run_id = pr.r_rnd THEN x.pages ELSE 0 END) AS random_pages,\n" \
-		"    sum(x.run_id = pr.r_rnd AND x.pages > 0) AS sets_with_pages\n"                \
-		"  FROM pr JOIN caches x ON x.run_id IN (pr.r_one, pr.r_rnd)\n"                    \
-		"  WHERE x.alias_of IS NULL AND " KM_SIZE("x.cache") " IS NOT NULL\n"              \
-		"  GROUP BY pr.trace, pr.kernel, size)\n"                                          \
-		"SELECT * FROM (\n"                                                               \
-		"SELECT trace, kernel, size, one_set_pages, random_pages, sets_with_pages,\n"      \
-		"  random_pages - one_set_pages AS extra_pages, NULL AS one_set_peak,\n"            \
-		"  NULL AS random_peak, 'what-if (model validated on 6.12)' AS basis\n"          \
-		"FROM k WHERE one_set_pages > 0 OR random_pages > 0\n"                             \
-		"UNION ALL\n"                                                                      \
-		"SELECT pr.trace, pr.kernel, 'all', a.final_slab_pages, b.final_slab_pages, NULL,\n" \
-		"  b.final_slab_pages - a.final_slab_pages, a.peak_slab_pages, b.peak_slab_pages,\n" \
-		"  'what-if (model validated on 6.12)'\n"                                         \
-		"FROM pr JOIN runs a ON a.run_id = pr.r_one JOIN runs b ON b.run_id = pr.r_rnd\n"  \
-		") ORDER BY trace, kernel, size = 'all', " KM_BYTES("size")},                                 \
-	{"study-isolation",                                                                        \
-	 "study 5: what isolation costs: kmem_buckets (slab_buckets) and slab_nomerge on and "   \
-	 "off, per trace and kernel profile: slab pages at the end and at the peak, root caches " \
-	 "holding pages, the peak's change over both off, and the root cache whose pages at "    \
-	 "the end grow most",                                                                     \
-	 LATEST ", p AS (\n"                                                                       \
-		"  SELECT l.*, json_extract(l.config_json, '$.slab_buckets') IS NOT NULL AS bk,\n" \
-		"    json_extract(l.config_json, '$.slab_nomerge') IS NOT NULL AS nm\n"            \
-		"  FROM latest l WHERE l.allocator = 'slub' AND l.debug = 'off'\n"                 \
-		"    AND json_extract(l.config_json, '$.random_kmalloc') IS NULL\n"                \
-		"    AND json_extract(l.config_json, '$.slub_tiny') IS NULL),\n"                   \
-		"b AS (SELECT * FROM p WHERE NOT bk AND NOT nm)\n"                                 \
-		"SELECT p.trace, p.kernel, CASE WHEN p.bk THEN 'on' ELSE 'off' END AS slab_buckets,\n" \
-		"  CASE WHEN p.nm THEN 'on' ELSE 'off' END AS slab_nomerge,\n"                     \
-		"  p.final_slab_pages AS final_pages, p.peak_slab_pages AS peak_pages,\n"          \
-		"  (SELECT count(*) FROM caches x WHERE x.run_id = p.run_id AND x.alias_of IS NULL\n" \
-		"     AND x.pages > 0) AS caches_with_pages,\n"                                    \
-		"  (SELECT count(*) FROM caches x WHERE x.run_id = p.run_id\n"                     \
-		"     AND x.alias_of IS NOT NULL) AS merged_caches,\n"                             \
-		"  p.peak_slab_pages - b.peak_slab_pages AS extra_peak_pages,\n"                   \
-		"  round(100.0 * (p.peak_slab_pages - b.peak_slab_pages) / b.peak_slab_pages, 2)\n" \
-		"    AS extra_peak_pct,\n"                                                         \
-		"  (SELECT x.cache || ' ' || printf('%+d', x.pages - coalesce(y.pages, 0))\n"      \
-		"   FROM caches x LEFT JOIN caches y ON y.run_id = b.run_id AND y.cache = x.cache\n" \
-		"     AND y.alias_of IS NULL\n"                                                    \
-		"   WHERE x.run_id = p.run_id AND x.alias_of IS NULL\n"                            \
-		"     AND x.pages > coalesce(y.pages, 0)\n"                                        \
-		"   ORDER BY x.pages - coalesce(y.pages, 0) DESC, x.cache LIMIT 1) AS top_cache,\n" \
-		"  CASE WHEN p.kernel = p.trace_kernel AND p.bk AND NOT p.nm THEN 'recorded'\n"    \
-		"    ELSE 'what-if' END AS basis\n"                                                \
-		"FROM p JOIN b ON b.trace = p.trace AND b.kernel = p.kernel\n"                     \
-		"ORDER BY p.trace, p.kernel, p.bk, p.nm"},                                         \
-	{"study-slob-tiny",                                                                        \
-	 "study 6: SLOB against SLUB_TINY (and SLUB), per trace: slab pages at the end and at "  \
-	 "the peak of each allocator and kernel profile, and the peak's change over SLOB under "  \
-	 "its last rules (the 6.1 profile)",                                                      \
-	 LATEST ", p AS (\n"                                                                       \
-		"  SELECT l.*, l.allocator || CASE WHEN json_extract(l.config_json,\n"            \
-		"    '$.slub_tiny') THEN ' SLUB_TINY' ELSE '' END AS model,\n"                     \
-		"    " BASIS " AS basis\n"                                                         \
-		"  FROM latest l WHERE l.debug = 'off' AND l.allocator IN ('slub', 'slob')\n"      \
-		"    AND json_extract(l.config_json, '$.random_kmalloc') IS NULL\n"                \
-		"    AND json_extract(l.config_json, '$.slab_buckets') IS NULL\n"                  \
-		"    AND json_extract(l.config_json, '$.slab_nomerge') IS NULL\n"                  \
-		"    AND l.align = CASE WHEN l.kernel IN ('5.4', '6.1', '6.6') THEN 'natural'\n"   \
-		"      ELSE 'pow2-divisor' END),\n"                                                \
-		"s AS (SELECT trace, peak_slab_pages AS slob_peak, final_slab_pages AS slob_final\n" \
-		"  FROM p WHERE allocator = 'slob' AND kernel = '6.1')\n"                          \
-		"SELECT p.trace, p.model, p.kernel, p.final_slab_pages AS final_pages,\n"          \
-		"  p.peak_slab_pages AS peak_pages, p.peak_slab_pages - s.slob_peak AS vs_slob_peak,\n" \
-		"  round(100.0 * (p.peak_slab_pages - s.slob_peak) / s.slob_peak, 2) AS vs_slob_pct,\n" \
-		"  p.final_slab_pages - s.slob_final AS vs_slob_final,\n"                          \
-		"  CASE WHEN p.allocator = 'slob' AND p.kernel = '6.1' THEN 'baseline (SLOB''s '\n" \
-		"    || 'last rules)' WHEN p.model = 'slub SLUB_TINY' AND p.kernel <> '6.1'\n"     \
-		"    THEN 'what-if (model validated on 6.12)' ELSE p.basis END AS basis\n"               \
-		"FROM p JOIN s ON s.trace = p.trace\n"                                             \
-		"ORDER BY p.trace, p.allocator DESC, p.model, p.kernel"},
+	 "(natural) and natural over none, per trace, allocator, kernel profile and debug "        \
+	 "setting: slab pages at the end and at the peak, and where the widening lands (the "      \
+	 "root cache whose peak pages change most, the call site whose allocated bytes grow "      \
+	 "most)",                                                                                  \
+	 LATEST                                                                                    \
+	 ", c AS (\n"                                                                              \
+	 "  SELECT l.trace, l.allocator, l.kernel, l.debug, l.trace_kernel,\n"                     \
+	 "    min(" BASIS ") AS basis,\n"                                                          \
+	 "    max(CASE WHEN l.align = 'none' THEN l.run_id END) AS r_none,\n"                      \
+	 "    max(CASE WHEN l.align = 'natural' THEN l.run_id END) AS r_nat,\n"                    \
+	 "    max(CASE WHEN l.align = 'pow2-divisor' THEN l.run_id END) AS r_p2\n"                 \
+	 "  FROM latest l WHERE l.align IN ('none', 'natural', 'pow2-divisor')\n"                  \
+	 "  GROUP BY l.trace, l.allocator, l.kernel, l.debug\n"                                    \
+	 "  HAVING count(DISTINCT l.align) = 3),\n"                                                \
+	 "f AS (\n"                                                                                \
+	 "  SELECT c.*, a.final_slab_pages AS none_final, a.peak_slab_pages AS none_peak,\n"       \
+	 "    b.final_slab_pages AS natural_final, b.peak_slab_pages AS natural_peak,\n"           \
+	 "    p.final_slab_pages AS p2_final, p.peak_slab_pages AS p2_peak\n"                      \
+	 "  FROM c JOIN runs a ON a.run_id = c.r_none JOIN runs b ON b.run_id = c.r_nat\n"         \
+	 "  JOIN runs p ON p.run_id = c.r_p2),\n"                                                  \
+	 "sp AS (SELECT f.r_p2, a.call_site, sum(a.bytes_alloc) AS b FROM f\n"                     \
+	 "  JOIN align_cost a ON a.run_id = f.r_p2 GROUP BY f.r_p2, a.call_site),\n"               \
+	 "sn AS (SELECT f.r_p2, a.call_site, sum(a.bytes_alloc) AS b FROM f\n"                     \
+	 "  JOIN align_cost a ON a.run_id = f.r_nat GROUP BY f.r_p2, a.call_site),\n"              \
+	 "sd AS (SELECT x.r_p2, x.call_site, x.b - coalesce(y.b, 0) AS d FROM sp x\n"              \
+	 "  LEFT JOIN sn y ON y.r_p2 = x.r_p2 AND y.call_site = x.call_site)\n"                    \
+	 "SELECT trace, allocator, kernel, debug, none_final, none_peak, natural_final,\n"         \
+	 "  natural_peak, p2_final AS pow2_final, p2_peak AS pow2_peak,\n"                         \
+	 "  natural_peak - none_peak AS cost_2019_peak,\n"                                         \
+	 "  round(100.0 * (natural_peak - none_peak) / none_peak, 2) AS cost_2019_pct,\n"          \
+	 "  p2_peak - natural_peak AS widening_peak,\n"                                            \
+	 "  round(100.0 * (p2_peak - natural_peak) / natural_peak, 2) AS widening_pct,\n"          \
+	 "  p2_final - natural_final AS widening_final,\n"                                         \
+	 "  (SELECT x.cache || ' ' || printf('%+d', x.peak_pages - coalesce(y.peak_pages, 0))\n"   \
+	 "   FROM caches x LEFT JOIN caches y ON y.run_id = f.r_nat AND y.cache = x.cache\n"       \
+	 "   WHERE x.run_id = f.r_p2 AND x.alias_of IS NULL\n"                                     \
+	 "     AND x.peak_pages <> coalesce(y.peak_pages, 0)\n"                                    \
+	 "   ORDER BY abs(x.peak_pages - coalesce(y.peak_pages, 0)) DESC, x.cache LIMIT 1)\n"      \
+	 "    AS top_cache_peak_pages,\n"                                                          \
+	 "  (SELECT d.call_site || ' ' || printf('%+d', d.d) FROM sd d\n"                          \
+	 "   WHERE d.r_p2 = f.r_p2 AND d.d <> 0 ORDER BY d.d DESC, d.call_site LIMIT 1)\n"         \
+	 "    AS top_site_bytes,\n"                                                                \
+	 "  CASE WHEN basis = 'recorded' THEN CASE WHEN kernel IN ('5.4', '6.1', '6.6')\n"         \
+	 "    THEN 'natural recorded, others what-if'\n"                                           \
+	 "    ELSE 'pow2-divisor recorded, others what-if' END ELSE 'what-if' END AS basis\n"      \
+	 "FROM f ORDER BY trace, allocator DESC, kernel, debug"},                                  \
+		{"study-align-2024-where",                                                         \
+		 "study 1, where the widening lands: per trace, allocator, kernel profile and "    \
+		 "debug "                                                                          \
+		 "setting, the root caches whose peak slab pages differ between align "            \
+		 "pow2-divisor and "                                                               \
+		 "natural (SLUB: SLOB's caches hold no pages), and the 5 call sites whose "        \
+		 "allocated "                                                                      \
+		 "bytes grow most (bytes summed over their allocations)",                          \
+		 LATEST                                                                            \
+		 ", c AS (\n"                                                                      \
+		 "  SELECT l.trace, l.allocator, l.kernel, l.debug,\n"                             \
+		 "    max(CASE WHEN l.align = 'natural' THEN l.run_id END) AS r_nat,\n"            \
+		 "    max(CASE WHEN l.align = 'pow2-divisor' THEN l.run_id END) AS r_p2\n"         \
+		 "  FROM latest l WHERE l.align IN ('natural', 'pow2-divisor')\n"                  \
+		 "  GROUP BY l.trace, l.allocator, l.kernel, l.debug\n"                            \
+		 "  HAVING count(DISTINCT l.align) = 2),\n"                                        \
+		 "ca AS (\n"                                                                       \
+		 "  SELECT c.trace, c.allocator, c.kernel, c.debug, 'cache' AS kind, x.cache AS "  \
+		 "name,\n"                                                                         \
+		 "    coalesce(y.peak_pages, 0) AS natural_value, x.peak_pages AS pow2_value,\n"   \
+		 "    x.peak_pages - coalesce(y.peak_pages, 0) AS widening,\n"                     \
+		 "    row_number() OVER (PARTITION BY c.r_p2 ORDER BY\n"                           \
+		 "      abs(x.peak_pages - coalesce(y.peak_pages, 0)) DESC, x.cache) AS rank\n"    \
+		 "  FROM c JOIN caches x ON x.run_id = c.r_p2 AND x.alias_of IS NULL\n"            \
+		 "  LEFT JOIN caches y ON y.run_id = c.r_nat AND y.cache = x.cache\n"              \
+		 "  WHERE x.peak_pages <> coalesce(y.peak_pages, 0)),\n"                           \
+		 "sp AS (SELECT c.r_p2, a.call_site, sum(a.bytes_alloc) AS b FROM c\n"             \
+		 "  JOIN align_cost a ON a.run_id = c.r_p2 GROUP BY c.r_p2, a.call_site),\n"       \
+		 "sn AS (SELECT c.r_p2, a.call_site, sum(a.bytes_alloc) AS b FROM c\n"             \
+		 "  JOIN align_cost a ON a.run_id = c.r_nat GROUP BY c.r_p2, a.call_site),\n"      \
+		 "si AS (\n"                                                                       \
+		 "  SELECT c.trace, c.allocator, c.kernel, c.debug, 'call site (bytes)' AS "       \
+		 "kind,\n"                                                                         \
+		 "    x.call_site AS name, coalesce(y.b, 0) AS natural_value, x.b AS "             \
+		 "pow2_value,\n"                                                                   \
+		 "    x.b - coalesce(y.b, 0) AS widening,\n"                                       \
+		 "    row_number() OVER (PARTITION BY c.r_p2 ORDER BY x.b - coalesce(y.b, 0) "     \
+		 "DESC,\n"                                                                         \
+		 "      x.call_site) AS rank\n"                                                    \
+		 "  FROM c JOIN sp x ON x.r_p2 = c.r_p2\n"                                         \
+		 "  LEFT JOIN sn y ON y.r_p2 = x.r_p2 AND y.call_site = x.call_site\n"             \
+		 "  WHERE x.b <> coalesce(y.b, 0))\n"                                              \
+		 "SELECT trace, allocator, kernel, debug, kind, rank, name, natural_value,\n"      \
+		 "  pow2_value, widening\n"                                                        \
+		 "FROM (SELECT * FROM ca UNION ALL SELECT * FROM si WHERE rank <= 5)\n"            \
+		 "ORDER BY trace, allocator DESC, kernel, debug, kind, rank"},                     \
+		{"study-sheaves",                                                                  \
+		 "study 2: sheaves against per-CPU partial lists, per trace and kernel profile "   \
+		 "(6.1: "                                                                          \
+		 "per-CPU slabs and partial lists; 6.18: sheaves for the caches created with a "   \
+		 "capacity; 7.0: sheaves for every cache, no per-CPU partial lists): slab pages "  \
+		 "at the "                                                                         \
+		 "end and at the peak and their change over 6.1, the root caches with sheaves, "   \
+		 "and the "                                                                        \
+		 "objects parked in sheaves and barns (allocated in slabs, free for the kernel) "  \
+		 "at the "                                                                         \
+		 "end, the most at any sample, and what those at the end fill in pages",           \
+		 LATEST ", p AS (\n"                                                               \
+			"  SELECT l.*,\n" SHEAF_COLS("l.run_id") SHEAF_RUNS                        \
+		 "    AND json_extract(l.config_json, '$.sheaf_capacity') IS NULL\n"               \
+		 "    AND json_extract(l.config_json, '$.barn_limit') IS NULL),\n"                 \
+		 "b AS (SELECT trace, final_slab_pages AS f, peak_slab_pages AS k FROM p\n"        \
+		 "  WHERE kernel = '6.1')\n"                                                       \
+		 "SELECT p.trace, p.kernel, p.final_slab_pages AS final_pages,\n"                  \
+		 "  p.peak_slab_pages AS peak_pages, p.final_slab_pages - b.f AS vs_6_1_final,\n"  \
+		 "  p.peak_slab_pages - b.k AS vs_6_1_peak,\n"                                     \
+		 "  round(100.0 * (p.peak_slab_pages - b.k) / b.k, 2) AS vs_6_1_peak_pct,\n"       \
+		 "  p.sheaf_caches, p.parked_end, p.parked_max,\n"                                 \
+		 "  round(p.parked_bytes / 4096.0, 1) AS parked_end_pages,\n"                      \
+		 "  CASE WHEN p.kernel = p.trace_kernel THEN 'recorded'\n"                         \
+		 "    WHEN p.kernel = '7.0' THEN 'what-if (no 7.0 kernel captured)'\n"             \
+		 "    ELSE 'what-if' END AS basis\n"                                               \
+		 "FROM p LEFT JOIN b ON b.trace = p.trace\n"                                       \
+		 "ORDER BY p.trace, " KERNEL_ORDER("p.kernel")},                                   \
+		{"study-sheaf-capacity",                                                           \
+		 "study 3: sheaf capacity and barn limits against the kernel's capacity rule, "    \
+		 "per "                                                                            \
+		 "trace, kernel profile (6.18, 7.0), sheaf_capacity and barn_limit ('kernel': "    \
+		 "the "                                                                            \
+		 "kernel's own): slab pages at the end and at the peak, their change over the "    \
+		 "kernel's "                                                                       \
+		 "rule (both 'kernel'), and the objects parked in sheaves and barns at the end "   \
+		 "and the "                                                                        \
+		 "most at any sample",                                                             \
+		 LATEST                                                                            \
+		 ", p AS (\n"                                                                      \
+		 "  SELECT l.*,\n"                                                                 \
+		 "    coalesce(CAST(json_extract(l.config_json, '$.sheaf_capacity') AS TEXT),\n"   \
+		 "      'kernel') AS capacity,\n"                                                  \
+		 "    coalesce(CAST(json_extract(l.config_json, '$.barn_limit') AS TEXT),\n"       \
+		 "      'kernel') AS barn,\n" SHEAF_COLS("l.run_id") SHEAF_RUNS                    \
+		 "    AND l.kernel IN ('6.18', '7.0')),\n"                                         \
+		 "b AS (SELECT trace, kernel, final_slab_pages AS f, peak_slab_pages AS k,\n"      \
+		 "  parked_end AS e FROM p WHERE capacity = 'kernel' AND barn = 'kernel')\n"       \
+		 "SELECT p.trace, p.kernel, p.capacity AS sheaf_capacity, p.barn AS barn_limit,\n" \
+		 "  p.final_slab_pages AS final_pages, p.peak_slab_pages AS peak_pages,\n"         \
+		 "  p.final_slab_pages - b.f AS vs_kernel_final, p.peak_slab_pages - b.k AS\n"     \
+		 "  vs_kernel_peak, round(100.0 * (p.peak_slab_pages - b.k) / b.k, 2)\n"           \
+		 "  AS vs_kernel_peak_pct, p.parked_end, p.parked_max,\n"                          \
+		 "  round(p.parked_bytes / 4096.0, 1) AS parked_end_pages,\n"                      \
+		 "  CASE WHEN p.kernel = p.trace_kernel AND p.capacity = 'kernel'\n"               \
+		 "    AND p.barn = 'kernel' THEN 'recorded' ELSE 'what-if' END AS basis\n"         \
+		 "FROM p LEFT JOIN b ON b.trace = p.trace AND b.kernel = p.kernel\n"               \
+		 "ORDER BY p.trace, " KERNEL_ORDER(                                                \
+			 "p.kernel") ", p.barn <> 'kernel', p.barn,\n"                             \
+				     "  p.capacity <> 'kernel', CAST(p.capacity AS INTEGER)"},     \
+		{"study-random-kmalloc",                                                           \
+		 "study 4: what the random kmalloc caches (16 sets: kmalloc-N and "                \
+		 "kmalloc-rnd-01..15-N) "                                                          \
+		 "cost against one set, per trace, kernel profile and kmalloc size: pages of the " \
+		 "normal kmalloc caches at the end, the copies holding pages, and a row 'all' "    \
+		 "with "                                                                           \
+		 "the runs' slab pages at the end and at the peak",                                \
+		 LATEST                                                                            \
+		 ", p AS (\n"                                                                      \
+		 "  SELECT l.trace, l.kernel, l.run_id,\n"                                         \
+		 "    json_extract(l.config_json, '$.random_kmalloc') IS NOT NULL AS rnd\n"        \
+		 "  FROM latest l WHERE l.allocator = 'slub' AND l.debug = 'off'),\n"              \
+		 "pr AS (SELECT a.trace, a.kernel, a.run_id AS r_one, b.run_id AS r_rnd\n"         \
+		 "  FROM p a JOIN p b ON b.trace = a.trace AND b.kernel = a.kernel\n"              \
+		 "  WHERE NOT a.rnd AND b.rnd),\n"                                                 \
+		 "k AS (\n"                                                                        \
+		 "  SELECT pr.trace, pr.kernel, " KM_SIZE(                                         \
+			 "x.cache") " AS size,\n"                                                  \
+				    "    sum(CASE WHEN x.run_id = pr.r_one THEN x.pages ELSE 0 "   \
+				    "END) AS one_set_pages,\n"                                     \
+				    "    sum(CASE WHEN x.run_id = pr.r_rnd THEN x.pages ELSE 0 "   \
+				    "END) AS random_pages,\n"                                      \
+				    "    sum(x.run_id = pr.r_rnd AND x.pages > 0) AS "             \
+				    "sets_with_pages\n"                                            \
+				    "  FROM pr JOIN caches x ON x.run_id IN (pr.r_one, "           \
+				    "pr.r_rnd)\n"                                                  \
+				    "  WHERE x.alias_of IS NULL AND " KM_SIZE(                     \
+					    "x.cache") " IS NOT NULL\n"                            \
+						       "  GROUP BY pr.trace, pr.kernel, size)\n"   \
+						       "SELECT * FROM (\n"                         \
+						       "SELECT trace, kernel, size, "              \
+						       "one_set_pages, random_pages, "             \
+						       "sets_with_pages,\n"                        \
+						       "  random_pages - one_set_pages AS "        \
+						       "extra_pages, NULL AS one_set_peak,\n"      \
+						       "  NULL AS random_peak, 'what-if (model "   \
+						       "validated on 6.12)' AS basis\n"            \
+						       "FROM k WHERE one_set_pages > 0 OR "        \
+						       "random_pages > 0\n"                        \
+						       "UNION ALL\n"                               \
+						       "SELECT pr.trace, pr.kernel, 'all', "       \
+						       "a.final_slab_pages, b.final_slab_pages, "  \
+						       "NULL,\n"                                   \
+						       "  b.final_slab_pages - "                   \
+						       "a.final_slab_pages, a.peak_slab_pages, "   \
+						       "b.peak_slab_pages,\n"                      \
+						       "  'what-if (model validated on 6.12)'\n"   \
+						       "FROM pr JOIN runs a ON a.run_id = "        \
+						       "pr.r_one JOIN runs b ON b.run_id = "       \
+						       "pr.r_rnd\n"                                \
+						       ") ORDER BY trace, kernel, size = "         \
+						       "'all', " KM_BYTES("size")},                \
+		{"study-isolation",                                                                \
+		 "study 5: what isolation costs: kmem_buckets (slab_buckets) and slab_nomerge on " \
+		 "and "                                                                            \
+		 "off, per trace and kernel profile: slab pages at the end and at the peak, root " \
+		 "caches "                                                                         \
+		 "holding pages, the peak's change over both off, and the root cache whose pages " \
+		 "at "                                                                             \
+		 "the end grow most",                                                              \
+		 LATEST                                                                            \
+		 ", p AS (\n"                                                                      \
+		 "  SELECT l.*, json_extract(l.config_json, '$.slab_buckets') IS NOT NULL AS "     \
+		 "bk,\n"                                                                           \
+		 "    json_extract(l.config_json, '$.slab_nomerge') IS NOT NULL AS nm\n"           \
+		 "  FROM latest l WHERE l.allocator = 'slub' AND l.debug = 'off'\n"                \
+		 "    AND json_extract(l.config_json, '$.random_kmalloc') IS NULL\n"               \
+		 "    AND json_extract(l.config_json, '$.slub_tiny') IS NULL),\n"                  \
+		 "b AS (SELECT * FROM p WHERE NOT bk AND NOT nm)\n"                                \
+		 "SELECT p.trace, p.kernel, CASE WHEN p.bk THEN 'on' ELSE 'off' END AS "           \
+		 "slab_buckets,\n"                                                                 \
+		 "  CASE WHEN p.nm THEN 'on' ELSE 'off' END AS slab_nomerge,\n"                    \
+		 "  p.final_slab_pages AS final_pages, p.peak_slab_pages AS peak_pages,\n"         \
+		 "  (SELECT count(*) FROM caches x WHERE x.run_id = p.run_id AND x.alias_of IS "   \
+		 "NULL\n"                                                                          \
+		 "     AND x.pages > 0) AS caches_with_pages,\n"                                   \
+		 "  (SELECT count(*) FROM caches x WHERE x.run_id = p.run_id\n"                    \
+		 "     AND x.alias_of IS NOT NULL) AS merged_caches,\n"                            \
+		 "  p.peak_slab_pages - b.peak_slab_pages AS extra_peak_pages,\n"                  \
+		 "  round(100.0 * (p.peak_slab_pages - b.peak_slab_pages) / b.peak_slab_pages, "   \
+		 "2)\n"                                                                            \
+		 "    AS extra_peak_pct,\n"                                                        \
+		 "  (SELECT x.cache || ' ' || printf('%+d', x.pages - coalesce(y.pages, 0))\n"     \
+		 "   FROM caches x LEFT JOIN caches y ON y.run_id = b.run_id AND y.cache = "       \
+		 "x.cache\n"                                                                       \
+		 "     AND y.alias_of IS NULL\n"                                                   \
+		 "   WHERE x.run_id = p.run_id AND x.alias_of IS NULL\n"                           \
+		 "     AND x.pages > coalesce(y.pages, 0)\n"                                       \
+		 "   ORDER BY x.pages - coalesce(y.pages, 0) DESC, x.cache LIMIT 1) AS "           \
+		 "top_cache,\n"                                                                    \
+		 "  CASE WHEN p.kernel = p.trace_kernel AND p.bk AND NOT p.nm THEN 'recorded'\n"   \
+		 "    ELSE 'what-if' END AS basis\n"                                               \
+		 "FROM p JOIN b ON b.trace = p.trace AND b.kernel = p.kernel\n"                    \
+		 "ORDER BY p.trace, p.kernel, p.bk, p.nm"},                                        \
+		{"study-slob-tiny",                                                                \
+		 "study 6: SLOB against SLUB_TINY (and SLUB), per trace: slab pages at the end "   \
+		 "and at "                                                                         \
+		 "the peak of each allocator and kernel profile, and the peak's change over SLOB " \
+		 "under "                                                                          \
+		 "its last rules (the 6.1 profile)",                                               \
+		 LATEST                                                                            \
+		 ", p AS (\n"                                                                      \
+		 "  SELECT l.*, l.allocator || CASE WHEN json_extract(l.config_json,\n"            \
+		 "    '$.slub_tiny') THEN ' SLUB_TINY' ELSE '' END AS model,\n"                    \
+		 "    " BASIS " AS basis\n"                                                        \
+		 "  FROM latest l WHERE l.debug = 'off' AND l.allocator IN ('slub', 'slob')\n"     \
+		 "    AND json_extract(l.config_json, '$.random_kmalloc') IS NULL\n"               \
+		 "    AND json_extract(l.config_json, '$.slab_buckets') IS NULL\n"                 \
+		 "    AND json_extract(l.config_json, '$.slab_nomerge') IS NULL\n"                 \
+		 "    AND l.align = CASE WHEN l.kernel IN ('5.4', '6.1', '6.6') THEN 'natural'\n"  \
+		 "      ELSE 'pow2-divisor' END),\n"                                               \
+		 "s AS (SELECT trace, peak_slab_pages AS slob_peak, final_slab_pages AS "          \
+		 "slob_final\n"                                                                    \
+		 "  FROM p WHERE allocator = 'slob' AND kernel = '6.1')\n"                         \
+		 "SELECT p.trace, p.model, p.kernel, p.final_slab_pages AS final_pages,\n"         \
+		 "  p.peak_slab_pages AS peak_pages, p.peak_slab_pages - s.slob_peak AS "          \
+		 "vs_slob_peak,\n"                                                                 \
+		 "  round(100.0 * (p.peak_slab_pages - s.slob_peak) / s.slob_peak, 2) AS "         \
+		 "vs_slob_pct,\n"                                                                  \
+		 "  p.final_slab_pages - s.slob_final AS vs_slob_final,\n"                         \
+		 "  CASE WHEN p.allocator = 'slob' AND p.kernel = '6.1' THEN 'baseline (SLOB''s "  \
+		 "'\n"                                                                             \
+		 "    || 'last rules)' WHEN p.model = 'slub SLUB_TINY' AND p.kernel <> '6.1'\n"    \
+		 "    THEN 'what-if (model validated on 6.12)' ELSE p.basis END AS basis\n"        \
+		 "FROM p JOIN s ON s.trace = p.trace\n"                                            \
+		 "ORDER BY p.trace, p.allocator DESC, p.model, p.kernel"},
 
 const struct query_def query_table[] = {
 	{"align-overhead",
@@ -523,8 +581,7 @@ const struct query_def query_table[] = {
 		"       round(wall_seconds, 3) AS wall_seconds\n"
 		"FROM latest\n"
 		"ORDER BY trace, run_id"},
-	STUDY_QUERIES
-	{NULL, NULL, NULL},
+	STUDY_QUERIES{NULL, NULL, NULL},
 };
 
 const struct query_def *query_find(const char *name)
@@ -672,31 +729,33 @@ static int full_series_views(sqlite3 *db)
 				" NULL AS trace_kernel, NULL AS trace_nr_cpus FROM main.runs",
 				NULL, NULL, NULL);
 	}
-	if (rc == SQLITE_OK && version < 5 && !query_has_table(db, "align_cost"))
-		/* what an alignment policy costs came with version 5: older files
-		 * did not record it, and read as having no rows of it (the
-		 * report says so, query_has_table tells) */
-		rc = sqlite3_exec(db,
-				  "CREATE TEMP VIEW IF NOT EXISTS align_cost AS SELECT"
-				  " NULL AS run_id, NULL AS cache, NULL AS call_site,"
-				  " NULL AS need, NULL AS allocs, NULL AS violations,"
-				  " NULL AS bytes_alloc, NULL AS bytes_alloc_none,"
-				  " NULL AS redzone_shift_bytes, NULL AS fragment_bytes,"
-				  " NULL AS live_growth_bytes WHERE 0",
-				  NULL, NULL, NULL);
-	/* the sheaves came with version 6: older files recorded no parked
-	 * objects (their runs read as having none recorded: no rows) */
-	if (rc == SQLITE_OK && version < 6 && !query_has_table(db, "sample_sheaves"))
-		rc = sqlite3_exec(db,
-				  "CREATE TEMP VIEW IF NOT EXISTS sample_sheaves AS SELECT"
-				  " NULL AS run_id, NULL AS seq, NULL AS parked_objs WHERE 0",
-				  NULL, NULL, NULL);
-	if (rc == SQLITE_OK && version < 6 && !query_has_table(db, "cache_sheaves"))
-		rc = sqlite3_exec(db,
-				  "CREATE TEMP VIEW IF NOT EXISTS cache_sheaves AS SELECT"
-				  " NULL AS run_id, NULL AS cache, NULL AS sheaf_capacity,"
-				  " NULL AS parked_objs WHERE 0",
-				  NULL, NULL, NULL);
+	/* tables later versions added: older files did not record them and
+	 * read as having no rows (the report says so, query_has_table tells):
+	 * what an alignment policy costs (version 5), the sheaves' parked
+	 * objects per sample and per cache (version 6) */
+	static const struct {
+		int since;
+		const char *table, *view;
+	} standin[] = {
+		{5, "align_cost",
+		 "CREATE TEMP VIEW IF NOT EXISTS align_cost AS SELECT"
+		 " NULL AS run_id, NULL AS cache, NULL AS call_site,"
+		 " NULL AS need, NULL AS allocs, NULL AS violations,"
+		 " NULL AS bytes_alloc, NULL AS bytes_alloc_none,"
+		 " NULL AS redzone_shift_bytes, NULL AS fragment_bytes,"
+		 " NULL AS live_growth_bytes WHERE 0"},
+		{6, "sample_sheaves",
+		 "CREATE TEMP VIEW IF NOT EXISTS sample_sheaves AS SELECT"
+		 " NULL AS run_id, NULL AS seq, NULL AS parked_objs WHERE 0"},
+		{6, "cache_sheaves",
+		 "CREATE TEMP VIEW IF NOT EXISTS cache_sheaves AS SELECT"
+		 " NULL AS run_id, NULL AS cache, NULL AS sheaf_capacity,"
+		 " NULL AS parked_objs WHERE 0"},
+	};
+	for (size_t i = 0; i < sizeof(standin) / sizeof(standin[0]); i++)
+		if (rc == SQLITE_OK && version < standin[i].since &&
+		    !query_has_table(db, standin[i].table))
+			rc = sqlite3_exec(db, standin[i].view, NULL, NULL, NULL);
 	if (rc != SQLITE_OK || version >= 3)
 		return rc;
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]) && rc == SQLITE_OK; i++) {

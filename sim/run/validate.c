@@ -3,6 +3,7 @@
 #include "validate.h"
 #include "buckets.h"
 #include "cache_facts.h"
+#include "grow.h"
 #include "run.h"
 #include "json.h"
 #include "learn.h"
@@ -1482,17 +1483,17 @@ static int walks_read_geom(const struct sim *s, struct start_walks *sw, struct e
 	return 0;
 }
 
-/* Read the capture's trace once for the walks (raw pointers only). */
-static int walks_read(const struct sim *s, const struct capture *c, struct start_walks *sw,
-		      struct err *e)
+/* Read the capture's trace once, handing every allocation and free of a
+ * raw pointer to fn (free_: a free); fn returns nonzero when out of memory. */
+static int read_raw_events(const struct capture *c,
+			   int (*fn)(void *ctx, const struct trace_event *ev, bool free_),
+			   void *ctx, struct err *e)
 {
-	int rc = walks_read_geom(s, sw, e);
-	if (rc)
-		return rc;
 	struct trace_opts to = {.strict = false};
 	struct trace_reader *r;
 	struct trace_event ev;
-	if ((rc = trace_open(c->trace, &to, &r, e)))
+	int rc = trace_open(c->trace, &to, &r, e);
+	if (rc)
 		return rc;
 	while ((rc = trace_next(r, &ev, e)) == 1) {
 		bool alloc = ev.type == TRACE_EV_KMALLOC || ev.type == TRACE_EV_KMALLOC_NODE ||
@@ -1501,15 +1502,34 @@ static int walks_read(const struct sim *s, const struct capture *c, struct start
 		bool free_ = ev.type == TRACE_EV_KFREE || ev.type == TRACE_EV_CACHE_FREE;
 		if ((!alloc && !free_) || !raw_ptr(ev.ptr))
 			continue;
-		sw->any = true;
-		int r2 = alloc ? walk_alloc(s, sw, &ev) : (u64map_put(&sw->seen, ev.ptr, 1));
-		if (r2) {
+		if (fn(ctx, &ev, free_)) {
 			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
 			break;
 		}
 	}
 	trace_close(r);
 	return rc < 0 ? rc : 0;
+}
+
+struct walks_ctx {
+	const struct sim *s;
+	struct start_walks *sw;
+};
+
+static int walks_event(void *ctx, const struct trace_event *ev, bool free_)
+{
+	struct walks_ctx *x = ctx;
+	x->sw->any = true;
+	return free_ ? u64map_put(&x->sw->seen, ev->ptr, 1) : walk_alloc(x->s, x->sw, ev);
+}
+
+/* Read the capture's trace once for the walks (raw pointers only). */
+static int walks_read(const struct sim *s, const struct capture *c, struct start_walks *sw,
+		      struct err *e)
+{
+	int rc = walks_read_geom(s, sw, e);
+	struct walks_ctx x = {s, sw};
+	return rc ? rc : read_raw_events(c, walks_event, &x, e);
 }
 
 /* The free slots the trace showed in the j-th slab CPU cpu allocated from
@@ -1663,14 +1683,10 @@ static int tiny_event(const struct sim *s, const struct start_walks *sw, struct 
 		return 0;
 	}
 	*v = (uint64_t)(tw->n + 1) << 1 | free_;
-	if (tw->n == tw->cap) {
-		size_t nc = tw->cap ? tw->cap * 2 : 1024;
-		struct tiny_ptr *np = realloc(tw->p, nc * sizeof(*np));
-		if (!np)
-			return SLABSIM_ENOMEM;
-		tw->p = np;
-		tw->cap = nc;
-	}
+	struct tiny_ptr *np = grow_room(tw->p, &tw->cap, tw->n, sizeof(*np), 1024);
+	if (!np)
+		return SLABSIM_ENOMEM;
+	tw->p = np;
 	if (nid && sim_find_cache(s, ev->name, &id))
 		root = root_of_id(s, id);
 	tw->p[tw->n++] = (struct tiny_ptr){.ptr = ev->ptr,
@@ -1682,29 +1698,16 @@ static int tiny_event(const struct sim *s, const struct start_walks *sw, struct 
 	return 0;
 }
 
-static int tiny_read(const struct sim *s, const struct capture *c, struct start_walks *sw,
-		     struct tiny_walk *tw, struct err *e)
+struct tiny_ctx {
+	const struct sim *s;
+	const struct start_walks *sw;
+	struct tiny_walk *tw;
+};
+
+static int tiny_on_event(void *ctx, const struct trace_event *ev, bool free_)
 {
-	struct trace_opts to = {.strict = false};
-	struct trace_reader *r;
-	struct trace_event ev;
-	int rc = trace_open(c->trace, &to, &r, e);
-	if (rc)
-		return rc;
-	while ((rc = trace_next(r, &ev, e)) == 1) {
-		bool alloc = ev.type == TRACE_EV_KMALLOC || ev.type == TRACE_EV_KMALLOC_NODE ||
-			     ev.type == TRACE_EV_CACHE_ALLOC ||
-			     ev.type == TRACE_EV_CACHE_ALLOC_NODE;
-		bool free_ = ev.type == TRACE_EV_KFREE || ev.type == TRACE_EV_CACHE_FREE;
-		if ((!alloc && !free_) || !raw_ptr(ev.ptr))
-			continue;
-		if (tiny_event(s, sw, tw, &ev, free_)) {
-			rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
-			break;
-		}
-	}
-	trace_close(r);
-	return rc < 0 ? rc : 0;
+	struct tiny_ctx *x = ctx;
+	return tiny_event(x->s, x->sw, x->tw, ev, free_);
 }
 
 /* The cache of an unnamed allocation whose free named it, made as the
@@ -1819,16 +1822,12 @@ static int tiny_slabs(const struct sim *s, const struct tiny_walk *tw, struct ti
 			break;
 		}
 		if (!f) {
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 256;
-				struct tiny_slab *nv = realloc(v, nc * sizeof(*nv));
-				if (!nv) {
-					rc = SLABSIM_ENOMEM;
-					break;
-				}
-				v = nv;
-				cap = nc;
+			struct tiny_slab *nv = grow_room(v, &cap, n, sizeof(*nv), 256);
+			if (!nv) {
+				rc = SLABSIM_ENOMEM;
+				break;
 			}
+			v = nv;
 			v[n] = (struct tiny_slab){
 				.base = base, .root = root, .pre = q->freed || slot != 0};
 			*ref = ++n;
@@ -1864,7 +1863,7 @@ static int tiny_start(struct sim *s, const struct capture *c, FILE *notes, uint6
 	*pages = 0;
 	int rc = walks_read_geom(s, &sw, e);
 	if (!rc)
-		rc = tiny_read(s, c, &sw, &tw, e);
+		rc = read_raw_events(c, tiny_on_event, &(struct tiny_ctx){s, &sw, &tw}, e);
 	if (!rc)
 		rc = tiny_roots(s, &tw, e);
 	struct tiny_slab *v = NULL;
