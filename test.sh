@@ -26,6 +26,7 @@ run() { # build-dir [meson setup options]
 rm -f "$log.sum"
 run build || status=1
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1 \
+LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp \
 UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
 	run build-asan -Db_sanitize=address,undefined || status=1
 awk '{ok += $1; bad += $2} END {printf "tests: %d passed, %d failed\n", ok, bad}' "$log.sum"
