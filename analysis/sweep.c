@@ -778,16 +778,32 @@ static bool settle_align(const struct sweep_spec *s, struct sweep_run *x)
  * a run whose model has no sheaves at all is the `kernel` run again: a
  * given profile before 6.18, SLUB_TINY, or slub_debug (every cache a debug
  * cache: calculate_sheaf_capacity and 6.18's do_kmem_cache_create give
- * those none). false: drop it. Under an `auto` kernel the input decides:
+ * those none). Such a run is made the `kernel` one when its value is the
+ * first of an axis that lists no `kernel` (barn_limit = 72 alone under
+ * kernel = 6.1 still runs that trace once), else dropped (false): the
+ * same run twice otherwise. Under an `auto` kernel the input decides:
  * kept, as align is. */
-static bool sheaves_apply(const struct sweep_run *x)
+static bool settle_sheaves(const struct sweep_spec *s, const size_t *idx, struct sweep_run *x)
 {
-	const struct policy_cfg *c = &x->cfg;
+	struct policy_cfg *c = &x->cfg;
 	if (!c->sheaf_capacity && !c->barn_limit)
 		return true;
-	if (c->slub_tiny || c->slub_debug)
-		return false;
-	return x->kernel_auto || c->kernel >= POLICY_KERNEL_6_18;
+	if (!c->slub_tiny && !c->slub_debug && (x->kernel_auto || c->kernel >= POLICY_KERNEL_6_18))
+		return true;
+	static const enum axis ax[2] = {AX_SHEAF_CAPACITY, AX_BARN_LIMIT};
+	for (int i = 0; i < 2; i++) {
+		const struct vec *v = &s->ax[ax[i]];
+		if (!v->n || !v->v[idx[ax[i]]])
+			continue;
+		for (size_t j = 0; j < v->n; j++)
+			if (!v->v[j])
+				return false;
+		if (idx[ax[i]])
+			return false;
+	}
+	c->sheaf_capacity = 0;
+	c->barn_limit = 0;
+	return true;
 }
 
 int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n, struct err *e)
@@ -838,7 +854,7 @@ int sweep_expand(const struct sweep_spec *s, struct sweep_run **runs, size_t *n,
 				for (int a = AX_KERNEL; a < AX_NR; a++)
 					if (s->ax[a].n && applies((enum axis)a, ops))
 						set_axis(&x, (enum axis)a, s->ax[a].v[idx[a]]);
-				if (!settle_align(s, &x) || !sheaves_apply(&x))
+				if (!settle_align(s, &x) || !settle_sheaves(s, idx, &x))
 					goto next;
 				if (total + nseeds > cap) {
 					cap = cap ? cap * 2 : 64;

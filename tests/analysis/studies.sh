@@ -87,6 +87,13 @@ tap_is "sheaves what-ifs only where there are sheaves: 25 runs, each its own key
 	"$? $(grep -c todo out) $(cut -f5 out | sort -u | wc -l)" "0 25 25"
 tap_is "... their labels name the what-ifs" \
 	"$(grep -c 'kernel=7.0 .*slub_tiny=off sheaf_capacity=64 barn_limit=2' out) $(grep -c 'kernel=6.1 .*sheaf_capacity=8' out)" "1 0"
+# an axis that lists no `kernel`, on runs without sheaves: its first value
+# stands for the `kernel` run, the others are that run again (fuzz_sweep:
+# `barn_limit = 72` under kernel 6.1 planned no run at all)
+printf 'trace = hand.trace\nkernel = 6.1\nbarn_limit = 72, 80\nsheaf_capacity = 8\n' > nok.sweep
+"$bin" sweep nok.sweep --db nok.db --dry-run -q > out 2> err
+tap_is "no kernel value, no sheaves (6.1): one run, labelled as the kernel's rule" \
+	"$? $(grep -c todo out) $(grep -c 'sheaf_capacity=kernel barn_limit=kernel' out)" "0 1 1"
 printf 'trace = hand.trace\nkernel = 7.0\nsheaf_capacity = 16\nbarn_limit = 3\n' > one.sweep
 "$bin" sweep one.sweep --db one.db -q > out 2> err
 tap_like "the run's key holds sheaf_capacity and barn_limit (config_json)" \
