@@ -559,6 +559,20 @@ struct policy_ops {
 	 * freed at the end of the grace period, the time of the call being
 	 * taken for it). */
 	int (*free_rcu)(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e);
+	/* Free an object the kernel freed earlier by a path the trace did
+	 * not show, whose slab the kernel has since discarded (sim/pgfree.h):
+	 * it is in no per-CPU cache or sheaf any more, so it goes straight to
+	 * its slab, as a free on CPU cpu would once past them. The same checks
+	 * and errors as free. Optional: NULL where the model has nothing in
+	 * front of its slabs; callers then use free. */
+	int (*free_to_slab)(struct policy *p, const struct policy_obj *o, uint32_t cpu,
+			    struct err *e);
+	/* Free an object through kmem_cache_free_bulk() on CPU cpu, one
+	 * object of the call at a time (SLUB 6.18+: free_to_pcs_bulk, which
+	 * parks in sheaves only while the barn has room and empty sheaves).
+	 * The same checks and errors as free. Optional: NULL where the bulk
+	 * path frees as free does; callers then use free. */
+	int (*free_bulk)(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e);
 	/* Number of cache ids (0..n-1), aliases included. */
 	uint32_t (*nr_caches)(const struct policy *p);
 	/* Figures of cache id. For an alias the slab figures are the root's. */

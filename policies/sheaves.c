@@ -284,6 +284,38 @@ void sheaves_free(struct sheaves *sh, const struct sheaves_ops *ops, uint32_t cp
 	sh->parked++;
 }
 
+bool sheaves_free_bulk(struct sheaves *sh, const struct sheaves_ops *ops, uint32_t cpu,
+		       struct sheaf_obj o)
+{
+	struct sheaves_pcs *p = &sh->pcs[cpu];
+	if (p->main->size == sh->capacity) {
+		struct sheaf *empty;
+		if (!p->spare) {
+			if (!(empty = barn_get_empty(sh))) {
+				ops->flush(ops->ctx, cpu, &o, 1);
+				return false;
+			}
+			p->spare = p->main;
+			p->main = empty;
+		} else if (p->spare->size < sh->capacity) {
+			struct sheaf *t = p->main;
+			p->main = p->spare;
+			p->spare = t;
+		} else if (sh->nr_full >= sh->max_full || !(empty = barn_get_empty(sh))) {
+			sh->barn_put_fail++; /* barn_replace_full_sheaf: E2BIG or ENOMEM */
+			ops->flush(ops->ctx, cpu, &o, 1);
+			return false;
+		} else {
+			sh->barn_put++;
+			barn_put_full(sh, p->main);
+			p->main = empty;
+		}
+	}
+	p->main->objs[p->main->size++] = o;
+	sh->parked++;
+	return true;
+}
+
 /* rcu_free_sheaf, after the grace period: a full sheaf for the barn while
  * it holds fewer than max_full (SHEAVES_MAX_FULL), else flushed to slabs
  * and kept as an empty sheaf below max_empty (SHEAVES_MAX_EMPTY), or

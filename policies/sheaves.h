@@ -108,6 +108,17 @@ int sheaves_alloc(struct sheaves *sh, const struct sheaves_ops *ops, uint32_t cp
  * holds SHEAVES_MAX_FULL full sheaves). */
 void sheaves_free(struct sheaves *sh, const struct sheaves_ops *ops, uint32_t cpu,
 		  struct sheaf_obj o);
+/* One object of kmem_cache_free_bulk on cpu (free_to_pcs_bulk): into the
+ * main sheaf while it has room; a full main is swapped with an empty sheaf
+ * of the barn (no spare), or with a spare that has room, or given to the
+ * barn for an empty one (barn_replace_full_sheaf); where none of these can
+ * be (no empty sheaf in the barn, or SHEAVES_MAX_FULL full ones there) the
+ * object goes straight to its slab. Unlike sheaves_free, no sheaf is made.
+ * Returns true when parked, false when ops->flush took it. Objects of one
+ * bulk call taken one at a time end as the kernel's batches do: once an
+ * object goes to its slab, every later one of the call does too. */
+bool sheaves_free_bulk(struct sheaves *sh, const struct sheaves_ops *ops, uint32_t cpu,
+		       struct sheaf_obj o);
 /* __kfree_rcu_sheaf on cpu: the object goes into the CPU's rcu_free sheaf;
  * when that is full it is handed to RCU, and after the grace period
  * rcu_free_sheaf puts it in the barn as a full sheaf, or, with

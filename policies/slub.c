@@ -661,21 +661,27 @@ static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node
 	return alloc_obj(s, k, cpu, osl, oidx, e);
 }
 
+/* How free_any frees (slub_free, slub_free_rcu, slub_free_to_slab). */
+enum free_path { FREE_PCS, FREE_RCU, FREE_SLAB, FREE_BULK };
+
 /* slab_free: into the sheaves when the cache has them (free_to_pcs; every
  * slab is on the local node here, so no remote free goes straight to its
- * slab), or through kfree_rcu's __kfree_rcu_sheaf; else to the slab. */
+ * slab), or through kfree_rcu's __kfree_rcu_sheaf; else, and for an
+ * object the kernel freed long ago (FREE_SLAB), to the slab. */
 static void free_any(struct slub *s, struct cache *k, struct slab *sl, int32_t idx, uint32_t cpu,
-		     bool rcu)
+		     enum free_path path)
 {
-	if (!k->sh) {
+	if (!k->sh || path == FREE_SLAB) {
 		free_obj(s, k, sl, idx, cpu);
 		return;
 	}
 	struct sheaf_ctx cx = {s, k};
 	const struct sheaves_ops ops = {sheaf_refill, sheaf_flush, &cx};
 	struct sheaf_obj o = {sl, idx};
-	if (rcu)
+	if (path == FREE_RCU)
 		sheaves_free_rcu(k->sh, &ops, cpu, o);
+	else if (path == FREE_BULK)
+		(void)sheaves_free_bulk(k->sh, &ops, cpu, o);
 	else
 		sheaves_free(k->sh, &ops, cpu, o);
 }
@@ -1121,9 +1127,10 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	return 0;
 }
 
-/* slub_free and slub_free_rcu: kfree, kmem_cache_free or kfree_rcu of o. */
-static int free_common(struct policy *p, const struct policy_obj *o, uint32_t cpu, bool rcu,
-		       struct err *e)
+/* slub_free, slub_free_rcu and slub_free_to_slab: kfree, kmem_cache_free
+ * or kfree_rcu of o, or o to its slab. */
+static int free_common(struct policy *p, const struct policy_obj *o, uint32_t cpu,
+		       enum free_path path, struct err *e)
 {
 	struct slub *s = (struct slub *)p;
 	int rc0 = policy_check_free(p, o, cpu, s->nr_caches, e);
@@ -1150,13 +1157,13 @@ static int free_common(struct policy *p, const struct policy_obj *o, uint32_t cp
 		return err_set(e, SLABSIM_EMODEL, "free of 0x%" PRIx64 ": not an object of %s",
 			       o->addr, k->name);
 	k->live--;
-	free_any(s, k, sl, (int32_t)((uint32_t)off / k->g.size), cpu, rcu);
+	free_any(s, k, sl, (int32_t)((uint32_t)off / k->g.size), cpu, path);
 	return 0;
 }
 
 static int slub_free(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e)
 {
-	return free_common(p, o, cpu, false, e);
+	return free_common(p, o, cpu, FREE_PCS, e);
 }
 
 /* kfree_rcu(): a large kmalloc and an object of a cache without sheaves
@@ -1164,7 +1171,22 @@ static int slub_free(struct policy *p, const struct policy_obj *o, uint32_t cpu,
  * grace period); with sheaves, __kfree_rcu_sheaf. */
 static int slub_free_rcu(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e)
 {
-	return free_common(p, o, cpu, true, e);
+	return free_common(p, o, cpu, FREE_RCU, e);
+}
+
+/* One object of kmem_cache_free_bulk (policy.h). */
+static int slub_free_bulk(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e)
+{
+	return free_common(p, o, cpu, FREE_BULK, e);
+}
+
+/* An object freed earlier by an untraced path whose slab the kernel has
+ * discarded since (policy.h): past the sheaves, do_slab_free's slab paths
+ * (the CPU slab's freelist when it is the CPU's, else __slab_free). */
+static int slub_free_to_slab(struct policy *p, const struct policy_obj *o, uint32_t cpu,
+			     struct err *e)
+{
+	return free_common(p, o, cpu, FREE_SLAB, e);
 }
 
 static uint32_t slub_nr_caches(const struct policy *p)
@@ -1482,6 +1504,8 @@ const struct policy_ops slub_ops = {
 	.alloc = slub_alloc,
 	.free = slub_free,
 	.free_rcu = slub_free_rcu,
+	.free_to_slab = slub_free_to_slab,
+	.free_bulk = slub_free_bulk,
 	.nr_caches = slub_nr_caches,
 	.cache_info = slub_cache_info,
 	.get_slabinfo = slub_get_slabinfo,

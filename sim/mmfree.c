@@ -243,13 +243,24 @@ static int own(struct mmf *m, struct u64map *map, uint64_t ptr, uint32_t id, str
 	if (map != &m->node)
 		return 0;
 	struct mmf_mm *mm = &m->mm[id];
-	if (mm->n == mm->cap) {
-		uint32_t cap = mm->cap ? 2 * mm->cap : 8;
-		uint64_t *r = realloc(mm->nodes, cap * sizeof(*r));
-		if (!r)
-			return err_set(e, SLABSIM_ENOMEM, "out of memory");
-		mm->nodes = r;
-		mm->cap = cap;
+	if (mm->n == mm->cap) { /* drop the nodes it no longer owns first */
+		uint32_t j = 0;
+		for (uint32_t i = 0; i < mm->n; i++) {
+			uint64_t v;
+			if (u64map_get(&m->node, mm->nodes[i], &v) && v == (uint64_t)id + 1)
+				mm->nodes[j++] = mm->nodes[i];
+		}
+		mm->n = j;
+		/* memory follows the tree, not the trace: grow only when it
+		 * is over half full of nodes still owned */
+		if (mm->n > mm->cap / 2 || !mm->cap) {
+			uint32_t cap = mm->cap ? 2 * mm->cap : 8;
+			uint64_t *r = realloc(mm->nodes, cap * sizeof(*r));
+			if (!r)
+				return err_set(e, SLABSIM_ENOMEM, "out of memory");
+			mm->nodes = r;
+			mm->cap = cap;
+		}
 	}
 	mm->nodes[mm->n++] = ptr;
 	return 0;
@@ -258,7 +269,7 @@ static int own(struct mmf *m, struct u64map *map, uint64_t ptr, uint32_t id, str
 int mmf_alloc(struct mmf *m, enum mmf_kind k, int32_t pid, uint64_t ptr, const char *site,
 	      struct err *e)
 {
-	uint32_t f = fork_of(m, pid), id;
+	uint32_t f = fork_of(m, pid), id = 0;
 	int rc;
 	if (k == MMF_VMA || k == MMF_MM)
 		u64map_del(&m->node, ptr, NULL); /* the node's page went to another cache */

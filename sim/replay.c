@@ -10,6 +10,7 @@
  */
 #include "sim.h"
 #include "mmfree.h"
+#include "pgfree.h"
 #include "json.h"
 #include "evq.h"
 #include "grow.h"
@@ -134,7 +135,7 @@ struct cache_acct {
 	uint64_t untraced_refreed;
 	/* frees the trace did not show, inferred (mmfree.h): at an allocation
 	 * of a pointer still live, and at the teardown of an mm */
-	uint64_t freed_at_reuse, freed_at_teardown, freed_at_dup;
+	uint64_t freed_at_reuse, freed_at_teardown, freed_at_dup, freed_at_page_free;
 	uint8_t mmf_kind; /* 1 + enum mmf_kind of the root; 0: not looked yet */
 };
 
@@ -264,6 +265,9 @@ struct sim {
 	 * bulk and kfree_rcu frees of maple nodes emit no event */
 	bool mmf_on;
 	struct mmf mmf;
+	/* frees proven by the page allocator (pgfree.h): on once the trace
+	 * shows an mm_page_free */
+	struct pgf pgf;
 };
 
 static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
@@ -367,6 +371,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->name_cache);
 	u64map_init(&s->learned);
 	mmf_init(&s->mmf);
+	pgf_init(&s->pgf);
 	s->mmf_on = o->cfg.kernel >= POLICY_KERNEL_6_18;
 	u64map_init_sparse(&s->cache_by_key);
 	u64map_init(&s->defined);
@@ -427,6 +432,7 @@ void sim_destroy(struct sim *s)
 	policy_destroy(s->p);
 	policy_destroy(s->none);
 	mmf_fini(&s->mmf);
+	pgf_fini(&s->pgf);
 	free(s->none_rlp);
 	free(s->cost);
 	u64map_fini(&s->cost_index);
@@ -974,17 +980,27 @@ static void uncount_cost(struct sim *s, const struct live *l, uint32_t acct, uin
 	s->cost[v].live_growth -= (int32_t)g;
 }
 
-/* Free live object idx on cpu: through kfree_rcu when rcu (the policy's
- * free_rcu, where it has one), else kfree / kmem_cache_free. */
-static inline __attribute__((always_inline)) int do_free_via(struct sim *s, uint32_t idx,
-							     uint32_t cpu, bool rcu, struct err *e)
+/* How do_free_via frees: kfree / kmem_cache_free, kfree_rcu (the
+ * policy's free_rcu, where it has one), straight to the object's slab
+ * (free_to_slab, where the policy has one: a free the kernel made earlier
+ * whose slab it has since discarded, pgfree.h), or kmem_cache_free_bulk
+ * (free_bulk, where the policy has one). */
+enum via { VIA_FREE = 0, VIA_RCU = 1, VIA_SLAB = 2, VIA_BULK = 3 };
+
+/* Free live object idx on cpu, by via. */
+static inline __attribute__((always_inline)) int
+do_free_via(struct sim *s, uint32_t idx, uint32_t cpu, enum via via, struct err *e)
 {
 	struct live *l = &s->pool[idx];
 	s->seen_valid = false;
 	struct policy_obj obj = *shape_of(s, l);
 	obj.addr = l->addr;
-	int rc = rcu && s->p->ops->free_rcu ? s->p->ops->free_rcu(s->p, &obj, cpu, e)
-					    : policy_free(s->p, &obj, cpu, e);
+	int rc = via == VIA_RCU && s->p->ops->free_rcu ? s->p->ops->free_rcu(s->p, &obj, cpu, e)
+		 : via == VIA_SLAB && s->p->ops->free_to_slab
+			 ? s->p->ops->free_to_slab(s->p, &obj, cpu, e)
+		 : via == VIA_BULK && s->p->ops->free_bulk
+			 ? s->p->ops->free_bulk(s->p, &obj, cpu, e)
+			 : policy_free(s->p, &obj, cpu, e);
 	if (rc)
 		return rc;
 	uint32_t acct = live_acct(s, l);
@@ -1017,7 +1033,7 @@ static inline __attribute__((always_inline)) int do_free_via(struct sim *s, uint
 static inline __attribute__((always_inline)) int do_free(struct sim *s, uint32_t idx, uint32_t cpu,
 							 struct err *e)
 {
-	return do_free_via(s, idx, cpu, false, e);
+	return do_free_via(s, idx, cpu, VIA_FREE, e);
 }
 
 static uint32_t fold_cpu(struct sim *s, const struct trace_event *ev)
@@ -1376,6 +1392,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		anomaly(s, SIM_AN_ALLOC_LIVE, ev->line);
 		idx64 = live_obj(*slot) - 1;
 		*slot &= ~LIVE_OBJ_MASK;
+		if (s->pgf.on && (rc = pgf_live(&s->pgf, ev->ptr, -1, e)))
+			return rc;
 		uint32_t old = live_acct(s, &s->pool[idx64]);
 		if (old != UINT32_MAX)
 			s->acct[old].freed_at_reuse++;
@@ -1410,6 +1428,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	*slot |= (uint64_t)idx + 1;
 	l->site = site;
 	l->cpu = cpu;
+	if (s->pgf.on && (rc = pgf_live(&s->pgf, ev->ptr, +1, e)))
+		return rc;
 	uint32_t acct = live_acct(s, l);
 	if (acct != UINT32_MAX && acct >= s->acct_cap && (rc = grow_acct(s, acct)))
 		return err_set(e, rc, "out of memory");
@@ -1596,6 +1616,10 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 	int rc = untraced_note_free(s, ev->ptr, slot, &again, e);
 	if (rc)
 		return rc;
+	if (obj && s->pgf.on && (rc = pgf_live(&s->pgf, ev->ptr, -1, e)))
+		return rc;
+	if (!s->pgf.base_known && (rc = pgf_note_free(&s->pgf, ev->cpu, ev->ptr, e)))
+		return rc;
 	idx64 = obj ? obj - 1 : 0;
 	if (!obj) {
 		anomaly(s, SIM_AN_FREE_UNKNOWN, ev->line);
@@ -1693,10 +1717,16 @@ static const char *mmf_site(struct sim *s, const struct trace_event *ev)
 	return event_site(s, ev, &site) ? "" : strtab_str(&s->sites, site);
 }
 
+/* Why mmf_free_node frees a node. */
+enum mmf_why {
+	MMF_TEARDOWN, /* exit_mmap's bulk free */
+	MMF_TRIM,     /* beyond the tree a fork copied: kfree_rcu */
+};
+
 struct mmf_ctx {
 	struct sim *s;
 	uint32_t cpu;
-	bool rcu; /* a replaced node (ma_free_rcu), not a bulk free */
+	enum mmf_why why;
 };
 
 /* mmf_teardown's callback: free the node live at ptr, if it still is. */
@@ -1714,16 +1744,18 @@ static int mmf_free_node(void *ctx, uint64_t ptr, struct err *e)
 	if (acct == UINT32_MAX || mmf_kind_of_acct(s, acct) != MMF_NODE)
 		return 0;
 	*slot &= ~LIVE_OBJ_MASK;
+	int rc0 = s->pgf.on ? pgf_live(&s->pgf, ptr, -1, e) : 0;
+	if (rc0)
+		return rc0;
 	{
 		struct cache_acct *a = &s->acct[acct];
-		if (c->rcu)
-			a->freed_at_dup++;
-		else
-			a->freed_at_teardown++;
+		a->freed_at_dup += c->why == MMF_TRIM;
+		a->freed_at_teardown += c->why == MMF_TEARDOWN;
 	}
 	bool again;
 	int rc = untraced_note_free(s, ptr, slot, &again, e);
-	return rc ? rc : do_free_via(s, idx, c->cpu, c->rcu, e);
+	return rc ? rc
+		  : do_free_via(s, idx, c->cpu, c->why == MMF_TEARDOWN ? VIA_BULK : VIA_RCU, e);
 }
 
 /* A fork burst showed the size of the parent's tree (mmf_trim): the traced
@@ -1734,8 +1766,67 @@ static int mmf_on_trim(struct sim *s, const struct trace_event *ev, struct err *
 	uint32_t mm, keep;
 	if (!mmf_trim_pending(&s->mmf, &mm, &keep))
 		return 0;
-	struct mmf_ctx c = {.s = s, .cpu = fold_cpu(s, ev), .rcu = true};
+	struct mmf_ctx c = {.s = s, .cpu = fold_cpu(s, ev), .why = MMF_TRIM};
 	return mmf_trim(&s->mmf, mm, keep, mmf_free_node, &c, e);
+}
+
+/* ---- frees proven by a page free (pgfree.h) ---- */
+
+struct pgf_ctx {
+	struct sim *s;
+	uint32_t cpu;
+};
+
+static bool pgf_live_at(void *ctx, uint64_t ptr)
+{
+	struct pgf_ctx *c = ctx;
+	uint64_t v;
+	return u64map_get(&c->s->live_index, ptr, &v) && live_obj(v);
+}
+
+/* pgf_page_free's callback: the object live at ptr was freed by a path the
+ * trace does not show, and its slab is gone: free it to its slab in the
+ * model, on the CPU that discarded the slab. */
+static int pgf_kill(void *ctx, uint64_t ptr, struct err *e)
+{
+	struct pgf_ctx *c = ctx;
+	struct sim *s = c->s;
+	uint64_t *slot = u64map_ref(&s->live_index, ptr);
+	uint32_t idx = live_obj(*slot) - 1;
+	*slot &= ~LIVE_OBJ_MASK;
+	uint32_t acct = live_acct(s, &s->pool[idx]);
+	if (acct != UINT32_MAX)
+		s->acct[acct].freed_at_page_free++;
+	bool again;
+	int rc = pgf_live(&s->pgf, ptr, -1, e);
+	if (!rc)
+		rc = untraced_note_free(s, ptr, slot, &again, e);
+	return rc ? rc : do_free_via(s, idx, c->cpu, VIA_SLAB, e);
+}
+
+/* The first page free: count the pointers live until now. */
+static int pgf_begin(struct sim *s, struct err *e)
+{
+	size_t pos = 0;
+	uint64_t ptr, v;
+	pgf_start(&s->pgf);
+	while (u64map_next(&s->live_index, &pos, &ptr, &v)) {
+		int rc = live_obj(v) ? pgf_live(&s->pgf, ptr, +1, e) : 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int on_page_free(struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	int rc = s->pgf.on ? 0 : pgf_begin(s, e);
+	if (rc)
+		return rc;
+	struct pgf_ctx c = {.s = s, .cpu = fold_cpu(s, ev)};
+	uint64_t killed;
+	return pgf_page_free(&s->pgf, ev->cpu, ev->ptr, ev->bytes_alloc, pgf_live_at, pgf_kill, &c,
+			     &killed, e);
 }
 
 /* An allocation the engine took (on_alloc): tell the mm model. */
@@ -1760,7 +1851,7 @@ static int mmf_on_free(struct sim *s, const struct trace_event *ev, enum mmf_kin
 	int rc = mmf_free(&s->mmf, k, ev->pid, ev->ptr, mmf_site(s, ev), &mm, e);
 	if (rc || (rc = mmf_on_trim(s, ev, e)) || mm == UINT32_MAX)
 		return rc;
-	struct mmf_ctx c = {.s = s, .cpu = fold_cpu(s, ev)};
+	struct mmf_ctx c = {.s = s, .cpu = fold_cpu(s, ev), .why = MMF_TEARDOWN};
 	return mmf_teardown(&s->mmf, mm, mmf_free_node, &c, e);
 }
 
@@ -1811,6 +1902,10 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	out->bytes_alloc_trace_total = s->perf_bytes_alloc_trace;
 	out->bytes_alloc_model_total = s->perf_bytes_alloc_model;
 	out->alloc_size_mismatch = s->alloc_size_mismatch;
+	out->page_frees = s->pgf.page_frees;
+	out->page_frees_before_base = s->pgf.before_base;
+	out->page_base_known = s->pgf.base_known;
+	out->page_base = s->pgf.base;
 	uint32_t n = s->p->ops->nr_caches(s->p);
 	for (uint32_t id = 0; id < n; id++) {
 		struct policy_cache_info ci;
@@ -1991,6 +2086,12 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 			rc = mmf_on_free(s, ev, k, e);
 		break;
 	}
+	case TRACE_EV_PAGE_FREE:
+		/* not a slab event: no event count, no sample by count */
+		if ((rc = on_page_free(s, ev, e)))
+			return event_error(s, ev, rc, "", e);
+		metrics_observe_now(s);
+		return 0;
 	case TRACE_EV_MARKER:
 		s->seen_valid = false; /* on_marker may change the model */
 		if ((rc = take_sample(s, ev->text, e)))
@@ -2801,6 +2902,7 @@ void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *o
 	out->freed_at_reuse = a->freed_at_reuse;
 	out->freed_at_teardown = a->freed_at_teardown;
 	out->freed_at_dup = a->freed_at_dup;
+	out->freed_at_page_free = a->freed_at_page_free;
 	out->pre_objs = a->npre;
 	out->pre_freed = a->pre_freed;
 	out->pre_by_slab = a->pre_by_slab;

@@ -269,6 +269,12 @@ struct sim_totals {
 	 * their sheaves and barns (policy_cache_info.parked_objects) */
 	uint32_t sheaf_caches;
 	uint64_t parked_objs;
+	/* kmem:mm_page_free events (sim/pgfree.h), those before the direct
+	 * map's base was known (not used), and the direct map's base the
+	 * trace showed (page_base_known) */
+	uint64_t page_frees, page_frees_before_base;
+	bool page_base_known;
+	uint64_t page_base;
 };
 void sim_totals(const struct sim *s, struct sim_totals *out);
 
@@ -383,8 +389,9 @@ struct sim_cache_state {
 	/* frees the trace did not show, inferred (replay.c, "frees the trace
 	 * does not show"): at an allocation of a pointer still live, and at
 	 * the teardown of an mm (6.18+ profiles: maple_node, mmfree.h), and
-	 * beyond the tree size a fork copied (kfree_rcu of replaced nodes) */
-	uint64_t freed_at_reuse, freed_at_teardown, freed_at_dup;
+	 * beyond the tree size a fork copied (kfree_rcu of replaced nodes),
+	 * and in a page the page allocator took back (sim/pgfree.h) */
+	uint64_t freed_at_reuse, freed_at_teardown, freed_at_dup, freed_at_page_free;
 };
 uint32_t sim_nr_caches(const struct sim *s);
 void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *out);

@@ -93,7 +93,8 @@ struct evinfo {
 	enum trace_ev_type type;
 	struct tep_format_field *call_site, *ptr, *bytes_req, *bytes_alloc, *gfp_flags, *node,
 		*accounted, *name;
-	bool accounted_in_fmt; /* accounted= printed from gfp_flags, no field */
+	struct tep_format_field *pfn, *order; /* mm_page_free */
+	bool accounted_in_fmt;		      /* accounted= printed from gfp_flags, no field */
 	uint64_t dma_bit, rcl_bit, account_bit, hardwall_bit, nowarn_bit;
 };
 
@@ -107,7 +108,7 @@ struct ktrace {
 	char name[64];
 	char *mount_path; /* tracefs mounted by ktrace_open: unmounted at close */
 	struct tep_handle *tep;
-	struct evinfo info[TRACE_EV_MARKER];
+	struct evinfo info[TRACE_EV_MARKER + 1]; /* the slab events and mm_page_free */
 	uint32_t ninfo;
 	char enabled[200];
 	long ncpus;
@@ -115,6 +116,7 @@ struct ktrace {
 	char site[SITE_LEN];
 	char cname[NAME_MAX_LEN];
 	bool mono;		  /* the instance's trace clock is CLOCK_MONOTONIC */
+	bool page_free;		  /* trace kmem:mm_page_free too (ktrace_opts) */
 	struct tracefs_cpu **cpu; /* each CPU's trace_pipe_raw, non-blocking */
 	struct kbuffer *kbuf;
 	void *page;
@@ -214,6 +216,8 @@ static void info_of(struct ktrace *k, struct tep_event *ev, enum trace_ev_type t
 	x->node = tep_find_field(ev, "node");
 	x->accounted = tep_find_field(ev, "accounted");
 	x->name = tep_find_field(ev, "name");
+	x->pfn = tep_find_field(ev, "pfn");
+	x->order = tep_find_field(ev, "order");
 	const char *fmt = ev->print_fmt.format ? ev->print_fmt.format : "";
 	x->accounted_in_fmt = !x->accounted && x->gfp_flags && strstr(fmt, "accounted=");
 	gfp_bits_of(ev, x);
@@ -259,6 +263,14 @@ static void decode(struct ktrace *k, const struct evinfo *x, struct tep_event *e
 	ev->t_ns = rec->ts;
 	ev->cpu = (uint32_t)rec->cpu;
 	ev->pid = tep_data_pid(k->tep, rec);
+	if (x->type == TRACE_EV_PAGE_FREE) { /* trace.h: physical address, length */
+		uint64_t pfn = 0, order = 0;
+		(void)num(x->pfn, rec, &pfn);
+		(void)num(x->order, rec, &order);
+		ev->ptr = pfn << 12;
+		ev->bytes_alloc = UINT64_C(4096) << (order < 20 ? order : 20);
+		return;
+	}
 	(void)num(x->ptr, rec, &ev->ptr);
 	(void)num(x->bytes_req, rec, &ev->bytes_req);
 	(void)num(x->bytes_alloc, rec, &ev->bytes_alloc);
@@ -405,6 +417,14 @@ static int enable_events(struct ktrace *k, struct err *e)
 		return err_set(e, SLABSIM_EIO,
 			       "tracefs: this kernel has none of the kmem slab events (kmalloc, "
 			       "kmem_cache_alloc, kfree, kmem_cache_free)");
+	/* the evidence of the frees they do not show (sim/pgfree.h) */
+	struct tep_event *pf =
+		k->page_free ? tep_find_event_by_name(k->tep, "kmem", "mm_page_free") : NULL;
+	if (pf && tracefs_event_enable(k->inst, "kmem", "mm_page_free") >= 0) {
+		info_of(k, pf, TRACE_EV_PAGE_FREE);
+		size_t n = strlen(k->enabled);
+		(void)snprintf(k->enabled + n, sizeof(k->enabled) - n, ", mm_page_free");
+	}
 	return 0;
 }
 
@@ -475,6 +495,7 @@ int ktrace_open(const struct ktrace_opts *o, struct ktrace **out, struct err *e)
 	k->mono = tracefs_instance_file_write(k->inst, "trace_clock", "mono") > 0;
 	if (o->buffer_kb)
 		(void)tracefs_instance_set_buffer_size(k->inst, o->buffer_kb, -1);
+	k->page_free = o->page_free;
 	const char *systems[] = {"kmem", NULL};
 	if (!(k->tep = tracefs_local_events_system(NULL, systems)))
 		return err_set(e, SLABSIM_EIO, "tracefs: cannot read the kmem event formats: %s",

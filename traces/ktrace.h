@@ -26,6 +26,9 @@ bool ktrace_supported(void);
 
 struct ktrace_opts {
 	uint32_t buffer_kb; /* ring buffer per CPU, KiB; 0 = the instance's default */
+	/* also trace kmem:mm_page_free (where the kernel has it), handed over
+	 * as TRACE_EV_PAGE_FREE: a freed slab proves its objects freed */
+	bool page_free;
 };
 
 /* Mount tracefs if it is not (and unmount it at close), remove the

@@ -466,6 +466,10 @@ int synth_write_event(FILE *f, const struct trace_event *ev)
 	case TRACE_EV_MARKER:
 		n = fprintf(f, "%s\n", ev->text);
 		break;
+	case TRACE_EV_PAGE_FREE: /* ptr: physical address; bytes_alloc: 4096 << order */
+		n = fprintf(f, "page=0000000000000000 pfn=0x%" PRIx64 " order=%d\n", ev->ptr >> 12,
+			    __builtin_ctzll(ev->bytes_alloc ? ev->bytes_alloc : 4096) - 12);
+		break;
 	case TRACE_EV_KMALLOC:
 	case TRACE_EV_CACHE_ALLOC:
 		n = fprintf(f,

@@ -59,6 +59,7 @@ const char *const trace_ev_names[TRACE_EV_NR] = {
 	[TRACE_EV_KFREE] = "kfree",
 	[TRACE_EV_CACHE_FREE] = "kmem_cache_free",
 	[TRACE_EV_MARKER] = "tracing_mark_write",
+	[TRACE_EV_PAGE_FREE] = "mm_page_free",
 };
 
 struct trace_reader {
@@ -508,7 +509,7 @@ static int event_type(const char *s, size_t n)
 		t = TRACE_EV_KMALLOC;
 		break;
 	case 12:
-		t = TRACE_EV_KMALLOC_NODE;
+		t = *s == 'm' ? TRACE_EV_PAGE_FREE : TRACE_EV_KMALLOC_NODE;
 		break;
 	case 15:
 		t = TRACE_EV_CACHE_FREE;
@@ -728,6 +729,49 @@ static int parse_fields(char *p, char *end, struct trace_event *ev, char *msg)
 	return 1;
 }
 
+/* The "page=%p pfn=0x%lx order=%d" of an mm_page_free event (every
+ * kernel since 4.x prints it so; trace-cmd and perf script the same):
+ * ptr = pfn << 12, bytes_alloc = 4096 << order. */
+static int parse_page_free(char *p, char *end, struct trace_event *ev, char *msg)
+{
+	char q[EXCERPT_MAX + 8];
+	bool have_pfn = false, have_order = false;
+	uint64_t pfn = 0, order = 0;
+
+	for (;;) {
+		char *v;
+		const char *ve;
+		while (is_blank(*p))
+			p++;
+		if (!*p)
+			break;
+		char *t = p;
+		if (key_is(t, end, "pfn=", &v)) {
+			if (!(ve = scan_hex(v, end, &pfn)) || !is_end(*ve) || pfn >> 40)
+				return bad(msg, "expected 'pfn=0x<hex>' below 2^40, got %s",
+					   quote(q, t, token_end(v, end)));
+			have_pfn = true;
+			p = (char *)ve;
+		} else if (key_is(t, end, "order=", &v)) {
+			if (!(ve = scan_dec(v, &order)) || !is_end(*ve) || order > 20)
+				return bad(msg, "expected 'order=<0..20>', got %s",
+					   quote(q, t, token_end(v, end)));
+			have_order = true;
+			p = (char *)ve;
+		} else {
+			p = token_end(t, end);
+		}
+	}
+	if (!have_pfn || !have_order)
+		return bad(
+			msg,
+			"expected 'pfn=0x<hex> order=<n>' in mm_page_free event, got no %s field",
+			have_pfn ? "order" : "pfn");
+	ev->ptr = pfn << 12;
+	ev->bytes_alloc = UINT64_C(4096) << order;
+	return 1;
+}
+
 /* The body of an ftrace print event: skip the writer's address as
  * "tracing_mark_write:", "<hex>:" or "ip=<hex> buf=". Returns the text. */
 static char *skip_print_ip(char *p, char *end)
@@ -895,6 +939,8 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 	*kind = TRACE_LINE_EVENT;
 	if (skip_fields & (1u << type))
 		return 1;
+	if (type == TRACE_EV_PAGE_FREE)
+		return parse_page_free(p, end, ev, msg);
 	return parse_fields(p, end, ev, msg);
 }
 

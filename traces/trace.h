@@ -36,6 +36,11 @@ enum trace_ev_type {
 	TRACE_EV_KFREE,
 	TRACE_EV_CACHE_FREE, /* kmem_cache_free */
 	TRACE_EV_MARKER,     /* tracing_mark_write: (user-space phase marker) */
+	/* mm_page_free: the page allocator took back 4096 << order bytes at
+	 * physical address pfn << 12 (ptr: that address; bytes_alloc: the
+	 * length). Not a slab event: the evidence of frees the trace does not
+	 * show (sim/pgfree.h). */
+	TRACE_EV_PAGE_FREE,
 	TRACE_EV_NR,
 };
 
@@ -71,7 +76,9 @@ struct trace_event {
 	const char *call_site; /* symbolic "func+0x2e/0x40" or hex text; "" if absent */
 	const char *name;      /* kmem_cache_free name= (6.1); NULL if absent */
 	const char *text;      /* TRACE_EV_MARKER: the marker text */
-	uint64_t line;	       /* line number in the input (1-based) */
+	/* TRACE_EV_PAGE_FREE: ptr is the physical address, bytes_alloc the
+	 * length; the other fields are absent */
+	uint64_t line; /* line number in the input (1-based) */
 	/* 1 + the source's own interned id of call_site, 0 = none (text
 	 * readers). Lets the engine skip hashing the string: ids are only used
 	 * through a trace_source whose id_space is set (source.h). */

@@ -30,6 +30,8 @@ enum {
 	OPT_INTERVAL = CLI_OPT_CMD,
 	OPT_FORMAT,
 	OPT_DB,
+	OPT_NO_SHRINK,
+	OPT_NO_PAGE_FREE,
 };
 
 #define LIVE_MAX_MODELS 16
@@ -85,6 +87,14 @@ void usage_live(FILE *f)
 		"                        peak_slab_pages)\n"
 		"  --db FILE             record each model's run (samples every interval,\n"
 		"                        end state) in FILE, as replay does\n"
+		"  --no-shrink           leave the per-CPU sheaves as they are at the start\n"
+		"                        (by default every cache that has them is shrunk,\n"
+		"                        /sys/kernel/slab/CACHE/shrink, just before the start\n"
+		"                        state is read: objects parked in sheaves count as in\n"
+		"                        use there, and the start state cannot tell them apart)\n"
+		"  --no-page-free        do not trace kmem:mm_page_free (traced by default: a\n"
+		"                        slab the page allocator takes back proves every object\n"
+		"                        in it freed, also those freed with no slab event)\n"
 		"  -h, --help            this help\n"
 		"\n"
 		"Events the ring buffer lost (its per-CPU overrun and dropped counts) are\n"
@@ -103,7 +113,7 @@ struct live_cli {
 	double duration, interval; /* duration 0 = until a signal */
 	const char *alloc_list, *align_list, *db;
 	struct run_model base;
-	bool json;
+	bool json, no_shrink, no_page_free;
 	struct run_model models[LIVE_MAX_MODELS];
 	uint32_t nmodels;
 };
@@ -157,6 +167,8 @@ static int parse_opts(int argc, char **argv, struct live_cli *c)
 		{"interval", required_argument, NULL, OPT_INTERVAL},
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"db", required_argument, NULL, OPT_DB},
+		{"no-shrink", no_argument, NULL, OPT_NO_SHRINK},
+		{"no-page-free", no_argument, NULL, OPT_NO_PAGE_FREE},
 		CLI_MODEL_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -184,6 +196,12 @@ static int parse_opts(int argc, char **argv, struct live_cli *c)
 			break;
 		case OPT_DB:
 			c->db = optarg;
+			break;
+		case OPT_NO_SHRINK:
+			c->no_shrink = true;
+			break;
+		case OPT_NO_PAGE_FREE:
+			c->no_page_free = true;
 			break;
 		case CLI_OPT_ALLOCATOR:
 			c->alloc_list = optarg;
@@ -420,6 +438,8 @@ int cmd_live(int argc, char **argv)
 		.sample_spec = NULL,
 		.db = c.db,
 		.buffer_kb = LIVE_BUFFER_KB,
+		.shrink = !c.no_shrink,
+		.page_free = !c.no_page_free,
 		.notes = screen ? NULL : stderr,
 	};
 	char spec[32];

@@ -328,26 +328,33 @@ static void table_untraced(const struct sim *s, FILE *out)
 
 static uint64_t inferred_total(const struct sim_cache_state *c)
 {
-	return c->freed_at_reuse + c->freed_at_teardown + c->freed_at_dup;
+	return c->freed_at_reuse + c->freed_at_teardown + c->freed_at_dup + c->freed_at_page_free;
 }
 
+/* The frees the replay inferred the trace did not show, by how. */
+struct inferred {
+	uint64_t reuse, teardown, dup, page, total;
+};
+
 /* The frees the replay inferred the trace did not show (sim_cache_state
- * freed_at_reuse / freed_at_teardown / freed_at_dup), summed, and the
- * caches with any, most first. OUT: *rows (caller frees; NULL with none), *n. */
+ * freed_at_*), summed, and the caches with any, most first. OUT: *rows
+ * (caller frees; NULL with none), *n, *sum. */
 static void inferred_rows(const struct sim *s, struct sim_cache_state **rows, uint32_t *n,
-			  uint64_t *reuse, uint64_t *teardown, uint64_t *dup)
+			  struct inferred *sum)
 {
 	uint32_t nc = sim_nr_caches(s);
-	*reuse = *teardown = *dup = 0;
+	memset(sum, 0, sizeof(*sum));
 	for (uint32_t id = 0; id < nc; id++) {
 		struct sim_cache_state cs;
 		sim_cache_state(s, id, &cs);
 		if (cs.root) {
-			*reuse += cs.freed_at_reuse;
-			*teardown += cs.freed_at_teardown;
-			*dup += cs.freed_at_dup;
+			sum->reuse += cs.freed_at_reuse;
+			sum->teardown += cs.freed_at_teardown;
+			sum->dup += cs.freed_at_dup;
+			sum->page += cs.freed_at_page_free;
 		}
 	}
+	sum->total = sum->reuse + sum->teardown + sum->dup + sum->page;
 	rows_by(s, inferred_total, rows, n);
 }
 
@@ -356,19 +363,26 @@ static void table_inferred(const struct sim *s, FILE *out)
 {
 	struct sim_cache_state *rows;
 	uint32_t n;
-	uint64_t reuse, teardown, dup;
-	inferred_rows(s, &rows, &n, &reuse, &teardown, &dup);
-	if (reuse + teardown + dup) {
+	struct inferred sum;
+	inferred_rows(s, &rows, &n, &sum);
+	if (sum.total) {
 		fprintf(out,
 			"untraced frees inferred %" PRIu64 " (%" PRIu64
 			" at an allocation of a live pointer, %" PRIu64
-			" at an mm's teardown, %" PRIu64 " beyond a forked tree's size):",
-			reuse + teardown + dup, reuse, teardown, dup);
+			" at an mm's teardown, %" PRIu64 " beyond a forked tree's size",
+			sum.total, sum.reuse, sum.teardown, sum.dup);
+		if (sum.page)
+			fprintf(out, ", %" PRIu64 " in a page the page allocator took back",
+				sum.page);
+		fputs("):", out);
 		uint32_t shown = n < 8 ? n : 8;
-		for (uint32_t i = 0; i < shown; i++)
+		for (uint32_t i = 0; i < shown; i++) {
 			fprintf(out, "%s %s %" PRIu64 "+%" PRIu64 "+%" PRIu64, i ? "," : "",
 				rows[i].name, rows[i].freed_at_reuse, rows[i].freed_at_teardown,
 				rows[i].freed_at_dup);
+			if (sum.page)
+				fprintf(out, "+%" PRIu64, rows[i].freed_at_page_free);
+		}
 		if (n > shown)
 			fprintf(out, ", %u more caches", n - shown);
 		fputc('\n', out);
@@ -381,19 +395,24 @@ static void json_inferred(const struct sim *s, FILE *out)
 {
 	struct sim_cache_state *rows;
 	uint32_t n;
-	uint64_t reuse, teardown, dup;
-	inferred_rows(s, &rows, &n, &reuse, &teardown, &dup);
+	struct inferred sum;
+	inferred_rows(s, &rows, &n, &sum);
+	struct sim_totals t;
+	sim_totals(s, &t);
 	fprintf(out,
 		"  \"untraced_frees\": {\"at_reuse\": %" PRIu64 ", \"at_teardown\": %" PRIu64
-		", \"beyond_fork\": %" PRIu64 ", \"caches\": [",
-		reuse, teardown, dup);
+		", \"beyond_fork\": %" PRIu64 ", \"at_page_free\": %" PRIu64
+		", \"page_frees\": %" PRIu64 ", \"page_frees_before_base\": %" PRIu64
+		", \"caches\": [",
+		sum.reuse, sum.teardown, sum.dup, sum.page, t.page_frees, t.page_frees_before_base);
 	for (uint32_t i = 0; i < n; i++) {
 		fprintf(out, "%s{\"name\": ", i ? ", " : "");
 		json_str(out, rows[i].name);
 		fprintf(out,
 			", \"at_reuse\": %" PRIu64 ", \"at_teardown\": %" PRIu64
-			", \"beyond_fork\": %" PRIu64 "}",
-			rows[i].freed_at_reuse, rows[i].freed_at_teardown, rows[i].freed_at_dup);
+			", \"beyond_fork\": %" PRIu64 ", \"at_page_free\": %" PRIu64 "}",
+			rows[i].freed_at_reuse, rows[i].freed_at_teardown, rows[i].freed_at_dup,
+			rows[i].freed_at_page_free);
 	}
 	fprintf(out, "]},\n");
 	free(rows);

@@ -19,6 +19,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -224,6 +225,37 @@ static int read_kernel(struct capture *c, struct err *e)
 	return 0;
 }
 
+uint32_t live_shrink_sheaves(const char *slabdir)
+{
+	DIR *d = opendir(slabdir);
+	uint32_t n = 0;
+	if (!d)
+		return 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char path[512], buf[32];
+		struct stat st;
+		if (de->d_name[0] == '.')
+			continue;
+		(void)snprintf(path, sizeof(path), "%s/%s", slabdir, de->d_name);
+		if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue; /* an alias is a link to its root */
+		(void)snprintf(path, sizeof(path), "%s/%s/sheaf_capacity", slabdir, de->d_name);
+		first_line(path, buf, sizeof(buf));
+		if (strtoul(buf, NULL, 10) == 0)
+			continue;
+		(void)snprintf(path, sizeof(path), "%s/%s/shrink", slabdir, de->d_name);
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		bool ok = write(fd, "1", 1) == 1;
+		if (close(fd) == 0 && ok)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
 int live_capture(struct capture **out, struct err *e)
 {
 	struct capture *c = calloc(1, sizeof(*c));
@@ -286,6 +318,7 @@ struct live {
 	struct merge *merge; /* db, opened at the start so that a database that
 				cannot be written fails the session before it runs */
 	uint64_t lost;	     /* the ring buffer's count when tracing stopped */
+	uint32_t shrunk;     /* caches shrunk before the start state was read */
 	char name[64];	     /* the instance's */
 	char extra[160];
 	struct run_trace_id id;
@@ -484,16 +517,29 @@ static void name_session(struct live *l)
 int live_open(const struct live_opts *o, struct live **out, struct err *e)
 {
 	struct live *l = calloc(1, sizeof(*l));
-	struct ktrace_opts ko = {.buffer_kb = o->buffer_kb};
+	struct ktrace_opts ko = {.buffer_kb = o->buffer_kb, .page_free = o->page_free};
 	int rc;
 	*out = l;
 	if (!l || !(l->mod = calloc(o->nmodels ? o->nmodels : 1, sizeof(*l->mod))))
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	l->nmod = o->nmodels;
 	l->db = o->db;
-	if ((rc = ktrace_open(&ko, &l->kt, e)) ||
-	    (o->db && (rc = merge_open(o->db, &l->merge, e))) || (rc = live_capture(&l->cap, e)) ||
-	    (rc = ktrace_start(l->kt, e)) || (rc = reader_start(l, e)))
+	if ((rc = ktrace_open(&ko, &l->kt, e)) || (o->db && (rc = merge_open(o->db, &l->merge, e))))
+		return rc;
+	if (o->shrink) {
+		/* twice: the first hands each CPU's rcu_free sheaf to call_rcu,
+		 * whose objects reach the slabs after a grace period */
+		(void)live_shrink_sheaves("/sys/kernel/slab");
+		nanosleep(&(struct timespec){.tv_nsec = 200000000}, NULL);
+		l->shrunk = live_shrink_sheaves("/sys/kernel/slab");
+	}
+	if (o->shrink && o->notes)
+		fprintf(o->notes,
+			"live: %u caches with sheaves shrunk before the start state was read "
+			"(their sheaves and barns flushed to the slabs)\n",
+			l->shrunk);
+	if ((rc = live_capture(&l->cap, e)) || (rc = ktrace_start(l->kt, e)) ||
+	    (rc = reader_start(l, e)))
 		return rc;
 	l->t0 = run_now();
 	(void)snprintf(l->name, sizeof(l->name), "%s", ktrace_instance(l->kt));

@@ -51,7 +51,10 @@ struct live_opts {
 	const char *sample_spec; /* as recorded ("1s") */
 	const char *db;		 /* the database to record into, NULL = none */
 	uint32_t buffer_kb;	 /* ring buffer per CPU */
-	FILE *notes;		 /* what the start state holds, or NULL */
+	/* shrink the caches with sheaves before the start state is read
+	 * (live_shrink_sheaves), trace kmem:mm_page_free (ktrace_opts) */
+	bool shrink, page_free;
+	FILE *notes; /* what the start state holds, or NULL */
 };
 
 struct live;
@@ -62,6 +65,14 @@ struct live;
  * models' (run_push_begin), SLABSIM_ESTOP when o->so.stop was raised
  * while the models were being built. */
 int live_open(const struct live_opts *o, struct live **out, struct err *e);
+
+/* Write 1 to /sys/kernel/slab/CACHE/shrink of every cache (not an alias)
+ * whose sheaf_capacity is above 0 (6.18+): __kmem_cache_do_shrink flushes
+ * its per-CPU sheaves and its barn to the slabs, so that a start state read
+ * next holds no object parked in them, which slabinfo and sysfs count as
+ * in use. Returns how many caches were shrunk; one the write fails for is
+ * left as it is. */
+uint32_t live_shrink_sheaves(const char *slabdir);
 
 /* Push everything the ring buffer holds into every model. */
 int live_poll(struct live *l, struct err *e);

@@ -413,8 +413,8 @@ static int decide_model(struct run *r, const struct run_opts *o, struct err *e)
 static uint64_t slab_events(const struct trace_stats *st)
 {
 	uint64_t n = 0;
-	for (int t = 0; t < TRACE_EV_NR; t++)
-		n += t != TRACE_EV_MARKER ? st->events[t] : 0;
+	for (int t = 0; t < TRACE_EV_MARKER; t++) /* the slab events */
+		n += st->events[t];
 	return n;
 }
 
@@ -423,8 +423,8 @@ static uint64_t replayed_events(const struct sim *s)
 	struct sim_totals t;
 	uint64_t n = 0;
 	sim_totals(s, &t);
-	for (int k = 0; k < TRACE_EV_NR; k++)
-		n += k != TRACE_EV_MARKER ? t.events[k] : 0;
+	for (int k = 0; k < TRACE_EV_MARKER; k++) /* the slab events */
+		n += t.events[k];
 	return n;
 }
 

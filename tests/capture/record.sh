@@ -184,6 +184,7 @@ version=2
 events=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free
 buffer_size_kb=4096
 start_snapshot=after-arming
+start_shrink=0
 stat_refresh=no
 read=trace
 hash_ptr=off
@@ -252,6 +253,28 @@ tap_is "newer attributes: the cache's values, the alias's through its link, '-' 
 tap_is "newer attributes: slab-attrs-start.tsv has the same columns" \
 	"$(head -n 1 capv/slab-attrs-start.tsv)" "$hdr6"
 tap_is "every row of 30 fields" "$(awk -F'\t' '{print NF}' capv/slab-attrs.tsv | sort -u)" "30"
+# the cache with sheaves (sheaf_capacity 32) is shrunk before the start
+# state is read, its alias not again; its row is read again after
+tap_is "sheaves: the cache shrunk (1 written to shrink), and said so" \
+	"$(cat "$d/shrink") $(grep '^start_shrink=' capv/capture-info.txt)" "1 start_shrink=1"
+tap_is "sheaves: its start row read again is the same" \
+	"$(grep '^:0000064' capv/slab-attrs-start.tsv)" "$(grep '^:0000064' capv/slab-attrs.tsv)"
+mk_fake v2
+echo 32 >v2/sys/kernel/slab/:0000064/sheaf_capacity
+: >v2/sys/kernel/slab/:0000064/shrink
+mkdir -p v2/tracefs/events/kmem/mm_page_free
+echo 0 >v2/tracefs/events/kmem/mm_page_free/enable
+run v2 -o capv2 -z 0 -q --no-shrink -- sh -c "cat '$tmp/v2/tracefs/events/kmem/mm_page_free/enable' >'$tmp/pfduring'"
+tap_is "--no-shrink: nothing written, start_shrink=no; mm_page_free traced, then put back" \
+	"$rc [$(cat v2/sys/kernel/slab/:0000064/shrink)] $(grep '^start_shrink=' capv2/capture-info.txt) $(cat pfduring) $(cat v2/tracefs/events/kmem/mm_page_free/enable) $(grep '^events=' capv2/capture-info.txt)" \
+	"0 [] start_shrink=no 1 0 events=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free,kmem:mm_page_free"
+mk_fake v3
+mkdir -p v3/tracefs/events/kmem/mm_page_free
+echo 0 >v3/tracefs/events/kmem/mm_page_free/enable
+run v3 -o capv3 -z 0 -q --no-page-free -- sh -c "cat '$tmp/v3/tracefs/events/kmem/mm_page_free/enable' >'$tmp/pfduring3'"
+tap_is "--no-page-free: mm_page_free left off" \
+	"$rc $(cat pfduring3) $(grep '^events=' capv3/capture-info.txt)" \
+	"0 0 events=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free"
 # busybox ash (qemu-boot's guest shell) makes the same table
 if command -v busybox >/dev/null; then
 	busybox ash -c ". '$cap/capture-lib.sh'; cap_slab_attrs '$tmp/v/sys/kernel/slab'" >bb.tsv

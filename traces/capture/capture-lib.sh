@@ -84,6 +84,43 @@ cap_slab_attrs() {
 	done | LC_ALL=C sort
 }
 
+# cap_shrink_sheaves SYSSLAB: write 1 to the shrink file of every cache (not
+# an alias link) with a sheaf_capacity above 0; cap_n: how many, cap_names:
+# their names. A cache a write fails for is left as it is.
+cap_shrink_sheaves() {
+	cap_n=0
+	cap_names=""
+	for d in "$1"/*; do
+		[ -L "$d" ] && continue
+		[ -r "$d/sheaf_capacity" ] && [ -w "$d/shrink" ] || continue
+		cap_read "$d/sheaf_capacity"
+		case $cap_v in '' | 0 | *[!0-9]*) continue ;; esac
+		echo 1 >"$d/shrink" 2>/dev/null || continue
+		cap_n=$((cap_n + 1))
+		cap_names="$cap_names ${d##*/}"
+	done
+}
+
+# cap_slab_row SYSSLAB NAME: the slab-attrs row of cache NAME (not an alias)
+# with the columns of the last cap_slab_attrs, built in the shell alone: no
+# process is started.
+cap_slab_row() {
+	printf '%s\t-' "$2"
+	for c in $cap_cols; do
+		cap_read "$1/$2/$c"
+		printf '\t%s' "$cap_v"
+	done
+}
+
+# cap_replace_rows TSV ROWS: replace the rows of TSV whose first field is
+# the first field of a line of ROWS by that line.
+cap_replace_rows() {
+	printf '%s' "$2" | awk -F '\t' -v OFS='\t' '
+		NR == FNR { if ($1 != "") row[$1] = $0; next }
+		($1 in row) { print row[$1]; next }
+		{ print }' - "$1" >"$1.new" && mv "$1.new" "$1"
+}
+
 # cap_count_cpus LIST: how many CPUs a kernel cpu list ("0-3,8,10-11") names.
 cap_count_cpus() {
 	cap_n=0

@@ -1,0 +1,135 @@
+/* pgfree: frees proven by the page allocator (pgfree.h). */
+#include "pgfree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define GIB	  (UINT64_C(1) << 30)
+#define PAGE	  UINT64_C(4096)
+#define MIN_ALIGN 8 /* ARCH_SLAB_MINALIGN on x86-64: every object pointer */
+
+void pgf_init(struct pgf *g)
+{
+	memset(g, 0, sizeof(*g));
+	u64map_init_sparse(&g->pages);
+}
+
+void pgf_fini(struct pgf *g)
+{
+	free(g->last_free);
+	u64map_fini(&g->pages);
+	memset(g, 0, sizeof(*g));
+}
+
+void pgf_start(struct pgf *g)
+{
+	g->on = true;
+}
+
+/* The direct map is in the kernel's half (as replay's raw pointers). */
+static bool kernel_half(uint64_t p)
+{
+	return p >> 47 == 0x1ffff;
+}
+
+int pgf_note_free(struct pgf *g, uint32_t cpu, uint64_t ptr, struct err *e)
+{
+	if (g->base_known || !kernel_half(ptr))
+		return 0;
+	if (cpu >= g->ncpu) {
+		uint32_t n = cpu + 1 > 2 * g->ncpu ? cpu + 1 : 2 * g->ncpu;
+		uint64_t *a = realloc(g->last_free, (size_t)n * sizeof(*a));
+		if (!a)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		memset(a + g->ncpu, 0, (size_t)(n - g->ncpu) * sizeof(*a));
+		g->last_free = a;
+		g->ncpu = n;
+	}
+	g->last_free[cpu] = ptr;
+	return 0;
+}
+
+int pgf_live(struct pgf *g, uint64_t ptr, int delta, struct err *e)
+{
+	if (!g->on || !kernel_half(ptr))
+		return 0;
+	bool found;
+	uint64_t *v = u64map_upsert(&g->pages, ptr >> 12, &found);
+	if (!v)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (!found)
+		*v = 0;
+	if (delta > 0) {
+		(*v)++;
+		return 0;
+	}
+	if (*v)
+		--*v;
+	if (!*v)
+		u64map_del_ref(&g->pages, v);
+	return 0;
+}
+
+/* The vote of a page free on cpu: the CPU's last traced free inside the
+ * freed range for some 1-GiB-aligned base. */
+static void vote(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len)
+{
+	if (cpu >= g->ncpu || !g->last_free[cpu])
+		return;
+	uint64_t d = g->last_free[cpu] - phys;
+	if ((d & (GIB - 1)) >= len || !kernel_half(d))
+		return;
+	uint64_t b = d & ~(GIB - 1);
+	int at = -1, low = 0;
+	for (int i = 0; i < PGF_CANDS; i++) {
+		if (g->cand[i].votes && g->cand[i].base == b)
+			at = i;
+		if (g->cand[i].votes < g->cand[low].votes)
+			low = i;
+	}
+	if (at < 0) {
+		at = low; /* a new candidate takes the weakest place */
+		g->cand[at].base = b;
+		g->cand[at].votes = 0;
+	}
+	g->cand[at].votes++;
+	uint32_t others = 0;
+	for (int i = 0; i < PGF_CANDS; i++)
+		others += i != at ? g->cand[i].votes : 0;
+	if (g->cand[at].votes >= PGF_VOTES + 2 * others) {
+		g->base = b;
+		g->base_known = true;
+	}
+}
+
+int pgf_page_free(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len, pgf_live_at_fn live_at,
+		  pgf_kill_fn kill, void *ctx, uint64_t *killed, struct err *e)
+{
+	*killed = 0;
+	g->page_frees++;
+	if (!g->base_known) {
+		vote(g, cpu, phys, len);
+		if (!g->base_known) {
+			g->before_base++;
+			return 0;
+		}
+	}
+	uint64_t va = g->base + phys;
+	for (uint64_t pg = va; pg < va + len; pg += PAGE) {
+		uint64_t n;
+		if (!u64map_get(&g->pages, pg >> 12, &n) || !n)
+			continue;
+		g->pages_with_live++;
+		for (uint64_t p = pg; p < pg + PAGE; p += MIN_ALIGN) {
+			if (!live_at(ctx, p))
+				continue;
+			int rc = kill(ctx, p, e);
+			if (rc)
+				return rc;
+			++*killed;
+			if (!u64map_get(&g->pages, pg >> 12, &n) || !n)
+				break;
+		}
+	}
+	return 0;
+}

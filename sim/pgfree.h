@@ -1,0 +1,87 @@
+/* pgfree: frees the trace does not show, proven by the page allocator.
+ *
+ * When SLUB discards a slab (discard_slab -> __free_slab -> free_frozen_pages
+ * in 6.18) the page allocator traces kmem:mm_page_free with the slab's
+ * first pfn and its order, and a slab is only discarded with no object in
+ * use (slab->inuse == 0; objects parked in sheaves count as in use). So
+ * every pointer the model still holds live inside a freed page was freed
+ * by a path that emits no kmem event (kfree_rcu, kmem_cache_free_bulk):
+ * it is dead, and no constant is involved. traces/capture/record and
+ * `slabsim live` trace mm_page_free beside the slab events; traces
+ * without it are replayed as before.
+ *
+ * The event gives a physical address; slab pointers are virtual addresses
+ * of the kernel's direct map, page_offset_base + physical (x86-64:
+ * 0xffff888000000000 unless CONFIG_RANDOMIZE_MEMORY moves it, in whole
+ * PUDs of 1 GiB, arch/x86/mm/kaslr.c). The base is not traced, so it is
+ * learnt from the trace: when a free empties a slab that is then discarded
+ * at once, the slab's page free follows that kmem free on the same CPU,
+ * and the freed pointer lies inside the freed page; each such pair votes
+ * for the base its 1-GiB-aligned difference gives (a pair of unrelated
+ * events lands within the page by chance with odds of a page in a GiB).
+ * The base is taken once it has PGF_VOTES votes more than twice the
+ * votes for all others; page frees before that are counted, not used.
+ *
+ * The engine keeps, once the first page free arrived, how many live
+ * pointers start in each page (pgf_live), and probes the pointers of a
+ * freed page that has any (pgf_page_free). Prefix pgf_. */
+#ifndef SLABSIM_PGFREE_H
+#define SLABSIM_PGFREE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "u64map.h"
+
+#define PGF_VOTES 3 /* agreeing votes that fix the direct map's base */
+#define PGF_CANDS 4 /* candidate bases kept */
+
+struct pgf {
+	bool on;	 /* a page free was seen: pages are counted */
+	bool base_known; /* base holds the direct map's base */
+	uint64_t base;
+	struct {
+		uint64_t base;
+		uint32_t votes;
+	} cand[PGF_CANDS];
+	uint64_t *last_free; /* per CPU: the pointer of its last traced free, 0 none */
+	uint32_t ncpu;
+	struct u64map pages; /* page (pointer >> 12) -> live pointers starting in it */
+	/* counters, for reports and tests */
+	uint64_t page_frees;	  /* mm_page_free events */
+	uint64_t before_base;	  /* of those, before the base was known */
+	uint64_t pages_with_live; /* freed pages the model held live pointers in */
+};
+
+void pgf_init(struct pgf *g);
+void pgf_fini(struct pgf *g);
+
+/* A traced free of ptr on cpu (a raw pointer; others are ignored).
+ * Errors: SLABSIM_ENOMEM. */
+int pgf_note_free(struct pgf *g, uint32_t cpu, uint64_t ptr, struct err *e);
+
+/* A live pointer came (delta +1) or went (-1); nothing before g->on.
+ * Errors: SLABSIM_ENOMEM. */
+int pgf_live(struct pgf *g, uint64_t ptr, int delta, struct err *e);
+
+/* The engine's callback: kill the live object at ptr (known live in the
+ * engine's table when called). */
+typedef int (*pgf_kill_fn)(void *ctx, uint64_t ptr, struct err *e);
+
+/* Probe the live pointers at ptr of the engine (true: one is live). */
+typedef bool (*pgf_live_at_fn)(void *ctx, uint64_t ptr);
+
+/* Turn page counting on (at the first page free): the engine then counts
+ * every pointer it holds live with pgf_live(+1). */
+void pgf_start(struct pgf *g);
+
+/* mm_page_free of len bytes at physical address phys on cpu (g->on).
+ * Votes for the base until it is known; then every live pointer of the
+ * engine in the freed range is killed through kill, which calls
+ * pgf_live(-1) for it. OUT: *killed, how many. Errors: kill's,
+ * SLABSIM_ENOMEM. */
+int pgf_page_free(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len, pgf_live_at_fn live_at,
+		  pgf_kill_fn kill, void *ctx, uint64_t *killed, struct err *e);
+
+#endif
