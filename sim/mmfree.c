@@ -198,22 +198,29 @@ bool mmf_trim_pending(struct mmf *m, uint32_t *mm, uint32_t *keep)
 	return true;
 }
 
+/* Drop from member id's node list the nodes it no longer owns (freed, or
+ * given to another mm since), keeping the order; returns how many stay. */
+static uint32_t compact_owned(struct mmf *m, uint32_t id)
+{
+	struct mmf_mm *x = &m->mm[id];
+	uint32_t j = 0;
+	for (uint32_t i = 0; i < x->n; i++) {
+		uint64_t v;
+		if (u64map_get(&m->node, x->nodes[i], &v) && v == (uint64_t)id + 1)
+			x->nodes[j++] = x->nodes[i];
+	}
+	x->n = j;
+	return j;
+}
+
 int mmf_trim(struct mmf *m, uint32_t mm, uint32_t keep,
 	     int (*fn)(void *ctx, uint64_t ptr, struct err *e), void *ctx, struct err *e)
 {
 	uint32_t root = find(m, mm), id = root;
 	uint64_t owned = 0;
 	do { /* count, and drop the entries no longer owned */
-		struct mmf_mm *x = &m->mm[id];
-		uint32_t j = 0;
-		for (uint32_t i = 0; i < x->n; i++) {
-			uint64_t v;
-			if (u64map_get(&m->node, x->nodes[i], &v) && v == (uint64_t)id + 1)
-				x->nodes[j++] = x->nodes[i];
-		}
-		x->n = j;
-		owned += j;
-		id = x->next;
+		owned += compact_owned(m, id);
+		id = m->mm[id].next;
 	} while (id != root);
 	if (owned <= keep)
 		return 0;
@@ -243,17 +250,11 @@ static int own(struct mmf *m, struct u64map *map, uint64_t ptr, uint32_t id, str
 	if (map != &m->node)
 		return 0;
 	struct mmf_mm *mm = &m->mm[id];
-	if (mm->n == mm->cap) { /* drop the nodes it no longer owns first */
-		uint32_t j = 0;
-		for (uint32_t i = 0; i < mm->n; i++) {
-			uint64_t v;
-			if (u64map_get(&m->node, mm->nodes[i], &v) && v == (uint64_t)id + 1)
-				mm->nodes[j++] = mm->nodes[i];
-		}
-		mm->n = j;
-		/* memory follows the tree, not the trace: grow only when it
-		 * is over half full of nodes still owned */
-		if (mm->n > mm->cap / 2 || !mm->cap) {
+	if (mm->n == mm->cap) {
+		/* memory follows the tree, not the trace: drop the nodes it
+		 * no longer owns first, and grow only when it is over half
+		 * full of nodes still owned */
+		if (compact_owned(m, id) > mm->cap / 2 || !mm->cap) {
 			uint32_t cap = mm->cap ? 2 * mm->cap : 8;
 			uint64_t *r = realloc(mm->nodes, cap * sizeof(*r));
 			if (!r)

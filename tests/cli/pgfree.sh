@@ -20,19 +20,13 @@
 # reuse of 0x200000 is an allocation of a live pointer. A malformed
 # mm_page_free line is named. TAP output.  $1 slabsim binary
 set -u
-bin=$1
-dir=$(dirname "$0")
-trace=$dir/data/pgfree-6.18.trace
-tmp=${TMPDIR:-/tmp}/pgfree-$$
-mkdir -p "$tmp" || exit 1
-trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; }
-check() { # name, got, want
-	if [ "$2" = "$3" ]; then ok "$1"; else nok "$1: got '$2', want '$3'"; fi
-}
-echo "1..9"
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
+bin=$(abs_path "$1")
+trace=$(abs_path "$(dirname "$0")/data/pgfree-6.18.trace")
+tap_scratch
+tmp=$PWD
+check() { tap_is "$@"; }
 out=$("$bin" replay "$trace" --no-db --kernel 6.18 --format json 2>/dev/null)
 check "exit" "$?" 0
 got=$(printf '%s\n' "$out" | grep '"untraced_frees"')
@@ -55,8 +49,6 @@ head -3 "$trace" >"$tmp/bad.trace"
 printf '            work-700     [000] ..... 2000.000040: mm_page_free: page=ffffea0000000000 order=0\n' >>"$tmp/bad.trace"
 err=$("$bin" replay "$tmp/bad.trace" --no-db --strict 2>&1 >/dev/null)
 check "malformed page free: exit 2" "$?" 2
-case $err in
-*"bad.trace:4: expected 'pfn=0x<hex> order=<n>' in mm_page_free event, got no pfn field"*) ok "malformed page free: file, line, what" ;;
-*) nok "malformed page free: message '$err'" ;;
-esac
-exit $fail
+tap_like "malformed page free: file, line, what" "$err" \
+	"bad.trace:4: expected 'pfn=0x<hex> order=<n>' in mm_page_free event, got no pfn field"
+tap_done
