@@ -104,4 +104,18 @@ static inline void ixmap_prefetch(const struct ixmap *m, uint64_t key)
 		__builtin_prefetch(&m->slots[ixmap_hash(key) >> m->shift], 0, 3);
 }
 
+/* The record at key's home slot when its tag is key's, else IXMAP_NONE:
+ * a guess (another key of the same tag, or key further along the run),
+ * read without touching a record, to prefetch the record a lookup of key
+ * will read. */
+static inline uint32_t ixmap_home_guess(const struct ixmap *m, uint64_t key)
+{
+	if (!m->cap)
+		return IXMAP_NONE;
+	uint64_t h = ixmap_hash(key);
+	uint32_t v = m->slots[h >> m->shift];
+	uint32_t tag = (uint32_t)((h >> (m->shift - 4)) & 15) << IXMAP_IX_BITS;
+	return v && (v & ~IXMAP_IX_MASK) == tag ? (v & IXMAP_IX_MASK) - 1 : IXMAP_NONE;
+}
+
 #endif

@@ -99,6 +99,17 @@ static void random_mix(void)
 		all &= model[k] ? ix == model[k] - 1 : ix == IXMAP_NONE;
 	}
 	CHECK("ixmap: a final pass over all keys agrees", all);
+	/* the prefetch guess: a record in use, most often the key's own */
+	size_t hits = 0, in_map = 0;
+	bool sane = true;
+	for (size_t k = 0; k < N; k++) {
+		uint32_t g = ixmap_home_guess(&m, key_of(k));
+		in_map += model[k] != 0;
+		hits += model[k] && g == model[k] - 1;
+		sane &= g == IXMAP_NONE || (g < nrecs && recs[g].key != 0x5555);
+	}
+	CHECK("ixmap_home_guess names records in use, the key's own for most keys",
+	      sane && in_map > 1000 && hits * 10 > in_map * 6);
 	ixmap_fini(&m);
 	CHECK("ixmap: an empty map finds nothing",
 	      ixmap_find(&m, 0, &ks, NULL) == IXMAP_NONE && m.cap == 0);
