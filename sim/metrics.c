@@ -18,6 +18,7 @@
 #include "trace.h"
 #include "u64map.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -57,6 +58,11 @@ struct metrics {
 	struct perf_ptr_stat *pstats; /* NULL unless o.record_ptrs */
 	uint32_t nptrs, ptrs_cap;
 	uint32_t ptrs_free; /* bounded record: dropped records to reuse, UINT32_MAX = none */
+	/* metrics_perf_alloc_ix: bytes_alloc of the last allocation by the
+	 * caller's index (UINT32_MAX: 4 GiB or more, whole in big_alloc under
+	 * IX_BIG | index) */
+	uint32_t *ix_alloc;
+	uint32_t ix_cap;
 	uint64_t unmatched; /* frees of a pointer with no record */
 	struct perf_caller *callers; /* by call-site id */
 	uint32_t callers_cap;
@@ -99,6 +105,7 @@ void metrics_destroy(struct metrics *m)
 	u64map_fini(&m->ptr_index);
 	u64map_fini(&m->big_alloc);
 	free(m->ptrs);
+	free(m->ix_alloc);
 	free(m->pstats);
 	free(m->callers);
 	free(m);
@@ -120,6 +127,35 @@ static struct perf_caller *caller_ref(struct metrics *m, uint32_t site)
 		m->callers_cap = ncap;
 	}
 	return &m->callers[site];
+}
+
+/* An allocation event in perf's totals and its call site's row. */
+static inline void count_alloc(struct metrics *m, struct perf_caller *c,
+			       const struct trace_event *ev)
+{
+	c->hit++;
+	c->bytes_req = sat_add(c->bytes_req, ev->bytes_req);
+	c->bytes_alloc = sat_add(c->bytes_alloc, ev->bytes_alloc);
+	m->allocs++;
+	m->bytes_req = sat_add(m->bytes_req, ev->bytes_req);
+	m->bytes_alloc = sat_add(m->bytes_alloc, ev->bytes_alloc);
+	if (ev->node != -1 && ev->node != cpu_node(ev->cpu))
+		m->cross_node++;
+}
+
+/* A free of a record's pointer: its last allocation's bytes freed, a
+ * ping-pong when the CPUs differ. */
+static inline void count_free(struct metrics *m, const struct trace_event *ev, uint64_t last,
+			      uint32_t site, int32_t alloc_cpu, uint32_t rec)
+{
+	m->frees++;
+	m->bytes_freed = sat_add(m->bytes_freed, last);
+	if ((int32_t)ev->cpu != alloc_cpu) {
+		if (m->pstats)
+			m->pstats[rec].pingpong++;
+		m->callers[site].pingpong++; /* exists: the allocation made it */
+		m->pingpong++;
+	}
 }
 
 int metrics_perf_alloc_at(struct metrics *m, const struct trace_event *ev, uint32_t site,
@@ -171,14 +207,7 @@ int metrics_perf_alloc_at(struct metrics *m, const struct trace_event *ev, uint3
 		ps->bytes_req = sat_add(ps->bytes_req, ev->bytes_req);
 		ps->bytes_alloc = sat_add(ps->bytes_alloc, ev->bytes_alloc);
 	}
-	c->hit++;
-	c->bytes_req = sat_add(c->bytes_req, ev->bytes_req);
-	c->bytes_alloc = sat_add(c->bytes_alloc, ev->bytes_alloc);
-	m->allocs++;
-	m->bytes_req = sat_add(m->bytes_req, ev->bytes_req);
-	m->bytes_alloc = sat_add(m->bytes_alloc, ev->bytes_alloc);
-	if (ev->node != -1 && ev->node != cpu_node(ev->cpu))
-		m->cross_node++;
+	count_alloc(m, c, ev);
 	return 0;
 }
 
@@ -190,23 +219,61 @@ void metrics_perf_free_at(struct metrics *m, const struct trace_event *ev, uint3
 		return;
 	}
 	struct perf_ptr *p = &m->ptrs[idx];
-	m->frees++;
 	uint64_t last = p->last_alloc;
 	if (last == UINT32_MAX)
 		(void)u64map_get(&m->big_alloc, idx, &last);
-	m->bytes_freed = sat_add(m->bytes_freed, last);
-	if ((int32_t)ev->cpu != p->alloc_cpu) {
-		if (m->pstats)
-			m->pstats[idx].pingpong++;
-		m->callers[p->site].pingpong++; /* exists: the allocation made it */
-		m->pingpong++;
-	}
+	count_free(m, ev, last, p->site, p->alloc_cpu, idx);
 	p->alloc_cpu = -1;
 	if (!m->o.record_ptrs) { /* dropped: a later free of this pointer is unmatched */
 		p->site = m->ptrs_free;
 		m->ptrs_free = idx;
 		*rec = METRICS_NO_REC;
 	}
+}
+
+/* big_alloc's keys of the _ix records, apart from the _at records' */
+#define IX_BIG (1ULL << 32)
+
+int metrics_perf_alloc_ix(struct metrics *m, const struct trace_event *ev, uint32_t site,
+			  uint32_t ix)
+{
+	assert(!m->o.record_ptrs);
+	struct perf_caller *c = caller_ref(m, site);
+	if (!c)
+		return SLABSIM_ENOMEM;
+	if (ix >= m->ix_cap) {
+		uint32_t ncap = m->ix_cap ? m->ix_cap : 4096;
+		while (ncap <= ix)
+			ncap *= 2;
+		uint32_t *n = realloc(m->ix_alloc, (size_t)ncap * sizeof(*n));
+		if (!n)
+			return SLABSIM_ENOMEM;
+		m->ix_alloc = n;
+		m->ix_cap = ncap;
+	}
+	if (ev->bytes_alloc >= UINT32_MAX) {
+		if (u64map_put(&m->big_alloc, IX_BIG | ix, ev->bytes_alloc))
+			return SLABSIM_ENOMEM;
+		m->ix_alloc[ix] = UINT32_MAX;
+	} else {
+		m->ix_alloc[ix] = (uint32_t)ev->bytes_alloc;
+	}
+	count_alloc(m, c, ev);
+	return 0;
+}
+
+void metrics_perf_free_ix(struct metrics *m, const struct trace_event *ev, uint32_t ix,
+			  uint32_t site, uint32_t alloc_cpu)
+{
+	uint64_t last = m->ix_alloc[ix];
+	if (last == UINT32_MAX)
+		(void)u64map_get(&m->big_alloc, IX_BIG | ix, &last);
+	count_free(m, ev, last, site, (int32_t)alloc_cpu, 0);
+}
+
+void metrics_perf_free_none(struct metrics *m)
+{
+	m->unmatched++;
 }
 
 int metrics_perf_alloc(struct metrics *m, const struct trace_event *ev, uint32_t site)

@@ -59,6 +59,20 @@ void metrics_perf_free(struct metrics *m, const struct trace_event *ev);
 int metrics_perf_alloc_at(struct metrics *m, const struct trace_event *ev, uint32_t site,
 			  uint32_t *rec);
 void metrics_perf_free_at(struct metrics *m, const struct trace_event *ev, uint32_t *rec);
+/* The same without --alloc (record_ptrs false), for a caller whose own
+ * table holds, for every pointer with a record (from an allocation event to
+ * the next free event of the pointer), the call site and CPU (ev->cpu) of its
+ * last allocation, and names the record by an index of its own, ix (dense:
+ * metrics keeps the rest, the bytes_alloc, in an array indexed by it).
+ * metrics_perf_alloc_ix: every allocation event (the pointer's record, made
+ * or overwritten). metrics_perf_free_ix: a free of a pointer with a record,
+ * after which the caller drops it; metrics_perf_free_none: of a pointer with
+ * none. The figures are those of the functions above. */
+int metrics_perf_alloc_ix(struct metrics *m, const struct trace_event *ev, uint32_t site,
+			  uint32_t ix);
+void metrics_perf_free_ix(struct metrics *m, const struct trace_event *ev, uint32_t ix,
+			  uint32_t site, uint32_t alloc_cpu);
+void metrics_perf_free_none(struct metrics *m);
 
 /* perf's totals. */
 struct metrics_perf_totals {

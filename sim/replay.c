@@ -24,6 +24,7 @@
 #include "buckets.h"
 _Static_assert(SINK_NEED_NATURAL == POLICY_NEED_NATURAL, "natural");
 #include "trace.h"
+#include "ixmap.h"
 #include "u64map.h"
 
 #include <assert.h>
@@ -60,31 +61,50 @@ static bool is_raw_ptr(uint64_t p)
 
 enum { SHAPE_HINTS = 1024 };
 
-/* One live object. Its policy_obj is kept as the address and an index
- * into sim.shapes, the policy_obj's other fields (56 bytes), which objects
- * of one cache and request size share; the root cache is the shape's
- * (sim.shape_acct). A kmalloc's "who pays" entry and growth are not kept
- * either: the free finds them again from (root, site) and (req, kmalloc
- * type), the type kept in cpu's high bits. 32 bytes per live object
- * instead of 96, two to a cache line (issue 28: bytes per live object). */
+/* One record of the pool: a live object, or a trace pointer's entry of
+ * the live table (in_index: sim.live_index finds it by its pointer), or
+ * both: a pointer's live object is its entry. The entry of a pointer stays
+ * while it has a live object, a perf record or was freed with no
+ * allocation since; start-state objects and untraced allocations are live
+ * objects outside the index.
+ *
+ * The policy_obj is kept as the address and an index into sim.shapes, the
+ * policy_obj's other fields (56 bytes), which objects of one cache and
+ * request size share; the root cache is the shape's (sim.shape_acct). A
+ * kmalloc's "who pays" entry and growth are not kept either: the free
+ * finds them again from (root, site) and (req, kmalloc type). perf kmem
+ * stat's record of the pointer is the call site and CPU here (site and
+ * pcpu, unless perf_div) and its bytes_alloc in metrics, under the entry's
+ * index (metrics_perf_alloc_ix). 32 bytes per live object, two to a cache
+ * line, and 4 per slot of the index (issue 28: bytes per live object). */
 struct live {
-	uint64_t addr;	    /* policy_obj.addr */
-	uint64_t req;	    /* bytes requested */
-	uint32_t shape;	    /* the rest of the policy_obj: sim.shapes[shape] */
-	uint32_t site;	    /* call-site id */
-	uint32_t cpu;	    /* allocating CPU (after folding, < 2^16) | LIVE_KT(kmalloc type) */
-	uint32_t next_free; /* pool free list; for a live start-state object,
-			       its index in its cache's pre array */
+	uint64_t ptr;	   /* in_index: the trace pointer (the index's key); a
+			      live start-state object: its index in its cache's
+			      pre array; a free record: the next free one */
+	uint64_t addr;	   /* policy_obj.addr */
+	uint32_t req : 23; /* bytes requested (<= LAYOUT_KMALLOC_MAX_SIZE) */
+	uint32_t kt : 4;   /* 1 + the kmalloc type of a kmalloc counted in
+			      sim.cost (account_cost), 0 for other objects */
+	uint32_t in_index : 1;
+	uint32_t has_obj : 1;  /* in_index: a live object is here */
+	uint32_t freed : 1;    /* in_index: freed with no allocation since
+				  (untraced_note_free) */
+	uint32_t has_rec : 1;  /* in_index: perf's record of the pointer */
+	uint32_t perf_div : 1; /* has_rec: its call site and CPU are in
+				  sim.perf_div, not site and pcpu */
+	uint32_t shape;	       /* the rest of the policy_obj: sim.shapes[shape] */
+	uint32_t site;	       /* call-site id (with no object: perf's) */
+	uint32_t cpu : 16;     /* allocating CPU (after folding) */
+	uint32_t pcpu : 16;    /* has_rec: perf's (the event's) CPU */
 };
 
 _Static_assert(sizeof(struct live) == 32, "struct live: 32 bytes per live object");
 _Static_assert(SIM_MAX_CPUS <= 0xffff, "struct live.cpu keeps the CPU in 16 bits");
+_Static_assert(LAYOUT_KMALLOC_MAX_SIZE < 1u << 23, "struct live.req keeps 23 bits");
+_Static_assert(POLICY_KMALLOC_NR_TYPES < 15, "struct live.kt keeps 4 bits");
 
-/* struct live.cpu's high half: 1 + the kmalloc type of a kmalloc counted in
- * sim.cost (account_cost), 0 for other objects. */
-#define LIVE_KT(t)    (((uint32_t)(t) + 1) << 16)
-#define LIVE_CPU(l)   ((l)->cpu & 0xffffu)
-#define LIVE_KT_OF(l) ((l)->cpu >> 16)
+#define LIVE_CPU(l)   ((uint32_t)(l)->cpu)
+#define LIVE_KT_OF(l) ((uint32_t)(l)->kt)
 _Static_assert(sizeof(struct policy_obj) == 64, "set_obj compares whole policy_objs: no padding");
 
 /* A root cache of the recorded kernel that shares its geometry with
@@ -169,8 +189,12 @@ struct sim {
 	struct policy *p;
 	const struct policy_pages *pages; /* the policy's page counts, or NULL */
 	/* live set */
-	struct u64map live_index; /* trace ptr -> live_val(): pool index, perf record */
+	struct ixmap live_index; /* trace ptr -> its pool record (in_index) */
 	struct live *pool;
+	/* perf's call site and CPU of records whose entry cannot keep them
+	 * (perf_div): pool index -> site << 32 | CPU */
+	struct u64map perf_div;
+	bool perf_own; /* --alloc: perf's records in metrics' own table */
 	uint32_t pool_len, pool_cap, pool_free;
 	/* the distinct policy_obj of live objects, address 0 (struct live) */
 	struct policy_obj *shapes;
@@ -366,7 +390,9 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	s->o = *o;
 	evq_init(&s->q);
-	u64map_init_sparse(&s->live_index);
+	ixmap_init(&s->live_index);
+	u64map_init(&s->perf_div);
+	s->perf_own = o->metrics.record_ptrs;
 	u64map_init_sparse(&s->shape_index);
 	u64map_init(&s->name_cache);
 	u64map_init(&s->learned);
@@ -437,7 +463,8 @@ void sim_destroy(struct sim *s)
 	free(s->cost);
 	u64map_fini(&s->cost_index);
 	evq_fini(&s->q);
-	u64map_fini(&s->live_index);
+	ixmap_fini(&s->live_index);
+	u64map_fini(&s->perf_div);
 	u64map_fini(&s->shape_index);
 	free(s->shapes);
 	free(s->shape_acct);
@@ -484,29 +511,76 @@ const struct metrics *sim_metrics(const struct sim *s)
 
 /* ---- metrics hooks (sim/metrics.c, docs/metrics.md) ---- */
 
-/* live_index values: the live object at the trace pointer (pool index + 1,
- * 0 = none) in the low 31 bits, LIVE_FREED when the pointer was freed with
- * no allocation since (untraced_note_free), perf kmem stat's record of the
- * pointer (metrics_perf_*_at; record + 1, 0 = none) in the high half, so
- * that one probe per event serves all three. An entry goes when all are 0. */
-#define LIVE_OBJ_MASK 0x7fffffffULL
-#define LIVE_FREED    0x80000000ULL
-
-static inline uint32_t live_obj(uint64_t v)
+/* The live table: one probe per event finds a pointer's entry, which
+ * serves the engine's live object, the freed-pointer flag and perf's
+ * record. */
+static inline struct ixmap_keys live_keys(const struct sim *s)
 {
-	return (uint32_t)(v & LIVE_OBJ_MASK);
+	return (struct ixmap_keys){(const char *)s->pool + offsetof(struct live, ptr),
+				   sizeof(struct live)};
 }
 
-static inline uint32_t live_rec(uint64_t v)
+/* Hint that ptr's entry will be looked up soon: fetch its record when
+ * its slot, fetched before, names one. */
+static inline void live_prefetch(const struct sim *s, uint64_t ptr)
 {
-	uint32_t r = (uint32_t)(v >> 32);
-	return r ? r - 1 : METRICS_NO_REC;
+	uint32_t ix = ixmap_home_guess(&s->live_index, ptr);
+	if (ix != IXMAP_NONE)
+		__builtin_prefetch(&s->pool[ix], 1, 3);
 }
 
-static inline uint64_t live_with_rec(uint64_t v, uint32_t rec)
+/* The pool index of ptr's entry, or IXMAP_NONE. */
+static inline uint32_t live_find(const struct sim *s, uint64_t ptr)
 {
-	uint64_t r = rec == METRICS_NO_REC ? 0 : (uint64_t)rec + 1;
-	return (v & 0xffffffffULL) | r << 32;
+	struct ixmap_keys k = live_keys(s);
+	return ixmap_find(&s->live_index, ptr, &k, NULL);
+}
+
+/* perf kmem stat counts every allocation event, before any of the
+ * engine's filters: the record of entry ix, whose call site and CPU are
+ * kept in the entry when it has no live object or the object's are the
+ * same, else in sim.perf_div. */
+static int live_perf_alloc(struct sim *s, uint32_t ix, const struct trace_event *ev, uint32_t site)
+{
+	if (s->perf_own)
+		return metrics_perf_alloc(s->m, ev, site);
+	int rc = metrics_perf_alloc_ix(s->m, ev, site, ix);
+	if (rc)
+		return rc;
+	struct live *l = &s->pool[ix];
+	if (!l->has_obj)
+		l->site = site;
+	bool div = l->site != site || ev->cpu > 0xffff;
+	if (div && u64map_put(&s->perf_div, ix, (uint64_t)site << 32 | ev->cpu))
+		return SLABSIM_ENOMEM; /* the run ends */
+	if (l->perf_div && !div)
+		(void)u64map_del(&s->perf_div, ix, NULL);
+	l->pcpu = (uint16_t)ev->cpu;
+	l->perf_div = div;
+	l->has_rec = true;
+	return 0;
+}
+
+/* perf sees every free: entry ix's record (IXMAP_NONE: ptr has no entry)
+ * counts and goes, unless --alloc keeps it. */
+static inline void live_perf_free(struct sim *s, uint32_t ix, const struct trace_event *ev)
+{
+	if (s->perf_own) {
+		metrics_perf_free(s->m, ev);
+		return;
+	}
+	struct live *l = ix == IXMAP_NONE ? NULL : &s->pool[ix];
+	if (!l || !l->has_rec) {
+		metrics_perf_free_none(s->m);
+		return;
+	}
+	uint64_t sc = (uint64_t)l->site << 32 | l->pcpu;
+	if (l->perf_div) {
+		(void)u64map_del(&s->perf_div, ix, &sc);
+		l->perf_div = false;
+	}
+	metrics_perf_free_ix(s->m, ev, ix, (uint32_t)(sc >> 32), (uint32_t)sc);
+	l->has_rec = false;
 }
 
 /* The policy's slab and large-kmalloc pages now, read around every event:
@@ -797,24 +871,27 @@ static bool is_pow2(uint64_t x)
 	return x && !(x & (x - 1));
 }
 
+/* A pool record, cleared: a live object outside the index until the
+ * caller says otherwise. */
 static int pool_get(struct sim *s, uint32_t *idx)
 {
 	if (s->pool_free != UINT32_MAX) {
 		*idx = s->pool_free;
-		s->pool_free = s->pool[*idx].next_free;
-		return 0;
+		s->pool_free = (uint32_t)s->pool[*idx].ptr;
+	} else {
+		if (s->pool_len == s->pool_cap) {
+			if (s->pool_len > IXMAP_MAX_IX) /* what live_index can name */
+				return SLABSIM_ENOMEM;
+			uint32_t ncap = s->pool_cap ? s->pool_cap * 2 : 4096;
+			struct live *n = realloc(s->pool, (size_t)ncap * sizeof(*n));
+			if (!n)
+				return SLABSIM_ENOMEM;
+			s->pool = n;
+			s->pool_cap = ncap;
+		}
+		*idx = s->pool_len++;
 	}
-	if (s->pool_len == s->pool_cap) {
-		if (s->pool_len >= LIVE_OBJ_MASK - 1) /* live_index keeps index + 1 in 31 bits */
-			return SLABSIM_ENOMEM;
-		uint32_t ncap = s->pool_cap ? s->pool_cap * 2 : 4096;
-		struct live *n = realloc(s->pool, (size_t)ncap * sizeof(*n));
-		if (!n)
-			return SLABSIM_ENOMEM;
-		s->pool = n;
-		s->pool_cap = ncap;
-	}
-	*idx = s->pool_len++;
+	s->pool[*idx] = (struct live){0};
 	return 0;
 }
 
@@ -906,8 +983,36 @@ static inline uint32_t live_acct(const struct sim *s, const struct live *l)
 
 static void pool_put(struct sim *s, uint32_t idx)
 {
-	s->pool[idx].next_free = s->pool_free;
+	s->pool[idx].ptr = s->pool_free;
 	s->pool_free = idx;
+}
+
+/* The entry of ptr (*ix), made when absent (*found false): a new entry has
+ * no object, no record and no flag. */
+static int live_upsert(struct sim *s, uint64_t ptr, uint32_t *ix, bool *found)
+{
+	struct ixmap_keys k = live_keys(s);
+	size_t pos = 0;
+	*ix = ixmap_find(&s->live_index, ptr, &k, &pos);
+	if ((*found = *ix != IXMAP_NONE))
+		return 0;
+	int rc = pool_get(s, ix);
+	if (rc)
+		return rc;
+	s->pool[*ix].ptr = ptr;
+	s->pool[*ix].in_index = true;
+	k = live_keys(s); /* the pool may have moved */
+	if ((rc = ixmap_insert_at(&s->live_index, pos, *ix, &k)))
+		pool_put(s, *ix);
+	return rc;
+}
+
+/* Remove entry ix (no object, record or flag left) from the index. */
+static void live_remove(struct sim *s, uint32_t ix)
+{
+	struct ixmap_keys k = live_keys(s);
+	ixmap_del(&s->live_index, ix, &k);
+	pool_put(s, ix);
 }
 
 /* After an allocation into root cache acct (UINT32_MAX: a large kmalloc);
@@ -1026,7 +1131,8 @@ do_free_via(struct sim *s, uint32_t idx, uint32_t cpu, enum via via, struct err 
 		st->pingpong++;
 	s->live_objs--;
 	s->live_req -= l->req;
-	pool_put(s, idx);
+	if (!l->in_index) /* a pointer's entry stays: the caller says why */
+		pool_put(s, idx);
 	return 0;
 }
 
@@ -1145,7 +1251,7 @@ static int account_cost(struct sim *s, struct live *l, const struct policy_obj *
 	c->redzone_shift += shift;
 	c->fragments += o->frag_bytes;
 	c->live_growth += growth;
-	l->cpu |= LIVE_KT(r->ktype);
+	l->kt = (uint32_t)r->ktype + 1;
 	if (r->align_need) {
 		s->listed_allocs++;
 		if (o->addr % policy_need_bytes(r->align_need, l->req)) {
@@ -1256,30 +1362,28 @@ static int count_alloc(struct sim *s, const struct trace_event *ev, const struct
  * the object's life in the model is empty: the model does not hold the
  * memory it held between its allocation and its free. */
 
-/* A pointer freed: remember it until it is allocated again (LIVE_FREED in
- * its live_index entry, *slot; NULL: it has none, one is made). OUT:
- * *again, whether it was freed before with no allocation since. The live
- * object bits of *slot must be clear. */
-static int untraced_note_free(struct sim *s, uint64_t ptr, uint64_t *slot, bool *again,
-			      struct err *e)
+/* A pointer freed: remember it until it is allocated again (freed in its
+ * live_index entry ix; IXMAP_NONE: it has none, one is made). OUT:
+ * *again, whether it was freed before with no allocation since. The entry
+ * must have no live object. */
+static int untraced_note_free(struct sim *s, uint64_t ptr, uint32_t ix, bool *again, struct err *e)
 {
-	if (!slot) {
+	*again = false;
+	if (ix == IXMAP_NONE) {
 		bool found;
-		if (!(slot = u64map_upsert(&s->live_index, ptr, &found)))
+		if (live_upsert(s, ptr, &ix, &found))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
-		if (!found)
-			*slot = 0;
 	}
-	*again = *slot & LIVE_FREED;
-	*slot |= LIVE_FREED;
+	*again = s->pool[ix].freed;
+	s->pool[ix].freed = true;
 	return 0;
 }
 
-/* A pointer allocated (its live_index entry *slot): its next free is a
- * plain one. */
-static inline void untraced_note_alloc(uint64_t *slot)
+/* A pointer allocated (its live_index entry l): its next free is a plain
+ * one. */
+static inline void untraced_note_alloc(struct live *l)
 {
-	*slot &= ~LIVE_FREED;
+	l->freed = false;
 }
 
 /* Make the allocation the trace did not show before a free of a pointer
@@ -1333,7 +1437,6 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	bool kmalloc = ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE;
 	uint32_t cpu = fold_cpu(s, ev);
-	uint64_t idx64;
 	uint32_t site;
 	int rc;
 
@@ -1341,24 +1444,21 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	 * counts every allocation event, before any of the engine's filters
 	 * (NULL pointers, zero sizes): its record is kept from here on. */
 	bool known;
-	uint64_t *slot = u64map_upsert(&s->live_index, ev->ptr, &known);
-	if (!slot)
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	if (!(rc = event_site(s, ev, &site))) {
-		uint32_t rec = known ? live_rec(*slot) : METRICS_NO_REC;
-		if (!(rc = metrics_perf_alloc_at(s->m, ev, site, &rec)))
-			*slot = live_with_rec(*slot, rec);
-	}
+	uint32_t idx;
+	if ((rc = live_upsert(s, ev->ptr, &idx, &known)))
+		return err_set(e, rc, "out of memory");
+	if (!(rc = event_site(s, ev, &site)))
+		rc = live_perf_alloc(s, idx, ev, site);
 	if (rc) {
 		if (!known)
-			u64map_del_ref(&s->live_index, slot);
+			live_remove(s, idx);
 		return err_set(e, rc, "out of memory");
 	}
 	if (ev->ptr == 0) {
 		anomaly(s, SIM_AN_ALLOC_NULL, ev->line);
 		return 0;
 	}
-	untraced_note_alloc(slot);
+	untraced_note_alloc(&s->pool[idx]);
 	if (ev->bytes_req == 0) {
 		anomaly(s, SIM_AN_ALLOC_ZERO, ev->line);
 		return 0;
@@ -1384,33 +1484,29 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	 * the live set as it was (fuzz_replay found the old object freed by
 	 * an allocation then refused). Creating a cache holds no pages, so
 	 * the model sees the same free-then-allocate order either way. */
-	/* slot is still valid: nothing since touched live_index, and neither
-	 * do_free nor the policy do. An event that fails from here on leaves
-	 * the pointer with no live object (and its perf record). */
-	if (live_obj(*slot)) {
+	/* The pointer's entry idx is its live object's record: the previous
+	 * object there goes first (neither do_free nor the policy take a pool
+	 * record, so l below stays valid). An event that fails from here on
+	 * leaves the pointer with no live object (and its perf record). */
+	if (s->pool[idx].has_obj) {
 		/* the free of the previous object at this address was not traced */
 		anomaly(s, SIM_AN_ALLOC_LIVE, ev->line);
-		idx64 = live_obj(*slot) - 1;
-		*slot &= ~LIVE_OBJ_MASK;
+		s->pool[idx].has_obj = false;
 		if (s->pgf.on && (rc = pgf_live(&s->pgf, ev->ptr, -1, e)))
 			return rc;
-		uint32_t old = live_acct(s, &s->pool[idx64]);
+		uint32_t old = live_acct(s, &s->pool[idx]);
 		if (old != UINT32_MAX)
 			s->acct[old].freed_at_reuse++;
-		if ((rc = do_free(s, (uint32_t)idx64, LIVE_CPU(&s->pool[idx64]), e)))
+		if ((rc = do_free(s, idx, LIVE_CPU(&s->pool[idx]), e)))
 			return rc;
 	}
 	uint64_t pages_before = s->seen_valid ? s->slab_seen : slab_pages_now(s);
-	uint32_t idx;
-	if ((rc = pool_get(s, &idx)))
-		return err_set(e, rc, "out of memory");
 	struct live *l = &s->pool[idx];
 	struct policy_obj obj = {0}; /* all of it is compared (set_obj) */
-	if ((rc = policy_alloc(s->p, &r, &obj, e))) {
-		pool_put(s, idx);
+	if ((rc = policy_alloc(s->p, &r, &obj, e)))
 		return rc;
-	}
-	l->req = ev->bytes_req;
+	l->kt = 0;
+	l->req = (uint32_t)ev->bytes_req;
 	if (obj.object_bytes < l->req && l->req <= obj.slot_bytes) {
 		/* A cache merged into a root after its first allocations raises
 		 * the root's object_size (__kmem_cache_alias), so one call site
@@ -1421,11 +1517,9 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		obj.meta_bytes = obj.slot_bytes - l->req;
 		obj.object_bytes = l->req;
 	}
-	if ((rc = set_obj(s, l, &obj))) {
-		pool_put(s, idx); /* the run ends: out of memory */
-		return err_set(e, rc, "out of memory");
-	}
-	*slot |= (uint64_t)idx + 1;
+	if ((rc = set_obj(s, l, &obj)))
+		return err_set(e, rc, "out of memory"); /* the run ends */
+	l->has_obj = true;
 	l->site = site;
 	l->cpu = cpu;
 	if (s->pgf.on && (rc = pgf_live(&s->pgf, ev->ptr, +1, e)))
@@ -1494,7 +1588,7 @@ static uint32_t take_pre(struct sim *s, struct cache_acct *a, uint32_t j)
 {
 	uint32_t idx = a->pre[j];
 	a->pre[j] = a->pre[--a->npre];
-	s->pool[a->pre[j]].next_free = j;
+	s->pool[a->pre[j]].ptr = j;
 	struct live *l = &s->pool[idx];
 	uint64_t v;
 	if (a->npslabs && u64map_del(&s->pre_addr, l->addr, NULL)) {
@@ -1544,7 +1638,7 @@ static bool pre_from_slab(struct sim *s, uint32_t root, const struct policy_cach
 	for (uint32_t i = 0; i < ci->g.objs_per_slab; i++) {
 		uint64_t at = base + ((slot + i) % ci->g.objs_per_slab) * ci->g.size;
 		if (u64map_get(&s->pre_addr, at, &v)) {
-			*idx = take_pre(s, a, s->pool[v].next_free);
+			*idx = take_pre(s, a, (uint32_t)s->pool[v].ptr);
 			a->pre_by_slab++;
 			return true;
 		}
@@ -1587,20 +1681,19 @@ static inline __attribute__((always_inline)) int
 on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	uint32_t cpu = fold_cpu(s, ev);
-	uint64_t idx64;
 
 	/* perf sees every free; the live object goes unless the pointer is
 	 * NULL or ZERO_SIZE_PTR */
-	uint64_t *slot = u64map_ref(&s->live_index, ev->ptr);
-	uint32_t rec = slot ? live_rec(*slot) : METRICS_NO_REC, obj = 0;
-	metrics_perf_free_at(s->m, ev, &rec);
-	if (slot) {
-		*slot = live_with_rec(*slot, rec);
+	uint32_t slot = live_find(s, ev->ptr);
+	bool obj = false;
+	live_perf_free(s, slot, ev);
+	if (slot != IXMAP_NONE) {
+		struct live *l = &s->pool[slot];
 		if (ev->ptr > ZERO_SIZE_PTR) {
-			obj = live_obj(*slot);
-			*slot &= ~LIVE_OBJ_MASK;
-		} else if (!*slot) {
-			u64map_del_ref(&s->live_index, slot);
+			obj = l->has_obj;
+			l->has_obj = false;
+		} else if (!l->has_obj && !l->freed && !l->has_rec) {
+			live_remove(s, slot);
 		}
 	}
 	if (ev->ptr == 0) {
@@ -1620,7 +1713,6 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		return rc;
 	if (!s->pgf.base_known && (rc = pgf_note_free(&s->pgf, ev->cpu, ev->ptr, e)))
 		return rc;
-	idx64 = obj ? obj - 1 : 0;
 	if (!obj) {
 		anomaly(s, SIM_AN_FREE_UNKNOWN, ev->line);
 		uint32_t cid;
@@ -1668,11 +1760,11 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		a->pre_freed++;
 		return do_free(s, idx, cpu, e);
 	}
-	uint32_t acct = live_acct(s, &s->pool[idx64]);
+	uint32_t acct = live_acct(s, &s->pool[slot]);
 	if (ev->name && acct != UINT32_MAX)
 		check_free_name(s, ev, acct);
 	/* pages only fall on a free: no peak to update */
-	return do_free(s, (uint32_t)idx64, cpu, e);
+	return do_free(s, slot, cpu, e);
 }
 
 /* ---- frees the trace does not show ----
@@ -1703,9 +1795,9 @@ static enum mmf_kind mmf_kind_of_acct(struct sim *s, uint32_t acct)
 /* The kind of the object live at ptr, else of the cache the event names. */
 static enum mmf_kind mmf_kind_at(struct sim *s, const struct trace_event *ev)
 {
-	uint64_t v;
-	if (u64map_get(&s->live_index, ev->ptr, &v) && live_obj(v)) {
-		uint32_t acct = live_acct(s, &s->pool[live_obj(v) - 1]);
+	uint32_t ix = live_find(s, ev->ptr);
+	if (ix != IXMAP_NONE && s->pool[ix].has_obj) {
+		uint32_t acct = live_acct(s, &s->pool[ix]);
 		return acct == UINT32_MAX ? MMF_OTHER : mmf_kind_of_acct(s, acct);
 	}
 	return mmf_kind_of(ev->name);
@@ -1734,16 +1826,15 @@ static int mmf_free_node(void *ctx, uint64_t ptr, struct err *e)
 {
 	struct mmf_ctx *c = ctx;
 	struct sim *s = c->s;
-	uint64_t *slot = u64map_ref(&s->live_index, ptr);
-	if (!slot || !live_obj(*slot))
+	uint32_t idx = live_find(s, ptr);
+	if (idx == IXMAP_NONE || !s->pool[idx].has_obj)
 		return 0;
-	uint32_t idx = live_obj(*slot) - 1;
 	/* the address may hold an object of another cache by now (the node's
 	 * slab freed and its page reused): only a node is the tree's */
 	uint32_t acct = live_acct(s, &s->pool[idx]);
 	if (acct == UINT32_MAX || mmf_kind_of_acct(s, acct) != MMF_NODE)
 		return 0;
-	*slot &= ~LIVE_OBJ_MASK;
+	s->pool[idx].has_obj = false;
 	int rc0 = s->pgf.on ? pgf_live(&s->pgf, ptr, -1, e) : 0;
 	if (rc0)
 		return rc0;
@@ -1753,7 +1844,7 @@ static int mmf_free_node(void *ctx, uint64_t ptr, struct err *e)
 		a->freed_at_teardown += c->why == MMF_TEARDOWN;
 	}
 	bool again;
-	int rc = untraced_note_free(s, ptr, slot, &again, e);
+	int rc = untraced_note_free(s, ptr, idx, &again, e);
 	return rc ? rc
 		  : do_free_via(s, idx, c->cpu, c->why == MMF_TEARDOWN ? VIA_BULK : VIA_RCU, e);
 }
@@ -1780,8 +1871,8 @@ struct pgf_ctx {
 static bool pgf_live_at(void *ctx, uint64_t ptr)
 {
 	struct pgf_ctx *c = ctx;
-	uint64_t v;
-	return u64map_get(&c->s->live_index, ptr, &v) && live_obj(v);
+	uint32_t ix = live_find(c->s, ptr);
+	return ix != IXMAP_NONE && c->s->pool[ix].has_obj;
 }
 
 /* pgf_page_free's callback: the object live at ptr was freed by a path the
@@ -1791,27 +1882,25 @@ static int pgf_kill(void *ctx, uint64_t ptr, struct err *e)
 {
 	struct pgf_ctx *c = ctx;
 	struct sim *s = c->s;
-	uint64_t *slot = u64map_ref(&s->live_index, ptr);
-	uint32_t idx = live_obj(*slot) - 1;
-	*slot &= ~LIVE_OBJ_MASK;
+	uint32_t idx = live_find(s, ptr);
+	s->pool[idx].has_obj = false;
 	uint32_t acct = live_acct(s, &s->pool[idx]);
 	if (acct != UINT32_MAX)
 		s->acct[acct].freed_at_page_free++;
 	bool again;
 	int rc = pgf_live(&s->pgf, ptr, -1, e);
 	if (!rc)
-		rc = untraced_note_free(s, ptr, slot, &again, e);
+		rc = untraced_note_free(s, ptr, idx, &again, e);
 	return rc ? rc : do_free_via(s, idx, c->cpu, VIA_SLAB, e);
 }
 
 /* The first page free: count the pointers live until now. */
 static int pgf_begin(struct sim *s, struct err *e)
 {
-	size_t pos = 0;
-	uint64_t ptr, v;
 	pgf_start(&s->pgf);
-	while (u64map_next(&s->live_index, &pos, &ptr, &v)) {
-		int rc = live_obj(v) ? pgf_live(&s->pgf, ptr, +1, e) : 0;
+	for (uint32_t i = 0; i < s->pool_len; i++) {
+		const struct live *l = &s->pool[i];
+		int rc = l->in_index && l->has_obj ? pgf_live(&s->pgf, l->ptr, +1, e) : 0;
 		if (rc)
 			return rc;
 	}
@@ -2260,11 +2349,15 @@ static int replay_batches(struct sim *s, const struct trace_source *src, struct 
 		if (src->peek_ptrs)
 			nnext = src->peek_ptrs(src->ctx, 0, AHEAD, next_ptrs);
 		for (int i = 0; i < n; i++) {
-			/* the live-table slot of the event AHEAD places on */
+			/* the live-table slot of the event AHEAD places on,
+			 * and the record of the one half as far, whose slot
+			 * came in meanwhile */
 			if (i + AHEAD < n)
-				u64map_prefetch(&s->live_index, ev[i + AHEAD].ptr);
+				ixmap_prefetch(&s->live_index, ev[i + AHEAD].ptr);
 			else if ((uint32_t)(i + AHEAD - n) < nnext)
-				u64map_prefetch(&s->live_index, next_ptrs[i + AHEAD - n]);
+				ixmap_prefetch(&s->live_index, next_ptrs[i + AHEAD - n]);
+			if (i + AHEAD / 2 < n)
+				live_prefetch(s, ev[i + AHEAD / 2].ptr);
 			int rc = apply_event(s, &ev[i], e);
 			if (rc)
 				return rc;
@@ -2297,7 +2390,7 @@ int sim_replay_source(struct sim *s, const struct trace_source *src, const struc
 			if (src->peek_ptrs && !until_peek--) {
 				uint32_t n = src->peek_ptrs(src->ctx, PEEK_SKIP, PEEK_EVERY, ahead);
 				for (uint32_t i = 0; i < n; i++)
-					u64map_prefetch(&s->live_index, ahead[i]);
+					ixmap_prefetch(&s->live_index, ahead[i]);
 				until_peek = PEEK_EVERY - 1;
 			}
 			if ((rc = sim_event(s, &ev, e)))
@@ -2748,7 +2841,7 @@ static int pre_add(struct sim *s, uint32_t root, const struct policy_obj *objs, 
 			pool_put(s, idx);
 			break;
 		}
-		l->next_free = a->npre;
+		l->ptr = a->npre;
 		a->pre[a->npre++] = idx;
 		a->live_objs++;
 		a->live_req += l->req;

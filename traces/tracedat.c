@@ -15,6 +15,7 @@
  * record after a gap, and one per record. Built without libtracecmd, only
  * tracedat_supported() and an error are left.
  */
+#define _GNU_SOURCE /* F_SETPIPE_SZ */
 #include "tracedat.h"
 
 #include <inttypes.h>
@@ -713,19 +714,69 @@ static void lib_close(struct tdlib *d)
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-/* One message, child to parent, then its strings (lengths here, -1 NULL). */
+#include "strtab.h"
+
+/* The fields of a struct trace_event that cross the pipe: its strings go
+ * apart, its line the parent's reader counts. */
+struct wire_ev {
+	uint64_t t_ns, ptr, bytes_req, bytes_alloc;
+	uint32_t cpu, gfp;
+	int32_t pid, node;
+	int32_t type;
+	int8_t accounted;
+};
+
+/* One message, child to parent, then its strings. len: the string's
+ * length (its bytes follow), -1 NULL; for call_site and name, which repeat
+ * from a small set, a string sent before is not sent again: -2 - its id,
+ * the ids counting the strings sent, by field, from 0 (both ends intern
+ * them in the same order). About 90 bytes a record instead of 180: the
+ * pipe's copies were a third of the CPU time of a trace.dat replay. */
 struct wire {
 	int32_t rc;   /* lib_next's, or WIRE_OPEN / WIRE_END */
 	int32_t kind; /* enum trace_line_kind */
 	uint64_t lost;
-	struct trace_event ev; /* its pointers are not used */
-	int32_t len[4];	       /* call_site, name, text, msg */
+	struct wire_ev ev;
+	int32_t len[4]; /* call_site, name, text, msg */
 };
-enum { WIRE_OPEN = 100, WIRE_END = 101 };
+enum { WIRE_OPEN = 100, WIRE_END = 101, WIRE_INTERNED = 2 /* call_site, name */ };
+
+static void ev_to_wire(const struct trace_event *ev, struct wire_ev *w)
+{
+	*w = (struct wire_ev){
+		.t_ns = ev->t_ns,
+		.ptr = ev->ptr,
+		.bytes_req = ev->bytes_req,
+		.bytes_alloc = ev->bytes_alloc,
+		.cpu = ev->cpu,
+		.gfp = ev->gfp,
+		.pid = ev->pid,
+		.node = ev->node,
+		.type = (int32_t)ev->type,
+		.accounted = ev->accounted,
+	};
+}
+
+static void wire_to_ev(const struct wire_ev *w, struct trace_event *ev)
+{
+	*ev = (struct trace_event){
+		.type = (enum trace_ev_type)w->type,
+		.t_ns = w->t_ns,
+		.cpu = w->cpu,
+		.pid = w->pid,
+		.ptr = w->ptr,
+		.bytes_req = w->bytes_req,
+		.bytes_alloc = w->bytes_alloc,
+		.node = w->node,
+		.accounted = w->accounted,
+		.gfp = w->gfp,
+	};
+}
 
 struct tracedat {
 	char *path;
@@ -734,8 +785,10 @@ struct tracedat {
 	uint32_t ncpu;
 	bool have_lost, have_unread, ended;
 	uint64_t lost, expected, missing, records;
-	char *str[4]; /* the strings of the last message */
+	char *str[4]; /* the strings of the last message, as read */
 	size_t cap[4];
+	const char *cur[4];		  /* ... and as they are: str or got's */
+	struct strtab got[WIRE_INTERNED]; /* call_site and name strings, by id */
 	struct err fatal; /* code 0 while the child is fine */
 };
 
@@ -749,13 +802,27 @@ static bool put(FILE *f, const void *p, size_t n)
 	return n == 0 || fwrite(p, 1, n, f) == n;
 }
 
-static bool put_msg(FILE *f, struct wire *w, const char *const str[4])
+/* sent: the call_site and name strings sent so far, NULL to send all
+ * whole (the messages before the records). */
+static bool put_msg(FILE *f, struct wire *w, const char *const str[4], struct strtab *sent)
 {
-	for (int i = 0; i < 4; i++)
+	bool whole[4];
+	for (int i = 0; i < 4; i++) {
 		w->len[i] = str[i] ? (int32_t)strlen(str[i]) : -1;
+		whole[i] = str[i] != NULL;
+		uint32_t id, n = sent && i < WIRE_INTERNED ? sent[i].n : 0;
+		if (!sent || i >= WIRE_INTERNED || !str[i])
+			continue;
+		if (strtab_intern(&sent[i], str[i], &id))
+			return false;
+		if (id < n) { /* sent before */
+			w->len[i] = -2 - (int32_t)id;
+			whole[i] = false;
+		}
+	}
 	bool ok = put(f, w, sizeof(*w));
 	for (int i = 0; i < 4 && ok; i++)
-		ok = str[i] == NULL || put(f, str[i], (size_t)w->len[i]);
+		ok = !whole[i] || put(f, str[i], (size_t)w->len[i]);
 	return ok;
 }
 
@@ -766,6 +833,14 @@ static bool put_msg(FILE *f, struct wire *w, const char *const str[4])
  * the parent reports the stall (child_died) instead of hanging. A healthy
  * read hands over records every few milliseconds. */
 #define TRACEDAT_STALL_S 60
+/* The alarm is re-armed every TRACEDAT_STALL_EVERY records, not at each:
+ * a system call per record was a fifth of the CPU time of a trace.dat
+ * replay (perf, 2.7 M records). 1024 records take a few ms. */
+#define TRACEDAT_STALL_EVERY 1024
+/* stdio buffer of each end of the pipe: the default (4 KiB, the pipe's
+ * st_blksize) made a write, a read and often two context switches per
+ * ~20 records */
+#define TRACEDAT_PIPE_BUF    (1u << 20)
 
 /* The child: open, then every line of the report as a message; exits. */
 static void child_main(int fd, const char *path, FILE *out, uint32_t skip_fields)
@@ -773,7 +848,11 @@ static void child_main(int fd, const char *path, FILE *out, uint32_t skip_fields
 	struct tdlib *d = NULL;
 	struct err e;
 	struct wire w;
+	struct trace_event ev;
+	struct strtab sent[WIRE_INTERNED];
 	char msg[MSG_MAX] = "";
+	for (int i = 0; i < WIRE_INTERNED; i++)
+		strtab_init(&sent[i]); /* freed by the exit */
 	err_clear(&e);
 	memset(&w, 0, sizeof(w));
 	(void)alarm(TRACEDAT_STALL_S);
@@ -784,30 +863,34 @@ static void child_main(int fd, const char *path, FILE *out, uint32_t skip_fields
 		w.ev.ptr = lib_buffer_lost(d, &w.lost);
 	}
 	const char *open_str[4] = {NULL, NULL, NULL, rc ? e.msg : NULL};
-	if (!put_msg(out, &w, open_str) || rc)
+	if (!put_msg(out, &w, open_str, NULL) || rc)
 		goto out;
-	for (;;) {
+	for (uint32_t n = 0;; n++) {
 		enum trace_line_kind kind = TRACE_LINE_EVENT;
 		memset(&w, 0, sizeof(w));
 		msg[0] = '\0';
-		(void)alarm(TRACEDAT_STALL_S);
-		rc = lib_next(d, &w.ev, &kind, &w.lost, skip_fields, msg);
+		if (n % TRACEDAT_STALL_EVERY == 0)
+			(void)alarm(TRACEDAT_STALL_S);
+		memset(&ev, 0, sizeof(ev));
+		rc = lib_next(d, &ev, &kind, &w.lost, skip_fields, msg);
 		if (rc == 0) {
 			/* the end: what the file's statistics say it should have given */
 			w.rc = WIRE_END;
 			w.kind = lib_unread(d, &w.ev.bytes_req, &w.ev.bytes_alloc);
-			(void)put_msg(out, &w, (const char *const[4]){NULL, NULL, NULL, NULL});
+			(void)put_msg(out, &w, (const char *const[4]){NULL, NULL, NULL, NULL},
+				      NULL);
 			break;
 		}
 		w.rc = rc;
 		w.kind = (int32_t)kind;
+		ev_to_wire(&ev, &w.ev);
 		const char *str[4] = {NULL, NULL, NULL, rc < 0 ? msg : NULL};
 		if (rc == 1 && kind == TRACE_LINE_EVENT) {
-			str[0] = w.ev.call_site;
-			str[1] = w.ev.name;
-			str[2] = w.ev.text;
+			str[0] = ev.call_site;
+			str[1] = ev.name;
+			str[2] = ev.text;
 		}
-		if (!put_msg(out, &w, str) || rc == SLABSIM_ENOMEM)
+		if (!put_msg(out, &w, str, sent) || rc == SLABSIM_ENOMEM)
 			break;
 	}
 out:
@@ -839,12 +922,21 @@ static int child_died(struct tracedat *d)
 		      how, d->records);
 }
 
-/* Read one message into w and d->str; false when the child's output ended. */
+/* Read one message into w and d->cur; false when the child's output ended
+ * (or broke the protocol). */
 static bool get_msg(struct tracedat *d, struct wire *w)
 {
 	if (fread(w, sizeof(*w), 1, d->in) != 1)
 		return false;
 	for (int i = 0; i < 4; i++) {
+		d->cur[i] = NULL;
+		if (w->len[i] <= -2) { /* a string sent before */
+			uint32_t id = (uint32_t)(-2 - (int64_t)w->len[i]);
+			if (i >= WIRE_INTERNED || id >= d->got[i].n)
+				return false;
+			d->cur[i] = strtab_str(&d->got[i], id);
+			continue;
+		}
 		if (w->len[i] < 0)
 			continue;
 		size_t n = (size_t)w->len[i];
@@ -858,13 +950,22 @@ static bool get_msg(struct tracedat *d, struct wire *w)
 		if (n && fread(d->str[i], 1, n, d->in) != n)
 			return false;
 		d->str[i][n] = '\0';
+		d->cur[i] = d->str[i];
+		uint32_t id;
+		if (i < WIRE_INTERNED && w->rc != WIRE_OPEN) {
+			/* a new string: its id is the next */
+			if (strtab_intern(&d->got[i], d->str[i], &id) || id + 1 != d->got[i].n)
+				return false;
+			d->cur[i] = strtab_str(&d->got[i], id);
+		}
 	}
 	return true;
 }
 
 static const char *str_of(const struct tracedat *d, const struct wire *w, int i)
 {
-	return w->len[i] < 0 ? NULL : d->str[i];
+	(void)w;
+	return d->cur[i];
 }
 
 int tracedat_open(int fd, const char *path, uint32_t skip_fields, struct tracedat **out,
@@ -879,12 +980,19 @@ int tracedat_open(int fd, const char *path, uint32_t skip_fields, struct traceda
 		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
 	}
 	d->child = -1;
+	for (int i = 0; i < WIRE_INTERNED; i++)
+		strtab_init(&d->got[i]);
 	if (pipe(p)) {
 		int saved = errno;
 		close(fd);
 		tracedat_close(d);
 		return err_at(e, SLABSIM_EIO, path, 0, "cannot create a pipe: %s", strerror(saved));
 	}
+#ifdef F_SETPIPE_SZ
+	/* as large as the stdio buffers: fewer wake-ups of each side (may be
+	 * refused above /proc/sys/fs/pipe-max-size; the default then stays) */
+	(void)fcntl(p[1], F_SETPIPE_SZ, (int)TRACEDAT_PIPE_BUF);
+#endif
 	(void)fflush(NULL); /* the child's exit must not write our buffers twice */
 	d->child = fork();
 	if (d->child == 0) {
@@ -900,8 +1008,10 @@ int tracedat_open(int fd, const char *path, uint32_t skip_fields, struct traceda
 		for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
 			(void)signal(faults[i], SIG_DFL);
 		FILE *o = fdopen(p[1], "w");
-		if (o)
+		if (o) {
+			(void)setvbuf(o, NULL, _IOFBF, TRACEDAT_PIPE_BUF);
 			child_main(fd, path, o, skip_fields);
+		}
 		_exit(1);
 	}
 	close(p[1]);
@@ -914,6 +1024,7 @@ int tracedat_open(int fd, const char *path, uint32_t skip_fields, struct traceda
 		return err_at(e, SLABSIM_EIO, path, 0, "cannot start the trace.dat reader: %s",
 			      strerror(saved));
 	}
+	(void)setvbuf(d->in, NULL, _IOFBF, TRACEDAT_PIPE_BUF);
 	struct wire w;
 	if (!get_msg(d, &w)) {
 		int rc = child_died(d);
@@ -961,12 +1072,12 @@ int tracedat_next(struct tracedat *d, struct trace_event *ev, enum trace_line_ki
 		d->records++;
 	*kind = (enum trace_line_kind)w.kind;
 	*lost = w.lost;
-	*ev = w.ev;
-	ev->call_site = str_of(d, &w, 0) ? d->str[0] : "";
+	wire_to_ev(&w.ev, ev);
+	ev->call_site = str_of(d, &w, 0) ? str_of(d, &w, 0) : "";
 	ev->name = str_of(d, &w, 1);
 	ev->text = str_of(d, &w, 2);
 	if (w.rc < 0 && msg)
-		(void)snprintf(msg, MSG_MAX, "%s", str_of(d, &w, 3) ? d->str[3] : "");
+		(void)snprintf(msg, MSG_MAX, "%s", str_of(d, &w, 3) ? str_of(d, &w, 3) : "");
 	return w.rc;
 }
 
@@ -1011,6 +1122,8 @@ void tracedat_close(struct tracedat *d)
 	}
 	for (int i = 0; i < 4; i++)
 		free(d->str[i]);
+	for (int i = 0; i < WIRE_INTERNED; i++)
+		strtab_fini(&d->got[i]);
 	free(d->path);
 	free(d);
 }

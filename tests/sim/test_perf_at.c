@@ -1,10 +1,11 @@
 /* test_perf_at.c - perf kmem stat's figures with the pointer records kept
- * by the caller (metrics_perf_alloc_at/free_at, what the replay does with
- * its live table) equal those of metrics' own table (metrics_perf_alloc/
- * free) and those of a plain per-pointer model written here, under a
- * random stream of allocations and frees (pointers 0 and ZERO_SIZE_PTR
- * included, frees of pointers never allocated, double frees), with and
- * without the per-pointer record (--alloc). */
+ * by the caller (metrics_perf_alloc_at/free_at; without --alloc also
+ * metrics_perf_alloc_ix/free_ix, what the replay does with its live table)
+ * equal those of metrics' own table (metrics_perf_alloc/free) and those of
+ * a plain per-pointer model written here, under a random stream of
+ * allocations (some of 4 GiB or more) and frees (pointers 0 and
+ * ZERO_SIZE_PTR included, frees of pointers never allocated, double
+ * frees), with and without the per-pointer record (--alloc). */
 #include "check.h"
 #include "metrics.h"
 #include "summary.h"
@@ -24,13 +25,16 @@ struct ref_ptr {
 	uint64_t last;	 /* bytes_alloc of the last allocation */
 	int32_t cpu;	 /* CPU of the last allocation, -1 once freed */
 	uint32_t at_rec; /* the caller-kept record for the _at functions */
+	/* the caller's part of the _ix record (the pointer's index is its own) */
+	bool ix_rec;
+	uint32_t ix_site, ix_cpu;
 };
 
 static void run(bool record_ptrs)
 {
 	struct metrics_opts mo = {.record_ptrs = record_ptrs};
 	struct strtab sites;
-	struct metrics *own = NULL, *at = NULL;
+	struct metrics *own = NULL, *at = NULL, *ix = NULL;
 	struct err e;
 	static struct ref_ptr ref[NPTR];
 	struct metrics_perf_totals want = {0}, a, b;
@@ -42,7 +46,8 @@ static void run(bool record_ptrs)
 		(void)strtab_intern(&sites, nm, &id);
 	}
 	err_clear(&e);
-	if (metrics_create(&mo, &sites, &own, &e) || metrics_create(&mo, &sites, &at, &e)) {
+	if (metrics_create(&mo, &sites, &own, &e) || metrics_create(&mo, &sites, &at, &e) ||
+	    (!record_ptrs && metrics_create(&mo, &sites, &ix, &e))) {
 		CHECK("metrics created", false);
 		return;
 	}
@@ -65,9 +70,17 @@ static void run(bool record_ptrs)
 			ev.type = TRACE_EV_KMALLOC;
 			ev.bytes_req = 1 + gsl_rng_uniform_int(rng, 500);
 			ev.bytes_alloc = ev.bytes_req + gsl_rng_uniform_int(rng, 64);
+			if (gsl_rng_uniform(rng) < 0.01) /* kept whole apart */
+				ev.bytes_alloc += 1ULL << 32;
 			uint32_t site = (uint32_t)gsl_rng_uniform_int(rng, NSITE);
 			calls_ok &= metrics_perf_alloc(own, &ev, site) == 0 &&
 				    metrics_perf_alloc_at(at, &ev, site, &r->at_rec) == 0;
+			if (ix) {
+				calls_ok &= metrics_perf_alloc_ix(ix, &ev, site, (uint32_t)k) == 0;
+				r->ix_rec = true;
+				r->ix_site = site;
+				r->ix_cpu = ev.cpu;
+			}
 			want.allocs++;
 			want.bytes_req += ev.bytes_req;
 			want.bytes_alloc += ev.bytes_alloc;
@@ -78,6 +91,11 @@ static void run(bool record_ptrs)
 			ev.type = TRACE_EV_KFREE;
 			metrics_perf_free(own, &ev);
 			metrics_perf_free_at(at, &ev, &r->at_rec);
+			if (ix && r->ix_rec)
+				metrics_perf_free_ix(ix, &ev, (uint32_t)k, r->ix_site, r->ix_cpu);
+			else if (ix)
+				metrics_perf_free_none(ix);
+			r->ix_rec = false;
 			if (!r->rec) {
 				want.unmatched++;
 				continue;
@@ -91,8 +109,11 @@ static void run(bool record_ptrs)
 		}
 		calls_ok &= (r->at_rec != METRICS_NO_REC) == r->rec;
 	}
+	struct metrics_perf_totals c = {0};
 	metrics_perf_totals(own, &a);
 	metrics_perf_totals(at, &b);
+	if (ix)
+		metrics_perf_totals(ix, &c);
 	const char *mode = record_ptrs ? "with --alloc" : "bounded";
 	(void)snprintf(name, sizeof(name), "%s: calls succeed, caller records follow the model",
 		       mode);
@@ -103,8 +124,8 @@ static void run(bool record_ptrs)
 		       mode, (unsigned long long)want.frees, (unsigned long long)want.unmatched,
 		       (unsigned long long)want.pingpong);
 	bool same = true;
-	const struct metrics_perf_totals *t[2] = {&a, &b};
-	for (int j = 0; j < 2; j++)
+	const struct metrics_perf_totals *t[3] = {&a, &b, &c};
+	for (int j = 0; j < (ix ? 3 : 2); j++)
 		same &= t[j]->allocs == want.allocs && t[j]->frees == want.frees &&
 			t[j]->bytes_req == want.bytes_req &&
 			t[j]->bytes_alloc == want.bytes_alloc &&
@@ -126,11 +147,32 @@ static void run(bool record_ptrs)
 		fclose(fb);
 	(void)snprintf(name, sizeof(name), "%s: perf's tables are the same text", mode);
 	CHECK(name, pa && pb && la > 100 && la == lb && memcmp(pa, pb, la) == 0);
+	if (ix) { /* the caller's call sites: the same ping-pong by site */
+		char *pc = NULL;
+		size_t lc = 0;
+		FILE *fc = open_memstream(&pc, &lc);
+		if (fc) {
+			(void)view_perf(ix, fc, true, false, NULL, 0, -1, want.bytes_alloc);
+			fclose(fc);
+		}
+		char *pd = NULL;
+		size_t ld = 0;
+		FILE *fd = open_memstream(&pd, &ld);
+		if (fd) {
+			(void)view_perf(own, fd, true, false, NULL, 0, -1, want.bytes_alloc);
+			fclose(fd);
+		}
+		CHECK("bounded: _ix records give the own table's --caller table",
+		      pc && pd && lc > 100 && lc == ld && memcmp(pc, pd, lc) == 0);
+		free(pc);
+		free(pd);
+	}
 	free(pa);
 	free(pb);
 	gsl_rng_free(rng);
 	metrics_destroy(own);
 	metrics_destroy(at);
+	metrics_destroy(ix);
 	strtab_fini(&sites);
 }
 

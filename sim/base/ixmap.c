@@ -1,0 +1,93 @@
+/* ixmap.c - growth and deletion of the record index; see ixmap.h. */
+#include "ixmap.h"
+#include "err.h"
+
+#include <stdlib.h>
+
+void ixmap_init(struct ixmap *m)
+{
+	*m = (struct ixmap){0};
+}
+
+void ixmap_fini(struct ixmap *m)
+{
+	free(m->slots);
+	*m = (struct ixmap){0};
+}
+
+/* Put record ix (hash h) in the first free slot from its home. */
+static void place(struct ixmap *m, uint64_t h, uint32_t ix)
+{
+	size_t mask = m->cap - 1, i = (size_t)(h >> m->shift);
+	while (m->slots[i])
+		i = (i + 1) & mask;
+	m->slots[i] = ixmap_slot_val(m, h, ix);
+}
+
+__attribute__((noinline, cold)) static int grow(struct ixmap *m, const struct ixmap_keys *k)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 64;
+	uint32_t *n = calloc(ncap, sizeof(*n));
+	if (!n)
+		return SLABSIM_ENOMEM;
+	uint32_t *old = m->slots;
+	size_t ocap = m->cap;
+	m->slots = n;
+	m->cap = ncap;
+	m->limit = ncap / 2;
+	m->shift = (uint8_t)(64 - __builtin_ctzll((unsigned long long)ncap));
+	/* the records' keys are read in slot order, a random walk over the
+	 * records: fetch a few ahead so that the misses overlap */
+	enum { AHEAD = 8 };
+	for (size_t i = 0; i < ocap; i++) {
+		if (i + AHEAD < ocap && old[i + AHEAD])
+			__builtin_prefetch(k->base +
+					   (size_t)((old[i + AHEAD] & IXMAP_IX_MASK) - 1) *
+						   k->stride);
+		if (!old[i])
+			continue;
+		uint32_t ix = (old[i] & IXMAP_IX_MASK) - 1;
+		place(m, ixmap_hash(ixmap_key_of(k, ix)), ix);
+	}
+	free(old);
+	return 0;
+}
+
+int ixmap_insert_at(struct ixmap *m, size_t pos, uint32_t ix, const struct ixmap_keys *k)
+{
+	uint64_t h = ixmap_hash(ixmap_key_of(k, ix));
+	if (m->len + 1 > m->limit) {
+		if (grow(m, k))
+			return SLABSIM_ENOMEM;
+		place(m, h, ix);
+	} else {
+		m->slots[pos] = ixmap_slot_val(m, h, ix);
+	}
+	m->len++;
+	return 0;
+}
+
+void ixmap_del(struct ixmap *m, uint32_t ix, const struct ixmap_keys *k)
+{
+	size_t mask = m->cap - 1;
+	size_t i = (size_t)(ixmap_hash(ixmap_key_of(k, ix)) >> m->shift);
+	while ((m->slots[i] & IXMAP_IX_MASK) != ix + 1)
+		i = (i + 1) & mask;
+	/* backward shift: move each later entry of the run into the gap when
+	 * its home does not lie cyclically in (gap, its slot] */
+	size_t j = i;
+	for (;;) {
+		j = (j + 1) & mask;
+		uint32_t v = m->slots[j];
+		if (!v)
+			break;
+		size_t home =
+			(size_t)(ixmap_hash(ixmap_key_of(k, (v & IXMAP_IX_MASK) - 1)) >> m->shift);
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			m->slots[i] = v;
+			i = j;
+		}
+	}
+	m->slots[i] = 0;
+	m->len--;
+}
