@@ -516,8 +516,9 @@ const struct metrics *sim_metrics(const struct sim *s)
  * record. */
 static inline struct ixmap_keys live_keys(const struct sim *s)
 {
-	return (struct ixmap_keys){(const char *)s->pool + offsetof(struct live, ptr),
-				   sizeof(struct live)};
+	/* no arithmetic on a NULL pool (no record yet: the map is empty) */
+	const char *base = s->pool ? (const char *)s->pool + offsetof(struct live, ptr) : NULL;
+	return (struct ixmap_keys){base, sizeof(struct live)};
 }
 
 /* Hint that ptr's entry will be looked up soon: fetch its record when
