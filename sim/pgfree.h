@@ -57,8 +57,9 @@ struct pgf {
 void pgf_init(struct pgf *g);
 void pgf_fini(struct pgf *g);
 
-/* A traced free of ptr on cpu (a raw pointer; others are ignored).
- * Errors: SLABSIM_ENOMEM. */
+/* A traced free of ptr on cpu (a raw pointer; others are ignored), noted
+ * by the engine once the trace has shown a page free (g->on): a trace
+ * without page frees does no voting work. Errors: SLABSIM_ENOMEM. */
 int pgf_note_free(struct pgf *g, uint32_t cpu, uint64_t ptr, struct err *e);
 
 /* A live pointer came (delta +1) or went (-1); nothing before g->on.

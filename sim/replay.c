@@ -1712,7 +1712,8 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 		return rc;
 	if (obj && s->pgf.on && (rc = pgf_live(&s->pgf, ev->ptr, -1, e)))
 		return rc;
-	if (!s->pgf.base_known && (rc = pgf_note_free(&s->pgf, ev->cpu, ev->ptr, e)))
+	/* only traces with page frees pay for the vote (from their first on) */
+	if (s->pgf.on && !s->pgf.base_known && (rc = pgf_note_free(&s->pgf, ev->cpu, ev->ptr, e)))
 		return rc;
 	if (!obj) {
 		anomaly(s, SIM_AN_FREE_UNKNOWN, ev->line);
