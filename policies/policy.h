@@ -441,6 +441,11 @@ struct policy_alloc_req {
 	 * kmalloc-N (policies/buckets.h policy_route: a kmem_buckets set or a
 	 * random kmalloc copy); 0 = kmalloc-N. Read by SLUB. */
 	uint32_t route;
+	/* The pointer the trace gave the allocation when it is the kernel's
+	 * address (not hashed), else 0: where the kernel's slabs are. Read by
+	 * SLUB under the 6.18 and 7.0 profiles for the caches the 6.18 kernel
+	 * gives sheaves (place_by_address in policies/slub.c). */
+	uint64_t trace_ptr;
 };
 
 /* An allocated object as the policy describes it. The caller keeps it and

@@ -363,6 +363,35 @@ void sheaves_free_rcu(struct sheaves *sh, const struct sheaves_ops *ops, uint32_
 	rcu_free_sheaf(sh, ops, cpu, f);
 }
 
+static bool swap_in(struct sheaf *f, const void *slab, struct sheaf_obj repl, struct sheaf_obj *out)
+{
+	if (!f)
+		return false;
+	for (uint32_t i = f->size; i-- > 0;) {
+		if (f->objs[i].slab == slab) {
+			*out = f->objs[i];
+			f->objs[i] = repl;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool sheaves_swap(struct sheaves *sh, uint32_t cpu, const void *slab, struct sheaf_obj repl,
+		  struct sheaf_obj *out)
+{
+	for (uint32_t n = 0; n < sh->nr_cpus; n++) {
+		const struct sheaves_pcs *p = &sh->pcs[(cpu + n) % sh->nr_cpus];
+		if (swap_in(p->main, slab, repl, out) || swap_in(p->spare, slab, repl, out) ||
+		    swap_in(p->rcu_free, slab, repl, out))
+			return true;
+	}
+	for (struct sheaf *f = sh->full; f; f = f->next)
+		if (swap_in(f, slab, repl, out))
+			return true;
+	return false;
+}
+
 void sheaves_cpu_sizes(const struct sheaves *sh, uint32_t cpu, int32_t out[3])
 {
 	const struct sheaves_pcs *p = &sh->pcs[cpu];

@@ -128,6 +128,15 @@ bool sheaves_free_bulk(struct sheaves *sh, const struct sheaves_ops *ops, uint32
 void sheaves_free_rcu(struct sheaves *sh, const struct sheaves_ops *ops, uint32_t cpu,
 		      struct sheaf_obj o);
 
+/* Placement from the trace's addresses (policies/slub.c, place_by_address):
+ * find an object of slab parked anywhere (CPU cpu's main, spare and
+ * rcu_free sheaves, then the other CPUs', then the barn's full sheaves),
+ * put repl in its place and return it in *out. Every count stays as it
+ * was (both objects are allocated in their slabs). False when none of
+ * slab's objects is parked. */
+bool sheaves_swap(struct sheaves *sh, uint32_t cpu, const void *slab, struct sheaf_obj repl,
+		  struct sheaf_obj *out);
+
 /* Objects held in sheaf sh of cpu (main, spare or rcu_free) or in the barn,
  * for tests: main size, spare size (-1 = none), rcu_free size (-1). */
 void sheaves_cpu_sizes(const struct sheaves *sh, uint32_t cpu, int32_t out[3]);

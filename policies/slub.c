@@ -50,6 +50,8 @@ enum where {
 
 struct slab {
 	uint64_t base;
+	uint64_t bound; /* the kernel's slab its objects' trace addresses lie in
+			   (place_by_address), 0 for none */
 	uint32_t cache; /* root cache id */
 	uint32_t objects;
 	uint32_t inuse;	  /* objects not on this slab's own freelist */
@@ -90,6 +92,10 @@ struct cache {
 	uint64_t nr_cpu_slabs; /* slabs that are CPU slabs or on per-CPU partial stacks */
 	uint64_t nr_slabs, live, slabs_allocated, slabs_freed;
 	struct sheaves *sh; /* per-CPU sheaves and the barn (6.18+), or NULL */
+	/* with sheaves: the kernel's slab (the base of the slab its trace
+	 * addresses lie in) -> the model's slab given to it (place_by_address) */
+	struct u64map bound;
+	bool place_addr; /* place_by_address applies */
 };
 
 struct slub {
@@ -239,6 +245,7 @@ static int new_slab(struct slub *s, struct cache *k, struct slab **out, struct e
 	sl->cpu = 0;
 	sl->prev = sl->next = sl->pnext = NULL;
 	sl->pobjects = sl->pslabs = 0;
+	sl->bound = 0;
 	/* address order: the first allocation gets the lowest address */
 	for (uint32_t i = 0; i < n; i++)
 		sl->next_free[i] = i + 1 < n ? (int32_t)(i + 1) : -1;
@@ -253,6 +260,8 @@ static int new_slab(struct slub *s, struct cache *k, struct slab **out, struct e
 static void discard_slab(struct slub *s, struct cache *k, struct slab *sl)
 {
 	set_where(k, sl, ON_NONE);
+	if (sl->bound)
+		(void)u64map_del(&k->bound, sl->bound, NULL);
 	(void)u64map_del(&s->slabs, sl->base, NULL);
 	(void)buddy_free(&s->buddy, sl->base, k->g.order);
 	k->nr_slabs--;
@@ -636,11 +645,69 @@ static void sheaf_flush(void *ctx, uint32_t cpu, const struct sheaf_obj *objs, u
 		free_obj(cx->s, cx->k, objs[i].slab, objs[i].idx, cpu);
 }
 
+/* Placement from the trace's addresses, for a cache with sheaves. Which
+ * objects share a slab is the page allocator's and, with
+ * CONFIG_SLAB_FREELIST_RANDOM, a random permutation's choice: no rule of
+ * the allocator tells it, but the trace's addresses show it. So the first
+ * model slab an object of a kernel slab lands in is bound to that kernel
+ * slab, and a later object of the same kernel slab is taken from the bound
+ * slab when it has one free: one parked in a sheaf is swapped for the
+ * object the sheaves gave (sheaves_swap), else one on its freelist, when
+ * it is on the node partial list, for which the sheaves' object goes back
+ * to its slab. Counts of objects, sheaves and slabs are what the
+ * allocator's rules made them; only which slab holds which object
+ * follows the addresses. */
+static void place_by_address(struct slub *s, struct cache *k, uint32_t cpu, uint64_t ptr,
+			     struct sheaf_obj *o)
+{
+	uint64_t key = ptr & ~(slab_bytes(k) - 1);
+	struct slab *x = o->slab;
+	uint64_t v;
+	if (!u64map_get(&k->bound, key, &v)) {
+		if (!x->bound && !u64map_put(&k->bound, key, (uint64_t)(uintptr_t)x))
+			x->bound = key;
+		return;
+	}
+	struct slab *want = (struct slab *)(uintptr_t)v;
+	if (want == x)
+		return;
+	struct sheaf_obj y;
+	if (k->sh && sheaves_swap(k->sh, cpu, want, *o, &y)) {
+		*o = y;
+		return;
+	}
+	int32_t idx;
+	struct cpu_state *c = &k->cpus[want->cpu];
+	if (want->where == ON_CPU && c->slab == want && c->freelist >= 0) {
+		/* the CPU slab's lockless freelist */
+		idx = c->freelist;
+		c->freelist = want->next_free[idx];
+	} else if (want->where == ON_NODE_PARTIAL && want->freelist >= 0) {
+		idx = pop_free(want);
+		k->partial_free--;
+		if (want->freelist < 0)
+			remove_partial(k, want);
+	} else if (want->freelist >= 0 &&
+		   (want->where == ON_CPU ||
+		    (want->where == ON_CPU_PARTIAL && want->next_free[want->freelist] >= 0))) {
+		/* a frozen slab's own freelist: what other CPUs freed to a CPU
+		 * slab, or a per-CPU partial slab's, never its last free object
+		 * (a slab on a per-CPU partial list has one: __put_partials
+		 * puts it on the node partial list) */
+		idx = pop_free(want);
+	} else {
+		return; /* no free object in it: the allocator's object stays */
+	}
+	free_obj(s, k, x, o->idx, cpu);
+	o->slab = want;
+	o->idx = idx;
+}
+
 /* slab_alloc_node: a cache with sheaves allocates from them (alloc_from_pcs)
  * unless the request names a node other than the model's one (node 0:
  * ALLOC_NODE_MISMATCH); otherwise the slab paths of the profile. */
-static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node, struct slab **osl,
-		     int32_t *oidx, struct err *e)
+static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node,
+		     uint64_t trace_ptr, struct slab **osl, int32_t *oidx, struct err *e)
 {
 	if (k->sh && node <= 0) {
 		struct sheaf_ctx cx = {s, k};
@@ -651,6 +718,8 @@ static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node
 		if (rc)
 			return rc;
 		if (got) {
+			if (trace_ptr && k->place_addr)
+				place_by_address(s, k, cpu, trace_ptr, &o);
 			*osl = o.slab;
 			*oidx = o.idx;
 			return 0;
@@ -658,7 +727,14 @@ static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node
 	}
 	if (no_cpu_slabs(s) && !cache_debug(k))
 		return alloc_single_70(s, k, osl, oidx, e);
-	return alloc_obj(s, k, cpu, osl, oidx, e);
+	int rc = alloc_obj(s, k, cpu, osl, oidx, e);
+	if (!rc && trace_ptr && k->place_addr && !cache_debug(k)) {
+		struct sheaf_obj o = {*osl, *oidx};
+		place_by_address(s, k, cpu, trace_ptr, &o);
+		*osl = o.slab;
+		*oidx = o.idx;
+	}
+	return rc;
 }
 
 /* How free_any frees (slub_free, slub_free_rcu, slub_free_to_slab). */
@@ -701,6 +777,14 @@ static uint32_t source_sheaf_capacity(const char *name)
 	return 0;
 }
 
+/* The capacity the cache was created with on a kernel that has sheaves
+ * (6.18's opt-in): the capture's (spec), else the source's. */
+static uint32_t kernel_sheaf_capacity(const char *name, const struct policy_cache_spec *spec)
+{
+	return spec && spec->sheaf_capacity_given ? spec->sheaf_capacity
+						  : source_sheaf_capacity(name);
+}
+
 /* s->sheaf_capacity of a new root cache. None before 6.18, with SLUB_TINY
  * or any debug flag (both profiles). 6.18: the creation's explicit
  * capacity only. 7.0 (calculate_sheaf_capacity, and
@@ -716,8 +800,7 @@ static uint32_t sheaf_capacity_for(const struct slub *s, const char *name,
 	const struct policy_cfg *cfg = &s->base.cfg;
 	if (cfg->kernel < POLICY_KERNEL_6_18 || cfg->slub_tiny || (g->flags & POLICY_F_DEBUG_MASK))
 		return 0;
-	uint32_t explicit_cap = spec && spec->sheaf_capacity_given ? spec->sheaf_capacity
-								   : source_sheaf_capacity(name);
+	uint32_t explicit_cap = kernel_sheaf_capacity(name, spec);
 	uint32_t cap = explicit_cap;
 	if (is_70(s)) {
 		for (size_t i = 0; i < sizeof(exempt) / sizeof(exempt[0]); i++)
@@ -767,6 +850,7 @@ static int add_cache(struct slub *s, const char *name, const struct policy_geom 
 	if (root == UINT32_MAX) {
 		root = i;
 		k->cpus = calloc(s->base.cfg.nr_cpus, sizeof(*k->cpus));
+		u64map_init(&k->bound);
 		for (uint32_t c = 0; k->cpus && c < s->base.cfg.nr_cpus; c++)
 			k->cpus[c].freelist = -1;
 	}
@@ -784,8 +868,12 @@ static int add_cache(struct slub *s, const char *name, const struct policy_geom 
 		k->usersize = spec->usersize;
 	}
 	if (root == i) {
+		k->place_addr = s->base.cfg.kernel >= POLICY_KERNEL_6_18 &&
+				kernel_sheaf_capacity(name, spec) &&
+				!(g->flags & POLICY_F_DEBUG_MASK);
 		int rc = cache_sheaves_init(s, k, sheaf_capacity_for(s, name, g, spec), e);
 		if (rc) {
+			u64map_fini(&k->bound);
 			sheaves_fini(k->sh);
 			free(k->sh);
 			free(k->name);
@@ -1082,6 +1170,7 @@ static void slub_destroy(struct policy *p)
 	for (uint32_t i = 0; i < s->nr_caches; i++) {
 		free(s->caches[i].name);
 		free(s->caches[i].cpus);
+		u64map_fini(&s->caches[i].bound);
 		sheaves_fini(s->caches[i].sh);
 		free(s->caches[i].sh);
 	}
@@ -1112,7 +1201,7 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	struct cache *k = &s->caches[s->caches[id].root];
 	struct slab *sl;
 	int32_t idx;
-	int rc = alloc_any(s, k, r->cpu, r->node, &sl, &idx, e);
+	int rc = alloc_any(s, k, r->cpu, r->node, r->trace_ptr, &sl, &idx, e);
 	if (rc)
 		return rc;
 	k->live++;

@@ -7,6 +7,9 @@
 #define GIB	  (UINT64_C(1) << 30)
 #define PAGE	  UINT64_C(4096)
 #define MIN_ALIGN 8 /* ARCH_SLAB_MINALIGN on x86-64: every object pointer */
+/* a page holds at most PAGE / MIN_ALIGN = 512 object starts */
+#define COUNT_BITS 16
+#define COUNT_MASK ((UINT64_C(1) << COUNT_BITS) - 1)
 
 void pgf_init(struct pgf *g)
 {
@@ -17,6 +20,7 @@ void pgf_init(struct pgf *g)
 void pgf_fini(struct pgf *g)
 {
 	free(g->last_free);
+	free(g->pending);
 	u64map_fini(&g->pages);
 	memset(g, 0, sizeof(*g));
 }
@@ -60,12 +64,12 @@ int pgf_live(struct pgf *g, uint64_t ptr, int delta, struct err *e)
 	if (!found)
 		*v = 0;
 	if (delta > 0) {
-		(*v)++;
+		*v = (++g->clock << COUNT_BITS) | ((*v & COUNT_MASK) + 1);
 		return 0;
 	}
-	if (*v)
+	if (*v & COUNT_MASK)
 		--*v;
-	if (!*v)
+	if (!(*v & COUNT_MASK))
 		u64map_del_ref(&g->pages, v);
 	return 0;
 }
@@ -102,34 +106,74 @@ static void vote(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len)
 	}
 }
 
-int pgf_page_free(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len, pgf_live_at_fn live_at,
-		  pgf_kill_fn kill, void *ctx, uint64_t *killed, struct err *e)
+/* Kill the live pointers of the freed range [va, va + len) on cpu, in a
+ * page with any that came before clock (UINT64_MAX: every page). */
+static int kill_range(struct pgf *g, uint64_t va, uint64_t len, uint32_t cpu, uint64_t clock,
+		      pgf_live_at_fn live_at, pgf_kill_fn kill, void *ctx, uint64_t *killed,
+		      struct err *e)
 {
-	*killed = 0;
-	g->page_frees++;
-	if (!g->base_known) {
-		vote(g, cpu, phys, len);
-		if (!g->base_known) {
-			g->before_base++;
-			return 0;
-		}
-	}
-	uint64_t va = g->base + phys;
 	for (uint64_t pg = va; pg < va + len; pg += PAGE) {
-		uint64_t n;
-		if (!u64map_get(&g->pages, pg >> 12, &n) || !n)
+		uint64_t v;
+		if (!u64map_get(&g->pages, pg >> 12, &v) || !(v & COUNT_MASK) ||
+		    (v >> COUNT_BITS) > clock)
 			continue;
 		g->pages_with_live++;
 		for (uint64_t p = pg; p < pg + PAGE; p += MIN_ALIGN) {
 			if (!live_at(ctx, p))
 				continue;
-			int rc = kill(ctx, p, e);
+			int rc = kill(ctx, p, cpu, e);
 			if (rc)
 				return rc;
 			++*killed;
-			if (!u64map_get(&g->pages, pg >> 12, &n) || !n)
+			if (!u64map_get(&g->pages, pg >> 12, &v) || !(v & COUNT_MASK))
 				break;
 		}
 	}
 	return 0;
+}
+
+/* Keep a page free that came before the base was known. */
+static void keep(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len)
+{
+	if (g->npending == g->cap_pending) {
+		uint32_t n = g->cap_pending ? 2 * g->cap_pending : 1024;
+		struct pgf_pending *a =
+			n <= PGF_PENDING_MAX ? realloc(g->pending, (size_t)n * sizeof(*a)) : NULL;
+		if (!a) { /* the bound, or no memory: counted, not used */
+			g->pending_dropped++;
+			return;
+		}
+		g->pending = a;
+		g->cap_pending = n;
+	}
+	g->pending[g->npending++] = (struct pgf_pending){phys, g->clock, (uint32_t)len, cpu};
+}
+
+int pgf_page_free(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len, pgf_live_at_fn live_at,
+		  pgf_kill_fn kill, void *ctx, uint64_t *killed, struct err *e)
+{
+	*killed = 0;
+	g->page_frees++;
+	++g->clock;
+	if (!g->base_known) {
+		vote(g, cpu, phys, len);
+		if (!g->base_known) {
+			g->before_base++;
+			if (len <= UINT32_MAX)
+				keep(g, cpu, phys, len);
+			return 0;
+		}
+		/* the base is known now: the page frees kept, in order */
+		for (uint32_t i = 0; i < g->npending; i++) {
+			const struct pgf_pending *k = &g->pending[i];
+			int rc = kill_range(g, g->base + k->phys, k->len, k->cpu, k->clock, live_at,
+					    kill, ctx, killed, e);
+			if (rc)
+				return rc;
+		}
+		free(g->pending);
+		g->pending = NULL;
+		g->npending = g->cap_pending = 0;
+	}
+	return kill_range(g, g->base + phys, len, cpu, UINT64_MAX, live_at, kill, ctx, killed, e);
 }

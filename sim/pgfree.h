@@ -20,7 +20,10 @@
  * for the base its 1-GiB-aligned difference gives (a pair of unrelated
  * events lands within the page by chance with odds of a page in a GiB).
  * The base is taken once it has PGF_VOTES votes more than twice the
- * votes for all others; page frees before that are counted, not used.
+ * votes for all others. Page frees before that are kept (up to
+ * PGF_PENDING_MAX) and applied when it is: a page's live pointers die when
+ * none of them came after the page free (a page the allocator gave out
+ * again since then is left alone); beyond that they are counted, not used.
  *
  * The engine keeps, once the first page free arrived, how many live
  * pointers start in each page (pgf_live), and probes the pointers of a
@@ -36,6 +39,16 @@
 
 #define PGF_VOTES 3 /* agreeing votes that fix the direct map's base */
 #define PGF_CANDS 4 /* candidate bases kept */
+/* page frees kept while the base is unknown (16 bytes each): a bound on
+ * memory, not a figure of the model */
+#define PGF_PENDING_MAX (UINT32_C(1) << 20)
+
+struct pgf_pending {
+	uint64_t phys;	/* physical address of the freed range */
+	uint64_t clock; /* pgf.clock when it was freed */
+	uint32_t len;	/* bytes */
+	uint32_t cpu;
+};
 
 struct pgf {
 	bool on;	 /* a page free was seen: pages are counted */
@@ -47,10 +60,16 @@ struct pgf {
 	} cand[PGF_CANDS];
 	uint64_t *last_free; /* per CPU: the pointer of its last traced free, 0 none */
 	uint32_t ncpu;
-	struct u64map pages; /* page (pointer >> 12) -> live pointers starting in it */
+	/* page (pointer >> 12) -> live pointers starting in it (low 16 bits)
+	 * and the clock of the latest one to come (the rest) */
+	struct u64map pages;
+	uint64_t clock;		     /* advances at every live pointer that comes and page free */
+	struct pgf_pending *pending; /* page frees before the base was known */
+	uint32_t npending, cap_pending;
 	/* counters, for reports and tests */
 	uint64_t page_frees;	  /* mm_page_free events */
 	uint64_t before_base;	  /* of those, before the base was known */
+	uint64_t pending_dropped; /* of those, not kept (PGF_PENDING_MAX) */
 	uint64_t pages_with_live; /* freed pages the model held live pointers in */
 };
 
@@ -68,7 +87,7 @@ int pgf_live(struct pgf *g, uint64_t ptr, int delta, struct err *e);
 
 /* The engine's callback: kill the live object at ptr (known live in the
  * engine's table when called). */
-typedef int (*pgf_kill_fn)(void *ctx, uint64_t ptr, struct err *e);
+typedef int (*pgf_kill_fn)(void *ctx, uint64_t ptr, uint32_t cpu, struct err *e);
 
 /* Probe the live pointers at ptr of the engine (true: one is live). */
 typedef bool (*pgf_live_at_fn)(void *ctx, uint64_t ptr);
@@ -78,10 +97,11 @@ typedef bool (*pgf_live_at_fn)(void *ctx, uint64_t ptr);
 void pgf_start(struct pgf *g);
 
 /* mm_page_free of len bytes at physical address phys on cpu (g->on).
- * Votes for the base until it is known; then every live pointer of the
- * engine in the freed range is killed through kill, which calls
- * pgf_live(-1) for it. OUT: *killed, how many. Errors: kill's,
- * SLABSIM_ENOMEM. */
+ * Votes for the base until it is known, keeping the page free; then every
+ * live pointer of the engine in the freed range is killed through kill,
+ * which calls pgf_live(-1) for it, and so are, when this one made the
+ * base known, those of the page frees kept (on their CPUs). OUT: *killed,
+ * how many. Errors: kill's, SLABSIM_ENOMEM. */
 int pgf_page_free(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len, pgf_live_at_fn live_at,
 		  pgf_kill_fn kill, void *ctx, uint64_t *killed, struct err *e);
 

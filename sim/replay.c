@@ -1392,12 +1392,15 @@ static inline void untraced_note_alloc(struct live *l)
  * object of call site "(untraced)". OUT: *idx, its pool index, for the
  * free to take. */
 static int untraced_alloc(struct sim *s, uint32_t cid, uint32_t root,
-			  const struct policy_cache_info *ci, uint32_t cpu, uint32_t *idx,
-			  struct err *e)
+			  const struct policy_cache_info *ci, uint32_t cpu, uint64_t ptr,
+			  uint32_t *idx, struct err *e)
 {
 	uint64_t pages_before = slab_pages_now(s);
-	struct policy_alloc_req r = {
-		.cache = cid, .size = ci->g.object_size, .cpu = cpu, .node = -1};
+	struct policy_alloc_req r = {.cache = cid,
+				     .size = ci->g.object_size,
+				     .cpu = cpu,
+				     .node = -1,
+				     .trace_ptr = is_raw_ptr(ptr) ? ptr : 0};
 	uint32_t site;
 	int rc = intern_site(s, "(untraced)", &site);
 	if (rc || (rc = pool_get(s, idx)))
@@ -1470,7 +1473,10 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	}
 	if (ev->bytes_alloc < ev->bytes_req)
 		anomaly(s, SIM_AN_ALLOC_LT_REQ, ev->line);
-	struct policy_alloc_req r = {.cpu = cpu, .node = ev->node, .size = ev->bytes_req};
+	struct policy_alloc_req r = {.cpu = cpu,
+				     .node = ev->node,
+				     .size = ev->bytes_req,
+				     .trace_ptr = is_raw_ptr(ev->ptr) ? ev->ptr : 0};
 	if (kmalloc) {
 		r.cache = POLICY_KMALLOC;
 		r.ktype = kmalloc_type(ev);
@@ -1735,7 +1741,7 @@ on_free(struct sim *s, const struct trace_event *ev, struct err *e)
 			/* freed before with no allocation between: an untraced
 			 * allocation, not an object of the start state */
 			uint32_t idx;
-			rc = untraced_alloc(s, cid, ci.alias_of, &ci, cpu, &idx, e);
+			rc = untraced_alloc(s, cid, ci.alias_of, &ci, cpu, ev->ptr, &idx, e);
 			if (rc == SLABSIM_EUSAGE) {
 				/* a cache the policy serves by size only
 				 * (SLOB's kmalloc): counted, not modelled */
@@ -1867,7 +1873,6 @@ static int mmf_on_trim(struct sim *s, const struct trace_event *ev, struct err *
 
 struct pgf_ctx {
 	struct sim *s;
-	uint32_t cpu;
 };
 
 static bool pgf_live_at(void *ctx, uint64_t ptr)
@@ -1880,7 +1885,7 @@ static bool pgf_live_at(void *ctx, uint64_t ptr)
 /* pgf_page_free's callback: the object live at ptr was freed by a path the
  * trace does not show, and its slab is gone: free it to its slab in the
  * model, on the CPU that discarded the slab. */
-static int pgf_kill(void *ctx, uint64_t ptr, struct err *e)
+static int pgf_kill(void *ctx, uint64_t ptr, uint32_t cpu, struct err *e)
 {
 	struct pgf_ctx *c = ctx;
 	struct sim *s = c->s;
@@ -1893,7 +1898,9 @@ static int pgf_kill(void *ctx, uint64_t ptr, struct err *e)
 	int rc = pgf_live(&s->pgf, ptr, -1, e);
 	if (!rc)
 		rc = untraced_note_free(s, ptr, idx, &again, e);
-	return rc ? rc : do_free_via(s, idx, c->cpu, VIA_SLAB, e);
+	/* the CPU of the page free (folded as its event was, with no new
+	 * anomaly: that event counted it) */
+	return rc ? rc : do_free_via(s, idx, cpu % s->o.cfg.nr_cpus, VIA_SLAB, e);
 }
 
 /* The first page free: count the pointers live until now. */
@@ -1914,7 +1921,8 @@ static int on_page_free(struct sim *s, const struct trace_event *ev, struct err 
 	int rc = s->pgf.on ? 0 : pgf_begin(s, e);
 	if (rc)
 		return rc;
-	struct pgf_ctx c = {.s = s, .cpu = fold_cpu(s, ev)};
+	(void)fold_cpu(s, ev); /* counts a CPU beyond the model's */
+	struct pgf_ctx c = {.s = s};
 	uint64_t killed;
 	return pgf_page_free(&s->pgf, ev->cpu, ev->ptr, ev->bytes_alloc, pgf_live_at, pgf_kill, &c,
 			     &killed, e);

@@ -256,6 +256,23 @@ uint32_t live_shrink_sheaves(const char *slabdir)
 	return n;
 }
 
+uint32_t live_base_probe(const char *path)
+{
+	enum { PROBE_BYTES = 64 * 1024, PROBES = 4 };
+	char *buf = malloc(PROBE_BYTES);
+	uint32_t n = 0;
+	for (int i = 0; buf && i < PROBES; i++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		if (read(fd, buf, PROBE_BYTES) >= 0)
+			n++;
+		(void)close(fd);
+	}
+	free(buf);
+	return n;
+}
+
 int live_capture(struct capture **out, struct err *e)
 {
 	struct capture *c = calloc(1, sizeof(*c));
@@ -319,6 +336,7 @@ struct live {
 				cannot be written fails the session before it runs */
 	uint64_t lost;	     /* the ring buffer's count when tracing stopped */
 	uint32_t shrunk;     /* caches shrunk before the start state was read */
+	uint32_t probes;     /* live_base_probe's reads */
 	char name[64];	     /* the instance's */
 	char extra[160];
 	struct run_trace_id id;
@@ -541,6 +559,13 @@ int live_open(const struct live_opts *o, struct live **out, struct err *e)
 	if ((rc = live_capture(&l->cap, e)) || (rc = ktrace_start(l->kt, e)) ||
 	    (rc = reader_start(l, e)))
 		return rc;
+	if (o->page_free)
+		l->probes = live_base_probe("/proc/sys/kernel/ostype");
+	if (o->page_free && o->notes)
+		fprintf(o->notes,
+			"live: %u reads of /proc/sys/kernel/ostype with a 64 KiB buffer, whose "
+			"page frees show the direct map's base\n",
+			l->probes);
 	l->t0 = run_now();
 	(void)snprintf(l->name, sizeof(l->name), "%s", ktrace_instance(l->kt));
 	name_session(l);

@@ -74,6 +74,14 @@ int live_open(const struct live_opts *o, struct live **out, struct err *e);
  * left as it is. */
 uint32_t live_shrink_sheaves(const char *slabdir);
 
+/* Read path (a sysctl file: /proc/sys/kernel/ostype) four times with a
+ * 64 KiB buffer, once the kmem events are on. proc_sys_call_handler
+ * kvzalloc()s count + 1 bytes, a kmalloc backed by pages, and frees them
+ * at once: a traced kfree followed on its CPU by the page free of its
+ * pages, from which the replay learns the direct map's base
+ * (sim/pgfree.h) at the start. Returns the reads made. */
+uint32_t live_base_probe(const char *path);
+
 /* Push everything the ring buffer holds into every model. */
 int live_poll(struct live *l, struct err *e);
 

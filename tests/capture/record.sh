@@ -185,6 +185,7 @@ events=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free
 buffer_size_kb=4096
 start_snapshot=after-arming
 start_shrink=0
+base_probe=0
 stat_refresh=no
 read=trace
 hash_ptr=off
@@ -260,6 +261,8 @@ tap_is "sheaves: the cache shrunk (1 written to shrink), and said so" \
 tap_is "sheaves: its start row read again is the same" \
 	"$(grep '^:0000064' capv/slab-attrs-start.tsv)" "$(grep '^:0000064' capv/slab-attrs.tsv)"
 mk_fake v2
+mkdir -p v2/proc/sys/kernel
+echo Linux >v2/proc/sys/kernel/ostype
 echo 32 >v2/sys/kernel/slab/:0000064/sheaf_capacity
 : >v2/sys/kernel/slab/:0000064/shrink
 mkdir -p v2/tracefs/events/kmem/mm_page_free
@@ -268,6 +271,8 @@ run v2 -o capv2 -z 0 -q --no-shrink -- sh -c "cat '$tmp/v2/tracefs/events/kmem/m
 tap_is "--no-shrink: nothing written, start_shrink=no; mm_page_free traced, then put back" \
 	"$rc [$(cat v2/sys/kernel/slab/:0000064/shrink)] $(grep '^start_shrink=' capv2/capture-info.txt) $(cat pfduring) $(cat v2/tracefs/events/kmem/mm_page_free/enable) $(grep '^events=' capv2/capture-info.txt)" \
 	"0 [] start_shrink=no 1 0 events=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free,kmem:mm_page_free"
+tap_is "page frees traced: four reads of kernel/ostype show the direct map's base" \
+	"$(grep '^base_probe=' capv2/capture-info.txt)" "base_probe=4"
 mk_fake v3
 mkdir -p v3/tracefs/events/kmem/mm_page_free
 echo 0 >v3/tracefs/events/kmem/mm_page_free/enable

@@ -381,6 +381,68 @@ static void test_slub_618(void)
 	f.ops->destroy(f.p);
 }
 
+static struct policy_obj fx_alloc_at(struct fx *f, uint32_t id, uint32_t cpu, uint64_t ptr)
+{
+	struct policy_alloc_req r = {.cache = id, .cpu = cpu, .node = -1, .trace_ptr = ptr};
+	struct policy_obj o = {0};
+	struct err e;
+	if (f->ops->alloc(f->p, &r, &o, &e))
+		printf("# alloc failed: %s\n", e.msg);
+	return o;
+}
+
+/* Placement from the trace's addresses (place_by_address), 6.18
+ * maple_node on CPU 0. The first allocation refills main with 32 objects:
+ * slab S1's 16, then S2's 16 (alloc_obj in address order), so pops take
+ * S2's from the top. Kernel page A's 16 pointers get S2's objects, and S2
+ * is bound to A; B's first pointer gets S1's top object and binds S1 to B.
+ * a0 freed goes back on top of main; B's next pointer pops it, but S1 is
+ * B's slab and holds parked objects: one of them is swapped in
+ * (sheaves_swap), a0's object stays parked. Without a trace pointer the
+ * allocator's object (S2's) is kept. */
+static void test_place_by_address(void)
+{
+	struct fx f;
+	struct err e;
+	const uint64_t A = UINT64_C(0xffff888100000000), B = A + 4096;
+	for (int with = 0; with < 2; with++) {
+		fx_setup(&f, POLICY_KERNEL_6_18, 0);
+		uint32_t id = fx_cache(&f, "maple_node", 256, 256);
+		struct policy_obj a[16], b0, b1;
+		for (int i = 0; i < 16; i++)
+			a[i] = fx_alloc_at(&f, id, 0, with ? A + 256 * (uint64_t)i : 0);
+		b0 = fx_alloc_at(&f, id, 0, with ? B : 0);
+		uint64_t s2 = a[0].addr & ~UINT64_C(4095), s1 = b0.addr & ~UINT64_C(4095);
+		bool a_in_s2 = true;
+		for (int i = 1; i < 16; i++)
+			a_in_s2 = a_in_s2 && (a[i].addr & ~UINT64_C(4095)) == s2;
+		CHECK(with ? "addresses: A's 16 objects in one slab"
+			   : "no addresses: 16 in one slab",
+		      a_in_s2);
+		CHECK(with ? "addresses: B's first object in the other slab"
+			   : "no addresses: the 17th in the other slab",
+		      s1 != s2);
+		if (f.ops->free(f.p, &a[0], 0, &e))
+			printf("# free failed: %s\n", e.msg);
+		b1 = fx_alloc_at(&f, id, 0, with ? B + 256 : 0);
+		if (with)
+			CHECK_EQ_U64("addresses: B's second object swapped into B's slab",
+				     b1.addr & ~UINT64_C(4095), s1);
+		else
+			CHECK_EQ_U64("no addresses: the freed object is taken again", b1.addr,
+				     a[0].addr);
+		struct policy_cache_info ci = fx_info(&f, id);
+		CHECK_EQ_U64(with ? "addresses: 17 live" : "no addresses: 17 live",
+			     ci.inuse_objects, 17);
+		CHECK_EQ_U64(with ? "addresses: 15 parked" : "no addresses: 15 parked",
+			     ci.parked_objects, 15);
+		CHECK_EQ_U64(with ? "addresses: 2 pages" : "no addresses: 2 pages", ci.nr_pages, 2);
+		fx_check(&f,
+			 with ? "addresses: model consistent" : "no addresses: model consistent");
+		f.ops->destroy(f.p);
+	}
+}
+
 /* 7.0: kmalloc caches get sheaves (bootstrap_kmalloc_sheaves with no
  * explicit capacity), refill_objects takes objects straight from slabs. */
 static void test_slub_70(void)
@@ -535,6 +597,7 @@ int main(void)
 	test_capacity();
 	test_slub_618();
 	test_slub_70();
+	test_place_by_address();
 	test_random(POLICY_KERNEL_6_18);
 	test_random(POLICY_KERNEL_7_0);
 	test_profile();
