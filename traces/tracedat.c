@@ -120,6 +120,7 @@ struct evinfo {
 	enum trace_ev_type type;
 	struct tep_format_field *call_site, *ptr, *bytes_req, *bytes_alloc, *gfp_flags, *node,
 		*accounted;
+	struct tep_format_field *pfn, *order; /* mm_page_free */
 	bool has_name;			 /* a name field (read with tep_get_field_raw) */
 	bool accounted_in_fmt;		 /* accounted= printed from gfp_flags, no field */
 	bool site_hex_0x;		 /* call_site printed by %pS/%p: "0x..." when unresolved */
@@ -301,7 +302,17 @@ static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 		x->kind = K_PRINT;
 		return x;
 	}
-	if (!ev->system || strcmp(ev->system, "kmem") != 0 || (t = slab_type(ev->name)) < 0)
+	if (!ev->system || strcmp(ev->system, "kmem") != 0)
+		return x;
+	if (strcmp(ev->name, trace_ev_names[TRACE_EV_PAGE_FREE]) == 0) {
+		/* the page allocator's free (sim/pgfree.h): pfn and order */
+		x->kind = K_SLAB;
+		x->type = TRACE_EV_PAGE_FREE;
+		x->pfn = tep_find_field(ev, "pfn");
+		x->order = tep_find_field(ev, "order");
+		return x;
+	}
+	if ((t = slab_type(ev->name)) < 0)
 		return x;
 	x->kind = K_SLAB;
 	x->type = (enum trace_ev_type)t;
@@ -502,6 +513,16 @@ static int slab_event(struct tdlib *d, struct evinfo *x, struct tep_record *rec,
 	ev->type = x->type;
 	if (skip_fields & (1u << x->type))
 		return 1;
+	if (x->type == TRACE_EV_PAGE_FREE) { /* trace.h: physical address, length */
+		uint64_t order;
+		if (!read_num(x->pfn, rec, &ev->ptr))
+			return missing(msg, "pfn", x->type);
+		if (!read_num(x->order, rec, &order))
+			return missing(msg, "order", x->type);
+		ev->ptr <<= 12;
+		ev->bytes_alloc = UINT64_C(4096) << (order < 20 ? order : 20);
+		return 1;
+	}
 	if (!read_num(x->ptr, rec, &ev->ptr))
 		return missing(msg, "ptr", x->type);
 	if (alloc && !read_num(x->bytes_req, rec, &ev->bytes_req))

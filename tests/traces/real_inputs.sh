@@ -59,7 +59,7 @@ done
 
 # ---- trace.dat: the JSON of its report text --------------------------------
 if "$bin" replay "$samples/linux-6.18-kmem.dat" --no-db >/dev/null 2>"$tmp/err"; then
-	for s in linux-6.18-kmem linux-6.18-kmem-lost; do
+	for s in linux-6.18-kmem linux-6.18-kmem-lost linux-6.18-kmem-pagefree; do
 		zstd -dc "$samples/$s.report.zst" >"$tmp/$s.txt"
 		jd=$(json "$samples/$s.dat")
 		jt=$(json "$tmp/$s.txt")
@@ -92,6 +92,15 @@ if "$bin" replay "$samples/linux-6.18-kmem.dat" --no-db >/dev/null 2>"$tmp/err";
 	tap_is "lost sample: its report text has the notes alone" \
 		"$(json "$tmp/linux-6.18-kmem-lost.txt" | grep '^  "lost_events": ')" \
 		"  \"lost_events\": {\"markers\": $lost, \"header\": null, \"buffer_stats\": null, \"capture\": null, \"total\": $lost},"
+	# the page frees (kmem:mm_page_free) are read from the records: 356,
+	# as many as its report's lines, the direct map's base learnt from the
+	# sysctl reads' kfree and page free pairs as from the text
+	jd=$(json "$samples/linux-6.18-kmem-pagefree.dat")
+	tap_is "page-free sample: its page frees, all of the report's" \
+		"$(printf '%s\n' "$jd" | grep -o '"page_frees": [0-9]*') $(zstd -dc "$samples/linux-6.18-kmem-pagefree.report.zst" | grep -c ' mm_page_free: ')" \
+		'"page_frees": 356 356'
+	tap_ok_if "page-free sample: the base known before its end" \
+		[ "$(printf '%s\n' "$jd" | sed -n 's/.*"page_frees_before_base": \([0-9]*\).*/\1/p')" -lt 356 ]
 	tap_is "version 6, xz-compressed: the JSON of the version 7 file" \
 		"$(json "$samples/linux-6.18-kmem-v6.dat.xz")" "$(json "$samples/linux-6.18-kmem.dat")"
 else
