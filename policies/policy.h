@@ -578,6 +578,19 @@ struct policy_ops {
 	 * The same checks and errors as free. Optional: NULL where the bulk
 	 * path frees as free does; callers then use free. */
 	int (*free_bulk)(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e);
+	/* The kernel slab at kernel address real (a raw trace pointer rounded
+	 * to its slab) went back to the page allocator (sim/pgfree.h): the
+	 * model slab its objects were placed in (SLUB's place_by_address), if
+	 * any: its simulated base and root cache id. Optional: NULL for a
+	 * model that does not place objects by address. */
+	bool (*bound_slab)(const struct policy *p, uint64_t real, uint64_t *base, uint32_t *cache);
+	/* After bound_slab found it, and the objects the caller holds in it
+	 * that the page free proved dead were freed: since the kernel slab
+	 * held no object in use, none of its objects were in a sheaf either.
+	 * Give the model slab's parked objects back to it (on CPU cpu) and
+	 * forget its binding. 0 or SLABSIM_ENOMEM. Optional with bound_slab. */
+	int (*unpark_slab)(struct policy *p, uint32_t cache, uint64_t base, uint32_t cpu,
+			   struct err *e);
 	/* Number of cache ids (0..n-1), aliases included. */
 	uint32_t (*nr_caches)(const struct policy *p);
 	/* Figures of cache id. For an alias the slab figures are the root's. */

@@ -392,6 +392,55 @@ bool sheaves_swap(struct sheaves *sh, uint32_t cpu, const void *slab, struct she
 	return false;
 }
 
+/* Move f's objects of slab to out (n so far), closing the gaps. */
+static uint32_t take_slab(struct sheaf *f, const void *slab, struct sheaf_obj *out, uint32_t n)
+{
+	if (!f)
+		return n;
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < f->size; i++) {
+		if (f->objs[i].slab == slab)
+			out[n++] = f->objs[i];
+		else
+			f->objs[kept++] = f->objs[i];
+	}
+	f->size = kept;
+	return n;
+}
+
+int sheaves_unpark(struct sheaves *sh, const struct sheaves_ops *ops, uint32_t cpu,
+		   const void *slab, struct err *e)
+{
+	if (!sh->parked)
+		return 0;
+	struct sheaf_obj *out = malloc(sh->parked * sizeof(*out));
+	if (!out)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	uint32_t n = 0;
+	for (uint32_t c = 0; c < sh->nr_cpus; c++) {
+		struct sheaves_pcs *p = &sh->pcs[c];
+		n = take_slab(p->main, slab, out, n);
+		n = take_slab(p->spare, slab, out, n);
+		n = take_slab(p->rcu_free, slab, out, n);
+	}
+	sh->parked -= n;
+	int rc = 0;
+	/* a barn's full sheaf stays full: what it held of slab is taken
+	 * from the slabs again (refill_sheaf) before that slab gets its
+	 * objects back, so none of them is taken */
+	for (struct sheaf *f = sh->full; f && !rc; f = f->next) {
+		uint32_t before = n;
+		n = take_slab(f, slab, out, n);
+		sh->parked -= n - before;
+		if (n != before)
+			rc = refill(sh, ops, cpu, f, e);
+	}
+	if (!rc && n)
+		ops->flush(ops->ctx, cpu, out, n);
+	free(out);
+	return rc;
+}
+
 void sheaves_cpu_sizes(const struct sheaves *sh, uint32_t cpu, int32_t out[3])
 {
 	const struct sheaves_pcs *p = &sh->pcs[cpu];

@@ -137,6 +137,15 @@ void sheaves_free_rcu(struct sheaves *sh, const struct sheaves_ops *ops, uint32_
 bool sheaves_swap(struct sheaves *sh, uint32_t cpu, const void *slab, struct sheaf_obj repl,
 		  struct sheaf_obj *out);
 
+/* The kernel discarded the slab these objects' kernel slab is (a page free,
+ * sim/pgfree.h), so its sheaves held none of them: take every object of
+ * slab out of the sheaves and the barn on cpu's behalf and give them back
+ * to their slab (ops->flush). Main, spare and rcu_free sheaves shrink; a
+ * full sheaf of the barn is refilled from slabs to stay full. 0 or
+ * SLABSIM_ENOMEM. */
+int sheaves_unpark(struct sheaves *sh, const struct sheaves_ops *ops, uint32_t cpu,
+		   const void *slab, struct err *e);
+
 /* Objects held in sheaf sh of cpu (main, spare or rcu_free) or in the barn,
  * for tests: main size, spare size (-1 = none), rcu_free size (-1). */
 void sheaves_cpu_sizes(const struct sheaves *sh, uint32_t cpu, int32_t out[3]);

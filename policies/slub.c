@@ -117,6 +117,9 @@ struct slub {
 	struct u64map slabs;	   /* slab base address -> struct slab * */
 	struct policy_pages pages; /* slab and large-kmalloc pages */
 	uint64_t large_objs;
+	/* the root caches place_by_address applies to (a few) */
+	uint32_t *place_ids;
+	uint32_t nplace;
 };
 
 static bool is_61(const struct slub *s)
@@ -871,6 +874,18 @@ static int add_cache(struct slub *s, const char *name, const struct policy_geom 
 		k->place_addr = s->base.cfg.kernel >= POLICY_KERNEL_6_18 &&
 				kernel_sheaf_capacity(name, spec) &&
 				!(g->flags & POLICY_F_DEBUG_MASK);
+		if (k->place_addr) {
+			uint32_t *ids = realloc(s->place_ids, (s->nplace + 1) * sizeof(*ids));
+			if (!ids) {
+				u64map_fini(&k->bound);
+				free(k->name);
+				free(k->cpus);
+				return err_set(e, SLABSIM_ENOMEM, "out of memory for cache %s",
+					       name);
+			}
+			s->place_ids = ids;
+			s->place_ids[s->nplace++] = i;
+		}
 		int rc = cache_sheaves_init(s, k, sheaf_capacity_for(s, name, g, spec), e);
 		if (rc) {
 			u64map_fini(&k->bound);
@@ -1175,6 +1190,7 @@ static void slub_destroy(struct policy *p)
 		free(s->caches[i].sh);
 	}
 	free(s->caches);
+	free(s->place_ids);
 	free(s->bucket_ids);
 	free(s->rnd_ids);
 	buddy_fini(&s->buddy);
@@ -1272,6 +1288,40 @@ static int slub_free_bulk(struct policy *p, const struct policy_obj *o, uint32_t
 /* An object freed earlier by an untraced path whose slab the kernel has
  * discarded since (policy.h): past the sheaves, do_slab_free's slab paths
  * (the CPU slab's freelist when it is the CPU's, else __slab_free). */
+static bool slub_bound_slab(const struct policy *p, uint64_t real, uint64_t *base, uint32_t *cache)
+{
+	const struct slub *s = (const struct slub *)p;
+	for (uint32_t i = 0; i < s->nplace; i++) {
+		const struct cache *k = &s->caches[s->place_ids[i]];
+		uint64_t v;
+		if (u64map_get(&k->bound, real & ~(slab_bytes(k) - 1), &v)) {
+			*base = ((const struct slab *)(uintptr_t)v)->base;
+			*cache = s->place_ids[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uint32_t cpu,
+			    struct err *e)
+{
+	struct slub *s = (struct slub *)p;
+	uint64_t v;
+	if (cache >= s->nr_caches || !u64map_get(&s->slabs, base, &v))
+		return 0; /* gone already: nothing of it was parked */
+	struct slab *sl = (struct slab *)(uintptr_t)v;
+	struct cache *k = &s->caches[sl->cache];
+	if (sl->bound && u64map_get(&k->bound, sl->bound, &v) && v == (uint64_t)(uintptr_t)sl)
+		(void)u64map_del(&k->bound, sl->bound, NULL);
+	sl->bound = 0;
+	if (!k->sh)
+		return 0;
+	struct sheaf_ctx cx = {s, k};
+	const struct sheaves_ops ops = {sheaf_refill, sheaf_flush, &cx};
+	return sheaves_unpark(k->sh, &ops, cpu, sl, e);
+}
+
 static int slub_free_to_slab(struct policy *p, const struct policy_obj *o, uint32_t cpu,
 			     struct err *e)
 {
@@ -1595,6 +1645,8 @@ const struct policy_ops slub_ops = {
 	.free_rcu = slub_free_rcu,
 	.free_to_slab = slub_free_to_slab,
 	.free_bulk = slub_free_bulk,
+	.bound_slab = slub_bound_slab,
+	.unpark_slab = slub_unpark_slab,
 	.nr_caches = slub_nr_caches,
 	.cache_info = slub_cache_info,
 	.get_slabinfo = slub_get_slabinfo,

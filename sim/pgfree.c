@@ -150,7 +150,7 @@ static void keep(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len)
 }
 
 int pgf_page_free(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len, pgf_live_at_fn live_at,
-		  pgf_kill_fn kill, void *ctx, uint64_t *killed, struct err *e)
+		  pgf_kill_fn kill, pgf_gone_fn gone, void *ctx, uint64_t *killed, struct err *e)
 {
 	*killed = 0;
 	g->page_frees++;
@@ -175,5 +175,8 @@ int pgf_page_free(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len, pgf_
 		g->pending = NULL;
 		g->npending = g->cap_pending = 0;
 	}
-	return kill_range(g, g->base + phys, len, cpu, UINT64_MAX, live_at, kill, ctx, killed, e);
+	int rc = kill_range(g, g->base + phys, len, cpu, UINT64_MAX, live_at, kill, ctx, killed, e);
+	for (uint64_t pg = g->base + phys; !rc && gone && pg < g->base + phys + len; pg += PAGE)
+		rc = gone(ctx, pg, cpu, e);
+	return rc;
 }

@@ -89,6 +89,11 @@ int pgf_live(struct pgf *g, uint64_t ptr, int delta, struct err *e);
  * engine's table when called). */
 typedef int (*pgf_kill_fn)(void *ctx, uint64_t ptr, uint32_t cpu, struct err *e);
 
+/* A page of a range freed while the base was known: the engine's
+ * callback for what it keeps of the page beyond live pointers (a model
+ * slab placed there, its start objects, its parked ones). */
+typedef int (*pgf_gone_fn)(void *ctx, uint64_t page, uint32_t cpu, struct err *e);
+
 /* Probe the live pointers at ptr of the engine (true: one is live). */
 typedef bool (*pgf_live_at_fn)(void *ctx, uint64_t ptr);
 
@@ -100,9 +105,11 @@ void pgf_start(struct pgf *g);
  * Votes for the base until it is known, keeping the page free; then every
  * live pointer of the engine in the freed range is killed through kill,
  * which calls pgf_live(-1) for it, and so are, when this one made the
- * base known, those of the page frees kept (on their CPUs). OUT: *killed,
- * how many. Errors: kill's, SLABSIM_ENOMEM. */
+ * base known, those of the page frees kept (on their CPUs); then gone
+ * (may be NULL) is called for every page of the range (not for the kept
+ * ones: a page given out again since cannot be told from one that was
+ * not). OUT: *killed, how many. Errors: kill's, gone's, SLABSIM_ENOMEM. */
 int pgf_page_free(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len, pgf_live_at_fn live_at,
-		  pgf_kill_fn kill, void *ctx, uint64_t *killed, struct err *e);
+		  pgf_kill_fn kill, pgf_gone_fn gone, void *ctx, uint64_t *killed, struct err *e);
 
 #endif

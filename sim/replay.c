@@ -1903,6 +1903,39 @@ static int pgf_kill(void *ctx, uint64_t ptr, uint32_t cpu, struct err *e)
 	return rc ? rc : do_free_via(s, idx, cpu % s->o.cfg.nr_cpus, VIA_SLAB, e);
 }
 
+/* pgf_page_free's callback for every page freed: when a model slab holds
+ * the objects placed at that kernel slab (policy_ops.bound_slab), the
+ * kernel's held none in use, so its start objects died too (by paths the
+ * trace does not show: they are freed to the slab, counted as page-free
+ * frees), and none of its objects was parked (unpark_slab). */
+static int pgf_gone(void *ctx, uint64_t page, uint32_t cpu, struct err *e)
+{
+	struct pgf_ctx *c = ctx;
+	struct sim *s = c->s;
+	uint64_t base, v;
+	uint32_t cache;
+	if (!s->p->ops->bound_slab || !s->p->ops->bound_slab(s->p, page, &base, &cache))
+		return 0;
+	cpu %= s->o.cfg.nr_cpus;
+	struct policy_cache_info ci;
+	s->p->ops->cache_info(s->p, cache, &ci);
+	if (ci.alias_of < s->acct_cap && s->acct[ci.alias_of].npslabs) {
+		struct cache_acct *a = &s->acct[ci.alias_of];
+		for (uint32_t i = 0; i < ci.g.objs_per_slab && a->npre; i++) {
+			uint64_t at = base + ci.g.red_left_pad + (uint64_t)i * ci.g.size;
+			if (!u64map_get(&s->pre_addr, at, &v))
+				continue;
+			uint32_t idx = take_pre(s, a, (uint32_t)s->pool[v].ptr);
+			a->pre_freed++;
+			a->freed_at_page_free++;
+			int rc = do_free_via(s, idx, cpu, VIA_SLAB, e);
+			if (rc)
+				return rc;
+		}
+	}
+	return s->p->ops->unpark_slab ? s->p->ops->unpark_slab(s->p, cache, base, cpu, e) : 0;
+}
+
 /* The first page free: count the pointers live until now. */
 static int pgf_begin(struct sim *s, struct err *e)
 {
@@ -1924,8 +1957,8 @@ static int on_page_free(struct sim *s, const struct trace_event *ev, struct err 
 	(void)fold_cpu(s, ev); /* counts a CPU beyond the model's */
 	struct pgf_ctx c = {.s = s};
 	uint64_t killed;
-	return pgf_page_free(&s->pgf, ev->cpu, ev->ptr, ev->bytes_alloc, pgf_live_at, pgf_kill, &c,
-			     &killed, e);
+	return pgf_page_free(&s->pgf, ev->cpu, ev->ptr, ev->bytes_alloc, pgf_live_at, pgf_kill,
+			     pgf_gone, &c, &killed, e);
 }
 
 /* An allocation the engine took (on_alloc): tell the mm model. */

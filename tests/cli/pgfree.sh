@@ -27,6 +27,7 @@ set -u
 . "$(dirname "$0")/tap.sh"
 bin=$(abs_path "$1")
 trace=$(abs_path "$(dirname "$0")/data/pgfree-6.18.trace")
+mt=$(abs_path "$(dirname "$0")/data/pgfree-maple-6.18.trace")
 tap_scratch
 tmp=$PWD
 check() { tap_is "$@"; }
@@ -48,6 +49,20 @@ check "without page frees: live objects" "$got" 9
 got=$("$bin" replay "$tmp/no-pages.trace" --no-db --kernel 6.18 --format json 2>/dev/null |
 	grep -o '"alloc_of_live_ptr": [0-9]*' | head -1)
 check "without page frees: the reuse is of a live pointer" "$got" '"alloc_of_live_ptr": 1'
+# A model slab placed at a page the kernel freed held no parked object
+# (data/pgfree-maple-6.18.trace, 1 CPU): three votes fix the base; four
+# maple_node objects of page 0x700 are allocated (the first refill: 32
+# objects, slabs S1 and S2 of 16, the four from S2, which is bound to page
+# 0x700) and freed (traced) into the main sheaf: 32 parked. The page free
+# of 0x700 unparks S2's 16 (sheaves_unpark): 16 parked at the end, 32
+# without that page free.
+"$bin" replay "$mt" --kernel 6.18 --nr-cpus 1 --db "$tmp/m.db" -q >/dev/null 2>&1
+check "maple_node: page free unparks its slab's objects" \
+	"$(sqlite3 -batch -init /dev/null "$tmp/m.db" 'SELECT cache, parked_objs FROM cache_sheaves')" "maple_node|16"
+grep -v 'pfn=0x700' "$mt" >"$tmp/m-nopf.trace"
+"$bin" replay "$tmp/m-nopf.trace" --kernel 6.18 --nr-cpus 1 --db "$tmp/m2.db" -q >/dev/null 2>&1
+check "maple_node: without that page free, 32 parked" \
+	"$(sqlite3 -batch -init /dev/null "$tmp/m2.db" 'SELECT cache, parked_objs FROM cache_sheaves')" "maple_node|32"
 head -3 "$trace" >"$tmp/bad.trace"
 printf '            work-700     [000] ..... 2000.000040: mm_page_free: page=ffffea0000000000 order=0\n' >>"$tmp/bad.trace"
 err=$("$bin" replay "$tmp/bad.trace" --no-db --strict 2>&1 >/dev/null)

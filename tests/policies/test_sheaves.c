@@ -254,6 +254,49 @@ static void test_capacity(void)
 	CHECK_EQ_U64("vm_area_struct 192 asking 32: 60", sheaves_capacity_7_0(192, 32), 60);
 }
 
+/* sheaves_unpark: capacity 4, one CPU, 6.18. Four kfree_rcu()s of slab
+ * A's 5 and 7 and slab B's 4 and 6 fill the rcu_free sheaf, which goes to
+ * the barn full (rcu_free_sheaf: 0 full < 10); three frees put A0, B1, A2
+ * in main. Unparking A: main keeps B1; the barn's sheaf loses A5 and A7
+ * and is refilled with two objects from the slabs (the fake's ids 0 and
+ * 1) to stay full; A0, A2, A5, A7 go back to their slab. Parked: 7 - 4 +
+ * 2 = 5. */
+static void test_unpark(void)
+{
+	static char slab_a, slab_b;
+	struct sheaves sh;
+	struct fake f = {0};
+	const struct sheaves_ops ops = {fake_refill, fake_flush, &f};
+	struct err e;
+	if (sheaves_init(&sh, 4, 1, SHEAVES_6_18, &e)) {
+		printf("Bail out! sheaves_init: %s\n", e.msg);
+		exit(1);
+	}
+	const struct {
+		char *slab;
+		int32_t id;
+	} rcu[] = {{&slab_b, 4}, {&slab_a, 5}, {&slab_b, 6}, {&slab_a, 7}},
+	  pcs[] = {{&slab_a, 0}, {&slab_b, 1}, {&slab_a, 2}};
+	for (int i = 0; i < 4; i++)
+		sheaves_free_rcu(&sh, &ops, 0, (struct sheaf_obj){rcu[i].slab, rcu[i].id});
+	for (int i = 0; i < 3; i++)
+		sheaves_free(&sh, &ops, 0, (struct sheaf_obj){pcs[i].slab, pcs[i].id});
+	CHECK_EQ_U64("unpark: 7 parked before", sh.parked, 7);
+	CHECK_EQ_U64("unpark: one full sheaf in the barn", sh.nr_full, 1);
+	CHECK("unpark: returns 0", sheaves_unpark(&sh, &ops, 0, &slab_a, &e) == 0);
+	check_sizes(&sh, 0, 1, -1, -1, "unpark: main keeps B1");
+	CHECK_EQ_U64("unpark: the barn's sheaf still full", sh.full ? sh.full->size : 0, 4);
+	CHECK_EQ_U64("unpark: 2 objects refilled into it", f.refilled, 2);
+	CHECK_EQ_U64("unpark: 4 objects back to slab A", f.flushed, 4);
+	int32_t sum = 0;
+	for (int i = 0; i < 4; i++)
+		sum += f.last_flushed[i];
+	CHECK_EQ_U64("unpark: A0, A2, A5, A7 (ids sum 14)", (uint64_t)sum, 14);
+	CHECK_EQ_U64("unpark: 5 parked after", sh.parked, 5);
+	check_model(&sh, "unpark: sheaves consistent");
+	sheaves_fini(&sh);
+}
+
 /* ---- SLUB with sheaves ---- */
 
 struct fx {
@@ -595,6 +638,7 @@ int main(void)
 	test_barn_full_flush();
 	test_rcu_sheaf();
 	test_capacity();
+	test_unpark();
 	test_slub_618();
 	test_slub_70();
 	test_place_by_address();
