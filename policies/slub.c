@@ -92,7 +92,7 @@ struct cache {
 	uint64_t nr_cpu_slabs; /* slabs that are CPU slabs or on per-CPU partial stacks */
 	uint64_t nr_slabs, live, slabs_allocated, slabs_freed;
 	struct sheaves *sh; /* per-CPU sheaves and the barn (6.18+), or NULL */
-	/* with sheaves: the kernel's slab (the base of the slab its trace
+	/* place_addr: the kernel's slab (the base of the slab its trace
 	 * addresses lie in) -> the model's slab given to it (place_by_address) */
 	struct u64map bound;
 	bool place_addr; /* place_by_address applies */
@@ -260,11 +260,20 @@ static int new_slab(struct slub *s, struct cache *k, struct slab **out, struct e
 	return 0;
 }
 
+/* Forget sl's kernel slab (place_by_address): its slab went away, in the
+ * kernel or in the model. */
+static void unbind(struct cache *k, struct slab *sl)
+{
+	uint64_t v;
+	if (sl->bound && u64map_get(&k->bound, sl->bound, &v) && v == (uint64_t)(uintptr_t)sl)
+		(void)u64map_del(&k->bound, sl->bound, NULL);
+	sl->bound = 0;
+}
+
 static void discard_slab(struct slub *s, struct cache *k, struct slab *sl)
 {
 	set_where(k, sl, ON_NONE);
-	if (sl->bound)
-		(void)u64map_del(&k->bound, sl->bound, NULL);
+	unbind(k, sl);
 	(void)u64map_del(&s->slabs, sl->base, NULL);
 	(void)buddy_free(&s->buddy, sl->base, k->g.order);
 	k->nr_slabs--;
@@ -648,16 +657,19 @@ static void sheaf_flush(void *ctx, uint32_t cpu, const struct sheaf_obj *objs, u
 		free_obj(cx->s, cx->k, objs[i].slab, objs[i].idx, cpu);
 }
 
-/* Placement from the trace's addresses, for a cache with sheaves. Which
+/* Placement from the trace's addresses, for a place_addr cache (the
+ * caches the 6.18 kernel gives sheaves, under the 6.18 and 7.0 profiles),
+ * after the allocator chose object o (from the sheaves or the CPU slab
+ * path). Which
  * objects share a slab is the page allocator's and, with
  * CONFIG_SLAB_FREELIST_RANDOM, a random permutation's choice: no rule of
  * the allocator tells it, but the trace's addresses show it. So the first
  * model slab an object of a kernel slab lands in is bound to that kernel
  * slab, and a later object of the same kernel slab is taken from the bound
- * slab when it has one free: one parked in a sheaf is swapped for the
- * object the sheaves gave (sheaves_swap), else one on its freelist, when
- * it is on the node partial list, for which the sheaves' object goes back
- * to its slab. Counts of objects, sheaves and slabs are what the
+ * slab when it has one free: one parked in a sheaf is swapped for o
+ * (sheaves_swap), else one on a freelist (the CPU slab's lockless one, a
+ * node partial slab's, a frozen slab's own but never a per-CPU partial
+ * slab's last), for which o goes back to its slab. Counts of objects, sheaves and slabs are what the
  * allocator's rules made them; only which slab holds which object
  * follows the addresses. */
 static void place_by_address(struct slub *s, struct cache *k, uint32_t cpu, uint64_t ptr,
@@ -1312,9 +1324,7 @@ static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uin
 		return 0; /* gone already: nothing of it was parked */
 	struct slab *sl = (struct slab *)(uintptr_t)v;
 	struct cache *k = &s->caches[sl->cache];
-	if (sl->bound && u64map_get(&k->bound, sl->bound, &v) && v == (uint64_t)(uintptr_t)sl)
-		(void)u64map_del(&k->bound, sl->bound, NULL);
-	sl->bound = 0;
+	unbind(k, sl);
 	if (!k->sh)
 		return 0;
 	struct sheaf_ctx cx = {s, k};
