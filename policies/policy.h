@@ -591,6 +591,14 @@ struct policy_ops {
 	 * forget its binding. 0 or SLABSIM_ENOMEM. Optional with bound_slab. */
 	int (*unpark_slab)(struct policy *p, uint32_t cache, uint64_t base, uint32_t cpu,
 			   struct err *e);
+	/* Bind the kernel slab at kernel address real (a raw trace pointer in
+	 * it) of root cache `cache` to the model slab at simulated base `base`,
+	 * as place_by_address binds the first slab an object lands in: for
+	 * the engine's own evidence of which slab an object lay in (a free of
+	 * a start-state object at a raw pointer). 1: bound so now or before;
+	 * 0: either is bound to another (nothing changes); -1: the cache is
+	 * not placed by address. Optional with bound_slab. */
+	int (*bind_slab)(struct policy *p, uint32_t cache, uint64_t real, uint64_t base);
 	/* Number of cache ids (0..n-1), aliases included. */
 	uint32_t (*nr_caches)(const struct policy *p);
 	/* Figures of cache id. For an alias the slab figures are the root's. */

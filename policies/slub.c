@@ -40,6 +40,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How far down the node partial list place_unseen looks for an unbound
+ * slab (a bound on the work per allocation). */
+#define PLACE_PARTIAL_SCAN 256
+
 enum where {
 	ON_NONE = 0,	 /* full, unfrozen, on no list */
 	ON_NODE_PARTIAL, /* n->partial */
@@ -657,6 +661,50 @@ static void sheaf_flush(void *ctx, uint32_t cpu, const struct sheaf_obj *objs, u
 		free_obj(cx->s, cx->k, objs[i].slab, objs[i].idx, cpu);
 }
 
+/* place_by_address for an object of a kernel slab no model slab is bound
+ * to yet, when the allocator's object o lies in a slab bound to another:
+ * the kernel took it from a slab the model has not seen, an untouched slab
+ * of the start state or a new one. Objects of two kernel slabs sharing one
+ * model slab is what packed the model's live objects into fewer slabs than
+ * the kernel's (a third of the placed allocations of a 35-s mapping
+ * capture). So the kernel slab gets its own model slab: the first unbound
+ * one on the node partial list with a free object (the start state's
+ * untouched partial slabs are there, get_partial_node takes from the head),
+ * else a new slab; o goes back to its slab. */
+static int place_unseen(struct slub *s, struct cache *k, uint32_t cpu, uint64_t key,
+			struct sheaf_obj *o, struct err *e)
+{
+	struct slab *w = NULL;
+	uint32_t looked = 0;
+	for (struct slab *y = k->partial.head; y && looked < PLACE_PARTIAL_SCAN;
+	     y = y->next, looked++)
+		if (!y->bound && y->freelist >= 0) {
+			w = y;
+			break;
+		}
+	int32_t idx;
+	if (w) {
+		idx = pop_free(w);
+		k->partial_free--;
+		if (w->freelist < 0)
+			remove_partial(k, w);
+	} else {
+		int rc = new_slab(s, k, &w, e);
+		if (rc)
+			return rc;
+		idx = pop_free(w);
+		if (w->freelist >= 0)
+			add_partial(k, w, true);
+	}
+	if (u64map_put(&k->bound, key, (uint64_t)(uintptr_t)w))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	w->bound = key;
+	free_obj(s, k, o->slab, o->idx, cpu);
+	o->slab = w;
+	o->idx = idx;
+	return 0;
+}
+
 /* Placement from the trace's addresses, for a place_addr cache (the
  * caches the 6.18 kernel gives sheaves, under the 6.18 and 7.0 profiles),
  * after the allocator chose object o (from the sheaves or the CPU slab
@@ -672,24 +720,28 @@ static void sheaf_flush(void *ctx, uint32_t cpu, const struct sheaf_obj *objs, u
  * slab's last), for which o goes back to its slab. Counts of objects, sheaves and slabs are what the
  * allocator's rules made them; only which slab holds which object
  * follows the addresses. */
-static void place_by_address(struct slub *s, struct cache *k, uint32_t cpu, uint64_t ptr,
-			     struct sheaf_obj *o)
+static int place_by_address(struct slub *s, struct cache *k, uint32_t cpu, uint64_t ptr,
+			    struct sheaf_obj *o, struct err *e)
 {
 	uint64_t key = ptr & ~(slab_bytes(k) - 1);
 	struct slab *x = o->slab;
 	uint64_t v;
 	if (!u64map_get(&k->bound, key, &v)) {
-		if (!x->bound && !u64map_put(&k->bound, key, (uint64_t)(uintptr_t)x))
+		if (!x->bound) {
+			if (u64map_put(&k->bound, key, (uint64_t)(uintptr_t)x))
+				return err_set(e, SLABSIM_ENOMEM, "out of memory");
 			x->bound = key;
-		return;
+			return 0;
+		}
+		return place_unseen(s, k, cpu, key, o, e);
 	}
 	struct slab *want = (struct slab *)(uintptr_t)v;
 	if (want == x)
-		return;
+		return 0;
 	struct sheaf_obj y;
 	if (k->sh && sheaves_swap(k->sh, cpu, want, *o, &y)) {
 		*o = y;
-		return;
+		return 0;
 	}
 	int32_t idx;
 	struct cpu_state *c = &k->cpus[want->cpu];
@@ -711,11 +763,12 @@ static void place_by_address(struct slub *s, struct cache *k, uint32_t cpu, uint
 		 * puts it on the node partial list) */
 		idx = pop_free(want);
 	} else {
-		return; /* no free object in it: the allocator's object stays */
+		return 0; /* no free object in it: the allocator's object stays */
 	}
 	free_obj(s, k, x, o->idx, cpu);
 	o->slab = want;
 	o->idx = idx;
+	return 0;
 }
 
 /* slab_alloc_node: a cache with sheaves allocates from them (alloc_from_pcs)
@@ -733,8 +786,9 @@ static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node
 		if (rc)
 			return rc;
 		if (got) {
-			if (trace_ptr && k->place_addr)
-				place_by_address(s, k, cpu, trace_ptr, &o);
+			if (trace_ptr && k->place_addr &&
+			    (rc = place_by_address(s, k, cpu, trace_ptr, &o, e)))
+				return rc;
 			*osl = o.slab;
 			*oidx = o.idx;
 			return 0;
@@ -745,7 +799,7 @@ static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node
 	int rc = alloc_obj(s, k, cpu, osl, oidx, e);
 	if (!rc && trace_ptr && k->place_addr && !cache_debug(k)) {
 		struct sheaf_obj o = {*osl, *oidx};
-		place_by_address(s, k, cpu, trace_ptr, &o);
+		rc = place_by_address(s, k, cpu, trace_ptr, &o, e);
 		*osl = o.slab;
 		*oidx = o.idx;
 	}
@@ -1332,6 +1386,28 @@ static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uin
 	return sheaves_unpark(k->sh, &ops, cpu, sl, e);
 }
 
+static int slub_bind_slab(struct policy *p, uint32_t cache, uint64_t real, uint64_t base)
+{
+	struct slub *s = (struct slub *)p;
+	if (cache >= s->nr_caches)
+		return -1;
+	struct cache *k = &s->caches[s->caches[cache].root];
+	uint64_t key = real & ~(slab_bytes(k) - 1), v;
+	if (!k->place_addr || cache_debug(k))
+		return -1;
+	if (!u64map_get(&s->slabs, base, &v))
+		return 0;
+	struct slab *sl = (struct slab *)(uintptr_t)v;
+	if (sl->cache != (uint32_t)(k - s->caches))
+		return 0;
+	if (u64map_get(&k->bound, key, &v))
+		return v == (uint64_t)(uintptr_t)sl;
+	if (sl->bound || u64map_put(&k->bound, key, (uint64_t)(uintptr_t)sl))
+		return 0;
+	sl->bound = key;
+	return 1;
+}
+
 static int slub_free_to_slab(struct policy *p, const struct policy_obj *o, uint32_t cpu,
 			     struct err *e)
 {
@@ -1657,6 +1733,7 @@ const struct policy_ops slub_ops = {
 	.free_bulk = slub_free_bulk,
 	.bound_slab = slub_bound_slab,
 	.unpark_slab = slub_unpark_slab,
+	.bind_slab = slub_bind_slab,
 	.nr_caches = slub_nr_caches,
 	.cache_info = slub_cache_info,
 	.get_slabinfo = slub_get_slabinfo,

@@ -1627,15 +1627,38 @@ static bool pre_from_slab(struct sim *s, uint32_t root, const struct policy_cach
 	uint32_t pi = UINT32_MAX;
 	if (u64map_get(&s->pre_bind, real, &v) && (uint32_t)((v - 1) >> 32) == root)
 		pi = (uint32_t)(v - 1);
-	if (pi == UINT32_MAX) {
+	const struct policy_ops *ops = s->p->ops;
+	uint64_t mbase;
+	uint32_t mcache;
+	if (pi == UINT32_MAX && ops->bound_slab && ops->bound_slab(s->p, ptr, &mbase, &mcache) &&
+	    mcache == root) {
+		/* the policy placed objects of this kernel slab in a model
+		 * slab already (place_by_address): a start slab, or one the
+		 * trace's allocations made (no start object there) */
+		if (!u64map_get(&s->pslab_of, mbase, &v) || (uint32_t)((v - 1) >> 32) != root)
+			return false;
+		pi = (uint32_t)(v - 1);
+		if (u64map_put(&s->pre_bind, real, ((uint64_t)root << 32 | pi) + 1))
+			return false;
+		a->pslabs[pi].bound = true;
+	}
+	while (pi == UINT32_MAX) {
 		for (uint32_t i = 0; i < a->npslabs; i++)
 			if (!a->pslabs[i].bound && a->pslabs[i].left &&
 			    (pi == UINT32_MAX || a->pslabs[i].left > a->pslabs[pi].left))
 				pi = i;
-		if (pi == UINT32_MAX ||
-		    u64map_put(&s->pre_bind, real, ((uint64_t)root << 32 | pi) + 1))
+		if (pi == UINT32_MAX)
 			return false;
+		/* one binding for the engine's start slabs and the policy's
+		 * placement: a start slab the policy bound to another kernel
+		 * slab is not this one's */
 		a->pslabs[pi].bound = true;
+		if (ops->bind_slab && !ops->bind_slab(s->p, root, ptr, a->pslabs[pi].base)) {
+			pi = UINT32_MAX;
+			continue;
+		}
+		if (u64map_put(&s->pre_bind, real, ((uint64_t)root << 32 | pi) + 1))
+			return false;
 	}
 	struct pre_slab *ps = &a->pslabs[pi];
 	if (!ps->left)
@@ -2999,6 +3022,8 @@ int sim_start_slab_at(struct sim *s, uint32_t id, const struct policy_start_slab
 	if (u64map_put(&s->pre_bind, real, ((uint64_t)root << 32 | pi) + 1))
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	a->pslabs[pi].bound = true;
+	if (s->p->ops->bind_slab)
+		(void)s->p->ops->bind_slab(s->p, root, real, a->pslabs[pi].base);
 	return 0;
 }
 

@@ -486,6 +486,45 @@ static void test_place_by_address(void)
 	}
 }
 
+/* place_unseen: an object of a kernel slab the model has not seen, whose
+ * allocator's object lies in a slab bound to another kernel slab, gets a
+ * slab of its own. maple_node (256 bytes, 16 a slab, sheaves of 32): the
+ * first allocation refills the main sheaf from two new slabs (32 objects,
+ * both slabs then full, on no list) and takes the last object, of the
+ * second slab, which is bound to kernel slab A. The second, of kernel slab
+ * C, is given the next object of that same slab: no node partial slab is
+ * unbound (there is none), so a third slab is made, C's object is its
+ * first, and the sheaf's object goes back to the bound slab. Without
+ * addresses both come from the sheaf: 2 pages. */
+static void test_place_unseen(void)
+{
+	struct fx f;
+	const uint64_t A = UINT64_C(0xffff888100000000), C = A + 8192;
+	for (int with = 0; with < 2; with++) {
+		fx_setup(&f, POLICY_KERNEL_6_18, 0);
+		uint32_t id = fx_cache(&f, "maple_node", 256, 256);
+		struct policy_obj a = fx_alloc_at(&f, id, 0, with ? A : 0);
+		struct policy_obj c = fx_alloc_at(&f, id, 0, with ? C + 512 : 0);
+		struct policy_cache_info ci = fx_info(&f, id);
+		if (with) {
+			CHECK("addresses: C's object not in A's slab",
+			      (a.addr & ~UINT64_C(4095)) != (c.addr & ~UINT64_C(4095)));
+			CHECK_EQ_U64("addresses: 3 pages", ci.nr_pages, 3);
+			CHECK_EQ_U64("addresses: 30 parked", ci.parked_objects, 30);
+		} else {
+			CHECK_EQ_U64("no addresses: both from one slab", a.addr & ~UINT64_C(4095),
+				     c.addr & ~UINT64_C(4095));
+			CHECK_EQ_U64("no addresses: 2 pages", ci.nr_pages, 2);
+			CHECK_EQ_U64("no addresses: 30 parked", ci.parked_objects, 30);
+		}
+		CHECK_EQ_U64(with ? "addresses: 2 live" : "no addresses: 2 live", ci.inuse_objects,
+			     2);
+		fx_check(&f, with ? "addresses: unseen slab, model consistent"
+				  : "no addresses: model consistent");
+		f.ops->destroy(f.p);
+	}
+}
+
 /* 7.0: kmalloc caches get sheaves (bootstrap_kmalloc_sheaves with no
  * explicit capacity), refill_objects takes objects straight from slabs. */
 static void test_slub_70(void)
@@ -642,6 +681,7 @@ int main(void)
 	test_slub_618();
 	test_slub_70();
 	test_place_by_address();
+	test_place_unseen();
 	test_random(POLICY_KERNEL_6_18);
 	test_random(POLICY_KERNEL_7_0);
 	test_profile();
