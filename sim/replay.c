@@ -156,6 +156,7 @@ struct cache_acct {
 	/* frees the trace did not show, inferred (mmfree.h): at an allocation
 	 * of a pointer still live, and at the teardown of an mm */
 	uint64_t freed_at_reuse, freed_at_teardown, freed_at_dup, freed_at_page_free;
+	uint64_t freed_at_full_slab;
 	uint8_t mmf_kind; /* 1 + enum mmf_kind of the root; 0: not looked yet */
 };
 
@@ -640,6 +641,7 @@ static uint64_t geom_key(uint64_t osz, uint64_t slot)
 }
 
 static int root_of(struct sim *s, uint32_t id, uint32_t *root);
+static uint32_t take_pre(struct sim *s, struct cache_acct *a, uint32_t j);
 
 /* Which root cache owns the trace's slab that raw pointer ptr lies in, if
  * its order is order: one seen in a named free or a resolved allocation. */
@@ -1437,6 +1439,55 @@ static int untraced_alloc(struct sim *s, uint32_t cid, uint32_t root,
 	return 0;
 }
 
+/* A kernel slab holds objs_per_slab objects. The start-state objects of
+ * one can only be in slots no traced allocation took since (a slot
+ * allocated in the trace was free then): at most objs_per_slab, less the
+ * slots of the traced pointers live there, less the one an allocation at
+ * raw pointer ptr takes now. Start-state objects the model holds in the
+ * model slab bound to that kernel slab beyond that number were freed by
+ * paths the trace does not show (on 6.18, kfree_rcu and the bulk frees of
+ * maple_node): they are freed now. For the caches the policy places by
+ * address (policy_ops.bind_slab), whose model slabs stand for kernel
+ * slabs. */
+static int infer_full_slab(struct sim *s, uint32_t cid, uint64_t ptr, struct err *e)
+{
+	const struct policy_ops *ops = s->p->ops;
+	if (!ops->bind_slab || ops->bind_slab(s->p, cid, ptr, 0) < 0)
+		return 0;
+	struct policy_cache_info ci;
+	ops->cache_info(s->p, cid, &ci);
+	uint32_t n = ci.g.objs_per_slab, root = ci.alias_of;
+	if (!n || n > 1024 || root >= s->acct_cap)
+		return 0;
+	uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << ci.g.order) - 1;
+	uint64_t kbase = ptr & ~mask, me = ((ptr & mask) - ci.g.red_left_pad) / ci.g.size;
+	uint32_t nheld = 0, pre[1024], npre = 0;
+	for (uint32_t i = 1; i < n; i++) {
+		uint64_t q = kbase + ci.g.red_left_pad + ((me + i) % n) * ci.g.size;
+		uint32_t slot = live_find(s, q);
+		nheld += slot != IXMAP_NONE && s->pool[slot].has_obj;
+	}
+	struct cache_acct *a = &s->acct[root];
+	uint64_t mbase, v;
+	uint32_t mcache;
+	if (!a->npre || !ops->bound_slab || !ops->bound_slab(s->p, ptr, &mbase, &mcache) ||
+	    mcache != root)
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (u64map_get(&s->pre_addr, mbase + ci.g.red_left_pad + (uint64_t)i * ci.g.size,
+			       &v))
+			pre[npre++] = (uint32_t)v;
+	for (uint32_t i = 0; nheld + npre - i >= n && i < npre; i++) {
+		uint32_t idx = take_pre(s, a, (uint32_t)s->pool[pre[i]].ptr);
+		a->pre_freed++;
+		a->freed_at_full_slab++;
+		int rc = do_free(s, idx, LIVE_CPU(&s->pool[idx]), e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	bool kmalloc = ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE;
@@ -1507,6 +1558,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		if ((rc = do_free(s, idx, LIVE_CPU(&s->pool[idx]), e)))
 			return rc;
 	}
+	if (r.trace_ptr && !kmalloc && (rc = infer_full_slab(s, r.cache, r.trace_ptr, e)))
+		return rc;
 	uint64_t pages_before = s->seen_valid ? s->slab_seen : slab_pages_now(s);
 	struct live *l = &s->pool[idx];
 	struct policy_obj obj = {0}; /* all of it is compared (set_obj) */
@@ -3064,6 +3117,7 @@ void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *o
 	out->freed_at_teardown = a->freed_at_teardown;
 	out->freed_at_dup = a->freed_at_dup;
 	out->freed_at_page_free = a->freed_at_page_free;
+	out->freed_at_full_slab = a->freed_at_full_slab;
 	out->pre_objs = a->npre;
 	out->pre_freed = a->pre_freed;
 	out->pre_by_slab = a->pre_by_slab;

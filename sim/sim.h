@@ -392,6 +392,9 @@ struct sim_cache_state {
 	 * beyond the tree size a fork copied (kfree_rcu of replaced nodes),
 	 * and in a page the page allocator took back (sim/pgfree.h) */
 	uint64_t freed_at_reuse, freed_at_teardown, freed_at_dup, freed_at_page_free;
+	/* ... and at an allocation in a kernel slab the model holds full
+	 * (replay.c infer_full_slab) */
+	uint64_t freed_at_full_slab;
 };
 uint32_t sim_nr_caches(const struct sim *s);
 void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *out);

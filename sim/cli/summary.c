@@ -328,12 +328,13 @@ static void table_untraced(const struct sim *s, FILE *out)
 
 static uint64_t inferred_total(const struct sim_cache_state *c)
 {
-	return c->freed_at_reuse + c->freed_at_teardown + c->freed_at_dup + c->freed_at_page_free;
+	return c->freed_at_reuse + c->freed_at_teardown + c->freed_at_dup + c->freed_at_page_free +
+	       c->freed_at_full_slab;
 }
 
 /* The frees the replay inferred the trace did not show, by how. */
 struct inferred {
-	uint64_t reuse, teardown, dup, page, total;
+	uint64_t reuse, teardown, dup, page, full, total;
 };
 
 /* The frees the replay inferred the trace did not show (sim_cache_state
@@ -352,9 +353,10 @@ static void inferred_rows(const struct sim *s, struct sim_cache_state **rows, ui
 			sum->teardown += cs.freed_at_teardown;
 			sum->dup += cs.freed_at_dup;
 			sum->page += cs.freed_at_page_free;
+			sum->full += cs.freed_at_full_slab;
 		}
 	}
-	sum->total = sum->reuse + sum->teardown + sum->dup + sum->page;
+	sum->total = sum->reuse + sum->teardown + sum->dup + sum->page + sum->full;
 	rows_by(s, inferred_total, rows, n);
 }
 
@@ -374,6 +376,10 @@ static void table_inferred(const struct sim *s, FILE *out)
 		if (sum.page)
 			fprintf(out, ", %" PRIu64 " in a page the page allocator took back",
 				sum.page);
+		if (sum.full)
+			fprintf(out,
+				", %" PRIu64 " start objects in a kernel slab the model held full",
+				sum.full);
 		fputs("):", out);
 		uint32_t shown = n < 8 ? n : 8;
 		for (uint32_t i = 0; i < shown; i++) {
@@ -382,6 +388,8 @@ static void table_inferred(const struct sim *s, FILE *out)
 				rows[i].freed_at_dup);
 			if (sum.page)
 				fprintf(out, "+%" PRIu64, rows[i].freed_at_page_free);
+			if (sum.full)
+				fprintf(out, "+%" PRIu64, rows[i].freed_at_full_slab);
 		}
 		if (n > shown)
 			fprintf(out, ", %u more caches", n - shown);
@@ -402,17 +410,19 @@ static void json_inferred(const struct sim *s, FILE *out)
 	fprintf(out,
 		"  \"untraced_frees\": {\"at_reuse\": %" PRIu64 ", \"at_teardown\": %" PRIu64
 		", \"beyond_fork\": %" PRIu64 ", \"at_page_free\": %" PRIu64
-		", \"page_frees\": %" PRIu64 ", \"page_frees_before_base\": %" PRIu64
-		", \"caches\": [",
-		sum.reuse, sum.teardown, sum.dup, sum.page, t.page_frees, t.page_frees_before_base);
+		", \"at_full_slab\": %" PRIu64 ", \"page_frees\": %" PRIu64
+		", \"page_frees_before_base\": %" PRIu64 ", \"caches\": [",
+		sum.reuse, sum.teardown, sum.dup, sum.page, sum.full, t.page_frees,
+		t.page_frees_before_base);
 	for (uint32_t i = 0; i < n; i++) {
 		fprintf(out, "%s{\"name\": ", i ? ", " : "");
 		json_str(out, rows[i].name);
 		fprintf(out,
 			", \"at_reuse\": %" PRIu64 ", \"at_teardown\": %" PRIu64
-			", \"beyond_fork\": %" PRIu64 ", \"at_page_free\": %" PRIu64 "}",
+			", \"beyond_fork\": %" PRIu64 ", \"at_page_free\": %" PRIu64
+			", \"at_full_slab\": %" PRIu64 "}",
 			rows[i].freed_at_reuse, rows[i].freed_at_teardown, rows[i].freed_at_dup,
-			rows[i].freed_at_page_free);
+			rows[i].freed_at_page_free, rows[i].freed_at_full_slab);
 	}
 	fprintf(out, "]},\n");
 	free(rows);
