@@ -599,6 +599,12 @@ struct policy_ops {
 	 * 0: either is bound to another (nothing changes); -1: the cache is
 	 * not placed by address. Optional with bound_slab. */
 	int (*bind_slab)(struct policy *p, uint32_t cache, uint64_t real, uint64_t base);
+	/* Whether an allocation at raw pointer real of cache would find no
+	 * model slab for its kernel slab: none bound to it, and no unbound
+	 * slab with a free object where the policy looks for one (SLUB's
+	 * place_unseen, which would make a new slab). Optional with
+	 * bind_slab. */
+	bool (*unseen_needs_slab)(const struct policy *p, uint32_t cache, uint64_t real);
 	/* Number of cache ids (0..n-1), aliases included. */
 	uint32_t (*nr_caches)(const struct policy *p);
 	/* Figures of cache id. For an alias the slab figures are the root's. */

@@ -1386,6 +1386,24 @@ static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uin
 	return sheaves_unpark(k->sh, &ops, cpu, sl, e);
 }
 
+static bool slub_unseen_needs_slab(const struct policy *p, uint32_t cache, uint64_t real)
+{
+	const struct slub *s = (const struct slub *)p;
+	if (cache >= s->nr_caches)
+		return false;
+	const struct cache *k = &s->caches[s->caches[cache].root];
+	uint64_t v;
+	if (!k->place_addr || cache_debug(k) ||
+	    u64map_get(&k->bound, real & ~(slab_bytes(k) - 1), &v))
+		return false;
+	uint32_t looked = 0;
+	for (const struct slab *y = k->partial.head; y && looked < PLACE_PARTIAL_SCAN;
+	     y = y->next, looked++)
+		if (y->freelist >= 0 && !y->bound)
+			return false;
+	return true;
+}
+
 static int slub_bind_slab(struct policy *p, uint32_t cache, uint64_t real, uint64_t base)
 {
 	struct slub *s = (struct slub *)p;
@@ -1734,6 +1752,7 @@ const struct policy_ops slub_ops = {
 	.bound_slab = slub_bound_slab,
 	.unpark_slab = slub_unpark_slab,
 	.bind_slab = slub_bind_slab,
+	.unseen_needs_slab = slub_unseen_needs_slab,
 	.nr_caches = slub_nr_caches,
 	.cache_info = slub_cache_info,
 	.get_slabinfo = slub_get_slabinfo,

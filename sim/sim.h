@@ -395,6 +395,9 @@ struct sim_cache_state {
 	/* ... and at an allocation in a kernel slab the model holds full
 	 * (replay.c infer_full_slab) */
 	uint64_t freed_at_full_slab;
+	/* start objects found parked in sheaves at the start: an allocation
+	 * in a kernel slab the model had no slab for (replay.c start_unseen) */
+	uint64_t start_parked;
 };
 uint32_t sim_nr_caches(const struct sim *s);
 void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *out);

@@ -329,12 +329,12 @@ static void table_untraced(const struct sim *s, FILE *out)
 static uint64_t inferred_total(const struct sim_cache_state *c)
 {
 	return c->freed_at_reuse + c->freed_at_teardown + c->freed_at_dup + c->freed_at_page_free +
-	       c->freed_at_full_slab;
+	       c->freed_at_full_slab + c->start_parked;
 }
 
 /* The frees the replay inferred the trace did not show, by how. */
 struct inferred {
-	uint64_t reuse, teardown, dup, page, full, total;
+	uint64_t reuse, teardown, dup, page, full, parked, total;
 };
 
 /* The frees the replay inferred the trace did not show (sim_cache_state
@@ -354,9 +354,10 @@ static void inferred_rows(const struct sim *s, struct sim_cache_state **rows, ui
 			sum->dup += cs.freed_at_dup;
 			sum->page += cs.freed_at_page_free;
 			sum->full += cs.freed_at_full_slab;
+			sum->parked += cs.start_parked;
 		}
 	}
-	sum->total = sum->reuse + sum->teardown + sum->dup + sum->page + sum->full;
+	sum->total = sum->reuse + sum->teardown + sum->dup + sum->page + sum->full + sum->parked;
 	rows_by(s, inferred_total, rows, n);
 }
 
@@ -380,6 +381,9 @@ static void table_inferred(const struct sim *s, FILE *out)
 			fprintf(out,
 				", %" PRIu64 " start objects in a kernel slab the model held full",
 				sum.full);
+		if (sum.parked)
+			fprintf(out, ", %" PRIu64 " start objects found parked at the start",
+				sum.parked);
 		fputs("):", out);
 		uint32_t shown = n < 8 ? n : 8;
 		for (uint32_t i = 0; i < shown; i++) {
@@ -390,6 +394,8 @@ static void table_inferred(const struct sim *s, FILE *out)
 				fprintf(out, "+%" PRIu64, rows[i].freed_at_page_free);
 			if (sum.full)
 				fprintf(out, "+%" PRIu64, rows[i].freed_at_full_slab);
+			if (sum.parked)
+				fprintf(out, "+%" PRIu64, rows[i].start_parked);
 		}
 		if (n > shown)
 			fprintf(out, ", %u more caches", n - shown);
@@ -410,9 +416,10 @@ static void json_inferred(const struct sim *s, FILE *out)
 	fprintf(out,
 		"  \"untraced_frees\": {\"at_reuse\": %" PRIu64 ", \"at_teardown\": %" PRIu64
 		", \"beyond_fork\": %" PRIu64 ", \"at_page_free\": %" PRIu64
-		", \"at_full_slab\": %" PRIu64 ", \"page_frees\": %" PRIu64
-		", \"page_frees_before_base\": %" PRIu64 ", \"caches\": [",
-		sum.reuse, sum.teardown, sum.dup, sum.page, sum.full, t.page_frees,
+		", \"at_full_slab\": %" PRIu64 ", \"start_parked\": %" PRIu64
+		", \"page_frees\": %" PRIu64 ", \"page_frees_before_base\": %" PRIu64
+		", \"caches\": [",
+		sum.reuse, sum.teardown, sum.dup, sum.page, sum.full, sum.parked, t.page_frees,
 		t.page_frees_before_base);
 	for (uint32_t i = 0; i < n; i++) {
 		fprintf(out, "%s{\"name\": ", i ? ", " : "");
@@ -420,9 +427,10 @@ static void json_inferred(const struct sim *s, FILE *out)
 		fprintf(out,
 			", \"at_reuse\": %" PRIu64 ", \"at_teardown\": %" PRIu64
 			", \"beyond_fork\": %" PRIu64 ", \"at_page_free\": %" PRIu64
-			", \"at_full_slab\": %" PRIu64 "}",
+			", \"at_full_slab\": %" PRIu64 ", \"start_parked\": %" PRIu64 "}",
 			rows[i].freed_at_reuse, rows[i].freed_at_teardown, rows[i].freed_at_dup,
-			rows[i].freed_at_page_free, rows[i].freed_at_full_slab);
+			rows[i].freed_at_page_free, rows[i].freed_at_full_slab,
+			rows[i].start_parked);
 	}
 	fprintf(out, "]},\n");
 	free(rows);

@@ -10,7 +10,9 @@
 # was freed untraced: 16 known objects plus this one would not fit 16
 # slots. It is freed (at_full_slab 1) and its slot taken: 1 page. With the
 # third allocation in another kernel slab (K + 4096) nothing is proven, the
-# sheaf refills from two new slabs: 3 pages. TAP output.  $1 slabsim binary
+# sheaf refills from two new slabs: 3 pages (the start slab is bound to K
+# by the free, so the start_unseen case below does not arise). TAP output.
+#   $1 slabsim binary
 set -u
 # shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
@@ -35,4 +37,20 @@ tap_is "another kernel slab: nothing proven" \
 	"$(printf '%s\n' "$out" | grep '"untraced_frees"' | grep -o '"at_full_slab": [0-9]*' | head -1)" \
 	'"at_full_slab": 0'
 tap_is "another kernel slab: 3 pages" "$(printf '%s\n' "$out" | pages)" '"pages": 3'
+# The start state counts objects parked in sheaves as active
+# (start_unseen): the same start, and one allocation at K + 256, a kernel
+# slab no model slab is bound to, with no unbound slab with a free object
+# in the model. The kernel had a free object in a slab it had not made:
+# the start slab is bound to K and one of its start objects was parked
+# (start_parked 1); the allocation takes it: 1 page, 16 live. Without that
+# the sheaf would refill from two new slabs (3 pages).
+mkdir -p "$tmp/parked/snapshots"
+cp "$cap"/*.txt "$cap"/*.tsv "$tmp/parked/"
+head -2 "$cap/trace.txt" >"$tmp/parked/trace.txt"
+tail -1 "$cap/trace.txt" >>"$tmp/parked/trace.txt"
+out=$("$bin" replay "$tmp/parked" --no-db --format json 2>/dev/null)
+tap_is "a start object found parked" \
+	"$(printf '%s\n' "$out" | grep '"untraced_frees"' | grep -o '"start_parked": [0-9]*' | head -1)" \
+	'"start_parked": 1'
+tap_is "start object found parked: 1 page" "$(printf '%s\n' "$out" | pages)" '"pages": 1'
 tap_done
