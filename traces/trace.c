@@ -1355,7 +1355,7 @@ FAST char *fast_time_event(char *p, uint64_t *t_ns, int *type)
 	p += 2;
 	if (blank(*p)) /* perf script pads the event column */
 		p = skip_pad(p);
-	if (*p == 'k' && p[4] == ':' && LIT_AT(p, "kmem:")) /* perf's "kmem:kmalloc:" */
+	if (p[4] == ':' && LIT_AT(p, "kmem:")) /* perf's "kmem:kmalloc:" */
 		p += 5;
 
 	if (LIT_AT(p, "kmem_cache_")) {
@@ -1451,7 +1451,7 @@ FAST char *fast_alloc_fields(char *p, char *end, struct trace_event *ev)
 
 static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_fields)
 {
-	char *p, *cs, *cs_end, *sym = NULL, *sym_end = NULL, *name = NULL, *name_end = NULL;
+	char *p, *q, *cs, *cs_end, *sym = NULL, *sym_end = NULL, *name = NULL, *name_end = end;
 	uint64_t t_ns, ptr;
 	/* the fields as the line gives them; *ev is written only when the
 	 * line is taken */
@@ -1492,10 +1492,12 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 	 * NULL is "(nil)" in libtraceevent's output (trace-cmd, perf). */
 	if (!LIT_AT(p, " ptr="))
 		return 0;
-	if (p[5] == '(' && LIT_AT(p + 5, "(nil)") && is_end(p[10])) {
+	if ((q = (char *)hex_fast(p + 5, end, &ptr))) {
+		p = q;
+	} else if (LIT_AT(p + 5, "(nil)") && is_end(p[10])) {
 		ptr = 0;
 		p += 10;
-	} else if (!(p = (char *)hex_fast(p + 5, end, &ptr))) {
+	} else {
 		return 0;
 	}
 	/* 6.18 prints kmem_cache_alloc's name= before bytes_req= */
@@ -1508,18 +1510,21 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 			return 0;
 		have_req = true;
 	}
-	if (!name && p[1] == 'n' && LIT_AT(p, " name=")) {
+	if (p != end) { /* name= last (6.1's kmem_cache_free), or not ours */
+		if (name || !LIT_AT(p, " name="))
+			return 0;
 		name = p + 6;
 		p = find_ctl(name, ' ');
+		if (p != end)
+			return 0;
 	}
-	if (p != end || (is_alloc(type) && !have_req))
+	if (is_alloc(type) && !have_req)
 		return 0;
 
-	/* taken: cut the strings as parse_fields() does */
-	if (*cs_end)
-		*cs_end = '\0';
-	if (name_end && *name_end)
-		*name_end = '\0';
+	/* taken: cut the strings as parse_fields() does (cs_end is the blank
+	 * before ptr=, name_end a blank or the line's NUL) */
+	*cs_end = '\0';
+	*name_end = '\0';
 	if (sym)
 		sym_end[-1] = '\0';
 	set_head(ev, type, t_ns, cpu, pid);
