@@ -169,10 +169,12 @@ static int site_memo(struct evarr *a, const struct trace_event *ev, const void *
 		a->ids_of = id_space;
 	}
 	uint32_t i = ev->site_id - 1;
-	struct site_memo *n = grow_to(a->site_map, &a->site_map_cap, i, sizeof(*n), 256);
-	if (!n)
-		return SLABSIM_ENOMEM;
-	a->site_map = n;
+	if (i >= a->site_map_cap) { /* a call: per new site, not per event */
+		struct site_memo *n = grow_to(a->site_map, &a->site_map_cap, i, sizeof(*n), 256);
+		if (!n)
+			return SLABSIM_ENOMEM;
+		a->site_map = n;
+	}
 	struct site_memo *m = &a->site_map[i];
 	if (!m->str) {
 		uint32_t id;

@@ -946,9 +946,11 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 
 /* ---- Fast path for the common layouts ---------------------------------------
  *
- * tracefs and trace-cmd print the slab events with their fields in the
- * kernel's order (call_site= ptr= [bytes_req= bytes_alloc= gfp_flags= [node=
- * [accounted=]]] [name=]), one blank apart. parse_fast() reads such a line
+ * tracefs, trace-cmd and perf script print the slab events with their fields
+ * in the kernel's order (call_site= ptr= [bytes_req= bytes_alloc= gfp_flags=
+ * [node= [accounted=]]] [name=]; 6.18's kmem_cache_alloc has name= before
+ * bytes_req=), one blank apart; perf prefixes the event name with "kmem:", and
+ * trace-cmd and perf print NULL as "(nil)". parse_fast() reads such a line
  * straight through, without the token dispatch of parse_fields(), and gives
  * up (returns 0, line bytes untouched) at anything else, for parse_line() to
  * decide: parse_line() stays the specification. Every byte of the line passes
@@ -1350,7 +1352,11 @@ FAST char *fast_time_event(char *p, uint64_t *t_ns, int *type)
 		frac *= pow10[9 - (p - d)];
 	}
 	*t_ns = sec * 1000000000u + frac;
-	p = skip_blanks(p + 2);
+	p += 2;
+	if (blank(*p)) /* perf script pads the event column */
+		p = skip_pad(p);
+	if (p[4] == ':' && LIT_AT(p, "kmem:")) /* perf's "kmem:kmalloc:" */
+		p += 5;
 
 	if (LIT_AT(p, "kmem_cache_")) {
 		if (LIT_AT(p + 11, "alloc:")) {
@@ -1445,7 +1451,7 @@ FAST char *fast_alloc_fields(char *p, char *end, struct trace_event *ev)
 
 static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_fields)
 {
-	char *p, *cs, *cs_end, *sym = NULL, *sym_end = NULL, *name = NULL;
+	char *p, *q, *cs, *cs_end, *sym = NULL, *sym_end = NULL, *name = NULL, *name_end = end;
 	uint64_t t_ns, ptr;
 	/* the fields as the line gives them; *ev is written only when the
 	 * line is taken */
@@ -1464,7 +1470,10 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 		trace_event_clear_fields(ev);
 		return 1;
 	}
-	p = skip_blanks(p);
+	if (blank(p[1])) /* trace-cmd pads the event name column */
+		p = skip_pad(p + 1);
+	else
+		p++;
 
 	/* trace-cmd's "(sym+off)" before call_site= */
 	if (*p == '(') {
@@ -1479,24 +1488,43 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 	cs = p + 10;
 	p = cs_end = find_ctl(cs, ' ');
 
-	/* Each field: " key=value", p at the blank before the key or at end. */
-	if (!LIT_AT(p, " ptr=") || !(p = (char *)hex_fast(p + 5, end, &ptr)))
+	/* Each field: " key=value", p at the blank before the key or at end.
+	 * NULL is "(nil)" in libtraceevent's output (trace-cmd, perf). */
+	if (!LIT_AT(p, " ptr="))
 		return 0;
+	if ((q = (char *)hex_fast(p + 5, end, &ptr))) {
+		p = q;
+	} else if (LIT_AT(p + 5, "(nil)") && is_end(p[10])) {
+		ptr = 0;
+		p += 10;
+	} else {
+		return 0;
+	}
+	/* 6.18 prints kmem_cache_alloc's name= before bytes_req= */
+	if (p[1] == 'n' && LIT_AT(p, " name=")) {
+		name = p + 6;
+		p = name_end = find_ctl(name, ' ');
+	}
 	if (LIT_AT(p, " bytes_req=")) {
 		if (!(p = fast_alloc_fields(p, end, &f)))
 			return 0;
 		have_req = true;
 	}
-	if (LIT_AT(p, " name=")) {
+	if (p != end) { /* name= last (6.1's kmem_cache_free), or not ours */
+		if (name || !LIT_AT(p, " name="))
+			return 0;
 		name = p + 6;
 		p = find_ctl(name, ' ');
+		if (p != end)
+			return 0;
 	}
-	if (p != end || (is_alloc(type) && !have_req))
+	if (is_alloc(type) && !have_req)
 		return 0;
 
-	/* taken: cut the strings as parse_fields() does */
-	if (*cs_end)
-		*cs_end = '\0';
+	/* taken: cut the strings as parse_fields() does (cs_end is the blank
+	 * before ptr=, name_end a blank or the line's NUL) */
+	*cs_end = '\0';
+	*name_end = '\0';
 	if (sym)
 		sym_end[-1] = '\0';
 	set_head(ev, type, t_ns, cpu, pid);

@@ -13,7 +13,10 @@
 
 static inline uint64_t sat_add(uint64_t a, uint64_t b)
 {
-	return a > SAT_MAX - b ? SAT_MAX : a + b;
+	uint64_t r;
+
+	/* an add and a conditional move (the compare form took five) */
+	return __builtin_add_overflow(a, b, &r) ? SAT_MAX : r;
 }
 
 /* What the text outputs print after a saturated sum. */
