@@ -100,6 +100,7 @@ struct cache {
 	 * addresses lie in) -> the model's slab given to it (place_by_address) */
 	struct u64map bound;
 	bool place_addr; /* place_by_address applies */
+	bool started;	 /* given a start state (prepopulate, start_slab) */
 };
 
 struct slub {
@@ -670,7 +671,8 @@ static void sheaf_flush(void *ctx, uint32_t cpu, const struct sheaf_obj *objs, u
  * capture). So the kernel slab gets its own model slab: the first unbound
  * one on the node partial list with a free object (the start state's
  * untouched partial slabs are there, get_partial_node takes from the head),
- * else a new slab; o goes back to its slab. */
+ * else, for a cache given a start state, a new slab; o goes back to its
+ * slab. */
 static int place_unseen(struct slub *s, struct cache *k, uint32_t cpu, uint64_t key,
 			struct sheaf_obj *o, struct err *e)
 {
@@ -683,6 +685,9 @@ static int place_unseen(struct slub *s, struct cache *k, uint32_t cpu, uint64_t 
 			break;
 		}
 	int32_t idx;
+	if (!w && !k->started)
+		return 0; /* no start state: the kernel slab was one the trace
+			     never showed, not a new one; the object stays */
 	if (w) {
 		idx = pop_free(w);
 		k->partial_free--;
@@ -1639,6 +1644,7 @@ static int slub_prepopulate(struct policy *p, uint32_t id, const struct policy_s
 			       " slabs of %u",
 			       a->name, nr_objs, nr_slabs, k->g.objs_per_slab);
 	uint64_t left = nr_objs, n = 0;
+	k->started = true;
 	for (uint64_t i = 0; i < nr_slabs; i++) {
 		struct slab *sl;
 		int rc = new_slab(s, k, &sl, e);
@@ -1703,6 +1709,7 @@ static int slub_start_slab(struct policy *p, uint32_t id, const struct policy_st
 	int rc = new_slab(s, k, &sl, e);
 	if (rc)
 		return rc;
+	k->started = true;
 	*base = sl->base;
 	for (uint32_t i = 0; i < ss->inuse; i++) {
 		start_obj(k, a, id, sl, &objs[i]);

@@ -488,39 +488,47 @@ static void test_place_by_address(void)
 
 /* place_unseen: an object of a kernel slab the model has not seen, whose
  * allocator's object lies in a slab bound to another kernel slab, gets a
- * slab of its own. maple_node (256 bytes, 16 a slab, sheaves of 32): the
- * first allocation refills the main sheaf from two new slabs (32 objects,
- * both slabs then full, on no list) and takes the last object, of the
- * second slab, which is bound to kernel slab A. The second, of kernel slab
- * C, is given the next object of that same slab: no node partial slab is
- * unbound (there is none), so a third slab is made, C's object is its
- * first, and the sheaf's object goes back to the bound slab. Without
- * addresses both come from the sheaf: 2 pages. */
+ * slab of its own when the cache has a start state. maple_node (256 bytes,
+ * 16 a slab, sheaves of 32): the first allocation refills the main sheaf
+ * from two new slabs (32 objects, both slabs then full, on no list) and
+ * takes the last object, of the second slab, which is bound to kernel slab
+ * A. The second, of kernel slab C, is given the next object of that same
+ * slab: no node partial slab is unbound (there is none), so with a start
+ * state (here an empty one) a third slab is made, C's object is its first,
+ * and the sheaf's object goes back to the bound slab: 3 pages. Without a
+ * start state C is a slab the trace never showed, not a new one: the
+ * object stays, 2 pages, as without addresses. */
 static void test_place_unseen(void)
 {
 	struct fx f;
+	struct err e;
 	const uint64_t A = UINT64_C(0xffff888100000000), C = A + 8192;
-	for (int with = 0; with < 2; with++) {
+	static const char *const what[] = {"no addresses", "addresses, no start state",
+					   "addresses and a start state"};
+	for (int v = 0; v < 3; v++) {
+		char name[96];
 		fx_setup(&f, POLICY_KERNEL_6_18, 0);
 		uint32_t id = fx_cache(&f, "maple_node", 256, 256);
-		struct policy_obj a = fx_alloc_at(&f, id, 0, with ? A : 0);
-		struct policy_obj c = fx_alloc_at(&f, id, 0, with ? C + 512 : 0);
-		struct policy_cache_info ci = fx_info(&f, id);
-		if (with) {
-			CHECK("addresses: C's object not in A's slab",
-			      (a.addr & ~UINT64_C(4095)) != (c.addr & ~UINT64_C(4095)));
-			CHECK_EQ_U64("addresses: 3 pages", ci.nr_pages, 3);
-			CHECK_EQ_U64("addresses: 30 parked", ci.parked_objects, 30);
-		} else {
-			CHECK_EQ_U64("no addresses: both from one slab", a.addr & ~UINT64_C(4095),
-				     c.addr & ~UINT64_C(4095));
-			CHECK_EQ_U64("no addresses: 2 pages", ci.nr_pages, 2);
-			CHECK_EQ_U64("no addresses: 30 parked", ci.parked_objects, 30);
+		if (v == 2) {
+			struct policy_start st = {0};
+			struct policy_obj none[1];
+			uint64_t nr;
+			if (f.ops->prepopulate(f.p, id, &st, none, &nr, &e))
+				printf("# prepopulate failed: %s\n", e.msg);
 		}
-		CHECK_EQ_U64(with ? "addresses: 2 live" : "no addresses: 2 live", ci.inuse_objects,
-			     2);
-		fx_check(&f, with ? "addresses: unseen slab, model consistent"
-				  : "no addresses: model consistent");
+		struct policy_obj a = fx_alloc_at(&f, id, 0, v ? A : 0);
+		struct policy_obj c = fx_alloc_at(&f, id, 0, v ? C + 512 : 0);
+		struct policy_cache_info ci = fx_info(&f, id);
+		bool apart = (a.addr & ~UINT64_C(4095)) != (c.addr & ~UINT64_C(4095));
+		snprintf(name, sizeof(name), "%s: C's object %s A's slab", what[v],
+			 v == 2 ? "not in" : "in");
+		CHECK(name, v == 2 ? apart : !apart);
+		snprintf(name, sizeof(name), "%s: %d pages", what[v], v == 2 ? 3 : 2);
+		CHECK_EQ_U64(name, ci.nr_pages, v == 2 ? 3 : 2);
+		snprintf(name, sizeof(name), "%s: 30 parked, 2 live", what[v]);
+		CHECK(name, ci.parked_objects == 30 && ci.inuse_objects == 2);
+		snprintf(name, sizeof(name), "%s: model consistent", what[v]);
+		fx_check(&f, name);
 		f.ops->destroy(f.p);
 	}
 }
