@@ -121,7 +121,8 @@ struct evinfo {
 	struct tep_format_field *call_site, *ptr, *bytes_req, *bytes_alloc, *gfp_flags, *node,
 		*accounted;
 	struct tep_format_field *pfn, *order; /* mm_page_free */
-	bool has_name;			 /* a name field (read with tep_get_field_raw) */
+	struct tep_format_field *name;	      /* the cache's name (a __string) */
+	struct tep_format_field *buf;	      /* the print event's text */
 	bool accounted_in_fmt;		 /* accounted= printed from gfp_flags, no field */
 	bool site_hex_0x;		 /* call_site printed by %pS/%p: "0x..." when unresolved */
 	struct tep_print_arg *gfp_table; /* the __print_flags of gfp_flags, or NULL */
@@ -140,7 +141,8 @@ struct evinfo {
 #define SITE_CACHE 4096
 struct site_slot {
 	uint64_t addr;
-	char *str; /* NULL: empty */
+	char *str;	 /* NULL: empty */
+	int32_t wire_id; /* its id on the pipe (put_msg), -1 not sent yet */
 };
 
 struct tdlib {
@@ -158,6 +160,7 @@ struct tdlib {
 	int ninfo;
 	uint64_t records;
 	char site[SITE_MAX];
+	int32_t *site_wire; /* the wire id of the last call_site returned, or NULL */
 	char name[SITE_MAX];
 	struct site_slot *sites; /* SITE_CACHE */
 	char *text;		 /* marker text */
@@ -276,15 +279,20 @@ static uint64_t flag_value(const struct tep_print_flag_sym *f)
 
 static uint32_t named_gfp(const char *s);
 
+/* By the record's type id: what the id is was found once, so a record
+ * costs one read of its type field, not libtraceevent's event search. */
 static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 {
-	struct tep_event *ev = tep_find_event_by_record(d->tep, rec);
+	int id = tep_data_type(d->tep, rec);
+	struct tep_event *ev;
 	struct evinfo *x;
-	int id, t;
+	int t;
 
-	if (!ev || ev->id < 0)
+	if (id >= 0 && id < d->ninfo && d->info[id].kind != K_UNKNOWN)
+		return &d->info[id];
+	ev = tep_find_event(d->tep, id);
+	if (!ev || ev->id < 0 || ev->id != id)
 		return NULL;
-	id = ev->id;
 	if (id >= d->ninfo) {
 		int n = id + 64;
 		struct evinfo *v = realloc(d->info, (size_t)n * sizeof(*v));
@@ -300,6 +308,7 @@ static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 	x->kind = K_OTHER;
 	if (ev->system && strcmp(ev->system, "ftrace") == 0 && strcmp(ev->name, "print") == 0) {
 		x->kind = K_PRINT;
+		x->buf = tep_find_field(ev, "buf");
 		return x;
 	}
 	if (!ev->system || strcmp(ev->system, "kmem") != 0)
@@ -323,7 +332,7 @@ static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 	x->gfp_flags = tep_find_field(ev, "gfp_flags");
 	x->node = tep_find_field(ev, "node");
 	x->accounted = tep_find_field(ev, "accounted");
-	x->has_name = tep_find_field(ev, "name") != NULL;
+	x->name = tep_find_field(ev, "name");
 	const char *fmt = ev->print_fmt.format ? ev->print_fmt.format : "";
 	x->accounted_in_fmt = !x->accounted && strstr(fmt, "accounted=") && x->gfp_flags;
 	x->site_hex_0x = strstr(fmt, "call_site=%p") != NULL;
@@ -419,8 +428,11 @@ static const char *call_site(struct tdlib *d, const struct evinfo *x, uint64_t s
 		d->sites ? &d->sites[(site * UINT64_C(0x9e3779b97f4a7c15)) >> 52] : NULL;
 	const char *fn;
 
-	if (slot && slot->str && slot->addr == site)
+	d->site_wire = NULL;
+	if (slot && slot->str && slot->addr == site) {
+		d->site_wire = &slot->wire_id;
 		return slot->str;
+	}
 	fn = tep_find_function(d->tep, site);
 	if (fn)
 		(void)snprintf(d->site, sizeof(d->site), "%s+0x%x", fn,
@@ -434,37 +446,54 @@ static const char *call_site(struct tdlib *d, const struct evinfo *x, uint64_t s
 			free(slot->str);
 			slot->str = str;
 			slot->addr = site;
+			slot->wire_id = -1;
+			d->site_wire = &slot->wire_id;
 			return str;
 		}
 	}
 	return d->site;
 }
 
-/* A string field of rec, or NULL; *len: the bytes it may have. A dynamic
- * string (__string) through libtraceevent; a flexible array at the end of
- * the record ("char buf[]", size 0: the print event's) to the record's end. */
-static const char *str_field(struct tdlib *d, struct tep_record *rec, const char *name, int *len)
+/* A string field f of rec, or NULL; *len: the bytes it may have. A flexible
+ * array at the end of the record ("char buf[]", size 0: the print event's)
+ * runs to the record's end. A dynamic one (__string, "__data_loc") holds a
+ * 32-bit word: the string's offset in its low 16 bits, its length in the
+ * high 16; the offset counts from the record's start, or, when the format
+ * marks the field "__rel_loc", from the end of the field itself. Read here
+ * rather than through tep_get_field_raw, which looks the field up by name
+ * at every record. */
+static const char *str_field(struct tep_format_field *f, struct tep_record *rec, int *len)
 {
-	struct tep_event *ev = tep_find_event_by_record(d->tep, rec);
-	struct tep_format_field *f = ev ? tep_find_field(ev, name) : NULL;
+	unsigned long long loc;
+	long off, n;
 
-	if (!f)
+	if (!f || f->offset < 0 || f->offset > rec->size)
 		return NULL;
-	if (!(f->flags & TEP_FIELD_IS_DYNAMIC) && f->size == 0) {
-		if (f->offset < 0 || f->offset > rec->size)
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC)) {
+		if (f->size != 0)
 			return NULL;
 		*len = rec->size - f->offset;
 		return (const char *)rec->data + f->offset;
 	}
-	return tep_get_field_raw(NULL, ev, name, rec, len, 0);
+	if (f->offset + f->size > rec->size || tep_read_number_field(f, rec->data, &loc))
+		return NULL;
+	off = (long)(loc & 0xffff);
+	n = (long)((loc >> 16) & 0xffff);
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		off += f->offset + f->size;
+	if (off > rec->size || n > rec->size - off)
+		return NULL;
+	*len = (int)n;
+	return (const char *)rec->data + off;
 }
 
 /* The marker text as the text parser reads it off the report line: the
  * buffer up to its first newline, without leading and trailing blanks. */
-static int marker_text(struct tdlib *d, struct tep_record *rec, const char **text)
+static int marker_text(struct tdlib *d, const struct evinfo *x, struct tep_record *rec,
+		       const char **text)
 {
 	int len = 0;
-	const char *s = str_field(d, rec, "buf", &len);
+	const char *s = str_field(x->buf, rec, &len);
 	size_t n = 0;
 
 	if (s && len > 0) {
@@ -543,9 +572,9 @@ static int slab_event(struct tdlib *d, struct evinfo *x, struct tep_record *rec,
 		ev->node = (int32_t)v;
 	if (read_num(x->call_site, rec, &v))
 		ev->call_site = call_site(d, x, v);
-	if (x->has_name) {
+	if (x->name) {
 		int len = 0;
-		const char *s = str_field(d, rec, "name", &len);
+		const char *s = str_field(x->name, rec, &len);
 		if (s && len >= 0) {
 			/* the text parser's name= token ends at a blank */
 			size_t n = strnlen(s, (size_t)len);
@@ -586,6 +615,7 @@ static int lib_next(struct tdlib *d, struct trace_event *ev, enum trace_line_kin
 		tracecmd_free_record(d->cur);
 		d->cur = NULL;
 	}
+	d->site_wire = NULL;
 	*lost = 0;
 	if (!d->header_done) { /* "cpus=N" */
 		d->header_done = true;
@@ -629,7 +659,7 @@ static int lib_next(struct tdlib *d, struct trace_event *ev, enum trace_line_kin
 	case K_PRINT:
 		*kind = TRACE_LINE_EVENT;
 		ev->type = TRACE_EV_MARKER;
-		if (marker_text(d, rec, &ev->text))
+		if (marker_text(d, x, rec, &ev->text))
 			return SLABSIM_ENOMEM;
 		return 1;
 	case K_SLAB:
@@ -824,8 +854,11 @@ static bool put(FILE *f, const void *p, size_t n)
 }
 
 /* sent: the call_site and name strings sent so far, NULL to send all
- * whole (the messages before the records). */
-static bool put_msg(FILE *f, struct wire *w, const char *const str[4], struct strtab *sent)
+ * whole (the messages before the records). site_id: NULL, or where the
+ * call-site cache keeps str[0]'s id (-1 not known yet): a site seen before
+ * costs no hashing of its string. */
+static bool put_msg(FILE *f, struct wire *w, const char *const str[4], struct strtab *sent,
+		    int32_t *site_id)
 {
 	bool whole[4];
 	for (int i = 0; i < 4; i++) {
@@ -834,8 +867,15 @@ static bool put_msg(FILE *f, struct wire *w, const char *const str[4], struct st
 		uint32_t id, n = sent && i < WIRE_INTERNED ? sent[i].n : 0;
 		if (!sent || i >= WIRE_INTERNED || !str[i])
 			continue;
+		if (i == 0 && site_id && *site_id >= 0) {
+			w->len[0] = -2 - *site_id;
+			whole[0] = false;
+			continue;
+		}
 		if (strtab_intern(&sent[i], str[i], &id))
 			return false;
+		if (i == 0 && site_id && id <= INT32_MAX - 2)
+			*site_id = (int32_t)id;
 		if (id < n) { /* sent before */
 			w->len[i] = -2 - (int32_t)id;
 			whole[i] = false;
@@ -884,7 +924,7 @@ static void child_main(int fd, const char *path, FILE *out, uint32_t skip_fields
 		w.ev.ptr = lib_buffer_lost(d, &w.lost);
 	}
 	const char *open_str[4] = {NULL, NULL, NULL, rc ? e.msg : NULL};
-	if (!put_msg(out, &w, open_str, NULL) || rc)
+	if (!put_msg(out, &w, open_str, NULL, NULL) || rc)
 		goto out;
 	for (uint32_t n = 0;; n++) {
 		enum trace_line_kind kind = TRACE_LINE_EVENT;
@@ -898,7 +938,7 @@ static void child_main(int fd, const char *path, FILE *out, uint32_t skip_fields
 			/* the end: what the file's statistics say it should have given */
 			w.rc = WIRE_END;
 			w.kind = lib_unread(d, &w.ev.bytes_req, &w.ev.bytes_alloc);
-			(void)put_msg(out, &w, (const char *const[4]){NULL, NULL, NULL, NULL},
+			(void)put_msg(out, &w, (const char *const[4]){NULL, NULL, NULL, NULL}, NULL,
 				      NULL);
 			break;
 		}
@@ -906,12 +946,14 @@ static void child_main(int fd, const char *path, FILE *out, uint32_t skip_fields
 		w.kind = (int32_t)kind;
 		ev_to_wire(&ev, &w.ev);
 		const char *str[4] = {NULL, NULL, NULL, rc < 0 ? msg : NULL};
+		int32_t *site_id = NULL;
 		if (rc == 1 && kind == TRACE_LINE_EVENT) {
 			str[0] = ev.call_site;
 			str[1] = ev.name;
 			str[2] = ev.text;
+			site_id = ev.call_site ? d->site_wire : NULL;
 		}
-		if (!put_msg(out, &w, str, sent) || rc == SLABSIM_ENOMEM)
+		if (!put_msg(out, &w, str, sent, site_id) || rc == SLABSIM_ENOMEM)
 			break;
 	}
 out:
