@@ -102,6 +102,9 @@ struct datfile {
 	uint64_t sec_header, sec_ftrace, sec_events, sec_kallsyms;
 	bool have_buffer;
 	bool unsupported;
+#ifdef SLABSIM_HAVE_ZSTD
+	ZSTD_DCtx *zctx; /* one for all chunks: ZSTD_decompress makes one per call */
+#endif
 };
 
 static uint64_t rd(struct cur *c, size_t w)
@@ -402,13 +405,15 @@ static int read_options(struct datfile *d, struct cur *c, uint64_t *next)
 
 /* ---- Version 7 sections ------------------------------------------------------ */
 
-static int decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want)
+static int decompress(struct datfile *d, const uint8_t *src, size_t n, uint8_t *dst, size_t want)
 {
 #ifdef SLABSIM_HAVE_ZSTD
-	size_t r = ZSTD_decompress(dst, want, src, n);
+	if (!d->zctx && !(d->zctx = ZSTD_createDCtx()))
+		return -1;
+	size_t r = ZSTD_decompressDCtx(d->zctx, dst, want, src, n);
 	return !ZSTD_isError(r) && r == want ? 0 : -1;
 #else
-	(void)src, (void)n, (void)dst, (void)want;
+	(void)d, (void)src, (void)n, (void)dst, (void)want;
 	return -1;
 #endif
 }
@@ -443,7 +448,7 @@ static int open_section(struct datfile *d, uint64_t off, uint16_t want, struct c
 	if (!(b[d->nbufs] = malloc((size_t)usize + 1)))
 		return SLABSIM_ENOMEM;
 	uint8_t *u = b[d->nbufs++];
-	if (decompress(cdata, csize, u, usize))
+	if (decompress(d, cdata, csize, u, usize))
 		return 0;
 	*c = (struct cur){.p = u, .n = usize, .big = d->big};
 	return 0;
@@ -629,6 +634,9 @@ void datfile_close(struct datfile *d)
 	free(d->cpustats);
 	if (d->map)
 		munmap((void *)d->map, d->size);
+#ifdef SLABSIM_HAVE_ZSTD
+	ZSTD_freeDCtx(d->zctx);
+#endif
 	free(d);
 }
 
@@ -697,7 +705,7 @@ static int next_chunk(struct datfile *d, struct cpu *u)
 		u->chunk = b;
 		u->chunk_cap = usize;
 	}
-	if (usize && decompress(src, csize, u->chunk, usize))
+	if (usize && decompress(d, src, csize, u->chunk, usize))
 		return -1;
 	u->chunks--;
 	u->next = c.off;

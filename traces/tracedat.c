@@ -113,10 +113,6 @@ const char *__lsan_default_suppressions(void)
  * header: the per-CPU ring-buffer statistics the file stores ("CPU: 0\n
  * entries: ...\noverrun: ..."), NULL when it stores none. */
 const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
-/* Exported the same way: how libtracecmd reads the file's symbol table
- * (its own line format; the in-process reader must resolve call sites
- * exactly as it does). It cuts the text into lines in place. */
-void tracecmd_parse_proc_kallsyms(struct tep_handle *tep, char *file, unsigned int size);
 
 #define MSG_MAX	   256
 #define SITE_MAX   256
@@ -183,6 +179,10 @@ struct tdlib {
 	struct kbuffer **kb;
 	struct tep_record *recs;
 	int taken, bad_cpu;
+	bool big_endian; /* the file's byte order */
+	/* in process: the common type and pid fields (one layout for all
+	 * events), read here instead of by tep_data_type/tep_data_pid */
+	struct tep_format_field *f_type, *f_pid;
 	size_t data_off, data_max; /* a page's events: [data_off, data_off + data_max) */
 };
 
@@ -234,6 +234,7 @@ static int lib_open(int fd, const char *path, struct tdlib **out, struct err *e)
 			      "trace.dat: libtracecmd cannot read its data (truncated?)");
 	}
 	d->tep = tracecmd_get_tep(d->h);
+	d->big_endian = d->tep && tep_is_file_bigendian(d->tep);
 	d->ncpu = d->tep ? tep_get_cpus(d->tep) : 0;
 	if (d->ncpu < 0)
 		d->ncpu = 0;
@@ -309,9 +310,15 @@ static uint32_t named_gfp(const char *s);
 
 /* By the record's type id: what the id is was found once, so a record
  * costs one read of its type field, not libtraceevent's event search. */
+static inline bool read_num(const struct tdlib *d, const struct tep_format_field *f,
+			    const struct tep_record *rec, uint64_t *v);
+
 static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 {
-	int id = tep_data_type(d->tep, rec);
+	uint64_t type;
+	int id = !d->f_type			      ? tep_data_type(d->tep, rec)
+		 : read_num(d, d->f_type, rec, &type) ? (int)type
+						      : -1;
 	struct tep_event *ev;
 	struct evinfo *x;
 	int t;
@@ -444,12 +451,41 @@ static uint32_t gfp_bits(struct evinfo *x, uint64_t val)
 	return bits;
 }
 
-static bool read_num(struct tep_format_field *f, struct tep_record *rec, uint64_t *v)
+/* A number field of rec, in the file's byte order, as an unsigned value of
+ * the field's size (tep_read_number_field's result, without its calls): a
+ * field the record does not hold is missing. */
+static inline bool read_num(const struct tdlib *d, const struct tep_format_field *f,
+			    const struct tep_record *rec, uint64_t *v)
 {
-	unsigned long long x;
+	const uint8_t *p;
+	uint64_t x = 0;
 
-	if (!f || tep_read_number_field(f, rec->data, &x))
+	if (!f || f->offset < 0 || f->size > rec->size || f->offset > rec->size - f->size)
 		return false;
+	p = (const uint8_t *)rec->data + f->offset;
+	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+		return false;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (!d->big_endian) { /* the usual case: one load */
+		if (f->size == 8) {
+			memcpy(&x, p, 8);
+		} else if (f->size == 4) {
+			uint32_t y;
+			memcpy(&y, p, 4);
+			x = y;
+		} else if (f->size == 2) {
+			uint16_t y;
+			memcpy(&y, p, 2);
+			x = y;
+		} else {
+			x = p[0];
+		}
+		*v = x;
+		return true;
+	}
+#endif
+	for (int i = 0; i < f->size; i++)
+		x |= (uint64_t)p[d->big_endian ? f->size - 1 - i : i] << (8 * i);
 	*v = x;
 	return true;
 }
@@ -576,33 +612,33 @@ static int slab_event(struct tdlib *d, struct evinfo *x, struct tep_record *rec,
 		return 1;
 	if (x->type == TRACE_EV_PAGE_FREE) { /* trace.h: physical address, length */
 		uint64_t order;
-		if (!read_num(x->pfn, rec, &ev->ptr))
+		if (!read_num(d, x->pfn, rec, &ev->ptr))
 			return missing(msg, "pfn", x->type);
-		if (!read_num(x->order, rec, &order))
+		if (!read_num(d, x->order, rec, &order))
 			return missing(msg, "order", x->type);
 		ev->ptr <<= 12;
 		ev->bytes_alloc = UINT64_C(4096) << (order < 20 ? order : 20);
 		return 1;
 	}
-	if (!read_num(x->ptr, rec, &ev->ptr))
+	if (!read_num(d, x->ptr, rec, &ev->ptr))
 		return missing(msg, "ptr", x->type);
-	if (alloc && !read_num(x->bytes_req, rec, &ev->bytes_req))
+	if (alloc && !read_num(d, x->bytes_req, rec, &ev->bytes_req))
 		return missing(msg, "bytes_req", x->type);
-	if (alloc && !read_num(x->bytes_alloc, rec, &ev->bytes_alloc))
+	if (alloc && !read_num(d, x->bytes_alloc, rec, &ev->bytes_alloc))
 		return missing(msg, "bytes_alloc", x->type);
-	if (read_num(x->gfp_flags, rec, &v)) {
+	if (read_num(d, x->gfp_flags, rec, &v)) {
 		ev->gfp = gfp_bits(x, v);
 		if (x->accounted_in_fmt)
 			ev->accounted = x->account_bit && (v & x->account_bit) == x->account_bit;
 	}
-	if (read_num(x->accounted, rec, &v))
+	if (read_num(d, x->accounted, rec, &v))
 		ev->accounted = v != 0;
 	if (ev->accounted == 1 && !(ev->gfp & TRACE_GFP_ACCOUNT))
 		ev->gfp |= TRACE_GFP_ACCOUNT |
 			   ((ev->gfp & TRACE_GFP_KNOWN) ? TRACE_GFP_ACCOUNT_ONLY : 0);
-	if (read_num(x->node, rec, &v))
+	if (read_num(d, x->node, rec, &v))
 		ev->node = (int32_t)v;
-	if (read_num(x->call_site, rec, &v))
+	if (read_num(d, x->call_site, rec, &v))
 		ev->call_site = call_site(d, x, v);
 	if (x->name) {
 		int len = 0;
@@ -688,7 +724,10 @@ static int lib_next(struct tdlib *d, struct trace_event *ev, enum trace_line_kin
 	/* report prints microseconds, rounded */
 	ev->t_ns = (rec->ts + 500) / 1000 * 1000;
 	ev->cpu = (uint32_t)rec->cpu;
-	ev->pid = tep_data_pid(d->tep, rec);
+	uint64_t pid;
+	ev->pid = !d->f_pid			     ? tep_data_pid(d->tep, rec)
+		  : read_num(d, d->f_pid, rec, &pid) ? (int)pid
+						     : -1;
 	trace_event_clear_fields(ev);
 	ev->text = NULL;
 	ev->line = 0;
@@ -898,6 +937,69 @@ static bool formats_ok(const struct datfile *df)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+/* The file's symbol table into tep, as libtracecmd 1.3 reads it (the call
+ * sites must resolve alike), without its sscanf per line (a tenth of the
+ * CPU time of a replay when the whole 5 MiB table is stored): each line is
+ * an address of up to 16 hex digits, a type letter, a name and, after a
+ * tab, "[module]"; empty lines are skipped, the first line without an
+ * address, type and name ends the table; absolute symbols (type A or a,
+ * per-CPU offsets on x86-64) and names starting with '$' (ARM mapping
+ * symbols) are left out. text is cut in place. */
+static void parse_kallsyms(struct tep_handle *tep, char *text)
+{
+	char *next;
+	for (char *line = text; *line; line = next) {
+		char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : line + strlen(line);
+		if (nl)
+			*nl = '\0';
+		if (!*line)
+			continue;
+		char *p = line;
+		unsigned long long addr = 0;
+		int digits = 0;
+		while (is_blank(*p))
+			p++;
+		for (; digits < 16 && is_hex(*p); digits++, p++)
+			addr = addr * 16 + (unsigned)(*p <= '9'	  ? *p - '0'
+						      : *p <= 'F' ? *p - 'A' + 10
+								  : *p - 'a' + 10);
+		while (is_blank(*p))
+			p++;
+		char type = *p;
+		if (!digits || !type)
+			return;
+		p++;
+		while (is_blank(*p))
+			p++;
+		char *func = p, *mod = NULL;
+		while (*p && !is_blank(*p))
+			p++;
+		if (p == func)
+			return;
+		if (p[0] == '\t' && p[1] == '[' && p[2] && !is_blank(p[2])) {
+			char *m = p + 2, *e = m;
+			while (*e && !is_blank(*e))
+				e++;
+			e[-1] = '\0'; /* the ']' */
+			mod = m;
+		}
+		*p = '\0';
+		if (func[0] != '$' && type != 'A' && type != 'a')
+			(void)tep_register_function(tep, func, addr, mod);
+	}
+}
+
 /* cpu's next record into d->recs[cpu] (d->next[cpu] NULL at its end): 1,
  * 0 at the end, -1 on a corrupt page (its header or an event past its
  * end: not something trace-cmd writes). */
@@ -975,7 +1077,8 @@ static int fast_open(int fd, const char *path, struct tdlib **out, struct err *e
 	if (!d->path || !d->tep || !d->next || !d->got || !d->sites || !d->kb || !d->recs)
 		goto nomem;
 	tep_set_loglevel(TEP_LOG_NONE);
-	tep_set_file_bigendian(d->tep, datfile_big_endian(df) ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	d->big_endian = datfile_big_endian(df);
+	tep_set_file_bigendian(d->tep, d->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(d->tep, TEP_LITTLE_ENDIAN);
 	tep_set_long_size(d->tep, datfile_long_size(df));
 	tep_set_page_size(d->tep, datfile_page_size(df));
@@ -989,10 +1092,20 @@ static int fast_open(int fd, const char *path, struct tdlib **out, struct err *e
 		return 1;
 	}
 	d->data_off = 8 + (size_t)ls;
+	struct tep_event *first =
+		tep_get_events_count(d->tep) > 0 ? tep_get_event(d->tep, 0) : NULL;
+	if (first) {
+		d->f_type = tep_find_common_field(first, "common_type");
+		d->f_pid = tep_find_common_field(first, "common_pid");
+	}
+	if (!d->f_type || !d->f_pid) {
+		lib_close(d);
+		return 1;
+	}
 	d->data_max = (size_t)datfile_page_size(df) - d->data_off;
 	const char *ks = datfile_kallsyms(df);
 	if (ks)
-		tracecmd_parse_proc_kallsyms(d->tep, (char *)ks, (unsigned)strlen(ks));
+		parse_kallsyms(d->tep, (char *)ks);
 	for (int cpu = 0; cpu < d->ncpu; cpu++) {
 		d->kb[cpu] = kbuffer_alloc(ls == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 					   datfile_big_endian(df) ? KBUFFER_ENDIAN_BIG
@@ -1385,10 +1498,14 @@ int tracedat_open(int fd, const char *path, uint32_t skip_fields, struct traceda
 static int fast_next(struct tracedat *d, struct trace_event *ev, enum trace_line_kind *kind,
 		     uint64_t *lost, uint32_t skip_fields, char *msg)
 {
-	char m[MSG_MAX] = "";
-	memset(ev, 0, sizeof(*ev));
+	char m[MSG_MAX];
 	*kind = TRACE_LINE_EVENT;
+	m[0] = '\0';
+	/* lib_next sets every field of a record's ev; a header or a note of
+	 * lost events has none */
 	int rc = lib_next(d->fast, ev, kind, lost, skip_fields, m);
+	if (*kind == TRACE_LINE_HEADER || *kind == TRACE_LINE_LOST)
+		memset(ev, 0, sizeof(*ev));
 	if (rc == 0 && d->fast->bad_cpu >= 0)
 		return err_at(&d->fatal, SLABSIM_EINPUT, d->path, 0,
 			      "trace.dat: a corrupt ring-buffer page of CPU %d after %" PRIu64
