@@ -699,12 +699,14 @@ static int next_chunk(struct datfile *d, struct cpu *u)
 	if (c.bad || usize % (uint32_t)d->page_size)
 		return -1;
 	if (usize > u->chunk_cap) {
-		uint8_t *b = realloc(u->chunk, usize);
+		/* with PAD zero bytes after it, as a page handed out has */
+		uint8_t *b = realloc(u->chunk, (size_t)usize + PAD);
 		if (!b)
 			return -1;
 		u->chunk = b;
 		u->chunk_cap = usize;
 	}
+	memset(u->chunk + usize, 0, PAD);
 	if (usize && decompress(d, src, csize, u->chunk, usize))
 		return -1;
 	u->chunks--;
@@ -729,8 +731,10 @@ int datfile_next_page(struct datfile *d, int cpu, const uint8_t **page)
 			if (r <= 0)
 				return r;
 		}
-		src = u->chunk + u->chunk_at;
+		/* decompressed memory is ours: handed out in place */
+		*page = u->chunk + u->chunk_at;
 		u->chunk_at += ps;
+		return 1;
 	} else {
 		if (u->next >= u->off + u->size)
 			return 0;
