@@ -59,6 +59,11 @@ enum {
 /* Page padding: libtraceevent's kbuffer reads an event's header words
  * before it knows the event's length. */
 #define PAD 64
+/* The largest uncompressed section and data chunk believed: a corrupt size
+ * must not become an allocation of gigabytes (trace-cmd writes sections of
+ * a few MiB and chunks of a few pages). */
+#define SECTION_MAX (256u << 20)
+#define CHUNK_MAX   (64u << 20)
 
 /* What is being read: [p, p + n), at off. */
 struct cur {
@@ -439,7 +444,7 @@ static int open_section(struct datfile *d, uint64_t off, uint16_t want, struct c
 	struct cur z = {.p = data, .n = (size_t)size, .big = d->big};
 	uint32_t csize = (uint32_t)rd(&z, 4), usize = (uint32_t)rd(&z, 4);
 	const uint8_t *cdata = rd_bytes(&z, csize);
-	if (z.bad || !d->compressed)
+	if (z.bad || !d->compressed || usize > SECTION_MAX)
 		return 0;
 	uint8_t **b = realloc(d->bufs, (d->nbufs + 1) * sizeof(*b));
 	if (!b)
@@ -696,7 +701,7 @@ static int next_chunk(struct datfile *d, struct cpu *u)
 	struct cur c = {.p = d->map, .n = d->size, .off = (size_t)u->next, .big = d->big};
 	uint32_t csize = (uint32_t)rd(&c, 4), usize = (uint32_t)rd(&c, 4);
 	const uint8_t *src = rd_bytes(&c, csize);
-	if (c.bad || usize % (uint32_t)d->page_size)
+	if (c.bad || usize % (uint32_t)d->page_size || usize > CHUNK_MAX)
 		return -1;
 	if (usize > u->chunk_cap) {
 		/* with PAD zero bytes after it, as a page handed out has */
