@@ -644,12 +644,14 @@ static int slab_event(struct tdlib *d, struct evinfo *x, struct tep_record *rec,
 		int len = 0;
 		const char *s = str_field(x->name, rec, &len);
 		if (s && len >= 0) {
-			/* the text parser's name= token ends at a blank */
-			size_t n = strnlen(s, (size_t)len);
-			n = n < sizeof(d->name) - 1 ? n : sizeof(d->name) - 1;
-			memcpy(d->name, s, n);
+			/* the text parser's name= token ends at a blank; one pass
+			 * (a memcpy of a dozen bytes was a quarter of lib_next) */
+			size_t n = 0, max = sizeof(d->name) - 1;
+			if ((size_t)len < max)
+				max = (size_t)len;
+			for (; n < max && s[n] && s[n] != ' ' && s[n] != '\t'; n++)
+				d->name[n] = s[n];
 			d->name[n] = '\0';
-			d->name[strcspn(d->name, " \t")] = '\0';
 			ev->name = d->name;
 		}
 	}
