@@ -10,10 +10,12 @@ set -eu
 # traces and trace.dat (traces/tracedat.c; libtracecmd.pc requires
 # libtracefs; trace-cmd makes the test's report text)
 # libxxhash-dev: the trace identity (XXH3, sim/run/run.c)
+# libzstd-dev: compressed trace.dat read in process (traces/datfile.c;
+# without it such files go through libtracecmd, slower)
 # file: tests/analysis/study.sh checks what the report's files are
 # make: tests/capture/build-kernel.sh runs build-kernel over a fake kernel
 # tree (its Makefile answers tinyconfig, olddefconfig, bzImage)
-pkgs="gcc libc6-dev pkg-config meson ninja-build libgsl-dev libsqlite3-dev sqlite3 gnuplot-nox gzip xz-utils zstd parallel clang libclang-rt-14-dev slurm-wlm munge bzip2 libtracecmd-dev libtraceevent-dev libtracefs-dev trace-cmd libxxhash-dev groff-base file make"
+pkgs="gcc libc6-dev pkg-config meson ninja-build libgsl-dev libsqlite3-dev sqlite3 gnuplot-nox gzip xz-utils zstd parallel clang libclang-rt-14-dev slurm-wlm munge bzip2 libtracecmd-dev libtraceevent-dev libtracefs-dev trace-cmd libxxhash-dev libzstd-dev groff-base file make"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

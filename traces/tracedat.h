@@ -21,8 +21,9 @@ bool tracedat_supported(void);
 
 /* Open the trace.dat at fd (seekable, positioned anywhere; owned from here
  * on: closed by tracedat_close, or here on failure). path names it in
- * messages. libtracecmd reads it in a child process (tracedat.c says why):
- * a crash there is an input error, not ours. skip_fields as in trace_opts,
+ * messages. A file of the usual shape is read in process (datfile.h says
+ * which); any other, libtracecmd reads in a child process (tracedat.c says
+ * why): a crash there is an input error, not ours. skip_fields as in trace_opts,
  * for every record. OUT: *out. Errors: SLABSIM_EINPUT (not a trace.dat
  * libtracecmd can read: truncated, a version it does not know, a file that
  * crashed it), SLABSIM_EIO (no pipe or process), SLABSIM_ENOMEM. */

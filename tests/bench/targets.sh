@@ -138,6 +138,14 @@ if want dat; then
 	[ -n "$report" ] || die "-D needs -T (the trace.dat's trace-cmd report text)"
 	run dat "$S" replay "$dat" --no-db
 	run txt "$S" replay "$report" --no-db
+	if awk -v t="$txt_cpu" 'BEGIN { exit !(t < 0.1) }'; then
+		# below GNU time's 10 ms: each measured over 50 runs in one shell
+		loop='i=0; while [ $i -lt 50 ]; do "$@" >/dev/null || exit 1; i=$((i + 1)); done'
+		run datl sh -c "$loop" sh "$S" replay "$dat" --no-db
+		run txtl sh -c "$loop" sh "$S" replay "$report" --no-db
+		dat_cpu=$(awk -v t="$datl_cpu" 'BEGIN { printf "%.4f", t / 50 }')
+		txt_cpu=$(awk -v t="$txtl_cpu" 'BEGIN { printf "%.4f", t / 50 }')
+	fi
 	echo "trace.dat: $(basename "$dat") CPU $dat_cpu s, its report text CPU $txt_cpu s"
 fi
 if want perf && [ -n "$perfdata" ]; then

@@ -10,9 +10,11 @@
  * which reaches libtracecmd's and libtraceevent's parsers of headers,
  * format text, compressed sections and records; random bytes would stop
  * at the magic. The copy is read from a memfd, lax or (bit 2) strict, as
- * slabsim reads a file. libtracecmd runs in the reader's child process, so a
- * crash in it must come back as an input error naming the file, never as
- * a crash here; its coverage is not seen by libFuzzer (another process),
+ * slabsim reads a file. A file of the usual shape is read in this process
+ * (traces/datfile.c and kbuffer, seen by libFuzzer and the sanitizers);
+ * any other goes to libtracecmd in the reader's child process, so a crash
+ * in it must come back as an input error naming the file, never as a
+ * crash here; its coverage is not seen by libFuzzer (another process),
  * the corruption's variety stands in for it.
  */
 #define _GNU_SOURCE /* memfd_create */
