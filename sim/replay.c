@@ -1501,7 +1501,9 @@ static int start_unseen(struct sim *s, uint32_t cid, uint64_t ptr, struct err *e
  * raw pointer ptr takes now. Start-state objects the model holds in the
  * model slab bound to that kernel slab beyond that number were freed by
  * paths the trace does not show (on 6.18, kfree_rcu and the bulk frees of
- * maple_node): they are freed now. For the caches the policy places by
+ * maple_node): they are freed now, to their slab (as pgf_gone frees: that
+ * free was long before, and the sheaves it went through have turned over
+ * since). For the caches the policy places by
  * address (policy_ops.bind_slab), whose model slabs stand for kernel
  * slabs, and whose frees the trace does not show (maple_node under the
  * mm model): which start slab stands for a kernel slab is a guess (the
@@ -1542,7 +1544,7 @@ static int infer_full_slab(struct sim *s, uint32_t cid, uint64_t ptr, struct err
 		uint32_t idx = take_pre(s, a, (uint32_t)s->pool[pre[i]].ptr);
 		a->pre_freed++;
 		a->freed_at_full_slab++;
-		int rc = do_free(s, idx, LIVE_CPU(&s->pool[idx]), e);
+		int rc = do_free_via(s, idx, LIVE_CPU(&s->pool[idx]), VIA_SLAB, e);
 		if (rc)
 			return rc;
 	}
