@@ -597,7 +597,8 @@ struct policy_ops {
 	 * the engine's own evidence of which slab an object lay in (a free of
 	 * a start-state object at a raw pointer). 1: bound so now or before;
 	 * 0: either is bound to another (nothing changes); -1: the cache is
-	 * not placed by address. Optional with bound_slab. */
+	 * not placed by address. Base 0 (no slab) binds nothing, so 0 or -1
+	 * says whether the cache is placed. Optional with bound_slab. */
 	int (*bind_slab)(struct policy *p, uint32_t cache, uint64_t real, uint64_t base);
 	/* Whether an allocation at raw pointer real of cache would find no
 	 * model slab for its kernel slab: none bound to it, and no unbound

@@ -662,6 +662,18 @@ static void sheaf_flush(void *ctx, uint32_t cpu, const struct sheaf_obj *objs, u
 		free_obj(cx->s, cx->k, objs[i].slab, objs[i].idx, cpu);
 }
 
+/* The first slab on k's node partial list, within PLACE_PARTIAL_SCAN of
+ * its head, that no kernel slab is bound to and has a free object. */
+static struct slab *unbound_partial(const struct cache *k)
+{
+	uint32_t looked = 0;
+	for (struct slab *y = k->partial.head; y && looked < PLACE_PARTIAL_SCAN;
+	     y = y->next, looked++)
+		if (!y->bound && y->freelist >= 0)
+			return y;
+	return NULL;
+}
+
 /* place_by_address for an object of a kernel slab no model slab is bound
  * to yet, when the allocator's object o lies in a slab bound to another:
  * the kernel took it from a slab the model has not seen, an untouched slab
@@ -676,14 +688,7 @@ static void sheaf_flush(void *ctx, uint32_t cpu, const struct sheaf_obj *objs, u
 static int place_unseen(struct slub *s, struct cache *k, uint32_t cpu, uint64_t key,
 			struct sheaf_obj *o, struct err *e)
 {
-	struct slab *w = NULL;
-	uint32_t looked = 0;
-	for (struct slab *y = k->partial.head; y && looked < PLACE_PARTIAL_SCAN;
-	     y = y->next, looked++)
-		if (!y->bound && y->freelist >= 0) {
-			w = y;
-			break;
-		}
+	struct slab *w = unbound_partial(k);
 	int32_t idx;
 	if (!w && !k->started)
 		return 0; /* no start state: the kernel slab was one the trace
@@ -1401,12 +1406,7 @@ static bool slub_unseen_needs_slab(const struct policy *p, uint32_t cache, uint6
 	if (!k->place_addr || cache_debug(k) ||
 	    u64map_get(&k->bound, real & ~(slab_bytes(k) - 1), &v))
 		return false;
-	uint32_t looked = 0;
-	for (const struct slab *y = k->partial.head; y && looked < PLACE_PARTIAL_SCAN;
-	     y = y->next, looked++)
-		if (y->freelist >= 0 && !y->bound)
-			return false;
-	return true;
+	return !unbound_partial(k);
 }
 
 static int slub_bind_slab(struct policy *p, uint32_t cache, uint64_t real, uint64_t base)

@@ -1453,16 +1453,13 @@ static int untraced_alloc(struct sim *s, uint32_t cid, uint32_t root,
  * was parked); the allocation that follows takes it back. Without it the
  * policy made a new slab: on a 15-s capture, 12 vm_area_struct slabs more
  * than the kernel, which made none. */
-static int start_unseen(struct sim *s, uint32_t cid, uint64_t ptr, struct err *e)
+static int start_unseen(struct sim *s, uint32_t cid, const struct policy_cache_info *ci,
+			uint64_t ptr, struct err *e)
 {
 	const struct policy_ops *ops = s->p->ops;
 	if (!ops->unseen_needs_slab || !ops->unseen_needs_slab(s->p, cid, ptr))
 		return 0;
-	struct policy_cache_info ci;
-	ops->cache_info(s->p, cid, &ci);
-	uint32_t root = ci.alias_of;
-	if (root >= s->acct_cap || !s->acct[root].npre)
-		return 0;
+	uint32_t root = ci->alias_of;
 	struct cache_acct *a = &s->acct[root];
 	uint32_t pi;
 	for (;;) {
@@ -1479,11 +1476,11 @@ static int start_unseen(struct sim *s, uint32_t cid, uint64_t ptr, struct err *e
 			break;
 	}
 	struct pre_slab *ps = &a->pslabs[pi];
-	uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << ci.g.order) - 1, v;
+	uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << ci->g.order) - 1, v;
 	if (u64map_put(&s->pre_bind, ptr & ~mask, ((uint64_t)root << 32 | pi) + 1))
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	for (uint32_t i = 0; i < ci.g.objs_per_slab; i++) {
-		uint64_t at = ps->base + ci.g.red_left_pad + (uint64_t)i * ci.g.size;
+	for (uint32_t i = 0; i < ci->g.objs_per_slab; i++) {
+		uint64_t at = ps->base + ci->g.red_left_pad + (uint64_t)i * ci->g.size;
 		if (u64map_get(&s->pre_addr, at, &v)) {
 			uint32_t idx = take_pre(s, a, (uint32_t)s->pool[v].ptr);
 			a->pre_freed++;
@@ -1511,35 +1508,31 @@ static int start_unseen(struct sim *s, uint32_t cid, uint64_t ptr, struct err *e
  * free (vm_area_struct) objects beyond the count lie in another kernel
  * slab, not dead, and freeing them took 762 live start objects of a 35-s
  * capture's 1,506. */
-static int infer_full_slab(struct sim *s, uint32_t cid, uint64_t ptr, struct err *e)
+static int infer_full_slab(struct sim *s, const struct policy_cache_info *ci, uint64_t ptr,
+			   struct err *e)
 {
 	const struct policy_ops *ops = s->p->ops;
-	if (!ops->bind_slab || ops->bind_slab(s->p, cid, ptr, 0) < 0)
+	uint32_t n = ci->g.objs_per_slab, root = ci->alias_of;
+	uint64_t mbase, v;
+	uint32_t mcache;
+	if (!n || n > 1024 || !s->mmf_on || mmf_kind_of_acct(s, root) != MMF_NODE ||
+	    !ops->bound_slab || !ops->bound_slab(s->p, ptr, &mbase, &mcache) || mcache != root)
 		return 0;
-	struct policy_cache_info ci;
-	ops->cache_info(s->p, cid, &ci);
-	uint32_t n = ci.g.objs_per_slab, root = ci.alias_of;
-	if (!n || n > 1024 || root >= s->acct_cap || !s->mmf_on ||
-	    mmf_kind_of_acct(s, root) != MMF_NODE)
-		return 0;
-	uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << ci.g.order) - 1;
-	uint64_t kbase = ptr & ~mask, me = ((ptr & mask) - ci.g.red_left_pad) / ci.g.size;
+	uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << ci->g.order) - 1;
+	uint64_t kbase = ptr & ~mask, me = ((ptr & mask) - ci->g.red_left_pad) / ci->g.size;
 	uint32_t nheld = 0, pre[1024], npre = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (u64map_get(&s->pre_addr, mbase + ci->g.red_left_pad + (uint64_t)i * ci->g.size,
+			       &v))
+			pre[npre++] = (uint32_t)v;
+	if (!npre)
+		return 0;
 	for (uint32_t i = 1; i < n; i++) {
-		uint64_t q = kbase + ci.g.red_left_pad + ((me + i) % n) * ci.g.size;
+		uint64_t q = kbase + ci->g.red_left_pad + ((me + i) % n) * ci->g.size;
 		uint32_t slot = live_find(s, q);
 		nheld += slot != IXMAP_NONE && s->pool[slot].has_obj;
 	}
 	struct cache_acct *a = &s->acct[root];
-	uint64_t mbase, v;
-	uint32_t mcache;
-	if (!a->npre || !ops->bound_slab || !ops->bound_slab(s->p, ptr, &mbase, &mcache) ||
-	    mcache != root)
-		return 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (u64map_get(&s->pre_addr, mbase + ci.g.red_left_pad + (uint64_t)i * ci.g.size,
-			       &v))
-			pre[npre++] = (uint32_t)v;
 	for (uint32_t i = 0; nheld + npre - i >= n && i < npre; i++) {
 		uint32_t idx = take_pre(s, a, (uint32_t)s->pool[pre[i]].ptr);
 		a->pre_freed++;
@@ -1549,6 +1542,23 @@ static int infer_full_slab(struct sim *s, uint32_t cid, uint64_t ptr, struct err
 			return rc;
 	}
 	return 0;
+}
+
+/* What an allocation at raw pointer ptr of cache cid shows of the start
+ * state (infer_full_slab, start_unseen): only for a cache the policy
+ * places by address that still has start-state objects, so a trace
+ * replayed without a start state pays one call here. */
+static int start_evidence(struct sim *s, uint32_t cid, uint64_t ptr, struct err *e)
+{
+	const struct policy_ops *ops = s->p->ops;
+	if (!ops->bind_slab || ops->bind_slab(s->p, cid, ptr, 0) < 0)
+		return 0;
+	struct policy_cache_info ci;
+	ops->cache_info(s->p, cid, &ci);
+	if (ci.alias_of >= s->acct_cap || !s->acct[ci.alias_of].npre)
+		return 0;
+	int rc = infer_full_slab(s, &ci, ptr, e);
+	return rc ? rc : start_unseen(s, cid, &ci, ptr, e);
 }
 
 static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
@@ -1621,9 +1631,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		if ((rc = do_free(s, idx, LIVE_CPU(&s->pool[idx]), e)))
 			return rc;
 	}
-	if (r.trace_ptr && !kmalloc && (rc = infer_full_slab(s, r.cache, r.trace_ptr, e)))
-		return rc;
-	if (r.trace_ptr && !kmalloc && (rc = start_unseen(s, r.cache, r.trace_ptr, e)))
+	if (r.trace_ptr && !kmalloc && (rc = start_evidence(s, r.cache, r.trace_ptr, e)))
 		return rc;
 	uint64_t pages_before = s->seen_valid ? s->slab_seen : slab_pages_now(s);
 	struct live *l = &s->pool[idx];
