@@ -262,8 +262,9 @@ struct sim {
 	uint64_t violations_total;
 	uint64_t perf_bytes_req, perf_bytes_alloc_trace, perf_bytes_alloc_model;
 	uint64_t alloc_size_mismatch; /* allocations whose model slot differs from the trace's */
-	/* scheduled work: the policy's timers */
+	/* scheduled work: the policy's timers (has_timer: it has any) */
 	struct evq q;
+	bool has_timer;
 	uint64_t timer_runs;
 	/* clock and sampling */
 	uint64_t now_ns, t_first_ns;
@@ -431,6 +432,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	}
 	if (o->ops->page_counts)
 		s->pages = o->ops->page_counts(s->p);
+	s->has_timer = s->p->ops->timer != NULL;
 	if (policy_align_by_site(o->cfg.align) && !o->cfg.sites) {
 		sim_destroy(s);
 		return err_set(e, SLABSIM_EUSAGE,
@@ -2296,12 +2298,11 @@ static int run_timer(struct sim *s, uint64_t t_ns, struct err *e)
 	return rc;
 }
 
-/* Run the scheduled work due at or before t_ns, in time order. */
+/* Run the scheduled work due at or before t_ns, in time order (the caller
+ * skips it for policies without timers: a call per event). */
 static int advance_to(struct sim *s, uint64_t t_ns, struct err *e)
 {
 	struct evq_item it;
-	if (!s->p->ops->timer) /* policies without timers */
-		return 0;
 	while (evq_peek(&s->q, &it) && it.t_ns <= t_ns) {
 		evq_pop(&s->q, &it);
 		if (it.t_ns > s->now_ns)
@@ -2340,7 +2341,7 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 		if (s->p->ops->timer && (rc = run_timer(s, ev->t_ns, e)))
 			return rc;
 	}
-	if ((rc = advance_to(s, ev->t_ns, e)))
+	if (s->has_timer && (rc = advance_to(s, ev->t_ns, e)))
 		return rc;
 	if (ev->t_ns < s->now_ns)
 		anomaly(s, SIM_AN_TIME_BACKWARDS, ev->line);
