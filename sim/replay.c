@@ -284,6 +284,7 @@ struct sim {
 	struct metrics *m;		      /* the figures of docs/metrics.md (metrics.c) */
 	struct metrics_jw_acc *jw;	      /* m's J&W state, observed inline per event */
 	gsl_rng *rng;			      /* picks start-state objects to free */
+	uint64_t npre_all;		      /* Σ cache_acct.npre: start objects live */
 	uint64_t unattributed_frees;
 	/* a capture's lost-events.txt count, when sim_set_capture_lost gave one */
 	bool has_capture_lost;
@@ -1548,8 +1549,9 @@ static int infer_full_slab(struct sim *s, const struct policy_cache_info *ci, ui
 
 /* What an allocation at raw pointer ptr of cache cid shows of the start
  * state (infer_full_slab, start_unseen): only for a cache the policy
- * places by address that still has start-state objects, so a trace
- * replayed without a start state pays one call here. */
+ * places by address that still has start-state objects (the caller skips
+ * the call while none is left: a trace replayed without a start state
+ * pays nothing here). */
 static int start_evidence(struct sim *s, uint32_t cid, uint64_t ptr, struct err *e)
 {
 	const struct policy_ops *ops = s->p->ops;
@@ -1633,7 +1635,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		if ((rc = do_free(s, idx, LIVE_CPU(&s->pool[idx]), e)))
 			return rc;
 	}
-	if (r.trace_ptr && !kmalloc && (rc = start_evidence(s, r.cache, r.trace_ptr, e)))
+	if (r.trace_ptr && !kmalloc && s->npre_all &&
+	    (rc = start_evidence(s, r.cache, r.trace_ptr, e)))
 		return rc;
 	uint64_t pages_before = s->seen_valid ? s->slab_seen : slab_pages_now(s);
 	struct live *l = &s->pool[idx];
@@ -1723,6 +1726,7 @@ static uint32_t take_pre(struct sim *s, struct cache_acct *a, uint32_t j)
 {
 	uint32_t idx = a->pre[j];
 	a->pre[j] = a->pre[--a->npre];
+	s->npre_all--;
 	s->pool[a->pre[j]].ptr = j;
 	struct live *l = &s->pool[idx];
 	uint64_t v;
@@ -3036,6 +3040,7 @@ static int pre_add(struct sim *s, uint32_t root, const struct policy_obj *objs, 
 		}
 		l->ptr = a->npre;
 		a->pre[a->npre++] = idx;
+		s->npre_all++;
 		a->live_objs++;
 		a->live_req += l->req;
 		a->live_slot += objs[i].slot_bytes;
