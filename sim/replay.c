@@ -995,24 +995,39 @@ static void pool_put(struct sim *s, uint32_t idx)
 	s->pool_free = idx;
 }
 
+/* live_upsert's insert of absent ptr's entry (*ix) at the index's slot pos */
+__attribute__((noinline)) static int live_insert(struct sim *s, uint64_t ptr, size_t pos,
+						 uint32_t *ix)
+{
+	int rc = pool_get(s, ix);
+	if (rc)
+		return rc;
+	s->pool[*ix].ptr = ptr;
+	s->pool[*ix].in_index = true;
+	struct ixmap_keys k = live_keys(s); /* the pool may have moved */
+	if ((rc = ixmap_insert_at(&s->live_index, pos, *ix, &k)))
+		pool_put(s, *ix);
+	return rc;
+}
+
 /* The entry of ptr (*ix), made when absent (*found false): a new entry has
- * no object, no record and no flag. */
-static int live_upsert(struct sim *s, uint64_t ptr, uint32_t *ix, bool *found)
+ * no object, no record and no flag. Inline: the probe of every allocation. */
+static inline __attribute__((always_inline)) int live_upsert(struct sim *s, uint64_t ptr,
+							     uint32_t *ix, bool *found)
 {
 	struct ixmap_keys k = live_keys(s);
 	size_t pos = 0;
 	*ix = ixmap_find(&s->live_index, ptr, &k, &pos);
 	if ((*found = *ix != IXMAP_NONE))
 		return 0;
-	int rc = pool_get(s, ix);
-	if (rc)
-		return rc;
-	s->pool[*ix].ptr = ptr;
-	s->pool[*ix].in_index = true;
-	k = live_keys(s); /* the pool may have moved */
-	if ((rc = ixmap_insert_at(&s->live_index, pos, *ix, &k)))
-		pool_put(s, *ix);
-	return rc;
+	return live_insert(s, ptr, pos, ix);
+}
+
+/* live_upsert out of line, for the paths that seldom make an entry */
+__attribute__((noinline)) static int live_upsert_cold(struct sim *s, uint64_t ptr, uint32_t *ix,
+						      bool *found)
+{
+	return live_upsert(s, ptr, ix, found);
 }
 
 /* Remove entry ix (no object, record or flag left) from the index. */
@@ -1379,7 +1394,7 @@ static int untraced_note_free(struct sim *s, uint64_t ptr, uint32_t ix, bool *ag
 	*again = false;
 	if (ix == IXMAP_NONE) {
 		bool found;
-		if (live_upsert(s, ptr, &ix, &found))
+		if (live_upsert_cold(s, ptr, &ix, &found))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
 	*again = s->pool[ix].freed;
