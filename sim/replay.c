@@ -213,7 +213,7 @@ struct sim {
 	struct u64map defined;	    /* learn_key(0, osz, slot) -> sim_define_cache id */
 	struct u64map geom_name;    /* geom_key(osz, slot) -> name id + 1 (sim_name_geometry) */
 	struct u64map trace_slab;   /* raw pointers: the trace's slab base -> root cache id + 1 */
-	uint64_t trace_slab_put[256][2]; /* by slab base: a (base, value) put there last */
+	uint64_t trace_slab_put[4096][2]; /* by slab base's hash: a (base, value) put last */
 	struct u64map pre_addr; /* start_slab objects still live: model address -> pool index */
 	struct u64map pslab_of; /* model slab base of a pre_slab -> (root << 32 | index) + 1 */
 	struct u64map pre_bind; /* the trace's slab base -> (root << 32 | pre_slab index) + 1 */
@@ -1688,9 +1688,12 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		 * remember which cache this one of the real kernel belongs to */
 		uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << obj.order) - 1;
 		uint64_t base = ev->ptr & ~mask, val = (uint64_t)acct + 1;
-		/* most allocations land in a slab just put: skip the put that
-		 * would write the same value (the map is the same either way) */
-		uint64_t *last = s->trace_slab_put[(base >> 12) % 256];
+		/* most allocations land in a slab put not long before: skip the
+		 * put that would write the same value (the map is the same
+		 * either way). The slot is a hash of all of base's bits (slabs
+		 * whose addresses differ only above bit 20 shared one), and
+		 * 4096 slots keep the slabs a trace allocates from at once. */
+		uint64_t *last = s->trace_slab_put[(base * 0x9e3779b97f4a7c15ULL) >> 52];
 		if (last[0] != base || last[1] != val) {
 			bool found; /* the inline probe: a put, without the call */
 			uint64_t *v = u64map_upsert(&s->trace_slab, base, &found);
