@@ -283,6 +283,7 @@ struct sim {
 	const struct trace_stats *line_stats; /* of the last text trace replayed, or NULL */
 	struct metrics *m;		      /* the figures of docs/metrics.md (metrics.c) */
 	struct metrics_jw_acc *jw;	      /* m's J&W state, observed inline per event */
+	struct metrics_perf_acc *perf;	      /* m's perf state, recorded inline per event */
 	gsl_rng *rng;			      /* picks start-state objects to free */
 	uint64_t npre_all;		      /* Σ cache_acct.npre: start objects live */
 	uint64_t unattributed_frees;
@@ -426,6 +427,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 		return rc;
 	}
 	s->jw = metrics_jw_state(s->m);
+	s->perf = metrics_perf_state(s->m);
 	rc = o->ops->create(&o->cfg, &s->p, e);
 	if (rc) {
 		sim_destroy(s);
@@ -550,7 +552,7 @@ static int live_perf_alloc(struct sim *s, uint32_t ix, const struct trace_event 
 {
 	if (s->perf_own)
 		return metrics_perf_alloc(s->m, ev, site);
-	int rc = metrics_perf_alloc_ix(s->m, ev, site, ix);
+	int rc = metrics_perf_alloc_ix_in(s->perf, s->m, ev, site, ix);
 	if (rc)
 		return rc;
 	struct live *l = &s->pool[ix];
@@ -585,7 +587,7 @@ static inline void live_perf_free(struct sim *s, uint32_t ix, const struct trace
 		(void)u64map_del(&s->perf_div, ix, &sc);
 		l->perf_div = false;
 	}
-	metrics_perf_free_ix(s->m, ev, ix, (uint32_t)(sc >> 32), (uint32_t)sc);
+	metrics_perf_free_ix_in(s->perf, s->m, ev, ix, (uint32_t)(sc >> 32), (uint32_t)sc);
 	l->has_rec = false;
 }
 
