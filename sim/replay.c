@@ -530,8 +530,9 @@ static inline struct ixmap_keys live_keys(const struct sim *s)
 }
 
 /* Hint that ptr's entry will be looked up soon: fetch its record when
- * its slot, fetched before, names one. */
-static inline void live_prefetch(const struct sim *s, uint64_t ptr)
+ * its slot, fetched before, names one (always inline, as ixmap_prefetch:
+ * GCC dropped the calls once it did not inline them). */
+static inline __attribute__((always_inline)) void live_prefetch(const struct sim *s, uint64_t ptr)
 {
 	uint32_t ix = ixmap_home_guess(&s->live_index, ptr);
 	if (ix != IXMAP_NONE)
