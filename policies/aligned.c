@@ -131,14 +131,10 @@ static int plain(struct policy *p, const struct policy_alloc_req *r, struct poli
 	return p->ops->alloc(p, &q, out, e);
 }
 
-int policy_alloc(struct policy *p, const struct policy_alloc_req *r, struct policy_obj *out,
-		 struct err *e)
+int policy_alloc_aligned(struct policy *p, const struct policy_alloc_req *r, struct policy_obj *out,
+			 struct err *e)
 {
 	enum policy_align a = p->cfg.align;
-	if (__builtin_expect(!r->align_need || r->cache != POLICY_KMALLOC, 1)) {
-		out->align_shift = out->frag_bytes = 0;
-		return p->ops->alloc(p, r, out, e);
-	}
 	out->align_shift = out->frag_bytes = 0;
 	if (!policy_align_by_site(a))
 		return plain(p, r, out, e);
@@ -191,10 +187,8 @@ int policy_alloc(struct policy *p, const struct policy_alloc_req *r, struct poli
 	return p->ops->alloc(p, &q, out, e);
 }
 
-int policy_free(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e)
+int policy_free_shifted(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e)
 {
-	if (__builtin_expect(!o->align_shift, 1))
-		return p->ops->free(p, o, cpu, e);
 	struct policy_obj q = *o;
 	q.addr -= o->align_shift;
 	return p->ops->free(p, &q, cpu, e);

@@ -714,9 +714,16 @@ const struct policy_ops *policy_find_truth(enum policy_truth t);
  * with an explicit align, alloc; layout rules as the allocator applies
  * them); everything else goes to ops->alloc and ops->free unchanged.
  * Errors: those of the allocator's operations. */
-int policy_alloc(struct policy *p, const struct policy_alloc_req *r, struct policy_obj *out,
-		 struct err *e);
-int policy_free(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e);
+static inline int policy_alloc(struct policy *p, const struct policy_alloc_req *r,
+			       struct policy_obj *out, struct err *e);
+static inline int policy_free(struct policy *p, const struct policy_obj *o, uint32_t cpu,
+			      struct err *e);
+/* Their cases of a listed caller's kmalloc and of an object allocated
+ * aligned (align_shift), out of line: the two above are inline, being on
+ * every event's path. */
+int policy_alloc_aligned(struct policy *p, const struct policy_alloc_req *r, struct policy_obj *out,
+			 struct err *e);
+int policy_free_shifted(struct policy *p, const struct policy_obj *o, uint32_t cpu, struct err *e);
 /* ops->destroy after what policy_alloc kept (the caches it made); p may be
  * NULL. */
 void policy_destroy(struct policy *p);
@@ -751,5 +758,23 @@ struct policy {
 	struct policy_aligned *aligned; /* policy_alloc's state, made on first use
 					   (instances are calloc'ed: NULL) */
 };
+
+static inline int policy_alloc(struct policy *p, const struct policy_alloc_req *r,
+			       struct policy_obj *out, struct err *e)
+{
+	if (__builtin_expect(!r->align_need || r->cache != POLICY_KMALLOC, 1)) {
+		out->align_shift = out->frag_bytes = 0;
+		return p->ops->alloc(p, r, out, e);
+	}
+	return policy_alloc_aligned(p, r, out, e);
+}
+
+static inline int policy_free(struct policy *p, const struct policy_obj *o, uint32_t cpu,
+			      struct err *e)
+{
+	if (__builtin_expect(!o->align_shift, 1))
+		return p->ops->free(p, o, cpu, e);
+	return policy_free_shifted(p, o, cpu, e);
+}
 
 #endif

@@ -125,6 +125,7 @@ struct slub {
 	/* the root caches place_by_address applies to (a few) */
 	uint32_t *place_ids;
 	uint32_t nplace;
+	bool no_cpu; /* no_cpu_slabs(), fixed by the profile */
 };
 
 static bool is_61(const struct slub *s)
@@ -154,7 +155,7 @@ static bool is_70(const struct slub *s)
  * MIN_PARTIAL 0 an emptied slab goes back to the page allocator. */
 static bool no_cpu_slabs(const struct slub *s)
 {
-	return is_70(s) || s->base.cfg.slub_tiny;
+	return s->no_cpu; /* is_70(s) || slub_tiny, read on every event */
 }
 
 static bool has_cpu_partial(const struct slub *s, const struct cache *k)
@@ -464,8 +465,8 @@ static int alloc_debug(struct slub *s, struct cache *k, struct slab **osl, int32
 	return 0;
 }
 
-static int alloc_obj(struct slub *s, struct cache *k, uint32_t cpu, struct slab **osl,
-		     int32_t *oidx, struct err *e)
+__attribute__((noinline)) static int alloc_obj_slow(struct slub *s, struct cache *k, uint32_t cpu,
+						    struct slab **osl, int32_t *oidx, struct err *e)
 {
 	if (cache_debug(k))
 		return alloc_debug(s, k, osl, oidx, e);
@@ -509,6 +510,23 @@ static int alloc_obj(struct slub *s, struct cache *k, uint32_t cpu, struct slab 
 			return rc;
 		make_cpu_slab(k, c, sl, cpu);
 	}
+}
+
+/* An object of k's CPU slab for cpu: its freelist's first inline (most
+ * allocations), the rest in alloc_obj_slow. */
+static inline int alloc_obj(struct slub *s, struct cache *k, uint32_t cpu, struct slab **osl,
+			    int32_t *oidx, struct err *e)
+{
+	struct cpu_state *c = &k->cpus[cpu];
+	if (__builtin_expect(!cache_debug(k) && c->freelist >= 0, 1)) {
+		struct slab *sl = c->slab;
+		int32_t idx = c->freelist;
+		c->freelist = sl->next_free[idx];
+		*osl = sl;
+		*oidx = idx;
+		return 0;
+	}
+	return alloc_obj_slow(s, k, cpu, osl, oidx, e);
 }
 
 static void free_obj(struct slub *s, struct cache *k, struct slab *sl, int32_t idx, uint32_t cpu)
@@ -1188,6 +1206,7 @@ static int slub_create(const struct policy_cfg *cfg, struct policy **out, struct
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	s->base.ops = &slub_ops;
 	s->base.cfg = *cfg;
+	s->no_cpu = is_70(s) || cfg->slub_tiny;
 	buddy_init(&s->buddy);
 	u64map_init_sparse(&s->slabs);
 	for (int t = 0; t < POLICY_KMALLOC_NR_TYPES; t++) {

@@ -43,12 +43,6 @@ struct perf_ptr_stat {
 	uint64_t hit, pingpong; /* 64-bit: a pointer may be reused 2^32 times */
 };
 
-/* One call site as perf keeps it. */
-struct perf_caller {
-	uint64_t bytes_req, bytes_alloc;
-	uint64_t hit, pingpong; /* 64-bit: a long trace passes 2^32 events of one site */
-};
-
 struct metrics {
 	struct metrics_opts o;
 	const struct strtab *sites;
@@ -58,28 +52,16 @@ struct metrics {
 	struct perf_ptr_stat *pstats; /* NULL unless o.record_ptrs */
 	uint32_t nptrs, ptrs_cap;
 	uint32_t ptrs_free; /* bounded record: dropped records to reuse, UINT32_MAX = none */
-	/* metrics_perf_alloc_ix: bytes_alloc of the last allocation by the
-	 * caller's index (UINT32_MAX: 4 GiB or more, whole in big_alloc under
-	 * IX_BIG | index) */
-	uint32_t *ix_alloc;
-	uint32_t ix_cap;
+	/* the totals, the call sites' rows and metrics_perf_alloc_ix's
+	 * bytes_alloc by index (UINT32_MAX: whole in big_alloc under IX_BIG |
+	 * index) */
+	struct metrics_perf_acc perf;
 	uint64_t unmatched; /* frees of a pointer with no record */
-	struct perf_caller *callers; /* by call-site id */
-	uint32_t callers_cap;
 	/* bytes_alloc of the records whose last_alloc is UINT32_MAX: one of
 	 * 4 GiB or more (a crafted trace's), kept whole for "freed" */
 	struct u64map big_alloc;
-	uint64_t allocs, frees, bytes_req, bytes_alloc, bytes_freed, cross_node, pingpong;
 	struct metrics_jw_acc jw; /* Johnstone & Wilson */
 };
-
-/* The CPU -> NUMA node map: the models have one node, so every CPU is on
- * node 0 (docs/metrics.md). */
-static int32_t cpu_node(uint32_t cpu)
-{
-	(void)cpu;
-	return 0;
-}
 
 int metrics_create(const struct metrics_opts *o, const struct strtab *sites, struct metrics **out,
 		   struct err *e)
@@ -105,63 +87,44 @@ void metrics_destroy(struct metrics *m)
 	u64map_fini(&m->ptr_index);
 	u64map_fini(&m->big_alloc);
 	free(m->ptrs);
-	free(m->ix_alloc);
+	free(m->perf.ix_alloc);
 	free(m->pstats);
-	free(m->callers);
+	free(m->perf.callers);
 	free(m);
 }
 
 /* ---- perf kmem stat ---- */
 
-static struct perf_caller *caller_ref(struct metrics *m, uint32_t site)
+static struct metrics_perf_caller *caller_ref(struct metrics *m, uint32_t site)
 {
-	if (site >= m->callers_cap) {
-		uint32_t ncap = m->callers_cap ? m->callers_cap : 256;
+	if (site >= m->perf.callers_cap) {
+		uint32_t ncap = m->perf.callers_cap ? m->perf.callers_cap : 256;
 		while (ncap <= site)
 			ncap *= 2;
-		struct perf_caller *n = realloc(m->callers, (size_t)ncap * sizeof(*n));
+		struct metrics_perf_caller *n = realloc(m->perf.callers, (size_t)ncap * sizeof(*n));
 		if (!n)
 			return NULL;
-		memset(n + m->callers_cap, 0, (size_t)(ncap - m->callers_cap) * sizeof(*n));
-		m->callers = n;
-		m->callers_cap = ncap;
+		memset(n + m->perf.callers_cap, 0,
+		       (size_t)(ncap - m->perf.callers_cap) * sizeof(*n));
+		m->perf.callers = n;
+		m->perf.callers_cap = ncap;
 	}
-	return &m->callers[site];
+	return &m->perf.callers[site];
 }
 
-/* An allocation event in perf's totals and its call site's row. */
-static inline void count_alloc(struct metrics *m, struct perf_caller *c,
-			       const struct trace_event *ev)
-{
-	c->hit++;
-	c->bytes_req = sat_add(c->bytes_req, ev->bytes_req);
-	c->bytes_alloc = sat_add(c->bytes_alloc, ev->bytes_alloc);
-	m->allocs++;
-	m->bytes_req = sat_add(m->bytes_req, ev->bytes_req);
-	m->bytes_alloc = sat_add(m->bytes_alloc, ev->bytes_alloc);
-	if (ev->node != -1 && ev->node != cpu_node(ev->cpu))
-		m->cross_node++;
-}
-
-/* A free of a record's pointer: its last allocation's bytes freed, a
- * ping-pong when the CPUs differ. */
+/* A free of a record's pointer (rec: its --alloc row): its last
+ * allocation's bytes freed, a ping-pong when the CPUs differ. */
 static inline void count_free(struct metrics *m, const struct trace_event *ev, uint64_t last,
 			      uint32_t site, int32_t alloc_cpu, uint32_t rec)
 {
-	m->frees++;
-	m->bytes_freed = sat_add(m->bytes_freed, last);
-	if ((int32_t)ev->cpu != alloc_cpu) {
-		if (m->pstats)
-			m->pstats[rec].pingpong++;
-		m->callers[site].pingpong++; /* exists: the allocation made it */
-		m->pingpong++;
-	}
+	if (metrics_perf_count_free(&m->perf, ev, last, site, alloc_cpu) && m->pstats)
+		m->pstats[rec].pingpong++;
 }
 
 int metrics_perf_alloc_at(struct metrics *m, const struct trace_event *ev, uint32_t site,
 			  uint32_t *rec)
 {
-	struct perf_caller *c = caller_ref(m, site);
+	struct metrics_perf_caller *c = caller_ref(m, site);
 	uint32_t idx = *rec;
 	if (!c)
 		return SLABSIM_ENOMEM;
@@ -207,7 +170,7 @@ int metrics_perf_alloc_at(struct metrics *m, const struct trace_event *ev, uint3
 		ps->bytes_req = sat_add(ps->bytes_req, ev->bytes_req);
 		ps->bytes_alloc = sat_add(ps->bytes_alloc, ev->bytes_alloc);
 	}
-	count_alloc(m, c, ev);
+	metrics_perf_count_alloc(&m->perf, c, ev);
 	return 0;
 }
 
@@ -238,34 +201,34 @@ int metrics_perf_alloc_ix(struct metrics *m, const struct trace_event *ev, uint3
 			  uint32_t ix)
 {
 	assert(!m->o.record_ptrs);
-	struct perf_caller *c = caller_ref(m, site);
+	struct metrics_perf_caller *c = caller_ref(m, site);
 	if (!c)
 		return SLABSIM_ENOMEM;
-	if (ix >= m->ix_cap) {
-		uint32_t ncap = m->ix_cap ? m->ix_cap : 4096;
+	if (ix >= m->perf.ix_cap) {
+		uint32_t ncap = m->perf.ix_cap ? m->perf.ix_cap : 4096;
 		while (ncap <= ix)
 			ncap *= 2;
-		uint32_t *n = realloc(m->ix_alloc, (size_t)ncap * sizeof(*n));
+		uint32_t *n = realloc(m->perf.ix_alloc, (size_t)ncap * sizeof(*n));
 		if (!n)
 			return SLABSIM_ENOMEM;
-		m->ix_alloc = n;
-		m->ix_cap = ncap;
+		m->perf.ix_alloc = n;
+		m->perf.ix_cap = ncap;
 	}
 	if (ev->bytes_alloc >= UINT32_MAX) {
 		if (u64map_put(&m->big_alloc, IX_BIG | ix, ev->bytes_alloc))
 			return SLABSIM_ENOMEM;
-		m->ix_alloc[ix] = UINT32_MAX;
+		m->perf.ix_alloc[ix] = UINT32_MAX;
 	} else {
-		m->ix_alloc[ix] = (uint32_t)ev->bytes_alloc;
+		m->perf.ix_alloc[ix] = (uint32_t)ev->bytes_alloc;
 	}
-	count_alloc(m, c, ev);
+	metrics_perf_count_alloc(&m->perf, c, ev);
 	return 0;
 }
 
 void metrics_perf_free_ix(struct metrics *m, const struct trace_event *ev, uint32_t ix,
 			  uint32_t site, uint32_t alloc_cpu)
 {
-	uint64_t last = m->ix_alloc[ix];
+	uint64_t last = m->perf.ix_alloc[ix];
 	if (last == UINT32_MAX)
 		(void)u64map_get(&m->big_alloc, IX_BIG | ix, &last);
 	count_free(m, ev, last, site, (int32_t)alloc_cpu, 0);
@@ -310,16 +273,16 @@ static double frag(uint64_t req, uint64_t alloc)
 void metrics_perf_totals(const struct metrics *m, struct metrics_perf_totals *out)
 {
 	*out = (struct metrics_perf_totals){
-		.allocs = m->allocs,
-		.frees = m->frees,
-		.bytes_req = m->bytes_req,
-		.bytes_alloc = m->bytes_alloc,
-		.bytes_freed = m->bytes_freed,
-		.cross_node = m->cross_node,
-		.pingpong = m->pingpong,
+		.allocs = m->perf.allocs,
+		.frees = m->perf.frees,
+		.bytes_req = m->perf.bytes_req,
+		.bytes_alloc = m->perf.bytes_alloc,
+		.bytes_freed = m->perf.bytes_freed,
+		.cross_node = m->perf.cross_node,
+		.pingpong = m->perf.pingpong,
 		.unmatched = m->unmatched,
 		.exact = m->o.record_ptrs,
-		.frag_pct = frag(m->bytes_req, m->bytes_alloc),
+		.frag_pct = frag(m->perf.bytes_req, m->perf.bytes_alloc),
 	};
 }
 
@@ -416,14 +379,15 @@ static int row_cmp(const void *va, const void *vb)
 static int perf_rows(const struct metrics *m, bool is_caller, const struct sort_ctx *ctx,
 		     struct perf_row **rows, uint32_t *n)
 {
-	uint32_t cap = is_caller ? (m->sites->n < m->callers_cap ? m->sites->n : m->callers_cap)
-				 : (m->pstats ? m->nptrs : 0);
+	uint32_t cap =
+		is_caller ? (m->sites->n < m->perf.callers_cap ? m->sites->n : m->perf.callers_cap)
+			  : (m->pstats ? m->nptrs : 0);
 	*n = 0;
 	if (!(*rows = calloc(cap ? cap : 1, sizeof(**rows))))
 		return SLABSIM_ENOMEM;
 	for (uint32_t i = 0; i < cap; i++) {
 		if (is_caller) {
-			const struct perf_caller *c = &m->callers[i];
+			const struct metrics_perf_caller *c = &m->perf.callers[i];
 			if (c->hit)
 				(*rows)[(*n)++] = (struct perf_row){ctx,
 								    0,
@@ -575,6 +539,11 @@ void metrics_observe(struct metrics *m, uint64_t t, uint64_t heap, uint64_t live
 struct metrics_jw_acc *metrics_jw_state(struct metrics *m)
 {
 	return &m->jw;
+}
+
+struct metrics_perf_acc *metrics_perf_state(struct metrics *m)
+{
+	return &m->perf;
 }
 
 static double ratio(uint64_t h, uint64_t l)
@@ -753,9 +722,9 @@ int metrics_record(const struct metrics *m, const struct policy *p, const struct
 		.free_pages = f.pages.free_pages,
 	};
 	int rc = SINK_EMIT(k, run_metrics, &row, e);
-	uint32_t ns = m->sites->n < m->callers_cap ? m->sites->n : m->callers_cap;
+	uint32_t ns = m->sites->n < m->perf.callers_cap ? m->sites->n : m->perf.callers_cap;
 	for (uint32_t i = 0; !rc && i < ns; i++) {
-		const struct perf_caller *c = &m->callers[i];
+		const struct metrics_perf_caller *c = &m->perf.callers[i];
 		if (!c->hit)
 			continue;
 		struct sink_perf r = {

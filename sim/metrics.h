@@ -20,6 +20,8 @@
 
 #include "err.h"
 #include "policy.h"
+#include "sat.h"
+#include "trace.h"
 
 struct strtab;
 struct sink;
@@ -73,6 +75,91 @@ int metrics_perf_alloc_ix(struct metrics *m, const struct trace_event *ev, uint3
 void metrics_perf_free_ix(struct metrics *m, const struct trace_event *ev, uint32_t ix,
 			  uint32_t site, uint32_t alloc_cpu);
 void metrics_perf_free_none(struct metrics *m);
+
+/* One call site as perf keeps it. */
+struct metrics_perf_caller {
+	uint64_t bytes_req, bytes_alloc;
+	uint64_t hit, pingpong; /* 64-bit: a long trace passes 2^32 events of one site */
+};
+
+/* perf's totals, its rows by call site and metrics_perf_alloc_ix's
+ * bytes_alloc by index. Public only so that the engine's record of every
+ * event is inline (metrics_perf_alloc_ix_in and metrics_perf_free_ix_in
+ * on metrics_perf_state(m)); nothing else reads or writes its fields. */
+struct metrics_perf_acc {
+	struct metrics_perf_caller *callers; /* by call-site id */
+	uint32_t callers_cap;
+	uint32_t ix_cap;
+	/* bytes_alloc of the last allocation by the caller's index
+	 * (UINT32_MAX: 4 GiB or more, kept whole by metrics) */
+	uint32_t *ix_alloc;
+	uint64_t allocs, frees, bytes_req, bytes_alloc, bytes_freed, cross_node, pingpong;
+};
+
+/* The perf state of m (valid until metrics_destroy). */
+struct metrics_perf_acc *metrics_perf_state(struct metrics *m);
+
+/* The CPU -> NUMA node map: the models have one node, so every CPU is on
+ * node 0 (docs/metrics.md). */
+static inline int32_t metrics_cpu_node(uint32_t cpu)
+{
+	(void)cpu;
+	return 0;
+}
+
+/* An allocation event in perf's totals and its call site's row c. */
+static inline void metrics_perf_count_alloc(struct metrics_perf_acc *a,
+					    struct metrics_perf_caller *c,
+					    const struct trace_event *ev)
+{
+	c->hit++;
+	c->bytes_req = sat_add(c->bytes_req, ev->bytes_req);
+	c->bytes_alloc = sat_add(c->bytes_alloc, ev->bytes_alloc);
+	a->allocs++;
+	a->bytes_req = sat_add(a->bytes_req, ev->bytes_req);
+	a->bytes_alloc = sat_add(a->bytes_alloc, ev->bytes_alloc);
+	if (ev->node != -1 && ev->node != metrics_cpu_node(ev->cpu))
+		a->cross_node++;
+}
+
+/* A free of a record's pointer: its last allocation's bytes freed, a
+ * ping-pong of call site site when the CPUs differ. */
+static inline bool metrics_perf_count_free(struct metrics_perf_acc *a, const struct trace_event *ev,
+					   uint64_t last, uint32_t site, int32_t alloc_cpu)
+{
+	a->frees++;
+	a->bytes_freed = sat_add(a->bytes_freed, last);
+	if ((int32_t)ev->cpu == alloc_cpu)
+		return false;
+	a->callers[site].pingpong++; /* exists: the allocation made it */
+	a->pingpong++;
+	return true;
+}
+
+/* metrics_perf_alloc_ix and metrics_perf_free_ix of m (a: its
+ * metrics_perf_state) inline, when no table grows and bytes_alloc fits 32
+ * bits. */
+static inline int metrics_perf_alloc_ix_in(struct metrics_perf_acc *a, struct metrics *m,
+					   const struct trace_event *ev, uint32_t site, uint32_t ix)
+{
+	if (__builtin_expect(
+		    site >= a->callers_cap || ix >= a->ix_cap || ev->bytes_alloc >= UINT32_MAX, 0))
+		return metrics_perf_alloc_ix(m, ev, site, ix);
+	a->ix_alloc[ix] = (uint32_t)ev->bytes_alloc;
+	metrics_perf_count_alloc(a, &a->callers[site], ev);
+	return 0;
+}
+
+static inline void metrics_perf_free_ix_in(struct metrics_perf_acc *a, struct metrics *m,
+					   const struct trace_event *ev, uint32_t ix, uint32_t site,
+					   uint32_t alloc_cpu)
+{
+	uint32_t last = a->ix_alloc[ix];
+	if (__builtin_expect(last == UINT32_MAX, 0))
+		metrics_perf_free_ix(m, ev, ix, site, alloc_cpu);
+	else
+		(void)metrics_perf_count_free(a, ev, last, site, (int32_t)alloc_cpu);
+}
 
 /* perf's totals. */
 struct metrics_perf_totals {

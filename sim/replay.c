@@ -106,6 +106,7 @@ _Static_assert(POLICY_KMALLOC_NR_TYPES < 15, "struct live.kt keeps 4 bits");
 #define LIVE_CPU(l)   ((uint32_t)(l)->cpu)
 #define LIVE_KT_OF(l) ((uint32_t)(l)->kt)
 _Static_assert(sizeof(struct policy_obj) == 64, "set_obj compares whole policy_objs: no padding");
+_Static_assert(offsetof(struct policy_obj, addr) == 0, "set_obj compares all after addr");
 
 /* A root cache of the recorded kernel that shares its geometry with
  * another (sim_name_candidate). */
@@ -213,7 +214,7 @@ struct sim {
 	struct u64map defined;	    /* learn_key(0, osz, slot) -> sim_define_cache id */
 	struct u64map geom_name;    /* geom_key(osz, slot) -> name id + 1 (sim_name_geometry) */
 	struct u64map trace_slab;   /* raw pointers: the trace's slab base -> root cache id + 1 */
-	uint64_t trace_slab_put[256][2]; /* by slab base: a (base, value) put there last */
+	uint64_t trace_slab_put[4096][2]; /* by slab base's hash: a (base, value) put last */
 	struct u64map pre_addr; /* start_slab objects still live: model address -> pool index */
 	struct u64map pslab_of; /* model slab base of a pre_slab -> (root << 32 | index) + 1 */
 	struct u64map pre_bind; /* the trace's slab base -> (root << 32 | pre_slab index) + 1 */
@@ -262,8 +263,9 @@ struct sim {
 	uint64_t violations_total;
 	uint64_t perf_bytes_req, perf_bytes_alloc_trace, perf_bytes_alloc_model;
 	uint64_t alloc_size_mismatch; /* allocations whose model slot differs from the trace's */
-	/* scheduled work: the policy's timers */
+	/* scheduled work: the policy's timers (has_timer: it has any) */
 	struct evq q;
+	bool has_timer;
 	uint64_t timer_runs;
 	/* clock and sampling */
 	uint64_t now_ns, t_first_ns;
@@ -282,7 +284,9 @@ struct sim {
 	const struct trace_stats *line_stats; /* of the last text trace replayed, or NULL */
 	struct metrics *m;		      /* the figures of docs/metrics.md (metrics.c) */
 	struct metrics_jw_acc *jw;	      /* m's J&W state, observed inline per event */
+	struct metrics_perf_acc *perf;	      /* m's perf state, recorded inline per event */
 	gsl_rng *rng;			      /* picks start-state objects to free */
+	uint64_t npre_all;		      /* Σ cache_acct.npre: start objects live */
 	uint64_t unattributed_frees;
 	/* a capture's lost-events.txt count, when sim_set_capture_lost gave one */
 	bool has_capture_lost;
@@ -424,6 +428,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 		return rc;
 	}
 	s->jw = metrics_jw_state(s->m);
+	s->perf = metrics_perf_state(s->m);
 	rc = o->ops->create(&o->cfg, &s->p, e);
 	if (rc) {
 		sim_destroy(s);
@@ -431,6 +436,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	}
 	if (o->ops->page_counts)
 		s->pages = o->ops->page_counts(s->p);
+	s->has_timer = s->p->ops->timer != NULL;
 	if (policy_align_by_site(o->cfg.align) && !o->cfg.sites) {
 		sim_destroy(s);
 		return err_set(e, SLABSIM_EUSAGE,
@@ -524,8 +530,9 @@ static inline struct ixmap_keys live_keys(const struct sim *s)
 }
 
 /* Hint that ptr's entry will be looked up soon: fetch its record when
- * its slot, fetched before, names one. */
-static inline void live_prefetch(const struct sim *s, uint64_t ptr)
+ * its slot, fetched before, names one (always inline, as ixmap_prefetch:
+ * GCC dropped the calls once it did not inline them). */
+static inline __attribute__((always_inline)) void live_prefetch(const struct sim *s, uint64_t ptr)
 {
 	uint32_t ix = ixmap_home_guess(&s->live_index, ptr);
 	if (ix != IXMAP_NONE)
@@ -547,7 +554,7 @@ static int live_perf_alloc(struct sim *s, uint32_t ix, const struct trace_event 
 {
 	if (s->perf_own)
 		return metrics_perf_alloc(s->m, ev, site);
-	int rc = metrics_perf_alloc_ix(s->m, ev, site, ix);
+	int rc = metrics_perf_alloc_ix_in(s->perf, s->m, ev, site, ix);
 	if (rc)
 		return rc;
 	struct live *l = &s->pool[ix];
@@ -582,7 +589,7 @@ static inline void live_perf_free(struct sim *s, uint32_t ix, const struct trace
 		(void)u64map_del(&s->perf_div, ix, &sc);
 		l->perf_div = false;
 	}
-	metrics_perf_free_ix(s->m, ev, ix, (uint32_t)(sc >> 32), (uint32_t)sc);
+	metrics_perf_free_ix_in(s->perf, s->m, ev, ix, (uint32_t)(sc >> 32), (uint32_t)sc);
 	l->has_rec = false;
 }
 
@@ -962,11 +969,10 @@ static inline __attribute__((always_inline)) int set_obj(struct sim *s, struct l
 		&s->shape_hint[((o->cache * 0x9e3779b1u) ^ (uint32_t)o->size) % SHAPE_HINTS];
 	if (*hint) {
 		const struct policy_obj *h = &s->shapes[*hint - 1];
-		if (h->cache == o->cache && h->size == o->size &&
-		    h->bytes_alloc == o->bytes_alloc && h->slot_bytes == o->slot_bytes &&
-		    h->meta_bytes == o->meta_bytes && h->object_bytes == o->object_bytes &&
-		    h->order == o->order && h->align_shift == o->align_shift &&
-		    h->frag_bytes == o->frag_bytes) {
+		/* every field but addr (the first), a policy_obj having no
+		 * padding: one compare of 56 bytes */
+		if (!memcmp((const char *)h + sizeof(h->addr), (const char *)o + sizeof(o->addr),
+			    sizeof(*o) - sizeof(o->addr))) {
 			l->shape = *hint - 1;
 			return 0;
 		}
@@ -992,24 +998,39 @@ static void pool_put(struct sim *s, uint32_t idx)
 	s->pool_free = idx;
 }
 
+/* live_upsert's insert of absent ptr's entry (*ix) at the index's slot pos */
+__attribute__((noinline)) static int live_insert(struct sim *s, uint64_t ptr, size_t pos,
+						 uint32_t *ix)
+{
+	int rc = pool_get(s, ix);
+	if (rc)
+		return rc;
+	s->pool[*ix].ptr = ptr;
+	s->pool[*ix].in_index = true;
+	struct ixmap_keys k = live_keys(s); /* the pool may have moved */
+	if ((rc = ixmap_insert_at(&s->live_index, pos, *ix, &k)))
+		pool_put(s, *ix);
+	return rc;
+}
+
 /* The entry of ptr (*ix), made when absent (*found false): a new entry has
- * no object, no record and no flag. */
-static int live_upsert(struct sim *s, uint64_t ptr, uint32_t *ix, bool *found)
+ * no object, no record and no flag. Inline: the probe of every allocation. */
+static inline __attribute__((always_inline)) int live_upsert(struct sim *s, uint64_t ptr,
+							     uint32_t *ix, bool *found)
 {
 	struct ixmap_keys k = live_keys(s);
 	size_t pos = 0;
 	*ix = ixmap_find(&s->live_index, ptr, &k, &pos);
 	if ((*found = *ix != IXMAP_NONE))
 		return 0;
-	int rc = pool_get(s, ix);
-	if (rc)
-		return rc;
-	s->pool[*ix].ptr = ptr;
-	s->pool[*ix].in_index = true;
-	k = live_keys(s); /* the pool may have moved */
-	if ((rc = ixmap_insert_at(&s->live_index, pos, *ix, &k)))
-		pool_put(s, *ix);
-	return rc;
+	return live_insert(s, ptr, pos, ix);
+}
+
+/* live_upsert out of line, for the paths that seldom make an entry */
+__attribute__((noinline)) static int live_upsert_cold(struct sim *s, uint64_t ptr, uint32_t *ix,
+						      bool *found)
+{
+	return live_upsert(s, ptr, ix, found);
 }
 
 /* Remove entry ix (no object, record or flag left) from the index. */
@@ -1376,7 +1397,7 @@ static int untraced_note_free(struct sim *s, uint64_t ptr, uint32_t ix, bool *ag
 	*again = false;
 	if (ix == IXMAP_NONE) {
 		bool found;
-		if (live_upsert(s, ptr, &ix, &found))
+		if (live_upsert_cold(s, ptr, &ix, &found))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
 	*again = s->pool[ix].freed;
@@ -1546,8 +1567,9 @@ static int infer_full_slab(struct sim *s, const struct policy_cache_info *ci, ui
 
 /* What an allocation at raw pointer ptr of cache cid shows of the start
  * state (infer_full_slab, start_unseen): only for a cache the policy
- * places by address that still has start-state objects, so a trace
- * replayed without a start state pays one call here. */
+ * places by address that still has start-state objects (the caller skips
+ * the call while none is left: a trace replayed without a start state
+ * pays nothing here). */
 static int start_evidence(struct sim *s, uint32_t cid, uint64_t ptr, struct err *e)
 {
 	const struct policy_ops *ops = s->p->ops;
@@ -1631,7 +1653,8 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		if ((rc = do_free(s, idx, LIVE_CPU(&s->pool[idx]), e)))
 			return rc;
 	}
-	if (r.trace_ptr && !kmalloc && (rc = start_evidence(s, r.cache, r.trace_ptr, e)))
+	if (r.trace_ptr && !kmalloc && s->npre_all &&
+	    (rc = start_evidence(s, r.cache, r.trace_ptr, e)))
 		return rc;
 	uint64_t pages_before = s->seen_valid ? s->slab_seen : slab_pages_now(s);
 	struct live *l = &s->pool[idx];
@@ -1668,9 +1691,12 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		 * remember which cache this one of the real kernel belongs to */
 		uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << obj.order) - 1;
 		uint64_t base = ev->ptr & ~mask, val = (uint64_t)acct + 1;
-		/* most allocations land in a slab just put: skip the put that
-		 * would write the same value (the map is the same either way) */
-		uint64_t *last = s->trace_slab_put[(base >> 12) % 256];
+		/* most allocations land in a slab put not long before: skip the
+		 * put that would write the same value (the map is the same
+		 * either way). The slot is a hash of all of base's bits (slabs
+		 * whose addresses differ only above bit 20 shared one), and
+		 * 4096 slots keep the slabs a trace allocates from at once. */
+		uint64_t *last = s->trace_slab_put[(base * 0x9e3779b97f4a7c15ULL) >> 52];
 		if (last[0] != base || last[1] != val) {
 			bool found; /* the inline probe: a put, without the call */
 			uint64_t *v = u64map_upsert(&s->trace_slab, base, &found);
@@ -1721,6 +1747,7 @@ static uint32_t take_pre(struct sim *s, struct cache_acct *a, uint32_t j)
 {
 	uint32_t idx = a->pre[j];
 	a->pre[j] = a->pre[--a->npre];
+	s->npre_all--;
 	s->pool[a->pre[j]].ptr = j;
 	struct live *l = &s->pool[idx];
 	uint64_t v;
@@ -2296,12 +2323,11 @@ static int run_timer(struct sim *s, uint64_t t_ns, struct err *e)
 	return rc;
 }
 
-/* Run the scheduled work due at or before t_ns, in time order. */
+/* Run the scheduled work due at or before t_ns, in time order (the caller
+ * skips it for policies without timers: a call per event). */
 static int advance_to(struct sim *s, uint64_t t_ns, struct err *e)
 {
 	struct evq_item it;
-	if (!s->p->ops->timer) /* policies without timers */
-		return 0;
 	while (evq_peek(&s->q, &it) && it.t_ns <= t_ns) {
 		evq_pop(&s->q, &it);
 		if (it.t_ns > s->now_ns)
@@ -2340,7 +2366,7 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 		if (s->p->ops->timer && (rc = run_timer(s, ev->t_ns, e)))
 			return rc;
 	}
-	if ((rc = advance_to(s, ev->t_ns, e)))
+	if (s->has_timer && (rc = advance_to(s, ev->t_ns, e)))
 		return rc;
 	if (ev->t_ns < s->now_ns)
 		anomaly(s, SIM_AN_TIME_BACKWARDS, ev->line);
@@ -3035,6 +3061,7 @@ static int pre_add(struct sim *s, uint32_t root, const struct policy_obj *objs, 
 		}
 		l->ptr = a->npre;
 		a->pre[a->npre++] = idx;
+		s->npre_all++;
 		a->live_objs++;
 		a->live_req += l->req;
 		a->live_slot += objs[i].slot_bytes;

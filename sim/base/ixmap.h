@@ -97,8 +97,11 @@ int ixmap_insert_at(struct ixmap *m, size_t pos, uint32_t ix, const struct ixmap
 /* Remove record ix, which the map holds. */
 void ixmap_del(struct ixmap *m, uint32_t ix, const struct ixmap_keys *k);
 
-/* Hint that key will be looked up soon: fetch its home slot's cache line. */
-static inline void ixmap_prefetch(const struct ixmap *m, uint64_t key)
+/* Hint that key will be looked up soon: fetch its home slot's cache line.
+ * Always inline: GCC takes a function that only prefetches for one
+ * without side effects (const) and drops the calls it did not inline. */
+static inline __attribute__((always_inline)) void ixmap_prefetch(const struct ixmap *m,
+								 uint64_t key)
 {
 	if (m->cap)
 		__builtin_prefetch(&m->slots[ixmap_hash(key) >> m->shift], 0, 3);

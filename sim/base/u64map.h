@@ -147,8 +147,10 @@ static inline void u64map_del_ref(struct u64map *m, uint64_t *v)
 	u64map_del_at(m, i);
 }
 
-/* Hint that key will be looked up soon: fetch its home slot's cache line. */
-static inline void u64map_prefetch(const struct u64map *m, uint64_t key)
+/* Hint that key will be looked up soon: fetch its home slot's cache line
+ * (always inline, as ixmap_prefetch). */
+static inline __attribute__((always_inline)) void u64map_prefetch(const struct u64map *m,
+								  uint64_t key)
 {
 	if (m->cap)
 		__builtin_prefetch(&m->slots[u64map_home(m, key)], 1, 3);
