@@ -606,6 +606,13 @@ struct policy_ops {
 	 * place_unseen, which would make a new slab). Optional with
 	 * bind_slab. */
 	bool (*unseen_needs_slab)(const struct policy *p, uint32_t cache, uint64_t real);
+	/* From now on the trace shows every page the kernel's slabs give back
+	 * (sim/pgfree.h: the direct map's base is known). A kernel slab goes
+	 * back the moment it holds no object in use, so a model slab bound to
+	 * one whose page was not freed is kept when empty (its objects in use
+	 * are ones the model holds elsewhere) until unpark_slab, which then
+	 * discards it. Optional with bound_slab. */
+	void (*pages_traced)(struct policy *p);
 	/* Number of cache ids (0..n-1), aliases included. */
 	uint32_t (*nr_caches)(const struct policy *p);
 	/* Figures of cache id. For an alias the slab figures are the root's. */

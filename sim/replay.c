@@ -294,6 +294,7 @@ struct sim {
 	/* frees proven by the page allocator (pgfree.h): on once the trace
 	 * shows an mm_page_free */
 	struct pgf pgf;
+	bool pages_told; /* policy_ops.pages_traced called */
 };
 
 static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
@@ -2106,8 +2107,17 @@ static int on_page_free(struct sim *s, const struct trace_event *ev, struct err 
 	(void)fold_cpu(s, ev); /* counts a CPU beyond the model's */
 	struct pgf_ctx c = {.s = s};
 	uint64_t killed;
-	return pgf_page_free(&s->pgf, ev->cpu, ev->ptr, ev->bytes_alloc, pgf_live_at, pgf_kill,
-			     pgf_gone, &c, &killed, e);
+	rc = pgf_page_free(&s->pgf, ev->cpu, ev->ptr, ev->bytes_alloc, pgf_live_at, pgf_kill,
+			   pgf_gone, &c, &killed, e);
+	/* from the base on (the page frees kept until it was found applied
+	 * first, under the old rule: none of their slabs is told gone), every
+	 * kernel slab's end is in the trace */
+	if (!rc && s->pgf.base_known && !s->pages_told) {
+		s->pages_told = true;
+		if (s->p->ops->pages_traced)
+			s->p->ops->pages_traced(s->p);
+	}
+	return rc;
 }
 
 /* An allocation the engine took (on_alloc): tell the mm model. */
