@@ -380,6 +380,24 @@ static void put_cpu_partial(struct slub *s, struct cache *k, struct slab *sl, ui
 	c->partial = sl;
 }
 
+/* Take sl off its CPU's partial stack (a slab the kernel discarded): the
+ * slabs above it counted it, and its free objects at its push. */
+static void remove_cpu_partial(struct cache *k, struct slab *sl)
+{
+	uint32_t own = sl->pobjects - (sl->pnext ? sl->pnext->pobjects : 0);
+	struct slab **pp = &k->cpus[sl->cpu].partial;
+	while (*pp && *pp != sl) {
+		(*pp)->pslabs--;
+		(*pp)->pobjects -= own;
+		pp = &(*pp)->pnext;
+	}
+	if (*pp)
+		*pp = sl->pnext;
+	sl->pnext = NULL;
+	sl->frozen = 0;
+	set_where(k, sl, ON_NONE);
+}
+
 /* acquire_slab() for the CPU slab: freeze it and move its whole freelist to
  * the CPU's lockless freelist (all its objects now count as in use). */
 static void make_cpu_slab(struct cache *k, struct cpu_state *c, struct slab *sl, uint32_t cpu)
@@ -1433,10 +1451,15 @@ static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uin
 			return rc;
 		sl = (struct slab *)(uintptr_t)v;
 	}
-	/* kept for its kernel slab (may_discard), which is gone: so is it,
-	 * whatever min_partial says */
-	if (keeps_bound(s, k) && sl->inuse == 0 && sl->where == ON_NODE_PARTIAL) {
-		remove_partial(k, sl);
+	/* its kernel slab is gone, so it goes when empty, whatever
+	 * min_partial says, also from a per-CPU partial stack (where the
+	 * kernel's was not: it would have stayed there until drained) */
+	if (keeps_bound(s, k) && sl->inuse == 0 &&
+	    (sl->where == ON_NODE_PARTIAL || sl->where == ON_CPU_PARTIAL)) {
+		if (sl->where == ON_NODE_PARTIAL)
+			remove_partial(k, sl);
+		else
+			remove_cpu_partial(k, sl);
 		discard_slab(s, k, sl);
 	}
 	return 0;
