@@ -215,6 +215,10 @@ struct sim {
 	struct u64map trace_slab;   /* raw pointers: the trace's slab base -> root cache id + 1 */
 	uint64_t trace_slab_put[256][2]; /* by slab base: a (base, value) put there last */
 	struct u64map pre_addr; /* start_slab objects still live: model address -> pool index */
+	/* objects of caches placed by address that lie in a model slab not
+	 * bound to their kernel slab (place_swap): model address -> pool index */
+	struct u64map misplaced;
+	uint64_t placed_outside, placed_traded; /* sim_totals */
 	struct u64map pslab_of; /* model slab base of a pre_slab -> (root << 32 | index) + 1 */
 	struct u64map pre_bind; /* the trace's slab base -> (root << 32 | pre_slab index) + 1 */
 	/* naming by elimination (sim_name_candidate) */
@@ -407,6 +411,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->geom_name);
 	u64map_init(&s->trace_slab);
 	u64map_init_sparse(&s->pre_addr);
+	u64map_init_sparse(&s->misplaced);
 	u64map_init(&s->pslab_of);
 	u64map_init(&s->pre_bind);
 	u64map_init(&s->name_slab);
@@ -478,6 +483,7 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->geom_name);
 	u64map_fini(&s->trace_slab);
 	u64map_fini(&s->pre_addr);
+	u64map_fini(&s->misplaced);
 	u64map_fini(&s->pslab_of);
 	u64map_fini(&s->pre_bind);
 	u64map_fini(&s->name_slab);
@@ -1114,6 +1120,8 @@ do_free_via(struct sim *s, uint32_t idx, uint32_t cpu, enum via via, struct err 
 			 : policy_free(s->p, &obj, cpu, e);
 	if (rc)
 		return rc;
+	if (u64map_len(&s->misplaced))
+		(void)u64map_del(&s->misplaced, l->addr, NULL);
 	uint32_t acct = live_acct(s, l);
 	if (LIVE_KT_OF(l))
 		uncount_cost(s, l, acct, obj.bytes_alloc);
@@ -1562,6 +1570,55 @@ static int start_evidence(struct sim *s, uint32_t cid, uint64_t ptr, struct err 
 	return rc ? rc : start_unseen(s, cid, &ci, ptr, e);
 }
 
+/* The model slab (its base) bound to the kernel slab raw pointer ptr lies
+ * in, for root cache root, or 0. */
+static uint64_t bound_base(const struct sim *s, uint64_t ptr, uint32_t root)
+{
+	uint64_t base;
+	uint32_t cache;
+	return s->p->ops->bound_slab(s->p, ptr, &base, &cache) && cache == root ? base : 0;
+}
+
+/* An object of a cache placed by address (SLUB's place_by_address) at
+ * raw pointer ptr, which the policy put at *obj, outside the model slab
+ * bound to its kernel slab (that slab had no free object): the kernel's
+ * slab had one, so an object the model holds in the bound slab is not in
+ * that kernel slab. When one of the objects found misplaced before lies
+ * there, the two trade places: the new object takes its slot, it takes
+ * the new object's (both stay allocated, so the policy's state is the same
+ * either way). What stays misplaced is kept in sim.misplaced. */
+static int place_swap(struct sim *s, uint64_t ptr, uint32_t idx, struct policy_obj *obj)
+{
+	struct policy_cache_info ci;
+	s->p->ops->cache_info(s->p, obj->cache, &ci);
+	if (!s->mmf_on || mmf_kind_of_acct(s, ci.alias_of) != MMF_NODE)
+		return 0;
+	uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << ci.g.order) - 1, v;
+	uint64_t want = bound_base(s, ptr, ci.alias_of);
+	if ((obj->addr & ~mask) == want)
+		return 0;
+	for (uint32_t i = 0; want && i < ci.g.objs_per_slab && u64map_len(&s->misplaced); i++) {
+		uint64_t at = want + ci.g.red_left_pad + (uint64_t)i * ci.g.size;
+		if (!u64map_get(&s->misplaced, at, &v))
+			continue;
+		struct live *q = &s->pool[v];
+		struct policy_obj qo = *shape_of(s, q);
+		qo.addr = obj->addr;
+		if (memcmp(&qo, obj, sizeof(qo)) ||
+		    bound_base(s, q->ptr, ci.alias_of) == want) /* its own slab now */
+			continue;
+		(void)u64map_del(&s->misplaced, at, NULL);
+		q->addr = obj->addr;
+		obj->addr = at;
+		s->placed_traded++;
+		if (bound_base(s, q->ptr, ci.alias_of) == (q->addr & ~mask))
+			return 0;
+		return u64map_put(&s->misplaced, q->addr, v) ? SLABSIM_ENOMEM : 0;
+	}
+	s->placed_outside++;
+	return u64map_put(&s->misplaced, obj->addr, idx) ? SLABSIM_ENOMEM : 0;
+}
+
 static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	bool kmalloc = ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE;
@@ -1639,6 +1696,9 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	struct policy_obj obj = {0}; /* all of it is compared (set_obj) */
 	if ((rc = policy_alloc(s->p, &r, &obj, e)))
 		return rc;
+	if (r.trace_ptr && !kmalloc && s->p->ops->bound_slab && obj.cache != POLICY_NO_CACHE &&
+	    (rc = place_swap(s, r.trace_ptr, idx, &obj)))
+		return err_set(e, rc, "out of memory");
 	l->kt = 0;
 	l->req = (uint32_t)ev->bytes_req;
 	if (obj.object_bytes < l->req && l->req <= obj.slot_bytes) {
@@ -2196,6 +2256,8 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	out->page_frees = s->pgf.page_frees;
 	out->page_frees_before_base = s->pgf.before_base;
 	out->page_base_known = s->pgf.base_known;
+	out->placed_outside = s->placed_outside;
+	out->placed_traded = s->placed_traded;
 	out->page_base = s->pgf.base;
 	uint32_t n = s->p->ops->nr_caches(s->p);
 	for (uint32_t id = 0; id < n; id++) {
