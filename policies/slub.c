@@ -133,6 +133,7 @@ struct slub {
 	/* the trace shows the kernel's slab page frees (policy_ops.pages_traced):
 	 * a bound slab lives until its kernel slab's page is freed */
 	bool pages_traced;
+	struct policy_pages_ahead ahead; /* freed_soon NULL: none */
 };
 
 static bool is_61(const struct slub *s)
@@ -290,18 +291,22 @@ static void unbind(struct cache *k, struct slab *sl)
  * at once (discard_slab -> free_slab -> __free_slab -> free_frozen_pages,
  * traced as mm_page_free), so that kernel slab still held one, an object
  * the model has elsewhere (parked, or a start object). It goes when its
- * page does (slub_unpark_slab). Not for SLAB_TYPESAFE_BY_RCU caches
- * (vm_area_struct): free_slab frees their pages a grace period after the
- * discard (call_rcu -> rcu_free_slab), so a page not freed yet does not
- * show the slab in use (read in torvalds/linux v6.18, mm/slub.c). */
+ * page does (slub_unpark_slab). A SLAB_TYPESAFE_BY_RCU cache's
+ * (vm_area_struct) pages go a grace period after the discard (free_slab:
+ * call_rcu -> rcu_free_slab), so there a page not freed yet proves
+ * nothing: the slab goes unless the replay sees its page freed within a
+ * grace period ahead, and without a look-ahead it goes by the rules (read
+ * in torvalds/linux v6.18, mm/slub.c). */
 static bool keeps_bound(const struct slub *s, const struct cache *k)
 {
-	return s->pages_traced && !k->rcu_pages;
+	return s->pages_traced && (!k->rcu_pages || s->ahead.freed_soon);
 }
 
 static bool may_discard(const struct slub *s, const struct cache *k, const struct slab *sl)
 {
-	return !(sl->bound && keeps_bound(s, k));
+	if (!sl->bound || !keeps_bound(s, k))
+		return true;
+	return k->rcu_pages && s->ahead.freed_soon(s->ahead.ctx, sl->bound);
 }
 
 static void discard_slab(struct slub *s, struct cache *k, struct slab *sl)
@@ -1465,9 +1470,12 @@ static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uin
 	return 0;
 }
 
-static void slub_pages_traced(struct policy *p)
+static void slub_pages_traced(struct policy *p, const struct policy_pages_ahead *ahead)
 {
-	((struct slub *)p)->pages_traced = true;
+	struct slub *s = (struct slub *)p;
+	s->pages_traced = true;
+	if (ahead)
+		s->ahead = *ahead;
 }
 
 static bool slub_unseen_needs_slab(const struct policy *p, uint32_t cache, uint64_t real)

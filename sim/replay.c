@@ -10,6 +10,7 @@
  */
 #include "sim.h"
 #include "mmfree.h"
+#include "ahead.h"
 #include "pgfree.h"
 #include "json.h"
 #include "evq.h"
@@ -299,6 +300,7 @@ struct sim {
 	 * shows an mm_page_free */
 	struct pgf pgf;
 	bool pages_told; /* policy_ops.pages_traced called */
+	struct ahead ahead; /* the page frees ahead, while a source is replayed */
 };
 
 static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
@@ -412,6 +414,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->trace_slab);
 	u64map_init_sparse(&s->pre_addr);
 	u64map_init_sparse(&s->misplaced);
+	ahead_init(&s->ahead);
 	u64map_init(&s->pslab_of);
 	u64map_init(&s->pre_bind);
 	u64map_init(&s->name_slab);
@@ -484,6 +487,7 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->trace_slab);
 	u64map_fini(&s->pre_addr);
 	u64map_fini(&s->misplaced);
+	ahead_fini(&s->ahead);
 	u64map_fini(&s->pslab_of);
 	u64map_fini(&s->pre_bind);
 	u64map_fini(&s->name_slab);
@@ -1589,10 +1593,10 @@ static uint64_t bound_base(const struct sim *s, uint64_t ptr, uint32_t root)
  * either way). What stays misplaced is kept in sim.misplaced. */
 static int place_swap(struct sim *s, uint64_t ptr, uint32_t idx, struct policy_obj *obj)
 {
+	if (s->p->ops->bind_slab(s->p, obj->cache, ptr, 0) < 0)
+		return 0; /* not placed by address */
 	struct policy_cache_info ci;
 	s->p->ops->cache_info(s->p, obj->cache, &ci);
-	if (!s->mmf_on || mmf_kind_of_acct(s, ci.alias_of) != MMF_NODE)
-		return 0;
 	uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << ci.g.order) - 1, v;
 	uint64_t want = bound_base(s, ptr, ci.alias_of);
 	if ((obj->addr & ~mask) == want)
@@ -1696,7 +1700,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	struct policy_obj obj = {0}; /* all of it is compared (set_obj) */
 	if ((rc = policy_alloc(s->p, &r, &obj, e)))
 		return rc;
-	if (r.trace_ptr && !kmalloc && s->p->ops->bound_slab && obj.cache != POLICY_NO_CACHE &&
+	if (r.trace_ptr && !kmalloc && s->p->ops->bind_slab && obj.cache != POLICY_NO_CACHE &&
 	    (rc = place_swap(s, r.trace_ptr, idx, &obj)))
 		return err_set(e, rc, "out of memory");
 	l->kt = 0;
@@ -2159,6 +2163,14 @@ static int pgf_begin(struct sim *s, struct err *e)
 	return 0;
 }
 
+/* policy_pages_ahead.freed_soon: a free of the page at kernel address
+ * kaddr in the window ahead (false once the replay ended). */
+static bool page_freed_soon(const void *ctx, uint64_t kaddr)
+{
+	const struct sim *s = ctx;
+	return ahead_page_freed(&s->ahead, kaddr - s->pgf.base);
+}
+
 static int on_page_free(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	int rc = s->pgf.on ? 0 : pgf_begin(s, e);
@@ -2174,8 +2186,9 @@ static int on_page_free(struct sim *s, const struct trace_event *ev, struct err 
 	 * kernel slab's end is in the trace */
 	if (!rc && s->pgf.base_known && !s->pages_told) {
 		s->pages_told = true;
+		struct policy_pages_ahead pa = {page_freed_soon, s};
 		if (s->p->ops->pages_traced)
-			s->p->ops->pages_traced(s->p);
+			s->p->ops->pages_traced(s->p, ahead_on(&s->ahead) ? &pa : NULL);
 	}
 	return rc;
 }
@@ -2414,6 +2427,8 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 	}
 	if ((rc = advance_to(s, ev->t_ns, e)))
 		return rc;
+	if (ahead_on(&s->ahead) && (rc = ahead_step(&s->ahead, ev->t_ns, e)))
+		return rc;
 	if (ev->t_ns < s->now_ns)
 		anomaly(s, SIM_AN_TIME_BACKWARDS, ev->line);
 	else
@@ -2641,6 +2656,12 @@ int sim_replay_source(struct sim *s, const struct trace_source *src, const struc
 	s->src = src->name ? src->name : "events";
 	use_ids_of(s, src);
 	progress_start(&pg, "replay");
+	/* the page frees ahead, for the caches placed by address whose pages
+	 * go back a grace period late (policy_ops.pages_traced): the 6.18 and
+	 * 7.0 profiles' */
+	ahead_start(&s->ahead,
+		    s->p->ops->pages_traced && s->o.cfg.kernel >= POLICY_KERNEL_6_18 ? src : NULL,
+		    AHEAD_WINDOW_NS);
 	/* With a look-ahead, every PEEK_EVERY events the live table's slots
 	 * of the pointers PEEK_SKIP events on are fetched, so that the cache
 	 * misses of a large live set overlap the work in between. */
@@ -2663,6 +2684,7 @@ int sim_replay_source(struct sim *s, const struct trace_source *src, const struc
 		}
 	}
 	progress_draw(s, &pg, src, s->nevents, true);
+	ahead_start(&s->ahead, NULL, 0); /* src goes with the caller */
 	/* the counts stay valid until the source is closed, after sim_record */
 	s->line_stats = src->stats ? src->stats(src->ctx) : NULL;
 	s->src = "events";
