@@ -471,6 +471,14 @@ struct policy_obj {
 
 struct policy;
 
+/* What the replay sees ahead of the event it is at (policy_ops.pages_traced). */
+struct policy_pages_ahead {
+	/* whether the trace frees the page of the kernel slab at kaddr (a raw
+	 * trace address in it) within the next grace period */
+	bool (*freed_soon)(const void *ctx, uint64_t kaddr);
+	const void *ctx;
+};
+
 /* A cache's recorded state to start from (policy_ops.prepopulate): one
  * /proc/slabinfo row, slabs counted in the model's geometry. */
 struct policy_start {
@@ -606,6 +614,17 @@ struct policy_ops {
 	 * place_unseen, which would make a new slab). Optional with
 	 * bind_slab. */
 	bool (*unseen_needs_slab)(const struct policy *p, uint32_t cache, uint64_t real);
+	/* From now on the trace shows every page the kernel's slabs give back
+	 * (sim/pgfree.h: the direct map's base is known). A kernel slab goes
+	 * back the moment it holds no object in use, so a model slab bound to
+	 * one whose page was not freed is kept when empty (its objects in use
+	 * are ones the model holds elsewhere) until unpark_slab, which then
+	 * discards it. A SLAB_TYPESAFE_BY_RCU cache's pages go back a grace
+	 * period after the discard: its slabs are kept only when ahead is
+	 * given and says no free of the page comes within one. ahead may be
+	 * NULL (no look-ahead); it stays valid for the replay. Optional with
+	 * bound_slab. */
+	void (*pages_traced)(struct policy *p, const struct policy_pages_ahead *ahead);
 	/* Number of cache ids (0..n-1), aliases included. */
 	uint32_t (*nr_caches)(const struct policy *p);
 	/* Figures of cache id. For an alias the slab figures are the root's. */

@@ -29,6 +29,7 @@
  */
 #include "buckets.h"
 #include "buddy.h"
+#include "cache_facts.h"
 #include "grow.h"
 #include "layout.h"
 #include "policies_int.h"
@@ -100,6 +101,10 @@ struct cache {
 	 * addresses lie in) -> the model's slab given to it (place_by_address) */
 	struct u64map bound;
 	bool place_addr; /* place_by_address applies */
+	/* SLAB_TYPESAFE_BY_RCU, by its flags or, for a cache the trace alone
+	 * names (no flags), the source's: free_slab() hands its pages back
+	 * after a grace period (call_rcu -> rcu_free_slab) */
+	bool rcu_pages;
 	bool started;	 /* given a start state (prepopulate, start_slab) */
 };
 
@@ -126,6 +131,10 @@ struct slub {
 	uint32_t *place_ids;
 	uint32_t nplace;
 	bool no_cpu; /* no_cpu_slabs(), fixed by the profile */
+	/* the trace shows the kernel's slab page frees (policy_ops.pages_traced):
+	 * a bound slab lives until its kernel slab's page is freed */
+	bool pages_traced;
+	struct policy_pages_ahead ahead; /* freed_soon NULL: none */
 };
 
 static bool is_61(const struct slub *s)
@@ -276,6 +285,31 @@ static void unbind(struct cache *k, struct slab *sl)
 	sl->bound = 0;
 }
 
+/* Whether an emptied slab may go back to the page allocator when the rules
+ * would discard it. Once the trace shows the page frees (pages_traced), not
+ * one bound to a kernel slab whose page has not been freed: the kernel
+ * discards a slab the moment it holds no object in use and frees its page
+ * at once (discard_slab -> free_slab -> __free_slab -> free_frozen_pages,
+ * traced as mm_page_free), so that kernel slab still held one, an object
+ * the model has elsewhere (parked, or a start object). It goes when its
+ * page does (slub_unpark_slab). A SLAB_TYPESAFE_BY_RCU cache's
+ * (vm_area_struct) pages go a grace period after the discard (free_slab:
+ * call_rcu -> rcu_free_slab), so there a page not freed yet proves
+ * nothing: the slab goes unless the replay sees its page freed within a
+ * grace period ahead, and without a look-ahead it goes by the rules (read
+ * in torvalds/linux v6.18, mm/slub.c). */
+static bool keeps_bound(const struct slub *s, const struct cache *k)
+{
+	return s->pages_traced && (!k->rcu_pages || s->ahead.freed_soon);
+}
+
+static bool may_discard(const struct slub *s, const struct cache *k, const struct slab *sl)
+{
+	if (!sl->bound || !keeps_bound(s, k))
+		return true;
+	return k->rcu_pages && s->ahead.freed_soon(s->ahead.ctx, sl->bound);
+}
+
 static void discard_slab(struct slub *s, struct cache *k, struct slab *sl)
 {
 	set_where(k, sl, ON_NONE);
@@ -305,7 +339,7 @@ static void unfreeze_partials(struct slub *s, struct cache *k, struct slab *top)
 		top = sl->pnext;
 		sl->pnext = NULL;
 		sl->frozen = 0;
-		if (sl->inuse == 0 && k->partial.nr >= k->g.min_partial)
+		if (sl->inuse == 0 && k->partial.nr >= k->g.min_partial && may_discard(s, k, sl))
 			discard_slab(s, k, sl);
 		else
 			add_partial(k, sl, true);
@@ -350,6 +384,24 @@ static void put_cpu_partial(struct slub *s, struct cache *k, struct slab *sl, ui
 	set_where(k, sl, ON_CPU_PARTIAL);
 	sl->cpu = cpu;
 	c->partial = sl;
+}
+
+/* Take sl off its CPU's partial stack (a slab the kernel discarded): the
+ * slabs above it counted it, and its free objects at its push. */
+static void remove_cpu_partial(struct cache *k, struct slab *sl)
+{
+	uint32_t own = sl->pobjects - (sl->pnext ? sl->pnext->pobjects : 0);
+	struct slab **pp = &k->cpus[sl->cpu].partial;
+	while (*pp && *pp != sl) {
+		(*pp)->pslabs--;
+		(*pp)->pobjects -= own;
+		pp = &(*pp)->pnext;
+	}
+	if (*pp)
+		*pp = sl->pnext;
+	sl->pnext = NULL;
+	sl->frozen = 0;
+	set_where(k, sl, ON_NONE);
 }
 
 /* acquire_slab() for the CPU slab: freeze it and move its whole freelist to
@@ -427,7 +479,7 @@ static void deactivate_slab(struct slub *s, struct cache *k, struct slab *sl, in
 		}
 	}
 	sl->frozen = 0;
-	if (sl->inuse == 0 && k->partial.nr >= k->g.min_partial) {
+	if (sl->inuse == 0 && k->partial.nr >= k->g.min_partial && may_discard(s, k, sl)) {
 		discard_slab(s, k, sl);
 	} else if (sl->freelist >= 0) {
 		add_partial(k, sl, tail);
@@ -551,7 +603,7 @@ static void free_obj(struct slub *s, struct cache *k, struct slab *sl, int32_t i
 		put_cpu_partial(s, k, sl, cpu, true);
 		return;
 	}
-	if (sl->inuse == 0 && k->partial.nr >= k->g.min_partial) {
+	if (sl->inuse == 0 && k->partial.nr >= k->g.min_partial && may_discard(s, k, sl)) {
 		if (prior)
 			remove_partial(k, sl);
 		else if (sl->where == ON_FULL)
@@ -1041,9 +1093,15 @@ static int slub_cache_create(struct policy *p, const struct policy_cache_spec *s
 		return add_cache(s, spec->name, &g, target, false, spec, id, e);
 	}
 	int rc = layout_slub(&s->base.cfg, spec, &g, e);
-	if (rc)
-		return rc;
-	return add_cache(s, spec->name, &g, UINT32_MAX, false, spec, id, e);
+	if (!rc)
+		rc = add_cache(s, spec->name, &g, UINT32_MAX, false, spec, id, e);
+	if (!rc) {
+		const struct policy_cache_facts *f =
+			policy_cache_facts_find(s->base.cfg.kernel, spec->name);
+		s->caches[*id].rcu_pages = (g.flags & POLICY_F_TYPESAFE_BY_RCU) ||
+					   (f && (f->flags & POLICY_F_TYPESAFE_BY_RCU));
+	}
+	return rc;
 }
 
 /* layout_kmalloc_index + layout_kmalloc_type, from the tables */
@@ -1408,11 +1466,35 @@ static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uin
 	struct slab *sl = (struct slab *)(uintptr_t)v;
 	struct cache *k = &s->caches[sl->cache];
 	unbind(k, sl);
-	if (!k->sh)
-		return 0;
-	struct sheaf_ctx cx = {s, k};
-	const struct sheaves_ops ops = {sheaf_refill, sheaf_flush, &cx};
-	return sheaves_unpark(k->sh, &ops, cpu, sl, e);
+	if (k->sh) {
+		struct sheaf_ctx cx = {s, k};
+		const struct sheaves_ops ops = {sheaf_refill, sheaf_flush, &cx};
+		int rc = sheaves_unpark(k->sh, &ops, cpu, sl, e);
+		/* the flushes may have discarded it, unbound now */
+		if (rc || !u64map_get(&s->slabs, base, &v))
+			return rc;
+		sl = (struct slab *)(uintptr_t)v;
+	}
+	/* its kernel slab is gone, so it goes when empty, whatever
+	 * min_partial says, also from a per-CPU partial stack (where the
+	 * kernel's was not: it would have stayed there until drained) */
+	if (keeps_bound(s, k) && sl->inuse == 0 &&
+	    (sl->where == ON_NODE_PARTIAL || sl->where == ON_CPU_PARTIAL)) {
+		if (sl->where == ON_NODE_PARTIAL)
+			remove_partial(k, sl);
+		else
+			remove_cpu_partial(k, sl);
+		discard_slab(s, k, sl);
+	}
+	return 0;
+}
+
+static void slub_pages_traced(struct policy *p, const struct policy_pages_ahead *ahead)
+{
+	struct slub *s = (struct slub *)p;
+	s->pages_traced = true;
+	if (ahead)
+		s->ahead = *ahead;
 }
 
 static bool slub_unseen_needs_slab(const struct policy *p, uint32_t cache, uint64_t real)
@@ -1777,6 +1859,7 @@ const struct policy_ops slub_ops = {
 	.free_bulk = slub_free_bulk,
 	.bound_slab = slub_bound_slab,
 	.unpark_slab = slub_unpark_slab,
+	.pages_traced = slub_pages_traced,
 	.bind_slab = slub_bind_slab,
 	.unseen_needs_slab = slub_unseen_needs_slab,
 	.nr_caches = slub_nr_caches,

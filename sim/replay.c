@@ -10,6 +10,7 @@
  */
 #include "sim.h"
 #include "mmfree.h"
+#include "ahead.h"
 #include "pgfree.h"
 #include "json.h"
 #include "evq.h"
@@ -216,6 +217,10 @@ struct sim {
 	struct u64map trace_slab;   /* raw pointers: the trace's slab base -> root cache id + 1 */
 	uint64_t trace_slab_put[4096][2]; /* by slab base's hash: a (base, value) put last */
 	struct u64map pre_addr; /* start_slab objects still live: model address -> pool index */
+	/* objects of caches placed by address that lie in a model slab not
+	 * bound to their kernel slab (place_swap): model address -> pool index */
+	struct u64map misplaced;
+	uint64_t placed_outside, placed_traded; /* sim_totals */
 	struct u64map pslab_of; /* model slab base of a pre_slab -> (root << 32 | index) + 1 */
 	struct u64map pre_bind; /* the trace's slab base -> (root << 32 | pre_slab index) + 1 */
 	/* naming by elimination (sim_name_candidate) */
@@ -298,6 +303,8 @@ struct sim {
 	/* frees proven by the page allocator (pgfree.h): on once the trace
 	 * shows an mm_page_free */
 	struct pgf pgf;
+	bool pages_told; /* policy_ops.pages_traced called */
+	struct ahead ahead; /* the page frees ahead, while a source is replayed */
 };
 
 static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
@@ -410,6 +417,8 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	u64map_init(&s->geom_name);
 	u64map_init(&s->trace_slab);
 	u64map_init_sparse(&s->pre_addr);
+	u64map_init_sparse(&s->misplaced);
+	ahead_init(&s->ahead);
 	u64map_init(&s->pslab_of);
 	u64map_init(&s->pre_bind);
 	u64map_init(&s->name_slab);
@@ -483,6 +492,8 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->geom_name);
 	u64map_fini(&s->trace_slab);
 	u64map_fini(&s->pre_addr);
+	u64map_fini(&s->misplaced);
+	ahead_fini(&s->ahead);
 	u64map_fini(&s->pslab_of);
 	u64map_fini(&s->pre_bind);
 	u64map_fini(&s->name_slab);
@@ -1134,6 +1145,8 @@ do_free_via(struct sim *s, uint32_t idx, uint32_t cpu, enum via via, struct err 
 			 : policy_free(s->p, &obj, cpu, e);
 	if (rc)
 		return rc;
+	if (u64map_len(&s->misplaced))
+		(void)u64map_del(&s->misplaced, l->addr, NULL);
 	uint32_t acct = live_acct(s, l);
 	if (LIVE_KT_OF(l))
 		uncount_cost(s, l, acct, obj.bytes_alloc);
@@ -1583,6 +1596,55 @@ static int start_evidence(struct sim *s, uint32_t cid, uint64_t ptr, struct err 
 	return rc ? rc : start_unseen(s, cid, &ci, ptr, e);
 }
 
+/* The model slab (its base) bound to the kernel slab raw pointer ptr lies
+ * in, for root cache root, or 0. */
+static uint64_t bound_base(const struct sim *s, uint64_t ptr, uint32_t root)
+{
+	uint64_t base;
+	uint32_t cache;
+	return s->p->ops->bound_slab(s->p, ptr, &base, &cache) && cache == root ? base : 0;
+}
+
+/* An object of a cache placed by address (SLUB's place_by_address) at
+ * raw pointer ptr, which the policy put at *obj, outside the model slab
+ * bound to its kernel slab (that slab had no free object): the kernel's
+ * slab had one, so an object the model holds in the bound slab is not in
+ * that kernel slab. When one of the objects found misplaced before lies
+ * there, the two trade places: the new object takes its slot, it takes
+ * the new object's (both stay allocated, so the policy's state is the same
+ * either way). What stays misplaced is kept in sim.misplaced. */
+static int place_swap(struct sim *s, uint64_t ptr, uint32_t idx, struct policy_obj *obj)
+{
+	if (s->p->ops->bind_slab(s->p, obj->cache, ptr, 0) < 0)
+		return 0; /* not placed by address */
+	struct policy_cache_info ci;
+	s->p->ops->cache_info(s->p, obj->cache, &ci);
+	uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << ci.g.order) - 1, v;
+	uint64_t want = bound_base(s, ptr, ci.alias_of);
+	if ((obj->addr & ~mask) == want)
+		return 0;
+	for (uint32_t i = 0; want && i < ci.g.objs_per_slab && u64map_len(&s->misplaced); i++) {
+		uint64_t at = want + ci.g.red_left_pad + (uint64_t)i * ci.g.size;
+		if (!u64map_get(&s->misplaced, at, &v))
+			continue;
+		struct live *q = &s->pool[v];
+		struct policy_obj qo = *shape_of(s, q);
+		qo.addr = obj->addr;
+		if (memcmp(&qo, obj, sizeof(qo)) ||
+		    bound_base(s, q->ptr, ci.alias_of) == want) /* its own slab now */
+			continue;
+		(void)u64map_del(&s->misplaced, at, NULL);
+		q->addr = obj->addr;
+		obj->addr = at;
+		s->placed_traded++;
+		if (bound_base(s, q->ptr, ci.alias_of) == (q->addr & ~mask))
+			return 0;
+		return u64map_put(&s->misplaced, q->addr, v) ? SLABSIM_ENOMEM : 0;
+	}
+	s->placed_outside++;
+	return u64map_put(&s->misplaced, obj->addr, idx) ? SLABSIM_ENOMEM : 0;
+}
+
 static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	bool kmalloc = ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE;
@@ -1661,6 +1723,9 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	struct policy_obj obj = {0}; /* all of it is compared (set_obj) */
 	if ((rc = policy_alloc(s->p, &r, &obj, e)))
 		return rc;
+	if (r.trace_ptr && !kmalloc && s->p->ops->bind_slab && obj.cache != POLICY_NO_CACHE &&
+	    (rc = place_swap(s, r.trace_ptr, idx, &obj)))
+		return err_set(e, rc, "out of memory");
 	l->kt = 0;
 	l->req = (uint32_t)ev->bytes_req;
 	if (obj.object_bytes < l->req && l->req <= obj.slot_bytes) {
@@ -2125,6 +2190,14 @@ static int pgf_begin(struct sim *s, struct err *e)
 	return 0;
 }
 
+/* policy_pages_ahead.freed_soon: a free of the page at kernel address
+ * kaddr in the window ahead (false once the replay ended). */
+static bool page_freed_soon(const void *ctx, uint64_t kaddr)
+{
+	const struct sim *s = ctx;
+	return ahead_page_freed(&s->ahead, kaddr - s->pgf.base);
+}
+
 static int on_page_free(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	int rc = s->pgf.on ? 0 : pgf_begin(s, e);
@@ -2133,8 +2206,18 @@ static int on_page_free(struct sim *s, const struct trace_event *ev, struct err 
 	(void)fold_cpu(s, ev); /* counts a CPU beyond the model's */
 	struct pgf_ctx c = {.s = s};
 	uint64_t killed;
-	return pgf_page_free(&s->pgf, ev->cpu, ev->ptr, ev->bytes_alloc, pgf_live_at, pgf_kill,
-			     pgf_gone, &c, &killed, e);
+	rc = pgf_page_free(&s->pgf, ev->cpu, ev->ptr, ev->bytes_alloc, pgf_live_at, pgf_kill,
+			   pgf_gone, &c, &killed, e);
+	/* from the base on (the page frees kept until it was found applied
+	 * first, under the old rule: none of their slabs is told gone), every
+	 * kernel slab's end is in the trace */
+	if (!rc && s->pgf.base_known && !s->pages_told) {
+		s->pages_told = true;
+		struct policy_pages_ahead pa = {page_freed_soon, s};
+		if (s->p->ops->pages_traced)
+			s->p->ops->pages_traced(s->p, ahead_on(&s->ahead) ? &pa : NULL);
+	}
+	return rc;
 }
 
 /* An allocation the engine took (on_alloc): tell the mm model. */
@@ -2213,6 +2296,8 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	out->page_frees = s->pgf.page_frees;
 	out->page_frees_before_base = s->pgf.before_base;
 	out->page_base_known = s->pgf.base_known;
+	out->placed_outside = s->placed_outside;
+	out->placed_traded = s->placed_traded;
 	out->page_base = s->pgf.base;
 	uint32_t n = s->p->ops->nr_caches(s->p);
 	for (uint32_t id = 0; id < n; id++) {
@@ -2367,6 +2452,8 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 			return rc;
 	}
 	if (s->has_timer && (rc = advance_to(s, ev->t_ns, e)))
+		return rc;
+	if (ahead_on(&s->ahead) && (rc = ahead_step(&s->ahead, ev->t_ns, e)))
 		return rc;
 	if (ev->t_ns < s->now_ns)
 		anomaly(s, SIM_AN_TIME_BACKWARDS, ev->line);
@@ -2595,6 +2682,12 @@ int sim_replay_source(struct sim *s, const struct trace_source *src, const struc
 	s->src = src->name ? src->name : "events";
 	use_ids_of(s, src);
 	progress_start(&pg, "replay");
+	/* the page frees ahead, for the caches placed by address whose pages
+	 * go back a grace period late (policy_ops.pages_traced): the 6.18 and
+	 * 7.0 profiles' */
+	ahead_start(&s->ahead,
+		    s->p->ops->pages_traced && s->o.cfg.kernel >= POLICY_KERNEL_6_18 ? src : NULL,
+		    AHEAD_WINDOW_NS);
 	/* With a look-ahead, every PEEK_EVERY events the live table's slots
 	 * of the pointers PEEK_SKIP events on are fetched, so that the cache
 	 * misses of a large live set overlap the work in between. */
@@ -2617,6 +2710,7 @@ int sim_replay_source(struct sim *s, const struct trace_source *src, const struc
 		}
 	}
 	progress_draw(s, &pg, src, s->nevents, true);
+	ahead_start(&s->ahead, NULL, 0); /* src goes with the caller */
 	/* the counts stay valid until the source is closed, after sim_record */
 	s->line_stats = src->stats ? src->stats(src->ctx) : NULL;
 	s->src = "events";

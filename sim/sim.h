@@ -274,6 +274,11 @@ struct sim_totals {
 	 * trace showed (page_base_known) */
 	uint64_t page_frees, page_frees_before_base;
 	bool page_base_known;
+	/* objects of caches placed by address whose frees the trace does not
+	 * show (maple_node under the mm model), put outside the model slab of
+	 * their kernel slab (that slab had no free object), and those that
+	 * traded places with one found outside before (place_swap) */
+	uint64_t placed_outside, placed_traded;
 	uint64_t page_base;
 };
 void sim_totals(const struct sim *s, struct sim_totals *out);

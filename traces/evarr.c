@@ -544,6 +544,15 @@ static uint32_t cursor_peek(void *ctx, uint32_t skip, uint32_t n, uint64_t *ptrs
 	return k;
 }
 
+static uint32_t cursor_peek_at(void *ctx, uint64_t i, uint32_t n, struct trace_event *ev)
+{
+	const struct evarr_cursor *c = ctx;
+	uint32_t k = 0;
+	for (; k < n && i + k < c->a->n; k++)
+		get(c->a, i + k, &ev[k]);
+	return k;
+}
+
 static void cursor_progress(void *ctx, uint64_t *done, uint64_t *total)
 {
 	const struct evarr_cursor *c = ctx;
@@ -567,6 +576,7 @@ void evarr_source(struct trace_source *src, struct evarr_cursor *c, const struct
 		.next = cursor_next,
 		.next_batch = cursor_next_batch,
 		.peek_ptrs = cursor_peek,
+		.peek_at = cursor_peek_at,
 		.progress = cursor_progress,
 		.stats = cursor_stats,
 		.name = a->path,

@@ -33,6 +33,11 @@ struct trace_source {
 	 * skip places after the next one next() would return, into ptrs.
 	 * Returns how many (fewer at the end of the stream). */
 	uint32_t (*peek_ptrs)(void *ctx, uint32_t skip, uint32_t n, uint64_t *ptrs);
+	/* Optional random access, for reading ahead: up to n events from the
+	 * i-th of the stream (0: the first next() gave) into ev, as next
+	 * gives them, without moving the stream. Returns how many (0 past
+	 * the end). NULL for a stream read as it comes. */
+	uint32_t (*peek_at)(void *ctx, uint64_t i, uint32_t n, struct trace_event *ev);
 	/* Optional: up to n next events into ev[0..), as n calls of next
 	 * would give them (one indirect call per batch, not per event).
 	 * Returns how many (0 at the end), or a negative error code with e

@@ -28,6 +28,7 @@ set -u
 bin=$(abs_path "$1")
 trace=$(abs_path "$(dirname "$0")/data/pgfree-6.18.trace")
 mt=$(abs_path "$(dirname "$0")/data/pgfree-maple-6.18.trace")
+ks=$(abs_path "$(dirname "$0")/data/keepslab.awk")
 tap_scratch
 tmp=$PWD
 check() { tap_is "$@"; }
@@ -63,6 +64,40 @@ grep -v 'pfn=0x700' "$mt" >"$tmp/m-nopf.trace"
 "$bin" replay "$tmp/m-nopf.trace" --kernel 6.18 --nr-cpus 1 --db "$tmp/m2.db" -q >/dev/null 2>&1
 check "maple_node: without that page free, 32 parked" \
 	"$(sqlite3 -batch -init /dev/null "$tmp/m2.db" 'SELECT cache, parked_objs FROM cache_sheaves')" "maple_node|32"
+# A bound slab lives until its kernel slab's page is freed (slub.c
+# may_discard), once the base is known (data/keepslab.awk: 40 kernel slabs
+# of maple_node, 16 objects each, allocated and freed; 1 CPU). The rules
+# alone end with 31 pages. No page of the 40 freed: each held an object in
+# use in the kernel, so all 40 model slabs stay. All 40 freed: every empty
+# one goes, min_partial or not, from the node partial list and from the
+# CPU's partial stack: what stays is the 320 objects parked in the sheaves,
+# 16 to a slab, 20 pages. vm_area_struct (SLAB_TYPESAFE_BY_RCU, 21 to a
+# slab: its pages are freed a grace period after the discard, sim/ahead.h)
+# keeps a slab only when the replay sees no free of its page in the next
+# 100 ms: none freed, the 40 and the CPU slab (41); read without a look-
+# ahead (--no-spill), the rules' figure (36, as without page frees); the
+# 40 pages freed right after, every emptied slab goes at once and what
+# stays is the 320 parked objects, 21 to a slab (16).
+pages() { # CACHE SIZE PER PF [grep -v PATTERN [OPTION]]
+	awk -v cache="$1" -v size="$2" -v per="$3" -v np=40 -v pf="$4" -f "$ks" |
+		grep -v "${5:-^#}" >"$tmp/ks.trace"
+	"$bin" replay "$tmp/ks.trace" --no-db --kernel 6.18 --nr-cpus 1 ${6:-} 2>/dev/null |
+		awk -v c="$1" '$1 == c { print $6 }'
+}
+check "kept slabs: maple_node, no page of them freed" "$(pages maple_node 256 16 0)" 40
+check "kept slabs: maple_node, without page frees at all (the rules)" \
+	"$(pages maple_node 256 16 0 mm_page_free)" 31
+check "kept slabs: maple_node, their 40 pages freed" "$(pages maple_node 256 16 1)" 20
+"$bin" replay "$tmp/ks.trace" --kernel 6.18 --nr-cpus 1 --db "$tmp/ks.db" -q >/dev/null 2>&1
+check "kept slabs: maple_node, their 40 pages freed: 320 parked" \
+	"$(sqlite3 -batch -init /dev/null "$tmp/ks.db" 'SELECT cache, parked_objs FROM cache_sheaves')" \
+	"maple_node|320"
+check "kept slabs: vm_area_struct, no page freed" "$(pages vm_area_struct 192 21 0)" 41
+check "kept slabs: vm_area_struct, no page freed, no look-ahead" \
+	"$(pages vm_area_struct 192 21 0 '^#' --no-spill)" 36
+check "kept slabs: vm_area_struct, without page frees at all (the rules)" \
+	"$(pages vm_area_struct 192 21 0 mm_page_free)" 36
+check "kept slabs: vm_area_struct, their 40 pages freed at once" "$(pages vm_area_struct 192 21 1)" 16
 head -3 "$trace" >"$tmp/bad.trace"
 printf '            work-700     [000] ..... 2000.000040: mm_page_free: page=ffffea0000000000 order=0\n' >>"$tmp/bad.trace"
 err=$("$bin" replay "$tmp/bad.trace" --no-db --strict 2>&1 >/dev/null)
