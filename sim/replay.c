@@ -2491,12 +2491,24 @@ int sim_learn_names_source(struct sim *s, const struct trace_source *src, struct
 			uint32_t site;
 			bool found;
 			uint64_t *v;
-			if (event_site(s, &ev, &site) ||
-			    !(v = u64map_upsert(&site_of, ev.ptr, &found))) {
+			if (event_site(s, &ev, &site)) {
 				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
 				break;
 			}
-			*v = learn_key(site, ev.bytes_req, ev.bytes_alloc);
+			uint64_t key = learn_key(site, ev.bytes_req, ev.bytes_alloc);
+			/* a key with a name keeps it (first name wins): its
+			 * objects need no entry, but one left at the pointer
+			 * by a missed free must not outlive this allocation */
+			if (u64map_get(&s->learned, key, NULL)) {
+				if ((v = u64map_ref(&site_of, ev.ptr)))
+					u64map_del_ref(&site_of, v);
+				continue;
+			}
+			if (!(v = u64map_upsert(&site_of, ev.ptr, &found))) {
+				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+			*v = key;
 		} else if (ev.type == TRACE_EV_KFREE || ev.type == TRACE_EV_CACHE_FREE) {
 			uint64_t *v = u64map_ref(&site_of, ev.ptr);
 			if (!v)
