@@ -2473,56 +2473,65 @@ int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e)
 	return sim_learn_names_source(s, &src, e);
 }
 
+/* One event of the name pass; site_of: ptr -> learn key of its allocation.
+ * 0 or SLABSIM_ENOMEM. */
+static inline int learn_event(struct sim *s, struct u64map *site_of, const struct trace_event *ev)
+{
+	if (ev->type == TRACE_EV_CACHE_ALLOC || ev->type == TRACE_EV_CACHE_ALLOC_NODE) {
+		if (!sim_learns_from(ev))
+			return 0;
+		uint32_t site;
+		bool found;
+		uint64_t *v;
+		if (event_site(s, ev, &site))
+			return SLABSIM_ENOMEM;
+		uint64_t key = learn_key(site, ev->bytes_req, ev->bytes_alloc);
+		/* a key with a name keeps it (first name wins): its objects
+		 * need no entry, but one left at the pointer by a missed free
+		 * must not outlive this allocation */
+		if (u64map_get(&s->learned, key, NULL)) {
+			if ((v = u64map_ref(site_of, ev->ptr)))
+				u64map_del_ref(site_of, v);
+			return 0;
+		}
+		if (!(v = u64map_upsert(site_of, ev->ptr, &found)))
+			return SLABSIM_ENOMEM;
+		*v = key;
+	} else if (ev->type == TRACE_EV_KFREE || ev->type == TRACE_EV_CACHE_FREE) {
+		uint64_t *v = u64map_ref(site_of, ev->ptr);
+		if (!v)
+			return 0;
+		uint64_t key = *v;
+		u64map_del_ref(site_of, v);
+		if (ev->name)
+			return learn_name(s, key, ev->name);
+	}
+	return 0;
+}
+
 int sim_learn_names_source(struct sim *s, const struct trace_source *src, struct err *e)
 {
+	enum { BATCH = 64 };
 	struct u64map site_of; /* ptr -> learn key of its allocation */
-	struct trace_event ev;
+	struct trace_event ev[BATCH];
 	int rc;
 	struct progress pg;
 	uint64_t n = 0;
 	u64map_init_sparse(&site_of); /* probed twice per object: the inline paths */
 	use_ids_of(s, src);
 	progress_start(&pg, "names");
-	while ((rc = src->next(src->ctx, &ev, e)) == 1) {
-		progress_draw(s, &pg, src, ++n, false);
-		if (ev.type == TRACE_EV_CACHE_ALLOC || ev.type == TRACE_EV_CACHE_ALLOC_NODE) {
-			if (!sim_learns_from(&ev))
-				continue;
-			uint32_t site;
-			bool found;
-			uint64_t *v;
-			if (event_site(s, &ev, &site)) {
+	/* in batches when the source gives them: one indirect call per batch */
+	while ((rc = src->next_batch ? src->next_batch(src->ctx, ev, BATCH, e)
+				     : src->next(src->ctx, ev, e)) > 0) {
+		for (int i = 0; i < rc; i++) {
+			progress_draw(s, &pg, src, ++n, false);
+			if (learn_event(s, &site_of, &ev[i])) {
 				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
-				break;
-			}
-			uint64_t key = learn_key(site, ev.bytes_req, ev.bytes_alloc);
-			/* a key with a name keeps it (first name wins): its
-			 * objects need no entry, but one left at the pointer
-			 * by a missed free must not outlive this allocation */
-			if (u64map_get(&s->learned, key, NULL)) {
-				if ((v = u64map_ref(&site_of, ev.ptr)))
-					u64map_del_ref(&site_of, v);
-				continue;
-			}
-			if (!(v = u64map_upsert(&site_of, ev.ptr, &found))) {
-				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
-				break;
-			}
-			*v = key;
-		} else if (ev.type == TRACE_EV_KFREE || ev.type == TRACE_EV_CACHE_FREE) {
-			uint64_t *v = u64map_ref(&site_of, ev.ptr);
-			if (!v)
-				continue;
-			uint64_t key = *v;
-			u64map_del_ref(&site_of, v);
-			if (!ev.name)
-				continue;
-			if (learn_name(s, key, ev.name)) {
-				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
-				break;
+				goto out;
 			}
 		}
 	}
+out:
 	progress_draw(s, &pg, src, n, true);
 	u64map_fini(&site_of);
 	return rc < 0 ? rc : 0;

@@ -136,6 +136,9 @@ struct trace_prefetch {
 	bool finished;
 	int final_rc;
 	struct err final_err;
+	/* an error met in a batch after some events: the next batch's */
+	int batch_rc;
+	struct err batch_err;
 	uint64_t done, total;
 };
 
@@ -563,6 +566,34 @@ static int next_chunked(struct trace_prefetch *p, struct trace_event *ev, struct
 	return 1;
 }
 
+/* The next event of the current block (one is left). 1 or SLABSIM_ENOMEM. */
+static inline int take_blk(struct trace_prefetch *p, struct trace_event *ev, struct err *e)
+{
+	const struct blk *b = p->cur;
+	uint32_t i = p->pos++;
+	*ev = b->ev[i];
+	uint32_t sid = ev->site_id - 1;
+	if (b->site[i] != NO_STR) { /* the first event of this call site */
+		if (p->nsite_str == p->site_cap) {
+			char **n =
+				grow_room(p->site_str, &p->site_cap, p->nsite_str, sizeof(*n), 256);
+			if (!n)
+				return err_set(e, SLABSIM_ENOMEM, "out of memory");
+			p->site_str = n;
+		}
+		char *str = strdup(b->arena.p + b->site[i]);
+		if (!str || sid != p->nsite_str) {
+			free(str);
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		}
+		p->site_str[p->nsite_str++] = str;
+	}
+	ev->call_site = p->site_str[sid];
+	ev->name = b->name[i] == NO_STR ? NULL : b->arena.p + b->name[i];
+	ev->text = b->text[i] == NO_STR ? NULL : b->arena.p + b->text[i];
+	return 1;
+}
+
 int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct err *e)
 {
 	if (p->chunked)
@@ -596,29 +627,38 @@ int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct
 		p->done = p->cur->done;
 		p->total = p->cur->total;
 	}
-	const struct blk *b = p->cur;
-	uint32_t i = p->pos++;
-	*ev = b->ev[i];
-	uint32_t sid = ev->site_id - 1;
-	if (b->site[i] != NO_STR) { /* the first event of this call site */
-		if (p->nsite_str == p->site_cap) {
-			char **n =
-				grow_room(p->site_str, &p->site_cap, p->nsite_str, sizeof(*n), 256);
-			if (!n)
-				return err_set(e, SLABSIM_ENOMEM, "out of memory");
-			p->site_str = n;
-		}
-		char *str = strdup(b->arena.p + b->site[i]);
-		if (!str || sid != p->nsite_str) {
-			free(str);
-			return err_set(e, SLABSIM_ENOMEM, "out of memory");
-		}
-		p->site_str[p->nsite_str++] = str;
+	return take_blk(p, ev, e);
+}
+
+/* Up to n events, as n calls of trace_prefetch_next give them, all from
+ * one block or chunk: their strings stay in it until the next call, which
+ * hands it back to the producers. An error after some events is kept for
+ * the next call. */
+static int prefetch_next_batch(struct trace_prefetch *p, struct trace_event *ev, uint32_t n,
+			       struct err *e)
+{
+	uint32_t k = 0;
+	if (p->batch_rc) {
+		*e = p->batch_err;
+		return p->batch_rc;
 	}
-	ev->call_site = p->site_str[sid];
-	ev->name = b->name[i] == NO_STR ? NULL : b->arena.p + b->name[i];
-	ev->text = b->text[i] == NO_STR ? NULL : b->arena.p + b->text[i];
-	return 1;
+	while (k < n) {
+		if (k && p->pos == (p->chunked ? p->ccur->n : p->cur->n))
+			break;
+		/* the rest of a block without a call */
+		int rc = k && !p->chunked ? take_blk(p, &ev[k], e)
+					  : trace_prefetch_next(p, &ev[k], e);
+		if (rc == 1) {
+			k++;
+			continue;
+		}
+		if (rc < 0 && k) {
+			p->batch_rc = rc;
+			p->batch_err = *e;
+		}
+		return k ? (int)k : rc;
+	}
+	return (int)k;
 }
 
 void trace_prefetch_progress(const struct trace_prefetch *p, uint64_t *done, uint64_t *total)
@@ -718,6 +758,11 @@ static int source_prefetch_next(void *ctx, struct trace_event *ev, struct err *e
 	return trace_prefetch_next(ctx, ev, e);
 }
 
+static int source_prefetch_next_batch(void *ctx, struct trace_event *ev, uint32_t n, struct err *e)
+{
+	return prefetch_next_batch(ctx, ev, n, e);
+}
+
 static void source_prefetch_progress(void *ctx, uint64_t *done, uint64_t *total)
 {
 	trace_prefetch_progress(ctx, done, total);
@@ -733,6 +778,7 @@ void trace_prefetch_as_source(struct trace_source *src, struct trace_prefetch *p
 	*src = (struct trace_source){
 		.ctx = p,
 		.next = source_prefetch_next,
+		.next_batch = source_prefetch_next_batch,
 		.progress = source_prefetch_progress,
 		.stats = source_prefetch_stats,
 		.name = name,

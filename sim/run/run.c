@@ -241,6 +241,17 @@ static int tee_next(void *ctx, struct trace_event *ev, struct err *e)
 	return rc;
 }
 
+/* tee_next in batches, from a source that gives them */
+static int tee_next_batch(void *ctx, struct trace_event *ev, uint32_t n, struct err *e)
+{
+	struct spill_tee *t = ctx;
+	int rc = t->in.next_batch(t->in.ctx, ev, n, e);
+	for (int i = 0; i < rc && !t->failed; i++)
+		if (evarr_push(t->a, &ev[i], t->in.id_space, &t->why))
+			t->failed = true;
+	return rc;
+}
+
 static void tee_progress(void *ctx, uint64_t *done, uint64_t *total)
 {
 	struct spill_tee *t = ctx;
@@ -303,7 +314,7 @@ static int learn_spilling(struct run *r, const char *path, const struct run_read
 	src.progress = r->src.progress ? tee_progress : NULL;
 	src.stats = NULL;
 	src.peek_ptrs = NULL;
-	src.next_batch = NULL;
+	src.next_batch = r->src.next_batch ? tee_next_batch : NULL;
 	if ((rc = sim_learn_names_source(r->s, &src, e)))
 		return rc;
 	/* the chunked prefetch keeps the counts: tr read nothing */
