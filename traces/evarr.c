@@ -157,8 +157,8 @@ struct site_memo {
 
 /* The memo of ev's call site (its string interned), or NULL when the event
  * has no site_id. Errors: SLABSIM_ENOMEM. */
-static int site_memo(struct evarr *a, const struct trace_event *ev, const void *id_space,
-		     struct site_memo **out)
+static inline int site_memo(struct evarr *a, const struct trace_event *ev, const void *id_space,
+			    struct site_memo **out)
 {
 	*out = NULL;
 	if (!id_space || !ev->site_id)
@@ -217,7 +217,8 @@ static int spill_flush(struct evarr *a)
 	return 0;
 }
 
-static int push(struct evarr *a, const struct trace_event *ev, const void *id_space)
+static inline __attribute__((always_inline)) int push(struct evarr *a, const struct trace_event *ev,
+						      const void *id_space)
 {
 	struct evarr_key k = {0};
 	uint32_t key;
@@ -390,15 +391,30 @@ int evarr_spill_open(const char *label, const char *dir, uint32_t buf_events, st
 	return 0;
 }
 
-int evarr_push(struct evarr *a, const struct trace_event *ev, const void *id_space, struct err *e)
+/* evarr_push's message for push's rc */
+static int push_error(const struct evarr *a, int rc, struct err *e)
 {
-	int rc = push(a, ev, id_space);
 	if (rc == SLABSIM_EIO)
 		return err_set(e, rc, "%s: cannot write the parsed events to a temporary file: %s",
 			       a->path, strerror(errno ? errno : EIO));
-	if (rc)
-		return err_set(e, rc, "%s: out of memory after %llu events", a->path,
-			       (unsigned long long)a->n);
+	return err_set(e, rc, "%s: out of memory after %llu events", a->path,
+		       (unsigned long long)a->n);
+}
+
+int evarr_push(struct evarr *a, const struct trace_event *ev, const void *id_space, struct err *e)
+{
+	int rc = push(a, ev, id_space);
+	return rc ? push_error(a, rc, e) : 0;
+}
+
+int evarr_push_batch(struct evarr *a, const struct trace_event *ev, uint32_t n,
+		     const void *id_space, struct err *e)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		int rc = push(a, &ev[i], id_space);
+		if (rc)
+			return push_error(a, rc, e);
+	}
 	return 0;
 }
 

@@ -42,6 +42,9 @@ int evarr_spill_open(const char *label, const char *dir, uint32_t buf_events, st
  * interned once per id. Errors: SLABSIM_EIO (the file could not be
  * written: a full disk), SLABSIM_ENOMEM. */
 int evarr_push(struct evarr *a, const struct trace_event *ev, const void *id_space, struct err *e);
+/* evarr_push of ev[0..n), stopping at the first error. */
+int evarr_push_batch(struct evarr *a, const struct trace_event *ev, uint32_t n,
+		     const void *id_space, struct err *e);
 /* End the building: stats are the reader's final line counts. The array is
  * read-only from here on; a cursor over it gives back the pages it has
  * passed, so a replay's memory does not grow with the trace. Errors:

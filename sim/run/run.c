@@ -246,9 +246,9 @@ static int tee_next_batch(void *ctx, struct trace_event *ev, uint32_t n, struct 
 {
 	struct spill_tee *t = ctx;
 	int rc = t->in.next_batch(t->in.ctx, ev, n, e);
-	for (int i = 0; i < rc && !t->failed; i++)
-		if (evarr_push(t->a, &ev[i], t->in.id_space, &t->why))
-			t->failed = true;
+	if (rc > 0 && !t->failed &&
+	    evarr_push_batch(t->a, ev, (uint32_t)rc, t->in.id_space, &t->why))
+		t->failed = true;
 	return rc;
 }
 
