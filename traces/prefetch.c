@@ -172,16 +172,37 @@ static int put_str(struct arena *a, const char *s, uint32_t *off)
 	return put_str_n(a, s, strlen(s), off);
 }
 
+/* Are the len (>= 8) bytes at a and b the same? Inline: call sites are a
+ * few words long, and a hit of the cache is one per event. */
+static inline bool same_words(const char *a, const char *b, size_t len)
+{
+	uint64_t x, y;
+	for (size_t i = 0; i + 8 < len; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	memcpy(&x, a + len - 8, 8); /* the last 8, overlapping the words above */
+	memcpy(&y, b + len - 8, 8);
+	return x == y;
+}
+
 /* Id of the len bytes at cs in t, through cache c; *fresh: new to t. */
-static int intern_site(struct strtab *t, struct site_cache *c, const char *cs, size_t len,
-		       uint32_t *sid, bool *fresh)
+static inline __attribute__((always_inline)) int intern_site(struct strtab *t, struct site_cache *c,
+							     const char *cs, size_t len,
+							     uint32_t *sid, bool *fresh)
 {
 	uint64_t w = 0;
-	memcpy(&w, len >= 8 ? cs + len - 8 : cs, len >= 8 ? 8 : len);
+	if (len >= 8)
+		memcpy(&w, cs + len - 8, 8);
+	else
+		memcpy(&w, cs, len);
 	struct site_hit *x =
 		&c->e[((w ^ len) * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - SITE_CACHE_BITS)];
 	*fresh = false;
-	if (x->str && x->len == len && memcmp(x->str, cs, len) == 0) {
+	if (x->str && x->len == len &&
+	    (len >= 8 ? same_words(x->str, cs, len) : memcmp(x->str, cs, len) == 0)) {
 		*sid = x->sid;
 		return 0;
 	}
