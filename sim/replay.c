@@ -2509,25 +2509,31 @@ static inline int learn_event(struct sim *s, struct u64map *site_of, const struc
 	return 0;
 }
 
-int sim_learn_names_source(struct sim *s, const struct trace_source *src, struct err *e)
+int sim_learn_names_sources(struct sim *s, const struct trace_source *const *srcs, size_t nsrc,
+			    struct err *e)
 {
 	enum { BATCH = 64 };
 	struct u64map site_of; /* ptr -> learn key of its allocation */
 	struct trace_event ev[BATCH];
-	int rc;
+	int rc = 0;
 	struct progress pg;
 	uint64_t n = 0;
+	const struct trace_source *src = srcs[0];
 	u64map_init_sparse(&site_of); /* probed twice per object: the inline paths */
-	use_ids_of(s, src);
 	progress_start(&pg, "names");
-	/* in batches when the source gives them: one indirect call per batch */
-	while ((rc = src->next_batch ? src->next_batch(src->ctx, ev, BATCH, e)
-				     : src->next(src->ctx, ev, e)) > 0) {
-		for (int i = 0; i < rc; i++) {
-			progress_draw(s, &pg, src, ++n, false);
-			if (learn_event(s, &site_of, &ev[i])) {
-				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
-				goto out;
+	for (size_t k = 0; k < nsrc && rc >= 0; k++) {
+		src = srcs[k];
+		use_ids_of(s, src);
+		/* in batches when the source gives them: one indirect call
+		 * per batch */
+		while ((rc = src->next_batch ? src->next_batch(src->ctx, ev, BATCH, e)
+					     : src->next(src->ctx, ev, e)) > 0) {
+			for (int i = 0; i < rc; i++) {
+				progress_draw(s, &pg, src, ++n, false);
+				if (learn_event(s, &site_of, &ev[i])) {
+					rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+					goto out;
+				}
 			}
 		}
 	}
@@ -2535,6 +2541,11 @@ out:
 	progress_draw(s, &pg, src, n, true);
 	u64map_fini(&site_of);
 	return rc < 0 ? rc : 0;
+}
+
+int sim_learn_names_source(struct sim *s, const struct trace_source *src, struct err *e)
+{
+	return sim_learn_names_sources(s, &src, 1, e);
 }
 
 /* ---- progress ---- */

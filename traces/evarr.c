@@ -357,6 +357,12 @@ fail:
 	return rc;
 }
 
+int evarr_open(const char *label, struct evarr **out, struct err *e)
+{
+	*out = create(label);
+	return *out ? 0 : err_set(e, SLABSIM_ENOMEM, "out of memory");
+}
+
 int evarr_spill_open(const char *label, const char *dir, uint32_t buf_events, struct evarr **out,
 		     struct err *e)
 {

@@ -27,6 +27,9 @@ struct evarr;
 int evarr_load(const char *path, struct evarr **out, struct err *e);
 void evarr_free(struct evarr *a);
 
+/* Build an array event by event in memory (evarr_push, then
+ * evarr_spill_finish). label names it in messages. Errors: SLABSIM_ENOMEM. */
+int evarr_open(const char *label, struct evarr **out, struct err *e);
 /* Build an array event by event, its events written to an unlinked
  * temporary file in dir rather than kept in memory: a replay's first read of
  * a trace keeps what it parsed (32 bytes per event on disk; keys and strings
