@@ -42,9 +42,12 @@ struct arena {
 	size_t len, cap;
 };
 
+/* A block's events are complete once published: call_site points at the
+ * producer's interned copy (which never moves), name and text into the
+ * block's arena (set when it is full, the arena no longer moving). */
 struct blk {
 	struct trace_event ev[BLK_EVENTS];
-	uint32_t site[BLK_EVENTS], name[BLK_EVENTS], text[BLK_EVENTS]; /* in arena */
+	uint32_t name[BLK_EVENTS], text[BLK_EVENTS]; /* in arena */
 	struct arena arena;
 	uint32_t n;
 	int end_rc; /* 1: more blocks follow; 0: end of input; < 0: error after these */
@@ -126,11 +129,7 @@ struct trace_prefetch {
 	 * ids instead of hashing strings (trace_source.id_space) */
 	struct strtab sites;
 	struct site_cache cache;
-	/* consumer side; sites: the call-site strings by id, copied from the
-	 * events that brought them (stable until close) */
-	char **site_str;
-	uint32_t nsite_str;
-	size_t site_cap;
+	/* consumer side */
 	struct blk *cur;
 	uint32_t pos;
 	bool finished;
@@ -188,10 +187,12 @@ static inline bool same_words(const char *a, const char *b, size_t len)
 	return x == y;
 }
 
-/* Id of the len bytes at cs in t, through cache c; *fresh: new to t. */
+/* Id of the len bytes at cs in t, through cache c; *fresh: new to t; *str:
+ * t's copy (it never moves). */
 static inline __attribute__((always_inline)) int intern_site(struct strtab *t, struct site_cache *c,
 							     const char *cs, size_t len,
-							     uint32_t *sid, bool *fresh)
+							     uint32_t *sid, bool *fresh,
+							     const char **str)
 {
 	uint64_t w = 0;
 	if (len >= 8)
@@ -204,6 +205,7 @@ static inline __attribute__((always_inline)) int intern_site(struct strtab *t, s
 	if (x->str && x->len == len &&
 	    (len >= 8 ? same_words(x->str, cs, len) : memcmp(x->str, cs, len) == 0)) {
 		*sid = x->sid;
+		*str = x->str;
 		return 0;
 	}
 	uint32_t known = t->n;
@@ -213,6 +215,7 @@ static inline __attribute__((always_inline)) int intern_site(struct strtab *t, s
 	x->str = strtab_str(t, *sid);
 	x->len = (uint32_t)len;
 	x->sid = *sid;
+	*str = x->str;
 	return 0;
 }
 
@@ -233,19 +236,18 @@ static void fill(struct trace_prefetch *p, struct blk *b)
 		size_t len = strlen(cs);
 		uint32_t sid;
 		bool fresh;
-		if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh)) {
-			rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
-			break;
-		}
-		ev->site_id = sid + 1;
-		b->site[b->n] = NO_STR;
-		if ((fresh && put_str_n(&b->arena, cs, len, &b->site[b->n])) ||
+		if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh, &ev->call_site) ||
 		    put_str(&b->arena, ev->name, &b->name[b->n]) ||
 		    put_str(&b->arena, ev->text, &b->text[b->n])) {
 			rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
 			break;
 		}
+		ev->site_id = sid + 1;
 		b->n++;
+	}
+	for (uint32_t i = 0; i < b->n; i++) {
+		b->ev[i].name = b->name[i] == NO_STR ? NULL : b->arena.p + b->name[i];
+		b->ev[i].text = b->text[i] == NO_STR ? NULL : b->arena.p + b->text[i];
 	}
 	b->end_rc = rc;
 	trace_progress(p->r, &b->done, &b->total);
@@ -330,7 +332,8 @@ static void parse_chunk(struct worker *w, uint64_t j, struct chunk *c)
 		uint32_t sid;
 		bool fresh;
 		c->site[c->n] = NO_STR;
-		if (intern_site(&w->sites, &w->cache, cs, len, &sid, &fresh) ||
+		const char *str;
+		if (intern_site(&w->sites, &w->cache, cs, len, &sid, &fresh, &str) ||
 		    (fresh && put_str_n(&c->arena, cs, len, &c->site[c->n])) ||
 		    put_str(&c->arena, ev->name, &c->name[c->n]) ||
 		    put_str(&c->arena, ev->text, &c->text[c->n])) {
@@ -587,31 +590,11 @@ static int next_chunked(struct trace_prefetch *p, struct trace_event *ev, struct
 	return 1;
 }
 
-/* The next event of the current block (one is left). 1 or SLABSIM_ENOMEM. */
-static inline int take_blk(struct trace_prefetch *p, struct trace_event *ev, struct err *e)
+/* The next event of the current block (one is left): complete as the
+ * producer left it. */
+static inline int take_blk(struct trace_prefetch *p, struct trace_event *ev)
 {
-	const struct blk *b = p->cur;
-	uint32_t i = p->pos++;
-	*ev = b->ev[i];
-	uint32_t sid = ev->site_id - 1;
-	if (b->site[i] != NO_STR) { /* the first event of this call site */
-		if (p->nsite_str == p->site_cap) {
-			char **n =
-				grow_room(p->site_str, &p->site_cap, p->nsite_str, sizeof(*n), 256);
-			if (!n)
-				return err_set(e, SLABSIM_ENOMEM, "out of memory");
-			p->site_str = n;
-		}
-		char *str = strdup(b->arena.p + b->site[i]);
-		if (!str || sid != p->nsite_str) {
-			free(str);
-			return err_set(e, SLABSIM_ENOMEM, "out of memory");
-		}
-		p->site_str[p->nsite_str++] = str;
-	}
-	ev->call_site = p->site_str[sid];
-	ev->name = b->name[i] == NO_STR ? NULL : b->arena.p + b->name[i];
-	ev->text = b->text[i] == NO_STR ? NULL : b->arena.p + b->text[i];
+	*ev = p->cur->ev[p->pos++];
 	return 1;
 }
 
@@ -648,7 +631,7 @@ int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct
 		p->done = p->cur->done;
 		p->total = p->cur->total;
 	}
-	return take_blk(p, ev, e);
+	return take_blk(p, ev);
 }
 
 /* Up to n events, as n calls of trace_prefetch_next give them, all from
@@ -667,8 +650,7 @@ static int prefetch_next_batch(struct trace_prefetch *p, struct trace_event *ev,
 		if (k && p->pos == (p->chunked ? p->ccur->n : p->cur->n))
 			break;
 		/* the rest of a block without a call */
-		int rc = k && !p->chunked ? take_blk(p, &ev[k], e)
-					  : trace_prefetch_next(p, &ev[k], e);
+		int rc = k && !p->chunked ? take_blk(p, &ev[k]) : trace_prefetch_next(p, &ev[k], e);
 		if (rc == 1) {
 			k++;
 			continue;
@@ -746,9 +728,6 @@ void trace_prefetch_close(struct trace_prefetch *p)
 			free(p->blk[i].arena.p);
 	free(p->blk);
 	strtab_fini(&p->sites);
-	for (uint32_t i = 0; i < p->nsite_str; i++)
-		free(p->site_str[i]);
-	free(p->site_str);
 	/* chunked */
 	for (unsigned i = 0; p->w && i < p->nthreads; i++) {
 		trace_close(p->w[i].r);
