@@ -263,6 +263,26 @@ static int spill_flush(struct evarr *a)
 	return 0;
 }
 
+/* Room for one more event: *x, counted. 0, SLABSIM_EIO or SLABSIM_ENOMEM. */
+static inline __attribute__((always_inline)) int slot(struct evarr *a, struct evarr_ev **x)
+{
+	if (a->fd >= 0) {
+		if (a->nbuf == a->buf_events && spill_flush(a))
+			return SLABSIM_EIO;
+		*x = &a->buf[a->nbuf++];
+	} else {
+		if (a->n == a->cap) {
+			struct evarr_ev *n = grow_room(a->ev, &a->cap, a->n, sizeof(*n), 4096);
+			if (!n)
+				return SLABSIM_ENOMEM;
+			a->ev = n;
+		}
+		*x = &a->ev[a->n];
+	}
+	a->n++;
+	return 0;
+}
+
 static inline __attribute__((always_inline)) int push(struct evarr *a, const struct trace_event *ev,
 						      const void *id_space)
 {
@@ -290,20 +310,9 @@ static inline __attribute__((always_inline)) int push(struct evarr *a, const str
 		m->key = key + 1;
 	}
 	struct evarr_ev *x;
-	if (a->fd >= 0) {
-		if (a->nbuf == a->buf_events && spill_flush(a))
-			return SLABSIM_EIO;
-		x = &a->buf[a->nbuf++];
-	} else {
-		if (a->n == a->cap) {
-			struct evarr_ev *n = grow_room(a->ev, &a->cap, a->n, sizeof(*n), 4096);
-			if (!n)
-				return SLABSIM_ENOMEM;
-			a->ev = n;
-		}
-		x = &a->ev[a->n];
-	}
-	a->n++;
+	int rc = slot(a, &x);
+	if (rc)
+		return rc;
 	*x = (struct evarr_ev){
 		.t_ns = ev->t_ns,
 		.ptr = ev->ptr,
@@ -464,6 +473,37 @@ int evarr_push_batch(struct evarr *a, const struct trace_event *ev, uint32_t n,
 			return push_error(a, rc, e);
 	}
 	return 0;
+}
+
+/* evarr_append without the message. */
+static int append(struct evarr *a, const struct evarr *from)
+{
+	uint32_t *map = malloc((from->nkeys ? from->nkeys : 1) * sizeof(*map));
+	int rc = map ? 0 : SLABSIM_ENOMEM;
+	/* from's keys in a's ids, in their order: as pushing its events would
+	 * have met them */
+	for (uint32_t j = 0; !rc && j < from->nkeys; j++) {
+		struct evarr_key k = from->keys[j];
+		const char *nm = k.name == NO_STR ? NULL : strtab_str(&from->strs, k.name);
+		if (str_id(a, strtab_str(&from->strs, k.site), &k.site) || str_id(a, nm, &k.name) ||
+		    intern_key(a, &k, &map[j]))
+			rc = SLABSIM_ENOMEM;
+	}
+	for (uint64_t i = 0; !rc && i < from->n; i++) {
+		struct evarr_ev *x;
+		if (!(rc = slot(a, &x))) {
+			*x = from->ev[i];
+			x->key = map[x->key];
+		}
+	}
+	free(map);
+	return rc;
+}
+
+int evarr_append(struct evarr *a, const struct evarr *from, struct err *e)
+{
+	int rc = append(a, from);
+	return rc ? push_error(a, rc, e) : 0;
 }
 
 int evarr_spill_finish(struct evarr *a, const struct trace_stats *stats, struct err *e)

@@ -45,6 +45,9 @@ int evarr_spill_open(const char *label, const char *dir, uint32_t buf_events, st
  * interned once per id. Errors: SLABSIM_EIO (the file could not be
  * written: a full disk), SLABSIM_ENOMEM. */
 int evarr_push(struct evarr *a, const struct trace_event *ev, const void *id_space, struct err *e);
+/* evarr_push of every event of from (an in-memory array), in order, without
+ * making each a struct trace_event again. Errors: those of evarr_push. */
+int evarr_append(struct evarr *a, const struct evarr *from, struct err *e);
 /* evarr_push of ev[0..n), stopping at the first error. */
 int evarr_push_batch(struct evarr *a, const struct trace_event *ev, uint32_t n,
 		     const void *id_space, struct err *e);

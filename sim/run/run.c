@@ -240,7 +240,7 @@ struct spill {
 /* One part of the name pass's read (the head's events, the rest). */
 struct spill_tee {
 	struct trace_source in;
-	struct spill *sp;
+	struct spill *sp;	   /* NULL: the part is in the spill already */
 	const struct run *head_of; /* the head part of r: progress in bytes */
 };
 
@@ -248,7 +248,8 @@ static int tee_next(void *ctx, struct trace_event *ev, struct err *e)
 {
 	struct spill_tee *t = ctx;
 	int rc = t->in.next(t->in.ctx, ev, e);
-	if (rc == 1 && !t->sp->failed && evarr_push(t->sp->a, ev, t->in.id_space, &t->sp->why))
+	if (rc == 1 && t->sp && !t->sp->failed &&
+	    evarr_push(t->sp->a, ev, t->in.id_space, &t->sp->why))
 		t->sp->failed = true;
 	return rc;
 }
@@ -258,7 +259,7 @@ static int tee_next_batch(void *ctx, struct trace_event *ev, uint32_t n, struct 
 {
 	struct spill_tee *t = ctx;
 	int rc = t->in.next_batch(t->in.ctx, ev, n, e);
-	if (rc > 0 && !t->sp->failed &&
+	if (rc > 0 && t->sp && !t->sp->failed &&
 	    evarr_push_batch(t->sp->a, ev, (uint32_t)rc, t->in.id_space, &t->sp->why))
 		t->sp->failed = true;
 	return rc;
@@ -338,7 +339,7 @@ static int learn_spilling(struct run *r, const char *path, const struct run_read
 	 * (stdin): the name pass then stops at the first malformed line */
 	struct trace_opts to = {.strict = rd->strict && !can_reread};
 	struct spill sp = {0};
-	struct spill_tee head = {.sp = &sp, .head_of = r}, rest = {.sp = &sp};
+	struct spill_tee head = {.head_of = r}, rest = {.sp = &sp};
 	struct trace_source src[2];
 	size_t nsrc = 0;
 	/* the head's events first, then the rest through its reader */
@@ -348,6 +349,10 @@ static int learn_spilling(struct run *r, const char *path, const struct run_read
 	if (evarr_spill_open(path, spill_dir(), 0, &r->spill, &sp.why))
 		sp.failed = true;
 	sp.a = r->spill;
+	/* the head's events go to the spill as they are, then the name pass
+	 * learns from them */
+	if (r->head && !sp.failed && evarr_append(sp.a, r->head, &sp.why))
+		sp.failed = true;
 	if (r->head) {
 		evarr_source(&head.in, &r->head_cur, r->head);
 		head.in.stable_strings = false; /* the head is freed below */
