@@ -2525,12 +2525,14 @@ int sim_learn_names_sources(struct sim *s, const struct trace_source *const *src
 		src = srcs[k];
 		use_ids_of(s, src);
 		/* in batches when the source gives them: one indirect call
-		 * per batch */
-		while ((rc = src->next_batch ? src->next_batch(src->ctx, ev, BATCH, e)
-					     : src->next(src->ctx, ev, e)) > 0) {
+		 * per batch, and no copy when it lends them */
+		const struct trace_event *b = ev;
+		while ((rc = src->borrow_batch ? src->borrow_batch(src->ctx, &b, BATCH, e)
+			     : src->next_batch ? src->next_batch(src->ctx, ev, BATCH, e)
+					       : src->next(src->ctx, ev, e)) > 0) {
 			for (int i = 0; i < rc; i++) {
 				progress_draw(s, &pg, src, ++n, false);
-				if (learn_event(s, &site_of, &ev[i])) {
+				if (learn_event(s, &site_of, &b[i])) {
 					rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
 					goto out;
 				}

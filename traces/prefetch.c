@@ -598,10 +598,9 @@ static inline int take_blk(struct trace_prefetch *p, struct trace_event *ev)
 	return 1;
 }
 
-int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct err *e)
+/* A current block with an event left: 1, or 0 at the end, or the error. */
+static int ready_blk(struct trace_prefetch *p, struct err *e)
 {
-	if (p->chunked)
-		return next_chunked(p, ev, e);
 	while (!p->cur || p->pos == p->cur->n) {
 		if (p->finished) {
 			if (p->final_rc < 0)
@@ -631,7 +630,29 @@ int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct
 		p->done = p->cur->done;
 		p->total = p->cur->total;
 	}
-	return take_blk(p, ev);
+	return 1;
+}
+
+int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct err *e)
+{
+	if (p->chunked)
+		return next_chunked(p, ev, e);
+	int rc = ready_blk(p, e);
+	return rc == 1 ? take_blk(p, ev) : rc;
+}
+
+/* The single producer's next_batch without the copy: up to n events of the
+ * current block, in place; the next call hands the block back. */
+static int prefetch_borrow(struct trace_prefetch *p, const struct trace_event **ev, uint32_t n,
+			   struct err *e)
+{
+	int rc = ready_blk(p, e);
+	if (rc != 1)
+		return rc;
+	uint32_t k = p->cur->n - p->pos < n ? p->cur->n - p->pos : n;
+	*ev = &p->cur->ev[p->pos];
+	p->pos += k;
+	return (int)k;
 }
 
 /* Up to n events, as n calls of trace_prefetch_next give them, all from
@@ -763,6 +784,12 @@ static int source_prefetch_next_batch(void *ctx, struct trace_event *ev, uint32_
 	return prefetch_next_batch(ctx, ev, n, e);
 }
 
+static int source_prefetch_borrow(void *ctx, const struct trace_event **ev, uint32_t n,
+				  struct err *e)
+{
+	return prefetch_borrow(ctx, ev, n, e);
+}
+
 static void source_prefetch_progress(void *ctx, uint64_t *done, uint64_t *total)
 {
 	trace_prefetch_progress(ctx, done, total);
@@ -779,6 +806,7 @@ void trace_prefetch_as_source(struct trace_source *src, struct trace_prefetch *p
 		.ctx = p,
 		.next = source_prefetch_next,
 		.next_batch = source_prefetch_next_batch,
+		.borrow_batch = p->chunked ? NULL : source_prefetch_borrow,
 		.progress = source_prefetch_progress,
 		.stats = source_prefetch_stats,
 		.name = name,

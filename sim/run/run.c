@@ -265,6 +265,17 @@ static int tee_next_batch(void *ctx, struct trace_event *ev, uint32_t n, struct 
 	return rc;
 }
 
+/* tee_next_batch in place, from a source that lends its events */
+static int tee_borrow_batch(void *ctx, const struct trace_event **ev, uint32_t n, struct err *e)
+{
+	struct spill_tee *t = ctx;
+	int rc = t->in.borrow_batch(t->in.ctx, ev, n, e);
+	if (rc > 0 && t->sp && !t->sp->failed &&
+	    evarr_push_batch(t->sp->a, *ev, (uint32_t)rc, t->in.id_space, &t->sp->why))
+		t->sp->failed = true;
+	return rc;
+}
+
 static void tee_progress(void *ctx, uint64_t *done, uint64_t *total)
 {
 	struct spill_tee *t = ctx;
@@ -288,6 +299,7 @@ static struct trace_source tee_source(struct spill_tee *t)
 	src.stats = NULL;
 	src.peek_ptrs = NULL;
 	src.next_batch = t->in.next_batch ? tee_next_batch : NULL;
+	src.borrow_batch = t->in.borrow_batch ? tee_borrow_batch : NULL;
 	return src;
 }
 
