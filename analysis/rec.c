@@ -569,6 +569,9 @@ enum log_id { LOG_CACHES, LOG_SLABINFO, LOG_ORDERS, NR_LOG };
  * a thread (pthread_create failed) the rows go out on the caller's thread.
  */
 #define WR_MAX_JOBS 64 /* queued batches before the caller waits: memory stays small */
+/* queued batches that wake a writer waiting for work (or a sync, the stop):
+ * a wake-up per batch costs two context switches, more than its rows */
+#define WR_WAKE_JOBS 16
 
 struct job {
 	struct job *next;
@@ -1316,6 +1319,8 @@ static void wr_sync(struct rec *r)
 	if (!w->running)
 		return;
 	pthread_mutex_lock(&w->mu);
+	if (w->head)
+		pthread_cond_broadcast(&w->cv); /* fewer than WR_WAKE_JOBS may wait */
 	while (w->head || w->busy)
 		pthread_cond_wait(&w->cv, &w->mu);
 	pthread_mutex_unlock(&w->mu);
@@ -1387,8 +1392,8 @@ static int wr_submit(struct rec *r, struct job *j, struct err *e)
 	else
 		w->head = j;
 	w->tail = j;
-	w->njobs++;
-	pthread_cond_broadcast(&w->cv);
+	if (++w->njobs >= WR_WAKE_JOBS)
+		pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	return 0;
 }

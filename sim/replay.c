@@ -2586,47 +2586,81 @@ int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e)
 	return sim_learn_names_source(s, &src, e);
 }
 
-int sim_learn_names_source(struct sim *s, const struct trace_source *src, struct err *e)
+/* One event of the name pass; site_of: ptr -> learn key of its allocation.
+ * 0 or SLABSIM_ENOMEM. */
+static inline int learn_event(struct sim *s, struct u64map *site_of, const struct trace_event *ev)
 {
+	if (ev->type == TRACE_EV_CACHE_ALLOC || ev->type == TRACE_EV_CACHE_ALLOC_NODE) {
+		if (!sim_learns_from(ev))
+			return 0;
+		uint32_t site;
+		bool found;
+		uint64_t *v;
+		if (event_site(s, ev, &site))
+			return SLABSIM_ENOMEM;
+		uint64_t key = learn_key(site, ev->bytes_req, ev->bytes_alloc);
+		/* a key with a name keeps it (first name wins): its objects
+		 * need no entry, but one left at the pointer by a missed free
+		 * must not outlive this allocation */
+		if (u64map_get(&s->learned, key, NULL)) {
+			if ((v = u64map_ref(site_of, ev->ptr)))
+				u64map_del_ref(site_of, v);
+			return 0;
+		}
+		if (!(v = u64map_upsert(site_of, ev->ptr, &found)))
+			return SLABSIM_ENOMEM;
+		*v = key;
+	} else if (ev->type == TRACE_EV_KFREE || ev->type == TRACE_EV_CACHE_FREE) {
+		uint64_t *v = u64map_ref(site_of, ev->ptr);
+		if (!v)
+			return 0;
+		uint64_t key = *v;
+		u64map_del_ref(site_of, v);
+		if (ev->name)
+			return learn_name(s, key, ev->name);
+	}
+	return 0;
+}
+
+int sim_learn_names_sources(struct sim *s, const struct trace_source *const *srcs, size_t nsrc,
+			    struct err *e)
+{
+	enum { BATCH = 64 };
 	struct u64map site_of; /* ptr -> learn key of its allocation */
-	struct trace_event ev;
-	int rc;
+	struct trace_event ev[BATCH];
+	int rc = 0;
 	struct progress pg;
 	uint64_t n = 0;
+	const struct trace_source *src = srcs[0];
 	u64map_init_sparse(&site_of); /* probed twice per object: the inline paths */
-	use_ids_of(s, src);
 	progress_start(&pg, "names");
-	while ((rc = src->next(src->ctx, &ev, e)) == 1) {
-		progress_draw(s, &pg, src, ++n, false);
-		if (ev.type == TRACE_EV_CACHE_ALLOC || ev.type == TRACE_EV_CACHE_ALLOC_NODE) {
-			if (!sim_learns_from(&ev))
-				continue;
-			uint32_t site;
-			bool found;
-			uint64_t *v;
-			if (event_site(s, &ev, &site) ||
-			    !(v = u64map_upsert(&site_of, ev.ptr, &found))) {
-				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
-				break;
-			}
-			*v = learn_key(site, ev.bytes_req, ev.bytes_alloc);
-		} else if (ev.type == TRACE_EV_KFREE || ev.type == TRACE_EV_CACHE_FREE) {
-			uint64_t *v = u64map_ref(&site_of, ev.ptr);
-			if (!v)
-				continue;
-			uint64_t key = *v;
-			u64map_del_ref(&site_of, v);
-			if (!ev.name)
-				continue;
-			if (learn_name(s, key, ev.name)) {
-				rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
-				break;
+	for (size_t k = 0; k < nsrc && rc >= 0; k++) {
+		src = srcs[k];
+		use_ids_of(s, src);
+		/* in batches when the source gives them: one indirect call
+		 * per batch, and no copy when it lends them */
+		const struct trace_event *b = ev;
+		while ((rc = src->borrow_batch ? src->borrow_batch(src->ctx, &b, BATCH, e)
+			     : src->next_batch ? src->next_batch(src->ctx, ev, BATCH, e)
+					       : src->next(src->ctx, ev, e)) > 0) {
+			for (int i = 0; i < rc; i++) {
+				progress_draw(s, &pg, src, ++n, false);
+				if (learn_event(s, &site_of, &b[i])) {
+					rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
+					goto out;
+				}
 			}
 		}
 	}
+out:
 	progress_draw(s, &pg, src, n, true);
 	u64map_fini(&site_of);
 	return rc < 0 ? rc : 0;
+}
+
+int sim_learn_names_source(struct sim *s, const struct trace_source *src, struct err *e)
+{
+	return sim_learn_names_sources(s, &src, 1, e);
 }
 
 /* ---- progress ---- */

@@ -130,6 +130,9 @@ void sim_destroy(struct sim *s);
  * Optional; without it names are learned as the replay goes. */
 int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e);
 int sim_learn_names_source(struct sim *s, const struct trace_source *src, struct err *e);
+/* One name pass over srcs[0], then srcs[1]...: a trace read in parts. */
+int sim_learn_names_sources(struct sim *s, const struct trace_source *const *srcs, size_t nsrc,
+			    struct err *e);
 
 /* The name pass's two steps, for a pass that reads the trace elsewhere
  * (sim/learn.c, in parallel): intern a call site as the pass does (same ids

@@ -69,7 +69,14 @@ struct evarr {
 	const void *ids_of;
 	struct site_memo *site_map;
 	size_t site_map_cap;
+	/* events without a site_id (a reader's): their call-site strings by
+	 * (length, last 8 bytes), and the memo of each by strtab id */
+	struct str_hit *str_cache;
+	struct site_memo *str_memo;
+	size_t str_memo_cap;
 };
+
+#define STR_CACHE_BITS 10
 
 #define SPILL_BUF_EVENTS 65536u /* 2 MiB per write */
 
@@ -148,21 +155,60 @@ static int str_id(struct evarr *a, const char *s, uint32_t *id)
 	return strtab_intern(&a->strs, s, id);
 }
 
-/* The call site of site_id in the id space being pushed (strtab id + 1) and
- * the key of its last event (key id + 1): consecutive events of one call
- * site mostly share their key, which then costs a comparison, not a hash. */
+/* A call site's string (strtab id + 1) and the key of its last event (key
+ * id + 1): consecutive events of one call site mostly share their key,
+ * which then costs a comparison, not a hash. By site_id in the id space
+ * being pushed, or by the string for events without one. */
 struct site_memo {
 	uint32_t str, key;
 };
 
-/* The memo of ev's call site (its string interned), or NULL when the event
- * has no site_id. Errors: SLABSIM_ENOMEM. */
-static int site_memo(struct evarr *a, const struct trace_event *ev, const void *id_space,
-		     struct site_memo **out)
+/* The string of a recent call site: a hit costs a comparison, where
+ * interning hashes the whole string and probes the table. */
+struct str_hit {
+	const char *str; /* the strtab's copy, which never moves */
+	uint32_t len, id;
+};
+
+/* site_memo for an event without a site_id: by the call site's string. */
+static int str_memo(struct evarr *a, const char *cs, struct site_memo **out)
+{
+	size_t len = strlen(cs);
+	uint64_t w = 0;
+	if (!a->str_cache && !(a->str_cache = calloc(1u << STR_CACHE_BITS, sizeof(*a->str_cache))))
+		return SLABSIM_ENOMEM;
+	if (len >= 8)
+		memcpy(&w, cs + len - 8, 8);
+	else
+		memcpy(&w, cs, len);
+	struct str_hit *x =
+		&a->str_cache[((w ^ len) * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - STR_CACHE_BITS)];
+	uint32_t id;
+	if (x->str && x->len == len && memcmp(x->str, cs, len) == 0) {
+		id = x->id;
+	} else {
+		if (len >= UINT32_MAX || strtab_intern_n(&a->strs, cs, len, &id))
+			return SLABSIM_ENOMEM;
+		*x = (struct str_hit){strtab_str(&a->strs, id), (uint32_t)len, id};
+	}
+	if (id >= a->str_memo_cap) { /* per new site, not per event */
+		struct site_memo *n = grow_to(a->str_memo, &a->str_memo_cap, id, sizeof(*n), 256);
+		if (!n)
+			return SLABSIM_ENOMEM;
+		a->str_memo = n;
+	}
+	*out = &a->str_memo[id];
+	(*out)->str = id + 1;
+	return 0;
+}
+
+/* The memo of ev's call site (its string interned). Errors: SLABSIM_ENOMEM. */
+static inline int site_memo(struct evarr *a, const struct trace_event *ev, const void *id_space,
+			    struct site_memo **out)
 {
 	*out = NULL;
 	if (!id_space || !ev->site_id)
-		return 0;
+		return str_memo(a, ev->call_site ? ev->call_site : "", out);
 	if (id_space != a->ids_of) {
 		if (a->site_map)
 			memset(a->site_map, 0, a->site_map_cap * sizeof(*a->site_map));
@@ -217,7 +263,28 @@ static int spill_flush(struct evarr *a)
 	return 0;
 }
 
-static int push(struct evarr *a, const struct trace_event *ev, const void *id_space)
+/* Room for one more event: *x, counted. 0, SLABSIM_EIO or SLABSIM_ENOMEM. */
+static inline __attribute__((always_inline)) int slot(struct evarr *a, struct evarr_ev **x)
+{
+	if (a->fd >= 0) {
+		if (a->nbuf == a->buf_events && spill_flush(a))
+			return SLABSIM_EIO;
+		*x = &a->buf[a->nbuf++];
+	} else {
+		if (a->n == a->cap) {
+			struct evarr_ev *n = grow_room(a->ev, &a->cap, a->n, sizeof(*n), 4096);
+			if (!n)
+				return SLABSIM_ENOMEM;
+			a->ev = n;
+		}
+		*x = &a->ev[a->n];
+	}
+	a->n++;
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int push(struct evarr *a, const struct trace_event *ev,
+						      const void *id_space)
 {
 	struct evarr_key k = {0};
 	uint32_t key;
@@ -234,33 +301,18 @@ static int push(struct evarr *a, const struct trace_event *ev, const void *id_sp
 	if (ev->bytes_req >= BIG)
 		k.big_req = ev->bytes_req;
 	k.bytes_alloc = ev->bytes_alloc;
-	if (m && m->key && same_key(a, &a->keys[m->key - 1], &k, nm)) {
+	if (m->key && same_key(a, &a->keys[m->key - 1], &k, nm)) {
 		key = m->key - 1;
 	} else {
-		if (m)
-			k.site = m->str - 1;
-		else if (str_id(a, ev->call_site ? ev->call_site : "", &k.site))
-			return SLABSIM_ENOMEM;
+		k.site = m->str - 1;
 		if (str_id(a, nm, &k.name) || intern_key(a, &k, &key))
 			return SLABSIM_ENOMEM;
-		if (m)
-			m->key = key + 1;
+		m->key = key + 1;
 	}
 	struct evarr_ev *x;
-	if (a->fd >= 0) {
-		if (a->nbuf == a->buf_events && spill_flush(a))
-			return SLABSIM_EIO;
-		x = &a->buf[a->nbuf++];
-	} else {
-		if (a->n == a->cap) {
-			struct evarr_ev *n = grow_room(a->ev, &a->cap, a->n, sizeof(*n), 4096);
-			if (!n)
-				return SLABSIM_ENOMEM;
-			a->ev = n;
-		}
-		x = &a->ev[a->n];
-	}
-	a->n++;
+	int rc = slot(a, &x);
+	if (rc)
+		return rc;
 	*x = (struct evarr_ev){
 		.t_ns = ev->t_ns,
 		.ptr = ev->ptr,
@@ -356,6 +408,12 @@ fail:
 	return rc;
 }
 
+int evarr_open(const char *label, struct evarr **out, struct err *e)
+{
+	*out = create(label);
+	return *out ? 0 : err_set(e, SLABSIM_ENOMEM, "out of memory");
+}
+
 int evarr_spill_open(const char *label, const char *dir, uint32_t buf_events, struct evarr **out,
 		     struct err *e)
 {
@@ -390,16 +448,62 @@ int evarr_spill_open(const char *label, const char *dir, uint32_t buf_events, st
 	return 0;
 }
 
-int evarr_push(struct evarr *a, const struct trace_event *ev, const void *id_space, struct err *e)
+/* evarr_push's message for push's rc */
+static int push_error(const struct evarr *a, int rc, struct err *e)
 {
-	int rc = push(a, ev, id_space);
 	if (rc == SLABSIM_EIO)
 		return err_set(e, rc, "%s: cannot write the parsed events to a temporary file: %s",
 			       a->path, strerror(errno ? errno : EIO));
-	if (rc)
-		return err_set(e, rc, "%s: out of memory after %llu events", a->path,
-			       (unsigned long long)a->n);
+	return err_set(e, rc, "%s: out of memory after %llu events", a->path,
+		       (unsigned long long)a->n);
+}
+
+int evarr_push(struct evarr *a, const struct trace_event *ev, const void *id_space, struct err *e)
+{
+	int rc = push(a, ev, id_space);
+	return rc ? push_error(a, rc, e) : 0;
+}
+
+int evarr_push_batch(struct evarr *a, const struct trace_event *ev, uint32_t n,
+		     const void *id_space, struct err *e)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		int rc = push(a, &ev[i], id_space);
+		if (rc)
+			return push_error(a, rc, e);
+	}
 	return 0;
+}
+
+/* evarr_append without the message. */
+static int append(struct evarr *a, const struct evarr *from)
+{
+	uint32_t *map = malloc((from->nkeys ? from->nkeys : 1) * sizeof(*map));
+	int rc = map ? 0 : SLABSIM_ENOMEM;
+	/* from's keys in a's ids, in their order: as pushing its events would
+	 * have met them */
+	for (uint32_t j = 0; !rc && j < from->nkeys; j++) {
+		struct evarr_key k = from->keys[j];
+		const char *nm = k.name == NO_STR ? NULL : strtab_str(&from->strs, k.name);
+		if (str_id(a, strtab_str(&from->strs, k.site), &k.site) || str_id(a, nm, &k.name) ||
+		    intern_key(a, &k, &map[j]))
+			rc = SLABSIM_ENOMEM;
+	}
+	for (uint64_t i = 0; !rc && i < from->n; i++) {
+		struct evarr_ev *x;
+		if (!(rc = slot(a, &x))) {
+			*x = from->ev[i];
+			x->key = map[x->key];
+		}
+	}
+	free(map);
+	return rc;
+}
+
+int evarr_append(struct evarr *a, const struct evarr *from, struct err *e)
+{
+	int rc = append(a, from);
+	return rc ? push_error(a, rc, e) : 0;
 }
 
 int evarr_spill_finish(struct evarr *a, const struct trace_stats *stats, struct err *e)
@@ -440,6 +544,8 @@ void evarr_free(struct evarr *a)
 	}
 	free(a->buf);
 	free(a->site_map);
+	free(a->str_cache);
+	free(a->str_memo);
 	free(a->keys);
 	free(a->tmpl);
 	free(a->slots);

@@ -27,6 +27,9 @@ struct evarr;
 int evarr_load(const char *path, struct evarr **out, struct err *e);
 void evarr_free(struct evarr *a);
 
+/* Build an array event by event in memory (evarr_push, then
+ * evarr_spill_finish). label names it in messages. Errors: SLABSIM_ENOMEM. */
+int evarr_open(const char *label, struct evarr **out, struct err *e);
 /* Build an array event by event, its events written to an unlinked
  * temporary file in dir rather than kept in memory: a replay's first read of
  * a trace keeps what it parsed (32 bytes per event on disk; keys and strings
@@ -42,6 +45,12 @@ int evarr_spill_open(const char *label, const char *dir, uint32_t buf_events, st
  * interned once per id. Errors: SLABSIM_EIO (the file could not be
  * written: a full disk), SLABSIM_ENOMEM. */
 int evarr_push(struct evarr *a, const struct trace_event *ev, const void *id_space, struct err *e);
+/* evarr_push of every event of from (an in-memory array), in order, without
+ * making each a struct trace_event again. Errors: those of evarr_push. */
+int evarr_append(struct evarr *a, const struct evarr *from, struct err *e);
+/* evarr_push of ev[0..n), stopping at the first error. */
+int evarr_push_batch(struct evarr *a, const struct trace_event *ev, uint32_t n,
+		     const void *id_space, struct err *e);
 /* End the building: stats are the reader's final line counts. The array is
  * read-only from here on; a cursor over it gives back the pages it has
  * passed, so a replay's memory does not grow with the trace. Errors:

@@ -42,9 +42,12 @@ struct arena {
 	size_t len, cap;
 };
 
+/* A block's events are complete once published: call_site points at the
+ * producer's interned copy (which never moves), name and text into the
+ * block's arena (set when it is full, the arena no longer moving). */
 struct blk {
 	struct trace_event ev[BLK_EVENTS];
-	uint32_t site[BLK_EVENTS], name[BLK_EVENTS], text[BLK_EVENTS]; /* in arena */
+	uint32_t name[BLK_EVENTS], text[BLK_EVENTS]; /* in arena */
 	struct arena arena;
 	uint32_t n;
 	int end_rc; /* 1: more blocks follow; 0: end of input; < 0: error after these */
@@ -126,16 +129,15 @@ struct trace_prefetch {
 	 * ids instead of hashing strings (trace_source.id_space) */
 	struct strtab sites;
 	struct site_cache cache;
-	/* consumer side; sites: the call-site strings by id, copied from the
-	 * events that brought them (stable until close) */
-	char **site_str;
-	uint32_t nsite_str;
-	size_t site_cap;
+	/* consumer side */
 	struct blk *cur;
 	uint32_t pos;
 	bool finished;
 	int final_rc;
 	struct err final_err;
+	/* an error met in a batch after some events: the next batch's */
+	int batch_rc;
+	struct err batch_err;
 	uint64_t done, total;
 };
 
@@ -169,17 +171,41 @@ static int put_str(struct arena *a, const char *s, uint32_t *off)
 	return put_str_n(a, s, strlen(s), off);
 }
 
-/* Id of the len bytes at cs in t, through cache c; *fresh: new to t. */
-static int intern_site(struct strtab *t, struct site_cache *c, const char *cs, size_t len,
-		       uint32_t *sid, bool *fresh)
+/* Are the len (>= 8) bytes at a and b the same? Inline: call sites are a
+ * few words long, and a hit of the cache is one per event. */
+static inline bool same_words(const char *a, const char *b, size_t len)
+{
+	uint64_t x, y;
+	for (size_t i = 0; i + 8 < len; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	memcpy(&x, a + len - 8, 8); /* the last 8, overlapping the words above */
+	memcpy(&y, b + len - 8, 8);
+	return x == y;
+}
+
+/* Id of the len bytes at cs in t, through cache c; *fresh: new to t; *str:
+ * t's copy (it never moves). */
+static inline __attribute__((always_inline)) int intern_site(struct strtab *t, struct site_cache *c,
+							     const char *cs, size_t len,
+							     uint32_t *sid, bool *fresh,
+							     const char **str)
 {
 	uint64_t w = 0;
-	memcpy(&w, len >= 8 ? cs + len - 8 : cs, len >= 8 ? 8 : len);
+	if (len >= 8)
+		memcpy(&w, cs + len - 8, 8);
+	else
+		memcpy(&w, cs, len);
 	struct site_hit *x =
 		&c->e[((w ^ len) * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - SITE_CACHE_BITS)];
 	*fresh = false;
-	if (x->str && x->len == len && memcmp(x->str, cs, len) == 0) {
+	if (x->str && x->len == len &&
+	    (len >= 8 ? same_words(x->str, cs, len) : memcmp(x->str, cs, len) == 0)) {
 		*sid = x->sid;
+		*str = x->str;
 		return 0;
 	}
 	uint32_t known = t->n;
@@ -189,6 +215,7 @@ static int intern_site(struct strtab *t, struct site_cache *c, const char *cs, s
 	x->str = strtab_str(t, *sid);
 	x->len = (uint32_t)len;
 	x->sid = *sid;
+	*str = x->str;
 	return 0;
 }
 
@@ -209,19 +236,18 @@ static void fill(struct trace_prefetch *p, struct blk *b)
 		size_t len = strlen(cs);
 		uint32_t sid;
 		bool fresh;
-		if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh)) {
-			rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
-			break;
-		}
-		ev->site_id = sid + 1;
-		b->site[b->n] = NO_STR;
-		if ((fresh && put_str_n(&b->arena, cs, len, &b->site[b->n])) ||
+		if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh, &ev->call_site) ||
 		    put_str(&b->arena, ev->name, &b->name[b->n]) ||
 		    put_str(&b->arena, ev->text, &b->text[b->n])) {
 			rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
 			break;
 		}
+		ev->site_id = sid + 1;
 		b->n++;
+	}
+	for (uint32_t i = 0; i < b->n; i++) {
+		b->ev[i].name = b->name[i] == NO_STR ? NULL : b->arena.p + b->name[i];
+		b->ev[i].text = b->text[i] == NO_STR ? NULL : b->arena.p + b->text[i];
 	}
 	b->end_rc = rc;
 	trace_progress(p->r, &b->done, &b->total);
@@ -306,7 +332,8 @@ static void parse_chunk(struct worker *w, uint64_t j, struct chunk *c)
 		uint32_t sid;
 		bool fresh;
 		c->site[c->n] = NO_STR;
-		if (intern_site(&w->sites, &w->cache, cs, len, &sid, &fresh) ||
+		const char *str;
+		if (intern_site(&w->sites, &w->cache, cs, len, &sid, &fresh, &str) ||
 		    (fresh && put_str_n(&c->arena, cs, len, &c->site[c->n])) ||
 		    put_str(&c->arena, ev->name, &c->name[c->n]) ||
 		    put_str(&c->arena, ev->text, &c->text[c->n])) {
@@ -563,10 +590,17 @@ static int next_chunked(struct trace_prefetch *p, struct trace_event *ev, struct
 	return 1;
 }
 
-int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct err *e)
+/* The next event of the current block (one is left): complete as the
+ * producer left it. */
+static inline int take_blk(struct trace_prefetch *p, struct trace_event *ev)
 {
-	if (p->chunked)
-		return next_chunked(p, ev, e);
+	*ev = p->cur->ev[p->pos++];
+	return 1;
+}
+
+/* A current block with an event left: 1, or 0 at the end, or the error. */
+static int ready_blk(struct trace_prefetch *p, struct err *e)
+{
 	while (!p->cur || p->pos == p->cur->n) {
 		if (p->finished) {
 			if (p->final_rc < 0)
@@ -596,29 +630,59 @@ int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct
 		p->done = p->cur->done;
 		p->total = p->cur->total;
 	}
-	const struct blk *b = p->cur;
-	uint32_t i = p->pos++;
-	*ev = b->ev[i];
-	uint32_t sid = ev->site_id - 1;
-	if (b->site[i] != NO_STR) { /* the first event of this call site */
-		if (p->nsite_str == p->site_cap) {
-			char **n =
-				grow_room(p->site_str, &p->site_cap, p->nsite_str, sizeof(*n), 256);
-			if (!n)
-				return err_set(e, SLABSIM_ENOMEM, "out of memory");
-			p->site_str = n;
-		}
-		char *str = strdup(b->arena.p + b->site[i]);
-		if (!str || sid != p->nsite_str) {
-			free(str);
-			return err_set(e, SLABSIM_ENOMEM, "out of memory");
-		}
-		p->site_str[p->nsite_str++] = str;
-	}
-	ev->call_site = p->site_str[sid];
-	ev->name = b->name[i] == NO_STR ? NULL : b->arena.p + b->name[i];
-	ev->text = b->text[i] == NO_STR ? NULL : b->arena.p + b->text[i];
 	return 1;
+}
+
+int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct err *e)
+{
+	if (p->chunked)
+		return next_chunked(p, ev, e);
+	int rc = ready_blk(p, e);
+	return rc == 1 ? take_blk(p, ev) : rc;
+}
+
+/* The single producer's next_batch without the copy: up to n events of the
+ * current block, in place; the next call hands the block back. */
+static int prefetch_borrow(struct trace_prefetch *p, const struct trace_event **ev, uint32_t n,
+			   struct err *e)
+{
+	int rc = ready_blk(p, e);
+	if (rc != 1)
+		return rc;
+	uint32_t k = p->cur->n - p->pos < n ? p->cur->n - p->pos : n;
+	*ev = &p->cur->ev[p->pos];
+	p->pos += k;
+	return (int)k;
+}
+
+/* Up to n events, as n calls of trace_prefetch_next give them, all from
+ * one block or chunk: their strings stay in it until the next call, which
+ * hands it back to the producers. An error after some events is kept for
+ * the next call. */
+static int prefetch_next_batch(struct trace_prefetch *p, struct trace_event *ev, uint32_t n,
+			       struct err *e)
+{
+	uint32_t k = 0;
+	if (p->batch_rc) {
+		*e = p->batch_err;
+		return p->batch_rc;
+	}
+	while (k < n) {
+		if (k && p->pos == (p->chunked ? p->ccur->n : p->cur->n))
+			break;
+		/* the rest of a block without a call */
+		int rc = k && !p->chunked ? take_blk(p, &ev[k]) : trace_prefetch_next(p, &ev[k], e);
+		if (rc == 1) {
+			k++;
+			continue;
+		}
+		if (rc < 0 && k) {
+			p->batch_rc = rc;
+			p->batch_err = *e;
+		}
+		return k ? (int)k : rc;
+	}
+	return (int)k;
 }
 
 void trace_prefetch_progress(const struct trace_prefetch *p, uint64_t *done, uint64_t *total)
@@ -685,9 +749,6 @@ void trace_prefetch_close(struct trace_prefetch *p)
 			free(p->blk[i].arena.p);
 	free(p->blk);
 	strtab_fini(&p->sites);
-	for (uint32_t i = 0; i < p->nsite_str; i++)
-		free(p->site_str[i]);
-	free(p->site_str);
 	/* chunked */
 	for (unsigned i = 0; p->w && i < p->nthreads; i++) {
 		trace_close(p->w[i].r);
@@ -718,6 +779,17 @@ static int source_prefetch_next(void *ctx, struct trace_event *ev, struct err *e
 	return trace_prefetch_next(ctx, ev, e);
 }
 
+static int source_prefetch_next_batch(void *ctx, struct trace_event *ev, uint32_t n, struct err *e)
+{
+	return prefetch_next_batch(ctx, ev, n, e);
+}
+
+static int source_prefetch_borrow(void *ctx, const struct trace_event **ev, uint32_t n,
+				  struct err *e)
+{
+	return prefetch_borrow(ctx, ev, n, e);
+}
+
 static void source_prefetch_progress(void *ctx, uint64_t *done, uint64_t *total)
 {
 	trace_prefetch_progress(ctx, done, total);
@@ -733,6 +805,8 @@ void trace_prefetch_as_source(struct trace_source *src, struct trace_prefetch *p
 	*src = (struct trace_source){
 		.ctx = p,
 		.next = source_prefetch_next,
+		.next_batch = source_prefetch_next_batch,
+		.borrow_batch = p->chunked ? NULL : source_prefetch_borrow,
 		.progress = source_prefetch_progress,
 		.stats = source_prefetch_stats,
 		.name = name,

@@ -43,6 +43,9 @@ struct trace_source {
 	 * Returns how many (0 at the end), or a negative error code with e
 	 * set. */
 	int (*next_batch)(void *ctx, struct trace_event *ev, uint32_t n, struct err *e);
+	/* Optional: next_batch without the copy: *ev points at the events in
+	 * the source's own memory, valid until the next call. */
+	int (*borrow_batch)(void *ctx, const struct trace_event **ev, uint32_t n, struct err *e);
 	const char *name; /* path or label used in messages; NULL = "events" */
 	/* Non-NULL when events carry site_id: equal site_ids within one
 	 * id_space name the same call-site string, so the engine maps ids

@@ -1814,7 +1814,8 @@ static int fill(struct trace_reader *r)
 
 /* The next line, NUL-terminated without its newline: 1, 0 at end of input, or
  * SLABSIM_EIO. *too_long: the line exceeded TRACE_LINE_MAX and was dropped. */
-static int next_line(struct trace_reader *r, char **line, size_t *len, bool *too_long)
+static inline __attribute__((always_inline)) int next_line(struct trace_reader *r, char **line,
+							   size_t *len, bool *too_long)
 {
 	*too_long = false;
 	/* between lines, buf[start] is at this file offset */
@@ -2443,7 +2444,7 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 		uint64_t lost = 0;
 		bool too_long = false, fast;
 		char *line = NULL;
-		size_t len;
+		size_t len = 0;
 		int rc;
 
 		if (r->fail.code) {

@@ -32,6 +32,12 @@ struct run {
 	struct trace_prefetch *pf;
 	struct evarr *spill; /* the parsed events kept by the name pass */
 	struct evarr_cursor cur;
+	/* the events the head's read parsed (prescan), when the name pass
+	 * goes on from there with the same reader (tr) instead of reading
+	 * them again; head_bytes of head_total read then, for its progress */
+	struct evarr *head;
+	struct evarr_cursor head_cur;
+	uint64_t head_bytes, head_total;
 	struct trace_source src;
 	const struct trace_stats *stats; /* of a parsed array */
 	struct rec *rec, *own_rec;	 /* where the run is recorded; own_rec: opened here */
@@ -225,26 +231,76 @@ const char *run_capture_config_extra(const struct run_capture *c)
 /* The name pass's source when it spills: every event it reads also goes
  * into the spilled array. A failed write (a full $TMPDIR) only ends the
  * spilling: the replay then reads the trace again. */
-struct spill_tee {
-	struct trace_source in;
+struct spill {
 	struct evarr *a;
 	bool failed;
 	struct err why;
+};
+
+/* One part of the name pass's read (the head's events, the rest). */
+struct spill_tee {
+	struct trace_source in;
+	struct spill *sp;	   /* NULL: the part is in the spill already */
+	const struct run *head_of; /* the head part of r: progress in bytes */
 };
 
 static int tee_next(void *ctx, struct trace_event *ev, struct err *e)
 {
 	struct spill_tee *t = ctx;
 	int rc = t->in.next(t->in.ctx, ev, e);
-	if (rc == 1 && !t->failed && evarr_push(t->a, ev, t->in.id_space, &t->why))
-		t->failed = true;
+	if (rc == 1 && t->sp && !t->sp->failed &&
+	    evarr_push(t->sp->a, ev, t->in.id_space, &t->sp->why))
+		t->sp->failed = true;
+	return rc;
+}
+
+/* tee_next in batches, from a source that gives them */
+static int tee_next_batch(void *ctx, struct trace_event *ev, uint32_t n, struct err *e)
+{
+	struct spill_tee *t = ctx;
+	int rc = t->in.next_batch(t->in.ctx, ev, n, e);
+	if (rc > 0 && t->sp && !t->sp->failed &&
+	    evarr_push_batch(t->sp->a, ev, (uint32_t)rc, t->in.id_space, &t->sp->why))
+		t->sp->failed = true;
+	return rc;
+}
+
+/* tee_next_batch in place, from a source that lends its events */
+static int tee_borrow_batch(void *ctx, const struct trace_event **ev, uint32_t n, struct err *e)
+{
+	struct spill_tee *t = ctx;
+	int rc = t->in.borrow_batch(t->in.ctx, ev, n, e);
+	if (rc > 0 && t->sp && !t->sp->failed &&
+	    evarr_push_batch(t->sp->a, *ev, (uint32_t)rc, t->in.id_space, &t->sp->why))
+		t->sp->failed = true;
 	return rc;
 }
 
 static void tee_progress(void *ctx, uint64_t *done, uint64_t *total)
 {
 	struct spill_tee *t = ctx;
-	t->in.progress(t->in.ctx, done, total);
+	const struct run *r = t->head_of;
+	if (!r) {
+		t->in.progress(t->in.ctx, done, total);
+		return;
+	}
+	uint64_t n = evarr_len(r->head);
+	*done = n ? (uint64_t)((double)r->head_bytes * (double)r->head_cur.i / (double)n) : 0;
+	*total = r->head_total;
+}
+
+/* The name pass's source for one part of the read, through t. */
+static struct trace_source tee_source(struct spill_tee *t)
+{
+	struct trace_source src = t->in;
+	src.ctx = t;
+	src.next = tee_next;
+	src.progress = t->in.progress ? tee_progress : NULL;
+	src.stats = NULL;
+	src.peek_ptrs = NULL;
+	src.next_batch = t->in.next_batch ? tee_next_batch : NULL;
+	src.borrow_batch = t->in.borrow_batch ? tee_borrow_batch : NULL;
+	return src;
 }
 
 static const char *spill_dir(void)
@@ -253,14 +309,10 @@ static const char *spill_dir(void)
 	return d && *d ? d : "/tmp";
 }
 
-/* Open path for reading into r->tr, through parser threads unless told
- * not to; r->src reads it. */
-static int open_reader(struct run *r, const char *path, const struct trace_opts *to,
-		       const struct run_read *rd, struct err *e)
+/* r->src reading r->tr, through parser threads unless told not to. */
+static int attach_reader(struct run *r, const struct run_read *rd, struct err *e)
 {
-	int rc = trace_open(path, to, &r->tr, e);
-	if (rc)
-		return rc;
+	int rc;
 	if (rd->no_prefetch) {
 		trace_as_source(&r->src, r->tr);
 		return 0;
@@ -270,6 +322,15 @@ static int open_reader(struct run *r, const char *path, const struct trace_opts 
 		return rc;
 	trace_prefetch_as_source(&r->src, r->pf, trace_path(r->tr));
 	return 0;
+}
+
+/* Open path for reading into r->tr, through parser threads unless told
+ * not to; r->src reads it. */
+static int open_reader(struct run *r, const char *path, const struct trace_opts *to,
+		       const struct run_read *rd, struct err *e)
+{
+	int rc = trace_open(path, to, &r->tr, e);
+	return rc ? rc : attach_reader(r, rd, e);
 }
 
 static void close_reader(struct run *r)
@@ -289,43 +350,54 @@ static int learn_spilling(struct run *r, const char *path, const struct run_read
 	/* strict only when the text cannot be read again for a strict replay
 	 * (stdin): the name pass then stops at the first malformed line */
 	struct trace_opts to = {.strict = rd->strict && !can_reread};
-	struct spill_tee tee = {0};
-	int rc = open_reader(r, path, &to, rd, e);
+	struct spill sp = {0};
+	struct spill_tee head = {.head_of = r}, rest = {.sp = &sp};
+	struct trace_source src[2];
+	size_t nsrc = 0;
+	/* the head's events first, then the rest through its reader */
+	int rc = r->head ? attach_reader(r, rd, e) : open_reader(r, path, &to, rd, e);
 	if (rc)
 		return rc;
-	if (evarr_spill_open(path, spill_dir(), 0, &r->spill, &tee.why))
-		tee.failed = true;
-	tee.in = r->src;
-	tee.a = r->spill;
-	struct trace_source src = r->src;
-	src.ctx = &tee;
-	src.next = tee_next;
-	src.progress = r->src.progress ? tee_progress : NULL;
-	src.stats = NULL;
-	src.peek_ptrs = NULL;
-	src.next_batch = NULL;
-	if ((rc = sim_learn_names_source(r->s, &src, e)))
+	if (evarr_spill_open(path, spill_dir(), 0, &r->spill, &sp.why))
+		sp.failed = true;
+	sp.a = r->spill;
+	/* the head's events go to the spill as they are, then the name pass
+	 * learns from them */
+	if (r->head && !sp.failed && evarr_append(sp.a, r->head, &sp.why))
+		sp.failed = true;
+	if (r->head) {
+		evarr_source(&head.in, &r->head_cur, r->head);
+		head.in.stable_strings = false; /* the head is freed below */
+		src[nsrc++] = tee_source(&head);
+	}
+	rest.in = r->src;
+	src[nsrc++] = tee_source(&rest);
+	const struct trace_source *srcs[2] = {&src[0], &src[1]};
+	rc = sim_learn_names_sources(r->s, srcs, nsrc, e);
+	evarr_free(r->head);
+	r->head = NULL;
+	if (rc)
 		return rc;
 	/* the chunked prefetch keeps the counts: tr read nothing */
-	if (!tee.failed &&
+	if (!sp.failed &&
 	    evarr_spill_finish(r->spill, r->pf ? trace_prefetch_stats(r->pf) : trace_stats(r->tr),
-			       &tee.why))
-		tee.failed = true;
+			       &sp.why))
+		sp.failed = true;
 	r->pass = *(r->pf ? trace_prefetch_stats(r->pf) : trace_stats(r->tr));
 	r->have_pass = true;
 	close_reader(r);
-	if (tee.failed && !can_reread)
+	if (sp.failed && !can_reread)
 		return err_set(e, SLABSIM_EIO,
 			       "%s: %s; stdin cannot be read twice: replay a file, or give "
 			       "--no-name-pass",
-			       path, tee.why.msg);
-	if (tee.failed) {
+			       path, sp.why.msg);
+	if (sp.failed) {
 		if (notes)
-			fprintf(notes, "slabsim: note: %s; reading the trace again\n", tee.why.msg);
+			fprintf(notes, "slabsim: note: %s; reading the trace again\n", sp.why.msg);
 		evarr_free(r->spill);
 		r->spill = NULL;
 	}
-	*spilled = !tee.failed;
+	*spilled = !sp.failed;
 	return 0;
 }
 
@@ -353,18 +425,27 @@ static int learn_reading(struct run *r, const char *path, const struct run_read 
  * PRESCAN_EVENTS events, for a first guess of the model before the name
  * pass, and the model itself when no pass reads it all (--no-name-pass,
  * the name pass in ranges). */
-static int prescan(struct run *r, const char *path, struct err *e)
+static int prescan(struct run *r, const char *path, bool keep, struct err *e)
 {
 	enum { PRESCAN_EVENTS = 100000 };
 	struct trace_opts lax = {.strict = false};
 	struct trace_event ev;
 	int rc = trace_open(path, &lax, &r->tr, e);
+	if (!rc && keep)
+		rc = evarr_open(path, &r->head, e);
 	if (!rc)
 		for (uint32_t n = 0; n < PRESCAN_EVENTS; n++)
-			if ((rc = trace_next(r->tr, &ev, e)) != 1)
+			if ((rc = trace_next(r->tr, &ev, e)) != 1 ||
+			    (keep && (rc = evarr_push(r->head, &ev, NULL, e))))
 				break;
 	if (rc >= 0 && r->tr)
 		r->pass = *trace_stats(r->tr);
+	if (rc >= 0 && keep && !(rc = evarr_spill_finish(r->head, NULL, e))) {
+		trace_progress(r->tr, &r->head_bytes, &r->head_total);
+		return 0; /* the name pass reads on from here */
+	}
+	evarr_free(r->head);
+	r->head = NULL;
 	close_reader(r);
 	return rc < 0 ? rc : 0;
 }
@@ -471,8 +552,12 @@ static int open_source(struct run *r, const struct run_opts *o, const struct run
 	/* a first guess of the model from the file's head, so that the name
 	 * pass rarely has to be made again for the model the whole trace
 	 * decides (stdin has no head to read twice) */
+	/* the spilled name pass on one parser thread (or none) can read on
+	 * from the head's reader, its events kept: the head is parsed once */
+	unsigned parsers = rd->parse_threads ? rd->parse_threads : trace_prefetch_default_threads();
+	bool spill = !rd->no_name_pass && !rd->no_spill && !rd->strict && rd->name_threads <= 1;
 	if (can_reread) {
-		if ((rc = prescan(r, in->path, e)))
+		if ((rc = prescan(r, in->path, spill && (rd->no_prefetch || parsers <= 1), e)))
 			return rc;
 		if ((rc = decide_model(r, o, e)) < 0)
 			return rc;
@@ -878,6 +963,7 @@ void run_free(struct run *r)
 	if (!r)
 		return;
 	close_reader(r);
+	evarr_free(r->head);
 	rec_close(r->own_rec);
 	sim_destroy(r->s);
 	evarr_free(r->spill); /* after the sim, which may hold its strings */
