@@ -303,7 +303,10 @@ static bool keeps_bound(const struct slub *s, const struct cache *k)
 	return s->pages_traced && (!k->rcu_pages || s->ahead.freed_soon);
 }
 
-static bool may_discard(const struct slub *s, const struct cache *k, const struct slab *sl)
+/* out of line: it runs only for an emptied slab, and inline it cost every
+ * free a larger frame (15 instructions per free on the bench trace) */
+__attribute__((noinline)) static bool may_discard(const struct slub *s, const struct cache *k,
+						  const struct slab *sl)
 {
 	if (!sl->bound || !keeps_bound(s, k))
 		return true;

@@ -221,6 +221,7 @@ struct sim {
 	 * bound to their kernel slab (place_swap): model address -> pool index */
 	struct u64map misplaced;
 	uint64_t placed_outside, placed_traded; /* sim_totals */
+	bool placing; /* profiles that place objects by address (6.18, 7.0) */
 	struct u64map pslab_of; /* model slab base of a pre_slab -> (root << 32 | index) + 1 */
 	struct u64map pre_bind; /* the trace's slab base -> (root << 32 | pre_slab index) + 1 */
 	/* naming by elimination (sim_name_candidate) */
@@ -446,6 +447,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	if (o->ops->page_counts)
 		s->pages = o->ops->page_counts(s->p);
 	s->has_timer = s->p->ops->timer != NULL;
+	s->placing = s->o.cfg.kernel >= POLICY_KERNEL_6_18 && s->p->ops->bind_slab && s->p->ops->bound_slab;
 	if (policy_align_by_site(o->cfg.align) && !o->cfg.sites) {
 		sim_destroy(s);
 		return err_set(e, SLABSIM_EUSAGE,
@@ -1723,7 +1725,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	struct policy_obj obj = {0}; /* all of it is compared (set_obj) */
 	if ((rc = policy_alloc(s->p, &r, &obj, e)))
 		return rc;
-	if (r.trace_ptr && !kmalloc && s->p->ops->bind_slab && obj.cache != POLICY_NO_CACHE &&
+	if (s->placing && r.trace_ptr && !kmalloc && obj.cache != POLICY_NO_CACHE &&
 	    (rc = place_swap(s, r.trace_ptr, idx, &obj)))
 		return err_set(e, rc, "out of memory");
 	l->kt = 0;
