@@ -174,15 +174,9 @@ struct str_hit {
 static int str_memo(struct evarr *a, const char *cs, struct site_memo **out)
 {
 	size_t len = strlen(cs);
-	uint64_t w = 0;
 	if (!a->str_cache && !(a->str_cache = calloc(1u << STR_CACHE_BITS, sizeof(*a->str_cache))))
 		return SLABSIM_ENOMEM;
-	if (len >= 8)
-		memcpy(&w, cs + len - 8, 8);
-	else
-		memcpy(&w, cs, len);
-	struct str_hit *x =
-		&a->str_cache[((w ^ len) * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - STR_CACHE_BITS)];
+	struct str_hit *x = &a->str_cache[strtab_cache_slot(cs, len, STR_CACHE_BITS)];
 	uint32_t id;
 	if (x->str && x->len == len && memcmp(x->str, cs, len) == 0) {
 		id = x->id;

@@ -194,13 +194,7 @@ static inline __attribute__((always_inline)) int intern_site(struct strtab *t, s
 							     uint32_t *sid, bool *fresh,
 							     const char **str)
 {
-	uint64_t w = 0;
-	if (len >= 8)
-		memcpy(&w, cs + len - 8, 8);
-	else
-		memcpy(&w, cs, len);
-	struct site_hit *x =
-		&c->e[((w ^ len) * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - SITE_CACHE_BITS)];
+	struct site_hit *x = &c->e[strtab_cache_slot(cs, len, SITE_CACHE_BITS)];
 	*fresh = false;
 	if (x->str && x->len == len &&
 	    (len >= 8 ? same_words(x->str, cs, len) : memcmp(x->str, cs, len) == 0)) {

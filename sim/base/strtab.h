@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "u64map.h"
 
@@ -34,5 +35,19 @@ static inline const char *strtab_str(const struct strtab *t, uint32_t id)
  * strtab_hash of the same string. */
 uint64_t strtab_hash(const char *s, uint64_t seed);
 uint64_t strtab_hash_n(const char *s, size_t n, uint64_t seed);
+
+/* The slot of the len bytes at s in a direct-mapped cache of 2^bits
+ * entries in front of a strtab (the call sites of a trace, which differ
+ * mostly in their last bytes: "+0x1e/0x190"): a hash of the last 8 bytes
+ * (all of them when fewer) and the length. No call, one multiply. */
+static inline size_t strtab_cache_slot(const char *s, size_t len, unsigned bits)
+{
+	uint64_t w = 0;
+	if (len >= 8)
+		memcpy(&w, s + len - 8, 8);
+	else
+		memcpy(&w, s, len);
+	return (size_t)(((w ^ len) * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - bits));
+}
 
 #endif
