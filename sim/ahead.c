@@ -80,6 +80,8 @@ static void ring_pop(struct ahead *a)
 int ahead_step(struct ahead *a, uint64_t t_ns, struct err *e)
 {
 	uint64_t cur = a->cur++;
+	if (!a->armed)
+		return 0;
 	while (a->rlen && a->rix[a->rhead] <= cur)
 		ring_pop(a);
 	if (a->next <= cur) /* read nothing ahead of the stream yet */

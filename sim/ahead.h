@@ -38,6 +38,7 @@ struct ahead {
 	uint32_t nbuf, ibuf; /* events read ahead and not yet in the window */
 	uint64_t buf_at;     /* stream index of buf[0] */
 	bool end;
+	bool armed; /* ahead_arm: reading ahead (until then only counting) */
 	struct u64map pages; /* physical page -> page frees in the window */
 	/* the window's page frees in stream order: their pages and indexes */
 	uint64_t *rpage, *rix;
@@ -56,8 +57,16 @@ static inline bool ahead_on(const struct ahead *a)
 	return a->src != 0;
 }
 
-/* The next event of the stream, at t_ns, is being replayed: the window
- * becomes the page frees after it up to t_ns + window_ns. 0, or
+/* Start reading ahead from the next step on: until then a step only
+ * counts the event, so a trace whose page frees are never needed (no
+ * direct-map base found) is not read twice. */
+static inline void ahead_arm(struct ahead *a)
+{
+	a->armed = a->src != 0;
+}
+
+/* The next event of the stream, at t_ns, is being replayed: once armed,
+ * the window becomes the page frees after it up to t_ns + window_ns. 0, or
  * SLABSIM_ENOMEM with e set. */
 int ahead_step(struct ahead *a, uint64_t t_ns, struct err *e);
 

@@ -2216,6 +2216,7 @@ static int on_page_free(struct sim *s, const struct trace_event *ev, struct err 
 	if (!rc && s->pgf.base_known && !s->pages_told) {
 		s->pages_told = true;
 		struct policy_pages_ahead pa = {page_freed_soon, s};
+		ahead_arm(&s->ahead);
 		if (s->p->ops->pages_traced)
 			s->p->ops->pages_traced(s->p, ahead_on(&s->ahead) ? &pa : NULL);
 	}

@@ -43,6 +43,11 @@ int main(void)
 	ahead_init(&a);
 	ahead_start(&a, &src, 100 * (uint64_t)MS);
 	CHECK("on with random access", ahead_on(&a));
+	/* not armed yet: the first event is counted, nothing read ahead */
+	CHECK("step 0, unarmed", !ahead_step(&a, 0, &e));
+	CHECK("unarmed: nothing ahead", !ahead_page_freed(&a, 5 << 12));
+	ahead_start(&a, &src, 100 * (uint64_t)MS); /* again, from event 0 */
+	ahead_arm(&a);
 	/* at event 0 (0 ms): the window is events 1..3 (10, 20, 50 ms) */
 	CHECK("step 0", !ahead_step(&a, 0, &e));
 	CHECK("0 ms: page 5 ahead", ahead_page_freed(&a, 5 << 12));
