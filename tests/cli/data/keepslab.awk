@@ -2,8 +2,11 @@
 # page free pairs (the first page free starts the vote, three fix the
 # direct map's base), then np kernel slabs of per objects of cache (size
 # bytes each, at ffff888001000000 + slab * 4096) allocated and all freed
-# (traced), then, with pf=1, the np slabs' pages freed.
-#   awk -v cache=NAME -v size=BYTES -v per=OBJS -v np=SLABS -v pf=0|1 -f keepslab.awk
+# (traced), then, with pf=1, the np slabs' pages freed; with gap=MS, a
+# trace marker 'freed' right after the frees and the page frees MS
+# milliseconds later (as a grace period delays them for
+# SLAB_TYPESAFE_BY_RCU caches).
+#   awk -v cache=NAME -v size=BYTES -v per=OBJS -v np=SLABS -v pf=0|1 [-v gap=MS] -f keepslab.awk
 function ev(s) { printf "            work-700     [000] ..... %.6f: %s\n", t, s; t += 0.000001 }
 function at(pg, j) { return sprintf("ffff888001%03x%03x", pg, j * size) }
 BEGIN {
@@ -21,6 +24,10 @@ BEGIN {
 	for (pg = 0; pg < np; pg++)
 		for (j = 0; j < per; j++)
 			ev("kmem_cache_free: call_site=vm_area_free+0x10/0x100 ptr=" at(pg, j) " name=" cache)
+	if (gap) {
+		ev("tracing_mark_write: freed")
+		t += gap / 1000
+	}
 	if (pf)
 		for (pg = 0; pg < np; pg++)
 			ev(sprintf("mm_page_free: page=ffffea0000000000 pfn=0x%x order=0", 4096 + pg))
