@@ -22,6 +22,11 @@ static void print_end_table(FILE *out, const struct val_report *res)
 			: "no slabinfo-start.txt: the model starts empty, objects "
 			  "allocated before the trace are the pre-trace remainder",
 		sum->caches_compared);
+	if (res->end_read_t_ns)
+		fprintf(out,
+			"  the model as it was when slabinfo.txt was read after the END marker "
+			"(%.6f s); the trace after it only shows page frees to come\n",
+			(double)res->end_read_t_ns / 1e9);
 	fprintf(out,
 		"  total pages: real %" PRIu64 ", predicted %" PRIu64
 		" (memory-weighted error %.1f%%)\n"
@@ -70,14 +75,14 @@ static void print_end_json(FILE *out, const struct val_report *res)
 	uint64_t real_slabs = res->real_slabs, pred_slabs = res->pred_slabs;
 	fprintf(out,
 		"  \"end_state\": {\"has_slabinfo\": %s, \"start_state\": %s, "
-		"\"caches_compared\": %u, "
+		"\"end_read_t_ns\": %" PRIu64 ", \"caches_compared\": %u, "
 		"\"real\": {\"active_objs\": %" PRIu64 ", \"total_objs\": %" PRIu64
 		", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
 		"}, \"predicted\": {\"active_objs\": %" PRIu64 ", \"total_objs\": %" PRIu64
 		", \"slabs\": %" PRIu64 ", \"pages\": %" PRIu64
 		"}, \"weighted_page_error\": %.6f, \"untraced_allocations\": %" PRIu64
 		", \"untraced_refreed\": %" PRIu64 ", \"unattributed_frees\": %" PRIu64,
-		c->has_end ? "true" : "false", c->has_start ? "true" : "false",
+		c->has_end ? "true" : "false", c->has_start ? "true" : "false", res->end_read_t_ns,
 		sum->caches_compared, sum->real_active, sum->real_objs, real_slabs, sum->real_pages,
 		sum->predicted_active, sum->predicted_objs, pred_slabs, sum->predicted_pages,
 		sum->weighted_page_error, sum->untraced_frees, res->untraced_refreed,

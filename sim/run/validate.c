@@ -528,6 +528,8 @@ static const char *const snap_read_sites[] = {"single_open", "seq_open", "seq_re
 
 static int on_read_site(void *ctx, struct sim *s, const struct trace_event *ev, uint32_t which,
 			struct err *e);
+static int end_rows_now(const struct capture *c, struct sim *s, struct val_end_row **out,
+			uint32_t *nout, struct err *e);
 
 struct vctx {
 	struct capture *c;
@@ -549,6 +551,15 @@ struct vctx {
 	uint32_t snap_markers_dup;
 	struct snap_read read; /* the model when the next snapshot was read */
 	uint32_t start_est;    /* START_EST_* bits: start columns estimated */
+	/* The END marker (record, version 3): slabinfo.txt is read right
+	 * after it, while the trace still runs; the end state is the model at
+	 * that read, and what follows it is only there for the look-ahead
+	 * (page frees a grace period late). end_pending: the marker was seen
+	 * and the read's buffer (seq_read_iter) is awaited */
+	bool end_pending;
+	struct val_end_row *end_rows; /* the rows at the END read, or NULL */
+	uint32_t end_nrows;
+	uint64_t end_read_t_ns;
 };
 
 static bool have_snapshot(const struct capture *c, bool meminfo, const char *id)
@@ -887,6 +898,11 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 	const char *id = capture_snap_id(ev->text);
 	struct val_snap *r;
 	int rc;
+	if (ev->text && strcmp(ev->text, "END") == 0 && v->c->has_end && !v->meminfo &&
+	    !v->end_read_t_ns) {
+		v->end_pending = true;
+		return 0;
+	}
 	if (!id)
 		return 0;
 	if ((rc = snap_new(v, id, ev->t_ns, &r, e)) || !r)
@@ -943,12 +959,22 @@ static int on_read_site(void *ctx, struct sim *s, const struct trace_event *ev, 
 	rd->slab_pages = t.slab_pages;
 	rd->t_ns = ev->t_ns;
 	rd->have = true;
-	return 0;
+	/* the END read: the first open after the marker, then the buffer of
+	 * its first read() on that CPU, as for a snapshot */
+	struct vctx *v = ctx;
+	if (!v->end_pending || (which == 1 && v->end_rows))
+		return 0;
+	v->end_pending = which == 1;
+	v->end_read_t_ns = ev->t_ns;
+	free(v->end_rows);
+	v->end_rows = NULL;
+	return end_rows_now(v->c, s, &v->end_rows, &v->end_nrows, e);
 }
 
 static void vctx_fini(struct vctx *v)
 {
 	free(v->read.cache_pages);
+	free(v->end_rows);
 	for (uint32_t i = 0; i < v->nsnaps; i++) {
 		free(v->snaps[i].id);
 		free(v->snaps[i].caches);
@@ -2672,10 +2698,11 @@ static void compare_layout(const struct vpass *p, struct sim *s, struct val_repo
 /* The end-state rows: every cache of slabinfo.txt, then the model's root
  * caches it does not list that hold pages or saw events; sorted by size
  * (cmp_end). */
-static int end_rows(const struct capture *c, struct sim *s, struct val_report *res, struct err *e)
+static int end_rows_now(const struct capture *c, struct sim *s, struct val_end_row **out,
+			uint32_t *nout, struct err *e)
 {
 	uint32_t n = sim_nr_caches(s), nrows = 0;
-	struct val_end_row *rows = res->rows = calloc((size_t)c->end.n + n + 1, sizeof(*rows));
+	struct val_end_row *rows = *out = calloc((size_t)c->end.n + n + 1, sizeof(*rows));
 	if (!rows)
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < c->end.n; i++) {
@@ -2707,8 +2734,22 @@ static int end_rows(const struct capture *c, struct sim *s, struct val_report *r
 		er->m = cs;
 	}
 	qsort(rows, nrows, sizeof(*rows), cmp_end);
-	res->nrows = nrows;
+	*nout = nrows;
 	return 0;
+}
+
+/* The end state's rows: the model at the END read when the capture has
+ * one (vctx.end_rows, handed over), else the model now. */
+static int end_rows(struct vctx *v, struct sim *s, struct val_report *res, struct err *e)
+{
+	res->end_read_t_ns = v->end_read_t_ns;
+	if (v->end_rows) {
+		res->rows = v->end_rows;
+		res->nrows = v->end_nrows;
+		v->end_rows = NULL;
+		return 0;
+	}
+	return end_rows_now(v->c, s, &res->rows, &res->nrows, e);
 }
 
 /* The end state's totals over res->rows and the layout's counts, into
@@ -2841,7 +2882,7 @@ static int val_compare(struct vpass *p, struct sim *s, struct val_report *res, s
 	res->excluded = p->o->exclude;
 	res->nexcluded = p->o->nexclude;
 	compare_layout(p, s, res);
-	int rc = end_rows(p->c, s, res, e);
+	int rc = end_rows(p->v, s, res, e);
 	if (rc)
 		return rc;
 	end_summary(p, s, res);

@@ -182,6 +182,9 @@ struct val_report {
 	const char *const *lfield; /* names of the layout figures */
 	const char *layout_from;   /* what the layout was compared with, NULL: not compared */
 	const char *layout_none;   /* why not */
+	uint64_t end_read_t_ns;	   /* the end state is the model at slabinfo.txt's read
+				      after the END marker, at this time; 0 = at the
+				      trace's end (no END marker) */
 	struct val_end_row *rows;  /* sorted by the larger of real and predicted pages */
 	uint32_t nrows;
 	struct vrec_summary sum;

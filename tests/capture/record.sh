@@ -180,7 +180,7 @@ $(printf '%s' "$row" | sed 's/^:0000064\t-/kmalloc-64\t:0000064/')"
 tap_is "every slab-attrs.tsv row has 28 fields" "$(awk -F'\t' '{print NF}' cap/slab-attrs.tsv | sort -u)" "28"
 tap_is "capture-info.txt" "$(grep -v -e '^date=' -e '^kernel=' -e '^duration_s=' cap/capture-info.txt)" \
 	"tool=record
-version=2
+version=3
 events=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free
 buffer_size_kb=4096
 start_snapshot=after-arming
@@ -191,7 +191,9 @@ read=trace
 hash_ptr=off
 trace_clock=local
 command=sh $tmp/play.sh
-command_status=3"
+command_status=3
+end_read=traced
+end_tail_s=0.3"
 
 # ---- -H keeps hashing; zstd by default; the unexpanded buffer form ----
 mk_fake c
@@ -348,7 +350,9 @@ tap_is "snapshot run: exit 0" "$rc" "0"
 ids=$(cd caps/snapshots && ls | sed -n 's/\.slabinfo$//p' | tr '\n' ' ')
 tap_like "snapshots 0001 and 0002 taken" "$ids" "0001 0002 "
 tap_is "one SNAP ID marker per snapshot file, same IDs, same order" \
-	"$(sed 's/^SNAP //' "$T/trace_marker" | tr '\n' ' ')" "$ids"
+	"$(sed -n 's/^SNAP //p' "$T/trace_marker" | tr '\n' ' ')" "$ids"
+tap_is "the END marker last, written once, before the end state is read" \
+	"$(tail -n 1 "$T/trace_marker") $(grep -c '^END$' "$T/trace_marker")" "END 1"
 tap_is "a snapshot is /proc/slabinfo" "$(cmp caps/snapshots/0001.slabinfo s/proc/slabinfo && echo same)" "same"
 tap_is "and /proc/meminfo, under the same IDs" \
 	"$(cd caps/snapshots && ls | sed -n 's/\.meminfo$//p' | tr '\n' ' ') $(cmp caps/snapshots/0001.meminfo s/proc/meminfo && echo same)" \

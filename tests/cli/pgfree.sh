@@ -65,7 +65,7 @@ grep -v 'pfn=0x700' "$mt" >"$tmp/m-nopf.trace"
 check "maple_node: without that page free, 32 parked" \
 	"$(sqlite3 -batch -init /dev/null "$tmp/m2.db" 'SELECT cache, parked_objs FROM cache_sheaves')" "maple_node|32"
 # A bound slab lives until its kernel slab's page is freed (slub.c
-# may_discard), once the base is known (data/keepslab.awk: 40 kernel slabs
+# empty_goes), once the base is known (data/keepslab.awk: 40 kernel slabs
 # of maple_node, 16 objects each, allocated and freed; 1 CPU). The rules
 # alone end with 31 pages. No page of the 40 freed: each held an object in
 # use in the kernel, so all 40 model slabs stay. All 40 freed: every empty

@@ -238,4 +238,42 @@ tap_is "alias row read after its root: the series of capture-c, from bar_cache's
 tap_like "alias row read after its root: 209 objects in 13 slabs started" "$(cat a.err)" \
 	"capture: start state from slabinfo-start.txt: 209 objects in 13 slabs"
 
+# capture-c as record (version 3) ends it: the END marker, then the end
+# state's /proc/slabinfo read while the trace runs (seq_open and the buffer
+# of its first read on CPU 1, in the slabs they used before), then a tail
+# the end state does not hold: 7 kmalloc(1000) on CPU 0, which take the 6
+# free slots of kmalloc-1k's node partial slab and a new slab. The end
+# state is the model at the read: kmalloc-1k 5 slabs, 20 pages, as
+# slabinfo.txt says. Without the END marker the end is the trace's: 6 slabs.
+end_capture() { # DIR WITH_READ
+	copy "$cap"
+	rm cp/trace.txt
+	{
+		cat "$cap/trace.txt"
+		echo '          sh-100     [000] .....  5.000135: tracing_mark_write: END'
+		if [ "$2" = 1 ]; then
+			echo '         cat-103     [001] .....  5.000136: kmem_cache_alloc: call_site=seq_open+0x2a/0x80 ptr=ffff888008003000 bytes_req=120 bytes_alloc=120 gfp_flags=GFP_KERNEL|__GFP_ZERO node=-1 accounted=true'
+			echo '         cat-103     [001] .....  5.000137: kmalloc: call_site=seq_read_iter+0x370/0x450 ptr=ffff888008010000 bytes_req=4096 bytes_alloc=4096 gfp_flags=GFP_KERNEL_ACCOUNT node=-1 accounted=true'
+		fi
+		i=0
+		while [ $i -lt 7 ]; do
+			printf '          sh-100     [000] .....  5.%06d: kmalloc: call_site=work_b+0x10/0x40 ptr=ffff88800501%03x bytes_req=1000 bytes_alloc=1024 gfp_flags=GFP_KERNEL node=-1 accounted=false\n' $((140 + i)) $((i * 1024))
+			i=$((i + 1))
+		done
+	} >cp/trace.txt
+}
+k1k() { grep -o '{"name": "kmalloc-1k", "in_real": true, "in_model": true, "real": {[^}]*}, "predicted": {[^}]*}' "$1" | sed 's/.*"predicted": {[^}]*"slabs": \([0-9]*\).*/\1/'; }
+end_capture cp 1
+"$bin" validate cp --no-db --format json > x.json 2> x.err
+tap_is "END read: validate succeeds" "$?" 0
+tap_is "END read: kmalloc-1k at the read, 5 slabs (slabinfo.txt: 5)" "$(k1k x.json)" 5
+tap_like "END read: its time in the JSON" "$(cat x.json)" '"end_read_t_ns": 5000137000,'
+"$bin" validate cp --no-db -q > x.txt
+tap_like "END read: said in the table" "$(cat x.txt)" \
+	"the model as it was when slabinfo.txt was read after the END marker (5.000137 s)"
+end_capture cp 0
+"$bin" validate cp --no-db --format json > y.json 2> y.err
+tap_is "END marker without a read after it: the trace's end, 6 slabs" \
+	"$(k1k y.json) $(grep -o '"end_read_t_ns": [0-9]*' y.json)" '6 "end_read_t_ns": 0'
+
 tap_done
