@@ -86,7 +86,7 @@ struct ctx {
 /* One run of a trace. */
 struct pol {
 	long long run_id;
-	char allocator[16], align[32], debug[16];
+	char allocator[16], align[32], debug[16], kernel[16];
 	char label[200];
 	uint64_t sig; /* hash of the series drawn for it (identical series) */
 	int same_as;  /* index of an earlier run with the same series, or -1 */
@@ -289,7 +289,9 @@ static void bind_run(sqlite3_stmt *st, long long run_id)
 	sqlite3_bind_int64(st, 1, run_id);
 }
 
-/* The runs of trace c->trace, labelled "allocator align=A debug=D". */
+/* The runs of trace c->trace, labelled "allocator align=A debug=D", with
+ * "kernel=K" after the allocator when the runs follow more than one kernel
+ * profile (a study over 6.1, 6.18 and 7.0 is read by its kernels). */
 static int policies(struct ctx *c, struct pol **out, size_t *n)
 {
 	sqlite3_stmt *st;
@@ -297,8 +299,10 @@ static int policies(struct ctx *c, struct pol **out, size_t *n)
 	size_t k = 0;
 	int rc = prep_latest(c,
 			     "SELECT run_id, allocator, align, debug, "
-			     "json_extract(config_json, '$.workload.seed') FROM latest "
-			     "WHERE trace IS ?1 ORDER BY allocator, align, debug, run_id",
+			     "json_extract(config_json, '$.workload.seed'), kernel, "
+			     "(SELECT count(DISTINCT x.kernel) FROM latest x WHERE x.trace IS ?1) "
+			     "FROM latest WHERE trace IS ?1 "
+			     "ORDER BY allocator, kernel, align, debug, run_id",
 			     &st);
 	*out = NULL;
 	*n = 0;
@@ -319,8 +323,13 @@ static int policies(struct ctx *c, struct pol **out, size_t *n)
 		(void)snprintf(p[k].allocator, sizeof(p[k].allocator), "%s", col_text(st, 1));
 		(void)snprintf(p[k].align, sizeof(p[k].align), "%s", col_text(st, 2));
 		(void)snprintf(p[k].debug, sizeof(p[k].debug), "%s", col_text(st, 3));
-		int w = snprintf(p[k].label, sizeof(p[k].label), "%s align=%s debug=%s",
-				 p[k].allocator, p[k].align, p[k].debug);
+		(void)snprintf(p[k].kernel, sizeof(p[k].kernel), "%s", col_text(st, 5));
+		int w = sqlite3_column_int(st, 6) > 1
+				? snprintf(p[k].label, sizeof(p[k].label),
+					   "%s kernel=%s align=%s debug=%s", p[k].allocator,
+					   p[k].kernel, p[k].align, p[k].debug)
+				: snprintf(p[k].label, sizeof(p[k].label), "%s align=%s debug=%s",
+					   p[k].allocator, p[k].align, p[k].debug);
 		/* workload runs: the seed tells repetitions apart */
 		if (sqlite3_column_type(st, 4) != SQLITE_NULL && w > 0 &&
 		    (size_t)w < sizeof(p[k].label))

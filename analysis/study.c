@@ -366,8 +366,23 @@ static void fig_gp_panels(FILE *g, const struct study_def *s, const struct bar *
 	for (size_t k = 0; k < np; k++) {
 		double lo = 0, hi = 0;
 		size_t ng = bar_groups(b, first, k, grp);
+		/* a series with no value in this panel (study 2 without a 6.1
+		 * run has no change over 6.1) is named in the title, not keyed */
+		bool has[4] = {false, false, false, false};
+		for (size_t i = first[k]; i < first[k + 1]; i++)
+			has[b[i].series] = true;
+		char title[512];
+		int missing = 0;
+		size_t tl = (size_t)snprintf(title, sizeof(title), "%s", b[first[k]].panel);
+		for (int sr = 0; sr < 4 && s->fig.series[sr]; sr++)
+			if (!has[sr] && tl < sizeof(title))
+				tl += (size_t)snprintf(
+					title + tl, sizeof(title) - tl, "%s%s",
+					missing++ ? "; " : " (no value: ", s->fig.series[sr]);
+		if (missing && tl < sizeof(title))
+			(void)snprintf(title + tl, sizeof(title) - tl, ")");
 		fprintf(g, "set title ");
-		plot_gp_str(g, b[first[k]].panel);
+		plot_gp_str(g, title);
 		fprintf(g, "\nset xtics (");
 		for (size_t i = first[k]; i < first[k + 1]; i++) {
 			lo = b[i].v < lo ? b[i].v : lo;
@@ -392,6 +407,8 @@ static void fig_gp_panels(FILE *g, const struct study_def *s, const struct bar *
 		 * without points); then per series its validated bars solid and
 		 * its what-ifs hatched in the same colour, where there are some */
 		for (int sr = 0; sr < 4 && s->fig.series[sr]; sr++) {
+			if (!has[sr])
+				continue;
 			fprintf(g, "keyentry with boxes lc rgb '%s' title ", series_rgb[sr]);
 			plot_gp_str(g, s->fig.series[sr]);
 			fprintf(g, ", \\\n     ");

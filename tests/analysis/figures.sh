@@ -30,4 +30,16 @@ for f in "$root"/docs/figures/sample/*; do
 			"$(diff "$f" "p/$n" | head -20)"
 	fi
 done
+
+# One trace replayed under two kernel profiles: every line's title says
+# which (the labels alone would differ only by a run id otherwise); under
+# one profile, as above, the titles do not name it.
+t=$root/traces/samples/linux-6.1-qemu-2cpu/trace.txt.zst
+"$bin" replay "$t" --db k.db -q --kernel 6.1 >/dev/null 2>&1
+"$bin" replay "$t" --db k.db -q --kernel 6.18 >/dev/null 2>&1
+"$bin" plot --db k.db --out k --no-render >/dev/null 2>&1
+tap_is "two kernels: memory-time's titles name them" \
+	"$(grep -o "title 'slub [^']*'" k/memory-time.gp | sort -u | tr '\n' ';')" \
+	"title 'slub kernel=6.1 align=natural debug=off';title 'slub kernel=6.18 align=pow2-divisor debug=off';"
+tap_is "one kernel: titles without it" "$(grep -c 'kernel=' p/memory-time.gp)" 0
 tap_done

@@ -215,4 +215,15 @@ for t in linux-6.1-qemu-2cpu linux-6.1-qemu-2cpu-fzpu linux-6.1-qemu-8cpu; do
 		p.caps/memory-time-phases.dat | wc -l)
 	tap_is "caps: $t: phases rows = its distinct markers" "$got" "$want"
 done
+
+# Study 2 without a 6.1 run: the change over 6.1 has no value; its panel
+# says so in its title and keys only the parked objects, which it draws.
+"$bin" replay "$S/linux-6.18-kmem.dat" --kernel 6.18 --db sh.db -q >/dev/null 2>&1
+"$bin" replay "$S/linux-6.18-kmem.dat" --kernel 7.0 --db sh.db -q >/dev/null 2>&1
+"$bin" report --db sh.db --out r.sh --study sheaves > out 2> err
+tap_is "study 2 without 6.1: report exits 0" "$? $(cat err)" "0 "
+tap_like "study 2 without 6.1: the panel's title names the series with no value" \
+	"$(grep -m1 '^set title' r.sh/study-sheaves.gp)" "(no value: peak slab pages over 6.1 (per-CPU partial lists))'"
+tap_is "study 2 without 6.1: keyed: the parked objects and the hatching only" \
+	"$(grep -m1 -c 'keyentry.*over 6.1' r.sh/study-sheaves.gp) $(grep -c 'keyentry.*parked' r.sh/study-sheaves.gp)" "0 2"
 tap_done
