@@ -257,28 +257,35 @@ static inline __attribute__((always_inline)) int blk_str(struct blk *b, const ch
 
 static void fill(struct trace_prefetch *p, struct blk *b)
 {
+	enum { SUB = 64 }; /* events read per call: their lines still in cache */
 	int rc = 1;
 	b->n = 0;
 	b->arena.len = 0;
 	err_clear(&b->err);
-	while (b->n < BLK_EVENTS) {
-		struct trace_event *ev = &b->ev[b->n];
-		rc = trace_next(p->r, ev, &b->err);
-		if (rc != 1)
-			break;
-		/* a call site's string goes to the consumer once, with the
-		 * first event naming it; later events carry only the id */
-		const char *cs = ev->call_site ? ev->call_site : "";
-		size_t len = strlen(cs);
-		uint32_t sid;
-		bool fresh;
-		if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh, &ev->call_site) ||
-		    blk_str(b, &ev->name) || blk_str(b, &ev->text)) {
-			rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
+	while (rc == 1 && b->n < BLK_EVENTS) {
+		uint32_t want = BLK_EVENTS - b->n < SUB ? BLK_EVENTS - b->n : SUB;
+		int k = trace_next_batch(p->r, &b->ev[b->n], want, &b->err);
+		if (k <= 0) {
+			rc = k;
 			break;
 		}
-		ev->site_id = sid + 1;
-		b->n++;
+		for (uint32_t end = b->n + (uint32_t)k; b->n < end; b->n++) {
+			struct trace_event *ev = &b->ev[b->n];
+			/* a call site's string goes to the consumer once, with
+			 * the first event naming it; later events carry only
+			 * the id */
+			const char *cs = ev->call_site ? ev->call_site : "";
+			size_t len = strlen(cs);
+			uint32_t sid;
+			bool fresh;
+			if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh,
+					&ev->call_site) ||
+			    blk_str(b, &ev->name) || blk_str(b, &ev->text)) {
+				rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+			ev->site_id = sid + 1;
+		}
 	}
 	b->end_rc = rc;
 	trace_progress(p->r, &b->done, &b->total);
