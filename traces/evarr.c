@@ -74,6 +74,8 @@ struct evarr {
 	struct str_hit *str_cache;
 	struct site_memo *str_memo;
 	size_t str_memo_cap;
+	/* the names (name=, a marker's text) of the keys met, the same way */
+	struct str_hit *name_cache;
 };
 
 #define STR_CACHE_BITS 10
@@ -196,6 +198,31 @@ static int str_memo(struct evarr *a, const char *cs, struct site_memo **out)
 	return 0;
 }
 
+/* str_id() for a key's name, through name_cache: where an event's key is
+ * not its call site's last one, its name mostly is one met before (a site
+ * that frees objects of many caches), which then costs a comparison, not
+ * hashing it whole. */
+static int name_id(struct evarr *a, const char *nm, uint32_t *id)
+{
+	if (!nm) {
+		*id = NO_STR;
+		return 0;
+	}
+	size_t len = strlen(nm);
+	if (!a->name_cache &&
+	    !(a->name_cache = calloc(1u << STR_CACHE_BITS, sizeof(*a->name_cache))))
+		return SLABSIM_ENOMEM;
+	struct str_hit *x = &a->name_cache[strtab_cache_slot(nm, len, STR_CACHE_BITS)];
+	if (x->str && x->len == len && memcmp(x->str, nm, len) == 0) {
+		*id = x->id;
+		return 0;
+	}
+	if (len >= UINT32_MAX || strtab_intern_n(&a->strs, nm, len, id))
+		return SLABSIM_ENOMEM;
+	*x = (struct str_hit){strtab_str(&a->strs, *id), (uint32_t)len, *id};
+	return 0;
+}
+
 /* The memo of ev's call site (its string interned). Errors: SLABSIM_ENOMEM. */
 static inline int site_memo(struct evarr *a, const struct trace_event *ev, const void *id_space,
 			    struct site_memo **out)
@@ -299,7 +326,7 @@ static inline __attribute__((always_inline)) int push(struct evarr *a, const str
 		key = m->key - 1;
 	} else {
 		k.site = m->str - 1;
-		if (str_id(a, nm, &k.name) || intern_key(a, &k, &key))
+		if (name_id(a, nm, &k.name) || intern_key(a, &k, &key))
 			return SLABSIM_ENOMEM;
 		m->key = key + 1;
 	}
@@ -540,6 +567,7 @@ void evarr_free(struct evarr *a)
 	free(a->site_map);
 	free(a->str_cache);
 	free(a->str_memo);
+	free(a->name_cache);
 	free(a->keys);
 	free(a->tmpl);
 	free(a->slots);

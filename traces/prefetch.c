@@ -42,12 +42,11 @@ struct arena {
 	size_t len, cap;
 };
 
-/* A block's events are complete once published: call_site points at the
- * producer's interned copy (which never moves), name and text into the
- * block's arena (set when it is full, the arena no longer moving). */
+/* A block's events are complete as they are filled: call_site points at
+ * the producer's interned copy (which never moves), name and text into the
+ * block's arena (blk_str: a growing arena moves them along). */
 struct blk {
 	struct trace_event ev[BLK_EVENTS];
-	uint32_t name[BLK_EVENTS], text[BLK_EVENTS]; /* in arena */
 	struct arena arena;
 	uint32_t n;
 	int end_rc; /* 1: more blocks follow; 0: end of input; < 0: error after these */
@@ -213,35 +212,80 @@ static inline __attribute__((always_inline)) int intern_site(struct strtab *t, s
 	return 0;
 }
 
+/* Room for n more bytes in b's arena. It grows by a copy while the old one
+ * is still there, so that the strings of the events taken so far follow
+ * it. Errors: -1 (out of memory). */
+static int blk_grow(struct blk *b, size_t n)
+{
+	struct arena *a = &b->arena;
+	size_t cap = a->cap ? a->cap : 1 << 16;
+	while (cap < a->len + n)
+		cap *= 2;
+	char *m = malloc(cap);
+	if (!m)
+		return -1;
+	if (a->len)
+		memcpy(m, a->p, a->len);
+	for (uint32_t i = 0; i < b->n; i++) {
+		struct trace_event *ev = &b->ev[i];
+		if (ev->name)
+			ev->name = m + (ev->name - a->p);
+		if (ev->text)
+			ev->text = m + (ev->text - a->p);
+	}
+	free(a->p);
+	a->p = m;
+	a->cap = cap;
+	return 0;
+}
+
+/* *s (NULL: none) moved into b's arena, where it stays valid while the
+ * block is. Errors: -1 (out of memory). */
+static inline __attribute__((always_inline)) int blk_str(struct blk *b, const char **s)
+{
+	struct arena *a = &b->arena;
+	if (!*s)
+		return 0;
+	size_t n = strlen(*s) + 1;
+	if (a->len + n > a->cap && blk_grow(b, n)) /* at first, then seldom */
+		return -1;
+	memcpy(a->p + a->len, *s, n);
+	*s = a->p + a->len;
+	a->len += n;
+	return 0;
+}
+
 static void fill(struct trace_prefetch *p, struct blk *b)
 {
+	enum { SUB = 64 }; /* events read per call: their lines still in cache */
 	int rc = 1;
 	b->n = 0;
 	b->arena.len = 0;
 	err_clear(&b->err);
-	while (b->n < BLK_EVENTS) {
-		struct trace_event *ev = &b->ev[b->n];
-		rc = trace_next(p->r, ev, &b->err);
-		if (rc != 1)
-			break;
-		/* a call site's string goes to the consumer once, with the
-		 * first event naming it; later events carry only the id */
-		const char *cs = ev->call_site ? ev->call_site : "";
-		size_t len = strlen(cs);
-		uint32_t sid;
-		bool fresh;
-		if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh, &ev->call_site) ||
-		    put_str(&b->arena, ev->name, &b->name[b->n]) ||
-		    put_str(&b->arena, ev->text, &b->text[b->n])) {
-			rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
+	while (rc == 1 && b->n < BLK_EVENTS) {
+		uint32_t want = BLK_EVENTS - b->n < SUB ? BLK_EVENTS - b->n : SUB;
+		int k = trace_next_batch(p->r, &b->ev[b->n], want, &b->err);
+		if (k <= 0) {
+			rc = k;
 			break;
 		}
-		ev->site_id = sid + 1;
-		b->n++;
-	}
-	for (uint32_t i = 0; i < b->n; i++) {
-		b->ev[i].name = b->name[i] == NO_STR ? NULL : b->arena.p + b->name[i];
-		b->ev[i].text = b->text[i] == NO_STR ? NULL : b->arena.p + b->text[i];
+		for (uint32_t end = b->n + (uint32_t)k; b->n < end; b->n++) {
+			struct trace_event *ev = &b->ev[b->n];
+			/* a call site's string goes to the consumer once, with
+			 * the first event naming it; later events carry only
+			 * the id */
+			const char *cs = ev->call_site ? ev->call_site : "";
+			size_t len = strlen(cs);
+			uint32_t sid;
+			bool fresh;
+			if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh,
+					&ev->call_site) ||
+			    blk_str(b, &ev->name) || blk_str(b, &ev->text)) {
+				rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+			ev->site_id = sid + 1;
+		}
 	}
 	b->end_rc = rc;
 	trace_progress(p->r, &b->done, &b->total);

@@ -97,6 +97,10 @@ struct trace_reader {
 	bool hash_avx2; /* xxh_avx2_update hashes (the same digest, fewer instructions) */
 	int hash_fd;
 	uint64_t hash_from;
+	/* trace_next_batch(): what ended a batch after some events, for the
+	 * next call (held_rc < 0 only) */
+	int held_rc;
+	struct err held_err;
 };
 
 /* ---- Small scanning helpers ---------------------------------------------- */
@@ -1541,9 +1545,9 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 
 /* One line as trace_next() reads it: len bytes (NUL bytes included) with a
  * NUL after them, one trailing '\r' dropped. */
-static int parse_text(char *line, size_t len, struct trace_event *ev, enum trace_line_kind *kind,
-		      uint64_t *lost, uint32_t skip_fields, bool general_only, bool *fast,
-		      char *msg)
+static inline __attribute__((always_inline)) int
+parse_text(char *line, size_t len, struct trace_event *ev, enum trace_line_kind *kind,
+	   uint64_t *lost, uint32_t skip_fields, bool general_only, bool *fast, char *msg)
 {
 	char *nul;
 
@@ -1813,9 +1817,12 @@ static int fill(struct trace_reader *r)
 }
 
 /* The next line, NUL-terminated without its newline: 1, 0 at end of input, or
- * SLABSIM_EIO. *too_long: the line exceeded TRACE_LINE_MAX and was dropped. */
-static inline __attribute__((always_inline)) int next_line(struct trace_reader *r, char **line,
-							   size_t *len, bool *too_long)
+ * SLABSIM_EIO. *too_long: the line exceeded TRACE_LINE_MAX and was dropped.
+ * With no_fill, NEED_INPUT instead of reading (which moves the lines read
+ * before). */
+enum { NEED_INPUT = 2 };
+static inline __attribute__((always_inline)) int
+next_line(struct trace_reader *r, char **line, size_t *len, bool *too_long, bool no_fill)
 {
 	*too_long = false;
 	/* between lines, buf[start] is at this file offset */
@@ -1839,6 +1846,8 @@ static inline __attribute__((always_inline)) int next_line(struct trace_reader *
 		}
 		if (r->at_eof)
 			return 0;
+		if (no_fill)
+			return NEED_INPUT;
 		if (r->start) {
 			memmove(r->buf, s, avail);
 			r->start = 0;
@@ -2276,8 +2285,9 @@ int trace_set_range(struct trace_reader *r, uint64_t start, uint64_t end, struct
 	r->line_no = r->bytes_read = 0;
 	r->start = r->end = 0;
 	err_clear(&r->fail);
+	r->held_rc = 0;
 	memset(&r->stats, 0, sizeof(r->stats));
-	if (start > 0 && next_line(r, &line, &len, &too_long) < 0) {
+	if (start > 0 && next_line(r, &line, &len, &too_long, false) < 0) {
 		if (e)
 			*e = r->fail;
 		return SLABSIM_EIO;
@@ -2436,7 +2446,10 @@ static int dat_end(struct trace_reader *r, struct err *e)
 	return 0;
 }
 
-int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
+/* trace_next(); with no_fill, NEED_INPUT where it would read more input
+ * (nothing consumed then). */
+static inline __attribute__((always_inline)) int
+next_event(struct trace_reader *r, struct trace_event *ev, struct err *e, bool no_fill)
 {
 	for (;;) {
 		char msg[MSG_MAX];
@@ -2465,7 +2478,9 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 			if (rc == 1 && kind != TRACE_LINE_EVENT)
 				rc = 0;
 		} else {
-			rc = next_line(r, &line, &len, &too_long);
+			rc = next_line(r, &line, &len, &too_long, no_fill);
+			if (rc == NEED_INPUT)
+				return rc;
 			if (rc < 0)
 				continue; /* reported from r->fail above */
 			if (rc == 0) {
@@ -2527,6 +2542,44 @@ int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
 			break;
 		}
 	}
+}
+
+/* The error that ended the last batch, if any: its rc (0: none). */
+static int held(struct trace_reader *r, struct err *e)
+{
+	int rc = r->held_rc;
+	r->held_rc = 0;
+	if (e)
+		*e = r->held_err;
+	return rc;
+}
+
+int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e)
+{
+	if (r->held_rc)
+		return held(r, e);
+	return next_event(r, ev, e, false);
+}
+
+int trace_next_batch(struct trace_reader *r, struct trace_event *ev, uint32_t n, struct err *e)
+{
+	uint32_t k;
+	if (r->held_rc)
+		return held(r, e);
+	if (!n)
+		return 0;
+	int rc = next_event(r, ev, e, false);
+	if (rc != 1 || r->dat) /* a record's strings: one at a time */
+		return rc;
+	for (k = 1; k < n; k++) {
+		/* an error here is the next call's, after these events */
+		rc = next_event(r, &ev[k], &r->held_err, true);
+		if (rc != 1) {
+			r->held_rc = rc < 0 ? rc : 0;
+			break;
+		}
+	}
+	return (int)k;
 }
 
 const struct trace_stats *trace_stats(const struct trace_reader *r)

@@ -210,6 +210,13 @@ int trace_set_range(struct trace_reader *r, uint64_t start, uint64_t end, struct
  * read or decompressor failure (including a truncated compressed stream). */
 int trace_next(struct trace_reader *r, struct trace_event *ev, struct err *e);
 
+/* Up to n events into ev[0..], as that many trace_next() calls would read
+ * them, in one call: the number read (>= 1), or what trace_next() returns
+ * when none is. A batch ends early where more input must be read, which
+ * would move the lines its strings point into: they are valid until the
+ * next call. An error met after some events is the next call's. */
+int trace_next_batch(struct trace_reader *r, struct trace_event *ev, uint32_t n, struct err *e);
+
 /* SLABSIM_EINPUT naming path when st, the counts of a whole input, say it is
  * no trace: lines, some malformed, none an event, another event or a
  * lost-events note. 0 otherwise (an input of only headers is a trace). */

@@ -427,17 +427,23 @@ static int learn_reading(struct run *r, const char *path, const struct run_read 
  * the name pass in ranges). */
 static int prescan(struct run *r, const char *path, bool keep, struct err *e)
 {
-	enum { PRESCAN_EVENTS = 100000 };
+	enum { PRESCAN_EVENTS = 100000, BATCH = 64 };
 	struct trace_opts lax = {.strict = false};
-	struct trace_event ev;
+	struct trace_event ev[BATCH];
 	int rc = trace_open(path, &lax, &r->tr, e);
 	if (!rc && keep)
 		rc = evarr_open(path, &r->head, e);
-	if (!rc)
-		for (uint32_t n = 0; n < PRESCAN_EVENTS; n++)
-			if ((rc = trace_next(r->tr, &ev, e)) != 1 ||
-			    (keep && (rc = evarr_push(r->head, &ev, NULL, e))))
-				break;
+	for (uint32_t n = 0; !rc && n < PRESCAN_EVENTS;) {
+		uint32_t want = PRESCAN_EVENTS - n < BATCH ? PRESCAN_EVENTS - n : BATCH;
+		int k = trace_next_batch(r->tr, ev, want, e);
+		if (k <= 0) {
+			rc = k;
+			break;
+		}
+		if (keep && (rc = evarr_push_batch(r->head, ev, (uint32_t)k, NULL, e)))
+			break;
+		n += (uint32_t)k;
+	}
 	if (rc >= 0 && r->tr)
 		r->pass = *trace_stats(r->tr);
 	if (rc >= 0 && keep && !(rc = evarr_spill_finish(r->head, NULL, e))) {
