@@ -68,22 +68,32 @@ fi
 # ---- measuring ----------------------------------------------------------------
 # run KEY CMD...: runs the command $runs times under GNU time; sets
 # KEY_cpu, KEY_wall (medians) and KEY_rss (largest, KiB). Its stdout goes to
-# $work/KEY.out. Exit status 0 required.
+# $work/KEY.out. Exit status 0 required. run_once and summary are its
+# halves, for two commands whose ratio is a target: their runs alternate,
+# so that what else the machine does drifts over both alike.
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-run() {
+run_once() {
 	key=$1; shift
+	rm -f "$work/rec.db" "$work/rec.db-journal" "$work/rec.db-wal"
+	/usr/bin/time -f '%e %U %S %M' -o "$work/t" "$@" >"$work/$key.out" 2>"$work/$key.err" ||
+		die "$key failed: $* (see $(tail -n 1 "$work/$key.err"))"
+	cat "$work/t" >>"$work/$key.t"
+}
+summary() {
+	key=$1
+	eval "${key}_wall=\$(awk '{ print \$1 }' \"\$work/\$key.t\" | median)"
+	eval "${key}_cpu=\$(awk '{ print \$2 + \$3 }' \"\$work/\$key.t\" | median)"
+	eval "${key}_rss=\$(awk '\$4 > m { m = \$4 } END { print m }' \"\$work/\$key.t\")"
+}
+run() {
+	key=$1
 	: >"$work/$key.t"
 	i=0
 	while [ "$i" -lt "$runs" ]; do
 		i=$((i + 1))
-		rm -f "$work/rec.db" "$work/rec.db-journal" "$work/rec.db-wal"
-		/usr/bin/time -f '%e %U %S %M' -o "$work/t" "$@" >"$work/$key.out" 2>"$work/$key.err" ||
-			die "$key failed: $* (see $(tail -n 1 "$work/$key.err"))"
-		cat "$work/t" >>"$work/$key.t"
+		run_once "$@"
 	done
-	eval "${key}_wall=\$(awk '{ print \$1 }' \"\$work/\$key.t\" | median)"
-	eval "${key}_cpu=\$(awk '{ print \$2 + \$3 }' \"\$work/\$key.t\" | median)"
-	eval "${key}_rss=\$(awk '\$4 > m { m = \$4 } END { print m }' \"\$work/\$key.t\")"
+	summary "$key"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 verdict() { awk -v v="$1" -v g="$2" -v op="$3" 'BEGIN { ok = op == "<=" ? v <= g : v >= g; print ok ? "met" : "MISSED" }'; }
@@ -97,8 +107,16 @@ MAWK='$5 == "kmalloc:" || $5 == "kmalloc_node:" { for (i = 6; i <= NF; i++) { f 
 
 if want db || want mawk; then
 	cat "$rep" >/dev/null
-	run rec "$S" replay "$rep" --db "$work/rec.db"
-	run nodb "$S" replay "$rep" --no-db
+	: >"$work/rec.t"
+	: >"$work/nodb.t"
+	i=0
+	while [ "$i" -lt "$runs" ]; do
+		i=$((i + 1))
+		run_once rec "$S" replay "$rep" --db "$work/rec.db"
+		run_once nodb "$S" replay "$rep" --no-db
+	done
+	summary rec
+	summary nodb
 	run mawk mawk "$MAWK" "$rep"
 	run wc wc -l "$rep"
 	echo "real-trace case: $(basename "$rep"), $(($(wc -l <"$rep") - 12)) events, $(($(wc -c <"$rep") / 1048576)) MiB"
@@ -136,8 +154,16 @@ if want dat; then
 		zstd -dcq "$repo/traces/samples/linux-6.18-kmem.report.zst" >"$report"
 	fi
 	[ -n "$report" ] || die "-D needs -T (the trace.dat's trace-cmd report text)"
-	run dat "$S" replay "$dat" --no-db
-	run txt "$S" replay "$report" --no-db
+	: >"$work/dat.t"
+	: >"$work/txt.t"
+	i=0
+	while [ "$i" -lt "$runs" ]; do
+		i=$((i + 1))
+		run_once dat "$S" replay "$dat" --no-db
+		run_once txt "$S" replay "$report" --no-db
+	done
+	summary dat
+	summary txt
 	if awk -v t="$txt_cpu" 'BEGIN { exit !(t < 0.1) }'; then
 		# below GNU time's 10 ms: each measured over 50 runs in one shell
 		loop='i=0; while [ $i -lt 50 ]; do "$@" >/dev/null || exit 1; i=$((i + 1)); done'
