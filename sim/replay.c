@@ -2517,8 +2517,29 @@ void sim_push_begin(struct sim *s, const struct sink *k, const char *name)
 	s->src = name ? name : "events";
 }
 
+/* The page frees ahead, for the caches placed by address whose pages go
+ * back a grace period late (policy_ops.pages_traced): the 6.18 and 7.0
+ * profiles'. src NULL: none. */
+static bool start_ahead(struct sim *s, const struct trace_source *src)
+{
+	bool want = s->p->ops->pages_traced && s->o.cfg.kernel >= POLICY_KERNEL_6_18;
+	ahead_start(&s->ahead, want ? src : NULL, AHEAD_WINDOW_NS);
+	return want;
+}
+
+bool sim_push_ahead(struct sim *s, const struct trace_source *src)
+{
+	return start_ahead(s, src);
+}
+
+uint64_t sim_ahead_window_ns(void)
+{
+	return AHEAD_WINDOW_NS;
+}
+
 int sim_push_end(struct sim *s, struct err *e)
 {
+	ahead_start(&s->ahead, NULL, 0); /* src goes with the caller */
 	return take_sample(s, "end", e);
 }
 
@@ -2719,12 +2740,7 @@ int sim_replay_source(struct sim *s, const struct trace_source *src, const struc
 	s->src = src->name ? src->name : "events";
 	use_ids_of(s, src);
 	progress_start(&pg, "replay");
-	/* the page frees ahead, for the caches placed by address whose pages
-	 * go back a grace period late (policy_ops.pages_traced): the 6.18 and
-	 * 7.0 profiles' */
-	ahead_start(&s->ahead,
-		    s->p->ops->pages_traced && s->o.cfg.kernel >= POLICY_KERNEL_6_18 ? src : NULL,
-		    AHEAD_WINDOW_NS);
+	(void)start_ahead(s, src);
 	/* With a look-ahead, every PEEK_EVERY events the live table's slots
 	 * of the pointers PEEK_SKIP events on are fetched, so that the cache
 	 * misses of a large live set overlap the work in between. */

@@ -180,6 +180,17 @@ int sim_event(struct sim *s, const struct trace_event *ev, struct err *e);
 void sim_push_begin(struct sim *s, const struct sink *k, const char *name);
 int sim_push_end(struct sim *s, struct err *e);
 
+/* Pushed events with the look-ahead of page frees that a replay from a
+ * spilled array has (sim/ahead.h), when the profile wants one (6.18, 7.0):
+ * src->peek_at's index i is the i-th event given to sim_event since
+ * sim_push_begin, and the caller holds events back so that, when one at
+ * t_ns is given, src already holds one later than t_ns +
+ * sim_ahead_window_ns() (else the window ends there for good). src is
+ * borrowed until sim_push_end. Returns whether the profile takes one: if
+ * not, events need not be held back. Call before the first event. */
+bool sim_push_ahead(struct sim *s, const struct trace_source *src);
+uint64_t sim_ahead_window_ns(void);
+
 /* Hand the run's end state to k: counts, caches, sites, violations and the
  * docs/metrics.md rows, in the order sink.h gives. Returns 0 or the sink's
  * error. */

@@ -349,6 +349,20 @@ struct live {
 	bool stop;
 	int read_rc;
 	struct err read_err;
+	/* The events taken and not yet given to the models, in the arrays the
+	 * thread filled (oldest first): with a look-ahead (sim_push_ahead)
+	 * an event is given once one more than the window later has been
+	 * read, so the models run that far behind the kernel, and their
+	 * look-ahead reads the rest (held_peek). */
+	bool hold;
+	struct held {
+		struct evarr *a;
+		uint64_t first; /* stream index of its first event */
+	} * held;
+	uint32_t nheld, capheld;
+	uint64_t taken, given; /* stream indexes: events taken, given */
+	uint64_t newest_ns;    /* the latest time among the events taken */
+	struct trace_source ahead_src;
 };
 
 static int spill_push(void *ctx, const struct trace_event *ev, struct err *e)
@@ -439,8 +453,51 @@ static int push(struct live *l, const struct trace_event *ev, struct err *e)
 	return 0;
 }
 
-/* Take what the thread read and push it into every model. */
-static int take(struct live *l, struct err *e)
+/* trace_source.peek_at over the held events: up to n from stream index
+ * i, within one array. */
+static uint32_t held_peek(void *ctx, uint64_t i, uint32_t n, struct trace_event *ev)
+{
+	const struct live *l = ctx;
+	uint32_t k = 0;
+	for (uint32_t h = 0; h < l->nheld; h++) {
+		const struct held *x = &l->held[h];
+		uint64_t len = evarr_len(x->a);
+		if (i < x->first || i >= x->first + len)
+			continue;
+		for (uint64_t j = i - x->first; j < len && k < n; j++)
+			evarr_get(x->a, j, &ev[k++]);
+		break;
+	}
+	return k;
+}
+
+/* Give the held events to every model: all of them when last, else those
+ * with a later one taken beyond the look-ahead's window. */
+static int give(struct live *l, bool last, struct err *e)
+{
+	uint64_t window = sim_ahead_window_ns();
+	while (l->nheld) {
+		struct held *x = &l->held[0];
+		uint64_t len = evarr_len(x->a);
+		struct trace_event ev;
+		for (; l->given < x->first + len; l->given++) {
+			evarr_get(x->a, l->given - x->first, &ev);
+			if (!last && l->hold &&
+			    (ev.t_ns > UINT64_MAX - window || ev.t_ns + window >= l->newest_ns))
+				return 0;
+			int rc = push(l, &ev, e);
+			if (rc)
+				return rc;
+		}
+		evarr_free(x->a);
+		memmove(l->held, l->held + 1, --l->nheld * sizeof(*l->held));
+	}
+	return 0;
+}
+
+/* Take what the thread read, hold it, and give the models what they may
+ * have (give). */
+static int take(struct live *l, bool last, struct err *e)
 {
 	struct evarr *a;
 	int rc = 0;
@@ -456,13 +513,28 @@ static int take(struct live *l, struct err *e)
 		pthread_mutex_unlock(&l->mu);
 	if (!rc && a)
 		rc = evarr_spill_finish(a, NULL, e);
-	struct trace_event ev;
-	for (uint64_t i = 0; !rc && a && i < evarr_len(a); i++) {
-		evarr_get(a, i, &ev);
-		rc = push(l, &ev, e);
+	if (!rc && a && evarr_len(a)) {
+		if (l->nheld == l->capheld) {
+			uint32_t cap = l->capheld ? 2 * l->capheld : 8;
+			struct held *h = realloc(l->held, cap * sizeof(*h));
+			if (!h) {
+				evarr_free(a);
+				return err_set(e, SLABSIM_ENOMEM, "out of memory");
+			}
+			l->held = h;
+			l->capheld = cap;
+		}
+		struct trace_event ev;
+		for (uint64_t i = 0; i < evarr_len(a); i++) {
+			evarr_get(a, i, &ev);
+			l->newest_ns = ev.t_ns > l->newest_ns ? ev.t_ns : l->newest_ns;
+		}
+		l->held[l->nheld++] = (struct held){a, l->taken};
+		l->taken += evarr_len(a);
+		a = NULL;
 	}
 	evarr_free(a);
-	return rc;
+	return rc ? rc : give(l, last, e);
 }
 
 static int setup_model(void *ctx, struct sim *s, struct err *e)
@@ -513,7 +585,12 @@ static int open_model(struct live *l, const struct live_opts *o, uint32_t i, str
 		lm->ro.db = lm->scratch;
 	}
 	l->rcap.notes = i == 0 ? o->notes : NULL;
-	return run_push_begin(&lm->ro, &l->id, "live", &lm->r, e);
+	if ((rc = run_push_begin(&lm->ro, &l->id, "live", &lm->r, e)))
+		return rc;
+	/* the look-ahead needs the page frees */
+	if (l->ahead_src.peek_at && sim_push_ahead(run_sim(lm->r), &l->ahead_src))
+		l->hold = true;
+	return 0;
 }
 
 /* What names the session in the database: its start time (so that a
@@ -570,6 +647,9 @@ int live_open(const struct live_opts *o, struct live **out, struct err *e)
 	(void)snprintf(l->name, sizeof(l->name), "%s", ktrace_instance(l->kt));
 	name_session(l);
 	l->rcap = (struct run_capture){.cap = l->cap, .start = true};
+	if (o->page_free)
+		l->ahead_src =
+			(struct trace_source){.peek_at = held_peek, .ctx = l, .name = "live"};
 	for (uint32_t i = 0; i < o->nmodels; i++) {
 		/* a signal while they are built: no more models (the engine
 		 * also looks between the start state's caches) */
@@ -580,12 +660,18 @@ int live_open(const struct live_opts *o, struct live **out, struct err *e)
 			return rc;
 		l->n = i + 1;
 	}
+	if (l->hold && o->notes)
+		fprintf(o->notes,
+			"live: the models take each event %.0f ms after the trace shows it, so "
+			"that "
+			"they see the page frees of that window (docs/models.md, kept slabs)\n",
+			(double)sim_ahead_window_ns() / 1e6);
 	return 0;
 }
 
 int live_poll(struct live *l, struct err *e)
 {
-	return take(l, e);
+	return take(l, false, e);
 }
 
 uint64_t live_events(const struct live *l)
@@ -644,7 +730,7 @@ int live_finish(struct live *l, struct err *e)
 	ktrace_close(l->kt);
 	l->kt = NULL;
 	if (!rc)
-		rc = take(l, e);
+		rc = take(l, true, e);
 	for (uint32_t i = 0; !rc && i < l->n; i++) {
 		sim_set_capture_lost(run_sim(l->mod[i].r), l->lost);
 		rc = run_push_end(&l->mod[i].ro, l->mod[i].r, e);
@@ -661,6 +747,9 @@ void live_close(struct live *l)
 	reader_stop(l);
 	ktrace_close(l->kt);
 	evarr_free(l->fill);
+	for (uint32_t h = 0; h < l->nheld; h++)
+		evarr_free(l->held[h].a);
+	free(l->held);
 	merge_close(l->merge);
 	for (uint32_t i = 0; l->mod && i < l->n; i++)
 		run_free(l->mod[i].r);
