@@ -86,6 +86,17 @@ void tracedat_close(struct tracedat *d)
 #include <traceevent/kbuffer.h>
 
 #include "datfile.h"
+#include "evformat.h"
+
+/* A wanted format parsed in process: its id, system and name (the
+ * datfile's). */
+struct ownfmt {
+	int id;
+	const char *system, *name;
+	struct evformat *f;
+};
+
+static void free_own(struct ownfmt *own, size_t n);
 
 /* LeakSanitizer: libtraceevent 1.7 loses a few bytes while it parses the
  * event formats of any trace.dat (tep_parse_event, seen on the bundled
@@ -124,15 +135,15 @@ enum rec_kind { K_UNKNOWN = 0, K_OTHER, K_SLAB, K_PRINT };
 struct evinfo {
 	enum rec_kind kind;
 	enum trace_ev_type type;
-	struct tep_format_field *call_site, *ptr, *bytes_req, *bytes_alloc, *gfp_flags, *node,
-		*accounted;
-	struct tep_format_field *pfn, *order; /* mm_page_free */
-	struct tep_format_field *name;	      /* the cache's name (a __string) */
-	struct tep_format_field *buf;	      /* the print event's text */
-	bool accounted_in_fmt;		 /* accounted= printed from gfp_flags, no field */
-	bool site_hex_0x;		 /* call_site printed by %pS/%p: "0x..." when unresolved */
-	struct tep_print_arg *gfp_table; /* the __print_flags of gfp_flags, or NULL */
-	uint64_t account_bit;		 /* __GFP_ACCOUNT's value in that table (0: unknown) */
+	/* by value (info is reallocated); offset -1 when the format has none */
+	struct evformat_field call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node, accounted;
+	struct evformat_field pfn, order; /* mm_page_free */
+	struct evformat_field name;	  /* the cache's name (a __string) */
+	struct evformat_field buf;	  /* the print event's text */
+	bool accounted_in_fmt;		  /* accounted= printed from gfp_flags, no field */
+	bool site_hex_0x;		  /* call_site printed by %pS/%p: "0x..." when unresolved */
+	bool gfp_table;			  /* a __print_flags of gfp_flags (flag_val, flag_bits) */
+	uint64_t account_bit;		  /* __GFP_ACCOUNT's value in that table (0: unknown) */
 	/* that table's entries, values parsed and names mapped once */
 	uint64_t *flag_val;
 	uint32_t *flag_bits;
@@ -182,7 +193,12 @@ struct tdlib {
 	bool big_endian; /* the file's byte order */
 	/* in process: the common type and pid fields (one layout for all
 	 * events), read here instead of by tep_data_type/tep_data_pid */
-	struct tep_format_field *f_type, *f_pid;
+	bool have_common;
+	struct evformat_field f_type, f_pid;
+	/* in process, the wanted formats parsed by evformat.c (tep then has
+	 * none), by id; NULL when libtraceevent parsed them */
+	struct ownfmt *own;
+	size_t nown;
 	size_t data_off, data_max; /* a page's events: [data_off, data_off + data_max) */
 };
 
@@ -310,25 +326,105 @@ static uint32_t named_gfp(const char *s);
 
 /* By the record's type id: what the id is was found once, so a record
  * costs one read of its type field, not libtraceevent's event search. */
-static inline bool read_num(const struct tdlib *d, const struct tep_format_field *f,
+static inline bool read_num(const struct tdlib *d, const struct evformat_field *f,
 			    const struct tep_record *rec, uint64_t *v);
+
+/* The type id of rec (-1: unreadable). */
+static int rec_type(struct tdlib *d, struct tep_record *rec)
+{
+	uint64_t type;
+	return !d->have_common			     ? tep_data_type(d->tep, rec)
+	       : read_num(d, &d->f_type, rec, &type) ? (int)type
+						     : -1;
+}
+
+static struct evformat_field field_of(const struct tep_format_field *f)
+{
+	if (!f)
+		return (struct evformat_field){.offset = -1, .size = -1};
+	return (struct evformat_field){
+		.offset = f->offset,
+		.size = f->size,
+		.found = true,
+		.flags = ((f->flags & TEP_FIELD_IS_DYNAMIC) ? EVFORMAT_DYNAMIC : 0u) |
+			 ((f->flags & TEP_FIELD_IS_RELATIVE) ? EVFORMAT_RELATIVE : 0u),
+	};
+}
+
+/* What info_of reads of an event's format: libtraceevent's parse of it, or
+ * evformat's. */
+struct fmtsrc {
+	const char *system, *name;
+	struct tep_event *ev;
+	const struct evformat *own;
+};
+
+static struct evformat_field src_field(const struct fmtsrc *s, const char *name)
+{
+	return s->own ? evformat_field(s->own, name, false) : field_of(tep_find_field(s->ev, name));
+}
+
+static const struct ownfmt *own_by_id(const struct tdlib *d, int id)
+{
+	for (size_t i = 0; i < d->nown; i++)
+		if (d->own[i].id == id)
+			return &d->own[i];
+	return NULL;
+}
+
+static bool set_flags(struct evinfo *x, const struct fmtsrc *s)
+{
+	const uint64_t *val = NULL;
+	const char *const *str = NULL;
+	size_t n = 0;
+	struct tep_print_arg *table = NULL;
+	if (s->own) {
+		n = evformat_gfp_table(s->own, &val, &str);
+	} else if ((table = find_gfp_table(s->ev->print_fmt.args))) {
+		for (struct tep_print_flag_sym *f = table->flags.flags; f; f = f->next)
+			n++;
+	}
+	if (!table && !n)
+		return true;
+	x->gfp_table = true;
+	x->flag_val = calloc(n + 1, sizeof(*x->flag_val));
+	x->flag_bits = calloc(n + 1, sizeof(*x->flag_bits));
+	if (!x->flag_val || !x->flag_bits)
+		return false;
+	struct tep_print_flag_sym *f = table ? table->flags.flags : NULL;
+	for (size_t i = 0; i < n; i++, f = f ? f->next : NULL) {
+		uint64_t v = table ? flag_value(f) : val[i];
+		const char *name = table ? f->str : str[i];
+		x->flag_val[x->nflags] = v;
+		x->flag_bits[x->nflags++] = name ? named_gfp(name) : 0;
+		if (name && strcmp(name, "__GFP_ACCOUNT") == 0)
+			x->account_bit = v;
+	}
+	return true;
+}
 
 static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 {
-	uint64_t type;
-	int id = !d->f_type			      ? tep_data_type(d->tep, rec)
-		 : read_num(d, d->f_type, rec, &type) ? (int)type
-						      : -1;
-	struct tep_event *ev;
+	int id = rec_type(d, rec);
+	struct fmtsrc src = {0};
 	struct evinfo *x;
 	int t;
 
 	if (id >= 0 && id < d->ninfo && d->info[id].kind != K_UNKNOWN)
 		return &d->info[id];
-	ev = tep_find_event(d->tep, id);
-	if (ev && (ev->id < 0 || ev->id != id))
-		return NULL;
-	if (!ev && !(d->df && format_by_id(d->df, id)))
+	if (d->own) {
+		const struct ownfmt *o = own_by_id(d, id);
+		if (o)
+			src = (struct fmtsrc){.system = o->system, .name = o->name, .own = o->f};
+	} else {
+		struct tep_event *ev = tep_find_event(d->tep, id);
+		if (ev && (ev->id < 0 || ev->id != id))
+			return NULL;
+		if (ev)
+			src = (struct fmtsrc){.system = ev->system, .name = ev->name, .ev = ev};
+	}
+	bool known = src.ev || src.own;
+	if (!known && !(d->df && format_by_id(d->df, id)))
 		return NULL; /* in process, formats not parsed are other events */
 	if (id >= d->ninfo) {
 		int n = id + 64;
@@ -343,55 +439,44 @@ static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 	if (x->kind != K_UNKNOWN)
 		return x;
 	x->kind = K_OTHER;
-	if (!ev)
+	if (!known)
 		return x;
-	if (ev->system && strcmp(ev->system, "ftrace") == 0 && strcmp(ev->name, "print") == 0) {
+	if (src.system && strcmp(src.system, "ftrace") == 0 && strcmp(src.name, "print") == 0) {
 		x->kind = K_PRINT;
-		x->buf = tep_find_field(ev, "buf");
+		x->buf = src_field(&src, "buf");
 		return x;
 	}
-	if (!ev->system || strcmp(ev->system, "kmem") != 0)
+	if (!src.system || strcmp(src.system, "kmem") != 0)
 		return x;
-	if (strcmp(ev->name, trace_ev_names[TRACE_EV_PAGE_FREE]) == 0) {
+	if (strcmp(src.name, trace_ev_names[TRACE_EV_PAGE_FREE]) == 0) {
 		/* the page allocator's free (sim/pgfree.h): pfn and order */
 		x->kind = K_SLAB;
 		x->type = TRACE_EV_PAGE_FREE;
-		x->pfn = tep_find_field(ev, "pfn");
-		x->order = tep_find_field(ev, "order");
+		x->pfn = src_field(&src, "pfn");
+		x->order = src_field(&src, "order");
 		return x;
 	}
-	if ((t = slab_type(ev->name)) < 0)
+	if ((t = slab_type(src.name)) < 0)
 		return x;
 	x->kind = K_SLAB;
 	x->type = (enum trace_ev_type)t;
-	x->call_site = tep_find_field(ev, "call_site");
-	x->ptr = tep_find_field(ev, "ptr");
-	x->bytes_req = tep_find_field(ev, "bytes_req");
-	x->bytes_alloc = tep_find_field(ev, "bytes_alloc");
-	x->gfp_flags = tep_find_field(ev, "gfp_flags");
-	x->node = tep_find_field(ev, "node");
-	x->accounted = tep_find_field(ev, "accounted");
-	x->name = tep_find_field(ev, "name");
-	const char *fmt = ev->print_fmt.format ? ev->print_fmt.format : "";
-	x->accounted_in_fmt = !x->accounted && strstr(fmt, "accounted=") && x->gfp_flags;
+	x->call_site = src_field(&src, "call_site");
+	x->ptr = src_field(&src, "ptr");
+	x->bytes_req = src_field(&src, "bytes_req");
+	x->bytes_alloc = src_field(&src, "bytes_alloc");
+	x->gfp_flags = src_field(&src, "gfp_flags");
+	x->node = src_field(&src, "node");
+	x->accounted = src_field(&src, "accounted");
+	x->name = src_field(&src, "name");
+	const char *fmt = src.own		     ? evformat_print(src.own)
+			  : src.ev->print_fmt.format ? src.ev->print_fmt.format
+						     : "";
+	x->accounted_in_fmt =
+		!x->accounted.found && strstr(fmt, "accounted=") && x->gfp_flags.found;
 	x->site_hex_0x = strstr(fmt, "call_site=%p") != NULL;
-	x->gfp_table = x->gfp_flags ? find_gfp_table(ev->print_fmt.args) : NULL;
-	if (x->gfp_table) {
-		int n = 0;
-		for (struct tep_print_flag_sym *f = x->gfp_table->flags.flags; f; f = f->next)
-			n++;
-		x->flag_val = calloc((size_t)n + 1, sizeof(*x->flag_val));
-		x->flag_bits = calloc((size_t)n + 1, sizeof(*x->flag_bits));
-		if (!x->flag_val || !x->flag_bits) {
-			x->kind = K_UNKNOWN;
-			return NULL;
-		}
-		for (struct tep_print_flag_sym *f = x->gfp_table->flags.flags; f; f = f->next) {
-			x->flag_val[x->nflags] = flag_value(f);
-			x->flag_bits[x->nflags++] = f->str ? named_gfp(f->str) : 0;
-			if (f->str && strcmp(f->str, "__GFP_ACCOUNT") == 0)
-				x->account_bit = flag_value(f);
-		}
+	if (x->gfp_flags.found && !set_flags(x, &src)) {
+		x->kind = K_UNKNOWN;
+		return NULL;
 	}
 	/* A kernel built without memcg prints IS_ENABLED(CONFIG_MEMCG) as 0. */
 	if (x->accounted_in_fmt && strstr(fmt, "(0 &&"))
@@ -454,13 +539,13 @@ static uint32_t gfp_bits(struct evinfo *x, uint64_t val)
 /* A number field of rec, in the file's byte order, as an unsigned value of
  * the field's size (tep_read_number_field's result, without its calls): a
  * field the record does not hold is missing. */
-static inline bool read_num(const struct tdlib *d, const struct tep_format_field *f,
+static inline bool read_num(const struct tdlib *d, const struct evformat_field *f,
 			    const struct tep_record *rec, uint64_t *v)
 {
 	const uint8_t *p;
 	uint64_t x = 0;
 
-	if (!f || f->offset < 0 || f->size > rec->size || f->offset > rec->size - f->size)
+	if (f->offset < 0 || f->size > rec->size || f->offset > rec->size - f->size)
 		return false;
 	p = (const uint8_t *)rec->data + f->offset;
 	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
@@ -530,24 +615,25 @@ static const char *call_site(struct tdlib *d, const struct evinfo *x, uint64_t s
  * marks the field "__rel_loc", from the end of the field itself. Read here
  * rather than through tep_get_field_raw, which looks the field up by name
  * at every record. */
-static const char *str_field(struct tep_format_field *f, struct tep_record *rec, int *len)
+static const char *str_field(const struct tdlib *d, const struct evformat_field *f,
+			     struct tep_record *rec, int *len)
 {
-	unsigned long long loc;
+	uint64_t loc;
 	long off, n;
 
-	if (!f || f->offset < 0 || f->offset > rec->size)
+	if (f->offset < 0 || f->offset > rec->size)
 		return NULL;
-	if (!(f->flags & TEP_FIELD_IS_DYNAMIC)) {
+	if (!(f->flags & EVFORMAT_DYNAMIC)) {
 		if (f->size != 0)
 			return NULL;
 		*len = rec->size - f->offset;
 		return (const char *)rec->data + f->offset;
 	}
-	if (f->offset + f->size > rec->size || tep_read_number_field(f, rec->data, &loc))
+	if (f->offset + f->size > rec->size || !read_num(d, f, rec, &loc))
 		return NULL;
 	off = (long)(loc & 0xffff);
 	n = (long)((loc >> 16) & 0xffff);
-	if (f->flags & TEP_FIELD_IS_RELATIVE)
+	if (f->flags & EVFORMAT_RELATIVE)
 		off += f->offset + f->size;
 	if (off > rec->size || n > rec->size - off)
 		return NULL;
@@ -561,7 +647,7 @@ static int marker_text(struct tdlib *d, const struct evinfo *x, struct tep_recor
 		       const char **text)
 {
 	int len = 0;
-	const char *s = str_field(x->buf, rec, &len);
+	const char *s = str_field(d, &x->buf, rec, &len);
 	size_t n = 0;
 
 	if (s && len > 0) {
@@ -612,37 +698,37 @@ static int slab_event(struct tdlib *d, struct evinfo *x, struct tep_record *rec,
 		return 1;
 	if (x->type == TRACE_EV_PAGE_FREE) { /* trace.h: physical address, length */
 		uint64_t order;
-		if (!read_num(d, x->pfn, rec, &ev->ptr))
+		if (!read_num(d, &x->pfn, rec, &ev->ptr))
 			return missing(msg, "pfn", x->type);
-		if (!read_num(d, x->order, rec, &order))
+		if (!read_num(d, &x->order, rec, &order))
 			return missing(msg, "order", x->type);
 		ev->ptr <<= 12;
 		ev->bytes_alloc = UINT64_C(4096) << (order < 20 ? order : 20);
 		return 1;
 	}
-	if (!read_num(d, x->ptr, rec, &ev->ptr))
+	if (!read_num(d, &x->ptr, rec, &ev->ptr))
 		return missing(msg, "ptr", x->type);
-	if (alloc && !read_num(d, x->bytes_req, rec, &ev->bytes_req))
+	if (alloc && !read_num(d, &x->bytes_req, rec, &ev->bytes_req))
 		return missing(msg, "bytes_req", x->type);
-	if (alloc && !read_num(d, x->bytes_alloc, rec, &ev->bytes_alloc))
+	if (alloc && !read_num(d, &x->bytes_alloc, rec, &ev->bytes_alloc))
 		return missing(msg, "bytes_alloc", x->type);
-	if (read_num(d, x->gfp_flags, rec, &v)) {
+	if (read_num(d, &x->gfp_flags, rec, &v)) {
 		ev->gfp = gfp_bits(x, v);
 		if (x->accounted_in_fmt)
 			ev->accounted = x->account_bit && (v & x->account_bit) == x->account_bit;
 	}
-	if (read_num(d, x->accounted, rec, &v))
+	if (read_num(d, &x->accounted, rec, &v))
 		ev->accounted = v != 0;
 	if (ev->accounted == 1 && !(ev->gfp & TRACE_GFP_ACCOUNT))
 		ev->gfp |= TRACE_GFP_ACCOUNT |
 			   ((ev->gfp & TRACE_GFP_KNOWN) ? TRACE_GFP_ACCOUNT_ONLY : 0);
-	if (read_num(d, x->node, rec, &v))
+	if (read_num(d, &x->node, rec, &v))
 		ev->node = (int32_t)v;
-	if (read_num(d, x->call_site, rec, &v))
+	if (read_num(d, &x->call_site, rec, &v))
 		ev->call_site = call_site(d, x, v);
-	if (x->name) {
+	if (x->name.found) {
 		int len = 0;
-		const char *s = str_field(x->name, rec, &len);
+		const char *s = str_field(d, &x->name, rec, &len);
 		if (s && len >= 0) {
 			/* the text parser's name= token ends at a blank; one pass
 			 * (a memcpy of a dozen bytes was a quarter of lib_next) */
@@ -727,9 +813,9 @@ static int lib_next(struct tdlib *d, struct trace_event *ev, enum trace_line_kin
 	ev->t_ns = (rec->ts + 500) / 1000 * 1000;
 	ev->cpu = (uint32_t)rec->cpu;
 	uint64_t pid;
-	ev->pid = !d->f_pid			     ? tep_data_pid(d->tep, rec)
-		  : read_num(d, d->f_pid, rec, &pid) ? (int)pid
-						     : -1;
+	ev->pid = !d->have_common		      ? tep_data_pid(d->tep, rec)
+		  : read_num(d, &d->f_pid, rec, &pid) ? (int)pid
+						      : -1;
 	trace_event_clear_fields(ev);
 	ev->text = NULL;
 	ev->line = 0;
@@ -738,7 +824,7 @@ static int lib_next(struct tdlib *d, struct trace_event *ev, enum trace_line_kin
 	x = info_of(d, rec);
 	if (!x) {
 		(void)snprintf(msg, MSG_MAX, "expected a record of a known event, got event id %d",
-			       tep_data_type(d->tep, rec));
+			       d->own ? rec_type(d, rec) : tep_data_type(d->tep, rec));
 		*kind = TRACE_LINE_EVENT;
 		return SLABSIM_EINPUT;
 	}
@@ -832,6 +918,7 @@ static void lib_close(struct tdlib *d)
 	if (d->df) {
 		if (d->tep)
 			tep_free(d->tep);
+		free_own(d->own, d->nown);
 		datfile_close(d->df);
 	}
 	free(d->next);
@@ -868,11 +955,14 @@ static void lib_close(struct tdlib *d)
  * as before: a file read here and through libtracecmd replays alike. Files
  * of other shapes (datfile.h) still go to libtracecmd in the child.
  *
- * The child existed because libtraceevent's format parser trusts its input;
- * here it parses a few formats, first in a forked probe (formats_ok): if the
- * probe dies, the file goes the child's way, which reports the crash as it
- * did. The container and the pages are checked here (datfile.c; the commit
- * bound below), and a page handed to kbuffer has zeros after it.
+ * The child existed because libtraceevent's format parser trusts its input.
+ * The few formats wanted are read by evformat.c, which checks what it
+ * reads; only when it does not take one of them (a shape it leaves to
+ * libtraceevent) does libtraceevent parse them, first in a forked probe
+ * (formats_ok): if the probe dies, the file goes the child's way, which
+ * reports the crash as it did. The container and the pages are checked here
+ * (datfile.c; the commit bound below), and a page handed to kbuffer has
+ * zeros after it.
  */
 
 #include <errno.h>
@@ -943,6 +1033,62 @@ static bool formats_ok(const struct datfile *df)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void free_own(struct ownfmt *own, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		evformat_free(own[i].f);
+	free(own);
+}
+
+/* The header page and the wanted formats parsed in process (evformat.h):
+ * 0 with *own (by the file's order), *n and *commit (the commit field's
+ * size), 1 when any of them is not of a shape taken there (libtraceevent
+ * then parses them all), SLABSIM_ENOMEM. Saves libtraceevent's parse,
+ * twice (the probe's and ours), and the probe's fork. */
+static int own_formats(const struct datfile *df, struct ownfmt **own, size_t *n, int *commit)
+{
+	size_t len, cnt = 0;
+	const char *h = datfile_header_page(df, &len);
+	struct ownfmt *v = NULL;
+	*own = NULL;
+	*n = 0;
+	if ((*commit = evformat_header_commit_size(h, len)) < 0)
+		return 1;
+	for (size_t i = 0; i < datfile_nformats(df); i++) {
+		const struct datfile_format *f = datfile_format(df, i);
+		if (!wanted_format(f))
+			continue;
+		struct ownfmt *w = realloc(v, (cnt + 1) * sizeof(*w));
+		if (!w) {
+			free_own(v, cnt);
+			return SLABSIM_ENOMEM;
+		}
+		v = w;
+		int rc = f->id < 0 ? 1 : evformat_parse(f->text, f->len, &v[cnt].f);
+		for (size_t j = 0; !rc && j < cnt; j++)
+			if (v[j].id ==
+			    f->id) { /* which one libtraceevent keeps: not ours to guess */
+				evformat_free(v[cnt].f);
+				rc = 1;
+			}
+		if (rc) {
+			free_own(v, cnt);
+			return rc;
+		}
+		v[cnt].id = f->id;
+		v[cnt].system = f->system;
+		v[cnt].name = f->name;
+		cnt++;
+	}
+	if (!cnt) {
+		free(v);
+		return 1;
+	}
+	*own = v;
+	*n = cnt;
+	return 0;
 }
 
 static bool is_hex(char c)
@@ -1063,16 +1209,31 @@ static int fast_open(int fd, const char *path, struct tdlib **out, struct err *e
 	*out = NULL;
 	if (rc == SLABSIM_ENOMEM)
 		return err_set(e, rc, "out of memory opening %s", path);
-	if (rc || !formats_ok(df)) {
+	if (rc) {
+		datfile_close(df);
+		return 1;
+	}
+	/* the formats read here, or else through libtraceevent, probed first */
+	struct ownfmt *own = NULL;
+	size_t nown = 0;
+	int ls = 0;
+	if ((rc = own_formats(df, &own, &nown, &ls)) < 0) {
+		datfile_close(df);
+		return err_set(e, rc, "out of memory opening %s", path);
+	}
+	if (rc && !formats_ok(df)) {
 		datfile_close(df);
 		return 1;
 	}
 	if (!(d = calloc(1, sizeof(*d)))) {
+		free_own(own, nown);
 		datfile_close(df);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
 	}
 	d->fd = -1;
 	d->df = df;
+	d->own = own;
+	d->nown = nown;
 	d->taken = d->bad_cpu = -1;
 	d->ncpu = datfile_cpus(df);
 	d->path = strdup(path);
@@ -1091,25 +1252,37 @@ static int fast_open(int fd, const char *path, struct tdlib **out, struct err *e
 	tep_set_long_size(d->tep, datfile_long_size(df));
 	tep_set_page_size(d->tep, datfile_page_size(df));
 	tep_set_cpus(d->tep, d->ncpu);
-	if (parse_formats(d->tep, df))
-		goto nomem;
-	/* the page header's commit field has the kernel's long size */
-	int ls = tep_get_header_page_size(d->tep);
+	if (own) {
+		/* the common fields of the lowest id, as libtraceevent's first
+		 * event has them */
+		const struct ownfmt *first = &own[0];
+		for (size_t i = 1; i < nown; i++)
+			if (own[i].id < first->id)
+				first = &own[i];
+		d->f_type = evformat_field(first->f, "common_type", true);
+		d->f_pid = evformat_field(first->f, "common_pid", true);
+	} else {
+		if (parse_formats(d->tep, df))
+			goto nomem;
+		/* the page header's commit field has the kernel's long size */
+		ls = tep_get_header_page_size(d->tep);
+		struct tep_event *first =
+			tep_get_events_count(d->tep) > 0 ? tep_get_event(d->tep, 0) : NULL;
+		if (first) {
+			d->f_type = field_of(tep_find_common_field(first, "common_type"));
+			d->f_pid = field_of(tep_find_common_field(first, "common_pid"));
+		}
+	}
 	if (ls != 4 && ls != 8) {
 		lib_close(d);
 		return 1;
 	}
 	d->data_off = 8 + (size_t)ls;
-	struct tep_event *first =
-		tep_get_events_count(d->tep) > 0 ? tep_get_event(d->tep, 0) : NULL;
-	if (first) {
-		d->f_type = tep_find_common_field(first, "common_type");
-		d->f_pid = tep_find_common_field(first, "common_pid");
-	}
-	if (!d->f_type || !d->f_pid) {
+	if (!d->f_type.found || !d->f_pid.found) {
 		lib_close(d);
 		return 1;
 	}
+	d->have_common = true;
 	d->data_max = (size_t)datfile_page_size(df) - d->data_off;
 	const char *ks = datfile_kallsyms(df);
 	if (ks)
@@ -1120,7 +1293,7 @@ static int fast_open(int fd, const char *path, struct tdlib **out, struct err *e
 								  : KBUFFER_ENDIAN_LITTLE);
 		if (!d->kb[cpu])
 			goto nomem;
-		if (tep_is_old_format(d->tep))
+		if (!own && tep_is_old_format(d->tep))
 			kbuffer_set_old_format(d->kb[cpu]);
 		if (fast_read(d, cpu) < 0) {
 			/* corrupt from the first page: libtracecmd's way says so */
