@@ -95,6 +95,10 @@ struct datfile {
 	size_t hpage_len;
 	struct datfile_format *fmt;
 	size_t nfmt, fmt_cap;
+	/* the formats' names, NUL-terminated, packed in blocks (a 6.18
+	 * kernel's 2,300 names were as many mallocs and frees) */
+	char **name_blk;
+	size_t nname_blk, name_used, name_cap; /* the last block's */
 	char *kallsyms;
 	char *cpustats;
 	size_t cpustats_len;
@@ -174,6 +178,30 @@ static const char *line_value(const char *text, size_t len, const char *key, siz
 	return NULL;
 }
 
+#define NAME_BLOCK 16384
+
+/* A NUL-terminated copy of [s, s + n) in the name blocks, or NULL. */
+static const char *keep_name(struct datfile *d, const char *s, size_t n)
+{
+	if (n + 1 > d->name_cap - d->name_used) {
+		size_t sz = n + 1 > NAME_BLOCK ? n + 1 : NAME_BLOCK;
+		char **b = realloc(d->name_blk, (d->nname_blk + 1) * sizeof(*b));
+		if (!b)
+			return NULL;
+		d->name_blk = b;
+		if (!(b[d->nname_blk] = malloc(sz)))
+			return NULL;
+		d->nname_blk++;
+		d->name_used = 0;
+		d->name_cap = sz;
+	}
+	char *p = d->name_blk[d->nname_blk - 1] + d->name_used;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	d->name_used += n + 1;
+	return p;
+}
+
 static int add_format(struct datfile *d, const char *system, const uint8_t *text, size_t len)
 {
 	const char *t = (const char *)text, *v;
@@ -189,7 +217,7 @@ static int add_format(struct datfile *d, const char *system, const uint8_t *text
 	struct datfile_format *f = &d->fmt[d->nfmt];
 	*f = (struct datfile_format){.system = system, .id = -1, .text = t, .len = len};
 	v = line_value(t, len, "name: ", &vl);
-	if (!(f->name = strndup(v ? v : "", v ? vl : 0)))
+	if (!(f->name = keep_name(d, v ? v : "", v ? vl : 0)))
 		return SLABSIM_ENOMEM;
 	if ((v = line_value(t, len, "ID: ", &vl))) {
 		long id = 0;
@@ -629,8 +657,9 @@ void datfile_close(struct datfile *d)
 		free(d->cpu[i].page);
 	}
 	free(d->cpu);
-	for (size_t i = 0; i < d->nfmt; i++)
-		free((char *)d->fmt[i].name);
+	for (size_t i = 0; i < d->nname_blk; i++)
+		free(d->name_blk[i]);
+	free(d->name_blk);
 	free(d->fmt);
 	for (size_t i = 0; i < d->nbufs; i++)
 		free(d->bufs[i]);
