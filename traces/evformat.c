@@ -41,8 +41,20 @@ struct evformat {
 
 /* ---- Lines and fields ---------------------------------------------------- */
 
+enum tk { T_END, T_ID, T_NUM, T_STR, T_PUNCT, T_BAD };
+struct tok {
+	enum tk k;
+	const char *s;
+	size_t n;
+	bool escaped; /* a string with a backslash or control character in it */
+};
+
+/* What is being read: [p, end); for the print arguments, the token after
+ * p once peeked (at la_at, ending at la_end), so that it is scanned once. */
 struct text {
 	const char *p, *end;
+	const char *la_at, *la_end;
+	struct tok la;
 };
 
 /* The next line [*s, *e) (without its newline); false at the end. */
@@ -138,21 +150,13 @@ static bool field_line(const char *s, const char *e, char **name, struct evforma
 
 /* ---- The print arguments --------------------------------------------------- */
 
-enum tk { T_END, T_ID, T_NUM, T_STR, T_PUNCT, T_BAD };
-struct tok {
-	enum tk k;
-	const char *s;
-	size_t n;
-	bool escaped; /* a string with a backslash or control character in it */
-};
-
 static bool tok_is(const struct tok *t, const char *s)
 {
 	return (t->k == T_PUNCT || t->k == T_ID || t->k == T_NUM) && strlen(s) == t->n &&
 	       memcmp(t->s, s, t->n) == 0;
 }
 
-static struct tok next_tok(struct text *t)
+static struct tok scan_tok(struct text *t)
 {
 	static const char *const two[] = {"->", "<<", ">>", "&&", "||", "==", "!=", "<=", ">="};
 	const char *p = t->p, *e = t->end;
@@ -188,8 +192,9 @@ static struct tok next_tok(struct text *t)
 	} else {
 		k.k = T_PUNCT;
 		p++;
-		for (size_t i = 0; i < sizeof(two) / sizeof(two[0]); i++)
-			if (e - k.s >= 2 && memcmp(k.s, two[i], 2) == 0) {
+		for (size_t i = 0;
+		     p < e && strchr("-<>&|=!", *k.s) && i < sizeof(two) / sizeof(two[0]); i++)
+			if (memcmp(k.s, two[i], 2) == 0) {
 				p = k.s + 2;
 				break;
 			}
@@ -201,10 +206,25 @@ static struct tok next_tok(struct text *t)
 	return k;
 }
 
-static struct tok peek_tok(const struct text *t)
+static struct tok next_tok(struct text *t)
 {
-	struct text c = *t;
-	return next_tok(&c);
+	if (t->la_at == t->p && t->p) {
+		t->p = t->la_end;
+		return t->la;
+	}
+	return scan_tok(t);
+}
+
+static struct tok peek_tok(struct text *t)
+{
+	if (t->la_at != t->p || !t->p) {
+		const char *at = t->p;
+		t->la = scan_tok(t);
+		t->la_at = at;
+		t->la_end = t->p;
+		t->p = at;
+	}
+	return t->la;
 }
 
 #define VAL_MAX UINT64_C(0xffffffff)
