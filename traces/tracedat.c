@@ -188,6 +188,7 @@ struct tdlib {
 	 * stays valid until then), the CPU whose data was corrupt. */
 	struct datfile *df;
 	struct kbuffer **kb;
+	struct pagewalk *walk; /* by CPU, when the pages are walked here */
 	struct tep_record *recs;
 	int taken, bad_cpu;
 	bool big_endian; /* the file's byte order */
@@ -914,6 +915,7 @@ static void lib_close(struct tdlib *d)
 		if (d->kb[cpu])
 			kbuffer_free(d->kb[cpu]);
 	free(d->kb);
+	free(d->walk);
 	free(d->recs);
 	if (d->df) {
 		if (d->tep)
@@ -1154,16 +1156,126 @@ static void parse_kallsyms(struct tep_handle *tep, char *text)
 	}
 }
 
+/* A ring-buffer page walked here, as kbuffer walks it, for little-endian
+ * files whose formats evformat.c read: kbuffer's calls per record (its
+ * next event, size, offset, missed events) were a fifth of the reading.
+ * The records: a 32-bit header word (type_len in its low 5 bits, a time
+ * delta in the rest), then for type 0 a length word and the payload, 1-28
+ * a payload of 4 * type_len bytes, 29 padding (a length word), 30 a time
+ * extend (its high bits in the next word). Type 31, an absolute time
+ * stamp, is left to kbuffer: the page is handed to it at the record
+ * reached. */
+struct pagewalk {
+	const uint8_t *page, *data; /* the page; its records */
+	uint32_t size;		    /* the records' bytes (the commit's count) */
+	uint32_t curr, index, next; /* the record at hand: header, payload; the next */
+	unsigned long long ts;
+	long long lost; /* missed events before the page (-1: some, not counted) */
+	bool kb;	/* kbuffer has the rest of this page */
+};
+
+#define RB_COMMIT_MASK ((1u << 27) - 1)
+#define RB_MISSED      (1ull << 31)
+#define RB_MISSED_CNT  (1ull << 30)
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le_long(const uint8_t *p, size_t ls)
+{
+	return ls == 8 ? le32(p) | (uint64_t)le32(p + 4) << 32 : le32(p);
+}
+
+/* The next data record of w: 1, 0 at the page's end, -1 at a type 31. */
+static int walk_next(struct pagewalk *w)
+{
+	for (;;) {
+		w->curr = w->next;
+		if (w->next >= w->size)
+			return 0;
+		uint32_t h = le32(w->data + w->curr), type = h & 31, at = w->curr + 4;
+		unsigned long long delta = h >> 5;
+		int length;
+		switch (type) {
+		case 29:
+			length = (int)le32(w->data + at);
+			break;
+		case 30:
+			delta += (unsigned long long)le32(w->data + at) << 27;
+			at += 4;
+			length = 0;
+			break;
+		case 31:
+			return -1;
+		case 0:
+			length = (int)le32(w->data + at) - 4;
+			length = (length + 3) & ~3;
+			at += 4;
+			break;
+		default:
+			length = (int)type * 4;
+			break;
+		}
+		w->ts += delta;
+		w->index = at;
+		w->next = at + (uint32_t)length;
+		if (type < 29)
+			return 1;
+	}
+}
+
+/* Load page into w (its commit word checked by the caller) and go to its
+ * first data record: as walk_next. */
+static int walk_load(struct pagewalk *w, const uint8_t *page, size_t data_off)
+{
+	size_t ls = data_off - 8;
+	uint64_t commit = le_long(page + 8, ls);
+	*w = (struct pagewalk){.page = page, .data = page + data_off};
+	w->ts = le_long(page, 8);
+	w->size = (uint32_t)(commit & RB_COMMIT_MASK);
+	w->lost = !(commit & RB_MISSED)	     ? 0
+		  : (commit & RB_MISSED_CNT) ? (long long)le_long(w->data + w->size, ls)
+					     : -1;
+	return walk_next(w);
+}
+
+/* kbuffer takes w's page on from the record at w->curr (a type 31): the
+ * first data record after it, or NULL. */
+static void *walk_to_kbuffer(struct tdlib *d, struct pagewalk *w, struct kbuffer *kb,
+			     unsigned long long *ts)
+{
+	int target = (int)(d->data_off + w->curr);
+	w->kb = true;
+	if (kbuffer_load_subbuffer(kb, (void *)w->page) < 0)
+		return NULL;
+	void *data = kbuffer_read_event(kb, ts);
+	while (data && kbuffer_curr_offset(kb) < target)
+		data = kbuffer_next_event(kb, ts);
+	return data;
+}
+
 /* cpu's next record into d->recs[cpu] (d->next[cpu] NULL at its end): 1,
  * 0 at the end, -1 on a corrupt page (its header or an event past its
  * end: not something trace-cmd writes). */
 static int fast_read(struct tdlib *d, int cpu)
 {
 	struct kbuffer *kb = d->kb[cpu];
+	struct pagewalk *w = d->walk ? &d->walk[cpu] : NULL;
 	struct tep_record *r = &d->recs[cpu];
-	unsigned long long ts;
-	void *data = r->data ? kbuffer_next_event(kb, &ts) : NULL;
+	unsigned long long ts = 0;
+	void *data = NULL;
 
+	if (r->data && w && !w->kb) {
+		int k = walk_next(w);
+		data = k > 0   ? (void *)(w->data + w->index)
+		       : k < 0 ? walk_to_kbuffer(d, w, kb, &ts)
+			       : NULL;
+		ts = w->kb ? ts : w->ts;
+	} else if (r->data) {
+		data = kbuffer_next_event(kb, &ts);
+	}
 	while (!data) {
 		const uint8_t *page;
 		/* a chunk that does not decompress ends the CPU's data, as in
@@ -1180,20 +1292,36 @@ static int fast_read(struct tdlib *d, int cpu)
 		for (size_t i = 0; i < ls; i++)
 			commit |= (uint64_t)page[8 + (datfile_big_endian(d->df) ? ls - 1 - i : i)]
 				  << (8 * i);
-		if ((commit & ((1u << 27) - 1)) > d->data_max ||
-		    kbuffer_load_subbuffer(kb, (void *)page) < 0)
+		if ((commit & ((1u << 27) - 1)) > d->data_max)
+			return -1;
+		if (w) {
+			int k = walk_load(w, page, d->data_off);
+			data = k > 0   ? (void *)(w->data + w->index)
+			       : k < 0 ? walk_to_kbuffer(d, w, kb, &ts)
+				       : NULL;
+			ts = w->kb ? ts : w->ts;
+			continue;
+		}
+		if (kbuffer_load_subbuffer(kb, (void *)page) < 0)
 			return -1;
 		data = kbuffer_read_event(kb, &ts);
 	}
-	int size = kbuffer_event_size(kb);
-	int off = kbuffer_curr_offset(kb);
+	int size, off;
+	if (w && !w->kb) {
+		size = (int)(w->next - w->index);
+		off = (int)(w->curr + d->data_off);
+		r->missed_events = (int)(w->curr ? 0 : w->lost);
+	} else {
+		size = kbuffer_event_size(kb);
+		off = kbuffer_curr_offset(kb);
+		r->missed_events = kbuffer_missed_events(kb);
+	}
 	if (size < 0 || off < 0 || (size_t)off + (size_t)size > d->data_off + d->data_max)
 		return -1;
 	r->data = data;
 	r->size = size;
 	r->ts = ts;
 	r->cpu = cpu;
-	r->missed_events = kbuffer_missed_events(kb);
 	d->next[cpu] = r;
 	return 1;
 }
@@ -1242,6 +1370,12 @@ static int fast_open(int fd, const char *path, struct tdlib **out, struct err *e
 	d->got = calloc((size_t)d->ncpu + 1, sizeof(*d->got));
 	d->sites = calloc(SITE_CACHE, sizeof(*d->sites));
 	d->kb = calloc((size_t)d->ncpu + 1, sizeof(*d->kb));
+	/* the pages walked here when evformat.c read the formats (not the
+	 * old page format, which only libtraceevent's header parse tells)
+	 * of a little-endian file */
+	if (own && !datfile_big_endian(df) &&
+	    !(d->walk = calloc((size_t)d->ncpu + 1, sizeof(*d->walk))))
+		goto nomem;
 	d->recs = calloc((size_t)d->ncpu + 1, sizeof(*d->recs));
 	if (!d->path || !d->tep || !d->next || !d->got || !d->sites || !d->kb || !d->recs)
 		goto nomem;
