@@ -173,8 +173,13 @@ struct tdlib {
 	struct tep_record *cur;	  /* the record returned last (its strings are in use) */
 	bool header_done;
 	struct tep_record *pending; /* a record whose dropped-events note came first */
-	struct evinfo *info;	    /* by event id */
-	int ninfo;
+	/* what each event id seen is: info[slot[id] - 1] (slot 0: not yet
+	 * looked up); a few kinds among ids up to the thousands, so the
+	 * entries are kept apart from the index by id */
+	uint32_t *slot;
+	int nslot;
+	struct evinfo *info;
+	int ninfo, info_cap;
 	uint64_t records;
 	char site[SITE_MAX];
 	int32_t *site_wire; /* the wire id of the last call_site returned, or NULL */
@@ -411,8 +416,8 @@ static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 	struct evinfo *x;
 	int t;
 
-	if (id >= 0 && id < d->ninfo && d->info[id].kind != K_UNKNOWN)
-		return &d->info[id];
+	if (id >= 0 && id < d->nslot && d->slot[id] && d->info[d->slot[id] - 1].kind != K_UNKNOWN)
+		return &d->info[d->slot[id] - 1];
 	if (d->own) {
 		const struct ownfmt *o = own_by_id(d, id);
 		if (o)
@@ -427,16 +432,30 @@ static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 	bool known = src.ev || src.own;
 	if (!known && !(d->df && format_by_id(d->df, id)))
 		return NULL; /* in process, formats not parsed are other events */
-	if (id >= d->ninfo) {
+	if (id < 0)
+		return NULL;
+	if (id >= d->nslot) {
 		int n = id + 64;
-		struct evinfo *v = realloc(d->info, (size_t)n * sizeof(*v));
+		uint32_t *v = realloc(d->slot, (size_t)n * sizeof(*v));
 		if (!v)
 			return NULL;
-		memset(v + d->ninfo, 0, (size_t)(n - d->ninfo) * sizeof(*v));
-		d->info = v;
-		d->ninfo = n;
+		memset(v + d->nslot, 0, (size_t)(n - d->nslot) * sizeof(*v));
+		d->slot = v;
+		d->nslot = n;
 	}
-	x = &d->info[id];
+	if (!d->slot[id]) {
+		if (d->ninfo == d->info_cap) {
+			int n = d->info_cap ? 2 * d->info_cap : 16;
+			struct evinfo *v = realloc(d->info, (size_t)n * sizeof(*v));
+			if (!v)
+				return NULL;
+			d->info = v;
+			d->info_cap = n;
+		}
+		memset(&d->info[d->ninfo], 0, sizeof(*d->info));
+		d->slot[id] = (uint32_t)++d->ninfo;
+	}
+	x = &d->info[d->slot[id] - 1];
 	if (x->kind != K_UNKNOWN)
 		return x;
 	x->kind = K_OTHER;
@@ -934,6 +953,7 @@ static void lib_close(struct tdlib *d)
 		free(d->info[i].flag_bits);
 	}
 	free(d->info);
+	free(d->slot);
 	for (int i = 0; d->sites && i < SITE_CACHE; i++)
 		free(d->sites[i].str);
 	free(d->sites);
