@@ -37,6 +37,10 @@ struct evformat {
 	uint64_t *gfp_val;
 	char **gfp_name;
 	size_t ngfp;
+	/* the table's text after "REC->gfp_flags," up to its ')', in the
+	 * caller's text: a table of the same bytes parses the same */
+	const char *gfp_src;
+	size_t gfp_src_len;
 };
 
 /* ---- Lines and fields ---------------------------------------------------- */
@@ -335,7 +339,7 @@ static bool eval_expr(struct text *t, int depth, uint64_t *v)
 	}
 }
 
-static int add_flag(struct evformat *f, uint64_t v, const struct tok *name)
+static int add_flag(struct evformat *f, uint64_t v, const char *name)
 {
 	uint64_t *nv = realloc(f->gfp_val, (f->ngfp + 1) * sizeof(*nv));
 	if (!nv)
@@ -345,7 +349,7 @@ static int add_flag(struct evformat *f, uint64_t v, const struct tok *name)
 	if (!nn)
 		return SLABSIM_ENOMEM;
 	f->gfp_name = nn;
-	if (!(nn[f->ngfp] = strndup(name->s + 1, name->n - 2)))
+	if (!(nn[f->ngfp] = strdup(name)))
 		return SLABSIM_ENOMEM;
 	nv[f->ngfp++] = v;
 	return 0;
@@ -385,7 +389,9 @@ static int flag_table(struct evformat *f, struct text *t)
 		k = next_tok(t);
 		if (!tok_is(&k, "}"))
 			return 1;
-		int rc = add_flag(f, v, &name);
+		char *str = strndup(name.s + 1, name.n - 2);
+		int rc = str ? add_flag(f, v, str) : SLABSIM_ENOMEM;
+		free(str);
 		if (rc)
 			return rc;
 		k = next_tok(t);
@@ -411,7 +417,7 @@ static bool has_field(const struct evformat *f, const struct tok *name)
  * balanced and name only fields the format has: libtraceevent's parser
  * crashes on a flag table over a field that is not there (the probe in
  * tracedat.c then says the file is corrupt, as it does not here). */
-static int find_gfp(struct evformat *f, struct text t)
+static int find_gfp(struct evformat *f, const struct evformat *like, struct text t)
 {
 	int calls = 0, depth = 0; /* open calls (and brackets), open parentheses */
 	bool open_is_call[256];
@@ -439,9 +445,23 @@ static int find_gfp(struct evformat *f, struct text t)
 			    tok_is(&a[3], "gfp_flags") && tok_is(&a[4], ",")) {
 				if (!has_field(f, &a[3]))
 					return 1;
-				int rc = flag_table(f, &c);
+				const char *from = c.p;
+				int rc = 0;
+				size_t n = like ? like->gfp_src_len : 0;
+				if (n && (size_t)(c.end - c.p) >= n &&
+				    memcmp(c.p, like->gfp_src, n) == 0) {
+					for (size_t i = 0; !rc && i < like->ngfp; i++)
+						rc = add_flag(f, like->gfp_val[i],
+							      like->gfp_name[i]);
+					c.p += n;
+					c.la_at = NULL;
+				} else {
+					rc = flag_table(f, &c);
+				}
 				if (rc)
 					return rc;
+				f->gfp_src = from;
+				f->gfp_src_len = (size_t)(c.p - from);
 				table = true;
 				t = c;
 				prev = (struct tok){.k = T_PUNCT};
@@ -487,7 +507,7 @@ static int add_field(struct evformat *f, char *name, struct evformat_field fl)
 	return 0;
 }
 
-static int parse(struct evformat *f, const char *text, size_t len)
+static int parse(struct evformat *f, const struct evformat *like, const char *text, size_t len)
 {
 	struct text t = {.p = text, .end = text + len};
 	const char *s = NULL, *e;
@@ -541,16 +561,16 @@ static int parse(struct evformat *f, const char *text, size_t len)
 		return 0;
 	if (!tok_is(&k, ","))
 		return 1;
-	return find_gfp(f, a);
+	return find_gfp(f, like, a);
 }
 
-int evformat_parse(const char *text, size_t len, struct evformat **out)
+int evformat_parse(const char *text, size_t len, const struct evformat *like, struct evformat **out)
 {
 	struct evformat *f = calloc(1, sizeof(*f));
 	*out = NULL;
 	if (!f)
 		return SLABSIM_ENOMEM;
-	int rc = parse(f, text, len);
+	int rc = parse(f, like, text, len);
 	if (rc) {
 		evformat_free(f);
 		return rc;

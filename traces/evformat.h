@@ -31,9 +31,13 @@ struct evformat_field {
 	bool found;
 };
 
-/* Parse the format text[0, len). Returns 0 with *out, 1 when the text is
- * not of a shape taken here (*out NULL), or SLABSIM_ENOMEM. */
-int evformat_parse(const char *text, size_t len, struct evformat **out);
+/* Parse the format text[0, len). like: NULL, or a format parsed before
+ * whose text is still there: a gfp table of the same bytes as its table
+ * (the slab allocation events share one) is copied from it, not worked
+ * out again. Returns 0 with *out, 1 when the text is not of a shape taken
+ * here (*out NULL), or SLABSIM_ENOMEM. */
+int evformat_parse(const char *text, size_t len, const struct evformat *like,
+		   struct evformat **out);
 
 void evformat_free(struct evformat *f);
 

@@ -1074,6 +1074,7 @@ static int own_formats(const struct datfile *df, struct ownfmt **own, size_t *n,
 	size_t len, cnt = 0;
 	const char *h = datfile_header_page(df, &len);
 	struct ownfmt *v = NULL;
+	const struct evformat *like = NULL; /* the last with a gfp table */
 	*own = NULL;
 	*n = 0;
 	if ((*commit = evformat_header_commit_size(h, len)) < 0)
@@ -1088,7 +1089,7 @@ static int own_formats(const struct datfile *df, struct ownfmt **own, size_t *n,
 			return SLABSIM_ENOMEM;
 		}
 		v = w;
-		int rc = f->id < 0 ? 1 : evformat_parse(f->text, f->len, &v[cnt].f);
+		int rc = f->id < 0 ? 1 : evformat_parse(f->text, f->len, like, &v[cnt].f);
 		for (size_t j = 0; !rc && j < cnt; j++)
 			if (v[j].id ==
 			    f->id) { /* which one libtraceevent keeps: not ours to guess */
@@ -1099,6 +1100,10 @@ static int own_formats(const struct datfile *df, struct ownfmt **own, size_t *n,
 			free_own(v, cnt);
 			return rc;
 		}
+		const uint64_t *val;
+		const char *const *str;
+		if (evformat_gfp_table(v[cnt].f, &val, &str))
+			like = v[cnt].f;
 		v[cnt].id = f->id;
 		v[cnt].system = f->system;
 		v[cnt].name = f->name;
