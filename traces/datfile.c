@@ -230,10 +230,26 @@ static int add_format(struct datfile *d, const char *system, const uint8_t *text
 	}
 	struct datfile_format *f = &d->fmt[d->nfmt];
 	*f = (struct datfile_format){.system = system, .id = -1, .text = t, .len = len};
-	v = line_value(t, len, "name: ", &vl);
+	/* as tracefs writes them, "name: " is the first line and "ID: " the
+	 * second: looked for there first */
+	const char *nl = len > 6 && memcmp(t, "name: ", 6) == 0 ? memchr(t, '\n', len) : NULL;
+	if (nl) {
+		v = t + 6;
+		vl = (size_t)(nl - v);
+	} else {
+		v = line_value(t, len, "name: ", &vl);
+	}
 	if (!(f->name = keep_name(d, v ? v : "", v ? vl : 0)))
 		return SLABSIM_ENOMEM;
-	if ((v = line_value(t, len, "ID: ", &vl))) {
+	size_t rest = nl ? len - (size_t)(nl + 1 - t) : 0;
+	if (rest >= 4 && memcmp(nl + 1, "ID: ", 4) == 0) {
+		v = nl + 5;
+		const char *e = memchr(v, '\n', rest - 4);
+		vl = e ? (size_t)(e - v) : rest - 4;
+	} else {
+		v = line_value(t, len, "ID: ", &vl);
+	}
+	if (v) {
 		long id = 0;
 		size_t i = 0;
 		for (; i < vl && i < 9 && v[i] >= '0' && v[i] <= '9'; i++)

@@ -1079,9 +1079,15 @@ static int own_formats(const struct datfile *df, struct ownfmt **own, size_t *n,
 	*n = 0;
 	if ((*commit = evformat_header_commit_size(h, len)) < 0)
 		return 1;
+	const char *sys = NULL; /* the formats come by system: asked once a system */
+	bool sys_wanted = false;
 	for (size_t i = 0; i < datfile_nformats(df); i++) {
 		const struct datfile_format *f = datfile_format(df, i);
-		if (!wanted_format(f))
+		if (f->system != sys) {
+			sys = f->system;
+			sys_wanted = strcmp(sys, "ftrace") == 0 || strcmp(sys, "kmem") == 0;
+		}
+		if (!sys_wanted || !wanted_format(f))
 			continue;
 		struct ownfmt *w = realloc(v, (cnt + 1) * sizeof(*w));
 		if (!w) {
