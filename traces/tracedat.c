@@ -565,30 +565,40 @@ static inline bool read_num(const struct tdlib *d, const struct evformat_field *
 	const uint8_t *p;
 	uint64_t x = 0;
 
-	if (f->offset < 0 || f->size > rec->size || f->offset > rec->size - f->size)
+	/* one test for both bounds (a negative size is no number's size) */
+	if (f->offset < 0 || (int64_t)f->offset + f->size > (int64_t)rec->size)
 		return false;
 	p = (const uint8_t *)rec->data + f->offset;
-	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
-		return false;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (!d->big_endian) { /* the usual case: one load */
-		if (f->size == 8) {
+		switch (f->size) {
+		case 8:
 			memcpy(&x, p, 8);
-		} else if (f->size == 4) {
+			break;
+		case 4: {
 			uint32_t y;
 			memcpy(&y, p, 4);
 			x = y;
-		} else if (f->size == 2) {
+			break;
+		}
+		case 2: {
 			uint16_t y;
 			memcpy(&y, p, 2);
 			x = y;
-		} else {
+			break;
+		}
+		case 1:
 			x = p[0];
+			break;
+		default:
+			return false;
 		}
 		*v = x;
 		return true;
 	}
 #endif
+	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+		return false;
 	for (int i = 0; i < f->size; i++)
 		x |= (uint64_t)p[d->big_endian ? f->size - 1 - i : i] << (8 * i);
 	*v = x;
