@@ -110,6 +110,20 @@ static bool field_line(const char *s, const char *e, char **name, struct evforma
 	const char *semi = memchr(s, ';', (size_t)(e - s));
 	if (!semi)
 		return false;
+	/* a declaration of words, pointers and array sizes only: anything else
+	 * (libtraceevent's tokens: a quote, a comma, a colon) it reads
+	 * another way */
+	for (const char *p = s; p < semi; p++) {
+		if (*p == '[') { /* "[N]" or "[]" */
+			while (p + 1 < semi && p[1] >= '0' && p[1] <= '9')
+				p++;
+			if (p + 1 >= semi || p[1] != ']')
+				return false;
+			p++;
+		} else if (!is_id(*p) && *p != ' ' && *p != '*') {
+			return false;
+		}
+	}
 	const char *ne = semi;
 	while (ne > s && ne[-1] == ' ')
 		ne--;
@@ -189,10 +203,12 @@ static struct tok scan_tok(struct text *t)
 				p++;
 			p++;
 		}
-		if (p >= e)
+		if (p >= e) { /* unterminated (an escape may have stepped past e) */
 			k.k = T_BAD;
-		else
+			p = e;
+		} else {
 			p++;
+		}
 	} else {
 		k.k = T_PUNCT;
 		p++;

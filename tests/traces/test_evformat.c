@@ -190,6 +190,21 @@ static void shapes(void)
 	CHECK("a named constant: not taken",
 	      !taken(HEAD "print fmt: \"%s\", __print_flags(REC->gfp_flags, \"|\", "
 			  "{___GFP_IO, \"A\"})\n"));
+	CHECK("a comma in a field's type: not taken",
+	      !taken("name: kfree\nID: 657\nformat:\n"
+		     "\tfield:unsign,d short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+		     "\tfield:const void * ptr;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+		     "print fmt: \"ptr=%p\", REC->ptr\n"));
+	CHECK("an unclosed [ in a field's type: not taken",
+	      !taken("name: kfree\nID: 657\nformat:\n"
+		     "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+		     "\tfield:__data_loc char[o name;\toffset:24;\tsize:4;\tsigned:0;\n\n"
+		     "print fmt: \"name=%s\", __get_str(name)\n"));
+	CHECK("a plain kfree is taken",
+	      taken("name: kfree\nID: 657\nformat:\n"
+		    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+		    "\tfield:__data_loc char[] name;\toffset:24;\tsize:4;\tsigned:0;\n\n"
+		    "print fmt: \"name=%s\", __get_str(name)\n"));
 	CHECK("unbalanced brackets: not taken",
 	      !taken(HEAD "print fmt: \"%s\", (REC->gfp_flags\n"));
 	static const char hp[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
