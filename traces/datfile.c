@@ -57,7 +57,7 @@ enum {
 	OPT_BUFFER_TEXT = 22,
 };
 
-/* Page padding: libtraceevent's kbuffer reads an event's header words
+/* Page padding: the page walk (or kbuffer) reads an event's header words
  * before it knows the event's length. */
 #define PAD 64
 /* The largest uncompressed section and data chunk believed: a corrupt size

@@ -1,9 +1,10 @@
 /* tracedat.c - trace-cmd's binary trace.dat, read in process or through
  * libtracecmd.
  *
- * The records come from the pages of the file (datfile.c and libtraceevent's
- * kbuffer, for the usual versions 6 and 7, none or zstd compressed) or from
- * libtracecmd in a child process (any file datfile.c does not take), and
+ * The records come from the pages of the file (datfile.c, and a page walk
+ * here or libtraceevent's kbuffer, for the usual versions 6 and 7, none or
+ * zstd compressed) or from libtracecmd in a child process (any file
+ * datfile.c does not take), and
  * their fields are read as numbers and strings, never
  * printed and parsed. What a record becomes is what the text parser makes of
  * the line `trace-cmd report` (3.x, default options) prints for it, so a
@@ -972,16 +973,17 @@ static void lib_close(struct tdlib *d)
 	free(d);
 }
 
-/* ---- In process: the container read here, the pages by kbuffer --------------
+/* ---- In process: the container and the pages read here ----------------------
  *
  * libtracecmd parses every event format of the file (about 2,300 on a 6.18
  * kernel: 0.3 s, the whole cost of a small trace) and allocates, fills and
  * frees a record for each event, keeping (1.3.1) every decompressed chunk
  * in a list it walks at every page. What a replay needs is the formats of
  * the kmem system and of ftrace's print, the symbol table, and the pages:
- * datfile.c finds them, libtraceevent parses those formats, and its kbuffer
- * walks each page (a ring-buffer page: a 64-bit timestamp, a commit word
- * of the kernel's long size whose low 27 bits are the bytes of events and
+ * datfile.c finds them, evformat.c (or libtraceevent) parses those formats,
+ * and struct pagewalk (or libtraceevent's kbuffer) walks each page (a
+ * ring-buffer page: a 64-bit timestamp, a commit word of the kernel's long
+ * size whose low 27 bits are the bytes of events and
  * whose top bits flag lost events, then the events). The records are merged
  * by time as libtracecmd merges them, and what a record becomes is lib_next's
  * as before: a file read here and through libtracecmd replays alike. Files
@@ -993,8 +995,8 @@ static void lib_close(struct tdlib *d)
  * libtraceevent) does libtraceevent parse them, first in a forked probe
  * (formats_ok): if the probe dies, the file goes the child's way, which
  * reports the crash as it did. The container and the pages are checked here
- * (datfile.c; the commit bound below), and a page handed to kbuffer has
- * zeros after it.
+ * (datfile.c; the commit bound below), and a page walked has zeros after
+ * it.
  */
 
 #include <errno.h>
