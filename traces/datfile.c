@@ -25,6 +25,7 @@
  * trace-cmd 3.x); compressed data is a 32-bit chunk count,
  * then per chunk a 32-bit compressed and uncompressed size and the bytes.
  */
+#define _GNU_SOURCE /* MAP_ANONYMOUS, MAP_POPULATE */
 #include "datfile.h"
 
 #include <stdlib.h>
@@ -56,7 +57,7 @@ enum {
 	OPT_BUFFER_TEXT = 22,
 };
 
-/* Page padding: libtraceevent's kbuffer reads an event's header words
+/* Page padding: the page walk (or kbuffer) reads an event's header words
  * before it knows the event's length. */
 #define PAD 64
 /* The largest uncompressed section and data chunk believed: a corrupt size
@@ -64,6 +65,19 @@ enum {
  * a few MiB and chunks of a few pages). */
 #define SECTION_MAX (256u << 20)
 #define CHUNK_MAX   (64u << 20)
+
+/* A decompressed section: malloc'd, or (mapped) a mapping of len bytes. */
+struct secbuf {
+	uint8_t *p;
+	size_t len;
+	bool mapped;
+};
+
+/* Sections from this size on are mapped with their pages populated at
+ * once: the event formats of a 6.18 kernel decompress to 2 MiB, and
+ * faulting in its 500 pages one by one as zstd wrote them cost a twentieth
+ * of the CPU time of a replay of a small trace. */
+#define SECTION_MAP (256u << 10)
 
 /* What is being read: [p, p + n), at off. */
 struct cur {
@@ -95,13 +109,17 @@ struct datfile {
 	size_t hpage_len;
 	struct datfile_format *fmt;
 	size_t nfmt, fmt_cap;
+	/* the formats' names, NUL-terminated, packed in blocks (a 6.18
+	 * kernel's 2,300 names were as many mallocs and frees) */
+	char **name_blk;
+	size_t nname_blk, name_used, name_cap; /* the last block's */
 	char *kallsyms;
 	char *cpustats;
 	size_t cpustats_len;
 	int ncpu;      /* CPUCOUNT (v7) / the count (v6) */
 	int data_cpus; /* CPUs with data */
 	struct cpu *cpu;
-	uint8_t **bufs; /* decompressed sections, freed at close */
+	struct secbuf *bufs; /* decompressed sections, freed at close */
 	size_t nbufs;
 	/* v7 section offsets from the options */
 	uint64_t sec_header, sec_ftrace, sec_events, sec_kallsyms;
@@ -174,6 +192,30 @@ static const char *line_value(const char *text, size_t len, const char *key, siz
 	return NULL;
 }
 
+#define NAME_BLOCK 16384
+
+/* A NUL-terminated copy of [s, s + n) in the name blocks, or NULL. */
+static const char *keep_name(struct datfile *d, const char *s, size_t n)
+{
+	if (n + 1 > d->name_cap - d->name_used) {
+		size_t sz = n + 1 > NAME_BLOCK ? n + 1 : NAME_BLOCK;
+		char **b = realloc(d->name_blk, (d->nname_blk + 1) * sizeof(*b));
+		if (!b)
+			return NULL;
+		d->name_blk = b;
+		if (!(b[d->nname_blk] = malloc(sz)))
+			return NULL;
+		d->nname_blk++;
+		d->name_used = 0;
+		d->name_cap = sz;
+	}
+	char *p = d->name_blk[d->nname_blk - 1] + d->name_used;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	d->name_used += n + 1;
+	return p;
+}
+
 static int add_format(struct datfile *d, const char *system, const uint8_t *text, size_t len)
 {
 	const char *t = (const char *)text, *v;
@@ -188,10 +230,26 @@ static int add_format(struct datfile *d, const char *system, const uint8_t *text
 	}
 	struct datfile_format *f = &d->fmt[d->nfmt];
 	*f = (struct datfile_format){.system = system, .id = -1, .text = t, .len = len};
-	v = line_value(t, len, "name: ", &vl);
-	if (!(f->name = strndup(v ? v : "", v ? vl : 0)))
+	/* as tracefs writes them, "name: " is the first line and "ID: " the
+	 * second: looked for there first */
+	const char *nl = len > 6 && memcmp(t, "name: ", 6) == 0 ? memchr(t, '\n', len) : NULL;
+	if (nl) {
+		v = t + 6;
+		vl = (size_t)(nl - v);
+	} else {
+		v = line_value(t, len, "name: ", &vl);
+	}
+	if (!(f->name = keep_name(d, v ? v : "", v ? vl : 0)))
 		return SLABSIM_ENOMEM;
-	if ((v = line_value(t, len, "ID: ", &vl))) {
+	size_t rest = nl ? len - (size_t)(nl + 1 - t) : 0;
+	if (rest >= 4 && memcmp(nl + 1, "ID: ", 4) == 0) {
+		v = nl + 5;
+		const char *e = memchr(v, '\n', rest - 4);
+		vl = e ? (size_t)(e - v) : rest - 4;
+	} else {
+		v = line_value(t, len, "ID: ", &vl);
+	}
+	if (v) {
 		long id = 0;
 		size_t i = 0;
 		for (; i < vl && i < 9 && v[i] >= '0' && v[i] <= '9'; i++)
@@ -446,13 +504,24 @@ static int open_section(struct datfile *d, uint64_t off, uint16_t want, struct c
 	const uint8_t *cdata = rd_bytes(&z, csize);
 	if (z.bad || !d->compressed || usize > SECTION_MAX)
 		return 0;
-	uint8_t **b = realloc(d->bufs, (d->nbufs + 1) * sizeof(*b));
+	struct secbuf *b = realloc(d->bufs, (d->nbufs + 1) * sizeof(*b));
 	if (!b)
 		return SLABSIM_ENOMEM;
 	d->bufs = b;
-	if (!(b[d->nbufs] = malloc((size_t)usize + 1)))
+	struct secbuf *sb = &b[d->nbufs];
+	*sb = (struct secbuf){.len = (size_t)usize + 1};
+	if (usize >= SECTION_MAP) {
+		void *m = mmap(NULL, sb->len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		sb->p = m == MAP_FAILED ? NULL : m;
+		sb->mapped = sb->p != NULL;
+	} else {
+		sb->p = malloc(sb->len);
+	}
+	if (!sb->p)
 		return SLABSIM_ENOMEM;
-	uint8_t *u = b[d->nbufs++];
+	uint8_t *u = sb->p;
+	d->nbufs++;
 	if (decompress(d, cdata, csize, u, usize))
 		return 0;
 	*c = (struct cur){.p = u, .n = usize, .big = d->big};
@@ -629,11 +698,16 @@ void datfile_close(struct datfile *d)
 		free(d->cpu[i].page);
 	}
 	free(d->cpu);
-	for (size_t i = 0; i < d->nfmt; i++)
-		free((char *)d->fmt[i].name);
+	for (size_t i = 0; i < d->nname_blk; i++)
+		free(d->name_blk[i]);
+	free(d->name_blk);
 	free(d->fmt);
-	for (size_t i = 0; i < d->nbufs; i++)
-		free(d->bufs[i]);
+	for (size_t i = 0; i < d->nbufs; i++) {
+		if (d->bufs[i].mapped)
+			munmap(d->bufs[i].p, d->bufs[i].len);
+		else
+			free(d->bufs[i].p);
+	}
 	free(d->bufs);
 	free(d->kallsyms);
 	free(d->cpustats);

@@ -3,13 +3,14 @@
  * Internal to traces/ (tracedat.c): the parts of a file of version 6 or 7
  * that replaying its kmem events needs, found without parsing what it does
  * not need: the ring-buffer page header's format, the event formats by
- * system and id (as text, for libtraceevent to parse the few that matter),
- * the kernel symbol table, the per-CPU statistics, and every CPU's pages in
- * order, decompressed a chunk at a time. Nothing here trusts the file: every
- * length is checked against what holds it. A file of a shape this reader
- * does not claim (another version, a latency trace, timestamps to shift or
- * convert, a compression it lacks, CPUs not numbered 0..N-1) is "not
- * handled": the caller reads it through libtracecmd instead.
+ * system and id (as text, for evformat.c or libtraceevent to parse the few
+ * that matter), the kernel symbol table, the per-CPU statistics, and every
+ * CPU's pages in order, decompressed a chunk at a time. Nothing here trusts
+ * the file: every length is checked against what holds it. A file of a
+ * shape this reader does not claim (another version, a latency trace,
+ * timestamps to shift or convert, a compression it lacks, CPUs not numbered
+ * 0..N-1) is "not handled": the caller reads it through libtracecmd
+ * instead.
  */
 #ifndef SLABSIM_DATFILE_H
 #define SLABSIM_DATFILE_H

@@ -1,9 +1,10 @@
 /* tracedat.c - trace-cmd's binary trace.dat, read in process or through
  * libtracecmd.
  *
- * The records come from the pages of the file (datfile.c and libtraceevent's
- * kbuffer, for the usual versions 6 and 7, none or zstd compressed) or from
- * libtracecmd in a child process (any file datfile.c does not take), and
+ * The records come from the pages of the file (datfile.c, and a page walk
+ * here or libtraceevent's kbuffer, for the usual versions 6 and 7, none or
+ * zstd compressed) or from libtracecmd in a child process (any file
+ * datfile.c does not take), and
  * their fields are read as numbers and strings, never
  * printed and parsed. What a record becomes is what the text parser makes of
  * the line `trace-cmd report` (3.x, default options) prints for it, so a
@@ -86,6 +87,17 @@ void tracedat_close(struct tracedat *d)
 #include <traceevent/kbuffer.h>
 
 #include "datfile.h"
+#include "evformat.h"
+
+/* A wanted format parsed in process: its id, system and name (the
+ * datfile's). */
+struct ownfmt {
+	int id;
+	const char *system, *name;
+	struct evformat *f;
+};
+
+static void free_own(struct ownfmt *own, size_t n);
 
 /* LeakSanitizer: libtraceevent 1.7 loses a few bytes while it parses the
  * event formats of any trace.dat (tep_parse_event, seen on the bundled
@@ -124,15 +136,15 @@ enum rec_kind { K_UNKNOWN = 0, K_OTHER, K_SLAB, K_PRINT };
 struct evinfo {
 	enum rec_kind kind;
 	enum trace_ev_type type;
-	struct tep_format_field *call_site, *ptr, *bytes_req, *bytes_alloc, *gfp_flags, *node,
-		*accounted;
-	struct tep_format_field *pfn, *order; /* mm_page_free */
-	struct tep_format_field *name;	      /* the cache's name (a __string) */
-	struct tep_format_field *buf;	      /* the print event's text */
-	bool accounted_in_fmt;		 /* accounted= printed from gfp_flags, no field */
-	bool site_hex_0x;		 /* call_site printed by %pS/%p: "0x..." when unresolved */
-	struct tep_print_arg *gfp_table; /* the __print_flags of gfp_flags, or NULL */
-	uint64_t account_bit;		 /* __GFP_ACCOUNT's value in that table (0: unknown) */
+	/* by value (info is reallocated); offset -1 when the format has none */
+	struct evformat_field call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node, accounted;
+	struct evformat_field pfn, order; /* mm_page_free */
+	struct evformat_field name;	  /* the cache's name (a __string) */
+	struct evformat_field buf;	  /* the print event's text */
+	bool accounted_in_fmt;		  /* accounted= printed from gfp_flags, no field */
+	bool site_hex_0x;		  /* call_site printed by %pS/%p: "0x..." when unresolved */
+	bool gfp_table;			  /* a __print_flags of gfp_flags (flag_val, flag_bits) */
+	uint64_t account_bit;		  /* __GFP_ACCOUNT's value in that table (0: unknown) */
 	/* that table's entries, values parsed and names mapped once */
 	uint64_t *flag_val;
 	uint32_t *flag_bits;
@@ -162,8 +174,13 @@ struct tdlib {
 	struct tep_record *cur;	  /* the record returned last (its strings are in use) */
 	bool header_done;
 	struct tep_record *pending; /* a record whose dropped-events note came first */
-	struct evinfo *info;	    /* by event id */
-	int ninfo;
+	/* what each event id seen is: info[slot[id] - 1] (slot 0: not yet
+	 * looked up); a few kinds among ids up to the thousands, so the
+	 * entries are kept apart from the index by id */
+	uint32_t *slot;
+	int nslot;
+	struct evinfo *info;
+	int ninfo, info_cap;
 	uint64_t records;
 	char site[SITE_MAX];
 	int32_t *site_wire; /* the wire id of the last call_site returned, or NULL */
@@ -177,12 +194,18 @@ struct tdlib {
 	 * stays valid until then), the CPU whose data was corrupt. */
 	struct datfile *df;
 	struct kbuffer **kb;
+	struct pagewalk *walk; /* by CPU, when the pages are walked here */
 	struct tep_record *recs;
 	int taken, bad_cpu;
 	bool big_endian; /* the file's byte order */
 	/* in process: the common type and pid fields (one layout for all
 	 * events), read here instead of by tep_data_type/tep_data_pid */
-	struct tep_format_field *f_type, *f_pid;
+	bool have_common;
+	struct evformat_field f_type, f_pid;
+	/* in process, the wanted formats parsed by evformat.c (tep then has
+	 * none), by id; NULL when libtraceevent parsed them */
+	struct ownfmt *own;
+	size_t nown;
 	size_t data_off, data_max; /* a page's events: [data_off, data_off + data_max) */
 };
 
@@ -310,88 +333,171 @@ static uint32_t named_gfp(const char *s);
 
 /* By the record's type id: what the id is was found once, so a record
  * costs one read of its type field, not libtraceevent's event search. */
-static inline bool read_num(const struct tdlib *d, const struct tep_format_field *f,
+static inline bool read_num(const struct tdlib *d, const struct evformat_field *f,
 			    const struct tep_record *rec, uint64_t *v);
+
+/* The type id of rec (-1: unreadable). */
+static int rec_type(struct tdlib *d, struct tep_record *rec)
+{
+	uint64_t type;
+	return !d->have_common			     ? tep_data_type(d->tep, rec)
+	       : read_num(d, &d->f_type, rec, &type) ? (int)type
+						     : -1;
+}
+
+static struct evformat_field field_of(const struct tep_format_field *f)
+{
+	if (!f)
+		return (struct evformat_field){.offset = -1, .size = -1};
+	return (struct evformat_field){
+		.offset = f->offset,
+		.size = f->size,
+		.found = true,
+		.flags = ((f->flags & TEP_FIELD_IS_DYNAMIC) ? EVFORMAT_DYNAMIC : 0u) |
+			 ((f->flags & TEP_FIELD_IS_RELATIVE) ? EVFORMAT_RELATIVE : 0u),
+	};
+}
+
+/* What info_of reads of an event's format: libtraceevent's parse of it, or
+ * evformat's. */
+struct fmtsrc {
+	const char *system, *name;
+	struct tep_event *ev;
+	const struct evformat *own;
+};
+
+static struct evformat_field src_field(const struct fmtsrc *s, const char *name)
+{
+	return s->own ? evformat_field(s->own, name, false) : field_of(tep_find_field(s->ev, name));
+}
+
+static const struct ownfmt *own_by_id(const struct tdlib *d, int id)
+{
+	for (size_t i = 0; i < d->nown; i++)
+		if (d->own[i].id == id)
+			return &d->own[i];
+	return NULL;
+}
+
+static bool set_flags(struct evinfo *x, const struct fmtsrc *s)
+{
+	const uint64_t *val = NULL;
+	const char *const *str = NULL;
+	size_t n = 0;
+	struct tep_print_arg *table = NULL;
+	if (s->own) {
+		n = evformat_gfp_table(s->own, &val, &str);
+	} else if ((table = find_gfp_table(s->ev->print_fmt.args))) {
+		for (struct tep_print_flag_sym *f = table->flags.flags; f; f = f->next)
+			n++;
+	}
+	if (!table && !n)
+		return true;
+	x->gfp_table = true;
+	x->flag_val = calloc(n + 1, sizeof(*x->flag_val));
+	x->flag_bits = calloc(n + 1, sizeof(*x->flag_bits));
+	if (!x->flag_val || !x->flag_bits)
+		return false;
+	struct tep_print_flag_sym *f = table ? table->flags.flags : NULL;
+	for (size_t i = 0; i < n; i++, f = f ? f->next : NULL) {
+		uint64_t v = table ? flag_value(f) : val[i];
+		const char *name = table ? f->str : str[i];
+		x->flag_val[x->nflags] = v;
+		x->flag_bits[x->nflags++] = name ? named_gfp(name) : 0;
+		if (name && strcmp(name, "__GFP_ACCOUNT") == 0)
+			x->account_bit = v;
+	}
+	return true;
+}
 
 static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 {
-	uint64_t type;
-	int id = !d->f_type			      ? tep_data_type(d->tep, rec)
-		 : read_num(d, d->f_type, rec, &type) ? (int)type
-						      : -1;
-	struct tep_event *ev;
+	int id = rec_type(d, rec);
+	struct fmtsrc src = {0};
 	struct evinfo *x;
 	int t;
 
-	if (id >= 0 && id < d->ninfo && d->info[id].kind != K_UNKNOWN)
-		return &d->info[id];
-	ev = tep_find_event(d->tep, id);
-	if (ev && (ev->id < 0 || ev->id != id))
-		return NULL;
-	if (!ev && !(d->df && format_by_id(d->df, id)))
+	if (id >= 0 && id < d->nslot && d->slot[id] && d->info[d->slot[id] - 1].kind != K_UNKNOWN)
+		return &d->info[d->slot[id] - 1];
+	if (d->own) {
+		const struct ownfmt *o = own_by_id(d, id);
+		if (o)
+			src = (struct fmtsrc){.system = o->system, .name = o->name, .own = o->f};
+	} else {
+		struct tep_event *ev = tep_find_event(d->tep, id);
+		if (ev && (ev->id < 0 || ev->id != id))
+			return NULL;
+		if (ev)
+			src = (struct fmtsrc){.system = ev->system, .name = ev->name, .ev = ev};
+	}
+	bool known = src.ev || src.own;
+	if (!known && !(d->df && format_by_id(d->df, id)))
 		return NULL; /* in process, formats not parsed are other events */
-	if (id >= d->ninfo) {
+	if (id < 0)
+		return NULL;
+	if (id >= d->nslot) {
 		int n = id + 64;
-		struct evinfo *v = realloc(d->info, (size_t)n * sizeof(*v));
+		uint32_t *v = realloc(d->slot, (size_t)n * sizeof(*v));
 		if (!v)
 			return NULL;
-		memset(v + d->ninfo, 0, (size_t)(n - d->ninfo) * sizeof(*v));
-		d->info = v;
-		d->ninfo = n;
+		memset(v + d->nslot, 0, (size_t)(n - d->nslot) * sizeof(*v));
+		d->slot = v;
+		d->nslot = n;
 	}
-	x = &d->info[id];
+	if (!d->slot[id]) {
+		if (d->ninfo == d->info_cap) {
+			int n = d->info_cap ? 2 * d->info_cap : 16;
+			struct evinfo *v = realloc(d->info, (size_t)n * sizeof(*v));
+			if (!v)
+				return NULL;
+			d->info = v;
+			d->info_cap = n;
+		}
+		memset(&d->info[d->ninfo], 0, sizeof(*d->info));
+		d->slot[id] = (uint32_t)++d->ninfo;
+	}
+	x = &d->info[d->slot[id] - 1];
 	if (x->kind != K_UNKNOWN)
 		return x;
 	x->kind = K_OTHER;
-	if (!ev)
+	if (!known)
 		return x;
-	if (ev->system && strcmp(ev->system, "ftrace") == 0 && strcmp(ev->name, "print") == 0) {
+	if (src.system && strcmp(src.system, "ftrace") == 0 && strcmp(src.name, "print") == 0) {
 		x->kind = K_PRINT;
-		x->buf = tep_find_field(ev, "buf");
+		x->buf = src_field(&src, "buf");
 		return x;
 	}
-	if (!ev->system || strcmp(ev->system, "kmem") != 0)
+	if (!src.system || strcmp(src.system, "kmem") != 0)
 		return x;
-	if (strcmp(ev->name, trace_ev_names[TRACE_EV_PAGE_FREE]) == 0) {
+	if (strcmp(src.name, trace_ev_names[TRACE_EV_PAGE_FREE]) == 0) {
 		/* the page allocator's free (sim/pgfree.h): pfn and order */
 		x->kind = K_SLAB;
 		x->type = TRACE_EV_PAGE_FREE;
-		x->pfn = tep_find_field(ev, "pfn");
-		x->order = tep_find_field(ev, "order");
+		x->pfn = src_field(&src, "pfn");
+		x->order = src_field(&src, "order");
 		return x;
 	}
-	if ((t = slab_type(ev->name)) < 0)
+	if ((t = slab_type(src.name)) < 0)
 		return x;
 	x->kind = K_SLAB;
 	x->type = (enum trace_ev_type)t;
-	x->call_site = tep_find_field(ev, "call_site");
-	x->ptr = tep_find_field(ev, "ptr");
-	x->bytes_req = tep_find_field(ev, "bytes_req");
-	x->bytes_alloc = tep_find_field(ev, "bytes_alloc");
-	x->gfp_flags = tep_find_field(ev, "gfp_flags");
-	x->node = tep_find_field(ev, "node");
-	x->accounted = tep_find_field(ev, "accounted");
-	x->name = tep_find_field(ev, "name");
-	const char *fmt = ev->print_fmt.format ? ev->print_fmt.format : "";
-	x->accounted_in_fmt = !x->accounted && strstr(fmt, "accounted=") && x->gfp_flags;
+	x->call_site = src_field(&src, "call_site");
+	x->ptr = src_field(&src, "ptr");
+	x->bytes_req = src_field(&src, "bytes_req");
+	x->bytes_alloc = src_field(&src, "bytes_alloc");
+	x->gfp_flags = src_field(&src, "gfp_flags");
+	x->node = src_field(&src, "node");
+	x->accounted = src_field(&src, "accounted");
+	x->name = src_field(&src, "name");
+	const char *fmt = src.own		     ? evformat_print(src.own)
+			  : src.ev->print_fmt.format ? src.ev->print_fmt.format
+						     : "";
+	x->accounted_in_fmt =
+		!x->accounted.found && strstr(fmt, "accounted=") && x->gfp_flags.found;
 	x->site_hex_0x = strstr(fmt, "call_site=%p") != NULL;
-	x->gfp_table = x->gfp_flags ? find_gfp_table(ev->print_fmt.args) : NULL;
-	if (x->gfp_table) {
-		int n = 0;
-		for (struct tep_print_flag_sym *f = x->gfp_table->flags.flags; f; f = f->next)
-			n++;
-		x->flag_val = calloc((size_t)n + 1, sizeof(*x->flag_val));
-		x->flag_bits = calloc((size_t)n + 1, sizeof(*x->flag_bits));
-		if (!x->flag_val || !x->flag_bits) {
-			x->kind = K_UNKNOWN;
-			return NULL;
-		}
-		for (struct tep_print_flag_sym *f = x->gfp_table->flags.flags; f; f = f->next) {
-			x->flag_val[x->nflags] = flag_value(f);
-			x->flag_bits[x->nflags++] = f->str ? named_gfp(f->str) : 0;
-			if (f->str && strcmp(f->str, "__GFP_ACCOUNT") == 0)
-				x->account_bit = flag_value(f);
-		}
+	if (x->gfp_flags.found && !set_flags(x, &src)) {
+		x->kind = K_UNKNOWN;
+		return NULL;
 	}
 	/* A kernel built without memcg prints IS_ENABLED(CONFIG_MEMCG) as 0. */
 	if (x->accounted_in_fmt && strstr(fmt, "(0 &&"))
@@ -454,36 +560,46 @@ static uint32_t gfp_bits(struct evinfo *x, uint64_t val)
 /* A number field of rec, in the file's byte order, as an unsigned value of
  * the field's size (tep_read_number_field's result, without its calls): a
  * field the record does not hold is missing. */
-static inline bool read_num(const struct tdlib *d, const struct tep_format_field *f,
+static inline bool read_num(const struct tdlib *d, const struct evformat_field *f,
 			    const struct tep_record *rec, uint64_t *v)
 {
 	const uint8_t *p;
 	uint64_t x = 0;
 
-	if (!f || f->offset < 0 || f->size > rec->size || f->offset > rec->size - f->size)
+	/* one test for both bounds (a negative size is no number's size) */
+	if (f->offset < 0 || (int64_t)f->offset + f->size > (int64_t)rec->size)
 		return false;
 	p = (const uint8_t *)rec->data + f->offset;
-	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
-		return false;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (!d->big_endian) { /* the usual case: one load */
-		if (f->size == 8) {
+		switch (f->size) {
+		case 8:
 			memcpy(&x, p, 8);
-		} else if (f->size == 4) {
+			break;
+		case 4: {
 			uint32_t y;
 			memcpy(&y, p, 4);
 			x = y;
-		} else if (f->size == 2) {
+			break;
+		}
+		case 2: {
 			uint16_t y;
 			memcpy(&y, p, 2);
 			x = y;
-		} else {
+			break;
+		}
+		case 1:
 			x = p[0];
+			break;
+		default:
+			return false;
 		}
 		*v = x;
 		return true;
 	}
 #endif
+	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+		return false;
 	for (int i = 0; i < f->size; i++)
 		x |= (uint64_t)p[d->big_endian ? f->size - 1 - i : i] << (8 * i);
 	*v = x;
@@ -530,24 +646,25 @@ static const char *call_site(struct tdlib *d, const struct evinfo *x, uint64_t s
  * marks the field "__rel_loc", from the end of the field itself. Read here
  * rather than through tep_get_field_raw, which looks the field up by name
  * at every record. */
-static const char *str_field(struct tep_format_field *f, struct tep_record *rec, int *len)
+static const char *str_field(const struct tdlib *d, const struct evformat_field *f,
+			     struct tep_record *rec, int *len)
 {
-	unsigned long long loc;
+	uint64_t loc;
 	long off, n;
 
-	if (!f || f->offset < 0 || f->offset > rec->size)
+	if (f->offset < 0 || f->offset > rec->size)
 		return NULL;
-	if (!(f->flags & TEP_FIELD_IS_DYNAMIC)) {
+	if (!(f->flags & EVFORMAT_DYNAMIC)) {
 		if (f->size != 0)
 			return NULL;
 		*len = rec->size - f->offset;
 		return (const char *)rec->data + f->offset;
 	}
-	if (f->offset + f->size > rec->size || tep_read_number_field(f, rec->data, &loc))
+	if (f->offset + f->size > rec->size || !read_num(d, f, rec, &loc))
 		return NULL;
 	off = (long)(loc & 0xffff);
 	n = (long)((loc >> 16) & 0xffff);
-	if (f->flags & TEP_FIELD_IS_RELATIVE)
+	if (f->flags & EVFORMAT_RELATIVE)
 		off += f->offset + f->size;
 	if (off > rec->size || n > rec->size - off)
 		return NULL;
@@ -561,7 +678,7 @@ static int marker_text(struct tdlib *d, const struct evinfo *x, struct tep_recor
 		       const char **text)
 {
 	int len = 0;
-	const char *s = str_field(x->buf, rec, &len);
+	const char *s = str_field(d, &x->buf, rec, &len);
 	size_t n = 0;
 
 	if (s && len > 0) {
@@ -612,37 +729,37 @@ static int slab_event(struct tdlib *d, struct evinfo *x, struct tep_record *rec,
 		return 1;
 	if (x->type == TRACE_EV_PAGE_FREE) { /* trace.h: physical address, length */
 		uint64_t order;
-		if (!read_num(d, x->pfn, rec, &ev->ptr))
+		if (!read_num(d, &x->pfn, rec, &ev->ptr))
 			return missing(msg, "pfn", x->type);
-		if (!read_num(d, x->order, rec, &order))
+		if (!read_num(d, &x->order, rec, &order))
 			return missing(msg, "order", x->type);
 		ev->ptr <<= 12;
 		ev->bytes_alloc = UINT64_C(4096) << (order < 20 ? order : 20);
 		return 1;
 	}
-	if (!read_num(d, x->ptr, rec, &ev->ptr))
+	if (!read_num(d, &x->ptr, rec, &ev->ptr))
 		return missing(msg, "ptr", x->type);
-	if (alloc && !read_num(d, x->bytes_req, rec, &ev->bytes_req))
+	if (alloc && !read_num(d, &x->bytes_req, rec, &ev->bytes_req))
 		return missing(msg, "bytes_req", x->type);
-	if (alloc && !read_num(d, x->bytes_alloc, rec, &ev->bytes_alloc))
+	if (alloc && !read_num(d, &x->bytes_alloc, rec, &ev->bytes_alloc))
 		return missing(msg, "bytes_alloc", x->type);
-	if (read_num(d, x->gfp_flags, rec, &v)) {
+	if (read_num(d, &x->gfp_flags, rec, &v)) {
 		ev->gfp = gfp_bits(x, v);
 		if (x->accounted_in_fmt)
 			ev->accounted = x->account_bit && (v & x->account_bit) == x->account_bit;
 	}
-	if (read_num(d, x->accounted, rec, &v))
+	if (read_num(d, &x->accounted, rec, &v))
 		ev->accounted = v != 0;
 	if (ev->accounted == 1 && !(ev->gfp & TRACE_GFP_ACCOUNT))
 		ev->gfp |= TRACE_GFP_ACCOUNT |
 			   ((ev->gfp & TRACE_GFP_KNOWN) ? TRACE_GFP_ACCOUNT_ONLY : 0);
-	if (read_num(d, x->node, rec, &v))
+	if (read_num(d, &x->node, rec, &v))
 		ev->node = (int32_t)v;
-	if (read_num(d, x->call_site, rec, &v))
+	if (read_num(d, &x->call_site, rec, &v))
 		ev->call_site = call_site(d, x, v);
-	if (x->name) {
+	if (x->name.found) {
 		int len = 0;
-		const char *s = str_field(x->name, rec, &len);
+		const char *s = str_field(d, &x->name, rec, &len);
 		if (s && len >= 0) {
 			/* the text parser's name= token ends at a blank; one pass
 			 * (a memcpy of a dozen bytes was a quarter of lib_next) */
@@ -727,9 +844,9 @@ static int lib_next(struct tdlib *d, struct trace_event *ev, enum trace_line_kin
 	ev->t_ns = (rec->ts + 500) / 1000 * 1000;
 	ev->cpu = (uint32_t)rec->cpu;
 	uint64_t pid;
-	ev->pid = !d->f_pid			     ? tep_data_pid(d->tep, rec)
-		  : read_num(d, d->f_pid, rec, &pid) ? (int)pid
-						     : -1;
+	ev->pid = !d->have_common		      ? tep_data_pid(d->tep, rec)
+		  : read_num(d, &d->f_pid, rec, &pid) ? (int)pid
+						      : -1;
 	trace_event_clear_fields(ev);
 	ev->text = NULL;
 	ev->line = 0;
@@ -738,7 +855,7 @@ static int lib_next(struct tdlib *d, struct trace_event *ev, enum trace_line_kin
 	x = info_of(d, rec);
 	if (!x) {
 		(void)snprintf(msg, MSG_MAX, "expected a record of a known event, got event id %d",
-			       tep_data_type(d->tep, rec));
+			       d->own ? rec_type(d, rec) : tep_data_type(d->tep, rec));
 		*kind = TRACE_LINE_EVENT;
 		return SLABSIM_EINPUT;
 	}
@@ -828,10 +945,12 @@ static void lib_close(struct tdlib *d)
 		if (d->kb[cpu])
 			kbuffer_free(d->kb[cpu]);
 	free(d->kb);
+	free(d->walk);
 	free(d->recs);
 	if (d->df) {
 		if (d->tep)
 			tep_free(d->tep);
+		free_own(d->own, d->nown);
 		datfile_close(d->df);
 	}
 	free(d->next);
@@ -845,6 +964,7 @@ static void lib_close(struct tdlib *d)
 		free(d->info[i].flag_bits);
 	}
 	free(d->info);
+	free(d->slot);
 	for (int i = 0; d->sites && i < SITE_CACHE; i++)
 		free(d->sites[i].str);
 	free(d->sites);
@@ -853,26 +973,30 @@ static void lib_close(struct tdlib *d)
 	free(d);
 }
 
-/* ---- In process: the container read here, the pages by kbuffer --------------
+/* ---- In process: the container and the pages read here ----------------------
  *
  * libtracecmd parses every event format of the file (about 2,300 on a 6.18
  * kernel: 0.3 s, the whole cost of a small trace) and allocates, fills and
  * frees a record for each event, keeping (1.3.1) every decompressed chunk
  * in a list it walks at every page. What a replay needs is the formats of
  * the kmem system and of ftrace's print, the symbol table, and the pages:
- * datfile.c finds them, libtraceevent parses those formats, and its kbuffer
- * walks each page (a ring-buffer page: a 64-bit timestamp, a commit word
- * of the kernel's long size whose low 27 bits are the bytes of events and
+ * datfile.c finds them, evformat.c (or libtraceevent) parses those formats,
+ * and struct pagewalk (or libtraceevent's kbuffer) walks each page (a
+ * ring-buffer page: a 64-bit timestamp, a commit word of the kernel's long
+ * size whose low 27 bits are the bytes of events and
  * whose top bits flag lost events, then the events). The records are merged
  * by time as libtracecmd merges them, and what a record becomes is lib_next's
  * as before: a file read here and through libtracecmd replays alike. Files
  * of other shapes (datfile.h) still go to libtracecmd in the child.
  *
- * The child existed because libtraceevent's format parser trusts its input;
- * here it parses a few formats, first in a forked probe (formats_ok): if the
- * probe dies, the file goes the child's way, which reports the crash as it
- * did. The container and the pages are checked here (datfile.c; the commit
- * bound below), and a page handed to kbuffer has zeros after it.
+ * The child existed because libtraceevent's format parser trusts its input.
+ * The few formats wanted are read by evformat.c, which checks what it
+ * reads; only when it does not take one of them (a shape it leaves to
+ * libtraceevent) does libtraceevent parse them, first in a forked probe
+ * (formats_ok): if the probe dies, the file goes the child's way, which
+ * reports the crash as it did. The container and the pages are checked here
+ * (datfile.c; the commit bound below), and a page walked has zeros after
+ * it.
  */
 
 #include <errno.h>
@@ -945,6 +1069,73 @@ static bool formats_ok(const struct datfile *df)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+static void free_own(struct ownfmt *own, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		evformat_free(own[i].f);
+	free(own);
+}
+
+/* The header page and the wanted formats parsed in process (evformat.h):
+ * 0 with *own (by the file's order), *n and *commit (the commit field's
+ * size), 1 when any of them is not of a shape taken there (libtraceevent
+ * then parses them all), SLABSIM_ENOMEM. Saves libtraceevent's parse,
+ * twice (the probe's and ours), and the probe's fork. */
+static int own_formats(const struct datfile *df, struct ownfmt **own, size_t *n, int *commit)
+{
+	size_t len, cnt = 0;
+	const char *h = datfile_header_page(df, &len);
+	struct ownfmt *v = NULL;
+	const struct evformat *like = NULL; /* the last with a gfp table */
+	*own = NULL;
+	*n = 0;
+	if ((*commit = evformat_header_commit_size(h, len)) < 0)
+		return 1;
+	const char *sys = NULL; /* the formats come by system: asked once a system */
+	bool sys_wanted = false;
+	for (size_t i = 0; i < datfile_nformats(df); i++) {
+		const struct datfile_format *f = datfile_format(df, i);
+		if (f->system != sys) {
+			sys = f->system;
+			sys_wanted = strcmp(sys, "ftrace") == 0 || strcmp(sys, "kmem") == 0;
+		}
+		if (!sys_wanted || !wanted_format(f))
+			continue;
+		struct ownfmt *w = realloc(v, (cnt + 1) * sizeof(*w));
+		if (!w) {
+			free_own(v, cnt);
+			return SLABSIM_ENOMEM;
+		}
+		v = w;
+		int rc = f->id < 0 ? 1 : evformat_parse(f->text, f->len, like, &v[cnt].f);
+		for (size_t j = 0; !rc && j < cnt; j++)
+			if (v[j].id ==
+			    f->id) { /* which one libtraceevent keeps: not ours to guess */
+				evformat_free(v[cnt].f);
+				rc = 1;
+			}
+		if (rc) {
+			free_own(v, cnt);
+			return rc;
+		}
+		const uint64_t *val;
+		const char *const *str;
+		if (evformat_gfp_table(v[cnt].f, &val, &str))
+			like = v[cnt].f;
+		v[cnt].id = f->id;
+		v[cnt].system = f->system;
+		v[cnt].name = f->name;
+		cnt++;
+	}
+	if (!cnt) {
+		free(v);
+		return 1;
+	}
+	*own = v;
+	*n = cnt;
+	return 0;
+}
+
 static bool is_hex(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -1008,16 +1199,126 @@ static void parse_kallsyms(struct tep_handle *tep, char *text)
 	}
 }
 
+/* A ring-buffer page walked here, as kbuffer walks it, for little-endian
+ * files whose formats evformat.c read: kbuffer's calls per record (its
+ * next event, size, offset, missed events) were a fifth of the reading.
+ * The records: a 32-bit header word (type_len in its low 5 bits, a time
+ * delta in the rest), then for type 0 a length word and the payload, 1-28
+ * a payload of 4 * type_len bytes, 29 padding (a length word), 30 a time
+ * extend (its high bits in the next word). Type 31, an absolute time
+ * stamp, is left to kbuffer: the page is handed to it at the record
+ * reached. */
+struct pagewalk {
+	const uint8_t *page, *data; /* the page; its records */
+	uint32_t size;		    /* the records' bytes (the commit's count) */
+	uint32_t curr, index, next; /* the record at hand: header, payload; the next */
+	unsigned long long ts;
+	long long lost; /* missed events before the page (-1: some, not counted) */
+	bool kb;	/* kbuffer has the rest of this page */
+};
+
+#define RB_COMMIT_MASK ((1u << 27) - 1)
+#define RB_MISSED      (1ull << 31)
+#define RB_MISSED_CNT  (1ull << 30)
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le_long(const uint8_t *p, size_t ls)
+{
+	return ls == 8 ? le32(p) | (uint64_t)le32(p + 4) << 32 : le32(p);
+}
+
+/* The next data record of w: 1, 0 at the page's end, -1 at a type 31. */
+static int walk_next(struct pagewalk *w)
+{
+	for (;;) {
+		w->curr = w->next;
+		if (w->next >= w->size)
+			return 0;
+		uint32_t h = le32(w->data + w->curr), type = h & 31, at = w->curr + 4;
+		unsigned long long delta = h >> 5;
+		int length;
+		switch (type) {
+		case 29:
+			length = (int)le32(w->data + at);
+			break;
+		case 30:
+			delta += (unsigned long long)le32(w->data + at) << 27;
+			at += 4;
+			length = 0;
+			break;
+		case 31:
+			return -1;
+		case 0:
+			length = (int)le32(w->data + at) - 4;
+			length = (length + 3) & ~3;
+			at += 4;
+			break;
+		default:
+			length = (int)type * 4;
+			break;
+		}
+		w->ts += delta;
+		w->index = at;
+		w->next = at + (uint32_t)length;
+		if (type < 29)
+			return 1;
+	}
+}
+
+/* Load page into w (its commit word checked by the caller) and go to its
+ * first data record: as walk_next. */
+static int walk_load(struct pagewalk *w, const uint8_t *page, size_t data_off)
+{
+	size_t ls = data_off - 8;
+	uint64_t commit = le_long(page + 8, ls);
+	*w = (struct pagewalk){.page = page, .data = page + data_off};
+	w->ts = le_long(page, 8);
+	w->size = (uint32_t)(commit & RB_COMMIT_MASK);
+	w->lost = !(commit & RB_MISSED)	     ? 0
+		  : (commit & RB_MISSED_CNT) ? (long long)le_long(w->data + w->size, ls)
+					     : -1;
+	return walk_next(w);
+}
+
+/* kbuffer takes w's page on from the record at w->curr (a type 31): the
+ * first data record after it, or NULL. */
+static void *walk_to_kbuffer(struct tdlib *d, struct pagewalk *w, struct kbuffer *kb,
+			     unsigned long long *ts)
+{
+	int target = (int)(d->data_off + w->curr);
+	w->kb = true;
+	if (kbuffer_load_subbuffer(kb, (void *)w->page) < 0)
+		return NULL;
+	void *data = kbuffer_read_event(kb, ts);
+	while (data && kbuffer_curr_offset(kb) < target)
+		data = kbuffer_next_event(kb, ts);
+	return data;
+}
+
 /* cpu's next record into d->recs[cpu] (d->next[cpu] NULL at its end): 1,
  * 0 at the end, -1 on a corrupt page (its header or an event past its
  * end: not something trace-cmd writes). */
 static int fast_read(struct tdlib *d, int cpu)
 {
 	struct kbuffer *kb = d->kb[cpu];
+	struct pagewalk *w = d->walk ? &d->walk[cpu] : NULL;
 	struct tep_record *r = &d->recs[cpu];
-	unsigned long long ts;
-	void *data = r->data ? kbuffer_next_event(kb, &ts) : NULL;
+	unsigned long long ts = 0;
+	void *data = NULL;
 
+	if (r->data && w && !w->kb) {
+		int k = walk_next(w);
+		data = k > 0   ? (void *)(w->data + w->index)
+		       : k < 0 ? walk_to_kbuffer(d, w, kb, &ts)
+			       : NULL;
+		ts = w->kb ? ts : w->ts;
+	} else if (r->data) {
+		data = kbuffer_next_event(kb, &ts);
+	}
 	while (!data) {
 		const uint8_t *page;
 		/* a chunk that does not decompress ends the CPU's data, as in
@@ -1034,20 +1335,36 @@ static int fast_read(struct tdlib *d, int cpu)
 		for (size_t i = 0; i < ls; i++)
 			commit |= (uint64_t)page[8 + (datfile_big_endian(d->df) ? ls - 1 - i : i)]
 				  << (8 * i);
-		if ((commit & ((1u << 27) - 1)) > d->data_max ||
-		    kbuffer_load_subbuffer(kb, (void *)page) < 0)
+		if ((commit & ((1u << 27) - 1)) > d->data_max)
+			return -1;
+		if (w) {
+			int k = walk_load(w, page, d->data_off);
+			data = k > 0   ? (void *)(w->data + w->index)
+			       : k < 0 ? walk_to_kbuffer(d, w, kb, &ts)
+				       : NULL;
+			ts = w->kb ? ts : w->ts;
+			continue;
+		}
+		if (kbuffer_load_subbuffer(kb, (void *)page) < 0)
 			return -1;
 		data = kbuffer_read_event(kb, &ts);
 	}
-	int size = kbuffer_event_size(kb);
-	int off = kbuffer_curr_offset(kb);
+	int size, off;
+	if (w && !w->kb) {
+		size = (int)(w->next - w->index);
+		off = (int)(w->curr + d->data_off);
+		r->missed_events = (int)(w->curr ? 0 : w->lost);
+	} else {
+		size = kbuffer_event_size(kb);
+		off = kbuffer_curr_offset(kb);
+		r->missed_events = kbuffer_missed_events(kb);
+	}
 	if (size < 0 || off < 0 || (size_t)off + (size_t)size > d->data_off + d->data_max)
 		return -1;
 	r->data = data;
 	r->size = size;
 	r->ts = ts;
 	r->cpu = cpu;
-	r->missed_events = kbuffer_missed_events(kb);
 	d->next[cpu] = r;
 	return 1;
 }
@@ -1063,16 +1380,31 @@ static int fast_open(int fd, const char *path, struct tdlib **out, struct err *e
 	*out = NULL;
 	if (rc == SLABSIM_ENOMEM)
 		return err_set(e, rc, "out of memory opening %s", path);
-	if (rc || !formats_ok(df)) {
+	if (rc) {
+		datfile_close(df);
+		return 1;
+	}
+	/* the formats read here, or else through libtraceevent, probed first */
+	struct ownfmt *own = NULL;
+	size_t nown = 0;
+	int ls = 0;
+	if ((rc = own_formats(df, &own, &nown, &ls)) < 0) {
+		datfile_close(df);
+		return err_set(e, rc, "out of memory opening %s", path);
+	}
+	if (rc && !formats_ok(df)) {
 		datfile_close(df);
 		return 1;
 	}
 	if (!(d = calloc(1, sizeof(*d)))) {
+		free_own(own, nown);
 		datfile_close(df);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
 	}
 	d->fd = -1;
 	d->df = df;
+	d->own = own;
+	d->nown = nown;
 	d->taken = d->bad_cpu = -1;
 	d->ncpu = datfile_cpus(df);
 	d->path = strdup(path);
@@ -1081,6 +1413,12 @@ static int fast_open(int fd, const char *path, struct tdlib **out, struct err *e
 	d->got = calloc((size_t)d->ncpu + 1, sizeof(*d->got));
 	d->sites = calloc(SITE_CACHE, sizeof(*d->sites));
 	d->kb = calloc((size_t)d->ncpu + 1, sizeof(*d->kb));
+	/* the pages walked here when evformat.c read the formats (not the
+	 * old page format, which only libtraceevent's header parse tells)
+	 * of a little-endian file */
+	if (own && !datfile_big_endian(df) &&
+	    !(d->walk = calloc((size_t)d->ncpu + 1, sizeof(*d->walk))))
+		goto nomem;
 	d->recs = calloc((size_t)d->ncpu + 1, sizeof(*d->recs));
 	if (!d->path || !d->tep || !d->next || !d->got || !d->sites || !d->kb || !d->recs)
 		goto nomem;
@@ -1091,25 +1429,37 @@ static int fast_open(int fd, const char *path, struct tdlib **out, struct err *e
 	tep_set_long_size(d->tep, datfile_long_size(df));
 	tep_set_page_size(d->tep, datfile_page_size(df));
 	tep_set_cpus(d->tep, d->ncpu);
-	if (parse_formats(d->tep, df))
-		goto nomem;
-	/* the page header's commit field has the kernel's long size */
-	int ls = tep_get_header_page_size(d->tep);
+	if (own) {
+		/* the common fields of the lowest id, as libtraceevent's first
+		 * event has them */
+		const struct ownfmt *first = &own[0];
+		for (size_t i = 1; i < nown; i++)
+			if (own[i].id < first->id)
+				first = &own[i];
+		d->f_type = evformat_field(first->f, "common_type", true);
+		d->f_pid = evformat_field(first->f, "common_pid", true);
+	} else {
+		if (parse_formats(d->tep, df))
+			goto nomem;
+		/* the page header's commit field has the kernel's long size */
+		ls = tep_get_header_page_size(d->tep);
+		struct tep_event *first =
+			tep_get_events_count(d->tep) > 0 ? tep_get_event(d->tep, 0) : NULL;
+		if (first) {
+			d->f_type = field_of(tep_find_common_field(first, "common_type"));
+			d->f_pid = field_of(tep_find_common_field(first, "common_pid"));
+		}
+	}
 	if (ls != 4 && ls != 8) {
 		lib_close(d);
 		return 1;
 	}
 	d->data_off = 8 + (size_t)ls;
-	struct tep_event *first =
-		tep_get_events_count(d->tep) > 0 ? tep_get_event(d->tep, 0) : NULL;
-	if (first) {
-		d->f_type = tep_find_common_field(first, "common_type");
-		d->f_pid = tep_find_common_field(first, "common_pid");
-	}
-	if (!d->f_type || !d->f_pid) {
+	if (!d->f_type.found || !d->f_pid.found) {
 		lib_close(d);
 		return 1;
 	}
+	d->have_common = true;
 	d->data_max = (size_t)datfile_page_size(df) - d->data_off;
 	const char *ks = datfile_kallsyms(df);
 	if (ks)
@@ -1120,7 +1470,7 @@ static int fast_open(int fd, const char *path, struct tdlib **out, struct err *e
 								  : KBUFFER_ENDIAN_LITTLE);
 		if (!d->kb[cpu])
 			goto nomem;
-		if (tep_is_old_format(d->tep))
+		if (!own && tep_is_old_format(d->tep))
 			kbuffer_set_old_format(d->kb[cpu]);
 		if (fast_read(d, cpu) < 0) {
 			/* corrupt from the first page: libtracecmd's way says so */
