@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE /* cpu_set_t in tracefs.h */
 #include "ktrace.h"
+#include "tepgfp.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -144,34 +145,6 @@ bool ktrace_supported(void)
 
 /* ---- the formats ---- */
 
-/* The __print_flags argument over the field gfp_flags, anywhere in arg. */
-static struct tep_print_arg *gfp_table(struct tep_print_arg *arg)
-{
-	struct tep_print_arg *f;
-	for (; arg; arg = arg->next) {
-		switch (arg->type) {
-		case TEP_PRINT_FLAGS:
-			f = arg->flags.field;
-			while (f && f->type == TEP_PRINT_TYPE)
-				f = f->typecast.item;
-			if (f && f->type == TEP_PRINT_FIELD && f->field.name &&
-			    strcmp(f->field.name, "gfp_flags") == 0)
-				return arg;
-			break;
-		case TEP_PRINT_OP:
-			if ((f = gfp_table(arg->op.left)) || (f = gfp_table(arg->op.right)))
-				return f;
-			break;
-		case TEP_PRINT_TYPE:
-			if ((f = gfp_table(arg->typecast.item)))
-				return f;
-			break;
-		default:
-			break;
-		}
-	}
-	return NULL;
-}
 
 /* The bits of __GFP_DMA, __GFP_RECLAIMABLE, __GFP_ACCOUNT, and of
  * __GFP_HARDWALL and __GFP_NOWARN (which route memdup_user's GFP_USER
@@ -184,7 +157,7 @@ static void gfp_bits_of(struct tep_event *ev, struct evinfo *x)
 	x->account_bit = 0x400000;
 	x->hardwall_bit = 0x100000;
 	x->nowarn_bit = 0x2000;
-	struct tep_print_arg *t = x->gfp_flags ? gfp_table(ev->print_fmt.args) : NULL;
+	struct tep_print_arg *t = x->gfp_flags ? tepgfp_table(ev->print_fmt.args) : NULL;
 	for (struct tep_print_flag_sym *f = t ? t->flags.flags : NULL; f; f = f->next) {
 		uint64_t v = f->value ? strtoull(f->value, NULL, 0) : 0;
 		if (!f->str || !v)

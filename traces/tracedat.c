@@ -88,6 +88,7 @@ void tracedat_close(struct tracedat *d)
 
 #include "datfile.h"
 #include "evformat.h"
+#include "tepgfp.h"
 
 /* A wanted format parsed in process: its id, system and name (the
  * datfile's). */
@@ -293,36 +294,6 @@ static int slab_type(const char *name)
 	return -1;
 }
 
-/* The __print_flags argument over the field gfp_flags, anywhere in arg. */
-static struct tep_print_arg *find_gfp_table(struct tep_print_arg *arg)
-{
-	struct tep_print_arg *f;
-
-	for (; arg; arg = arg->next) {
-		switch (arg->type) {
-		case TEP_PRINT_FLAGS:
-			f = arg->flags.field;
-			while (f && f->type == TEP_PRINT_TYPE)
-				f = f->typecast.item;
-			if (f && f->type == TEP_PRINT_FIELD && f->field.name &&
-			    strcmp(f->field.name, "gfp_flags") == 0)
-				return arg;
-			break;
-		case TEP_PRINT_OP:
-			if ((f = find_gfp_table(arg->op.left)) ||
-			    (f = find_gfp_table(arg->op.right)))
-				return f;
-			break;
-		case TEP_PRINT_TYPE:
-			if ((f = find_gfp_table(arg->typecast.item)))
-				return f;
-			break;
-		default:
-			break;
-		}
-	}
-	return NULL;
-}
 
 static uint64_t flag_value(const struct tep_print_flag_sym *f)
 {
@@ -387,7 +358,7 @@ static bool set_flags(struct evinfo *x, const struct fmtsrc *s)
 	struct tep_print_arg *table = NULL;
 	if (s->own) {
 		n = evformat_gfp_table(s->own, &val, &str);
-	} else if ((table = find_gfp_table(s->ev->print_fmt.args))) {
+	} else if ((table = tepgfp_table(s->ev->print_fmt.args))) {
 		for (struct tep_print_flag_sym *f = table->flags.flags; f; f = f->next)
 			n++;
 	}

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "datfile.h"
 #include "evformat.h"
+#include "tepgfp.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,29 +24,6 @@
 #if defined(SLABSIM_HAVE_TRACECMD) && defined(SLABSIM_HAVE_ZSTD)
 #include <traceevent/event-parse.h>
 
-/* tracedat.c's walk: the first __print_flags over gfp_flags through
- * operators and casts. */
-static struct tep_print_arg *gfp_table(struct tep_print_arg *arg)
-{
-	struct tep_print_arg *f;
-	for (; arg; arg = arg->next) {
-		if (arg->type == TEP_PRINT_FLAGS) {
-			f = arg->flags.field;
-			while (f && f->type == TEP_PRINT_TYPE)
-				f = f->typecast.item;
-			if (f && f->type == TEP_PRINT_FIELD && f->field.name &&
-			    strcmp(f->field.name, "gfp_flags") == 0)
-				return arg;
-		} else if (arg->type == TEP_PRINT_OP) {
-			if ((f = gfp_table(arg->op.left)) || (f = gfp_table(arg->op.right)))
-				return f;
-		} else if (arg->type == TEP_PRINT_TYPE) {
-			if ((f = gfp_table(arg->typecast.item)))
-				return f;
-		}
-	}
-	return NULL;
-}
 
 /* The differences between ev and f (0: none), the first one printed. */
 static int compare(const struct datfile_format *df, struct tep_event *ev, const struct evformat *f)
@@ -75,7 +53,7 @@ static int compare(const struct datfile_format *df, struct tep_event *ev, const 
 	const uint64_t *val;
 	const char *const *name;
 	size_t n = evformat_gfp_table(f, &val, &name), i = 0;
-	struct tep_print_arg *t = gfp_table(ev->print_fmt.args);
+	struct tep_print_arg *t = tepgfp_table(ev->print_fmt.args);
 	for (struct tep_print_flag_sym *s = t ? t->flags.flags : NULL; s; s = s->next, i++) {
 		uint64_t v = s->value ? strtoull(s->value, NULL, 0) : 0;
 		/* the { 0, NULL } end: a name no value selects */
