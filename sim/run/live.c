@@ -524,9 +524,11 @@ static int take(struct live *l, bool last, struct err *e)
 			l->held = h;
 			l->capheld = cap;
 		}
-		struct trace_event ev;
-		for (uint64_t i = 0; i < evarr_len(a); i++) {
-			evarr_get(a, i, &ev);
+		if (l->hold) {
+			/* the reader merges the CPUs' buffers in time order:
+			 * the array's last event is its latest */
+			struct trace_event ev;
+			evarr_get(a, evarr_len(a) - 1, &ev);
 			l->newest_ns = ev.t_ns > l->newest_ns ? ev.t_ns : l->newest_ns;
 		}
 		l->held[l->nheld++] = (struct held){a, l->taken};
