@@ -1247,9 +1247,12 @@ FAST void set_head(struct trace_event *ev, int type, uint64_t t_ns, uint32_t cpu
 	ev->site_id = 0;
 }
 
-/* 1 and *ev as parse_line() would give (which would return 1 too), or 0 with
- * *ev and the line's bytes unchanged. s..end as for parse_line(),
- * with TRACE_LINE_PAD readable bytes after end. */
+/* 1 and *ev as parse_line() would give (which would return 1 too);
+ * FAST_OTHER and *ev as parse_line() gives them for a line it counts
+ * TRACE_LINE_OTHER_EVENT (returning 0); or 0 with *ev and the line's bytes
+ * unchanged. s..end as for parse_line(), with TRACE_LINE_PAD readable bytes
+ * after end. */
+enum { FAST_OTHER = 2 };
 /* The fast path's pieces, in the order of a line. Each returns where the
  * line goes on, or NULL when it is not the common layout (parse_line()
  * then reads it). */
@@ -1323,7 +1326,7 @@ FAST char *fast_cpu_pid(char *s, uint32_t *cpu, int32_t *pid)
 
 /* After "[cpu] ": irq flags (optional), "<sec>.<frac>:", the event name,
  * exactly. *t_ns, *type; returns the blank after the name. */
-FAST char *fast_time_event(char *p, uint64_t *t_ns, int *type)
+FAST char *fast_time_event(char *p, uint64_t *t_ns, int *type, char **name_at)
 {
 	static const uint32_t pow10[10] = {1,	   10,	    100,      1000,	 10000,
 					   100000, 1000000, 10000000, 100000000, 1000000000};
@@ -1359,6 +1362,7 @@ FAST char *fast_time_event(char *p, uint64_t *t_ns, int *type)
 	p += 2;
 	if (blank(*p)) /* perf script pads the event column */
 		p = skip_pad(p);
+	*name_at = p;
 	if (p[4] == ':' && LIT_AT(p, "kmem:")) /* perf's "kmem:kmalloc:" */
 		p += 5;
 
@@ -1384,10 +1388,39 @@ FAST char *fast_time_event(char *p, uint64_t *t_ns, int *type)
 	} else if (LIT_AT(p, "kmalloc_node:")) {
 		*type = TRACE_EV_KMALLOC_NODE;
 		p += 13;
+	} else if (LIT_AT(p, "mm_page_free:")) {
+		*type = TRACE_EV_PAGE_FREE;
+		p += 13;
 	} else {
 		return NULL;
 	}
 	return blank(*p) ? p : NULL;
+}
+
+/* An event line of another event (perf script's kmem:rss_stat, sched:...,
+ * trace-cmd's other events), name at its event-name token: true when
+ * parse_line() would count it TRACE_LINE_OTHER_EVENT, by the same reading
+ * of the token (split at its last inner ':' into system and name); false
+ * for anything it would read otherwise (a marker, one of ours, no ':'). */
+FAST bool fast_other(char *name, const char *end)
+{
+	char *p = token_end(name, end), *name_end, *sys = NULL;
+
+	if (p == name || p[-1] != ':')
+		return false;
+	name_end = p - 1;
+	for (char *d = name_end; d > name; d--) {
+		if (d[-1] == ':') {
+			sys = name;
+			name = d;
+			break;
+		}
+	}
+	size_t n = (size_t)(name_end - name);
+	int type = event_type(name, n);
+	if (type == TRACE_EV_MARKER || (type < 0 && span_is(name, n, "print")))
+		return false;
+	return type < 0 || (sys && !span_is(sys, (size_t)(name - 1 - sys), "kmem"));
 }
 
 /* " bytes_req=R bytes_alloc=A[ gfp_flags=F][ node=N][ accounted=B]" into
@@ -1465,13 +1498,33 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 	uint32_t cpu;
 	int type;
 
-	if (!(p = fast_cpu_pid(s, &cpu, &pid)) || !(p = fast_time_event(p + 2, &t_ns, &type)))
+	char *name_at = NULL;
+	if (!(p = fast_cpu_pid(s, &cpu, &pid)))
 		return 0;
+	if (!(p = fast_time_event(p + 2, &t_ns, &type, &name_at))) {
+		/* another event: parse_line() reads no further than its name */
+		if (!name_at || !fast_other(name_at, end) || memchr(s, '\0', (size_t)(end - s)))
+			return 0;
+		set_head(ev, 0, t_ns, cpu, pid);
+		trace_event_clear_fields(ev);
+		return FAST_OTHER;
+	}
 	if (skip_fields & (1u << type)) {
 		if (memchr(p, '\0', (size_t)(end - p)))
 			return 0;
 		set_head(ev, type, t_ns, cpu, pid);
 		trace_event_clear_fields(ev);
+		return 1;
+	}
+	if (type == TRACE_EV_PAGE_FREE) { /* parse_line()'s own reading */
+		char msg[MSG_MAX];
+		struct trace_event pf;
+		if (memchr(s, '\0', (size_t)(end - s)) || parse_page_free(p, end, &pf, msg) != 1)
+			return 0;
+		set_head(ev, type, t_ns, cpu, pid);
+		trace_event_clear_fields(ev);
+		ev->ptr = pf.ptr;
+		ev->bytes_alloc = pf.bytes_alloc;
 		return 1;
 	}
 	if (blank(p[1])) /* trace-cmd pads the event name column */
@@ -1553,8 +1606,13 @@ parse_text(char *line, size_t len, struct trace_event *ev, enum trace_line_kind 
 
 	if (len && line[len - 1] == '\r')
 		line[--len] = '\0';
-	*fast = !general_only && parse_fast(line, line + len, ev, skip_fields);
-	if (*fast) {
+	int rc = general_only ? 0 : parse_fast(line, line + len, ev, skip_fields);
+	*fast = rc != 0;
+	if (rc == FAST_OTHER) {
+		*kind = TRACE_LINE_OTHER_EVENT;
+		return 0;
+	}
+	if (rc) {
 		*kind = TRACE_LINE_EVENT;
 		return 1;
 	}
@@ -2058,6 +2116,7 @@ static int open_tracedat(struct trace_reader *r, int fd, struct err *e)
 		r->stats.lost_sources |= TRACE_LOST_BUFFER_STATS;
 	}
 	r->stats.header_cpus = tracedat_cpus(r->dat);
+	r->stats.names_in_format = tracedat_names_caches(r->dat);
 	return 0;
 }
 
