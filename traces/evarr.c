@@ -688,6 +688,11 @@ static void cursor_progress(void *ctx, uint64_t *done, uint64_t *total)
 	*total = c->a->n;
 }
 
+void evarr_set_stats(struct evarr *a, const struct trace_stats *stats)
+{
+	a->stats = *stats;
+}
+
 static const struct trace_stats *cursor_stats(void *ctx)
 {
 	const struct evarr_cursor *c = ctx;

@@ -63,6 +63,9 @@ uint64_t evarr_len(const struct evarr *a);
 void evarr_get(const struct evarr *a, uint64_t i, struct trace_event *ev);
 /* The reader's line counts at the end of the parse. */
 const struct trace_stats *evarr_stats(const struct evarr *a);
+/* Set them, for an array finished before its reader reached the end (the
+ * head of a trace that turned out to be all of it). */
+void evarr_set_stats(struct evarr *a, const struct trace_stats *stats);
 const char *evarr_path(const struct evarr *a);
 /* Bytes held: events, keys and strings (for the benchmark and the log). */
 size_t evarr_bytes(const struct evarr *a);

@@ -140,6 +140,9 @@ struct trace_stats {
 	uint32_t header_cpus, cpus_seen;
 	uint64_t accounted_events;
 	uint64_t named_cache_allocs;
+	/* a trace.dat whose event formats name the cache of every
+	 * kmem_cache_alloc (tracedat_names_caches): set at the open */
+	bool names_in_format;
 	uint64_t first_malformed_line;
 	char first_malformed_msg[256]; /* what was expected on that line */
 	/* The input's identity (runs.trace_hash): XXH3-128 of its bytes as

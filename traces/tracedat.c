@@ -77,6 +77,11 @@ uint32_t tracedat_cpus(const struct tracedat *d)
 	return 0;
 }
 
+bool tracedat_names_caches(const struct tracedat *d)
+{
+	return false;
+}
+
 void tracedat_close(struct tracedat *d)
 {
 }
@@ -1912,6 +1917,34 @@ uint64_t tracedat_records(const struct tracedat *d)
 uint32_t tracedat_cpus(const struct tracedat *d)
 {
 	return d->ncpu;
+}
+
+/* In process only (the child's formats are not at hand: false). */
+bool tracedat_names_caches(const struct tracedat *d)
+{
+	const struct tdlib *l = d->fast;
+	bool any = false;
+	if (!l || !l->df)
+		return false;
+	for (size_t i = 0; i < datfile_nformats(l->df); i++) {
+		const struct datfile_format *f = datfile_format(l->df, i);
+		int t = strcmp(f->system, "kmem") == 0 ? slab_type(f->name) : -1;
+		if (t != TRACE_EV_CACHE_ALLOC && t != TRACE_EV_CACHE_ALLOC_NODE)
+			continue;
+		struct fmtsrc src = {.system = f->system, .name = f->name};
+		const struct ownfmt *o = NULL;
+		for (size_t k = 0; k < l->nown && !o; k++)
+			if (l->own[k].system == f->system && l->own[k].name == f->name)
+				o = &l->own[k];
+		if (o)
+			src.own = o->f;
+		else if (!l->tep || !(src.ev = tep_find_event_by_name(l->tep, f->system, f->name)))
+			return false;
+		if (!src_field(&src, "name").found)
+			return false;
+		any = true;
+	}
+	return any;
 }
 
 void tracedat_close(struct tracedat *d)

@@ -44,6 +44,10 @@ int tracedat_next(struct tracedat *d, struct trace_event *ev, enum trace_line_ki
  * file (overrun + commit overrun + dropped events, over the CPUs); false
  * when the file stores none. */
 bool tracedat_buffer_lost(const struct tracedat *d, uint64_t *lost);
+/* Whether the file's formats give every kmem_cache_alloc event kind it has
+ * (and it has one) a name field: every such record then names its cache,
+ * and a name pass has nothing to learn. */
+bool tracedat_names_caches(const struct tracedat *d);
 
 /* Not NULL once the reader cannot go on: libtracecmd crashed or stopped
  * on the file (SLABSIM_EINPUT, the message names the file). */

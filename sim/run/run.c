@@ -6,6 +6,7 @@
 #include "sites.h"
 #include "evarr.h"
 #include "learn.h"
+#include "peekread.h"
 #include "prefetch.h"
 #include "rec.h"
 #include "sink.h"
@@ -38,6 +39,11 @@ struct run {
 	struct evarr *head;
 	struct evarr_cursor head_cur;
 	uint64_t head_bytes, head_total;
+	struct trace_source head_src; /* the head's events ahead of a single read */
+	bool head_whole;	      /* the head is all of the trace */
+	/* the replay's source over a file read as it comes (src wraps it):
+	 * the look-ahead's random access */
+	struct trace_peekread *peek;
 	struct trace_source src;
 	const struct trace_stats *stats; /* of a parsed array */
 	struct rec *rec, *own_rec;	 /* where the run is recorded; own_rec: opened here */
@@ -335,10 +341,27 @@ static int open_reader(struct run *r, const char *path, const struct trace_opts 
 
 static void close_reader(struct run *r)
 {
+	trace_peekread_close(r->peek);
+	r->peek = NULL;
 	trace_prefetch_close(r->pf);
 	r->pf = NULL;
 	trace_close(r->tr);
 	r->tr = NULL;
+}
+
+/* r->src with random access ahead (peekread.h) for the engine's
+ * look-ahead, from a second read of path; the head's events (r->head, when
+ * the reader r->src reads on from them) first. */
+static int peek_ahead(struct run *r, const char *path, struct err *e)
+{
+	const struct trace_opts lax = {.strict = false};
+	const struct trace_source *head = NULL;
+	if (r->head) {
+		evarr_source(&r->head_src, &r->head_cur, r->head);
+		head = &r->head_src;
+	}
+	struct trace_source in = r->src;
+	return trace_peekread_open(head, &in, path, &lax, &r->peek, &r->src, e);
 }
 
 /* The spilled name pass: one read of the text, the parsed events kept in an
@@ -428,16 +451,21 @@ static int learn_reading(struct run *r, const char *path, const struct run_read 
 static int prescan(struct run *r, const char *path, bool keep, struct err *e)
 {
 	enum { PRESCAN_EVENTS = 100000, BATCH = 64 };
+	/* SLABSIM_HEAD_EVENTS: a shorter head, for the tests of the reads
+	 * that go on from it (tests/cli/readahead.sh) */
+	const char *he = getenv("SLABSIM_HEAD_EVENTS");
+	uint32_t head_events = he && atoi(he) > 0 ? (uint32_t)atoi(he) : PRESCAN_EVENTS;
 	struct trace_opts lax = {.strict = false};
 	struct trace_event ev[BATCH];
 	int rc = trace_open(path, &lax, &r->tr, e);
 	if (!rc && keep)
 		rc = evarr_open(path, &r->head, e);
-	for (uint32_t n = 0; !rc && n < PRESCAN_EVENTS;) {
-		uint32_t want = PRESCAN_EVENTS - n < BATCH ? PRESCAN_EVENTS - n : BATCH;
+	for (uint32_t n = 0; !rc && n < head_events;) {
+		uint32_t want = head_events - n < BATCH ? head_events - n : BATCH;
 		int k = trace_next_batch(r->tr, ev, want, e);
 		if (k <= 0) {
 			rc = k;
+			r->head_whole = k == 0;
 			break;
 		}
 		if (keep && (rc = evarr_push_batch(r->head, ev, (uint32_t)k, NULL, e)))
@@ -568,7 +596,14 @@ static int open_source(struct run *r, const struct run_opts *o, const struct run
 		if ((rc = decide_model(r, o, e)) < 0)
 			return rc;
 	}
-	if (!rd->no_name_pass) {
+	/* a trace.dat whose formats name the cache of every kmem_cache_alloc
+	 * leaves a name pass nothing to learn (sim_learns_from), and once its
+	 * head held one such allocation the model it decided is final (the
+	 * newest format, the file's CPU count): it is read once, on from the
+	 * head */
+	bool once = can_reread && !rd->no_name_pass && !rd->strict && r->pass.names_in_format &&
+		    r->pass.named_cache_allocs;
+	if (!rd->no_name_pass && !once) {
 		/* one read of the text when the name pass can keep what it
 		 * parsed: not in strict mode, whose replay must stop at the
 		 * first malformed line although the name pass reads past it;
@@ -603,8 +638,24 @@ static int open_source(struct run *r, const struct run_opts *o, const struct run
 	}
 	if (o->between_passes)
 		o->between_passes(o->ctx);
-	struct trace_opts to = {.strict = rd->strict};
-	return open_reader(r, in->path, &to, rd, e);
+	if (once && r->head && r->head_whole) {
+		/* all of it in the head: replayed as a spilled pass's array */
+		evarr_set_stats(r->head, trace_stats(r->tr));
+		close_reader(r);
+		evarr_source(&r->src, &r->head_cur, r->head);
+		r->stats = evarr_stats(r->head);
+		return 0;
+	}
+	if (once && r->head) {
+		rc = attach_reader(r, rd, e);
+	} else {
+		struct trace_opts to = {.strict = rd->strict};
+		evarr_free(r->head);
+		r->head = NULL;
+		close_reader(r);
+		rc = open_reader(r, in->path, &to, rd, e);
+	}
+	return rc || !can_reread ? rc : peek_ahead(r, in->path, e);
 }
 
 /* A trace read more than once must have been the same file each time: its
@@ -969,10 +1020,10 @@ void run_free(struct run *r)
 	if (!r)
 		return;
 	close_reader(r);
-	evarr_free(r->head);
 	rec_close(r->own_rec);
 	sim_destroy(r->s);
 	evarr_free(r->spill); /* after the sim, which may hold its strings */
+	evarr_free(r->head);
 	policy_sites_destroy(r->sites);
 	free(r);
 }
