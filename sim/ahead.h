@@ -8,8 +8,9 @@
  * the kmem:mm_page_free events of the stream from the event being
  * replayed to a fixed time after it, read through the source's random
  * access (trace_source.peek_at); memory follows the page frees of one
- * window, not the trace. Sources without random access (a trace read as
- * it comes) have no window.
+ * window, not the trace. Sources without random access have no window;
+ * the run layer gives a trace file read as it comes a second read for it
+ * (traces/peekread.h).
  */
 #ifndef SLABSIM_AHEAD_H
 #define SLABSIM_AHEAD_H
