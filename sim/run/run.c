@@ -471,6 +471,11 @@ static int prescan(struct run *r, const char *path, bool keep, struct err *e)
 		if (keep && (rc = evarr_push_batch(r->head, ev, (uint32_t)k, NULL, e)))
 			break;
 		n += (uint32_t)k;
+		/* a trace.dat whose formats name every cache: its first named
+		 * allocation decides the model (open_source reads it once) */
+		const struct trace_stats *st = trace_stats(r->tr);
+		if (st->names_in_format && st->named_cache_allocs)
+			break;
 	}
 	if (rc >= 0 && r->tr)
 		r->pass = *trace_stats(r->tr);
