@@ -446,6 +446,10 @@ struct policy_alloc_req {
 	 * SLUB under the 6.18 and 7.0 profiles for the caches the 6.18 kernel
 	 * gives sheaves (place_by_address in policies/slub.c). */
 	uint64_t trace_ptr;
+	/* The trace saw the page of trace_ptr freed before this allocation
+	 * (sim/pgfree.h): the kernel slab there was made during the trace,
+	 * it is none of the start state's. Read with trace_ptr. */
+	bool trace_fresh;
 };
 
 /* An allocated object as the policy describes it. The caller keeps it and

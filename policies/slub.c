@@ -63,6 +63,7 @@ struct slab {
 	int32_t freelist; /* head of the slab's freelist, -1 when empty */
 	uint8_t where;
 	uint8_t frozen;
+	uint8_t start; /* made for the start state (prepopulate, start_slab) */
 	uint32_t cpu;
 	struct slab *prev, *next; /* node partial or full list */
 	struct slab *pnext;	  /* per-CPU partial stack */
@@ -260,6 +261,7 @@ static int new_slab(struct slub *s, struct cache *k, struct slab **out, struct e
 	sl->inuse = 0;
 	sl->where = ON_NONE;
 	sl->frozen = 0;
+	sl->start = 0;
 	sl->cpu = 0;
 	sl->prev = sl->next = sl->pnext = NULL;
 	sl->pobjects = sl->pslabs = 0;
@@ -784,10 +786,11 @@ static struct slab *unbound_partial(const struct cache *k)
  * untouched partial slabs are there, get_partial_node takes from the head),
  * else, for a cache given a start state, a new slab; o goes back to its
  * slab. */
-static int place_unseen(struct slub *s, struct cache *k, uint32_t cpu, uint64_t key,
+static int place_unseen(struct slub *s, struct cache *k, uint32_t cpu, uint64_t key, bool fresh,
 			struct sheaf_obj *o, struct err *e)
 {
-	struct slab *w = unbound_partial(k);
+	/* a kernel slab made during the trace is a new one */
+	struct slab *w = fresh ? NULL : unbound_partial(k);
 	int32_t idx;
 	if (!w && !k->started)
 		return 0; /* no start state: the kernel slab was one the trace
@@ -829,19 +832,22 @@ static int place_unseen(struct slub *s, struct cache *k, uint32_t cpu, uint64_t 
  * slab's last), for which o goes back to its slab. Counts of objects, sheaves and slabs are what
  * the allocator's rules made them; only which slab holds which object follows the addresses. */
 static int place_by_address(struct slub *s, struct cache *k, uint32_t cpu, uint64_t ptr,
-			    struct sheaf_obj *o, struct err *e)
+			    bool fresh, struct sheaf_obj *o, struct err *e)
 {
 	uint64_t key = ptr & ~(slab_bytes(k) - 1);
 	struct slab *x = o->slab;
 	uint64_t v;
 	if (!u64map_get(&k->bound, key, &v)) {
-		if (!x->bound) {
+		/* a start slab stands for a kernel slab of before the trace,
+		 * not for one the trace shows was made since (its page freed
+		 * before): that one gets a new slab, as the kernel made */
+		if (!x->bound && !(fresh && x->start)) {
 			if (u64map_put(&k->bound, key, (uint64_t)(uintptr_t)x))
 				return err_set(e, SLABSIM_ENOMEM, "out of memory");
 			x->bound = key;
 			return 0;
 		}
-		return place_unseen(s, k, cpu, key, o, e);
+		return place_unseen(s, k, cpu, key, fresh, o, e);
 	}
 	struct slab *want = (struct slab *)(uintptr_t)v;
 	if (want == x)
@@ -883,7 +889,8 @@ static int place_by_address(struct slub *s, struct cache *k, uint32_t cpu, uint6
  * unless the request names a node other than the model's one (node 0:
  * ALLOC_NODE_MISMATCH); otherwise the slab paths of the profile. */
 static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node,
-		     uint64_t trace_ptr, struct slab **osl, int32_t *oidx, struct err *e)
+		     uint64_t trace_ptr, bool fresh, struct slab **osl, int32_t *oidx,
+		     struct err *e)
 {
 	if (k->sh && node <= 0) {
 		struct sheaf_ctx cx = {s, k};
@@ -895,7 +902,7 @@ static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node
 			return rc;
 		if (got) {
 			if (trace_ptr && k->place_addr &&
-			    (rc = place_by_address(s, k, cpu, trace_ptr, &o, e)))
+			    (rc = place_by_address(s, k, cpu, trace_ptr, fresh, &o, e)))
 				return rc;
 			*osl = o.slab;
 			*oidx = o.idx;
@@ -907,7 +914,7 @@ static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node
 	int rc = alloc_obj(s, k, cpu, osl, oidx, e);
 	if (!rc && trace_ptr && k->place_addr && !cache_debug(k)) {
 		struct sheaf_obj o = {*osl, *oidx};
-		rc = place_by_address(s, k, cpu, trace_ptr, &o, e);
+		rc = place_by_address(s, k, cpu, trace_ptr, fresh, &o, e);
 		*osl = o.slab;
 		*oidx = o.idx;
 	}
@@ -1398,7 +1405,7 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	struct cache *k = &s->caches[s->caches[id].root];
 	struct slab *sl;
 	int32_t idx;
-	int rc = alloc_any(s, k, r->cpu, r->node, r->trace_ptr, &sl, &idx, e);
+	int rc = alloc_any(s, k, r->cpu, r->node, r->trace_ptr, r->trace_fresh, &sl, &idx, e);
 	if (rc)
 		return rc;
 	k->live++;
@@ -1779,6 +1786,7 @@ static int slub_prepopulate(struct policy *p, uint32_t id, const struct policy_s
 		int rc = new_slab(s, k, &sl, e);
 		if (rc)
 			return rc;
+		sl->start = 1;
 		while (left && sl->freelist >= 0) {
 			start_obj(k, a, id, sl, &objs[n++]);
 			left--;
@@ -1838,6 +1846,7 @@ static int slub_start_slab(struct policy *p, uint32_t id, const struct policy_st
 	int rc = new_slab(s, k, &sl, e);
 	if (rc)
 		return rc;
+	sl->start = 1;
 	k->started = true;
 	*base = sl->base;
 	for (uint32_t i = 0; i < ss->inuse; i++) {

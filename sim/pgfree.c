@@ -15,6 +15,7 @@ void pgf_init(struct pgf *g)
 {
 	memset(g, 0, sizeof(*g));
 	u64map_init_sparse(&g->pages);
+	u64map_init_sparse(&g->freed);
 }
 
 void pgf_fini(struct pgf *g)
@@ -22,6 +23,7 @@ void pgf_fini(struct pgf *g)
 	free(g->last_free);
 	free(g->pending);
 	u64map_fini(&g->pages);
+	u64map_fini(&g->freed);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -149,12 +151,45 @@ static void keep(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len)
 	g->pending[g->npending++] = (struct pgf_pending){phys, g->clock, (uint32_t)len, cpu};
 }
 
+/* Note the pages of [phys, phys + len) freed. */
+static int mark_freed(struct pgf *g, uint64_t phys, uint64_t len, struct err *e)
+{
+	for (uint64_t pfn = phys / PAGE, end = (phys + len + PAGE - 1) / PAGE; pfn < end;) {
+		uint64_t word = pfn >> 6, upto = (word + 1) << 6 < end ? (word + 1) << 6 : end;
+		uint64_t bits = (upto - pfn == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << (upto - pfn)) - 1))
+				<< (pfn & 63);
+		bool found;
+		uint64_t *v = u64map_upsert(&g->freed, word, &found);
+		if (!v)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		*v = (found ? *v : 0) | bits;
+		pfn = upto;
+	}
+	return 0;
+}
+
+bool pgf_freed_before(const struct pgf *g, uint64_t va, uint64_t len)
+{
+	if (!g->base_known || va < g->base)
+		return false;
+	for (uint64_t pfn = (va - g->base) / PAGE, end = pfn + (len + PAGE - 1) / PAGE; pfn < end;
+	     pfn++) {
+		uint64_t v;
+		if (u64map_get(&g->freed, pfn >> 6, &v) && (v >> (pfn & 63) & 1))
+			return true;
+	}
+	return false;
+}
+
 int pgf_page_free(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len, pgf_live_at_fn live_at,
 		  pgf_kill_fn kill, pgf_gone_fn gone, void *ctx, uint64_t *killed, struct err *e)
 {
 	*killed = 0;
 	g->page_frees++;
 	++g->clock;
+	int mrc = mark_freed(g, phys, len, e);
+	if (mrc)
+		return mrc;
 	if (!g->base_known) {
 		vote(g, cpu, phys, len);
 		if (!g->base_known) {

@@ -64,6 +64,9 @@ struct pgf {
 	 * and the clock of the latest one to come (the rest) */
 	struct u64map pages;
 	uint64_t clock;		     /* advances at every live pointer that comes and page free */
+	/* physical pages freed so far, 64 to an entry (pfn >> 6 -> bits):
+	 * bounded by the machine's memory, not by the trace */
+	struct u64map freed;
 	struct pgf_pending *pending; /* page frees before the base was known */
 	uint32_t npending, cap_pending;
 	/* counters, for reports and tests */
@@ -111,5 +114,9 @@ void pgf_start(struct pgf *g);
  * not). OUT: *killed, how many. Errors: kill's, gone's, SLABSIM_ENOMEM. */
 int pgf_page_free(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len, pgf_live_at_fn live_at,
 		  pgf_kill_fn kill, pgf_gone_fn gone, void *ctx, uint64_t *killed, struct err *e);
+/* Whether the trace freed a page of the len bytes at virtual address va
+ * (the direct map's) before now: a slab there was made since, it is not
+ * one of the start state. false while the base is unknown. */
+bool pgf_freed_before(const struct pgf *g, uint64_t va, uint64_t len);
 
 #endif

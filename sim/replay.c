@@ -1519,6 +1519,12 @@ static int start_unseen(struct sim *s, uint32_t cid, const struct policy_cache_i
 	const struct policy_ops *ops = s->p->ops;
 	if (!ops->unseen_needs_slab || !ops->unseen_needs_slab(s->p, cid, ptr))
 		return 0;
+	/* a kernel slab whose page the trace saw freed was made since: the
+	 * start slabs stand for the kernel slabs of before, some of which
+	 * the trace never touches (full ones of long-lived objects) */
+	uint64_t kmask = ((uint64_t)POLICY_PAGE_SIZE << ci->g.order) - 1;
+	if (pgf_freed_before(&s->pgf, ptr & ~kmask, kmask + 1))
+		return 0;
 	uint32_t root = ci->alias_of;
 	struct cache_acct *a = &s->acct[root];
 	uint32_t pi;
@@ -1711,6 +1717,9 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 				     .node = ev->node,
 				     .size = ev->bytes_req,
 				     .trace_ptr = is_raw_ptr(ev->ptr) ? ev->ptr : 0};
+	/* the page of the pointer freed before: its kernel slab is new */
+	if (r.trace_ptr && s->pgf.base_known)
+		r.trace_fresh = pgf_freed_before(&s->pgf, r.trace_ptr, 1);
 	if (kmalloc) {
 		r.cache = POLICY_KMALLOC;
 		r.ktype = kmalloc_type(ev);

@@ -14,7 +14,9 @@
 # freed slot and two new slabs, 3 pages); 16 live objects. With the third
 # allocation in another kernel slab (K + 4096) nothing is proven: 17 live,
 # 3 pages (the start slab is bound to K by the free, so the start_unseen
-# case below does not arise). TAP output.  $1 slabsim binary
+# case below does not arise); and the start_unseen case again once the
+# trace showed K's page freed (a kernel slab made since). TAP output.
+#   $1 slabsim binary
 set -u
 # shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
@@ -56,4 +58,31 @@ tap_is "a start object found parked" \
 	"$(printf '%s\n' "$out" | inferred start_parked)" '"start_parked": 1'
 tap_is "start object found parked: 16 live" "$(printf '%s\n' "$out" | live)" '"live_objects": 16'
 tap_is "start object found parked: 1 page" "$(printf '%s\n' "$out" | pages)" '"pages": 1'
+# The same, but the trace first shows K's page freed (after a first page
+# free, three kmalloc frees, each followed by its page's free, fix the
+# direct map's base): the
+# kernel slab at K was made during the trace, so it is no slab of the start
+# state (sim/pgfree.h pgf_freed_before): nothing is found parked, the start
+# slab stays for the kernel slab the trace never touches, and the sheaf
+# refills from two new slabs: 3 pages, 17 live (the 16 start objects and K's).
+mkdir -p "$tmp/fresh/snapshots"
+cp "$cap"/*.txt "$cap"/*.tsv "$tmp/fresh/"
+{
+	head -2 "$cap/trace.txt"
+	# page frees are followed from the first one on
+	printf '          sh-100     [000] .....  4.000001: mm_page_free: page=ffffea0000000000 pfn=0x777 order=0\n'
+	for i in 0 1 2; do
+		t=$((10 + i * 3))
+		printf '          sh-100     [000] .....  4.0000%s: kmalloc: call_site=do_work+0x10/0x100 ptr=ffff88800010%s000 bytes_req=64 bytes_alloc=64 gfp_flags=GFP_KERNEL node=-1 accounted=false\n' "$t" "$i"
+		printf '          sh-100     [000] .....  4.0000%s: kfree: call_site=do_work+0x20/0x100 ptr=ffff88800010%s000\n' "$((t + 1))" "$i"
+		printf '          sh-100     [000] .....  4.0000%s: mm_page_free: page=ffffea0000000000 pfn=0x10%s order=0\n' "$((t + 2))" "$i"
+	done
+	printf '          sh-100     [000] .....  4.000030: mm_page_free: page=ffffea0000000000 pfn=0x5000 order=0\n'
+	tail -1 "$cap/trace.txt"
+} >"$tmp/fresh/trace.txt"
+out=$("$bin" replay "$tmp/fresh" --no-db --format json 2>/dev/null)
+tap_is "a kernel slab made during the trace: nothing found parked" \
+	"$(printf '%s\n' "$out" | inferred start_parked)" '"start_parked": 0'
+tap_is "a kernel slab made during the trace: 17 live" "$(printf '%s\n' "$out" | live)" '"live_objects": 17'
+tap_is "a kernel slab made during the trace: 3 pages" "$(printf '%s\n' "$out" | pages)" '"pages": 3'
 tap_done
