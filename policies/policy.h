@@ -446,10 +446,13 @@ struct policy_alloc_req {
 	 * SLUB under the 6.18 and 7.0 profiles for the caches the 6.18 kernel
 	 * gives sheaves (place_by_address in policies/slub.c). */
 	uint64_t trace_ptr;
-	/* The trace saw the page of trace_ptr freed before this allocation
-	 * (sim/pgfree.h): the kernel slab there was made during the trace,
-	 * it is none of the start state's. Read with trace_ptr. */
-	bool trace_fresh;
+	/* Whether the trace saw a page of the len bytes at va (a kernel slab
+	 * of trace_ptr) freed before this allocation (sim/pgfree.h): a slab
+	 * there was made during the trace, it is none of the start state's.
+	 * NULL when nothing tells; asked (with fresh_ctx) only when a kernel
+	 * slab is first met, so an allocation pays nothing for it. */
+	bool (*trace_fresh)(const void *fresh_ctx, uint64_t va, uint64_t len);
+	const void *fresh_ctx;
 };
 
 /* An allocated object as the policy describes it. The caller keeps it and

@@ -831,13 +831,14 @@ static int place_unseen(struct slub *s, struct cache *k, uint32_t cpu, uint64_t 
  * node partial slab's, a frozen slab's own but never a per-CPU partial
  * slab's last), for which o goes back to its slab. Counts of objects, sheaves and slabs are what
  * the allocator's rules made them; only which slab holds which object follows the addresses. */
-static int place_by_address(struct slub *s, struct cache *k, uint32_t cpu, uint64_t ptr,
-			    bool fresh, struct sheaf_obj *o, struct err *e)
+static int place_by_address(struct slub *s, struct cache *k, uint32_t cpu,
+			    const struct policy_alloc_req *r, struct sheaf_obj *o, struct err *e)
 {
-	uint64_t key = ptr & ~(slab_bytes(k) - 1);
+	uint64_t key = r->trace_ptr & ~(slab_bytes(k) - 1);
 	struct slab *x = o->slab;
 	uint64_t v;
 	if (!u64map_get(&k->bound, key, &v)) {
+		bool fresh = r->trace_fresh && r->trace_fresh(r->fresh_ctx, key, slab_bytes(k));
 		/* a start slab stands for a kernel slab of before the trace,
 		 * not for one the trace shows was made since (its page freed
 		 * before): that one gets a new slab, as the kernel made */
@@ -888,10 +889,12 @@ static int place_by_address(struct slub *s, struct cache *k, uint32_t cpu, uint6
 /* slab_alloc_node: a cache with sheaves allocates from them (alloc_from_pcs)
  * unless the request names a node other than the model's one (node 0:
  * ALLOC_NODE_MISMATCH); otherwise the slab paths of the profile. */
-static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node,
-		     uint64_t trace_ptr, bool fresh, struct slab **osl, int32_t *oidx,
-		     struct err *e)
+static int alloc_any(struct slub *s, struct cache *k, const struct policy_alloc_req *r,
+		     struct slab **osl, int32_t *oidx, struct err *e)
 {
+	uint32_t cpu = r->cpu;
+	int32_t node = r->node;
+	uint64_t trace_ptr = r->trace_ptr;
 	if (k->sh && node <= 0) {
 		struct sheaf_ctx cx = {s, k};
 		const struct sheaves_ops ops = {sheaf_refill, sheaf_flush, &cx};
@@ -902,7 +905,7 @@ static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node
 			return rc;
 		if (got) {
 			if (trace_ptr && k->place_addr &&
-			    (rc = place_by_address(s, k, cpu, trace_ptr, fresh, &o, e)))
+			    (rc = place_by_address(s, k, cpu, r, &o, e)))
 				return rc;
 			*osl = o.slab;
 			*oidx = o.idx;
@@ -914,7 +917,7 @@ static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node
 	int rc = alloc_obj(s, k, cpu, osl, oidx, e);
 	if (!rc && trace_ptr && k->place_addr && !cache_debug(k)) {
 		struct sheaf_obj o = {*osl, *oidx};
-		rc = place_by_address(s, k, cpu, trace_ptr, fresh, &o, e);
+		rc = place_by_address(s, k, cpu, r, &o, e);
 		*osl = o.slab;
 		*oidx = o.idx;
 	}
@@ -1405,7 +1408,7 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	struct cache *k = &s->caches[s->caches[id].root];
 	struct slab *sl;
 	int32_t idx;
-	int rc = alloc_any(s, k, r->cpu, r->node, r->trace_ptr, r->trace_fresh, &sl, &idx, e);
+	int rc = alloc_any(s, k, r, &sl, &idx, e);
 	if (rc)
 		return rc;
 	k->live++;

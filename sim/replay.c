@@ -1501,6 +1501,12 @@ static int untraced_alloc(struct sim *s, uint32_t cid, uint32_t root,
 	return 0;
 }
 
+/* policy_alloc_req.trace_fresh */
+static bool fresh_slab(const void *ctx, uint64_t va, uint64_t len)
+{
+	return pgf_freed_before(ctx, va, len);
+}
+
 /* An allocation at raw pointer ptr in a kernel slab no model slab is bound
  * to, when the policy has no unbound slab with a free object to give it
  * (policy_ops.unseen_needs_slab): the kernel had a free object in a slab
@@ -1717,9 +1723,10 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 				     .node = ev->node,
 				     .size = ev->bytes_req,
 				     .trace_ptr = is_raw_ptr(ev->ptr) ? ev->ptr : 0};
-	/* the page of the pointer freed before: its kernel slab is new */
-	if (r.trace_ptr && s->pgf.base_known)
-		r.trace_fresh = pgf_freed_before(&s->pgf, r.trace_ptr, 1);
+	if (s->pgf.base_known) { /* a kernel slab whose page was freed is new */
+		r.trace_fresh = fresh_slab;
+		r.fresh_ctx = &s->pgf;
+	}
 	if (kmalloc) {
 		r.cache = POLICY_KMALLOC;
 		r.ktype = kmalloc_type(ev);
