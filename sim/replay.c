@@ -267,7 +267,6 @@ struct sim {
 	uint64_t large_live_req, large_live_bytes;
 	uint64_t peak_slab_pages, peak_slab_pages_t_ns;
 	uint64_t violations_total;
-	uint64_t perf_bytes_req, perf_bytes_alloc_trace, perf_bytes_alloc_model;
 	uint64_t alloc_size_mismatch; /* allocations whose model slot differs from the trace's */
 	/* scheduled work: the policy's timers (has_timer: it has any) */
 	struct evq q;
@@ -1336,9 +1335,6 @@ static int count_alloc(struct sim *s, const struct trace_event *ev, const struct
 	st->bytes_alloc_trace = sat_add(st->bytes_alloc_trace, ev->bytes_alloc);
 	st->live_objs++;
 	st->live_req += ev->bytes_req;
-	s->perf_bytes_req = sat_add(s->perf_bytes_req, ev->bytes_req);
-	s->perf_bytes_alloc_trace = sat_add(s->perf_bytes_alloc_trace, ev->bytes_alloc);
-	s->perf_bytes_alloc_model = sat_add(s->perf_bytes_alloc_model, o->bytes_alloc);
 	if (o->bytes_alloc != ev->bytes_alloc)
 		s->alloc_size_mismatch++;
 	s->live_objs++;
@@ -2292,9 +2288,16 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	out->listed_allocs = s->listed_allocs;
 	out->listed_violations = s->listed_violations;
 	out->samples = s->nsamples;
-	out->bytes_req_total = s->perf_bytes_req;
-	out->bytes_alloc_trace_total = s->perf_bytes_alloc_trace;
-	out->bytes_alloc_model_total = s->perf_bytes_alloc_model;
+	/* the sites' sums: a saturating sum of saturated sums is the
+	 * saturated total, and no allocation adds to them elsewhere */
+	for (uint32_t i = 0; i < s->sites.n && i < s->site_cap; i++) {
+		const struct site_acct *sa = &s->site[i];
+		out->bytes_req_total = sat_add(out->bytes_req_total, sa->bytes_req);
+		out->bytes_alloc_trace_total =
+			sat_add(out->bytes_alloc_trace_total, sa->bytes_alloc_trace);
+		out->bytes_alloc_model_total =
+			sat_add(out->bytes_alloc_model_total, sa->bytes_alloc);
+	}
 	out->alloc_size_mismatch = s->alloc_size_mismatch;
 	out->page_frees = s->pgf.page_frees;
 	out->page_frees_before_base = s->pgf.before_base;
