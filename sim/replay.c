@@ -350,7 +350,9 @@ static int event_site_slow(struct sim *s, const struct trace_event *ev, uint32_t
 static inline int event_site(struct sim *s, const struct trace_event *ev, uint32_t *id)
 {
 	uint32_t sid = ev->site_id;
-	if (sid && s->ids_of && sid < s->site_map_cap && s->site_map[sid]) {
+	/* no ids_of test: use_ids_of clears the map and only a source with
+	 * an id space fills it (event_site_slow) */
+	if (sid && sid < s->site_map_cap && s->site_map[sid]) {
 		*id = s->site_map[sid] - 1;
 		return 0;
 	}
@@ -1245,14 +1247,13 @@ static int32_t rlp_of(const struct policy *p, uint32_t id, int32_t **tab, size_t
 /* Who pays: the kmalloc just made (l, from request r) against a kmalloc of
  * the same size under align none, by (root cache, call site); and whether
  * a listed caller got the alignment its rule asks. */
-static int account_cost(struct sim *s, struct live *l, const struct policy_obj *o,
+static int account_cost(struct sim *s, struct live *l, uint32_t acct, const struct policy_obj *o,
 			const struct policy_alloc_req *r, struct err *e)
 {
 	struct policy *nb = s->none;
 	uint64_t none_bytes;
 	int64_t growth = cost_growth(s, l->req, r->ktype, o->bytes_alloc, &none_bytes);
 	uint64_t shift = 0;
-	uint32_t acct = live_acct(s, l);
 	if (acct != UINT32_MAX) {
 		struct cache_acct *a = &s->acct[acct];
 		if (!a->red_left_pad) {
@@ -1320,11 +1321,12 @@ static int note_account(struct sim *s, uint32_t root, const struct trace_event *
 	return 0;
 }
 
-/* Count a modelled allocation l of ev (call site site) in the site's, the
- * cache's and the run's totals, and its misalignment if a kmalloc of a
- * power of two is not aligned to its size. */
-static int count_alloc(struct sim *s, const struct trace_event *ev, const struct live *l,
-		       const struct policy_obj *o, uint32_t site, bool kmalloc, struct err *e)
+/* Count a modelled allocation o of ev (call site site, root cache acct,
+ * UINT32_MAX: a large kmalloc) in the site's, the cache's and the run's
+ * totals, and its misalignment if a kmalloc of a power of two is not
+ * aligned to its size. */
+static int count_alloc(struct sim *s, const struct trace_event *ev, const struct policy_obj *o,
+		       uint32_t site, uint32_t acct, bool kmalloc, struct err *e)
 {
 	int rc;
 	struct site_acct *st = &s->site[site];
@@ -1339,7 +1341,6 @@ static int count_alloc(struct sim *s, const struct trace_event *ev, const struct
 		s->alloc_size_mismatch++;
 	s->live_objs++;
 	s->live_req += ev->bytes_req;
-	uint32_t acct = live_acct(s, l);
 	if (acct != UINT32_MAX) {
 		struct cache_acct *a = &s->acct[acct];
 		a->allocs++;
@@ -1713,7 +1714,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		if ((rc = do_free(s, idx, LIVE_CPU(&s->pool[idx]), e)))
 			return rc;
 	}
-	if (r.trace_ptr && !kmalloc && s->npre_all &&
+	if (s->npre_all && r.trace_ptr && !kmalloc &&
 	    (rc = start_evidence(s, r.cache, r.trace_ptr, e)))
 		return rc;
 	uint64_t pages_before = s->seen_valid ? s->slab_seen : slab_pages_now(s);
@@ -1746,7 +1747,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	uint32_t acct = live_acct(s, l);
 	if (acct != UINT32_MAX && acct >= s->acct_cap && (rc = grow_acct(s, acct)))
 		return err_set(e, rc, "out of memory");
-	if (!kmalloc && acct != UINT32_MAX && ev->accounted >= 0 && s->ncands &&
+	if (s->ncands && !kmalloc && acct != UINT32_MAX && ev->accounted >= 0 &&
 	    (rc = note_account(s, acct, ev)))
 		return err_set(e, rc, "out of memory");
 	if (acct != UINT32_MAX && is_raw_ptr(ev->ptr)) {
@@ -1770,16 +1771,16 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 			last[1] = val;
 		}
 	}
-	if ((rc = count_alloc(s, ev, l, &obj, site, kmalloc, e)))
+	if ((rc = count_alloc(s, ev, &obj, site, acct, kmalloc, e)))
 		return rc;
-	if (kmalloc && (rc = account_cost(s, l, &obj, &r, e)))
+	if (kmalloc && (rc = account_cost(s, l, acct, &obj, &r, e)))
 		return rc;
 	/* sim_event observes the state right after this: the pages read here
 	 * serve it too */
 	pages_now(s, &s->slab_after, &s->large_after);
 	s->pages_fresh = true;
 	update_peaks(s, acct, pages_before, s->slab_after);
-	if (s->site[site].watch && s->o.on_watch)
+	if (s->o.on_watch && s->site[site].watch)
 		return s->o.on_watch(s->o.marker_ctx, s, ev, s->site[site].watch - 1u, e);
 	return 0;
 }
@@ -2442,6 +2443,8 @@ __attribute__((noinline, cold)) static int event_error(struct sim *s, const stru
 	return err_at(e, rc, s->src, ev->line, "%s%s", what, why);
 }
 
+static int other_event(struct sim *s, const struct trace_event *ev, struct err *e);
+
 /* sim_event, inline in the replay loop */
 static inline __attribute__((always_inline)) int
 apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
@@ -2467,25 +2470,41 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 		s->now_ns = ev->t_ns;
 	if (ev->type < TRACE_EV_NR)
 		s->events[ev->type]++;
-	switch (ev->type) {
-	case TRACE_EV_KMALLOC:
-	case TRACE_EV_KMALLOC_NODE:
-	case TRACE_EV_CACHE_ALLOC:
-	case TRACE_EV_CACHE_ALLOC_NODE:
+	/* allocations, then frees, by range (the enum orders them so): two
+	 * compares where the switch took five */
+	_Static_assert(TRACE_EV_KMALLOC == 0 && TRACE_EV_KMALLOC_NODE == 1 &&
+			       TRACE_EV_CACHE_ALLOC == 2 && TRACE_EV_CACHE_ALLOC_NODE == 3 &&
+			       TRACE_EV_KFREE == 4 && TRACE_EV_CACHE_FREE == 5,
+		       "allocation and free events are two ranges");
+	if (ev->type <= TRACE_EV_CACHE_ALLOC_NODE) {
 		rc = on_alloc(s, ev, e);
 		if (!rc && s->mmf_on)
 			rc = mmf_on_alloc(s, ev, e);
-		break;
-	case TRACE_EV_KFREE:
-	case TRACE_EV_CACHE_FREE: {
+	} else if (ev->type <= TRACE_EV_CACHE_FREE) {
 		enum mmf_kind k = s->mmf_on && ev->pid >= 0 && ev->ptr > ZERO_SIZE_PTR
 					  ? mmf_kind_at(s, ev)
 					  : MMF_OTHER;
 		rc = on_free(s, ev, e);
 		if (!rc && k != MMF_OTHER)
 			rc = mmf_on_free(s, ev, k, e);
-		break;
+	} else {
+		return other_event(s, ev, e);
 	}
+	if (rc) /* name the event's place in the input */
+		return event_error(s, ev, rc, "", e);
+	s->nevents++;
+	metrics_observe_now(s);
+	if (s->o.check && (rc = s->p->ops->check(s->p, e)))
+		return event_error(s, ev, rc, "model invariant broken after this event: ", e);
+	return maybe_sample(s, e);
+}
+
+/* apply_event's events that are neither allocations nor frees */
+__attribute__((noinline)) static int other_event(struct sim *s, const struct trace_event *ev,
+						 struct err *e)
+{
+	int rc;
+	switch (ev->type) {
 	case TRACE_EV_PAGE_FREE:
 		/* not a slab event: no event count, no sample by count */
 		if ((rc = on_page_free(s, ev, e)))
@@ -2500,13 +2519,6 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 	default:
 		return 0;
 	}
-	if (rc) /* name the event's place in the input */
-		return event_error(s, ev, rc, "", e);
-	s->nevents++;
-	metrics_observe_now(s);
-	if (s->o.check && (rc = s->p->ops->check(s->p, e)))
-		return event_error(s, ev, rc, "model invariant broken after this event: ", e);
-	return maybe_sample(s, e);
 }
 
 int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
