@@ -1138,32 +1138,36 @@ do_free_via(struct sim *s, uint32_t idx, uint32_t cpu, enum via via, struct err 
 {
 	struct live *l = &s->pool[idx];
 	s->seen_valid = false;
-	struct policy_obj obj = *shape_of(s, l);
-	obj.addr = l->addr;
-	int rc = via == VIA_RCU && s->p->ops->free_rcu ? s->p->ops->free_rcu(s->p, &obj, cpu, e)
+	/* The policy takes l's policy_obj: its shape with its address,
+	 * written into the shape for the call instead of a copy of 64 bytes
+	 * per free (a shape's address is 0 otherwise: set_obj compares shapes
+	 * whole, and nothing a free runs looks a shape up). */
+	struct policy_obj *obj = &s->shapes[l->shape];
+	obj->addr = l->addr;
+	int rc = via == VIA_RCU && s->p->ops->free_rcu ? s->p->ops->free_rcu(s->p, obj, cpu, e)
 		 : via == VIA_SLAB && s->p->ops->free_to_slab
-			 ? s->p->ops->free_to_slab(s->p, &obj, cpu, e)
-		 : via == VIA_BULK && s->p->ops->free_bulk
-			 ? s->p->ops->free_bulk(s->p, &obj, cpu, e)
-			 : policy_free(s->p, &obj, cpu, e);
+			 ? s->p->ops->free_to_slab(s->p, obj, cpu, e)
+		 : via == VIA_BULK && s->p->ops->free_bulk ? s->p->ops->free_bulk(s->p, obj, cpu, e)
+							   : policy_free(s->p, obj, cpu, e);
+	obj->addr = 0;
 	if (rc)
 		return rc;
 	if (u64map_len(&s->misplaced))
 		(void)u64map_del(&s->misplaced, l->addr, NULL);
 	uint32_t acct = live_acct(s, l);
 	if (LIVE_KT_OF(l))
-		uncount_cost(s, l, acct, obj.bytes_alloc);
+		uncount_cost(s, l, acct, obj->bytes_alloc);
 	if (acct != UINT32_MAX) {
 		struct cache_acct *a = &s->acct[acct];
 		a->frees++;
 		a->live_objs--;
 		a->live_req -= l->req;
-		a->live_slot -= obj.slot_bytes;
-		a->live_meta -= obj.meta_bytes;
-		a->live_object -= obj.object_bytes;
+		a->live_slot -= obj->slot_bytes;
+		a->live_meta -= obj->meta_bytes;
+		a->live_object -= obj->object_bytes;
 	} else {
 		s->large_live_req -= l->req;
-		s->large_live_bytes -= obj.bytes_alloc;
+		s->large_live_bytes -= obj->bytes_alloc;
 	}
 	struct site_acct *st = &s->site[l->site];
 	st->frees++;
@@ -2720,22 +2724,25 @@ static int replay_batches(struct sim *s, const struct trace_source *src, struct 
 {
 	enum { BATCH = 64, AHEAD = 8 };
 	struct trace_event ev[BATCH];
-	uint64_t next_ptrs[AHEAD];
+	/* the pointers of the batch and of the AHEAD events after it (0 past
+	 * the end: a hint for NULL's slot, harmless), so that the loop below
+	 * tests no bounds */
+	uint64_t ptrs[BATCH + AHEAD];
 	int n;
 	while ((n = src->next_batch(src->ctx, ev, BATCH, e)) > 0) {
 		uint32_t nnext = 0;
+		for (int i = 0; i < n; i++)
+			ptrs[i] = ev[i].ptr;
 		if (src->peek_ptrs)
-			nnext = src->peek_ptrs(src->ctx, 0, AHEAD, next_ptrs);
+			nnext = src->peek_ptrs(src->ctx, 0, AHEAD, ptrs + n);
+		for (uint32_t i = nnext; i < AHEAD; i++)
+			ptrs[n + i] = 0;
 		for (int i = 0; i < n; i++) {
 			/* the live-table slot of the event AHEAD places on,
 			 * and the record of the one half as far, whose slot
 			 * came in meanwhile */
-			if (i + AHEAD < n)
-				ixmap_prefetch(&s->live_index, ev[i + AHEAD].ptr);
-			else if ((uint32_t)(i + AHEAD - n) < nnext)
-				ixmap_prefetch(&s->live_index, next_ptrs[i + AHEAD - n]);
-			if (i + AHEAD / 2 < n)
-				live_prefetch(s, ev[i + AHEAD / 2].ptr);
+			ixmap_prefetch(&s->live_index, ptrs[i + AHEAD]);
+			live_prefetch(s, ptrs[i + AHEAD / 2]);
 			int rc = apply_event(s, &ev[i], e);
 			if (rc)
 				return rc;
