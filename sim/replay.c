@@ -275,6 +275,9 @@ struct sim {
 	/* clock and sampling */
 	uint64_t now_ns, t_first_ns;
 	bool started;
+	/* apply_event has work before the event: not started, timers or the
+	 * page frees ahead (note_pre_event keeps it) */
+	bool pre_event;
 	uint64_t next_sample_ns, next_sample_ev, nsamples;
 	/* the policy's pages read at the end of an allocation, for the
 	 * observation right after it (pages_fresh: not read since) */
@@ -306,6 +309,13 @@ struct sim {
 	bool pages_told; /* policy_ops.pages_traced called */
 	struct ahead ahead; /* the page frees ahead, while a source is replayed */
 };
+
+/* Whether apply_event runs pre_event: after any change of started,
+ * has_timer or the page frees ahead. */
+static void note_pre_event(struct sim *s)
+{
+	s->pre_event = !s->started || s->has_timer || ahead_on(&s->ahead);
+}
 
 static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
 {
@@ -448,6 +458,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	if (o->ops->page_counts)
 		s->pages = o->ops->page_counts(s->p);
 	s->has_timer = s->p->ops->timer != NULL;
+	note_pre_event(s);
 	s->placing = s->o.cfg.kernel >= POLICY_KERNEL_6_18 && s->p->ops->bind_slab && s->p->ops->bound_slab;
 	if (policy_align_by_site(o->cfg.align) && !o->cfg.sites) {
 		sim_destroy(s);
@@ -2449,13 +2460,15 @@ __attribute__((noinline, cold)) static int event_error(struct sim *s, const stru
 
 static int other_event(struct sim *s, const struct trace_event *ev, struct err *e);
 
-/* sim_event, inline in the replay loop */
-static inline __attribute__((always_inline)) int
-apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
+/* What apply_event does before an event when pre_event says so: the
+ * start of the clock, the timers due, the page frees ahead. */
+__attribute__((noinline)) static int pre_event(struct sim *s, const struct trace_event *ev,
+					       struct err *e)
 {
-	int rc = 0;
+	int rc;
 	if (!s->started) {
 		s->started = true;
+		note_pre_event(s);
 		s->t_first_ns = s->now_ns = ev->t_ns;
 		s->next_sample_ns =
 			s->o.sample_every_ns ? ev->t_ns + s->o.sample_every_ns : UINT64_MAX;
@@ -2467,6 +2480,16 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 	if (s->has_timer && (rc = advance_to(s, ev->t_ns, e)))
 		return rc;
 	if (ahead_on(&s->ahead) && (rc = ahead_step(&s->ahead, ev->t_ns, e)))
+		return rc;
+	return 0;
+}
+
+/* sim_event, inline in the replay loop */
+static inline __attribute__((always_inline)) int
+apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	int rc = 0;
+	if (__builtin_expect(s->pre_event, 0) && (rc = pre_event(s, ev, e)))
 		return rc;
 	if (ev->t_ns < s->now_ns)
 		anomaly(s, SIM_AN_TIME_BACKWARDS, ev->line);
@@ -2543,6 +2566,7 @@ static bool start_ahead(struct sim *s, const struct trace_source *src)
 {
 	bool want = s->p->ops->pages_traced && s->o.cfg.kernel >= POLICY_KERNEL_6_18;
 	ahead_start(&s->ahead, want ? src : NULL, AHEAD_WINDOW_NS);
+	note_pre_event(s);
 	return want;
 }
 
@@ -2559,6 +2583,7 @@ uint64_t sim_ahead_window_ns(void)
 int sim_push_end(struct sim *s, struct err *e)
 {
 	ahead_start(&s->ahead, NULL, 0); /* src goes with the caller */
+	note_pre_event(s);
 	return take_sample(s, "end", e);
 }
 
@@ -2786,6 +2811,7 @@ int sim_replay_source(struct sim *s, const struct trace_source *src, const struc
 	}
 	progress_draw(s, &pg, src, s->nevents, true);
 	ahead_start(&s->ahead, NULL, 0); /* src goes with the caller */
+	note_pre_event(s);
 	/* the counts stay valid until the source is closed, after sim_record */
 	s->line_stats = src->stats ? src->stats(src->ctx) : NULL;
 	s->src = "events";
