@@ -905,7 +905,7 @@ static int alloc_any(struct slub *s, struct cache *k, uint32_t cpu, int32_t node
 	if (no_cpu_slabs(s) && !cache_debug(k))
 		return alloc_single_70(s, k, osl, oidx, e);
 	int rc = alloc_obj(s, k, cpu, osl, oidx, e);
-	if (!rc && trace_ptr && k->place_addr && !cache_debug(k)) {
+	if (!rc && k->place_addr && trace_ptr && !cache_debug(k)) {
 		struct sheaf_obj o = {*osl, *oidx};
 		rc = place_by_address(s, k, cpu, trace_ptr, &o, e);
 		*osl = o.slab;

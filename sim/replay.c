@@ -360,9 +360,10 @@ static int event_site_slow(struct sim *s, const struct trace_event *ev, uint32_t
 static inline int event_site(struct sim *s, const struct trace_event *ev, uint32_t *id)
 {
 	uint32_t sid = ev->site_id;
-	/* no ids_of test: use_ids_of clears the map and only a source with
-	 * an id space fills it (event_site_slow) */
-	if (sid && sid < s->site_map_cap && s->site_map[sid]) {
+	/* no test of ids_of or of sid 0 (no id): use_ids_of clears the map,
+	 * and only a source with an id space fills it, never at 0
+	 * (event_site_slow) */
+	if (sid < s->site_map_cap && s->site_map[sid]) {
 		*id = s->site_map[sid] - 1;
 		return 0;
 	}
@@ -1066,18 +1067,19 @@ static void live_remove(struct sim *s, uint32_t ix)
 	pool_put(s, ix);
 }
 
-/* After an allocation into root cache acct (UINT32_MAX: a large kmalloc);
- * pages_before and slab_pages: the policy's slab pages before and after it.
- * A cache's pages can only have grown if the total did. */
-static void update_peaks(struct sim *s, uint32_t acct, uint64_t pages_before, uint64_t slab_pages)
+/* After an allocation into root cache acct, whose entry is a (UINT32_MAX
+ * and NULL: a large kmalloc); pages_before and slab_pages: the policy's
+ * slab pages before and after it. A cache's pages can only have grown if
+ * the total did. */
+static inline void update_peaks_of(struct sim *s, uint32_t acct, struct cache_acct *a,
+				   uint64_t pages_before, uint64_t slab_pages)
 {
 	if (slab_pages > s->peak_slab_pages) {
 		s->peak_slab_pages = slab_pages;
 		s->peak_slab_pages_t_ns = s->now_ns;
 	}
-	if (acct == UINT32_MAX)
+	if (!a)
 		return;
-	struct cache_acct *a = &s->acct[acct];
 	if (a->live_objs > a->peak_live_objs)
 		a->peak_live_objs = a->live_objs;
 	if (slab_pages <= pages_before)
@@ -1088,6 +1090,13 @@ static void update_peaks(struct sim *s, uint32_t acct, uint64_t pages_before, ui
 		a->peak_pages = ci.nr_pages;
 		a->peak_pages_t_ns = s->now_ns;
 	}
+}
+
+/* update_peaks_of, the entry found from acct */
+static void update_peaks(struct sim *s, uint32_t acct, uint64_t pages_before, uint64_t slab_pages)
+{
+	update_peaks_of(s, acct, acct == UINT32_MAX ? NULL : &s->acct[acct], pages_before,
+			slab_pages);
 }
 
 /* The root (accounting) cache of policy cache id; aliases never change. */
@@ -1336,12 +1345,13 @@ static int note_account(struct sim *s, uint32_t root, const struct trace_event *
 	return 0;
 }
 
-/* Count a modelled allocation o of ev (call site site, root cache acct,
- * UINT32_MAX: a large kmalloc) in the site's, the cache's and the run's
- * totals, and its misalignment if a kmalloc of a power of two is not
- * aligned to its size. */
+/* Count a modelled allocation o of ev (call site site, root cache acct
+ * and its entry a; UINT32_MAX and NULL: a large kmalloc) in the site's,
+ * the cache's and the run's totals, and its misalignment if a kmalloc of
+ * a power of two is not aligned to its size. */
 static int count_alloc(struct sim *s, const struct trace_event *ev, const struct policy_obj *o,
-		       uint32_t site, uint32_t acct, bool kmalloc, struct err *e)
+		       uint32_t site, uint32_t acct, struct cache_acct *a, bool kmalloc,
+		       struct err *e)
 {
 	int rc;
 	struct site_acct *st = &s->site[site];
@@ -1356,8 +1366,7 @@ static int count_alloc(struct sim *s, const struct trace_event *ev, const struct
 		s->alloc_size_mismatch++;
 	s->live_objs++;
 	s->live_req += ev->bytes_req;
-	if (acct != UINT32_MAX) {
-		struct cache_acct *a = &s->acct[acct];
+	if (a) {
 		a->allocs++;
 		a->live_objs++;
 		a->live_req += ev->bytes_req;
@@ -1786,7 +1795,9 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 			last[1] = val;
 		}
 	}
-	if ((rc = count_alloc(s, ev, &obj, site, acct, kmalloc, e)))
+	/* no entry of acct is added from here on: a stays valid */
+	struct cache_acct *a = acct == UINT32_MAX ? NULL : &s->acct[acct];
+	if ((rc = count_alloc(s, ev, &obj, site, acct, a, kmalloc, e)))
 		return rc;
 	if (kmalloc && (rc = account_cost(s, l, acct, &obj, &r, e)))
 		return rc;
@@ -1794,7 +1805,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	 * serve it too */
 	pages_now(s, &s->slab_after, &s->large_after);
 	s->pages_fresh = true;
-	update_peaks(s, acct, pages_before, s->slab_after);
+	update_peaks_of(s, acct, a, pages_before, s->slab_after);
 	if (s->o.on_watch && s->site[site].watch)
 		return s->o.on_watch(s->o.marker_ctx, s, ev, s->site[site].watch - 1u, e);
 	return 0;
