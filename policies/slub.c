@@ -915,7 +915,7 @@ static int alloc_any(struct slub *s, struct cache *k, const struct policy_alloc_
 	if (no_cpu_slabs(s) && !cache_debug(k))
 		return alloc_single_70(s, k, osl, oidx, e);
 	int rc = alloc_obj(s, k, cpu, osl, oidx, e);
-	if (!rc && trace_ptr && k->place_addr && !cache_debug(k)) {
+	if (!rc && k->place_addr && trace_ptr && !cache_debug(k)) {
 		struct sheaf_obj o = {*osl, *oidx};
 		rc = place_by_address(s, k, cpu, r, &o, e);
 		*osl = o.slab;

@@ -272,17 +272,24 @@ static double frag(uint64_t req, uint64_t alloc)
 
 void metrics_perf_totals(const struct metrics *m, struct metrics_perf_totals *out)
 {
+	uint64_t allocs = 0, bytes_req = 0, bytes_alloc = 0;
+	for (uint32_t i = 0; i < m->perf.callers_cap; i++) {
+		const struct metrics_perf_caller *c = &m->perf.callers[i];
+		allocs += c->hit;
+		bytes_req = sat_add(bytes_req, c->bytes_req);
+		bytes_alloc = sat_add(bytes_alloc, c->bytes_alloc);
+	}
 	*out = (struct metrics_perf_totals){
-		.allocs = m->perf.allocs,
+		.allocs = allocs,
 		.frees = m->perf.frees,
-		.bytes_req = m->perf.bytes_req,
-		.bytes_alloc = m->perf.bytes_alloc,
+		.bytes_req = bytes_req,
+		.bytes_alloc = bytes_alloc,
 		.bytes_freed = m->perf.bytes_freed,
 		.cross_node = m->perf.cross_node,
 		.pingpong = m->perf.pingpong,
 		.unmatched = m->unmatched,
 		.exact = m->o.record_ptrs,
-		.frag_pct = frag(m->perf.bytes_req, m->perf.bytes_alloc),
+		.frag_pct = frag(bytes_req, bytes_alloc),
 	};
 }
 

@@ -93,7 +93,9 @@ struct metrics_perf_acc {
 	/* bytes_alloc of the last allocation by the caller's index
 	 * (UINT32_MAX: 4 GiB or more, kept whole by metrics) */
 	uint32_t *ix_alloc;
-	uint64_t allocs, frees, bytes_req, bytes_alloc, bytes_freed, cross_node, pingpong;
+	/* the allocation totals are the callers' sums (metrics_perf_totals):
+	 * a saturating sum of saturated sums is the saturated total */
+	uint64_t frees, bytes_freed, cross_node, pingpong;
 };
 
 /* The perf state of m (valid until metrics_destroy). */
@@ -115,9 +117,6 @@ static inline void metrics_perf_count_alloc(struct metrics_perf_acc *a,
 	c->hit++;
 	c->bytes_req = sat_add(c->bytes_req, ev->bytes_req);
 	c->bytes_alloc = sat_add(c->bytes_alloc, ev->bytes_alloc);
-	a->allocs++;
-	a->bytes_req = sat_add(a->bytes_req, ev->bytes_req);
-	a->bytes_alloc = sat_add(a->bytes_alloc, ev->bytes_alloc);
 	if (ev->node != -1 && ev->node != metrics_cpu_node(ev->cpu))
 		a->cross_node++;
 }
@@ -244,7 +243,6 @@ void metrics_observe(struct metrics *m, uint64_t t_ns, uint64_t heap, uint64_t l
  * observation after every event is inline (metrics_jw_observe on
  * metrics_jw_state(m)); nothing else reads or writes its fields. */
 struct metrics_jw_acc {
-	bool observed;
 	uint64_t last_t, last_heap, last_live;
 	double weighted; /* Σ dt * H/L over intervals with L > 0 */
 	uint64_t weight; /* Σ dt of those intervals, ns */
@@ -258,14 +256,15 @@ struct metrics_jw_acc *metrics_jw_state(struct metrics *m);
 static inline void metrics_jw_observe(struct metrics_jw_acc *a, uint64_t t, uint64_t heap,
 				      uint64_t live)
 {
-	if (a->observed && t > a->last_t && a->last_live) {
+	/* the accumulator starts zeroed: before the first observation
+	 * last_live is 0 (no interval) and last_t 0 (any t moves it) */
+	if (t > a->last_t && a->last_live) {
 		uint64_t dt = t - a->last_t;
 		a->weighted += (double)dt * (double)a->last_heap / (double)a->last_live;
 		a->weight += dt;
 	}
-	if (!a->observed || t >= a->last_t)
+	if (t >= a->last_t)
 		a->last_t = t;
-	a->observed = true;
 	a->last_heap = heap;
 	a->last_live = live;
 	if (heap > a->heap_peak) {

@@ -276,7 +276,6 @@ struct sim {
 	uint64_t large_live_req, large_live_bytes;
 	uint64_t peak_slab_pages, peak_slab_pages_t_ns;
 	uint64_t violations_total;
-	uint64_t perf_bytes_req, perf_bytes_alloc_trace, perf_bytes_alloc_model;
 	uint64_t alloc_size_mismatch; /* allocations whose model slot differs from the trace's */
 	/* scheduled work: the policy's timers (has_timer: it has any) */
 	struct evq q;
@@ -285,6 +284,9 @@ struct sim {
 	/* clock and sampling */
 	uint64_t now_ns, t_first_ns;
 	bool started;
+	/* apply_event has work before the event: not started, timers or the
+	 * page frees ahead (note_pre_event keeps it) */
+	bool pre_event;
 	uint64_t next_sample_ns, next_sample_ev, nsamples;
 	/* the policy's pages read at the end of an allocation, for the
 	 * observation right after it (pages_fresh: not read since) */
@@ -316,6 +318,13 @@ struct sim {
 	bool pages_told; /* policy_ops.pages_traced called */
 	struct ahead ahead; /* the page frees ahead, while a source is replayed */
 };
+
+/* Whether apply_event runs pre_event: after any change of started,
+ * has_timer or the page frees ahead. */
+static void note_pre_event(struct sim *s)
+{
+	s->pre_event = !s->started || s->has_timer || ahead_on(&s->ahead);
+}
 
 static void anomaly(struct sim *s, enum sim_anomaly a, uint64_t line)
 {
@@ -360,7 +369,10 @@ static int event_site_slow(struct sim *s, const struct trace_event *ev, uint32_t
 static inline int event_site(struct sim *s, const struct trace_event *ev, uint32_t *id)
 {
 	uint32_t sid = ev->site_id;
-	if (sid && s->ids_of && sid < s->site_map_cap && s->site_map[sid]) {
+	/* no test of ids_of or of sid 0 (no id): use_ids_of clears the map,
+	 * and only a source with an id space fills it, never at 0
+	 * (event_site_slow) */
+	if (sid < s->site_map_cap && s->site_map[sid]) {
 		*id = s->site_map[sid] - 1;
 		return 0;
 	}
@@ -457,6 +469,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	if (o->ops->page_counts)
 		s->pages = o->ops->page_counts(s->p);
 	s->has_timer = s->p->ops->timer != NULL;
+	note_pre_event(s);
 	s->placing = s->o.cfg.kernel >= POLICY_KERNEL_6_18 && s->p->ops->bind_slab && s->p->ops->bound_slab;
 	if (policy_align_by_site(o->cfg.align) && !o->cfg.sites) {
 		sim_destroy(s);
@@ -1078,18 +1091,19 @@ static void live_remove(struct sim *s, uint32_t ix)
 	pool_put(s, ix);
 }
 
-/* After an allocation into root cache acct (UINT32_MAX: a large kmalloc);
- * pages_before and slab_pages: the policy's slab pages before and after it.
- * A cache's pages can only have grown if the total did. */
-static void update_peaks(struct sim *s, uint32_t acct, uint64_t pages_before, uint64_t slab_pages)
+/* After an allocation into root cache acct, whose entry is a (UINT32_MAX
+ * and NULL: a large kmalloc); pages_before and slab_pages: the policy's
+ * slab pages before and after it. A cache's pages can only have grown if
+ * the total did. */
+static inline void update_peaks_of(struct sim *s, uint32_t acct, struct cache_acct *a,
+				   uint64_t pages_before, uint64_t slab_pages)
 {
 	if (slab_pages > s->peak_slab_pages) {
 		s->peak_slab_pages = slab_pages;
 		s->peak_slab_pages_t_ns = s->now_ns;
 	}
-	if (acct == UINT32_MAX)
+	if (!a)
 		return;
-	struct cache_acct *a = &s->acct[acct];
 	if (a->live_objs > a->peak_live_objs)
 		a->peak_live_objs = a->live_objs;
 	if (slab_pages <= pages_before)
@@ -1100,6 +1114,13 @@ static void update_peaks(struct sim *s, uint32_t acct, uint64_t pages_before, ui
 		a->peak_pages = ci.nr_pages;
 		a->peak_pages_t_ns = s->now_ns;
 	}
+}
+
+/* update_peaks_of, the entry found from acct */
+static void update_peaks(struct sim *s, uint32_t acct, uint64_t pages_before, uint64_t slab_pages)
+{
+	update_peaks_of(s, acct, acct == UINT32_MAX ? NULL : &s->acct[acct], pages_before,
+			slab_pages);
 }
 
 /* The root (accounting) cache of policy cache id; aliases never change. */
@@ -1161,32 +1182,36 @@ do_free_via(struct sim *s, uint32_t idx, uint32_t cpu, enum via via, struct err 
 {
 	struct live *l = &s->pool[idx];
 	s->seen_valid = false;
-	struct policy_obj obj = *shape_of(s, l);
-	obj.addr = l->addr;
-	int rc = via == VIA_RCU && s->p->ops->free_rcu ? s->p->ops->free_rcu(s->p, &obj, cpu, e)
+	/* The policy takes l's policy_obj: its shape with its address,
+	 * written into the shape for the call instead of a copy of 64 bytes
+	 * per free (a shape's address is 0 otherwise: set_obj compares shapes
+	 * whole, and nothing a free runs looks a shape up). */
+	struct policy_obj *obj = &s->shapes[l->shape];
+	obj->addr = l->addr;
+	int rc = via == VIA_RCU && s->p->ops->free_rcu ? s->p->ops->free_rcu(s->p, obj, cpu, e)
 		 : via == VIA_SLAB && s->p->ops->free_to_slab
-			 ? s->p->ops->free_to_slab(s->p, &obj, cpu, e)
-		 : via == VIA_BULK && s->p->ops->free_bulk
-			 ? s->p->ops->free_bulk(s->p, &obj, cpu, e)
-			 : policy_free(s->p, &obj, cpu, e);
+			 ? s->p->ops->free_to_slab(s->p, obj, cpu, e)
+		 : via == VIA_BULK && s->p->ops->free_bulk ? s->p->ops->free_bulk(s->p, obj, cpu, e)
+							   : policy_free(s->p, obj, cpu, e);
+	obj->addr = 0;
 	if (rc)
 		return rc;
 	if (u64map_len(&s->misplaced))
 		(void)u64map_del(&s->misplaced, l->addr, NULL);
 	uint32_t acct = live_acct(s, l);
 	if (LIVE_KT_OF(l))
-		uncount_cost(s, l, acct, obj.bytes_alloc);
+		uncount_cost(s, l, acct, obj->bytes_alloc);
 	if (acct != UINT32_MAX) {
 		struct cache_acct *a = &s->acct[acct];
 		a->frees++;
 		a->live_objs--;
 		a->live_req -= l->req;
-		a->live_slot -= obj.slot_bytes;
-		a->live_meta -= obj.meta_bytes;
-		a->live_object -= obj.object_bytes;
+		a->live_slot -= obj->slot_bytes;
+		a->live_meta -= obj->meta_bytes;
+		a->live_object -= obj->object_bytes;
 	} else {
 		s->large_live_req -= l->req;
-		s->large_live_bytes -= obj.bytes_alloc;
+		s->large_live_bytes -= obj->bytes_alloc;
 	}
 	struct site_acct *st = &s->site[l->site];
 	st->frees++;
@@ -1270,14 +1295,13 @@ static int32_t rlp_of(const struct policy *p, uint32_t id, int32_t **tab, size_t
 /* Who pays: the kmalloc just made (l, from request r) against a kmalloc of
  * the same size under align none, by (root cache, call site); and whether
  * a listed caller got the alignment its rule asks. */
-static int account_cost(struct sim *s, struct live *l, const struct policy_obj *o,
+static int account_cost(struct sim *s, struct live *l, uint32_t acct, const struct policy_obj *o,
 			const struct policy_alloc_req *r, struct err *e)
 {
 	struct policy *nb = s->none;
 	uint64_t none_bytes;
 	int64_t growth = cost_growth(s, l->req, r->ktype, o->bytes_alloc, &none_bytes);
 	uint64_t shift = 0;
-	uint32_t acct = live_acct(s, l);
 	if (acct != UINT32_MAX) {
 		struct cache_acct *a = &s->acct[acct];
 		if (!a->red_left_pad) {
@@ -1345,11 +1369,13 @@ static int note_account(struct sim *s, uint32_t root, const struct trace_event *
 	return 0;
 }
 
-/* Count a modelled allocation l of ev (call site site) in the site's, the
- * cache's and the run's totals, and its misalignment if a kmalloc of a
- * power of two is not aligned to its size. */
-static int count_alloc(struct sim *s, const struct trace_event *ev, const struct live *l,
-		       const struct policy_obj *o, uint32_t site, bool kmalloc, struct err *e)
+/* Count a modelled allocation o of ev (call site site, root cache acct
+ * and its entry a; UINT32_MAX and NULL: a large kmalloc) in the site's,
+ * the cache's and the run's totals, and its misalignment if a kmalloc of
+ * a power of two is not aligned to its size. */
+static int count_alloc(struct sim *s, const struct trace_event *ev, const struct policy_obj *o,
+		       uint32_t site, uint32_t acct, struct cache_acct *a, bool kmalloc,
+		       struct err *e)
 {
 	int rc;
 	struct site_acct *st = &s->site[site];
@@ -1360,16 +1386,11 @@ static int count_alloc(struct sim *s, const struct trace_event *ev, const struct
 	st->bytes_alloc_trace = sat_add(st->bytes_alloc_trace, ev->bytes_alloc);
 	st->live_objs++;
 	st->live_req += ev->bytes_req;
-	s->perf_bytes_req = sat_add(s->perf_bytes_req, ev->bytes_req);
-	s->perf_bytes_alloc_trace = sat_add(s->perf_bytes_alloc_trace, ev->bytes_alloc);
-	s->perf_bytes_alloc_model = sat_add(s->perf_bytes_alloc_model, o->bytes_alloc);
 	if (o->bytes_alloc != ev->bytes_alloc)
 		s->alloc_size_mismatch++;
 	s->live_objs++;
 	s->live_req += ev->bytes_req;
-	uint32_t acct = live_acct(s, l);
-	if (acct != UINT32_MAX) {
-		struct cache_acct *a = &s->acct[acct];
+	if (a) {
 		a->allocs++;
 		a->live_objs++;
 		a->live_req += ev->bytes_req;
@@ -1757,7 +1778,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		if ((rc = do_free(s, idx, LIVE_CPU(&s->pool[idx]), e)))
 			return rc;
 	}
-	if (r.trace_ptr && !kmalloc && s->npre_all &&
+	if (s->npre_all && r.trace_ptr && !kmalloc &&
 	    (rc = start_evidence(s, r.cache, r.trace_ptr, e)))
 		return rc;
 	uint64_t pages_before = s->seen_valid ? s->slab_seen : slab_pages_now(s);
@@ -1790,7 +1811,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	uint32_t acct = live_acct(s, l);
 	if (acct != UINT32_MAX && acct >= s->acct_cap && (rc = grow_acct(s, acct)))
 		return err_set(e, rc, "out of memory");
-	if (!kmalloc && acct != UINT32_MAX && ev->accounted >= 0 && s->ncands &&
+	if (s->ncands && !kmalloc && acct != UINT32_MAX && ev->accounted >= 0 &&
 	    (rc = note_account(s, acct, ev)))
 		return err_set(e, rc, "out of memory");
 	if (acct != UINT32_MAX && is_raw_ptr(ev->ptr)) {
@@ -1814,16 +1835,18 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 			last[1] = val;
 		}
 	}
-	if ((rc = count_alloc(s, ev, l, &obj, site, kmalloc, e)))
+	/* no entry of acct is added from here on: a stays valid */
+	struct cache_acct *a = acct == UINT32_MAX ? NULL : &s->acct[acct];
+	if ((rc = count_alloc(s, ev, &obj, site, acct, a, kmalloc, e)))
 		return rc;
-	if (kmalloc && (rc = account_cost(s, l, &obj, &r, e)))
+	if (kmalloc && (rc = account_cost(s, l, acct, &obj, &r, e)))
 		return rc;
 	/* sim_event observes the state right after this: the pages read here
 	 * serve it too */
 	pages_now(s, &s->slab_after, &s->large_after);
 	s->pages_fresh = true;
-	update_peaks(s, acct, pages_before, s->slab_after);
-	if (s->site[site].watch && s->o.on_watch)
+	update_peaks_of(s, acct, a, pages_before, s->slab_after);
+	if (s->o.on_watch && s->site[site].watch)
 		return s->o.on_watch(s->o.marker_ctx, s, ev, s->site[site].watch - 1u, e);
 	return 0;
 }
@@ -2332,9 +2355,16 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	out->listed_allocs = s->listed_allocs;
 	out->listed_violations = s->listed_violations;
 	out->samples = s->nsamples;
-	out->bytes_req_total = s->perf_bytes_req;
-	out->bytes_alloc_trace_total = s->perf_bytes_alloc_trace;
-	out->bytes_alloc_model_total = s->perf_bytes_alloc_model;
+	/* the sites' sums: a saturating sum of saturated sums is the
+	 * saturated total, and no allocation adds to them elsewhere */
+	for (uint32_t i = 0; i < s->sites.n && i < s->site_cap; i++) {
+		const struct site_acct *sa = &s->site[i];
+		out->bytes_req_total = sat_add(out->bytes_req_total, sa->bytes_req);
+		out->bytes_alloc_trace_total =
+			sat_add(out->bytes_alloc_trace_total, sa->bytes_alloc_trace);
+		out->bytes_alloc_model_total =
+			sat_add(out->bytes_alloc_model_total, sa->bytes_alloc);
+	}
 	out->alloc_size_mismatch = s->alloc_size_mismatch;
 	out->page_frees = s->pgf.page_frees;
 	out->page_frees_before_base = s->pgf.before_base;
@@ -2479,13 +2509,18 @@ __attribute__((noinline, cold)) static int event_error(struct sim *s, const stru
 	return err_at(e, rc, s->src, ev->line, "%s%s", what, why);
 }
 
-/* sim_event, inline in the replay loop */
+static int other_event(struct sim *s, const struct trace_event *ev, struct err *e);
+
+/* What apply_event does before an event when pre_event says so: the
+ * start of the clock, the timers due, the page frees ahead. Inline: the
+ * 6.18 and 7.0 profiles read page frees ahead, so run it at every event. */
 static inline __attribute__((always_inline)) int
-apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
+pre_event(struct sim *s, const struct trace_event *ev, struct err *e)
 {
-	int rc = 0;
+	int rc;
 	if (!s->started) {
 		s->started = true;
+		note_pre_event(s);
 		s->t_first_ns = s->now_ns = ev->t_ns;
 		s->next_sample_ns =
 			s->o.sample_every_ns ? ev->t_ns + s->o.sample_every_ns : UINT64_MAX;
@@ -2498,31 +2533,57 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 		return rc;
 	if (ahead_on(&s->ahead) && (rc = ahead_step(&s->ahead, ev->t_ns, e)))
 		return rc;
+	return 0;
+}
+
+/* sim_event, inline in the replay loop */
+static inline __attribute__((always_inline)) int
+apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
+{
+	int rc = 0;
+	if (__builtin_expect(s->pre_event, 0) && (rc = pre_event(s, ev, e)))
+		return rc;
 	if (ev->t_ns < s->now_ns)
 		anomaly(s, SIM_AN_TIME_BACKWARDS, ev->line);
 	else
 		s->now_ns = ev->t_ns;
 	if (ev->type < TRACE_EV_NR)
 		s->events[ev->type]++;
-	switch (ev->type) {
-	case TRACE_EV_KMALLOC:
-	case TRACE_EV_KMALLOC_NODE:
-	case TRACE_EV_CACHE_ALLOC:
-	case TRACE_EV_CACHE_ALLOC_NODE:
+	/* allocations, then frees, by range (the enum orders them so): two
+	 * compares where the switch took five */
+	_Static_assert(TRACE_EV_KMALLOC == 0 && TRACE_EV_KMALLOC_NODE == 1 &&
+			       TRACE_EV_CACHE_ALLOC == 2 && TRACE_EV_CACHE_ALLOC_NODE == 3 &&
+			       TRACE_EV_KFREE == 4 && TRACE_EV_CACHE_FREE == 5,
+		       "allocation and free events are two ranges");
+	if (ev->type <= TRACE_EV_CACHE_ALLOC_NODE) {
 		rc = on_alloc(s, ev, e);
 		if (!rc && s->mmf_on)
 			rc = mmf_on_alloc(s, ev, e);
-		break;
-	case TRACE_EV_KFREE:
-	case TRACE_EV_CACHE_FREE: {
+	} else if (ev->type <= TRACE_EV_CACHE_FREE) {
 		enum mmf_kind k = s->mmf_on && ev->pid >= 0 && ev->ptr > ZERO_SIZE_PTR
 					  ? mmf_kind_at(s, ev)
 					  : MMF_OTHER;
 		rc = on_free(s, ev, e);
 		if (!rc && k != MMF_OTHER)
 			rc = mmf_on_free(s, ev, k, e);
-		break;
+	} else {
+		return other_event(s, ev, e);
 	}
+	if (rc) /* name the event's place in the input */
+		return event_error(s, ev, rc, "", e);
+	s->nevents++;
+	metrics_observe_now(s);
+	if (s->o.check && (rc = s->p->ops->check(s->p, e)))
+		return event_error(s, ev, rc, "model invariant broken after this event: ", e);
+	return maybe_sample(s, e);
+}
+
+/* apply_event's events that are neither allocations nor frees */
+__attribute__((noinline)) static int other_event(struct sim *s, const struct trace_event *ev,
+						 struct err *e)
+{
+	int rc;
+	switch (ev->type) {
 	case TRACE_EV_PAGE_FREE:
 		/* not a slab event: no event count, no sample by count */
 		if ((rc = on_page_free(s, ev, e)))
@@ -2537,13 +2598,6 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 	default:
 		return 0;
 	}
-	if (rc) /* name the event's place in the input */
-		return event_error(s, ev, rc, "", e);
-	s->nevents++;
-	metrics_observe_now(s);
-	if (s->o.check && (rc = s->p->ops->check(s->p, e)))
-		return event_error(s, ev, rc, "model invariant broken after this event: ", e);
-	return maybe_sample(s, e);
 }
 
 int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
@@ -2564,6 +2618,7 @@ static bool start_ahead(struct sim *s, const struct trace_source *src)
 {
 	bool want = s->p->ops->pages_traced && s->o.cfg.kernel >= POLICY_KERNEL_6_18;
 	ahead_start(&s->ahead, want ? src : NULL, AHEAD_WINDOW_NS);
+	note_pre_event(s);
 	return want;
 }
 
@@ -2580,6 +2635,7 @@ uint64_t sim_ahead_window_ns(void)
 int sim_push_end(struct sim *s, struct err *e)
 {
 	ahead_start(&s->ahead, NULL, 0); /* src goes with the caller */
+	note_pre_event(s);
 	return take_sample(s, "end", e);
 }
 
@@ -2745,22 +2801,25 @@ static int replay_batches(struct sim *s, const struct trace_source *src, struct 
 {
 	enum { BATCH = 64, AHEAD = 8 };
 	struct trace_event ev[BATCH];
-	uint64_t next_ptrs[AHEAD];
+	/* the pointers of the batch and of the AHEAD events after it (0 past
+	 * the end: a hint for NULL's slot, harmless), so that the loop below
+	 * tests no bounds */
+	uint64_t ptrs[BATCH + AHEAD];
 	int n;
 	while ((n = src->next_batch(src->ctx, ev, BATCH, e)) > 0) {
 		uint32_t nnext = 0;
+		for (int i = 0; i < n; i++)
+			ptrs[i] = ev[i].ptr;
 		if (src->peek_ptrs)
-			nnext = src->peek_ptrs(src->ctx, 0, AHEAD, next_ptrs);
+			nnext = src->peek_ptrs(src->ctx, 0, AHEAD, ptrs + n);
+		for (uint32_t i = nnext; i < AHEAD; i++)
+			ptrs[n + i] = 0;
 		for (int i = 0; i < n; i++) {
 			/* the live-table slot of the event AHEAD places on,
 			 * and the record of the one half as far, whose slot
 			 * came in meanwhile */
-			if (i + AHEAD < n)
-				ixmap_prefetch(&s->live_index, ev[i + AHEAD].ptr);
-			else if ((uint32_t)(i + AHEAD - n) < nnext)
-				ixmap_prefetch(&s->live_index, next_ptrs[i + AHEAD - n]);
-			if (i + AHEAD / 2 < n)
-				live_prefetch(s, ev[i + AHEAD / 2].ptr);
+			ixmap_prefetch(&s->live_index, ptrs[i + AHEAD]);
+			live_prefetch(s, ptrs[i + AHEAD / 2]);
 			int rc = apply_event(s, &ev[i], e);
 			if (rc)
 				return rc;
@@ -2804,6 +2863,7 @@ int sim_replay_source(struct sim *s, const struct trace_source *src, const struc
 	}
 	progress_draw(s, &pg, src, s->nevents, true);
 	ahead_start(&s->ahead, NULL, 0); /* src goes with the caller */
+	note_pre_event(s);
 	/* the counts stay valid until the source is closed, after sim_record */
 	s->line_stats = src->stats ? src->stats(src->ctx) : NULL;
 	s->src = "events";
