@@ -156,8 +156,9 @@ static int mark_freed(struct pgf *g, uint64_t phys, uint64_t len, struct err *e)
 {
 	for (uint64_t pfn = phys / PAGE, end = (phys + len + PAGE - 1) / PAGE; pfn < end;) {
 		uint64_t word = pfn >> 6, upto = (word + 1) << 6 < end ? (word + 1) << 6 : end;
-		uint64_t bits = (upto - pfn == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << (upto - pfn)) - 1))
-				<< (pfn & 63);
+		uint64_t bits =
+			(upto - pfn == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << (upto - pfn)) - 1))
+			<< (pfn & 63);
 		bool found;
 		uint64_t *v = u64map_upsert(&g->freed, word, &found);
 		if (!v)
