@@ -65,8 +65,11 @@ struct pgf {
 	struct u64map pages;
 	uint64_t clock;		     /* advances at every live pointer that comes and page free */
 	/* physical pages freed so far, 64 to an entry (pfn >> 6 -> bits):
-	 * bounded by the machine's memory, not by the trace */
+	 * bounded by the machine's memory, not by the trace; kept only once
+	 * keep_freed is set (a replay from a start state: pgf_freed_before
+	 * tells its slabs from those made since) */
 	struct u64map freed;
+	bool keep_freed;
 	struct pgf_pending *pending; /* page frees before the base was known */
 	uint32_t npending, cap_pending;
 	/* counters, for reports and tests */

@@ -3309,6 +3309,7 @@ static int pre_add(struct sim *s, uint32_t root, const struct policy_obj *objs, 
 		l->ptr = a->npre;
 		a->pre[a->npre++] = idx;
 		s->npre_all++;
+		s->pgf.keep_freed = true; /* slabs made since are told apart */
 		a->live_objs++;
 		a->live_req += l->req;
 		a->live_slot += objs[i].slot_bytes;

@@ -36,8 +36,7 @@ static int pr_next_batch(void *ctx, struct trace_event *ev, uint32_t n, struct e
 {
 	struct trace_peekread *p = ctx;
 	if (p->in_head) {
-		int rc = p->head.next_batch ? p->head.next_batch(p->head.ctx, ev, n, e)
-					    : p->head.next(p->head.ctx, ev, e);
+		int rc = p->head.next_batch(p->head.ctx, ev, n, e);
 		for (int i = 0; i < rc; i++)
 			ev[i].site_id = 0;
 		if (rc)
@@ -126,7 +125,7 @@ int trace_peekread_open(const struct trace_source *head, const struct trace_sour
 		*out = NULL;
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
-	if (head) {
+	if (head) { /* an event array's source: it reads in batches */
 		p->head = *head;
 		p->in_head = true;
 	}

@@ -454,7 +454,9 @@ static int prescan(struct run *r, const char *path, bool keep, struct err *e)
 	/* SLABSIM_HEAD_EVENTS: a shorter head, for the tests of the reads
 	 * that go on from it (tests/cli/readahead.sh) */
 	const char *he = getenv("SLABSIM_HEAD_EVENTS");
-	uint32_t head_events = he && atoi(he) > 0 ? (uint32_t)atoi(he) : PRESCAN_EVENTS;
+	long want_head = he ? strtol(he, NULL, 10) : 0;
+	uint32_t head_events = want_head > 0 && want_head < PRESCAN_EVENTS ? (uint32_t)want_head
+									 : PRESCAN_EVENTS;
 	struct trace_opts lax = {.strict = false};
 	struct trace_event ev[BATCH];
 	int rc = trace_open(path, &lax, &r->tr, e);
