@@ -422,6 +422,14 @@ struct policy_page_orders {
 #define POLICY_KMALLOC	UINT32_MAX /* policy_alloc_req.cache: a kmalloc */
 #define POLICY_NO_CACHE UINT32_MAX /* policy_obj.cache: page-allocator object */
 
+/* When a kernel slab was made, as the trace shows it (policy_alloc_req
+ * .trace_fresh). */
+enum policy_slab_age {
+	POLICY_SLAB_UNKNOWN = 0,
+	POLICY_SLAB_NEW, /* during the trace */
+	POLICY_SLAB_OLD, /* before it: a start-state slab */
+};
+
 struct policy_alloc_req {
 	uint32_t cache; /* id from cache_create, or POLICY_KMALLOC */
 	uint64_t size;	/* kmalloc: bytes requested; ignored for cache allocs */
@@ -446,12 +454,15 @@ struct policy_alloc_req {
 	 * SLUB under the 6.18 and 7.0 profiles for the caches the 6.18 kernel
 	 * gives sheaves (place_by_address in policies/slub.c). */
 	uint64_t trace_ptr;
-	/* Whether the trace saw a page of the len bytes at va (a kernel slab
-	 * of trace_ptr) freed before this allocation (sim/pgfree.h): a slab
-	 * there was made during the trace, it is none of the start state's.
-	 * NULL when nothing tells; asked (with fresh_ctx) only when a kernel
-	 * slab is first met, so an allocation pays nothing for it. */
-	bool (*trace_fresh)(const void *fresh_ctx, uint64_t va, uint64_t len);
+	/* When the kernel slab of the len bytes at va (trace_ptr's) was made
+	 * (sim/pgfree.h): POLICY_SLAB_NEW when the trace saw a page of it
+	 * freed or given out before this allocation (made during the trace,
+	 * none of the start state's), POLICY_SLAB_OLD when the trace shows
+	 * every page given out (mm_page_alloc) and none of these (one of the
+	 * start state's), else POLICY_SLAB_UNKNOWN. NULL when nothing tells;
+	 * asked (with fresh_ctx) only when a kernel slab is first met, so an
+	 * allocation pays nothing for it. */
+	enum policy_slab_age (*trace_fresh)(const void *fresh_ctx, uint64_t va, uint64_t len);
 	const void *fresh_ctx;
 };
 
@@ -615,12 +626,14 @@ struct policy_ops {
 	 * not placed by address. Base 0 (no slab) binds nothing, so 0 or -1
 	 * says whether the cache is placed. Optional with bound_slab. */
 	int (*bind_slab)(struct policy *p, uint32_t cache, uint64_t real, uint64_t base);
-	/* Whether an allocation at raw pointer real of cache would find no
-	 * model slab for its kernel slab: none bound to it, and no unbound
-	 * slab with a free object where the policy looks for one (SLUB's
-	 * place_unseen, which would make a new slab). Optional with
-	 * bind_slab. */
-	bool (*unseen_needs_slab)(const struct policy *p, uint32_t cache, uint64_t real);
+	/* Whether an allocation at raw pointer real of cache, in a kernel
+	 * slab made when age says (not POLICY_SLAB_NEW), would find no model
+	 * slab for its kernel slab: none bound to it, and no unbound slab
+	 * with a free object where the policy looks for one (SLUB's
+	 * place_unseen, which would make a new slab; for POLICY_SLAB_OLD only
+	 * start slabs). Optional with bind_slab. */
+	bool (*unseen_needs_slab)(const struct policy *p, uint32_t cache, uint64_t real,
+				  enum policy_slab_age age);
 	/* From now on the trace shows every page the kernel's slabs give back
 	 * (sim/pgfree.h: the direct map's base is known). A kernel slab goes
 	 * back the moment it holds no object in use, so a model slab bound to

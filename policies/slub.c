@@ -765,32 +765,43 @@ static void sheaf_flush(void *ctx, uint32_t cpu, const struct sheaf_obj *objs, u
 
 /* The first slab on k's node partial list, within PLACE_PARTIAL_SCAN of
  * its head, that no kernel slab is bound to and has a free object. */
-static struct slab *unbound_partial(const struct cache *k)
+/* Whether model slab y may stand for a kernel slab made when age says: a
+ * start slab for one of before the trace, another for one made during it
+ * (either when the trace does not tell). */
+static bool age_fits(const struct slab *y, enum policy_slab_age age)
+{
+	return age == POLICY_SLAB_UNKNOWN || (age == POLICY_SLAB_OLD) == (y->start != 0);
+}
+
+static struct slab *unbound_partial(const struct cache *k, enum policy_slab_age age)
 {
 	uint32_t looked = 0;
 	for (struct slab *y = k->partial.head; y && looked < PLACE_PARTIAL_SCAN;
 	     y = y->next, looked++)
-		if (!y->bound && y->freelist >= 0)
+		if (!y->bound && y->freelist >= 0 && age_fits(y, age))
 			return y;
 	return NULL;
 }
 
 /* place_by_address for an object of a kernel slab no model slab is bound
- * to yet, when the allocator's object o lies in a slab bound to another:
- * the kernel took it from a slab the model has not seen, an untouched slab
- * of the start state or a new one. Objects of two kernel slabs sharing one
- * model slab is what packed the model's live objects into fewer slabs than
- * the kernel's (a third of the placed allocations of a 35-s mapping
- * capture). So the kernel slab gets its own model slab: the first unbound
- * one on the node partial list with a free object (the start state's
- * untouched partial slabs are there, get_partial_node takes from the head),
- * else, for a cache given a start state, a new slab; o goes back to its
- * slab. */
-static int place_unseen(struct slub *s, struct cache *k, uint32_t cpu, uint64_t key, bool fresh,
-			struct sheaf_obj *o, struct err *e)
+ * to yet, when the allocator's object o lies in a slab bound to another
+ * (or in one that cannot stand for it, age_fits): the kernel took it from
+ * a slab the model has not seen, an untouched slab of the start state or a
+ * new one. Objects of two kernel slabs sharing one model slab is what
+ * packed the model's live objects into fewer slabs than the kernel's (a
+ * third of the placed allocations of a 35-s mapping capture). So the
+ * kernel slab gets its own model slab: the first unbound one on the node
+ * partial list with a free object that can stand for it (the start state's
+ * untouched partial slabs are there, get_partial_node takes from the head;
+ * for a kernel slab made during the trace, a slab the model made and has
+ * not met yet), else, for a cache given a start state, a new slab; o goes
+ * back to its slab. */
+static int place_unseen(struct slub *s, struct cache *k, uint32_t cpu, uint64_t key,
+			enum policy_slab_age age, struct sheaf_obj *o, struct err *e)
 {
-	/* a kernel slab made during the trace is a new one */
-	struct slab *w = fresh ? NULL : unbound_partial(k);
+	/* a kernel slab made during the trace is a new one, or one the model
+	 * made and has not met yet; one of before it a start slab */
+	struct slab *w = age == POLICY_SLAB_NEW ? NULL : unbound_partial(k, age);
 	int32_t idx;
 	if (!w && !k->started)
 		return 0; /* no start state: the kernel slab was one the trace
@@ -838,17 +849,21 @@ static int place_by_address(struct slub *s, struct cache *k, uint32_t cpu,
 	struct slab *x = o->slab;
 	uint64_t v;
 	if (!u64map_get(&k->bound, key, &v)) {
-		bool fresh = r->trace_fresh && r->trace_fresh(r->fresh_ctx, key, slab_bytes(k));
+		enum policy_slab_age age =
+			r->trace_fresh ? r->trace_fresh(r->fresh_ctx, key, slab_bytes(k))
+				       : POLICY_SLAB_UNKNOWN;
 		/* a start slab stands for a kernel slab of before the trace,
 		 * not for one the trace shows was made since (its page freed
-		 * before): that one gets a new slab, as the kernel made */
-		if (!x->bound && !(fresh && x->start)) {
+		 * or given out before): that one gets a slab made since, as
+		 * the kernel made; and where the trace shows every page given
+		 * out, a kernel slab of before gets a start slab */
+		if (!x->bound && age_fits(x, age)) {
 			if (u64map_put(&k->bound, key, (uint64_t)(uintptr_t)x))
 				return err_set(e, SLABSIM_ENOMEM, "out of memory");
 			x->bound = key;
 			return 0;
 		}
-		return place_unseen(s, k, cpu, key, fresh, o, e);
+		return place_unseen(s, k, cpu, key, age, o, e);
 	}
 	struct slab *want = (struct slab *)(uintptr_t)v;
 	if (want == x)
@@ -1535,7 +1550,8 @@ static void slub_pages_traced(struct policy *p, const struct policy_pages_ahead 
 		s->ahead = *ahead;
 }
 
-static bool slub_unseen_needs_slab(const struct policy *p, uint32_t cache, uint64_t real)
+static bool slub_unseen_needs_slab(const struct policy *p, uint32_t cache, uint64_t real,
+				   enum policy_slab_age age)
 {
 	const struct slub *s = (const struct slub *)p;
 	if (cache >= s->nr_caches)
@@ -1545,7 +1561,7 @@ static bool slub_unseen_needs_slab(const struct policy *p, uint32_t cache, uint6
 	if (!k->place_addr || cache_debug(k) ||
 	    u64map_get(&k->bound, real & ~(slab_bytes(k) - 1), &v))
 		return false;
-	return !unbound_partial(k);
+	return !unbound_partial(k, age);
 }
 
 static int slub_bind_slab(struct policy *p, uint32_t cache, uint64_t real, uint64_t base)

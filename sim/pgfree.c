@@ -15,7 +15,7 @@ void pgf_init(struct pgf *g)
 {
 	memset(g, 0, sizeof(*g));
 	u64map_init_sparse(&g->pages);
-	u64map_init_sparse(&g->freed);
+	u64map_init_sparse(&g->renewed);
 }
 
 void pgf_fini(struct pgf *g)
@@ -23,7 +23,7 @@ void pgf_fini(struct pgf *g)
 	free(g->last_free);
 	free(g->pending);
 	u64map_fini(&g->pages);
-	u64map_fini(&g->freed);
+	u64map_fini(&g->renewed);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -151,8 +151,8 @@ static void keep(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len)
 	g->pending[g->npending++] = (struct pgf_pending){phys, g->clock, (uint32_t)len, cpu};
 }
 
-/* Note the pages of [phys, phys + len) freed. */
-static int mark_freed(struct pgf *g, uint64_t phys, uint64_t len, struct err *e)
+/* Note the pages of [phys, phys + len) freed or given out. */
+static int mark_renewed(struct pgf *g, uint64_t phys, uint64_t len, struct err *e)
 {
 	for (uint64_t pfn = phys / PAGE, end = (phys + len + PAGE - 1) / PAGE; pfn < end;) {
 		uint64_t word = pfn >> 6, upto = (word + 1) << 6 < end ? (word + 1) << 6 : end;
@@ -160,7 +160,7 @@ static int mark_freed(struct pgf *g, uint64_t phys, uint64_t len, struct err *e)
 			(upto - pfn == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << (upto - pfn)) - 1))
 			<< (pfn & 63);
 		bool found;
-		uint64_t *v = u64map_upsert(&g->freed, word, &found);
+		uint64_t *v = u64map_upsert(&g->renewed, word, &found);
 		if (!v)
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		*v = (found ? *v : 0) | bits;
@@ -169,14 +169,14 @@ static int mark_freed(struct pgf *g, uint64_t phys, uint64_t len, struct err *e)
 	return 0;
 }
 
-bool pgf_freed_before(const struct pgf *g, uint64_t va, uint64_t len)
+bool pgf_made_since(const struct pgf *g, uint64_t va, uint64_t len)
 {
 	if (!g->base_known || va < g->base)
 		return false;
 	for (uint64_t pfn = (va - g->base) / PAGE, end = pfn + (len + PAGE - 1) / PAGE; pfn < end;
 	     pfn++) {
 		uint64_t v;
-		if (u64map_get(&g->freed, pfn >> 6, &v) && (v >> (pfn & 63) & 1))
+		if (u64map_get(&g->renewed, pfn >> 6, &v) && (v >> (pfn & 63) & 1))
 			return true;
 	}
 	return false;
@@ -188,7 +188,7 @@ int pgf_page_free(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len, pgf_
 	*killed = 0;
 	g->page_frees++;
 	++g->clock;
-	int mrc = g->keep_freed ? mark_freed(g, phys, len, e) : 0;
+	int mrc = g->keep_renewed ? mark_renewed(g, phys, len, e) : 0;
 	if (mrc)
 		return mrc;
 	if (!g->base_known) {
@@ -215,4 +215,10 @@ int pgf_page_free(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len, pgf_
 	for (uint64_t pg = g->base + phys; !rc && gone && pg < g->base + phys + len; pg += PAGE)
 		rc = gone(ctx, pg, cpu, e);
 	return rc;
+}
+
+int pgf_page_alloc(struct pgf *g, uint64_t phys, uint64_t len, struct err *e)
+{
+	g->page_allocs++;
+	return g->keep_renewed && len ? mark_renewed(g, phys, len, e) : 0;
 }

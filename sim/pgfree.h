@@ -64,16 +64,17 @@ struct pgf {
 	 * and the clock of the latest one to come (the rest) */
 	struct u64map pages;
 	uint64_t clock;		     /* advances at every live pointer that comes and page free */
-	/* physical pages freed so far, 64 to an entry (pfn >> 6 -> bits):
-	 * bounded by the machine's memory, not by the trace; kept only once
-	 * keep_freed is set (a replay from a start state: pgf_freed_before
-	 * tells its slabs from those made since) */
-	struct u64map freed;
-	bool keep_freed;
+	/* physical pages freed or given out (mm_page_alloc) so far, 64 to an
+	 * entry (pfn >> 6 -> bits): bounded by the machine's memory, not by
+	 * the trace; kept only once keep_renewed is set (a replay from a
+	 * start state: pgf_made_since tells its slabs from those made since) */
+	struct u64map renewed;
+	bool keep_renewed;
 	struct pgf_pending *pending; /* page frees before the base was known */
 	uint32_t npending, cap_pending;
 	/* counters, for reports and tests */
 	uint64_t page_frees;	  /* mm_page_free events */
+	uint64_t page_allocs;	  /* mm_page_alloc events */
 	uint64_t before_base;	  /* of those, before the base was known */
 	uint64_t pending_dropped; /* of those, not kept (PGF_PENDING_MAX) */
 	uint64_t pages_with_live; /* freed pages the model held live pointers in */
@@ -117,9 +118,17 @@ void pgf_start(struct pgf *g);
  * not). OUT: *killed, how many. Errors: kill's, gone's, SLABSIM_ENOMEM. */
 int pgf_page_free(struct pgf *g, uint32_t cpu, uint64_t phys, uint64_t len, pgf_live_at_fn live_at,
 		  pgf_kill_fn kill, pgf_gone_fn gone, void *ctx, uint64_t *killed, struct err *e);
-/* Whether the trace freed a page of the len bytes at virtual address va
- * (the direct map's) before now: a slab there was made since, it is not
- * one of the start state. false while the base is unknown. */
-bool pgf_freed_before(const struct pgf *g, uint64_t va, uint64_t len);
+/* mm_page_alloc of len bytes at physical address phys (0 bytes: a failed
+ * one): noted when keep_renewed is set. Need not wait for the base, nor
+ * turn page counting on. Errors: SLABSIM_ENOMEM. */
+int pgf_page_alloc(struct pgf *g, uint64_t phys, uint64_t len, struct err *e);
+/* Whether the trace freed or gave out a page of the len bytes at virtual
+ * address va (the direct map's) before now: a slab there was made since,
+ * it is not one of the start state. With mm_page_alloc traced (filtered as
+ * traces/capture/record does, or not) this is exact: a start slab's page
+ * was given out before the trace, every later slab's page in it (the
+ * page frees alone miss the pages that were free at the start). false
+ * while the base is unknown. */
+bool pgf_made_since(const struct pgf *g, uint64_t va, uint64_t len);
 
 #endif

@@ -1522,10 +1522,20 @@ static int untraced_alloc(struct sim *s, uint32_t cid, uint32_t root,
 	return 0;
 }
 
-/* policy_alloc_req.trace_fresh */
-static bool fresh_slab(const void *ctx, uint64_t va, uint64_t len)
+/* policy_alloc_req.trace_fresh: certain that a kernel slab is a start
+ * slab only where the trace shows the pages the allocator gave out */
+static enum policy_slab_age slab_age(const struct pgf *g, uint64_t va, uint64_t len)
 {
-	return pgf_freed_before(ctx, va, len);
+	if (!g->base_known)
+		return POLICY_SLAB_UNKNOWN;
+	if (pgf_made_since(g, va, len))
+		return POLICY_SLAB_NEW;
+	return g->page_allocs && g->keep_renewed ? POLICY_SLAB_OLD : POLICY_SLAB_UNKNOWN;
+}
+
+static enum policy_slab_age fresh_slab(const void *ctx, uint64_t va, uint64_t len)
+{
+	return slab_age(ctx, va, len);
 }
 
 /* An allocation at raw pointer ptr in a kernel slab no model slab is bound
@@ -1544,13 +1554,14 @@ static int start_unseen(struct sim *s, uint32_t cid, const struct policy_cache_i
 			uint64_t ptr, struct err *e)
 {
 	const struct policy_ops *ops = s->p->ops;
-	if (!ops->unseen_needs_slab || !ops->unseen_needs_slab(s->p, cid, ptr))
-		return 0;
-	/* a kernel slab whose page the trace saw freed was made since: the
-	 * start slabs stand for the kernel slabs of before, some of which
-	 * the trace never touches (full ones of long-lived objects) */
+	/* a kernel slab whose page the trace saw freed or given out was
+	 * made since: the start slabs stand for the kernel slabs of before,
+	 * some of which the trace never touches (full ones of long-lived
+	 * objects) */
 	uint64_t kmask = ((uint64_t)POLICY_PAGE_SIZE << ci->g.order) - 1;
-	if (pgf_freed_before(&s->pgf, ptr & ~kmask, kmask + 1))
+	enum policy_slab_age age = slab_age(&s->pgf, ptr & ~kmask, kmask + 1);
+	if (age == POLICY_SLAB_NEW || !ops->unseen_needs_slab ||
+	    !ops->unseen_needs_slab(s->p, cid, ptr, age))
 		return 0;
 	uint32_t root = ci->alias_of;
 	struct cache_acct *a = &s->acct[root];
@@ -2339,7 +2350,9 @@ static struct waste cache_waste(const struct sim *s, uint32_t id,
 void sim_totals(const struct sim *s, struct sim_totals *out)
 {
 	memset(out, 0, sizeof(*out));
-	for (int i = 0; i < TRACE_EV_NR && i < 8; i++)
+	_Static_assert(TRACE_EV_NR <= sizeof(out->events) / sizeof(out->events[0]),
+		       "sim_totals holds every event type");
+	for (int i = 0; i < TRACE_EV_NR; i++)
 		out->events[i] = s->events[i];
 	memcpy(out->anomalies, s->anomalies, sizeof(out->anomalies));
 	out->live_objs = s->live_objs;
@@ -2587,6 +2600,12 @@ __attribute__((noinline)) static int other_event(struct sim *s, const struct tra
 	case TRACE_EV_PAGE_FREE:
 		/* not a slab event: no event count, no sample by count */
 		if ((rc = on_page_free(s, ev, e)))
+			return event_error(s, ev, rc, "", e);
+		metrics_observe_now(s);
+		return 0;
+	case TRACE_EV_PAGE_ALLOC:
+		/* the same; a slab on this page is one made since (pgfree.h) */
+		if ((rc = pgf_page_alloc(&s->pgf, ev->ptr, ev->bytes_alloc, e)))
 			return event_error(s, ev, rc, "", e);
 		metrics_observe_now(s);
 		return 0;
@@ -3309,7 +3328,7 @@ static int pre_add(struct sim *s, uint32_t root, const struct policy_obj *objs, 
 		l->ptr = a->npre;
 		a->pre[a->npre++] = idx;
 		s->npre_all++;
-		s->pgf.keep_freed = true; /* slabs made since are told apart */
+		s->pgf.keep_renewed = true; /* slabs made since are told apart */
 		a->live_objs++;
 		a->live_req += l->req;
 		a->live_slot += objs[i].slot_bytes;

@@ -256,7 +256,7 @@ bool sim_lost_source(const struct sim_lost *l, size_t i, const char **json_key, 
 
 /* Totals now (live set and the policy's pages), for tests. */
 struct sim_totals {
-	uint64_t events[8]; /* by enum trace_ev_type */
+	uint64_t events[9]; /* by enum trace_ev_type */
 	uint64_t anomalies[SIM_AN_NR];
 	uint64_t live_objs, live_req_bytes;
 	uint64_t slab_pages, large_pages, peak_slab_pages, peak_slab_pages_t_ns;

@@ -848,7 +848,7 @@ static int on_free(struct fit *f, const struct trace_event *ev)
 int fit_event(struct fit *f, const struct trace_event *ev, struct err *e)
 {
 	int rc = 0;
-	if (ev->type == TRACE_EV_MARKER || ev->type == TRACE_EV_PAGE_FREE)
+	if (ev->type >= TRACE_EV_MARKER) /* a marker, the page allocator's */
 		return 0;
 	/* a CPU no spec can name (and no kernel has): refused rather than
 	 * folded, which would put another CPU's share in the mix */

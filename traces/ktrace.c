@@ -94,7 +94,7 @@ struct evinfo {
 	enum trace_ev_type type;
 	struct tep_format_field *call_site, *ptr, *bytes_req, *bytes_alloc, *gfp_flags, *node,
 		*accounted, *name;
-	struct tep_format_field *pfn, *order; /* mm_page_free */
+	struct tep_format_field *pfn, *order; /* mm_page_free, mm_page_alloc */
 	bool accounted_in_fmt;		      /* accounted= printed from gfp_flags, no field */
 	uint64_t dma_bit, rcl_bit, account_bit, hardwall_bit, nowarn_bit;
 };
@@ -109,7 +109,7 @@ struct ktrace {
 	char name[64];
 	char *mount_path; /* tracefs mounted by ktrace_open: unmounted at close */
 	struct tep_handle *tep;
-	struct evinfo info[TRACE_EV_MARKER + 1]; /* the slab events and mm_page_free */
+	struct evinfo info[TRACE_EV_MARKER + 2]; /* the slab events, mm_page_free and _alloc */
 	uint32_t ninfo;
 	char enabled[200];
 	long ncpus;
@@ -117,7 +117,7 @@ struct ktrace {
 	char site[SITE_LEN];
 	char cname[NAME_MAX_LEN];
 	bool mono;		  /* the instance's trace clock is CLOCK_MONOTONIC */
-	bool page_free;		  /* trace kmem:mm_page_free too (ktrace_opts) */
+	bool page_free;		  /* trace kmem:mm_page_free and _alloc too (ktrace_opts) */
 	struct tracefs_cpu **cpu; /* each CPU's trace_pipe_raw, non-blocking */
 	struct kbuffer *kbuf;
 	void *page;
@@ -236,10 +236,12 @@ static void decode(struct ktrace *k, const struct evinfo *x, struct tep_event *e
 	ev->t_ns = rec->ts;
 	ev->cpu = (uint32_t)rec->cpu;
 	ev->pid = tep_data_pid(k->tep, rec);
-	if (x->type == TRACE_EV_PAGE_FREE) { /* trace.h: physical address, length */
+	if (x->type == TRACE_EV_PAGE_FREE || x->type == TRACE_EV_PAGE_ALLOC) { /* trace.h */
 		uint64_t pfn = 0, order = 0;
 		(void)num(x->pfn, rec, &pfn);
 		(void)num(x->order, rec, &order);
+		if (pfn >> 40) /* a failed allocation's -1 */
+			return;
 		ev->ptr = pfn << 12;
 		ev->bytes_alloc = UINT64_C(4096) << (order < 20 ? order : 20);
 		return;
@@ -397,6 +399,21 @@ static int enable_events(struct ktrace *k, struct err *e)
 		info_of(k, pf, TRACE_EV_PAGE_FREE);
 		size_t n = strlen(k->enabled);
 		(void)snprintf(k->enabled + n, sizeof(k->enabled) - n, ", mm_page_free");
+	}
+	/* which slabs the trace saw made (sim/pgfree.h): only the allocations
+	 * a slab's can be (slab pages are never __GFP_MOVABLE, 0x8 in every
+	 * kernel: new_slab masks the caller's gfp to GFP_RECLAIM_MASK |
+	 * GFP_CONSTRAINT_MASK), which leaves out the page cache's and user
+	 * memory's; unfiltered where the filter is refused */
+	struct tep_event *pa = pf ? tep_find_event_by_name(k->tep, "kmem", "mm_page_alloc") : NULL;
+	if (pa) {
+		(void)tracefs_event_file_write(k->inst, "kmem", "mm_page_alloc", "filter",
+					       KTRACE_PAGE_ALLOC_FILTER);
+		if (tracefs_event_enable(k->inst, "kmem", "mm_page_alloc") >= 0) {
+			info_of(k, pa, TRACE_EV_PAGE_ALLOC);
+			size_t n = strlen(k->enabled);
+			(void)snprintf(k->enabled + n, sizeof(k->enabled) - n, ", mm_page_alloc");
+		}
 	}
 	return 0;
 }

@@ -27,9 +27,17 @@ bool ktrace_supported(void);
 struct ktrace_opts {
 	uint32_t buffer_kb; /* ring buffer per CPU, KiB; 0 = the instance's default */
 	/* also trace kmem:mm_page_free (where the kernel has it), handed over
-	 * as TRACE_EV_PAGE_FREE: a freed slab proves its objects freed */
+	 * as TRACE_EV_PAGE_FREE: a freed slab proves its objects freed; and
+	 * kmem:mm_page_alloc with KTRACE_PAGE_ALLOC_FILTER, as
+	 * TRACE_EV_PAGE_ALLOC: a slab on a page given out since was made
+	 * since */
 	bool page_free;
 };
+
+/* The tracefs filter on kmem:mm_page_alloc that keeps the allocations a
+ * slab's page can be: none has __GFP_MOVABLE (0x8). traces/capture/record
+ * sets the same. */
+#define KTRACE_PAGE_ALLOC_FILTER "!(gfp_flags & 8)"
 
 /* Mount tracefs if it is not (and unmount it at close), remove the
  * instances of earlier sessions whose process is gone, create this

@@ -470,6 +470,13 @@ int synth_write_event(FILE *f, const struct trace_event *ev)
 		n = fprintf(f, "page=0000000000000000 pfn=0x%" PRIx64 " order=%d\n", ev->ptr >> 12,
 			    __builtin_ctzll(ev->bytes_alloc ? ev->bytes_alloc : 4096) - 12);
 		break;
+	case TRACE_EV_PAGE_ALLOC: /* the same, and the fields the kernel prints after */
+		n = fprintf(f,
+			    "page=0000000000000000 pfn=0x%" PRIx64
+			    " order=%d migratetype=0 gfp_flags=GFP_KERNEL\n",
+			    ev->ptr >> 12,
+			    __builtin_ctzll(ev->bytes_alloc ? ev->bytes_alloc : 4096) - 12);
+		break;
 	case TRACE_EV_KMALLOC:
 	case TRACE_EV_CACHE_ALLOC:
 		n = fprintf(f,

@@ -60,6 +60,7 @@ const char *const trace_ev_names[TRACE_EV_NR] = {
 	[TRACE_EV_CACHE_FREE] = "kmem_cache_free",
 	[TRACE_EV_MARKER] = "tracing_mark_write",
 	[TRACE_EV_PAGE_FREE] = "mm_page_free",
+	[TRACE_EV_PAGE_ALLOC] = "mm_page_alloc",
 };
 
 struct trace_reader {
@@ -515,6 +516,9 @@ static int event_type(const char *s, size_t n)
 	case 12:
 		t = *s == 'm' ? TRACE_EV_PAGE_FREE : TRACE_EV_KMALLOC_NODE;
 		break;
+	case 13:
+		t = TRACE_EV_PAGE_ALLOC;
+		break;
 	case 15:
 		t = TRACE_EV_CACHE_FREE;
 		break;
@@ -733,16 +737,18 @@ static int parse_fields(char *p, char *end, struct trace_event *ev, char *msg)
 	return 1;
 }
 
-/* The "page=%p pfn=0x%lx order=%d" of an mm_page_free event (every
- * kernel since 4.x prints it so; trace-cmd and perf script the same):
- * ptr = pfn << 12, bytes_alloc = 4096 << order. */
+/* The "page=%p pfn=0x%lx order=%d" of an mm_page_free event, and the
+ * same before " migratetype=%d gfp_flags=%s" of an mm_page_alloc (every
+ * kernel since 4.x prints them so; trace-cmd and perf script the same):
+ * ptr = pfn << 12, bytes_alloc = 4096 << order; the other fields are read
+ * past (a gfp_flags= of names and '|' is one token). */
 static int parse_page_free(char *p, char *end, struct trace_event *ev, char *msg)
 {
 	char q[EXCERPT_MAX + 8];
 	bool have_pfn = false, have_order = false;
 	uint64_t pfn = 0, order = 0;
 
-	for (;;) {
+	while (!have_pfn || !have_order) { /* mm_page_alloc's gfp_flags= left unread */
 		char *v;
 		const char *ve;
 		while (is_blank(*p))
@@ -767,10 +773,8 @@ static int parse_page_free(char *p, char *end, struct trace_event *ev, char *msg
 		}
 	}
 	if (!have_pfn || !have_order)
-		return bad(
-			msg,
-			"expected 'pfn=0x<hex> order=<n>' in mm_page_free event, got no %s field",
-			have_pfn ? "order" : "pfn");
+		return bad(msg, "expected 'pfn=0x<hex> order=<n>' in %s event, got no %s field",
+			   trace_ev_names[ev->type], have_pfn ? "order" : "pfn");
 	ev->ptr = pfn << 12;
 	ev->bytes_alloc = UINT64_C(4096) << order;
 	return 1;
@@ -943,7 +947,7 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 	*kind = TRACE_LINE_EVENT;
 	if (skip_fields & (1u << type))
 		return 1;
-	if (type == TRACE_EV_PAGE_FREE)
+	if (type == TRACE_EV_PAGE_FREE || type == TRACE_EV_PAGE_ALLOC)
 		return parse_page_free(p, end, ev, msg);
 	return parse_fields(p, end, ev, msg);
 }
@@ -1391,6 +1395,9 @@ FAST char *fast_time_event(char *p, uint64_t *t_ns, int *type, char **name_at)
 	} else if (LIT_AT(p, "mm_page_free:")) {
 		*type = TRACE_EV_PAGE_FREE;
 		p += 13;
+	} else if (LIT_AT(p, "mm_page_alloc:")) {
+		*type = TRACE_EV_PAGE_ALLOC;
+		p += 14;
 	} else {
 		return NULL;
 	}
@@ -1516,9 +1523,9 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 		trace_event_clear_fields(ev);
 		return 1;
 	}
-	if (type == TRACE_EV_PAGE_FREE) { /* parse_line()'s own reading */
+	if (type == TRACE_EV_PAGE_FREE || type == TRACE_EV_PAGE_ALLOC) { /* parse_line()'s own */
 		char msg[MSG_MAX];
-		struct trace_event pf;
+		struct trace_event pf = {.type = (enum trace_ev_type)type};
 		if (memchr(s, '\0', (size_t)(end - s)) || parse_page_free(p, end, &pf, msg) != 1)
 			return 0;
 		set_head(ev, type, t_ns, cpu, pid);

@@ -41,6 +41,11 @@ enum trace_ev_type {
 	 * length). Not a slab event: the evidence of frees the trace does not
 	 * show (sim/pgfree.h). */
 	TRACE_EV_PAGE_FREE,
+	/* mm_page_alloc: the page allocator gave out 4096 << order bytes at
+	 * physical address pfn << 12 (ptr, bytes_alloc as for mm_page_free).
+	 * Not a slab event: a slab whose page the trace saw given out was made
+	 * during the trace, not one of the start state (sim/pgfree.h). */
+	TRACE_EV_PAGE_ALLOC,
 	TRACE_EV_NR,
 };
 
@@ -76,8 +81,8 @@ struct trace_event {
 	const char *call_site; /* symbolic "func+0x2e/0x40" or hex text; "" if absent */
 	const char *name;      /* kmem_cache_free name= (6.1); NULL if absent */
 	const char *text;      /* TRACE_EV_MARKER: the marker text */
-	/* TRACE_EV_PAGE_FREE: ptr is the physical address, bytes_alloc the
-	 * length; the other fields are absent */
+	/* TRACE_EV_PAGE_FREE, TRACE_EV_PAGE_ALLOC: ptr is the physical
+	 * address, bytes_alloc the length; the other fields are absent */
 	uint64_t line; /* line number in the input (1-based) */
 	/* 1 + the source's own interned id of call_site, 0 = none (text
 	 * readers). Lets the engine skip hashing the string: ids are only used

@@ -144,7 +144,7 @@ struct evinfo {
 	enum trace_ev_type type;
 	/* by value (info is reallocated); offset -1 when the format has none */
 	struct evformat_field call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node, accounted;
-	struct evformat_field pfn, order; /* mm_page_free */
+	struct evformat_field pfn, order; /* mm_page_free, mm_page_alloc */
 	struct evformat_field name;	  /* the cache's name (a __string) */
 	struct evformat_field buf;	  /* the print event's text */
 	bool accounted_in_fmt;		  /* accounted= printed from gfp_flags, no field */
@@ -445,10 +445,12 @@ static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 	}
 	if (!src.system || strcmp(src.system, "kmem") != 0)
 		return x;
-	if (strcmp(src.name, trace_ev_names[TRACE_EV_PAGE_FREE]) == 0) {
-		/* the page allocator's free (sim/pgfree.h): pfn and order */
+	if (strcmp(src.name, trace_ev_names[TRACE_EV_PAGE_FREE]) == 0 ||
+	    strcmp(src.name, trace_ev_names[TRACE_EV_PAGE_ALLOC]) == 0) {
+		/* the page allocator's free or allocation (sim/pgfree.h): pfn
+		 * and order */
 		x->kind = K_SLAB;
-		x->type = TRACE_EV_PAGE_FREE;
+		x->type = src.name[8] == 'f' ? TRACE_EV_PAGE_FREE : TRACE_EV_PAGE_ALLOC;
 		x->pfn = src_field(&src, "pfn");
 		x->order = src_field(&src, "order");
 		return x;
@@ -703,12 +705,16 @@ static int slab_event(struct tdlib *d, struct evinfo *x, struct tep_record *rec,
 	ev->type = x->type;
 	if (skip_fields & (1u << x->type))
 		return 1;
-	if (x->type == TRACE_EV_PAGE_FREE) { /* trace.h: physical address, length */
+	if (x->type == TRACE_EV_PAGE_FREE || x->type == TRACE_EV_PAGE_ALLOC) { /* trace.h */
 		uint64_t order;
 		if (!read_num(d, &x->pfn, rec, &ev->ptr))
 			return missing(msg, "pfn", x->type);
 		if (!read_num(d, &x->order, rec, &order))
 			return missing(msg, "order", x->type);
+		if (ev->ptr >> 40) { /* a failed allocation's -1 (printed as 0) */
+			ev->ptr = 0;
+			return 1;
+		}
 		ev->ptr <<= 12;
 		ev->bytes_alloc = UINT64_C(4096) << (order < 20 ? order : 20);
 		return 1;
@@ -988,7 +994,7 @@ static void lib_close(struct tdlib *d)
 #define TRACEDAT_STALL_S 60
 
 /* The formats lib_next reads fields of: the slab events, the page free and
- * the marker. The file's other events (the rest of kmem too) are "other"
+ * allocation and the marker. The file's other events (the rest of kmem too) are "other"
  * by their id alone (info_of), as they are to lib_next through libtracecmd:
  * libtraceevent's format parser costs about 0.7 M instructions a format. */
 static bool wanted_format(const struct datfile_format *f)
@@ -997,7 +1003,9 @@ static bool wanted_format(const struct datfile_format *f)
 		return strcmp(f->name, "print") == 0;
 	if (strcmp(f->system, "kmem") != 0)
 		return false;
-	return slab_type(f->name) >= 0 || strcmp(f->name, trace_ev_names[TRACE_EV_PAGE_FREE]) == 0;
+	return slab_type(f->name) >= 0 ||
+	       strcmp(f->name, trace_ev_names[TRACE_EV_PAGE_FREE]) == 0 ||
+	       strcmp(f->name, trace_ev_names[TRACE_EV_PAGE_ALLOC]) == 0;
 }
 
 /* The header page's format, then the wanted event formats, into tep. */

@@ -282,6 +282,25 @@ run v3 -o capv3 -z 0 -q --no-page-free -- sh -c "cat '$tmp/v3/tracefs/events/kme
 tap_is "--no-page-free: mm_page_free left off" \
 	"$rc $(cat pfduring3) $(grep '^events=' capv3/capture-info.txt)" \
 	"0 0 events=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free"
+# mm_page_alloc beside mm_page_free, filtered to what a slab's page can be
+# (no __GFP_MOVABLE) while recording; the filter and the switch put back
+mk_fake v4
+mkdir -p v4/tracefs/events/kmem/mm_page_free v4/tracefs/events/kmem/mm_page_alloc
+echo 0 >v4/tracefs/events/kmem/mm_page_free/enable
+echo 0 >v4/tracefs/events/kmem/mm_page_alloc/enable
+echo 'order > 3' >v4/tracefs/events/kmem/mm_page_alloc/filter
+run v4 -o capv4 -z 0 -q -- sh -c "cat '$tmp/v4/tracefs/events/kmem/mm_page_alloc/enable' '$tmp/v4/tracefs/events/kmem/mm_page_alloc/filter' >'$tmp/paduring'"
+tap_is "mm_page_alloc traced with its filter, then both put back" \
+	"$rc $(tr '\n' ' ' <paduring)$(cat v4/tracefs/events/kmem/mm_page_alloc/enable v4/tracefs/events/kmem/mm_page_alloc/filter | tr '\n' ' ')$(grep '^events=\|^page_alloc_filter=' capv4/capture-info.txt | tr '\n' ' ')" \
+	"0 1 !(gfp_flags & 8) 0 order > 3 events=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free,kmem:mm_page_free,kmem:mm_page_alloc page_alloc_filter=!(gfp_flags & 8) "
+mk_fake v5
+mkdir -p v5/tracefs/events/kmem/mm_page_free v5/tracefs/events/kmem/mm_page_alloc
+echo 0 >v5/tracefs/events/kmem/mm_page_free/enable
+echo 0 >v5/tracefs/events/kmem/mm_page_alloc/enable
+run v5 -o capv5 -z 0 -q --no-page-alloc -- true
+tap_is "--no-page-alloc: mm_page_free alone" \
+	"$rc $(grep '^events=' capv5/capture-info.txt) $(grep -c '^page_alloc_filter=' capv5/capture-info.txt)" \
+	"0 events=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free,kmem:mm_page_free 0"
 # busybox ash (qemu-boot's guest shell) makes the same table
 if command -v busybox >/dev/null; then
 	busybox ash -c ". '$cap/capture-lib.sh'; cap_slab_attrs '$tmp/v/sys/kernel/slab'" >bb.tsv

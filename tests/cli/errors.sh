@@ -215,7 +215,7 @@ tap_is "binary garbage: exit 0, nothing on stderr" "rc=$rc $(err)" "rc=0 "
 tap_is "binary garbage: line counts" "$(out | grep '"lines"' | sed 's/ "first_malformed_line.*//')" \
 	'  "lines": {"total": 9, "header": 2, "other_events": 0, "malformed": 4, "lost_markers": 0, "lost_events": 0,'
 tap_is "binary garbage: CRLF and unterminated lines are events" "$(out | grep '"events"')" \
-	'  "events": {"kmalloc": 1, "kmalloc_node": 0, "kmem_cache_alloc": 0, "kmem_cache_alloc_node": 0, "kfree": 1, "kmem_cache_free": 1, "tracing_mark_write": 0, "mm_page_free": 0},'
+	'  "events": {"kmalloc": 1, "kmalloc_node": 0, "kmem_cache_alloc": 0, "kmem_cache_alloc_node": 0, "kfree": 1, "kmem_cache_free": 1, "tracing_mark_write": 0, "mm_page_free": 0, "mm_page_alloc": 0},'
 tap_like "binary garbage: the first malformed line is reported" "$(out | grep '"lines"')" \
 	'"first_malformed_line": 3, "first_malformed": "expected text, got a NUL byte at column 4"}'
 tap_like "binary garbage: the unknown free counted" "$(out | grep '"anomalies"')" '{"free_unknown_ptr": 1, "free_null": 0,'

@@ -62,7 +62,7 @@ tap_is "start object found parked: 1 page" "$(printf '%s\n' "$out" | pages)" '"p
 # free, three kmalloc frees, each followed by its page's free, fix the
 # direct map's base): the
 # kernel slab at K was made during the trace, so it is no slab of the start
-# state (sim/pgfree.h pgf_freed_before): nothing is found parked, the start
+# state (sim/pgfree.h pgf_made_since): nothing is found parked, the start
 # slab stays for the kernel slab the trace never touches, and the sheaf
 # refills from two new slabs: 3 pages, 17 live (the 16 start objects and K's).
 mkdir -p "$tmp/fresh/snapshots"
@@ -85,4 +85,30 @@ tap_is "a kernel slab made during the trace: nothing found parked" \
 	"$(printf '%s\n' "$out" | inferred start_parked)" '"start_parked": 0'
 tap_is "a kernel slab made during the trace: 17 live" "$(printf '%s\n' "$out" | live)" '"live_objects": 17'
 tap_is "a kernel slab made during the trace: 3 pages" "$(printf '%s\n' "$out" | pages)" '"pages": 3'
+# The same with K's page given out (mm_page_alloc) instead of freed: made
+# during the trace just as well (a page that was free at the start of the
+# trace has no page free in it), the same figures.
+mkdir -p "$tmp/given/snapshots"
+cp "$cap"/*.txt "$cap"/*.tsv "$tmp/given/"
+sed 's/mm_page_free: page=ffffea0000000000 pfn=0x5000 order=0/mm_page_alloc: page=ffffea0000000000 pfn=0x5000 order=0 migratetype=0 gfp_flags=GFP_KERNEL|__GFP_COMP/' \
+	"$tmp/fresh/trace.txt" >"$tmp/given/trace.txt"
+out=$("$bin" replay "$tmp/given" --no-db --format json 2>/dev/null)
+tap_is "K's page given out: the events line counts it" \
+	"$(printf '%s\n' "$out" | grep -o '"mm_page_alloc": [0-9]*')" '"mm_page_alloc": 1'
+tap_is "a kernel slab on a page given out during the trace: nothing found parked" \
+	"$(printf '%s\n' "$out" | inferred start_parked)" '"start_parked": 0'
+tap_is "a kernel slab on a page given out during the trace: 17 live" \
+	"$(printf '%s\n' "$out" | live)" '"live_objects": 17'
+tap_is "a kernel slab on a page given out during the trace: 3 pages" \
+	"$(printf '%s\n' "$out" | pages)" '"pages": 3'
+# And another page given out (0x6000), not K's: with the page allocator's
+# allocations in the trace, K is certainly a slab of the start state, and
+# the start slab stands for it (found parked, 1 page, 16 live, as above).
+sed 's/pfn=0x5000 order=0 migratetype/pfn=0x6000 order=0 migratetype/' \
+	"$tmp/given/trace.txt" >"$tmp/given/t2" && mv "$tmp/given/t2" "$tmp/given/trace.txt"
+out=$("$bin" replay "$tmp/given" --no-db --format json 2>/dev/null)
+tap_is "another page given out: a start object found parked" \
+	"$(printf '%s\n' "$out" | inferred start_parked)" '"start_parked": 1'
+tap_is "another page given out: 16 live" "$(printf '%s\n' "$out" | live)" '"live_objects": 16'
+tap_is "another page given out: 1 page" "$(printf '%s\n' "$out" | pages)" '"pages": 1'
 tap_done

@@ -405,10 +405,25 @@ static void test_non_slab_lines(void)
 	rc = parse(" \t \r", buf, &ev, &kind, &lost, &e);
 	CHECK("blank line: header", rc == 0 && kind == TRACE_LINE_HEADER);
 
-	rc = parse("  kswapd0-50 [000] ..... 9.1: mm_page_alloc: page=000000001 pfn=0x1 order=0 "
+	/* the page allocator's allocations: ptr the physical address, the
+	 * length from the order (sim/pgfree.h); gfp_flags= read past */
+	rc = parse("  kswapd0-50 [000] ..... 9.1: mm_page_alloc: page=000000001 pfn=0x1a2b order=1 "
+		   "migratetype=0 gfp_flags=GFP_KERNEL_ACCOUNT|__GFP_ZERO|__GFP_COMP",
+		   buf, &ev, &kind, &lost, &e);
+	CHECK("mm_page_alloc: an event", rc == 1 && kind == TRACE_LINE_EVENT);
+	CHECK_EQ_U64("mm_page_alloc: type", ev.type, TRACE_EV_PAGE_ALLOC);
+	CHECK_EQ_U64("mm_page_alloc: physical address", ev.ptr, 0x1a2b000);
+	CHECK_EQ_U64("mm_page_alloc: length", ev.bytes_alloc, 8192);
+	rc = parse("  kswapd0-50 [000] ..... 9.1: mm_page_alloc: page=000000001 order=0 "
 		   "migratetype=0 gfp_flags=GFP_KERNEL",
 		   buf, &ev, &kind, &lost, &e);
-	CHECK("mm_page_alloc: other event", rc == 0 && kind == TRACE_LINE_OTHER_EVENT);
+	CHECK("mm_page_alloc without pfn=: malformed", rc < 0);
+	CHECK_EQ_STR("mm_page_alloc without pfn=: message", e.msg,
+		     "expected 'pfn=0x<hex> order=<n>' in mm_page_alloc event, got no pfn field");
+	rc = parse("  kswapd0-50 [000] ..... 9.1: mm_page_alloc_zone_locked: page=000000001 "
+		   "pfn=0x1 order=0 migratetype=0 percpu_refill=1",
+		   buf, &ev, &kind, &lost, &e);
+	CHECK("mm_page_alloc_zone_locked: other event", rc == 0 && kind == TRACE_LINE_OTHER_EVENT);
 	rc = parse("  <idle>-0 [001] d..2. 9.2: sched_switch: prev_comm=swapper/1 prev_pid=0 "
 		   "prev_prio=120 prev_state=R ==> next_comm=kworker/1:1 next_pid=30",
 		   buf, &ev, &kind, &lost, &e);
