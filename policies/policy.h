@@ -464,6 +464,15 @@ struct policy_alloc_req {
 	 * allocation pays nothing for it. */
 	enum policy_slab_age (*trace_fresh)(const void *fresh_ctx, uint64_t va, uint64_t len);
 	const void *fresh_ctx;
+	/* Move the start-state object the caller holds at model address from,
+	 * if it holds one there, to model address to: true when it did. Asked
+	 * (with move_ctx) by SLUB's place_by_address when the start slab bound
+	 * to the allocation's kernel slab has no free object: the kernel's
+	 * slab had one, so a start object the start state put there (by a
+	 * guess: the start state counts objects per cache, not per slab) lies
+	 * in another start slab. NULL: none moves. */
+	bool (*start_move)(void *move_ctx, uint64_t from, uint64_t to);
+	void *move_ctx;
 };
 
 /* An allocated object as the policy describes it. The caller keeps it and

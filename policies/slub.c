@@ -828,6 +828,96 @@ static int place_unseen(struct slub *s, struct cache *k, uint32_t cpu, uint64_t 
 	return 0;
 }
 
+/* The free object of y that a move into y takes (start_out), taken only
+ * where no list but the node partial one changes: a node partial slab's,
+ * a CPU slab's lockless freelist or its own, a per-CPU partial slab's but
+ * never its last (__put_partials would move it to the node partial list).
+ * With take, it is taken. Returns its index, or -1. */
+static int32_t free_for_move(const struct slub *s, struct cache *k, struct slab *y, bool take)
+{
+	struct cpu_state *c = y->where == ON_CPU ? &k->cpus[y->cpu] : NULL;
+	int32_t idx;
+	(void)s;
+	if (y->where == ON_NODE_PARTIAL && y->freelist >= 0) {
+		if (!take)
+			return y->freelist;
+		idx = pop_free(y);
+		k->partial_free--;
+		if (y->freelist < 0)
+			remove_partial(k, y);
+		return idx;
+	}
+	if (c && c->slab == y && c->freelist >= 0) {
+		idx = c->freelist;
+		if (take)
+			c->freelist = y->next_free[idx];
+		return idx;
+	}
+	if (y->freelist >= 0 &&
+	    (y->where == ON_CPU || (y->where == ON_CPU_PARTIAL && y->next_free[y->freelist] >= 0)))
+		return take ? pop_free(y) : y->freelist;
+	return -1;
+}
+
+/* A start slab other than want with a free object for a move
+ * (free_for_move): one no kernel slab is bound to first, on the node
+ * partial list, then the CPU slabs and per-CPU partial stacks. NULL:
+ * none. */
+static struct slab *start_dest(const struct slub *s, struct cache *k, const struct slab *want)
+{
+	struct slab *to = NULL;
+	uint32_t looked = 0;
+	for (struct slab *y = k->partial.head; y && looked < PLACE_PARTIAL_SCAN;
+	     y = y->next, looked++) {
+		if (y == want || !y->start || free_for_move(s, k, y, false) < 0)
+			continue;
+		if (!y->bound)
+			return y;
+		if (!to)
+			to = y;
+	}
+	for (uint32_t c = 0; c < s->base.cfg.nr_cpus; c++) {
+		struct slab *y = k->cpus[c].slab;
+		for (int first = 1; y; y = first ? k->cpus[c].partial : y->pnext, first = 0) {
+			if (y == want || !y->start || free_for_move(s, k, y, false) < 0)
+				continue;
+			if (!y->bound)
+				return y;
+			if (!to)
+				to = y;
+		}
+	}
+	return to;
+}
+
+/* place_by_address when the model slab `want` bound to the allocation's
+ * kernel slab has no free object but is a start slab: the kernel's slab
+ * had a free slot, so a start object put in `want` by the start state's
+ * guess (it counts a cache's objects, not a slab's) lies in another kernel
+ * slab of the start state. It moves (policy_alloc_req.start_move) to a
+ * free slot of another start slab, one no kernel slab is bound to first
+ * (an untouched one), else one bound (its kernel slab's free slots are as
+ * unknown); the slot it leaves is the allocation's. Returns that slot, or
+ * -1 (no start object there, no start slab with a free object on the node
+ * partial list: the allocation stays outside). */
+static int32_t start_out(struct slub *s, struct cache *k, struct slab *want,
+			 const struct policy_alloc_req *r)
+{
+	if (!r->start_move || !want->start)
+		return -1;
+	struct slab *to = start_dest(s, k, want);
+	if (!to)
+		return -1;
+	uint64_t dest = obj_addr(k, to, free_for_move(s, k, to, false));
+	for (uint32_t i = 0; i < want->objects; i++) {
+		if (!r->start_move(r->move_ctx, obj_addr(k, want, (int32_t)i), dest))
+			continue;
+		(void)free_for_move(s, k, to, true);
+		return (int32_t)i;
+	}
+	return -1;
+}
+
 /* Placement from the trace's addresses, for a place_addr cache (the
  * caches the 6.18 kernel gives sheaves, under the 6.18 and 7.0 profiles),
  * after the allocator chose object o (from the sheaves or the CPU slab
@@ -892,7 +982,7 @@ static int place_by_address(struct slub *s, struct cache *k, uint32_t cpu,
 		 * (a slab on a per-CPU partial list has one: __put_partials
 		 * puts it on the node partial list) */
 		idx = pop_free(want);
-	} else {
+	} else if ((idx = start_out(s, k, want, r)) < 0) {
 		return 0; /* no free object in it: the allocator's object stays */
 	}
 	free_obj(s, k, x, o->idx, cpu);

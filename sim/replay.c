@@ -222,7 +222,7 @@ struct sim {
 	/* objects of caches placed by address that lie in a model slab not
 	 * bound to their kernel slab (place_swap): model address -> pool index */
 	struct u64map misplaced;
-	uint64_t placed_outside, placed_traded; /* sim_totals */
+	uint64_t placed_outside, placed_traded, placed_start_moved; /* sim_totals */
 	bool placing; /* profiles that place objects by address (6.18, 7.0) */
 	struct u64map pslab_of; /* model slab base of a pre_slab -> (root << 32 | index) + 1 */
 	struct u64map pre_bind; /* the trace's slab base -> (root << 32 | pre_slab index) + 1 */
@@ -1538,6 +1538,34 @@ static enum policy_slab_age fresh_slab(const void *ctx, uint64_t va, uint64_t le
 	return slab_age(ctx, va, len);
 }
 
+/* policy_alloc_req.start_move: the start object at model address from,
+ * if any, now lies at to (its start slab's count moves with it) */
+static bool start_move(void *ctx, uint64_t from, uint64_t to)
+{
+	struct sim *s = ctx;
+	uint64_t v, ps;
+	if (!u64map_get(&s->pre_addr, from, &v))
+		return false;
+	struct live *l = &s->pool[v];
+	uint64_t mask = ((uint64_t)POLICY_PAGE_SIZE << shape_of(s, l)->order) - 1;
+	/* pslab_of: (root << 32 | index) + 1 */
+	if (!u64map_get(&s->pslab_of, from & ~mask, &ps))
+		return false;
+	/* where the trace misses frees (maple_node), a start object beyond
+	 * its kernel slab's count is dead, not elsewhere (infer_full_slab) */
+	if (s->mmf_on && mmf_kind_of_acct(s, (uint32_t)((ps - 1) >> 32)) == MMF_NODE)
+		return false;
+	if (u64map_put(&s->pre_addr, to, v))
+		return false; /* out of memory: it stays */
+	(void)u64map_del(&s->pre_addr, from, NULL);
+	s->acct[(ps - 1) >> 32].pslabs[(uint32_t)(ps - 1)].left--;
+	if (u64map_get(&s->pslab_of, to & ~mask, &ps))
+		s->acct[(ps - 1) >> 32].pslabs[(uint32_t)(ps - 1)].left++;
+	l->addr = to;
+	s->placed_start_moved++;
+	return true;
+}
+
 /* An allocation at raw pointer ptr in a kernel slab no model slab is bound
  * to, when the policy has no unbound slab with a free object to give it
  * (policy_ops.unseen_needs_slab): the kernel had a free object in a slab
@@ -1758,6 +1786,10 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	if (s->pgf.base_known) { /* a kernel slab whose page was freed is new */
 		r.trace_fresh = fresh_slab;
 		r.fresh_ctx = &s->pgf;
+	}
+	if (s->npre_all) { /* start objects left to move (start_move) */
+		r.start_move = start_move;
+		r.move_ctx = s;
 	}
 	if (kmalloc) {
 		r.cache = POLICY_KMALLOC;
@@ -2384,6 +2416,7 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	out->page_base_known = s->pgf.base_known;
 	out->placed_outside = s->placed_outside;
 	out->placed_traded = s->placed_traded;
+	out->placed_start_moved = s->placed_start_moved;
 	out->page_base = s->pgf.base;
 	uint32_t n = s->p->ops->nr_caches(s->p);
 	for (uint32_t id = 0; id < n; id++) {

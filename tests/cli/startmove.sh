@@ -1,0 +1,69 @@
+#!/bin/sh
+# startmove.sh - issue 27: a start object moves to another start slab when
+# its kernel slab shows a free slot the model's start slab does not have
+# (policies/slub.c start_out, sim/replay.c start_move). A hand-made 6.18
+# capture (1 CPU, raw pointers) of vm_area_struct, 21 objects to a slab,
+# sheaves of 32: the start state has 3 slabs, 23 objects: one full (W,
+# 21) and two partial (1 each). The trace:
+#   - a free at K (kernel slab 0xffff888005000000) of an object it never
+#     allocated: a start object, taken from the start slab with the most
+#     left (W), which is bound to K; it is parked in the main sheaf;
+#   - an allocation at K: the sheaf gives it back (W: 20 start objects
+#     and this one, full);
+#   - an allocation at K + 192: the sheaf refills (32 objects from the two
+#     partial start slabs, 40 free), and gives one of a partial slab. K's
+#     model slab W is full, but the kernel had a free slot in K: one of
+#     W's start objects lies in another start slab. It moves to a free
+#     slot of the start slab that still has one, and the new object takes
+#     its slot in W: nothing put outside, 1 start object moved, 3 slabs,
+#     24 objects live.
+# Without the other start slabs' free slots (a start state of W alone),
+# nothing moves: the object is put outside W, in a new slab of the
+# refill. TAP output.  $1 slabsim binary
+set -u
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
+bin=$(abs_path "$1")
+data=$(abs_path "$(dirname "$0")/data/capture-full-6.18")
+tap_scratch
+tmp=$PWD
+# capture DIR SLABS OBJECTS PARTIAL OBJECTS_PARTIAL
+capture() {
+	mkdir -p "$1/snapshots"
+	cp "$data/cmdline.txt" "$data/ncpus.txt" "$data/uname.txt" "$1/"
+	{
+		printf 'slabinfo - version: 2.1\n'
+		printf '# name            <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>\n'
+		printf 'vm_area_struct    %6d %6d    192   21    1 : tunables    0    0    0 : slabdata %6d %6d      0\n' \
+			"$3" "$(($2 * 21))" "$2" "$2"
+	} >"$1/slabinfo-start.txt"
+	cp "$1/slabinfo-start.txt" "$1/slabinfo.txt"
+	{
+		head -1 "$data/slab-attrs-start.tsv"
+		printf 'vm_area_struct\t-\t192\t192\t0\t21\t64\t0\t0\t0\t1\t%d N0=%d\t%d N0=%d\t%d N0=%d\t%d N0=%d\t0\t0\t0\t0\t0\t0\t1\t0\t5\t120\t-\t%d N0=%d\t0(0)\t100\t32\n' \
+			"$3" "$3" "$(($2 * 21))" "$(($2 * 21))" "$2" "$2" "$4" "$4" "$5" "$5"
+	} >"$1/slab-attrs-start.tsv"
+	{
+		printf '# tracer: nop\n#\n'
+		printf '          sh-100     [000] .....  5.000100: kmem_cache_free: call_site=vm_area_free+0x10/0x40 ptr=ffff888005000000 name=vm_area_struct\n'
+		for p in ffff888005000000 ffff8880050000c0; do
+			printf '          sh-100     [000] .....  5.000101: kmem_cache_alloc: call_site=vm_area_alloc+0x10/0x40 ptr=%s name=vm_area_struct bytes_req=192 bytes_alloc=192 gfp_flags=GFP_KERNEL node=-1 accounted=false\n' "$p"
+		done
+	} >"$1/trace.txt"
+}
+row() { awk '$1 == "vm_area_struct" { print "live", $4, "slabs", $6 }'; }
+capture "$tmp/three" 3 23 2 2
+out=$("$bin" replay "$tmp/three" --no-db 2>/dev/null)
+tap_is "exit" "$?" 0
+tap_is "a start object moved, nothing put outside" "$(printf '%s\n' "$out" | grep '^placement')" \
+	"placement by address: 0 objects put outside their kernel slab's model slab, 0 traded places with one put outside before, 1 start objects moved to another start slab"
+tap_is "24 live in the 3 start slabs" "$(printf '%s\n' "$out" | row)" "live 24 slabs 3"
+out=$("$bin" replay "$tmp/three" --no-db --format json 2>/dev/null)
+tap_is "JSON" "$(printf '%s\n' "$out" | grep '"placement"')" \
+	'  "placement": {"outside": 0, "traded": 0, "start_moved": 1},'
+capture "$tmp/one" 1 21 0 0
+out=$("$bin" replay "$tmp/one" --no-db 2>/dev/null)
+tap_is "W alone: put outside, nothing moved" "$(printf '%s\n' "$out" | grep '^placement')" \
+	"placement by address: 1 objects put outside their kernel slab's model slab, 0 traded places with one put outside before, 0 start objects moved to another start slab"
+tap_is "W alone: 22 live, W and the refill's 2 new slabs" "$(printf '%s\n' "$out" | row)" "live 22 slabs 3"
+tap_done
