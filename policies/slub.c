@@ -859,6 +859,23 @@ static int32_t free_for_move(const struct slub *s, struct cache *k, struct slab 
 	return -1;
 }
 
+/* start_dest's look at y: true when y is the one (a start slab other than
+ * want with a free object for a move, no kernel slab bound to it); a
+ * bound one is kept in *to as the fallback. */
+static bool dest_found(const struct slub *s, struct cache *k, const struct slab *want,
+		       struct slab *y, struct slab **to)
+{
+	if (!y || y == want || !y->start || free_for_move(s, k, y, false) < 0)
+		return false;
+	if (!y->bound) {
+		*to = y;
+		return true;
+	}
+	if (!*to)
+		*to = y;
+	return false;
+}
+
 /* A start slab other than want with a free object for a move
  * (free_for_move): one no kernel slab is bound to first, on the node
  * partial list, then the CPU slabs and per-CPU partial stacks. NULL:
@@ -868,24 +885,15 @@ static struct slab *start_dest(const struct slub *s, struct cache *k, const stru
 	struct slab *to = NULL;
 	uint32_t looked = 0;
 	for (struct slab *y = k->partial.head; y && looked < PLACE_PARTIAL_SCAN;
-	     y = y->next, looked++) {
-		if (y == want || !y->start || free_for_move(s, k, y, false) < 0)
-			continue;
-		if (!y->bound)
-			return y;
-		if (!to)
-			to = y;
-	}
+	     y = y->next, looked++)
+		if (dest_found(s, k, want, y, &to))
+			return to;
 	for (uint32_t c = 0; c < s->base.cfg.nr_cpus; c++) {
-		struct slab *y = k->cpus[c].slab;
-		for (int first = 1; y; y = first ? k->cpus[c].partial : y->pnext, first = 0) {
-			if (y == want || !y->start || free_for_move(s, k, y, false) < 0)
-				continue;
-			if (!y->bound)
-				return y;
-			if (!to)
-				to = y;
-		}
+		if (dest_found(s, k, want, k->cpus[c].slab, &to))
+			return to;
+		for (struct slab *y = k->cpus[c].partial; y; y = y->pnext)
+			if (dest_found(s, k, want, y, &to))
+				return to;
 	}
 	return to;
 }
