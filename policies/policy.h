@@ -464,15 +464,6 @@ struct policy_alloc_req {
 	 * allocation pays nothing for it. */
 	enum policy_slab_age (*trace_fresh)(const void *fresh_ctx, uint64_t va, uint64_t len);
 	const void *fresh_ctx;
-	/* Move the start-state object the caller holds at model address from,
-	 * if it holds one there, to model address to: true when it did. Asked
-	 * (with move_ctx) by SLUB's place_by_address when the start slab bound
-	 * to the allocation's kernel slab has no free object: the kernel's
-	 * slab had one, so a start object the start state put there (by a
-	 * guess: the start state counts objects per cache, not per slab) lies
-	 * in another start slab. NULL: none moves. */
-	bool (*start_move)(void *move_ctx, uint64_t from, uint64_t to);
-	void *move_ctx;
 };
 
 /* An allocated object as the policy describes it. The caller keeps it and
@@ -654,6 +645,15 @@ struct policy_ops {
 	 * NULL (no look-ahead); it stays valid for the replay. Optional with
 	 * bound_slab. */
 	void (*pages_traced)(struct policy *p, const struct policy_pages_ahead *ahead);
+	/* From now on, move: it moves the start-state object the caller holds
+	 * at model address from, if it holds one there, to model address to,
+	 * and says whether it did. SLUB's place_by_address asks it (with ctx)
+	 * when the start slab bound to an allocation's kernel slab has no free
+	 * object: the kernel's slab had one, so a start object the start state
+	 * put there (by a guess: the start state counts a cache's objects, not
+	 * a slab's) lies in another start slab. Optional with bound_slab. */
+	void (*start_moves)(struct policy *p, bool (*move)(void *ctx, uint64_t from, uint64_t to),
+			    void *ctx);
 	/* Number of cache ids (0..n-1), aliases included. */
 	uint32_t (*nr_caches)(const struct policy *p);
 	/* Figures of cache id. For an alias the slab figures are the root's. */

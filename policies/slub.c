@@ -136,6 +136,9 @@ struct slub {
 	 * a bound slab lives until its kernel slab's page is freed */
 	bool pages_traced;
 	struct policy_pages_ahead ahead; /* freed_soon NULL: none */
+	/* policy_ops.start_moves: NULL none */
+	bool (*start_move)(void *ctx, uint64_t from, uint64_t to);
+	void *move_ctx;
 };
 
 static bool is_61(const struct slub *s)
@@ -902,23 +905,22 @@ static struct slab *start_dest(const struct slub *s, struct cache *k, const stru
  * kernel slab has no free object but is a start slab: the kernel's slab
  * had a free slot, so a start object put in `want` by the start state's
  * guess (it counts a cache's objects, not a slab's) lies in another kernel
- * slab of the start state. It moves (policy_alloc_req.start_move) to a
+ * slab of the start state. It moves (policy_ops.start_moves) to a
  * free slot of another start slab, one no kernel slab is bound to first
  * (an untouched one), else one bound (its kernel slab's free slots are as
  * unknown); the slot it leaves is the allocation's. Returns that slot, or
  * -1 (no start object there, no start slab with a free object on the node
  * partial list: the allocation stays outside). */
-static int32_t start_out(struct slub *s, struct cache *k, struct slab *want,
-			 const struct policy_alloc_req *r)
+static int32_t start_out(struct slub *s, struct cache *k, struct slab *want)
 {
-	if (!r->start_move || !want->start)
+	if (!s->start_move || !want->start)
 		return -1;
 	struct slab *to = start_dest(s, k, want);
 	if (!to)
 		return -1;
 	uint64_t dest = obj_addr(k, to, free_for_move(s, k, to, false));
 	for (uint32_t i = 0; i < want->objects; i++) {
-		if (!r->start_move(r->move_ctx, obj_addr(k, want, (int32_t)i), dest))
+		if (!s->start_move(s->move_ctx, obj_addr(k, want, (int32_t)i), dest))
 			continue;
 		(void)free_for_move(s, k, to, true);
 		return (int32_t)i;
@@ -990,7 +992,7 @@ static int place_by_address(struct slub *s, struct cache *k, uint32_t cpu,
 		 * (a slab on a per-CPU partial list has one: __put_partials
 		 * puts it on the node partial list) */
 		idx = pop_free(want);
-	} else if ((idx = start_out(s, k, want, r)) < 0) {
+	} else if ((idx = start_out(s, k, want)) < 0) {
 		return 0; /* no free object in it: the allocator's object stays */
 	}
 	free_obj(s, k, x, o->idx, cpu);
@@ -1648,6 +1650,14 @@ static void slub_pages_traced(struct policy *p, const struct policy_pages_ahead 
 		s->ahead = *ahead;
 }
 
+static void slub_start_moves(struct policy *p, bool (*move)(void *ctx, uint64_t from, uint64_t to),
+			     void *ctx)
+{
+	struct slub *s = (struct slub *)p;
+	s->start_move = move;
+	s->move_ctx = ctx;
+}
+
 static bool slub_unseen_needs_slab(const struct policy *p, uint32_t cache, uint64_t real,
 				   enum policy_slab_age age)
 {
@@ -2014,6 +2024,7 @@ const struct policy_ops slub_ops = {
 	.bound_slab = slub_bound_slab,
 	.unpark_slab = slub_unpark_slab,
 	.pages_traced = slub_pages_traced,
+	.start_moves = slub_start_moves,
 	.bind_slab = slub_bind_slab,
 	.unseen_needs_slab = slub_unseen_needs_slab,
 	.nr_caches = slub_nr_caches,

@@ -223,6 +223,7 @@ struct sim {
 	 * bound to their kernel slab (place_swap): model address -> pool index */
 	struct u64map misplaced;
 	uint64_t placed_outside, placed_traded, placed_start_moved; /* sim_totals */
+	bool start_moves_on; /* policy_ops.start_moves was told */
 	bool placing; /* profiles that place objects by address (6.18, 7.0) */
 	struct u64map pslab_of; /* model slab base of a pre_slab -> (root << 32 | index) + 1 */
 	struct u64map pre_bind; /* the trace's slab base -> (root << 32 | pre_slab index) + 1 */
@@ -1538,7 +1539,7 @@ static enum policy_slab_age fresh_slab(const void *ctx, uint64_t va, uint64_t le
 	return slab_age(ctx, va, len);
 }
 
-/* policy_alloc_req.start_move: the start object at model address from,
+/* policy_ops.start_moves' move: the start object at model address from,
  * if any, now lies at to (its start slab's count moves with it) */
 static bool start_move(void *ctx, uint64_t from, uint64_t to)
 {
@@ -1786,10 +1787,6 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	if (s->pgf.base_known) { /* a kernel slab whose page was freed is new */
 		r.trace_fresh = fresh_slab;
 		r.fresh_ctx = &s->pgf;
-	}
-	if (s->npre_all) { /* start objects left to move (start_move) */
-		r.start_move = start_move;
-		r.move_ctx = s;
 	}
 	if (kmalloc) {
 		r.cache = POLICY_KMALLOC;
@@ -3362,6 +3359,10 @@ static int pre_add(struct sim *s, uint32_t root, const struct policy_obj *objs, 
 		a->pre[a->npre++] = idx;
 		s->npre_all++;
 		s->pgf.keep_renewed = true; /* slabs made since are told apart */
+		if (s->p->ops->start_moves && !s->start_moves_on) {
+			s->p->ops->start_moves(s->p, start_move, s);
+			s->start_moves_on = true;
+		}
 		a->live_objs++;
 		a->live_req += l->req;
 		a->live_slot += objs[i].slot_bytes;
