@@ -408,6 +408,10 @@ struct policy_stats {
 	/* For allocators whose pages are shared by all caches (SLOB), cache_info
 	 * reports no pages; these give the totals instead (0 elsewhere). */
 	uint64_t shared_tail_bytes, shared_internal_bytes;
+	/* placement by address (SLUB): objects parked in a slab the trace
+	 * never showed that traded places with a free object of a slab it
+	 * showed (rehome_parked) */
+	uint64_t parked_rehomed;
 };
 
 /* The simulated buddy allocator per order (policy_ops.page_orders). Free

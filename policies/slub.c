@@ -139,6 +139,7 @@ struct slub {
 	/* policy_ops.start_moves: NULL none */
 	bool (*start_move)(void *ctx, uint64_t from, uint64_t to);
 	void *move_ctx;
+	uint64_t parked_rehomed; /* policy_stats */
 };
 
 static bool is_61(const struct slub *s)
@@ -901,6 +902,52 @@ static struct slab *start_dest(const struct slub *s, struct cache *k, const stru
 	return to;
 }
 
+/* rehome_parked's look at y: a slab bound to a kernel slab, other than x,
+ * with a free object for a move. */
+static bool home_found(const struct slub *s, struct cache *k, const struct slab *x, struct slab *y)
+{
+	return y && y != x && y->bound && free_for_move(s, k, y, false) >= 0;
+}
+
+/* place_by_address, after an object of x went into the sheaves in place of
+ * one of the bound slab the allocation took (sheaves_swap): when x stands
+ * for no kernel slab (the model made it and the trace never showed its
+ * objects: no start slab either), the object parked in it lies, in the
+ * kernel, in a slab the trace has shown, since every object the kernel
+ * parks comes from its slabs. So one of x's parked objects trades places
+ * with a free object of a bound slab (the node partial list first, then
+ * the CPU slabs and per-CPU partial stacks, as free_for_move allows), and
+ * goes back to x, which SLUB's rules give back once empty. Every count of
+ * objects and sheaves stays as it was. */
+static void rehome_parked(struct slub *s, struct cache *k, uint32_t cpu, struct slab *x)
+{
+	if (x->bound || x->start)
+		return;
+	struct slab *home = NULL;
+	uint32_t looked = 0;
+	for (struct slab *y = k->partial.head; !home && y && looked < PLACE_PARTIAL_SCAN;
+	     y = y->next, looked++)
+		if (home_found(s, k, x, y))
+			home = y;
+	for (uint32_t c = 0; !home && c < s->base.cfg.nr_cpus; c++) {
+		if (home_found(s, k, x, k->cpus[c].slab))
+			home = k->cpus[c].slab;
+		for (struct slab *y = k->cpus[c].partial; !home && y; y = y->pnext)
+			if (home_found(s, k, x, y))
+				home = y;
+	}
+	if (!home)
+		return;
+	int32_t idx = free_for_move(s, k, home, true);
+	struct sheaf_obj z;
+	if (!sheaves_swap(k->sh, cpu, x, (struct sheaf_obj){home, idx}, &z)) {
+		free_obj(s, k, home, idx, cpu); /* none of x's parked: undo */
+		return;
+	}
+	free_obj(s, k, x, z.idx, cpu);
+	s->parked_rehomed++;
+}
+
 /* place_by_address when the model slab `want` bound to the allocation's
  * kernel slab has no free object but is a start slab: the kernel's slab
  * had a free slot, so a start object put in `want` by the start state's
@@ -970,6 +1017,7 @@ static int place_by_address(struct slub *s, struct cache *k, uint32_t cpu,
 		return 0;
 	struct sheaf_obj y;
 	if (k->sh && sheaves_swap(k->sh, cpu, want, *o, &y)) {
+		rehome_parked(s, k, cpu, x);
 		*o = y;
 		return 0;
 	}
@@ -1752,6 +1800,7 @@ static void slub_stats(const struct policy *p, struct policy_stats *out)
 	out->large_pages = s->pages.large;
 	out->large_objs = s->large_objs;
 	out->buddy_pages = s->buddy.pages_out;
+	out->parked_rehomed = s->parked_rehomed;
 }
 
 static const struct policy_pages *slub_pages_ref(const struct policy *p)

@@ -2390,6 +2390,7 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	s->p->ops->stats(s->p, &st);
 	out->slab_pages = st.slab_pages;
 	out->large_pages = st.large_pages;
+	out->placed_parked_rehomed = st.parked_rehomed;
 	out->peak_slab_pages = s->peak_slab_pages;
 	out->peak_slab_pages_t_ns = s->peak_slab_pages_t_ns;
 	out->align_violations = s->violations_total;

@@ -292,7 +292,7 @@ struct sim_totals {
 	 * show (maple_node under the mm model), put outside the model slab of
 	 * their kernel slab (that slab had no free object), and those that
 	 * traded places with one found outside before (place_swap) */
-	uint64_t placed_outside, placed_traded, placed_start_moved;
+	uint64_t placed_outside, placed_traded, placed_start_moved, placed_parked_rehomed;
 	uint64_t page_base;
 };
 void sim_totals(const struct sim *s, struct sim_totals *out);

@@ -56,14 +56,14 @@ capture "$tmp/three" 3 23 2 2
 out=$("$bin" replay "$tmp/three" --no-db 2>/dev/null)
 tap_is "exit" "$?" 0
 tap_is "a start object moved, nothing put outside" "$(printf '%s\n' "$out" | grep '^placement')" \
-	"placement by address: 0 objects put outside their kernel slab's model slab, 0 traded places with one put outside before, 1 start objects moved to another start slab"
+	"placement by address: 0 objects put outside their kernel slab's model slab, 0 traded places with one put outside before, 1 start objects moved to another start slab, 0 parked objects moved into a slab the trace showed"
 tap_is "24 live in the 3 start slabs" "$(printf '%s\n' "$out" | row)" "live 24 slabs 3"
 out=$("$bin" replay "$tmp/three" --no-db --format json 2>/dev/null)
 tap_is "JSON" "$(printf '%s\n' "$out" | grep '"placement"')" \
-	'  "placement": {"outside": 0, "traded": 0, "start_moved": 1},'
+	'  "placement": {"outside": 0, "traded": 0, "start_moved": 1, "parked_rehomed": 0},'
 capture "$tmp/one" 1 21 0 0
 out=$("$bin" replay "$tmp/one" --no-db 2>/dev/null)
 tap_is "W alone: put outside, nothing moved" "$(printf '%s\n' "$out" | grep '^placement')" \
-	"placement by address: 1 objects put outside their kernel slab's model slab, 0 traded places with one put outside before, 0 start objects moved to another start slab"
+	"placement by address: 1 objects put outside their kernel slab's model slab, 0 traded places with one put outside before, 0 start objects moved to another start slab, 0 parked objects moved into a slab the trace showed"
 tap_is "W alone: 22 live, W and the refill's 2 new slabs" "$(printf '%s\n' "$out" | row)" "live 22 slabs 3"
 tap_done

@@ -486,6 +486,68 @@ static void test_place_by_address(void)
 	}
 }
 
+/* rehome_parked: an object parked in a slab that stands for no kernel
+ * slab trades places with a free object of a slab bound to one. 6.18
+ * maple_node, 2 CPUs, an (empty) start state, kernel slabs A and C = A +
+ * 8192:
+ *   - CPU 0 at A: the refill takes S1's 16 and S2's 16 and pops S2's last,
+ *     so S2 is bound to A (main: S1's 16, S2's 15);
+ *   - CPU 0 at C: the pop is S2's, bound to A: C gets a slab of its own,
+ *     S3 (place_unseen; its first object), and the pop goes back to S2;
+ *   - CPU 0 at A + 256 .. A + 14 * 256: S2's other 14 (main: S1's 16);
+ *   - CPU 1 frees C's object: it is parked in CPU 1's main sheaf;
+ *   - CPU 0 at C + 256: the pop is S1's, a slab no kernel slab is bound
+ *     to; C's slab S3 has that parked object, which the allocation takes
+ *     (sheaves_swap), S1's going into CPU 1's sheaf in its place. In the
+ *     kernel every parked object lies in one of its slabs, so one of S1's
+ *     parked objects trades places with a free object of a bound slab (S3,
+ *     on the node partial list) and goes back to S1: 1 moved, S1 has a
+ *     free object, and the counts stay (17 in use, 16 of them allocated,
+ *     3 pages). Without addresses nothing moves. */
+static void test_rehome_parked(void)
+{
+	struct fx f;
+	struct err e;
+	const uint64_t A = UINT64_C(0xffff888100000000), C = A + 8192;
+	for (int with = 0; with < 2; with++) {
+		fx_setup(&f, POLICY_KERNEL_6_18, 0);
+		uint32_t id = fx_cache(&f, "maple_node", 256, 256);
+		struct policy_start st = {0};
+		struct policy_obj none[1], c0;
+		uint64_t nr;
+		if (f.ops->prepopulate(f.p, id, &st, none, &nr, &e))
+			printf("# prepopulate failed: %s\n", e.msg);
+		struct policy_obj a0 = fx_alloc_at(&f, id, 0, with ? A : 0);
+		c0 = fx_alloc_at(&f, id, 0, with ? C : 0);
+		for (uint64_t i = 1; i <= 14; i++)
+			(void)fx_alloc_at(&f, id, 0, with ? A + 256 * i : 0);
+		if (f.ops->free(f.p, &c0, 1, &e))
+			printf("# free failed: %s\n", e.msg);
+		struct policy_obj c1 = fx_alloc_at(&f, id, 0, with ? C + 256 : 0);
+		struct policy_stats ps;
+		f.ops->stats(f.p, &ps);
+		struct policy_cache_info ci = fx_info(&f, id);
+		(void)a0;
+		if (with) {
+			CHECK_EQ_U64("rehome: C's second object takes the parked one's slot",
+				     c1.addr, c0.addr);
+			CHECK_EQ_U64("rehome: 1 parked object moved into a bound slab",
+				     ps.parked_rehomed, 1);
+			CHECK_EQ_U64("rehome: 3 pages", ci.nr_pages, 3);
+		} else {
+			CHECK_EQ_U64("no addresses: nothing moved", ps.parked_rehomed, 0);
+			CHECK_EQ_U64("no addresses: 2 pages", ci.nr_pages, 2);
+		}
+		CHECK_EQ_U64(with ? "rehome: 16 allocated" : "no addresses: 16 allocated",
+			     ci.inuse_objects, 16);
+		CHECK_EQ_U64(with ? "rehome: 16 parked" : "no addresses: 16 parked",
+			     ci.parked_objects, 16);
+		fx_check(&f,
+			 with ? "rehome: model consistent" : "rehome, no addresses: consistent");
+		f.ops->destroy(f.p);
+	}
+}
+
 /* place_unseen: an object of a kernel slab the model has not seen, whose
  * allocator's object lies in a slab bound to another kernel slab, gets a
  * slab of its own when the cache has a start state. maple_node (256 bytes,
@@ -690,6 +752,7 @@ int main(void)
 	test_slub_70();
 	test_place_by_address();
 	test_place_unseen();
+	test_rehome_parked();
 	test_random(POLICY_KERNEL_6_18);
 	test_random(POLICY_KERNEL_7_0);
 	test_profile();
