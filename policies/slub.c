@@ -767,8 +767,6 @@ static void sheaf_flush(void *ctx, uint32_t cpu, const struct sheaf_obj *objs, u
 		free_obj(cx->s, cx->k, objs[i].slab, objs[i].idx, cpu);
 }
 
-/* The first slab on k's node partial list, within PLACE_PARTIAL_SCAN of
- * its head, that no kernel slab is bound to and has a free object. */
 /* Whether model slab y may stand for a kernel slab made when age says: a
  * start slab for one of before the trace, another for one made during it
  * (either when the trace does not tell). */
@@ -777,6 +775,9 @@ static bool age_fits(const struct slab *y, enum policy_slab_age age)
 	return age == POLICY_SLAB_UNKNOWN || (age == POLICY_SLAB_OLD) == (y->start != 0);
 }
 
+/* The first slab on k's node partial list, within PLACE_PARTIAL_SCAN of
+ * its head, that no kernel slab is bound to, has a free object and may
+ * stand for a kernel slab of that age. */
 static struct slab *unbound_partial(const struct cache *k, enum policy_slab_age age)
 {
 	uint32_t looked = 0;
@@ -796,15 +797,15 @@ static struct slab *unbound_partial(const struct cache *k, enum policy_slab_age 
  * third of the placed allocations of a 35-s mapping capture). So the
  * kernel slab gets its own model slab: the first unbound one on the node
  * partial list with a free object that can stand for it (the start state's
- * untouched partial slabs are there, get_partial_node takes from the head;
- * for a kernel slab made during the trace, a slab the model made and has
- * not met yet), else, for a cache given a start state, a new slab; o goes
- * back to its slab. */
+ * untouched partial slabs are there, get_partial_node takes from the
+ * head), else, for a cache given a start state, a new slab; a kernel slab
+ * made during the trace always gets a new one. o goes back to its slab. */
 static int place_unseen(struct slub *s, struct cache *k, uint32_t cpu, uint64_t key,
 			enum policy_slab_age age, struct sheaf_obj *o, struct err *e)
 {
-	/* a kernel slab made during the trace is a new one, or one the model
-	 * made and has not met yet; one of before it a start slab */
+	/* a kernel slab made during the trace gets a new one (binding slabs
+	 * the model made and had not met yet to them lost pages on the
+	 * captures without page allocations); one of before it a start slab */
 	struct slab *w = age == POLICY_SLAB_NEW ? NULL : unbound_partial(k, age);
 	int32_t idx;
 	if (!w && !k->started)
@@ -832,16 +833,16 @@ static int place_unseen(struct slub *s, struct cache *k, uint32_t cpu, uint64_t 
 	return 0;
 }
 
-/* The free object of y that a move into y takes (start_out), taken only
- * where no list but the node partial one changes: a node partial slab's,
- * a CPU slab's lockless freelist or its own, a per-CPU partial slab's but
- * never its last (__put_partials would move it to the node partial list).
- * With take, it is taken. Returns its index, or -1. */
-static int32_t free_for_move(const struct slub *s, struct cache *k, struct slab *y, bool take)
+/* The free object of y that a move into y takes (start_out,
+ * rehome_parked), taken only where no list but the node partial one
+ * changes: a node partial slab's, a CPU slab's lockless freelist or its
+ * own, a per-CPU partial slab's but never its last (__put_partials would
+ * move it to the node partial list). With take, it is taken. Returns its
+ * index, or -1. */
+static int32_t free_for_move(struct cache *k, struct slab *y, bool take)
 {
 	struct cpu_state *c = y->where == ON_CPU ? &k->cpus[y->cpu] : NULL;
 	int32_t idx;
-	(void)s;
 	if (y->where == ON_NODE_PARTIAL && y->freelist >= 0) {
 		if (!take)
 			return y->freelist;
@@ -863,50 +864,54 @@ static int32_t free_for_move(const struct slub *s, struct cache *k, struct slab 
 	return -1;
 }
 
-/* start_dest's look at y: true when y is the one (a start slab other than
- * want with a free object for a move, no kernel slab bound to it); a
- * bound one is kept in *to as the fallback. */
-static bool dest_found(const struct slub *s, struct cache *k, const struct slab *want,
-		       struct slab *y, struct slab **to)
+/* What a move looks for (move_slab): a slab with a free object for it
+ * (free_for_move), other than `except`, a start slab (start_out: unbound ones
+ * first) or one bound to a kernel slab (rehome_parked). */
+struct move_want {
+	const struct slab *except;
+	bool start;
+};
+
+/* 2: y is the one; 1: a fallback (a bound start slab); 0: not. */
+static int move_rank(struct cache *k, struct slab *y, const struct move_want *w)
 {
-	if (!y || y == want || !y->start || free_for_move(s, k, y, false) < 0)
-		return false;
-	if (!y->bound) {
-		*to = y;
-		return true;
-	}
-	if (!*to)
-		*to = y;
-	return false;
+	if (!y || y == w->except || free_for_move(k, y, false) < 0)
+		return 0;
+	if (!w->start)
+		return y->bound ? 2 : 0;
+	return !y->start ? 0 : y->bound ? 1 : 2;
 }
 
-/* A start slab other than want with a free object for a move
- * (free_for_move): one no kernel slab is bound to first, on the node
- * partial list, then the CPU slabs and per-CPU partial stacks. NULL:
- * none. */
-static struct slab *start_dest(const struct slub *s, struct cache *k, const struct slab *want)
+/* move_slab's look at y (may be NULL): true when it is the one; the first
+ * fallback is kept in *fallback. */
+static bool move_better(struct cache *k, struct slab *y, const struct move_want *w,
+			struct slab **fallback)
 {
-	struct slab *to = NULL;
+	int r = move_rank(k, y, w);
+	if (r == 1 && !*fallback)
+		*fallback = y;
+	return r == 2;
+}
+
+/* The slab a move goes to: the first ranked 2, else the first ranked 1,
+ * on the node partial list (within PLACE_PARTIAL_SCAN), then each CPU's
+ * CPU slab and per-CPU partial stack. NULL: none. */
+static struct slab *move_slab(const struct slub *s, struct cache *k, const struct move_want *w)
+{
+	struct slab *fallback = NULL;
 	uint32_t looked = 0;
 	for (struct slab *y = k->partial.head; y && looked < PLACE_PARTIAL_SCAN;
 	     y = y->next, looked++)
-		if (dest_found(s, k, want, y, &to))
-			return to;
+		if (move_better(k, y, w, &fallback))
+			return y;
 	for (uint32_t c = 0; c < s->base.cfg.nr_cpus; c++) {
-		if (dest_found(s, k, want, k->cpus[c].slab, &to))
-			return to;
+		if (move_better(k, k->cpus[c].slab, w, &fallback))
+			return k->cpus[c].slab;
 		for (struct slab *y = k->cpus[c].partial; y; y = y->pnext)
-			if (dest_found(s, k, want, y, &to))
-				return to;
+			if (move_better(k, y, w, &fallback))
+				return y;
 	}
-	return to;
-}
-
-/* rehome_parked's look at y: a slab bound to a kernel slab, other than x,
- * with a free object for a move. */
-static bool home_found(const struct slub *s, struct cache *k, const struct slab *x, struct slab *y)
-{
-	return y && y != x && y->bound && free_for_move(s, k, y, false) >= 0;
+	return fallback;
 }
 
 /* place_by_address, after an object of x went into the sheaves in place of
@@ -915,30 +920,18 @@ static bool home_found(const struct slub *s, struct cache *k, const struct slab 
  * objects: no start slab either), the object parked in it lies, in the
  * kernel, in a slab the trace has shown, since every object the kernel
  * parks comes from its slabs. So one of x's parked objects trades places
- * with a free object of a bound slab (the node partial list first, then
- * the CPU slabs and per-CPU partial stacks, as free_for_move allows), and
- * goes back to x, which SLUB's rules give back once empty. Every count of
- * objects and sheaves stays as it was. */
+ * with a free object of a bound slab (move_slab), and goes back to x,
+ * which SLUB's rules give back once empty. Every count of objects and
+ * sheaves stays as it was. */
 static void rehome_parked(struct slub *s, struct cache *k, uint32_t cpu, struct slab *x)
 {
 	if (x->bound || x->start)
 		return;
-	struct slab *home = NULL;
-	uint32_t looked = 0;
-	for (struct slab *y = k->partial.head; !home && y && looked < PLACE_PARTIAL_SCAN;
-	     y = y->next, looked++)
-		if (home_found(s, k, x, y))
-			home = y;
-	for (uint32_t c = 0; !home && c < s->base.cfg.nr_cpus; c++) {
-		if (home_found(s, k, x, k->cpus[c].slab))
-			home = k->cpus[c].slab;
-		for (struct slab *y = k->cpus[c].partial; !home && y; y = y->pnext)
-			if (home_found(s, k, x, y))
-				home = y;
-	}
+	struct move_want w = {.except = x, .start = false};
+	struct slab *home = move_slab(s, k, &w);
 	if (!home)
 		return;
-	int32_t idx = free_for_move(s, k, home, true);
+	int32_t idx = free_for_move(k, home, true);
 	struct sheaf_obj z;
 	if (!sheaves_swap(k->sh, cpu, x, (struct sheaf_obj){home, idx}, &z)) {
 		free_obj(s, k, home, idx, cpu); /* none of x's parked: undo */
@@ -953,23 +946,24 @@ static void rehome_parked(struct slub *s, struct cache *k, uint32_t cpu, struct 
  * had a free slot, so a start object put in `want` by the start state's
  * guess (it counts a cache's objects, not a slab's) lies in another kernel
  * slab of the start state. It moves (policy_ops.start_moves) to a
- * free slot of another start slab, one no kernel slab is bound to first
- * (an untouched one), else one bound (its kernel slab's free slots are as
- * unknown); the slot it leaves is the allocation's. Returns that slot, or
- * -1 (no start object there, no start slab with a free object on the node
- * partial list: the allocation stays outside). */
+ * free slot of another start slab (move_slab), one no kernel slab is bound
+ * to first (an untouched one), else one bound (its kernel slab's free
+ * slots are as unknown); the slot it leaves is the allocation's. Returns
+ * that slot, or -1 (no start object there, or no start slab with a free
+ * object for it: the allocation stays outside). */
 static int32_t start_out(struct slub *s, struct cache *k, struct slab *want)
 {
 	if (!s->start_move || !want->start)
 		return -1;
-	struct slab *to = start_dest(s, k, want);
+	struct move_want w = {.except = want, .start = true};
+	struct slab *to = move_slab(s, k, &w);
 	if (!to)
 		return -1;
-	uint64_t dest = obj_addr(k, to, free_for_move(s, k, to, false));
+	uint64_t dest = obj_addr(k, to, free_for_move(k, to, false));
 	for (uint32_t i = 0; i < want->objects; i++) {
 		if (!s->start_move(s->move_ctx, obj_addr(k, want, (int32_t)i), dest))
 			continue;
-		(void)free_for_move(s, k, to, true);
+		(void)free_for_move(k, to, true);
 		return (int32_t)i;
 	}
 	return -1;

@@ -742,7 +742,7 @@ static int parse_fields(char *p, char *end, struct trace_event *ev, char *msg)
  * kernel since 4.x prints them so; trace-cmd and perf script the same):
  * ptr = pfn << 12, bytes_alloc = 4096 << order; the other fields are read
  * past (a gfp_flags= of names and '|' is one token). */
-static int parse_page_free(char *p, char *end, struct trace_event *ev, char *msg)
+static int parse_page_event(char *p, char *end, struct trace_event *ev, char *msg)
 {
 	char q[EXCERPT_MAX + 8];
 	bool have_pfn = false, have_order = false;
@@ -948,7 +948,7 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 	if (skip_fields & (1u << type))
 		return 1;
 	if (type == TRACE_EV_PAGE_FREE || type == TRACE_EV_PAGE_ALLOC)
-		return parse_page_free(p, end, ev, msg);
+		return parse_page_event(p, end, ev, msg);
 	return parse_fields(p, end, ev, msg);
 }
 
@@ -1526,7 +1526,7 @@ static int parse_fast(char *s, char *end, struct trace_event *ev, uint32_t skip_
 	if (type == TRACE_EV_PAGE_FREE || type == TRACE_EV_PAGE_ALLOC) { /* parse_line()'s own */
 		char msg[MSG_MAX];
 		struct trace_event pf = {.type = (enum trace_ev_type)type};
-		if (memchr(s, '\0', (size_t)(end - s)) || parse_page_free(p, end, &pf, msg) != 1)
+		if (memchr(s, '\0', (size_t)(end - s)) || parse_page_event(p, end, &pf, msg) != 1)
 			return 0;
 		set_head(ev, type, t_ns, cpu, pid);
 		trace_event_clear_fields(ev);

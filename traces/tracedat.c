@@ -445,12 +445,12 @@ static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 	}
 	if (!src.system || strcmp(src.system, "kmem") != 0)
 		return x;
-	if (strcmp(src.name, trace_ev_names[TRACE_EV_PAGE_FREE]) == 0 ||
-	    strcmp(src.name, trace_ev_names[TRACE_EV_PAGE_ALLOC]) == 0) {
+	bool page_free = strcmp(src.name, trace_ev_names[TRACE_EV_PAGE_FREE]) == 0;
+	if (page_free || strcmp(src.name, trace_ev_names[TRACE_EV_PAGE_ALLOC]) == 0) {
 		/* the page allocator's free or allocation (sim/pgfree.h): pfn
 		 * and order */
 		x->kind = K_SLAB;
-		x->type = src.name[8] == 'f' ? TRACE_EV_PAGE_FREE : TRACE_EV_PAGE_ALLOC;
+		x->type = page_free ? TRACE_EV_PAGE_FREE : TRACE_EV_PAGE_ALLOC;
 		x->pfn = src_field(&src, "pfn");
 		x->order = src_field(&src, "order");
 		return x;
