@@ -655,7 +655,10 @@ struct policy_ops {
 	 * when the start slab bound to an allocation's kernel slab has no free
 	 * object: the kernel's slab had one, so a start object the start state
 	 * put there (by a guess: the start state counts a cache's objects, not
-	 * a slab's) lies in another start slab. Optional with bound_slab. */
+	 * a slab's) lies in another start slab. With to 0 (no start slab has
+	 * room for it) the object was not live: the caller drops it from its
+	 * live set, without a free (the policy gives its slot to the
+	 * allocation). Optional with bound_slab. */
 	void (*start_moves)(struct policy *p, bool (*move)(void *ctx, uint64_t from, uint64_t to),
 			    void *ctx);
 	/* Number of cache ids (0..n-1), aliases included. */

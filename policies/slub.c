@@ -948,22 +948,26 @@ static void rehome_parked(struct slub *s, struct cache *k, uint32_t cpu, struct 
  * slab of the start state. It moves (policy_ops.start_moves) to a
  * free slot of another start slab (move_slab), one no kernel slab is bound
  * to first (an untouched one), else one bound (its kernel slab's free
- * slots are as unknown); the slot it leaves is the allocation's. Returns
- * that slot, or -1 (no start object there, or no start slab with a free
- * object for it: the allocation stays outside). */
+ * slots are as unknown). When no start slab has one, the start state
+ * counted more objects than the kernel's start slabs held (slabinfo and
+ * sysfs count the free objects of CPU slabs and per-CPU partial slabs as
+ * in use, and the start state's guess of them is half a slab where the
+ * trace has not shown them): the start object was not live, and is
+ * dropped (the move to address 0). The slot it leaves is the
+ * allocation's. Returns that slot, or -1 (no start object there: the
+ * allocation stays outside). */
 static int32_t start_out(struct slub *s, struct cache *k, struct slab *want)
 {
 	if (!s->start_move || !want->start)
 		return -1;
 	struct move_want w = {.except = want, .start = true};
 	struct slab *to = move_slab(s, k, &w);
-	if (!to)
-		return -1;
-	uint64_t dest = obj_addr(k, to, free_for_move(k, to, false));
+	uint64_t dest = to ? obj_addr(k, to, free_for_move(k, to, false)) : 0;
 	for (uint32_t i = 0; i < want->objects; i++) {
 		if (!s->start_move(s->move_ctx, obj_addr(k, want, (int32_t)i), dest))
 			continue;
-		(void)free_for_move(k, to, true);
+		if (to)
+			(void)free_for_move(k, to, true);
 		return (int32_t)i;
 	}
 	return -1;

@@ -223,6 +223,7 @@ struct sim {
 	 * bound to their kernel slab (place_swap): model address -> pool index */
 	struct u64map misplaced;
 	uint64_t placed_outside, placed_traded, placed_start_moved; /* sim_totals */
+	uint64_t placed_start_dropped;				    /* sim_totals */
 	bool start_moves_on; /* policy_ops.start_moves was told */
 	bool placing; /* profiles that place objects by address (6.18, 7.0) */
 	struct u64map pslab_of; /* model slab base of a pre_slab -> (root << 32 | index) + 1 */
@@ -1174,8 +1175,23 @@ static void uncount_cost(struct sim *s, const struct live *l, uint32_t acct, uin
  * policy's free_rcu, where it has one), straight to the object's slab
  * (free_to_slab, where the policy has one: a free the kernel made earlier
  * whose slab it has since discarded, pgfree.h), or kmem_cache_free_bulk
- * (free_bulk, where the policy has one). */
-enum via { VIA_FREE = 0, VIA_RCU = 1, VIA_SLAB = 2, VIA_BULK = 3 };
+ * (free_bulk, where the policy has one); VIA_NONE: the policy is not told
+ * (an object it never held: start_move). */
+enum via { VIA_FREE = 0, VIA_RCU = 1, VIA_SLAB = 2, VIA_BULK = 3, VIA_NONE = 4 };
+
+/* The policy's free of obj on cpu, by via (not VIA_NONE). */
+static inline __attribute__((always_inline)) int
+policy_free_via(struct sim *s, struct policy_obj *obj, uint32_t cpu, enum via via, struct err *e)
+{
+	const struct policy_ops *ops = s->p->ops;
+	if (via == VIA_RCU && ops->free_rcu)
+		return ops->free_rcu(s->p, obj, cpu, e);
+	if (via == VIA_SLAB && ops->free_to_slab)
+		return ops->free_to_slab(s->p, obj, cpu, e);
+	if (via == VIA_BULK && ops->free_bulk)
+		return ops->free_bulk(s->p, obj, cpu, e);
+	return policy_free(s->p, obj, cpu, e);
+}
 
 /* Free live object idx on cpu, by via. */
 static inline __attribute__((always_inline)) int
@@ -1189,11 +1205,7 @@ do_free_via(struct sim *s, uint32_t idx, uint32_t cpu, enum via via, struct err 
 	 * whole, and nothing a free runs looks a shape up). */
 	struct policy_obj *obj = &s->shapes[l->shape];
 	obj->addr = l->addr;
-	int rc = via == VIA_RCU && s->p->ops->free_rcu ? s->p->ops->free_rcu(s->p, obj, cpu, e)
-		 : via == VIA_SLAB && s->p->ops->free_to_slab
-			 ? s->p->ops->free_to_slab(s->p, obj, cpu, e)
-		 : via == VIA_BULK && s->p->ops->free_bulk ? s->p->ops->free_bulk(s->p, obj, cpu, e)
-							   : policy_free(s->p, obj, cpu, e);
+	int rc = via == VIA_NONE ? 0 : policy_free_via(s, obj, cpu, via, e);
 	obj->addr = 0;
 	if (rc)
 		return rc;
@@ -1540,7 +1552,9 @@ static enum policy_slab_age fresh_slab(const void *ctx, uint64_t va, uint64_t le
 }
 
 /* policy_ops.start_moves' move: the start object at model address from,
- * if any, now lies at to (its start slab's count moves with it) */
+ * if any, now lies at to (its start slab's count moves with it); to 0: it
+ * was not live, and leaves the live set as a free would, the policy told
+ * nothing (it gives the slot to the allocation it is placing) */
 static bool start_move(void *ctx, uint64_t from, uint64_t to)
 {
 	struct sim *s = ctx;
@@ -1554,12 +1568,23 @@ static bool start_move(void *ctx, uint64_t from, uint64_t to)
 		return false;
 	/* where the trace misses frees (maple_node), a start object beyond
 	 * its kernel slab's count is dead, not elsewhere (infer_full_slab) */
-	if (s->mmf_on && mmf_kind_of_acct(s, (uint32_t)((ps - 1) >> 32)) == MMF_NODE)
+	uint32_t root = (uint32_t)((ps - 1) >> 32);
+	if (s->mmf_on && mmf_kind_of_acct(s, root) == MMF_NODE)
 		return false;
+	if (!to) {
+		struct err e = {0};
+		struct cache_acct *a = &s->acct[root];
+		uint32_t idx = take_pre(s, a, (uint32_t)l->ptr);
+		a->pre_freed++;
+		s->placed_start_dropped++;
+		/* no policy call, no allocation: it cannot fail */
+		(void)do_free_via(s, idx, LIVE_CPU(&s->pool[idx]), VIA_NONE, &e);
+		return true;
+	}
 	if (u64map_put(&s->pre_addr, to, v))
 		return false; /* out of memory: it stays */
 	(void)u64map_del(&s->pre_addr, from, NULL);
-	s->acct[(ps - 1) >> 32].pslabs[(uint32_t)(ps - 1)].left--;
+	s->acct[root].pslabs[(uint32_t)(ps - 1)].left--;
 	if (u64map_get(&s->pslab_of, to & ~mask, &ps))
 		s->acct[(ps - 1) >> 32].pslabs[(uint32_t)(ps - 1)].left++;
 	l->addr = to;
@@ -2414,6 +2439,7 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	out->page_base_known = s->pgf.base_known;
 	out->placed_outside = s->placed_outside;
 	out->placed_traded = s->placed_traded;
+	out->placed_start_dropped = s->placed_start_dropped;
 	out->placed_start_moved = s->placed_start_moved;
 	out->page_base = s->pgf.base;
 	uint32_t n = s->p->ops->nr_caches(s->p);

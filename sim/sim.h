@@ -291,8 +291,12 @@ struct sim_totals {
 	/* objects of caches placed by address whose frees the trace does not
 	 * show (maple_node under the mm model), put outside the model slab of
 	 * their kernel slab (that slab had no free object), and those that
-	 * traded places with one found outside before (place_swap) */
+	 * traded places with one found outside before (place_swap); start
+	 * objects moved to another start slab, or dropped as not live (no
+	 * start slab had room: policy_ops.start_moves); parked objects moved
+	 * into a slab the trace showed */
 	uint64_t placed_outside, placed_traded, placed_start_moved, placed_parked_rehomed;
+	uint64_t placed_start_dropped;
 	uint64_t page_base;
 };
 void sim_totals(const struct sim *s, struct sim_totals *out);

@@ -448,12 +448,14 @@ static void summary_json(const struct sim *s, FILE *out, const char *trace_path,
 	json_totals(s, out, &t);
 	json_untraced(s, out);
 	json_inferred(s, out);
-	if (t.placed_outside || t.placed_traded || t.placed_start_moved || t.placed_parked_rehomed)
+	if (t.placed_outside || t.placed_traded || t.placed_start_moved ||
+	    t.placed_parked_rehomed || t.placed_start_dropped)
 		fprintf(out,
 			"  \"placement\": {\"outside\": %" PRIu64 ", \"traded\": %" PRIu64
-			", \"start_moved\": %" PRIu64 ", \"parked_rehomed\": %" PRIu64 "},\n",
+			", \"start_moved\": %" PRIu64 ", \"start_dropped\": %" PRIu64
+			", \"parked_rehomed\": %" PRIu64 "},\n",
 			t.placed_outside, t.placed_traded, t.placed_start_moved,
-			t.placed_parked_rehomed);
+			t.placed_start_dropped, t.placed_parked_rehomed);
 	struct metrics_extra mx = {.bytes_alloc_model = t.bytes_alloc_model_total};
 	view_metrics_json(sim_metrics(s), sim_policy(s), out, &mx);
 	json_caches(out, rows, nrows, all_rows);
@@ -604,15 +606,16 @@ void summary_print_more(const struct sim *s, FILE *out, bool json, const char *t
 		table_untraced(s, out);
 		table_inferred(s, out);
 		if (t.placed_outside || t.placed_traded || t.placed_start_moved ||
-		    t.placed_parked_rehomed)
+		    t.placed_parked_rehomed || t.placed_start_dropped)
 			fprintf(out,
 				"placement by address: %" PRIu64
 				" objects put outside their kernel slab's model slab, %" PRIu64
 				" traded places with one put outside before, %" PRIu64
 				" start objects moved to another start slab, %" PRIu64
+				" found not live (no start slab had room), %" PRIu64
 				" parked objects moved into a slab the trace showed\n",
 				t.placed_outside, t.placed_traded, t.placed_start_moved,
-				t.placed_parked_rehomed);
+				t.placed_start_dropped, t.placed_parked_rehomed);
 		table_totals(s, out, &t);
 		struct metrics_extra mx = {.bytes_alloc_model = t.bytes_alloc_model_total};
 		view_metrics_table(sim_metrics(s), sim_policy(s), out, &mx);

@@ -24,11 +24,11 @@ tap_scratch
 out=$("$bin" replay "$trace" --no-db --kernel 6.18 --nr-cpus 1 2>/dev/null)
 tap_is "exit" "$?" 0
 tap_is "summary line" "$(printf '%s\n' "$out" | grep '^placement')" \
-	"placement by address: 15 objects put outside their kernel slab's model slab, 1 traded places with one put outside before, 0 start objects moved to another start slab, 0 parked objects moved into a slab the trace showed"
+	"placement by address: 15 objects put outside their kernel slab's model slab, 1 traded places with one put outside before, 0 start objects moved to another start slab, 0 found not live (no start slab had room), 0 parked objects moved into a slab the trace showed"
 tap_is "maple_node: 18 live in 2 slabs" \
 	"$(printf '%s\n' "$out" | awk '$1 == "maple_node" { print $4, $5 }')" "18 2"
 out=$("$bin" replay "$trace" --no-db --kernel 6.18 --nr-cpus 1 --format json 2>/dev/null)
-tap_is "JSON" "$(printf '%s\n' "$out" | grep '"placement"')" '  "placement": {"outside": 15, "traded": 1, "start_moved": 0, "parked_rehomed": 0},'
+tap_is "JSON" "$(printf '%s\n' "$out" | grep '"placement"')" '  "placement": {"outside": 15, "traded": 1, "start_moved": 0, "start_dropped": 0, "parked_rehomed": 0},'
 out=$("$bin" replay "$trace" --no-db --kernel 6.12 --nr-cpus 1 2>/dev/null)
 tap_is "6.12: no placement line" "$(printf '%s\n' "$out" | grep -c '^placement')" 0
 tap_done

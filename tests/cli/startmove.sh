@@ -18,8 +18,11 @@
 #     its slot in W: nothing put outside, 1 start object moved, 3 slabs,
 #     24 objects live.
 # Without the other start slabs' free slots (a start state of W alone),
-# nothing moves: the object is put outside W, in a new slab of the
-# refill. TAP output.  $1 slabsim binary
+# no start slab has room for it: the start state counted an object the
+# kernel's slabs did not hold, and it is dropped from the live set (no
+# free: its slot in W is the new object's). Nothing is put outside, 21
+# live; the refill's 2 new slabs hold the 31 parked objects. TAP output.
+# $1 slabsim binary
 set -u
 # shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
@@ -56,14 +59,17 @@ capture "$tmp/three" 3 23 2 2
 out=$("$bin" replay "$tmp/three" --no-db 2>/dev/null)
 tap_is "exit" "$?" 0
 tap_is "a start object moved, nothing put outside" "$(printf '%s\n' "$out" | grep '^placement')" \
-	"placement by address: 0 objects put outside their kernel slab's model slab, 0 traded places with one put outside before, 1 start objects moved to another start slab, 0 parked objects moved into a slab the trace showed"
+	"placement by address: 0 objects put outside their kernel slab's model slab, 0 traded places with one put outside before, 1 start objects moved to another start slab, 0 found not live (no start slab had room), 0 parked objects moved into a slab the trace showed"
 tap_is "24 live in the 3 start slabs" "$(printf '%s\n' "$out" | row)" "live 24 slabs 3"
 out=$("$bin" replay "$tmp/three" --no-db --format json 2>/dev/null)
 tap_is "JSON" "$(printf '%s\n' "$out" | grep '"placement"')" \
-	'  "placement": {"outside": 0, "traded": 0, "start_moved": 1, "parked_rehomed": 0},'
+	'  "placement": {"outside": 0, "traded": 0, "start_moved": 1, "start_dropped": 0, "parked_rehomed": 0},'
 capture "$tmp/one" 1 21 0 0
 out=$("$bin" replay "$tmp/one" --no-db 2>/dev/null)
-tap_is "W alone: put outside, nothing moved" "$(printf '%s\n' "$out" | grep '^placement')" \
-	"placement by address: 1 objects put outside their kernel slab's model slab, 0 traded places with one put outside before, 0 start objects moved to another start slab, 0 parked objects moved into a slab the trace showed"
-tap_is "W alone: 22 live, W and the refill's 2 new slabs" "$(printf '%s\n' "$out" | row)" "live 22 slabs 3"
+tap_is "W alone: a start object dropped, nothing put outside" "$(printf '%s\n' "$out" | grep '^placement')" \
+	"placement by address: 0 objects put outside their kernel slab's model slab, 0 traded places with one put outside before, 0 start objects moved to another start slab, 1 found not live (no start slab had room), 0 parked objects moved into a slab the trace showed"
+tap_is "W alone: 21 live, W and the refill's 2 new slabs" "$(printf '%s\n' "$out" | row)" "live 21 slabs 3"
+out=$("$bin" replay "$tmp/one" --no-db --format json 2>/dev/null)
+tap_is "W alone: JSON" "$(printf '%s\n' "$out" | grep '"placement"')" \
+	'  "placement": {"outside": 0, "traded": 0, "start_moved": 0, "start_dropped": 1, "parked_rehomed": 0},'
 tap_done
