@@ -949,13 +949,14 @@ static void rehome_parked(struct slub *s, struct cache *k, uint32_t cpu, struct 
  * free slot of another start slab (move_slab), one no kernel slab is bound
  * to first (an untouched one), else one bound (its kernel slab's free
  * slots are as unknown). When no start slab has one, the start state
- * counted more objects than the kernel's start slabs held (slabinfo and
- * sysfs count the free objects of CPU slabs and per-CPU partial slabs as
- * in use, and the start state's guess of them is half a slab where the
- * trace has not shown them): the start object was not live, and is
- * dropped (the move to address 0). The slot it leaves is the
- * allocation's. Returns that slot, or -1 (no start object there: the
- * allocation stays outside). */
+ * counted more live objects than the kernel's start slabs held: slabinfo
+ * and sysfs count the free objects of CPU slabs and per-CPU partial slabs
+ * as in use (the start state guesses them: half a slab where the trace
+ * has not shown them), and objects parked in the sheaves the CPUs refilled
+ * between record's shrink and its reading of the start state. The start
+ * object was not live, and is dropped (the move to address 0). The slot
+ * it leaves is the allocation's. Returns that slot, or -1 (no start
+ * object there: the allocation stays outside). */
 static int32_t start_out(struct slub *s, struct cache *k, struct slab *want)
 {
 	if (!s->start_move || !want->start)
