@@ -125,7 +125,11 @@ struct slub {
 	 * kmalloc index; NULL until the profile creates them */
 	uint32_t (*bucket_ids)[LAYOUT_SLUB_KMALLOC_SHIFT_HIGH + 1]; /* [POLICY_BUCKETS_NR] */
 	uint32_t (*rnd_ids)[LAYOUT_SLUB_KMALLOC_SHIFT_HIGH + 1];    /* [random_kmalloc + 1] */
-	struct u64map slabs;	   /* slab base address -> struct slab * */
+	/* slab base address -> struct slab *, by the base's page in the buddy
+	 * arena (slab_find): one load at a free, where a hashed map took a
+	 * hash, a probe and a cache miss more (the arena is dense) */
+	struct slab **slab_at;
+	size_t slab_at_cap;
 	struct policy_pages pages; /* slab and large-kmalloc pages */
 	uint64_t large_objs;
 	/* the root caches place_by_address applies to (a few) */
@@ -247,6 +251,29 @@ static void remove_partial(struct cache *k, struct slab *sl)
 
 /* ---- slabs and pages ---- */
 
+/* The slab whose base is base, or NULL (no slab starts there, or base is
+ * not a page of the buddy arena). */
+static inline struct slab *slab_find(const struct slub *s, uint64_t base)
+{
+	uint64_t i = (base - BUDDY_BASE) >> POLICY_PAGE_SHIFT;
+	if (i >= s->slab_at_cap || (base & (POLICY_PAGE_SIZE - 1)))
+		return NULL;
+	return s->slab_at[i];
+}
+
+static int slab_enter(struct slub *s, struct slab *sl)
+{
+	uint64_t i = (sl->base - BUDDY_BASE) >> POLICY_PAGE_SHIFT;
+	if (i >= s->slab_at_cap) {
+		struct slab **n = grow_to(s->slab_at, &s->slab_at_cap, i, sizeof(*n), 1024);
+		if (!n)
+			return SLABSIM_ENOMEM;
+		s->slab_at = n;
+	}
+	s->slab_at[i] = sl;
+	return 0;
+}
+
 static int new_slab(struct slub *s, struct cache *k, struct slab **out, struct err *e)
 {
 	uint32_t n = k->g.objs_per_slab;
@@ -255,7 +282,7 @@ static int new_slab(struct slub *s, struct cache *k, struct slab **out, struct e
 		return err_set(e, SLABSIM_ENOMEM, "out of memory for a slab of %s", k->name);
 	int rc = buddy_alloc(&s->buddy, k->g.order, &sl->base);
 	if (!rc)
-		rc = u64map_put(&s->slabs, sl->base, (uint64_t)(uintptr_t)sl);
+		rc = slab_enter(s, sl);
 	if (rc) {
 		free(sl);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory for a slab of %s", k->name);
@@ -343,7 +370,7 @@ static void discard_slab(struct slub *s, struct cache *k, struct slab *sl)
 {
 	set_where(k, sl, ON_NONE);
 	unbind(k, sl);
-	(void)u64map_del(&s->slabs, sl->base, NULL);
+	s->slab_at[(sl->base - BUDDY_BASE) >> POLICY_PAGE_SHIFT] = NULL;
 	(void)buddy_free(&s->buddy, sl->base, k->g.order);
 	k->nr_slabs--;
 	k->slabs_freed++;
@@ -375,8 +402,10 @@ static void unfreeze_partials(struct slub *s, struct cache *k, struct slab *top)
 	}
 }
 
-static void put_cpu_partial(struct slub *s, struct cache *k, struct slab *sl, uint32_t cpu,
-			    bool drain)
+/* put_cpu_partial, inline in the free path (free_obj_in), where a full
+ * slab's first free takes it: more than half the frees of a trace */
+static inline __attribute__((always_inline)) void
+put_cpu_partial_in(struct slub *s, struct cache *k, struct slab *sl, uint32_t cpu, bool drain)
 {
 	struct cpu_state *c = &k->cpus[cpu];
 	struct slab *old = c->partial;
@@ -413,6 +442,12 @@ static void put_cpu_partial(struct slub *s, struct cache *k, struct slab *sl, ui
 	set_where(k, sl, ON_CPU_PARTIAL);
 	sl->cpu = cpu;
 	c->partial = sl;
+}
+
+static void put_cpu_partial(struct slub *s, struct cache *k, struct slab *sl, uint32_t cpu,
+			    bool drain)
+{
+	put_cpu_partial_in(s, k, sl, cpu, drain);
 }
 
 /* Take sl off its CPU's partial stack (a slab the kernel discarded): the
@@ -546,8 +581,12 @@ static int alloc_debug(struct slub *s, struct cache *k, struct slab **osl, int32
 	return 0;
 }
 
-__attribute__((noinline)) static int alloc_obj_slow(struct slub *s, struct cache *k, uint32_t cpu,
-						    struct slab **osl, int32_t *oidx, struct err *e)
+/* alloc_obj's other cases, inline too: half the allocations of a trace
+ * take them (the CPU freelist drained), and the call cost more than the
+ * code it saved from slub_alloc's fast path */
+static inline __attribute__((always_inline)) int alloc_obj_slow(struct slub *s, struct cache *k,
+								uint32_t cpu, struct slab **osl,
+								int32_t *oidx, struct err *e)
 {
 	if (cache_debug(k))
 		return alloc_debug(s, k, osl, oidx, e);
@@ -593,8 +632,8 @@ __attribute__((noinline)) static int alloc_obj_slow(struct slub *s, struct cache
 	}
 }
 
-/* An object of k's CPU slab for cpu: its freelist's first inline (most
- * allocations), the rest in alloc_obj_slow. */
+/* An object of k's CPU slab for cpu: its freelist's first (the fast
+ * path), else alloc_obj_slow. */
 static inline int alloc_obj(struct slub *s, struct cache *k, uint32_t cpu, struct slab **osl,
 			    int32_t *oidx, struct err *e)
 {
@@ -610,7 +649,10 @@ static inline int alloc_obj(struct slub *s, struct cache *k, uint32_t cpu, struc
 	return alloc_obj_slow(s, k, cpu, osl, oidx, e);
 }
 
-static void free_obj(struct slub *s, struct cache *k, struct slab *sl, int32_t idx, uint32_t cpu)
+/* free_obj, inline in the free path of every kfree and kmem_cache_free
+ * without sheaves (free_any): the calls cost a tenth of it */
+static inline __attribute__((always_inline)) void
+free_obj_in(struct slub *s, struct cache *k, struct slab *sl, int32_t idx, uint32_t cpu)
 {
 	struct cpu_state *c = &k->cpus[cpu];
 
@@ -635,7 +677,7 @@ static void free_obj(struct slub *s, struct cache *k, struct slab *sl, int32_t i
 		return;
 	}
 	if (has_cpu_partial(s, k) && !prior) {
-		put_cpu_partial(s, k, sl, cpu, true);
+		put_cpu_partial_in(s, k, sl, cpu, true);
 		return;
 	}
 	if (sl->inuse == 0 && empty_goes(s, k, sl)) {
@@ -651,6 +693,11 @@ static void free_obj(struct slub *s, struct cache *k, struct slab *sl, int32_t i
 			list_del(&k->full, sl);
 		add_partial(k, sl, true);
 	}
+}
+
+static void free_obj(struct slub *s, struct cache *k, struct slab *sl, int32_t idx, uint32_t cpu)
+{
+	free_obj_in(s, k, sl, idx, cpu);
 }
 
 /* ---- 7.0: no CPU slabs ---- */
@@ -1097,7 +1144,7 @@ static void free_any(struct slub *s, struct cache *k, struct slab *sl, int32_t i
 		     enum free_path path)
 {
 	if (!k->sh || path == FREE_SLAB) {
-		free_obj(s, k, sl, idx, cpu);
+		free_obj_in(s, k, sl, idx, cpu);
 		return;
 	}
 	struct sheaf_ctx cx = {s, k};
@@ -1466,7 +1513,6 @@ static int slub_create(const struct policy_cfg *cfg, struct policy **out, struct
 	s->base.cfg = *cfg;
 	s->no_cpu = is_70(s) || cfg->slub_tiny;
 	buddy_init(&s->buddy);
-	u64map_init_sparse(&s->slabs);
 	for (int t = 0; t < POLICY_KMALLOC_NR_TYPES; t++) {
 		for (int i = 0; i <= LAYOUT_SLUB_KMALLOC_SHIFT_HIGH; i++)
 			s->kmalloc_ids[t][i] = POLICY_NO_CACHE;
@@ -1530,11 +1576,9 @@ static void slub_destroy(struct policy *p)
 	struct slub *s = (struct slub *)p;
 	if (!s)
 		return;
-	size_t pos = 0;
-	uint64_t key, val;
-	while (u64map_next(&s->slabs, &pos, &key, &val))
-		free((struct slab *)(uintptr_t)val);
-	u64map_fini(&s->slabs);
+	for (size_t i = 0; i < s->slab_at_cap; i++)
+		free(s->slab_at[i]);
+	free(s->slab_at);
 	for (uint32_t i = 0; i < s->nr_caches; i++) {
 		free(s->caches[i].name);
 		free(s->caches[i].cpus);
@@ -1602,11 +1646,10 @@ static int free_common(struct policy *p, const struct policy_obj *o, uint32_t cp
 	struct cache *k = &s->caches[s->caches[o->cache].root];
 	uint64_t bytes = slab_bytes(k);
 	uint64_t base = BUDDY_BASE + ((o->addr - BUDDY_BASE) & ~(bytes - 1));
-	uint64_t v;
-	if (!u64map_get(&s->slabs, base, &v))
+	struct slab *sl = slab_find(s, base);
+	if (!sl)
 		return err_set(e, SLABSIM_EMODEL, "free of 0x%" PRIx64 ": no slab of %s there",
 			       o->addr, k->name);
-	struct slab *sl = (struct slab *)(uintptr_t)v;
 	uint64_t off = o->addr - base - k->g.red_left_pad;
 	/* off below objects * size (at most a slab) first: then one 32-bit
 	 * division, much cheaper than a 64-bit one, gives index and rest */
@@ -1660,10 +1703,9 @@ static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uin
 			    struct err *e)
 {
 	struct slub *s = (struct slub *)p;
-	uint64_t v;
-	if (cache >= s->nr_caches || !u64map_get(&s->slabs, base, &v))
+	struct slab *sl = cache < s->nr_caches ? slab_find(s, base) : NULL;
+	if (!sl)
 		return 0; /* gone already: nothing of it was parked */
-	struct slab *sl = (struct slab *)(uintptr_t)v;
 	struct cache *k = &s->caches[sl->cache];
 	unbind(k, sl);
 	if (k->sh) {
@@ -1671,9 +1713,8 @@ static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uin
 		const struct sheaves_ops ops = {sheaf_refill, sheaf_flush, &cx};
 		int rc = sheaves_unpark(k->sh, &ops, cpu, sl, e);
 		/* the flushes may have discarded it, unbound now */
-		if (rc || !u64map_get(&s->slabs, base, &v))
+		if (rc || !(sl = slab_find(s, base)))
 			return rc;
-		sl = (struct slab *)(uintptr_t)v;
 	}
 	/* its kernel slab is gone, so it goes when empty, whatever
 	 * min_partial says, also from a per-CPU partial stack (where the
@@ -1728,10 +1769,8 @@ static int slub_bind_slab(struct policy *p, uint32_t cache, uint64_t real, uint6
 	uint64_t key = real & ~(slab_bytes(k) - 1), v;
 	if (!k->place_addr || cache_debug(k))
 		return -1;
-	if (!u64map_get(&s->slabs, base, &v))
-		return 0;
-	struct slab *sl = (struct slab *)(uintptr_t)v;
-	if (sl->cache != (uint32_t)(k - s->caches))
+	struct slab *sl = slab_find(s, base);
+	if (!sl || sl->cache != (uint32_t)(k - s->caches))
 		return 0;
 	if (u64map_get(&k->bound, key, &v))
 		return v == (uint64_t)(uintptr_t)sl;

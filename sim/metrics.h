@@ -243,11 +243,15 @@ void metrics_observe(struct metrics *m, uint64_t t_ns, uint64_t heap, uint64_t l
  * observation after every event is inline (metrics_jw_observe on
  * metrics_jw_state(m)); nothing else reads or writes its fields. */
 struct metrics_jw_acc {
-	uint64_t last_t, last_heap, last_live;
+	/* no two fields stored together from the same values are adjacent:
+	 * GCC paired such stores in vectors, built at every observation */
+	uint64_t last_t;
 	double weighted; /* Σ dt * H/L over intervals with L > 0 */
+	uint64_t last_heap;
 	uint64_t weight; /* Σ dt of those intervals, ns */
-	uint64_t heap_peak, heap_peak_t, live_at_heap_peak;
-	uint64_t live_peak, live_peak_t, heap_at_live_peak;
+	uint64_t last_live;
+	uint64_t heap_peak, live_peak, heap_peak_t, live_peak_t;
+	uint64_t live_at_heap_peak, heap_at_live_peak;
 };
 
 /* The accumulator of m (valid until metrics_destroy). */

@@ -136,19 +136,21 @@ struct pre_slab {
 
 /* Per root cache. */
 struct cache_acct {
-	uint64_t allocs, frees;
-	uint64_t live_objs, live_req;
-	uint64_t live_slot, live_meta, live_object; /* Σ of the policy_obj figures */
-	uint64_t peak_pages, peak_pages_t_ns, peak_live_objs;
-	uint64_t violations;
-	uint64_t untraced_frees; /* frees naming this cache with no traced allocation */
+	/* each counter an allocation or a free changes next to one it
+	 * leaves alone (site_acct says why) */
+	uint64_t allocs, peak_pages;
+	uint64_t frees, peak_pages_t_ns;
+	uint64_t live_objs, peak_live_objs;
+	uint64_t live_req, violations;
+	/* live_slot, live_meta, live_object: Σ of the policy_obj figures */
+	uint64_t live_slot, untraced_frees; /* frees naming this cache with no traced allocation */
+	uint64_t live_meta, pre_by_slab;    /* start objects freed through a bound slab */
+	uint64_t live_object, pre_freed;
 	uint32_t *pre;		 /* pool indices of the start state's live objects */
 	uint32_t npre;
 	size_t cap_pre;
-	uint64_t pre_freed;
 	struct pre_slab *pslabs; /* sim_start_slab's slabs of this root */
 	uint32_t npslabs, cap_pslabs;
-	uint64_t pre_by_slab;	/* start objects freed through a bound slab */
 	const char *name;	/* the root's name (policy-owned), once a named free looked */
 	const char *name_seen;	/* an event string found equal to name: interned by the
 				   source's id space (ids_of), so compared by address */
@@ -166,10 +168,10 @@ struct cache_acct {
 };
 
 struct site_acct {
-	uint64_t allocs, frees;
-	uint64_t bytes_req, bytes_alloc, bytes_alloc_trace;
-	uint64_t live_objs, live_req;
-	uint64_t violations, pingpong;
+	/* live_objs, live_req and frees apart (a free changes the three): GCC
+	 * paired adjacent ones in vectors, dearer than the scalar updates */
+	uint64_t live_objs, violations, live_req, pingpong, frees;
+	uint64_t allocs, bytes_req, bytes_alloc, bytes_alloc_trace;
 	uint32_t need; /* the sites file's rule for this site (sites.h), when need_known */
 	bool need_known;
 	uint8_t watch; /* sim_opts.watch_sites index + 1, 0 = not watched */
@@ -274,8 +276,8 @@ struct sim {
 	uint64_t anomalies[SIM_AN_NR];
 	uint64_t anomaly_first_line[SIM_AN_NR];
 	uint64_t nevents;
-	uint64_t live_objs, live_req;
-	uint64_t large_live_req, large_live_bytes;
+	/* live_objs and live_req apart, as in site_acct */
+	uint64_t live_objs, large_live_req, live_req, large_live_bytes;
 	uint64_t peak_slab_pages, peak_slab_pages_t_ns;
 	uint64_t violations_total;
 	uint64_t alloc_size_mismatch; /* allocations whose model slot differs from the trace's */
