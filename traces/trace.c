@@ -757,7 +757,10 @@ static int parse_page_event(char *p, char *end, struct trace_event *ev, char *ms
 			break;
 		char *t = p;
 		if (key_is(t, end, "pfn=", &v)) {
-			if (!(ve = scan_hex(v, end, &pfn)) || !is_end(*ve) || pfn >> 40)
+			/* a failed mm_page_alloc prints pfn -1 (trace_mm_page_alloc
+			 * runs whether a page came or not) */
+			if (!(ve = scan_hex(v, end, &pfn)) || !is_end(*ve) ||
+			    (pfn >> 40 && !(pfn == UINT64_MAX && ev->type == TRACE_EV_PAGE_ALLOC)))
 				return bad(msg, "expected 'pfn=0x<hex>' below 2^40, got %s",
 					   quote(q, t, token_end(v, end)));
 			have_pfn = true;
@@ -775,6 +778,11 @@ static int parse_page_event(char *p, char *end, struct trace_event *ev, char *ms
 	if (!have_pfn || !have_order)
 		return bad(msg, "expected 'pfn=0x<hex> order=<n>' in %s event, got no %s field",
 			   trace_ev_names[ev->type], have_pfn ? "order" : "pfn");
+	if (pfn == UINT64_MAX) { /* no page given out: marks nothing (0 bytes) */
+		ev->ptr = 0;
+		ev->bytes_alloc = 0;
+		return 1;
+	}
 	ev->ptr = pfn << 12;
 	ev->bytes_alloc = UINT64_C(4096) << order;
 	return 1;

@@ -711,7 +711,7 @@ static int slab_event(struct tdlib *d, struct evinfo *x, struct tep_record *rec,
 			return missing(msg, "pfn", x->type);
 		if (!read_num(d, &x->order, rec, &order))
 			return missing(msg, "order", x->type);
-		if (ev->ptr >> 40) { /* a failed allocation's -1 (printed as 0) */
+		if (ev->ptr >> 40) { /* a failed allocation's pfn -1: 0 bytes */
 			ev->ptr = 0;
 			return 1;
 		}

@@ -414,6 +414,19 @@ static void test_non_slab_lines(void)
 	CHECK_EQ_U64("mm_page_alloc: type", ev.type, TRACE_EV_PAGE_ALLOC);
 	CHECK_EQ_U64("mm_page_alloc: physical address", ev.ptr, 0x1a2b000);
 	CHECK_EQ_U64("mm_page_alloc: length", ev.bytes_alloc, 8192);
+	/* a failed allocation (SLUB's first try at a slab's higher order,
+	 * __GFP_NORETRY) is traced with pfn -1: an event of 0 bytes */
+	rc = parse("  kswapd0-50 [000] ..... 9.1: mm_page_alloc: page=0000000000000000 "
+		   "pfn=0xffffffffffffffff order=3 migratetype=0 "
+		   "gfp_flags=GFP_NOWAIT|__GFP_NOWARN|__GFP_NORETRY|__GFP_COMP",
+		   buf, &ev, &kind, &lost, &e);
+	CHECK("failed mm_page_alloc: an event", rc == 1 && kind == TRACE_LINE_EVENT);
+	CHECK_EQ_U64("failed mm_page_alloc: no address", ev.ptr, 0);
+	CHECK_EQ_U64("failed mm_page_alloc: no length", ev.bytes_alloc, 0);
+	rc = parse("  kswapd0-50 [000] ..... 9.1: mm_page_free: page=0000000000000000 "
+		   "pfn=0xffffffffffffffff order=0",
+		   buf, &ev, &kind, &lost, &e);
+	CHECK("mm_page_free with pfn -1: malformed", rc < 0);
 	rc = parse("  kswapd0-50 [000] ..... 9.1: mm_page_alloc: page=000000001 order=0 "
 		   "migratetype=0 gfp_flags=GFP_KERNEL",
 		   buf, &ev, &kind, &lost, &e);
