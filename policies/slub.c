@@ -1067,28 +1067,11 @@ static int place_by_address(struct slub *s, struct cache *k, uint32_t cpu,
 		*o = y;
 		return 0;
 	}
-	int32_t idx;
-	struct cpu_state *c = &k->cpus[want->cpu];
-	if (want->where == ON_CPU && c->slab == want && c->freelist >= 0) {
-		/* the CPU slab's lockless freelist */
-		idx = c->freelist;
-		c->freelist = want->next_free[idx];
-	} else if (want->where == ON_NODE_PARTIAL && want->freelist >= 0) {
-		idx = pop_free(want);
-		k->partial_free--;
-		if (want->freelist < 0)
-			remove_partial(k, want);
-	} else if (want->freelist >= 0 &&
-		   (want->where == ON_CPU ||
-		    (want->where == ON_CPU_PARTIAL && want->next_free[want->freelist] >= 0))) {
-		/* a frozen slab's own freelist: what other CPUs freed to a CPU
-		 * slab, or a per-CPU partial slab's, never its last free object
-		 * (a slab on a per-CPU partial list has one: __put_partials
-		 * puts it on the node partial list) */
-		idx = pop_free(want);
-	} else if ((idx = start_out(s, k, want)) < 0) {
+	/* a free object of want where taking it changes no list but the
+	 * node partial one (free_for_move), else a start object's slot */
+	int32_t idx = free_for_move(k, want, true);
+	if (idx < 0 && (idx = start_out(s, k, want)) < 0)
 		return 0; /* no free object in it: the allocator's object stays */
-	}
 	free_obj(s, k, x, o->idx, cpu);
 	o->slab = want;
 	o->idx = idx;
