@@ -55,21 +55,23 @@ capture() {
 	} >"$1/trace.txt"
 }
 row() { awk '$1 == "vm_area_struct" { print "live", $4, "slabs", $6 }'; }
+# check CAP LABEL MOVED DROPPED LIVE: the placement line and its JSON (nothing
+# put outside, MOVED start objects moved, DROPPED found not live) and the
+# cache's live objects in 3 slabs
+check() {
+	out=$("$bin" replay "$1" --no-db 2>/dev/null)
+	tap_is "$2: exit" "$?" 0
+	tap_is "$2: placement" "$(printf '%s\n' "$out" | grep '^placement')" \
+		"placement by address: 0 objects put outside their kernel slab's model slab, 0 traded places with one put outside before, $3 start objects moved to another start slab, $4 found not live (no start slab had room), 0 parked objects moved into a slab the trace showed"
+	tap_is "$2: $5 live in 3 slabs" "$(printf '%s\n' "$out" | row)" "live $5 slabs 3"
+	out=$("$bin" replay "$1" --no-db --format json 2>/dev/null)
+	tap_is "$2: JSON" "$(printf '%s\n' "$out" | grep '"placement"')" \
+		"  \"placement\": {\"outside\": 0, \"traded\": 0, \"start_moved\": $3, \"start_dropped\": $4, \"parked_rehomed\": 0},"
+}
+# a start object moved; 24 live in the 3 start slabs
 capture "$tmp/three" 3 23 2 2
-out=$("$bin" replay "$tmp/three" --no-db 2>/dev/null)
-tap_is "exit" "$?" 0
-tap_is "a start object moved, nothing put outside" "$(printf '%s\n' "$out" | grep '^placement')" \
-	"placement by address: 0 objects put outside their kernel slab's model slab, 0 traded places with one put outside before, 1 start objects moved to another start slab, 0 found not live (no start slab had room), 0 parked objects moved into a slab the trace showed"
-tap_is "24 live in the 3 start slabs" "$(printf '%s\n' "$out" | row)" "live 24 slabs 3"
-out=$("$bin" replay "$tmp/three" --no-db --format json 2>/dev/null)
-tap_is "JSON" "$(printf '%s\n' "$out" | grep '"placement"')" \
-	'  "placement": {"outside": 0, "traded": 0, "start_moved": 1, "start_dropped": 0, "parked_rehomed": 0},'
+check "$tmp/three" "three start slabs" 1 0 24
+# W alone: a start object dropped; W and the refill's 2 new slabs
 capture "$tmp/one" 1 21 0 0
-out=$("$bin" replay "$tmp/one" --no-db 2>/dev/null)
-tap_is "W alone: a start object dropped, nothing put outside" "$(printf '%s\n' "$out" | grep '^placement')" \
-	"placement by address: 0 objects put outside their kernel slab's model slab, 0 traded places with one put outside before, 0 start objects moved to another start slab, 1 found not live (no start slab had room), 0 parked objects moved into a slab the trace showed"
-tap_is "W alone: 21 live, W and the refill's 2 new slabs" "$(printf '%s\n' "$out" | row)" "live 21 slabs 3"
-out=$("$bin" replay "$tmp/one" --no-db --format json 2>/dev/null)
-tap_is "W alone: JSON" "$(printf '%s\n' "$out" | grep '"placement"')" \
-	'  "placement": {"outside": 0, "traded": 0, "start_moved": 0, "start_dropped": 1, "parked_rehomed": 0},'
+check "$tmp/one" "W alone" 0 1 21
 tap_done
