@@ -559,6 +559,15 @@ const struct metrics *sim_metrics(const struct sim *s)
 
 /* ---- metrics hooks (sim/metrics.c, docs/metrics.md) ---- */
 
+/* Whether the pool record whose ptr is at key is in the live index: the
+ * index's growth walks the pool in order (ixmap_keys.held). */
+static bool live_held(const char *key)
+{
+	const struct live *l =
+		(const struct live *)(const void *)(key - offsetof(struct live, ptr));
+	return l->in_index;
+}
+
 /* The live table: one probe per event finds a pointer's entry, which
  * serves the engine's live object, the freed-pointer flag and perf's
  * record. */
@@ -566,7 +575,7 @@ static inline struct ixmap_keys live_keys(const struct sim *s)
 {
 	/* no arithmetic on a NULL pool (no record yet: the map is empty) */
 	const char *base = s->pool ? (const char *)s->pool + offsetof(struct live, ptr) : NULL;
-	return (struct ixmap_keys){base, sizeof(struct live)};
+	return (struct ixmap_keys){base, sizeof(struct live), live_held, s->pool_len};
 }
 
 /* Hint that ptr's entry will be looked up soon: fetch its record when
@@ -1060,10 +1069,11 @@ __attribute__((noinline)) static int live_insert(struct sim *s, uint64_t ptr, si
 	if (rc)
 		return rc;
 	s->pool[*ix].ptr = ptr;
-	s->pool[*ix].in_index = true;
 	struct ixmap_keys k = live_keys(s); /* the pool may have moved */
 	if ((rc = ixmap_insert_at(&s->live_index, pos, *ix, &k)))
 		pool_put(s, *ix);
+	else
+		s->pool[*ix].in_index = true; /* after: the map's growth places held ones */
 	return rc;
 }
 
@@ -1092,6 +1102,7 @@ static void live_remove(struct sim *s, uint32_t ix)
 {
 	struct ixmap_keys k = live_keys(s);
 	ixmap_del(&s->live_index, ix, &k);
+	s->pool[ix].in_index = false;
 	pool_put(s, ix);
 }
 

@@ -24,18 +24,10 @@ static void place(struct ixmap *m, uint64_t h, uint32_t ix)
 	m->slots[i] = ixmap_slot_val(m, h, ix);
 }
 
-__attribute__((noinline, cold)) static int grow(struct ixmap *m, const struct ixmap_keys *k)
+/* Place the records the old slots name, in slot order. */
+static void rehash_slots(struct ixmap *m, const uint32_t *old, size_t ocap,
+			 const struct ixmap_keys *k)
 {
-	size_t ncap = m->cap ? m->cap * 2 : 64;
-	uint32_t *n = calloc(ncap, sizeof(*n));
-	if (!n)
-		return SLABSIM_ENOMEM;
-	uint32_t *old = m->slots;
-	size_t ocap = m->cap;
-	m->slots = n;
-	m->cap = ncap;
-	m->limit = ncap / 2;
-	m->shift = (uint8_t)(64 - __builtin_ctzll((unsigned long long)ncap));
 	/* the records' keys are read in slot order, a random walk over the
 	 * records: fetch a few ahead so that the misses overlap */
 	enum { AHEAD = 8 };
@@ -49,6 +41,42 @@ __attribute__((noinline, cold)) static int grow(struct ixmap *m, const struct ix
 		uint32_t ix = (old[i] & IXMAP_IX_MASK) - 1;
 		place(m, ixmap_hash(ixmap_key_of(k, ix)), ix);
 	}
+}
+
+/* Place the records k->held names, in index order: their keys are read
+ * in memory order, and the new slot of a record a few on is fetched
+ * ahead so that the slots' misses overlap. */
+static void rehash_records(struct ixmap *m, const struct ixmap_keys *k)
+{
+	enum { AHEAD = 16 };
+	for (uint32_t ix = 0; ix < k->nrec; ix++) {
+		if (ix + AHEAD < k->nrec)
+			__builtin_prefetch(
+				&m->slots[ixmap_hash(ixmap_key_of(k, ix + AHEAD)) >> m->shift], 1);
+		const char *key = k->base + (size_t)ix * k->stride;
+		if (k->held(key))
+			place(m, ixmap_hash(ixmap_key_of(k, ix)), ix);
+	}
+}
+
+__attribute__((noinline, cold)) static int grow(struct ixmap *m, const struct ixmap_keys *k)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 64;
+	uint32_t *n = calloc(ncap, sizeof(*n));
+	if (!n)
+		return SLABSIM_ENOMEM;
+	uint32_t *old = m->slots;
+	size_t ocap = m->cap;
+	m->slots = n;
+	m->cap = ncap;
+	m->limit = ncap / 2;
+	m->shift = (uint8_t)(64 - __builtin_ctzll((unsigned long long)ncap));
+	/* records the map does not hold (a replay's start-state objects) can
+	 * outnumber those it does: then the slots are the shorter walk */
+	if (k->held && k->nrec <= 4 * (uint64_t)m->len)
+		rehash_records(m, k);
+	else
+		rehash_slots(m, old, ocap, k);
 	free(old);
 	return 0;
 }

@@ -17,9 +17,19 @@ struct rec {
 
 enum { N = 1 << 17, OPS = 2000000 };
 
-static struct ixmap_keys keys_of(const struct rec *r)
+/* a record the map holds has other == ~key (a freed one: other == key) */
+static bool rec_held(const char *key)
 {
-	return (struct ixmap_keys){(const char *)r + offsetof(struct rec, key), sizeof(*r)};
+	const struct rec *r = (const struct rec *)(const void *)(key - offsetof(struct rec, key));
+	return r->other == ~r->key;
+}
+
+/* by_record: the map is told which records it holds, and grows by
+ * walking them in index order instead of its slots */
+static struct ixmap_keys keys_of(const struct rec *r, uint32_t nrecs, bool by_record)
+{
+	return (struct ixmap_keys){(const char *)r + offsetof(struct rec, key), sizeof(*r),
+				   by_record ? rec_held : NULL, by_record ? nrecs : 0};
 }
 
 /* key number k: hashed-pointer-like, page addresses, and the extremes
@@ -33,7 +43,7 @@ static uint64_t key_of(size_t k)
 	return k & 1 ? 0xffff888100000000ULL + ((uint64_t)k << 12) : (uint64_t)k * 0x9e3779b1ULL;
 }
 
-static void random_mix(void)
+static void random_mix(bool by_record)
 {
 	/* model[k]: the record index of key k + 1, 0 = absent */
 	uint32_t *model = calloc(N, sizeof(*model));
@@ -49,7 +59,7 @@ static void random_mix(void)
 	for (int i = 0; agree && i < OPS; i++) {
 		size_t k = gsl_rng_uniform_int(rng, N);
 		uint64_t key = key_of(k);
-		struct ixmap_keys ks = keys_of(recs);
+		struct ixmap_keys ks = keys_of(recs, nrecs, by_record);
 		size_t pos = 0;
 		uint32_t ix = ixmap_find(&m, key, &ks, &pos);
 		agree &= model[k] ? ix == model[k] - 1 : ix == IXMAP_NONE;
@@ -71,14 +81,17 @@ static void random_mix(void)
 				}
 				ix = nrecs++;
 			}
-			recs[ix] = (struct rec){.other = ~key, .key = key};
-			ks = keys_of(recs);
+			/* not held until inserted, as the replay's live table */
+			recs[ix] = (struct rec){.other = key, .key = key};
+			ks = keys_of(recs, nrecs, by_record);
 			agree &= ixmap_insert_at(&m, pos, ix, &ks) == 0;
+			recs[ix].other = ~key;
 			model[k] = ix + 1;
 			present++;
 		} else if (ix != IXMAP_NONE && gsl_rng_uniform(rng) >= p_in) {
 			ixmap_del(&m, ix, &ks);
 			recs[ix].key = 0x5555; /* the record is reused: its key goes */
+			recs[ix].other = 0x5555;
 			free_ix[nfree++] = ix;
 			model[k] = 0;
 			present--;
@@ -92,7 +105,7 @@ static void random_mix(void)
 	CHECK("ixmap: the mix filled and emptied a large map (> 50 000 entries, records moved)",
 	      max_len > 50000 && moves > 0);
 	/* every key the model holds is found; every other is not */
-	struct ixmap_keys ks = keys_of(recs);
+	struct ixmap_keys ks = keys_of(recs, nrecs, by_record);
 	bool all = true;
 	for (size_t k = 0; k < N; k++) {
 		uint32_t ix = ixmap_find(&m, key_of(k), &ks, NULL);
@@ -121,6 +134,7 @@ static void random_mix(void)
 
 int main(void)
 {
-	random_mix();
+	random_mix(false);
+	random_mix(true);
 	return check_done();
 }
