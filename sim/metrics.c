@@ -12,6 +12,7 @@
  * unusable index mm/vmstat.c's (permille, printed with 3 decimals).
  */
 #include "metrics.h"
+#include "bigmem.h"
 #include "sat.h"
 #include "sink.h"
 #include "strtab.h"
@@ -87,7 +88,7 @@ void metrics_destroy(struct metrics *m)
 	u64map_fini(&m->ptr_index);
 	u64map_fini(&m->big_alloc);
 	free(m->ptrs);
-	free(m->perf.ix_alloc);
+	bigmem_free(m->perf.ix_alloc, (size_t)m->perf.ix_cap * sizeof(*m->perf.ix_alloc));
 	free(m->pstats);
 	free(m->perf.callers);
 	free(m);
@@ -208,7 +209,8 @@ int metrics_perf_alloc_ix(struct metrics *m, const struct trace_event *ev, uint3
 		uint32_t ncap = m->perf.ix_cap ? m->perf.ix_cap : 4096;
 		while (ncap <= ix)
 			ncap *= 2;
-		uint32_t *n = realloc(m->perf.ix_alloc, (size_t)ncap * sizeof(*n));
+		uint32_t *n = bigmem_resize(m->perf.ix_alloc, (size_t)m->perf.ix_cap * sizeof(*n),
+					    (size_t)ncap * sizeof(*n));
 		if (!n)
 			return SLABSIM_ENOMEM;
 		m->perf.ix_alloc = n;

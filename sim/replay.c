@@ -14,6 +14,7 @@
 #include "pgfree.h"
 #include "json.h"
 #include "evq.h"
+#include "bigmem.h"
 #include "grow.h"
 #include "layout.h"
 #include "metrics.h"
@@ -533,7 +534,7 @@ void sim_destroy(struct sim *s)
 	u64map_fini(&s->violation_addr);
 	strtab_fini(&s->names);
 	strtab_fini(&s->sites);
-	free(s->pool);
+	bigmem_free(s->pool, (size_t)s->pool_cap * sizeof(*s->pool));
 	for (size_t i = 0; s->acct && i < s->acct_cap; i++) {
 		free(s->acct[i].pre);
 		free(s->acct[i].pslabs);
@@ -958,7 +959,8 @@ static int pool_get(struct sim *s, uint32_t *idx)
 			if (s->pool_len > IXMAP_MAX_IX) /* what live_index can name */
 				return SLABSIM_ENOMEM;
 			uint32_t ncap = s->pool_cap ? s->pool_cap * 2 : 4096;
-			struct live *n = realloc(s->pool, (size_t)ncap * sizeof(*n));
+			struct live *n = bigmem_resize(s->pool, (size_t)s->pool_cap * sizeof(*n),
+						       (size_t)ncap * sizeof(*n));
 			if (!n)
 				return SLABSIM_ENOMEM;
 			s->pool = n;

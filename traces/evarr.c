@@ -1,6 +1,7 @@
 /* evarr.c - the parsed event array (see evarr.h). */
 #define _DEFAULT_SOURCE /* madvise: posix_madvise cannot drop pages */
 #include "evarr.h"
+#include "bigmem.h"
 #include "grow.h"
 #include "source.h"
 #include "strtab.h"
@@ -293,10 +294,17 @@ static inline __attribute__((always_inline)) int slot(struct evarr *a, struct ev
 		*x = &a->buf[a->nbuf++];
 	} else {
 		if (a->n == a->cap) {
-			struct evarr_ev *n = grow_room(a->ev, &a->cap, a->n, sizeof(*n), 4096);
+			/* a mapping of its own once large: a 10 M-event
+			 * array grows in place, in huge pages (bigmem.h) */
+			size_t ncap = a->cap ? a->cap * 2 : 4096;
+			struct evarr_ev *n = ncap <= SIZE_MAX / sizeof(*n)
+						     ? bigmem_resize(a->ev, a->cap * sizeof(*n),
+								     ncap * sizeof(*n))
+						     : NULL;
 			if (!n)
 				return SLABSIM_ENOMEM;
 			a->ev = n;
+			a->cap = ncap;
 		}
 		*x = &a->ev[a->n];
 	}
@@ -415,7 +423,7 @@ int evarr_load(const char *path, struct evarr **out, struct err *e)
 	}
 	/* give back the doubling slack: workers share what is left */
 	if (a->n && a->n < a->cap) {
-		struct evarr_ev *n = realloc(a->ev, a->n * sizeof(*n));
+		struct evarr_ev *n = bigmem_resize(a->ev, a->cap * sizeof(*n), a->n * sizeof(*n));
 		if (n) {
 			a->ev = n;
 			a->cap = a->n;
@@ -442,7 +450,7 @@ int evarr_spill_open(const char *label, const char *dir, uint32_t buf_events, st
 	struct evarr *a = create(label);
 	if (a)
 		a->buf_events = buf_events ? buf_events : SPILL_BUF_EVENTS;
-	if (!a || !(a->buf = malloc((size_t)a->buf_events * sizeof(*a->buf)))) {
+	if (!a || !(a->buf = bigmem_resize(NULL, 0, (size_t)a->buf_events * sizeof(*a->buf)))) {
 		evarr_free(a);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
@@ -539,7 +547,7 @@ int evarr_spill_finish(struct evarr *a, const struct trace_stats *stats, struct 
 		return err_set(e, SLABSIM_EIO,
 			       "%s: cannot write the parsed events to a temporary file: %s",
 			       a->path, strerror(errno ? errno : EIO));
-	free(a->buf);
+	bigmem_free(a->buf, (size_t)a->buf_events * sizeof(*a->buf));
 	a->buf = NULL;
 	if (!a->n)
 		return 0;
@@ -561,9 +569,9 @@ void evarr_free(struct evarr *a)
 			(void)munmap(a->ev, a->n * sizeof(*a->ev));
 		(void)close(a->fd);
 	} else {
-		free(a->ev);
+		bigmem_free(a->ev, a->cap * sizeof(*a->ev));
 	}
-	free(a->buf);
+	bigmem_free(a->buf, (size_t)a->buf_events * sizeof(*a->buf));
 	free(a->site_map);
 	free(a->str_cache);
 	free(a->str_memo);

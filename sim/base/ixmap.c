@@ -1,5 +1,6 @@
 /* ixmap.c - growth and deletion of the record index; see ixmap.h. */
 #include "ixmap.h"
+#include "bigmem.h"
 #include "err.h"
 
 #include <stdlib.h>
@@ -11,7 +12,7 @@ void ixmap_init(struct ixmap *m)
 
 void ixmap_fini(struct ixmap *m)
 {
-	free(m->slots);
+	bigmem_free(m->slots, m->cap * sizeof(*m->slots));
 	*m = (struct ixmap){0};
 }
 
@@ -62,7 +63,7 @@ static void rehash_records(struct ixmap *m, const struct ixmap_keys *k)
 __attribute__((noinline, cold)) static int grow(struct ixmap *m, const struct ixmap_keys *k)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 64;
-	uint32_t *n = calloc(ncap, sizeof(*n));
+	uint32_t *n = bigmem_resize(NULL, 0, ncap * sizeof(*n)); /* zeroed */
 	if (!n)
 		return SLABSIM_ENOMEM;
 	uint32_t *old = m->slots;
@@ -77,7 +78,7 @@ __attribute__((noinline, cold)) static int grow(struct ixmap *m, const struct ix
 		rehash_records(m, k);
 	else
 		rehash_slots(m, old, ocap, k);
-	free(old);
+	bigmem_free(old, ocap * sizeof(*old));
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 /* u64map.c - linear probing with backward-shift deletion; see u64map.h. */
 #include "u64map.h"
+#include "bigmem.h"
 #include "err.h"
 
 #include <stdlib.h>
@@ -17,13 +18,13 @@ void u64map_init_sparse(struct u64map *m)
 void u64map_fini(struct u64map *m)
 {
 	bool sparse = m->sparse;
-	free(m->slots);
+	bigmem_free(m->slots, m->cap * sizeof(*m->slots));
 	*m = (struct u64map){.sparse = sparse};
 }
 
 static struct u64map_slot *alloc_slots(size_t cap)
 {
-	struct u64map_slot *s = malloc(cap * sizeof(*s));
+	struct u64map_slot *s = bigmem_resize(NULL, 0, cap * sizeof(*s));
 	if (s)
 		for (size_t i = 0; i < cap; i++)
 			s[i].key = U64MAP_EMPTY;
@@ -50,7 +51,7 @@ __attribute__((noinline, cold)) static int grow(struct u64map *m)
 			j = (j + 1) & (ncap - 1);
 		n[j] = old[i];
 	}
-	free(old);
+	bigmem_free(old, ocap * sizeof(*old));
 	return 0;
 }
 
