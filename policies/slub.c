@@ -144,6 +144,11 @@ struct slub {
 	bool (*start_move)(void *ctx, uint64_t from, uint64_t to);
 	void *move_ctx;
 	uint64_t parked_rehomed; /* policy_stats */
+	/* emptied slabs kept for their kernel slab (keeps_bound), by base,
+	 * for rehome_kept after the operation that emptied them */
+	uint64_t *kept;
+	uint32_t nkept, kept_cap;
+	bool rehoming;
 };
 
 static bool is_61(const struct slub *s)
@@ -366,6 +371,27 @@ static inline bool empty_goes(const struct slub *s, const struct cache *k, const
 	return (k->partial.nr >= k->g.min_partial || k->rcu_pages) && empty_goes_slow(s, k, sl);
 }
 
+/* An emptied slab that the rules would give back (the node partial list
+ * holds min_partial slabs) but that is kept because its kernel slab's page
+ * has not been freed (keeps_bound): noted for rehome_kept, for a cache
+ * with sheaves. Out of line: it runs only for an emptied slab. */
+__attribute__((noinline)) static void note_kept(struct slub *s, const struct cache *k,
+						const struct slab *sl)
+{
+	if (s->rehoming || !k->sh || !sl->bound || k->rcu_pages || !keeps_bound(s, k) ||
+	    k->partial.nr < k->g.min_partial)
+		return;
+	if (s->nkept == s->kept_cap) {
+		uint32_t ncap = s->kept_cap ? s->kept_cap * 2 : 16;
+		uint64_t *n = realloc(s->kept, ncap * sizeof(*n));
+		if (!n)
+			return; /* a hint: dropping it loses nothing but the move */
+		s->kept = n;
+		s->kept_cap = ncap;
+	}
+	s->kept[s->nkept++] = sl->base;
+}
+
 static void discard_slab(struct slub *s, struct cache *k, struct slab *sl)
 {
 	set_where(k, sl, ON_NONE);
@@ -395,10 +421,13 @@ static void unfreeze_partials(struct slub *s, struct cache *k, struct slab *top)
 		top = sl->pnext;
 		sl->pnext = NULL;
 		sl->frozen = 0;
-		if (sl->inuse == 0 && empty_goes(s, k, sl))
+		if (sl->inuse == 0 && empty_goes(s, k, sl)) {
 			discard_slab(s, k, sl);
-		else
+		} else {
+			if (sl->inuse == 0)
+				note_kept(s, k, sl);
 			add_partial(k, sl, true);
+		}
 	}
 }
 
@@ -546,6 +575,8 @@ static void deactivate_slab(struct slub *s, struct cache *k, struct slab *sl, in
 	if (sl->inuse == 0 && empty_goes(s, k, sl)) {
 		discard_slab(s, k, sl);
 	} else if (sl->freelist >= 0) {
+		if (sl->inuse == 0)
+			note_kept(s, k, sl);
 		add_partial(k, sl, tail);
 	} else if (cache_debug(k)) {
 		set_where(k, sl, ON_FULL);
@@ -688,6 +719,8 @@ free_obj_in(struct slub *s, struct cache *k, struct slab *sl, int32_t idx, uint3
 		discard_slab(s, k, sl);
 		return;
 	}
+	if (sl->inuse == 0)
+		note_kept(s, k, sl);
 	if (!prior) { /* only without per-CPU partial lists */
 		if (sl->where == ON_FULL)
 			list_del(&k->full, sl);
@@ -986,6 +1019,51 @@ static void rehome_parked(struct slub *s, struct cache *k, uint32_t cpu, struct 
 	}
 	free_obj(s, k, x, z.idx, cpu);
 	s->parked_rehomed++;
+}
+
+/* sheaves_for_each's callback for rehome_kept: the first slab found that
+ * stands for no kernel slab (neither bound nor a start slab). */
+static void find_unbound(void *arg, struct sheaf_obj o)
+{
+	const struct slab **x = arg;
+	const struct slab *y = o.slab;
+	if (!*x && !y->bound && !y->start)
+		*x = y;
+}
+
+/* The slabs note_kept noted: an emptied slab kept because its kernel slab's
+ * page has not been freed stands for a kernel slab that still holds an
+ * object, one the model holds elsewhere. When an object is parked in a
+ * slab that stands for no kernel slab, that one is the likely one (every
+ * object the kernel parks comes from its slabs): it trades places with a
+ * free object of the kept slab (as rehome_parked), and goes back to its
+ * slab, which SLUB's rules give back once empty. */
+static void rehome_kept(struct slub *s, uint32_t cpu)
+{
+	s->rehoming = true;
+	while (s->nkept) {
+		struct slab *sl = slab_find(s, s->kept[--s->nkept]);
+		if (!sl || sl->inuse || !sl->bound)
+			continue;
+		struct cache *k = &s->caches[sl->cache];
+		const struct slab *x = NULL;
+		if (!k->sh)
+			continue;
+		sheaves_for_each(k->sh, find_unbound, &x);
+		if (!x)
+			continue;
+		int32_t idx = free_for_move(k, sl, true);
+		if (idx < 0)
+			continue;
+		struct sheaf_obj z;
+		if (!sheaves_swap(k->sh, cpu, x, (struct sheaf_obj){sl, idx}, &z)) {
+			free_obj(s, k, sl, idx, cpu);
+			continue;
+		}
+		free_obj(s, k, (struct slab *)(uintptr_t)x, z.idx, cpu);
+		s->parked_rehomed++;
+	}
+	s->rehoming = false;
 }
 
 /* place_by_address when the model slab `want` bound to the allocation's
@@ -1562,6 +1640,7 @@ static void slub_destroy(struct policy *p)
 	for (size_t i = 0; i < s->slab_at_cap; i++)
 		free(s->slab_at[i]);
 	free(s->slab_at);
+	free(s->kept);
 	for (uint32_t i = 0; i < s->nr_caches; i++) {
 		free(s->caches[i].name);
 		free(s->caches[i].cpus);
@@ -1600,6 +1679,8 @@ static int slub_alloc(struct policy *p, const struct policy_alloc_req *r, struct
 	int rc = alloc_any(s, k, r, &sl, &idx, e);
 	if (rc)
 		return rc;
+	if (s->nkept)
+		rehome_kept(s, r->cpu);
 	k->live++;
 	out->addr = obj_addr(k, sl, idx);
 	out->cache = id;
@@ -1642,6 +1723,8 @@ static int free_common(struct policy *p, const struct policy_obj *o, uint32_t cp
 			       o->addr, k->name);
 	k->live--;
 	free_any(s, k, sl, (int32_t)((uint32_t)off / k->g.size), cpu, path);
+	if (s->nkept)
+		rehome_kept(s, cpu);
 	return 0;
 }
 

@@ -741,6 +741,76 @@ static void test_profile(void)
 	      policy_kernel_align(POLICY_KERNEL_7_0) == POLICY_ALIGN_POW2_DIVISOR);
 }
 
+/* rehome_kept: a bound slab emptied while the node partial list holds
+ * min_partial slabs goes back to the page allocator by the rules, unless
+ * the trace shows the kernel's page frees and its kernel slab's page has
+ * not been freed: that kernel slab still holds an object, which the model
+ * holds elsewhere; one parked in a slab that stands for no kernel slab
+ * moves into it. 7.0 maple_node (no CPU slabs, no per-CPU partial lists;
+ * 16 a slab, sheaves of 32, min_partial 5), an (empty) start state:
+ *   - CPU 0 at A .. A + 15 * 256: the refill takes S1's 16 and S2's 16,
+ *     the first pop is S2's (bound to A), the 15 after take S2's other
+ *     objects from the sheaf (place_by_address): S2 all allocated, the
+ *     main sheaf S1's 16 (S1 stands for no kernel slab): 2 pages;
+ *   - five start slabs of 8 objects on the node partial list: 7 pages;
+ *   - A's 16 objects freed to their slab (past the sheaves, as a page
+ *     free's inferred frees are): S2 empties with 5 slabs on the node
+ *     partial list. Without the page frees traced it goes (6 pages, 5 on
+ *     the list); with them it stays, and one of S1's parked objects trades
+ *     places with a free object of S2 and goes back to S1: 1 moved, S2 and
+ *     S1 both on the node partial list (7), 7 pages, 16 parked either way,
+ *     the start slabs' 40 objects in use. */
+static void test_rehome_kept(void)
+{
+	struct fx f;
+	struct err e;
+	const uint64_t A = UINT64_C(0xffff888100000000);
+	for (int traced = 0; traced < 2; traced++) {
+		char name[96];
+		const char *what = traced ? "kept slab" : "page frees not traced";
+		fx_setup(&f, POLICY_KERNEL_7_0, 0);
+		uint32_t id = fx_cache(&f, "maple_node", 256, 256);
+		if (traced)
+			f.ops->pages_traced(f.p, NULL);
+		struct policy_start st = {0};
+		struct policy_obj none[1], a[16], objs[16];
+		uint64_t nr, base;
+		if (f.ops->prepopulate(f.p, id, &st, none, &nr, &e))
+			printf("# prepopulate failed: %s\n", e.msg);
+		for (int i = 0; i < 16; i++)
+			a[i] = fx_alloc_at(&f, id, 0, A + 256 * (uint64_t)i);
+		bool one_slab = true;
+		for (int i = 1; i < 16; i++)
+			one_slab &= (a[i].addr & ~UINT64_C(4095)) == (a[0].addr & ~UINT64_C(4095));
+		snprintf(name, sizeof(name), "%s: A's 16 objects in one slab, 2 pages", what);
+		CHECK(name, one_slab && fx_info(&f, id).nr_pages == 2);
+		for (int j = 0; j < 5; j++) {
+			struct policy_start_slab ss = {.where = POLICY_START_NODE_PARTIAL,
+						       .inuse = 8};
+			if (f.ops->start_slab(f.p, id, &ss, &base, objs, &e))
+				printf("# start_slab failed: %s\n", e.msg);
+		}
+		for (int i = 0; i < 16; i++)
+			if (f.ops->free_to_slab(f.p, &a[i], 0, &e))
+				printf("# free_to_slab failed: %s\n", e.msg);
+		struct policy_stats ps;
+		f.ops->stats(f.p, &ps);
+		struct policy_cache_info ci = fx_info(&f, id);
+		snprintf(name, sizeof(name), "%s: %d moved", what, traced);
+		CHECK_EQ_U64(name, ps.parked_rehomed, (uint64_t)traced);
+		snprintf(name, sizeof(name), "%s: %d pages", what, traced ? 7 : 6);
+		CHECK_EQ_U64(name, ci.nr_pages, traced ? 7 : 6);
+		snprintf(name, sizeof(name), "%s: %d slabs on the node partial list", what,
+			 traced ? 7 : 5);
+		CHECK_EQ_U64(name, ci.nr_partial, traced ? 7 : 5);
+		snprintf(name, sizeof(name), "%s: 16 parked, 40 in use", what);
+		CHECK(name, ci.parked_objects == 16 && ci.inuse_objects == 40);
+		snprintf(name, sizeof(name), "%s: model consistent", what);
+		fx_check(&f, name);
+		f.ops->destroy(f.p);
+	}
+}
+
 int main(void)
 {
 	test_fill_and_swap();
@@ -753,6 +823,7 @@ int main(void)
 	test_place_by_address();
 	test_place_unseen();
 	test_rehome_parked();
+	test_rehome_kept();
 	test_random(POLICY_KERNEL_6_18);
 	test_random(POLICY_KERNEL_7_0);
 	test_profile();
