@@ -357,29 +357,13 @@ __attribute__((noinline)) static bool rcu_gone(const struct slub *s, const struc
 	       s->ahead.freed_soon(s->ahead.ctx, sl->bound);
 }
 
-__attribute__((noinline)) static bool empty_goes_slow(const struct slub *s, const struct cache *k,
-						      const struct slab *sl)
+/* An emptied bound slab that the rules would give back (the node partial
+ * list holds min_partial slabs) but that empty_goes keeps because its
+ * kernel slab's page has not been freed (keeps_bound): noted for
+ * rehome_kept, for a cache with sheaves. */
+static void note_kept(struct slub *s, const struct cache *k, const struct slab *sl)
 {
-	if (sl->bound && keeps_bound(s, k))
-		return k->rcu_pages ? rcu_gone(s, k, sl) : false;
-	return k->partial.nr >= k->g.min_partial;
-}
-
-/* the common case (the rules keep it) decided without a call */
-static inline bool empty_goes(const struct slub *s, const struct cache *k, const struct slab *sl)
-{
-	return (k->partial.nr >= k->g.min_partial || k->rcu_pages) && empty_goes_slow(s, k, sl);
-}
-
-/* An emptied slab that the rules would give back (the node partial list
- * holds min_partial slabs) but that is kept because its kernel slab's page
- * has not been freed (keeps_bound): noted for rehome_kept, for a cache
- * with sheaves. Out of line: it runs only for an emptied slab. */
-__attribute__((noinline)) static void note_kept(struct slub *s, const struct cache *k,
-						const struct slab *sl)
-{
-	if (s->rehoming || !k->sh || !sl->bound || k->rcu_pages || !keeps_bound(s, k) ||
-	    k->partial.nr < k->g.min_partial)
+	if (s->rehoming || !k->sh)
 		return;
 	if (s->nkept == s->kept_cap) {
 		uint32_t ncap = s->kept_cap ? s->kept_cap * 2 : 16;
@@ -390,6 +374,28 @@ __attribute__((noinline)) static void note_kept(struct slub *s, const struct cac
 		s->kept_cap = ncap;
 	}
 	s->kept[s->nkept++] = sl->base;
+}
+
+/* Reached only when the rules would give sl back (min_partial) or for a
+ * SLAB_TYPESAFE_BY_RCU cache: a slab kept here for its kernel slab is
+ * noted (note_kept). */
+__attribute__((noinline)) static bool empty_goes_slow(struct slub *s, const struct cache *k,
+						      const struct slab *sl)
+{
+	if (sl->bound && keeps_bound(s, k)) {
+		if (k->rcu_pages)
+			return rcu_gone(s, k, sl);
+		note_kept(s, k, sl);
+		return false;
+	}
+	return k->partial.nr >= k->g.min_partial;
+}
+
+/* the common case (the rules keep it) decided without a call; an emptied
+ * slab kept for its kernel slab is noted for rehome_kept */
+static inline bool empty_goes(struct slub *s, const struct cache *k, const struct slab *sl)
+{
+	return (k->partial.nr >= k->g.min_partial || k->rcu_pages) && empty_goes_slow(s, k, sl);
 }
 
 static void discard_slab(struct slub *s, struct cache *k, struct slab *sl)
@@ -421,13 +427,10 @@ static void unfreeze_partials(struct slub *s, struct cache *k, struct slab *top)
 		top = sl->pnext;
 		sl->pnext = NULL;
 		sl->frozen = 0;
-		if (sl->inuse == 0 && empty_goes(s, k, sl)) {
+		if (sl->inuse == 0 && empty_goes(s, k, sl))
 			discard_slab(s, k, sl);
-		} else {
-			if (sl->inuse == 0)
-				note_kept(s, k, sl);
+		else
 			add_partial(k, sl, true);
-		}
 	}
 }
 
@@ -575,8 +578,6 @@ static void deactivate_slab(struct slub *s, struct cache *k, struct slab *sl, in
 	if (sl->inuse == 0 && empty_goes(s, k, sl)) {
 		discard_slab(s, k, sl);
 	} else if (sl->freelist >= 0) {
-		if (sl->inuse == 0)
-			note_kept(s, k, sl);
 		add_partial(k, sl, tail);
 	} else if (cache_debug(k)) {
 		set_where(k, sl, ON_FULL);
@@ -719,8 +720,6 @@ free_obj_in(struct slub *s, struct cache *k, struct slab *sl, int32_t idx, uint3
 		discard_slab(s, k, sl);
 		return;
 	}
-	if (sl->inuse == 0)
-		note_kept(s, k, sl);
 	if (!prior) { /* only without per-CPU partial lists */
 		if (sl->where == ON_FULL)
 			list_del(&k->full, sl);

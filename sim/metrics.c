@@ -206,15 +206,14 @@ int metrics_perf_alloc_ix(struct metrics *m, const struct trace_event *ev, uint3
 	if (!c)
 		return SLABSIM_ENOMEM;
 	if (ix >= m->perf.ix_cap) {
-		uint32_t ncap = m->perf.ix_cap ? m->perf.ix_cap : 4096;
-		while (ncap <= ix)
-			ncap *= 2;
-		uint32_t *n = bigmem_resize(m->perf.ix_alloc, (size_t)m->perf.ix_cap * sizeof(*n),
-					    (size_t)ncap * sizeof(*n));
+		size_t cap = m->perf.ix_cap;
+		uint32_t *n = ix < UINT32_MAX / 2 /* the capacity fits ix_cap's 32 bits */
+				      ? bigmem_grow(m->perf.ix_alloc, &cap, ix, sizeof(*n), 4096)
+				      : NULL;
 		if (!n)
 			return SLABSIM_ENOMEM;
 		m->perf.ix_alloc = n;
-		m->perf.ix_cap = ncap;
+		m->perf.ix_cap = (uint32_t)cap;
 	}
 	if (ev->bytes_alloc >= UINT32_MAX) {
 		if (u64map_put(&m->big_alloc, IX_BIG | ix, ev->bytes_alloc))

@@ -958,13 +958,12 @@ static int pool_get(struct sim *s, uint32_t *idx)
 		if (s->pool_len == s->pool_cap) {
 			if (s->pool_len > IXMAP_MAX_IX) /* what live_index can name */
 				return SLABSIM_ENOMEM;
-			uint32_t ncap = s->pool_cap ? s->pool_cap * 2 : 4096;
-			struct live *n = bigmem_resize(s->pool, (size_t)s->pool_cap * sizeof(*n),
-						       (size_t)ncap * sizeof(*n));
+			size_t cap = s->pool_cap;
+			struct live *n = bigmem_grow(s->pool, &cap, s->pool_len, sizeof(*n), 4096);
 			if (!n)
 				return SLABSIM_ENOMEM;
 			s->pool = n;
-			s->pool_cap = ncap;
+			s->pool_cap = (uint32_t)cap; /* <= 2 * IXMAP_MAX_IX, checked above */
 		}
 		*idx = s->pool_len++;
 	}

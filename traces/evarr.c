@@ -296,15 +296,10 @@ static inline __attribute__((always_inline)) int slot(struct evarr *a, struct ev
 		if (a->n == a->cap) {
 			/* a mapping of its own once large: a 10 M-event
 			 * array grows in place, in huge pages (bigmem.h) */
-			size_t ncap = a->cap ? a->cap * 2 : 4096;
-			struct evarr_ev *n = ncap <= SIZE_MAX / sizeof(*n)
-						     ? bigmem_resize(a->ev, a->cap * sizeof(*n),
-								     ncap * sizeof(*n))
-						     : NULL;
+			struct evarr_ev *n = bigmem_grow(a->ev, &a->cap, a->n, sizeof(*n), 4096);
 			if (!n)
 				return SLABSIM_ENOMEM;
 			a->ev = n;
-			a->cap = ncap;
 		}
 		*x = &a->ev[a->n];
 	}

@@ -1,6 +1,7 @@
 /* bigmem.c - large arrays in mappings of their own (see bigmem.h). */
 #define _GNU_SOURCE /* mremap */
 #include "bigmem.h"
+#include "grow.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -88,6 +89,17 @@ void *bigmem_resize(void *p, size_t old, size_t new)
 	else
 		(void)madvise(n, np, MADV_HUGEPAGE);
 #endif
+	return n;
+}
+
+void *bigmem_grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	if (need < *cap)
+		return arr;
+	size_t ncap = grow_cap(*cap, need, elem, first);
+	char *n = ncap ? bigmem_resize(arr, *cap * elem, ncap * elem) : NULL;
+	if (n)
+		*cap = ncap;
 	return n;
 }
 

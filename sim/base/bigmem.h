@@ -25,6 +25,12 @@
  * unchanged. */
 void *bigmem_resize(void *p, size_t old, size_t new);
 
+/* grow_to (grow.h) for an array of *cap records of elem bytes that
+ * bigmem_resize holds: index need made to exist, the capacity doubling
+ * from first, the new records zeroed. NULL when out of memory (arr and
+ * *cap then unchanged). */
+void *bigmem_grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first);
+
 /* Free p (NULL, or an array of bytes bytes from bigmem_resize). */
 void bigmem_free(void *p, size_t bytes);
 

@@ -6,16 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+size_t grow_cap(size_t cap, size_t need, size_t elem, size_t first)
+{
+	size_t ncap = cap ? cap : first;
+	while (ncap <= need) {
+		if (ncap > SIZE_MAX / 2 / elem)
+			return 0;
+		ncap *= 2;
+	}
+	return ncap;
+}
+
 static void *grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first, bool zero)
 {
 	if (need < *cap)
 		return arr;
-	size_t ncap = *cap ? *cap : first;
-	while (ncap <= need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			return NULL;
-		ncap *= 2;
-	}
+	size_t ncap = grow_cap(*cap, need, elem, first);
+	if (!ncap)
+		return NULL;
 	char *n = realloc(arr, ncap * elem);
 	if (!n)
 		return NULL;

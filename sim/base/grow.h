@@ -12,6 +12,9 @@
  * id, 0 = not set); grow_room leaves them as realloc does (an array filled
  * in order: untouched room costs no memory). */
 void *grow_to(void *arr, size_t *cap, size_t need, size_t elem, size_t first);
+/* The capacity those take for index need from cap (doubling from first
+ * when cap is 0), or 0 when it would overflow size_t (bigmem_grow). */
+size_t grow_cap(size_t cap, size_t need, size_t elem, size_t first);
 void *grow_room(void *arr, size_t *cap, size_t need, size_t elem, size_t first);
 
 #endif

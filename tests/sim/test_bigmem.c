@@ -85,6 +85,24 @@ int main(void)
 	bigmem_free(p, n);
 	bigmem_free(NULL, 0);
 
+	/* bigmem_grow: grow_to's doubling from `first` */
+	size_t cap = 0;
+	uint32_t *g = bigmem_grow(NULL, &cap, 5000, sizeof(*g), 4096);
+	CHECK_EQ_U64("bigmem_grow: index 5000 from nothing, first 4096: capacity 8192", cap, 8192);
+	ok = g && zero((const unsigned char *)g, 0, cap * sizeof(*g));
+	for (size_t i = 0; g && i < cap; i++)
+		g[i] = (uint32_t)i;
+	uint32_t *h = g ? bigmem_grow(g, &cap, 8191, sizeof(*g), 4096) : NULL;
+	ok = ok && h == g && cap == 8192;
+	h = h ? bigmem_grow(h, &cap, 600000, sizeof(*h), 4096) : NULL;
+	ok = ok && h && cap == 1048576 && zero((const unsigned char *)h, 8192 * 4, cap * 4);
+	for (size_t i = 0; ok && i < 8192; i++)
+		ok = h[i] == i;
+	CHECK("bigmem_grow: the same array within the capacity; past it 1 Mi records (4 MiB), "
+	      "the old ones kept, the new ones zero",
+	      ok);
+	bigmem_free(h ? h : g, cap * sizeof(*g));
+
 	/* straight into a mapping */
 	p = bigmem_resize(NULL, 0, 8u << 20);
 	ok = p && zero(p, 0, 8u << 20);
