@@ -649,6 +649,14 @@ struct policy_ops {
 	 * NULL (no look-ahead); it stays valid for the replay. Optional with
 	 * bound_slab. */
 	void (*pages_traced)(struct policy *p, const struct policy_pages_ahead *ahead);
+	/* With a look-ahead (pages_traced's ahead): the trace frees the page
+	 * of the kernel slab at kaddr (a raw trace address in it) within the
+	 * window, told once as that free comes into it. A
+	 * SLAB_TYPESAFE_BY_RCU cache's slab is discarded a grace period before
+	 * its page goes, so a model slab bound to it that is empty by now
+	 * stands for a slab the kernel has given back or is about to. Optional
+	 * with pages_traced. */
+	void (*page_free_ahead)(struct policy *p, uint64_t kaddr);
 	/* From now on, move: it moves the start-state object the caller holds
 	 * at model address from, if it holds one there, to model address to,
 	 * and says whether it did. SLUB's place_by_address asks it (with ctx)

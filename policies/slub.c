@@ -1795,6 +1795,36 @@ static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uin
 	return 0;
 }
 
+/* policy_ops.page_free_ahead: an emptied slab of a SLAB_TYPESAFE_BY_RCU
+ * cache kept because its page had not been freed (empty_goes_slow) goes
+ * once the free of that page comes within the window: the kernel's
+ * discard_slab ran up to a grace period before it (free_slab: call_rcu ->
+ * rcu_free_slab), and its objects were elsewhere until then (parked in
+ * the sheaves), which is why the model emptied it sooner. From the node
+ * partial list or a per-CPU partial stack; a CPU slab stays (the kernel's
+ * was not one). */
+static void slub_page_free_ahead(struct policy *p, uint64_t kaddr)
+{
+	struct slub *s = (struct slub *)p;
+	for (uint32_t i = 0; i < s->nplace; i++) {
+		struct cache *k = &s->caches[s->place_ids[i]];
+		uint64_t v;
+		if (!k->rcu_pages || !u64map_get(&k->bound, kaddr & ~(slab_bytes(k) - 1), &v))
+			continue;
+		struct slab *sl = (struct slab *)(uintptr_t)v;
+		if (sl->inuse != 0)
+			return;
+		if (sl->where == ON_NODE_PARTIAL)
+			remove_partial(k, sl);
+		else if (sl->where == ON_CPU_PARTIAL)
+			remove_cpu_partial(k, sl);
+		else
+			return;
+		discard_slab(s, k, sl);
+		return;
+	}
+}
+
 static void slub_pages_traced(struct policy *p, const struct policy_pages_ahead *ahead)
 {
 	struct slub *s = (struct slub *)p;
@@ -2190,4 +2220,5 @@ const struct policy_ops slub_ops = {
 	.page_orders = slub_page_orders,
 	.prepopulate = slub_prepopulate,
 	.start_slab = slub_start_slab,
+	.page_free_ahead = slub_page_free_ahead,
 };

@@ -22,43 +22,54 @@ void ahead_fini(struct ahead *a)
 	u64map_fini(&a->pages);
 	free(a->rpage);
 	free(a->rix);
-	a->rpage = a->rix = NULL;
+	free(a->rts);
+	a->rpage = a->rix = a->rts = NULL;
 }
 
 void ahead_start(struct ahead *a, const struct trace_source *src, uint64_t window_ns)
 {
+	void (*enter)(void *, uint64_t) = a->enter;
+	void *enter_ctx = a->enter_ctx;
+	uint64_t enter_ns = a->enter_ns;
 	ahead_fini(a);
 	ahead_init(a);
+	ahead_on_enter(a, enter, enter_ctx, enter_ns);
 	if (!src || !src->peek_at)
 		return;
 	a->src = src;
 	a->window_ns = window_ns;
 }
 
-static int ring_push(struct ahead *a, uint64_t page, uint64_t ix)
+static int ring_push(struct ahead *a, uint64_t page, uint64_t ix, uint64_t t_ns)
 {
 	if (a->rlen == a->rcap) {
 		uint64_t cap = a->rcap ? a->rcap * 2 : 256;
-		uint64_t *p = malloc(cap * sizeof(*p)), *x = malloc(cap * sizeof(*x));
-		if (!p || !x) {
+		uint64_t *p = malloc(cap * sizeof(*p)), *x = malloc(cap * sizeof(*x)),
+			 *t = malloc(cap * sizeof(*t));
+		if (!p || !x || !t) {
 			free(p);
 			free(x);
+			free(t);
 			return SLABSIM_ENOMEM;
 		}
 		for (uint64_t i = 0; i < a->rlen; i++) {
 			p[i] = a->rpage[(a->rhead + i) % a->rcap];
 			x[i] = a->rix[(a->rhead + i) % a->rcap];
+			t[i] = a->rts[(a->rhead + i) % a->rcap];
 		}
 		free(a->rpage);
 		free(a->rix);
+		free(a->rts);
 		a->rpage = p;
 		a->rix = x;
+		a->rts = t;
 		a->rcap = cap;
 		a->rhead = 0;
 	}
 	uint64_t at = (a->rhead + a->rlen++) % a->rcap;
 	a->rpage[at] = page;
 	a->rix[at] = ix;
+	a->rts[at] = t_ns;
 	bool found;
 	uint64_t *v = u64map_upsert(&a->pages, page, &found);
 	if (!v)
@@ -72,21 +83,17 @@ static void ring_pop(struct ahead *a)
 	uint64_t page = a->rpage[a->rhead];
 	a->rhead = (a->rhead + 1) % a->rcap;
 	a->rlen--;
+	if (a->told)
+		a->told--;
 	uint64_t *v = u64map_ref(&a->pages, page);
 	if (v && !--*v)
 		u64map_del_ref(&a->pages, v);
 }
 
-int ahead_step(struct ahead *a, uint64_t t_ns, struct err *e)
+/* Read ahead until the first event after until: the page frees into the
+ * ring. */
+static int fill(struct ahead *a, uint64_t cur, uint64_t until, struct err *e)
 {
-	uint64_t cur = a->cur++;
-	if (!a->armed)
-		return 0;
-	while (a->rlen && a->rix[a->rhead] <= cur)
-		ring_pop(a);
-	if (a->next <= cur) /* read nothing ahead of the stream yet */
-		a->next = cur + 1;
-	uint64_t until = t_ns > UINT64_MAX - a->window_ns ? UINT64_MAX : t_ns + a->window_ns;
 	for (;;) {
 		if (a->ibuf == a->nbuf) {
 			if (a->end)
@@ -113,9 +120,39 @@ int ahead_step(struct ahead *a, uint64_t t_ns, struct err *e)
 			continue;
 		uint64_t n = ev->bytes_alloc / PAGE;
 		for (uint64_t i = 0; i < n && i < MAX_PAGES; i++)
-			if (ring_push(a, (ev->ptr & ~(uint64_t)(PAGE - 1)) + i * PAGE, ix))
+			if (ring_push(a, (ev->ptr & ~(uint64_t)(PAGE - 1)) + i * PAGE, ix,
+				      ev->t_ns))
 				return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
+}
+
+static uint64_t after(uint64_t t_ns, uint64_t d)
+{
+	return t_ns > UINT64_MAX - d ? UINT64_MAX : t_ns + d;
+}
+
+int ahead_step(struct ahead *a, uint64_t t_ns, struct err *e)
+{
+	uint64_t cur = a->cur++;
+	if (!a->armed)
+		return 0;
+	while (a->rlen && a->rix[a->rhead] <= cur)
+		ring_pop(a);
+	if (a->next <= cur) /* read nothing ahead of the stream yet */
+		a->next = cur + 1;
+	int rc = fill(a, cur, after(t_ns, a->window_ns), e);
+	if (rc || !a->enter)
+		return rc;
+	/* the ring is in stream order, which is time order */
+	uint64_t by = after(t_ns, a->enter_ns);
+	while (a->told < a->rlen) {
+		uint64_t at = (a->rhead + a->told) % a->rcap;
+		if (a->rts[at] > by)
+			break;
+		a->told++;
+		a->enter(a->enter_ctx, a->rpage[at]);
+	}
+	return 0;
 }
 
 bool ahead_page_freed(const struct ahead *a, uint64_t phys)

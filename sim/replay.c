@@ -2342,6 +2342,15 @@ static bool page_freed_soon(const void *ctx, uint64_t kaddr)
 	return ahead_page_freed(&s->ahead, kaddr - s->pgf.base);
 }
 
+/* ahead_on_enter's callback: a free of the page at physical address phys
+ * came into the window (policy_ops.page_free_ahead). */
+static void page_free_coming(void *ctx, uint64_t phys)
+{
+	struct sim *s = ctx;
+	if (s->pgf.base_known)
+		s->p->ops->page_free_ahead(s->p, phys + s->pgf.base);
+}
+
 static int on_page_free(struct sim *s, const struct trace_event *ev, struct err *e)
 {
 	int rc = s->pgf.on ? 0 : pgf_begin(s, e);
@@ -2359,6 +2368,8 @@ static int on_page_free(struct sim *s, const struct trace_event *ev, struct err 
 		s->pages_told = true;
 		struct policy_pages_ahead pa = {page_freed_soon, s};
 		ahead_arm(&s->ahead);
+		if (s->p->ops->page_free_ahead && ahead_on(&s->ahead))
+			ahead_on_enter(&s->ahead, page_free_coming, s, AHEAD_DISCARD_NS);
 		if (s->p->ops->pages_traced)
 			s->p->ops->pages_traced(s->p, ahead_on(&s->ahead) ? &pa : NULL);
 	}

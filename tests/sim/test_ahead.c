@@ -3,6 +3,7 @@
 #include "ahead.h"
 #include "check.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 enum { MS = 1000000 };
@@ -26,6 +27,65 @@ static uint32_t peek_at(void *ctx, uint64_t i, uint32_t n, struct trace_event *e
 		ev[k].bytes_alloc = 4096 * s->pages[i + k];
 	}
 	return k;
+}
+
+/* ahead_on_enter's callback: the pages told, in order. */
+struct told {
+	uint64_t page[16];
+	uint32_t n;
+};
+
+static void tell(void *ctx, uint64_t phys)
+{
+	struct told *t = ctx;
+	if (t->n < 16)
+		t->page[t->n] = phys >> 12;
+	t->n++;
+}
+
+/* The pages told, as "5 6 7" (at most 16). */
+static const char *told_str(const struct told *t, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < t->n && i < 16 && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%llu", i ? " " : "",
+				       (unsigned long long)t->page[i]);
+	return buf;
+}
+
+/* ahead_on_enter over the same stream, 30 ms: each page free told once,
+ * at the first step within 30 ms of it, in stream order, and not before
+ * the window is armed. */
+static void check_enter(struct trace_source *src)
+{
+	struct ahead a;
+	struct err e;
+	struct told t = {0};
+	char buf[128];
+	ahead_init(&a);
+	ahead_on_enter(&a, tell, &t, 30 * (uint64_t)MS);
+	ahead_start(&a, src, 100 * (uint64_t)MS);
+	ahead_arm(&a);
+	CHECK("enter, step 0 (0 ms): page 5 at 10 ms", !ahead_step(&a, 0, &e));
+	CHECK_EQ_STR("enter: 0 ms", told_str(&t, buf, sizeof(buf)), "5");
+	CHECK("enter, step 1 (10 ms)", !ahead_step(&a, 10 * MS, &e));
+	CHECK_EQ_STR("enter: 10 ms: page 6 (50 ms) not yet", told_str(&t, buf, sizeof(buf)), "5");
+	CHECK("enter, step 2 (20 ms)", !ahead_step(&a, 20 * MS, &e));
+	CHECK_EQ_STR("enter: 20 ms: page 6 (50 ms)", told_str(&t, buf, sizeof(buf)), "5 6");
+	CHECK("enter, step 3 (50 ms)", !ahead_step(&a, 50 * MS, &e));
+	CHECK_EQ_STR("enter: 50 ms: 130 and 140 in the window, not within 30 ms",
+		     told_str(&t, buf, sizeof(buf)), "5 6");
+	CHECK("enter, step 4 (130 ms)", !ahead_step(&a, 130 * MS, &e));
+	CHECK_EQ_STR("enter: 130 ms: page 5 again (140 ms), page 7's own free is behind",
+		     told_str(&t, buf, sizeof(buf)), "5 6 5");
+	CHECK("enter, steps 5 and 6",
+	      !ahead_step(&a, 140 * MS, &e) && !ahead_step(&a, 300 * MS, &e));
+	CHECK_EQ_STR("enter: 300 ms: the order-1 free at 301 ms, both pages",
+		     told_str(&t, buf, sizeof(buf)), "5 6 5 8 9");
+	CHECK("enter, step 7", !ahead_step(&a, 301 * MS, &e));
+	CHECK("enter: each told once", t.n == 5);
+	ahead_fini(&a);
 }
 
 int main(void)
@@ -86,5 +146,6 @@ int main(void)
 	ahead_start(&a, &plain, 100 * (uint64_t)MS);
 	CHECK("off without random access", !ahead_on(&a));
 	ahead_fini(&a);
+	check_enter(&src);
 	return check_done();
 }

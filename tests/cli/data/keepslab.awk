@@ -5,8 +5,9 @@
 # (traced), then, with pf=1, the np slabs' pages freed; with gap=MS, a
 # trace marker 'freed' right after the frees and the page frees MS
 # milliseconds later (as a grace period delays them for
-# SLAB_TYPESAFE_BY_RCU caches).
-#   awk -v cache=NAME -v size=BYTES -v per=OBJS -v np=SLABS -v pf=0|1 [-v gap=MS] -f keepslab.awk
+# SLAB_TYPESAFE_BY_RCU caches); with marks="A,B,..." (MS, largest first,
+# each below gap) a marker 'beforeA' A ms before the page frees, and so on.
+#   awk -v cache=NAME -v size=BYTES -v per=OBJS -v np=SLABS -v pf=0|1 [-v gap=MS [-v marks=A,B]] -f keepslab.awk
 function ev(s) { printf "            work-700     [000] ..... %.6f: %s\n", t, s; t += 0.000001 }
 function at(pg, j) { return sprintf("ffff888001%03x%03x", pg, j * size) }
 BEGIN {
@@ -26,7 +27,13 @@ BEGIN {
 			ev("kmem_cache_free: call_site=vm_area_free+0x10/0x100 ptr=" at(pg, j) " name=" cache)
 	if (gap) {
 		ev("tracing_mark_write: freed")
-		t += gap / 1000
+		t0 = t
+		nm = marks == "" ? 0 : split(marks, m, ",")
+		for (i = 1; i <= nm; i++) {
+			t = t0 + (gap - m[i]) / 1000
+			ev("tracing_mark_write: before" m[i])
+		}
+		t = t0 + gap / 1000
 	}
 	if (pf)
 		for (pg = 0; pg < np; pg++)
