@@ -1746,22 +1746,51 @@ static int slub_free_bulk(struct policy *p, const struct policy_obj *o, uint32_t
 	return free_common(p, o, cpu, FREE_BULK, e);
 }
 
+/* The model slab bound to the kernel slab raw address real lies in, in
+ * any placed cache (its cache in *kp), or NULL. */
+static struct slab *bound_at(const struct slub *s, uint64_t real, struct cache **kp)
+{
+	for (uint32_t i = 0; i < s->nplace; i++) {
+		struct cache *k = &s->caches[s->place_ids[i]];
+		uint64_t v;
+		if (u64map_get(&k->bound, real & ~(slab_bytes(k) - 1), &v)) {
+			*kp = k;
+			return (struct slab *)(uintptr_t)v;
+		}
+	}
+	return NULL;
+}
+
+/* An empty slab whose kernel slab is gone or going: discarded from the
+ * node partial list or a per-CPU partial stack, whatever min_partial says
+ * (the kernel's was on neither: an empty slab on a stack stays there until
+ * drained); a CPU slab stays. */
+static void discard_listed_empty(struct slub *s, struct cache *k, struct slab *sl)
+{
+	if (sl->inuse != 0)
+		return;
+	if (sl->where == ON_NODE_PARTIAL)
+		remove_partial(k, sl);
+	else if (sl->where == ON_CPU_PARTIAL)
+		remove_cpu_partial(k, sl);
+	else
+		return;
+	discard_slab(s, k, sl);
+}
+
 /* An object freed earlier by an untraced path whose slab the kernel has
  * discarded since (policy.h): past the sheaves, do_slab_free's slab paths
  * (the CPU slab's freelist when it is the CPU's, else __slab_free). */
 static bool slub_bound_slab(const struct policy *p, uint64_t real, uint64_t *base, uint32_t *cache)
 {
 	const struct slub *s = (const struct slub *)p;
-	for (uint32_t i = 0; i < s->nplace; i++) {
-		const struct cache *k = &s->caches[s->place_ids[i]];
-		uint64_t v;
-		if (u64map_get(&k->bound, real & ~(slab_bytes(k) - 1), &v)) {
-			*base = ((const struct slab *)(uintptr_t)v)->base;
-			*cache = s->place_ids[i];
-			return true;
-		}
-	}
-	return false;
+	struct cache *k;
+	const struct slab *sl = bound_at(s, real, &k);
+	if (!sl)
+		return false;
+	*base = sl->base;
+	*cache = (uint32_t)(k - s->caches);
+	return true;
 }
 
 static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uint32_t cpu,
@@ -1781,17 +1810,9 @@ static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uin
 		if (rc || !(sl = slab_find(s, base)))
 			return rc;
 	}
-	/* its kernel slab is gone, so it goes when empty, whatever
-	 * min_partial says, also from a per-CPU partial stack (where the
-	 * kernel's was not: it would have stayed there until drained) */
-	if (keeps_bound(s, k) && sl->inuse == 0 &&
-	    (sl->where == ON_NODE_PARTIAL || sl->where == ON_CPU_PARTIAL)) {
-		if (sl->where == ON_NODE_PARTIAL)
-			remove_partial(k, sl);
-		else
-			remove_cpu_partial(k, sl);
-		discard_slab(s, k, sl);
-	}
+	/* its kernel slab is gone, so it goes when empty */
+	if (keeps_bound(s, k))
+		discard_listed_empty(s, k, sl);
 	return 0;
 }
 
@@ -1800,29 +1821,15 @@ static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uin
  * once the free of that page comes within the window: the kernel's
  * discard_slab ran up to a grace period before it (free_slab: call_rcu ->
  * rcu_free_slab), and its objects were elsewhere until then (parked in
- * the sheaves), which is why the model emptied it sooner. From the node
- * partial list or a per-CPU partial stack; a CPU slab stays (the kernel's
- * was not one). */
+ * the sheaves), which is why the model emptied it sooner
+ * (discard_listed_empty). */
 static void slub_page_free_ahead(struct policy *p, uint64_t kaddr)
 {
 	struct slub *s = (struct slub *)p;
-	for (uint32_t i = 0; i < s->nplace; i++) {
-		struct cache *k = &s->caches[s->place_ids[i]];
-		uint64_t v;
-		if (!k->rcu_pages || !u64map_get(&k->bound, kaddr & ~(slab_bytes(k) - 1), &v))
-			continue;
-		struct slab *sl = (struct slab *)(uintptr_t)v;
-		if (sl->inuse != 0)
-			return;
-		if (sl->where == ON_NODE_PARTIAL)
-			remove_partial(k, sl);
-		else if (sl->where == ON_CPU_PARTIAL)
-			remove_cpu_partial(k, sl);
-		else
-			return;
-		discard_slab(s, k, sl);
-		return;
-	}
+	struct cache *k;
+	struct slab *sl = bound_at(s, kaddr, &k);
+	if (sl && k->rcu_pages)
+		discard_listed_empty(s, k, sl);
 }
 
 static void slub_pages_traced(struct policy *p, const struct policy_pages_ahead *ahead)

@@ -28,12 +28,8 @@ void ahead_fini(struct ahead *a)
 
 void ahead_start(struct ahead *a, const struct trace_source *src, uint64_t window_ns)
 {
-	void (*enter)(void *, uint64_t) = a->enter;
-	void *enter_ctx = a->enter_ctx;
-	uint64_t enter_ns = a->enter_ns;
 	ahead_fini(a);
 	ahead_init(a);
-	ahead_on_enter(a, enter, enter_ctx, enter_ns);
 	if (!src || !src->peek_at)
 		return;
 	a->src = src;

@@ -84,7 +84,8 @@ static inline void ahead_arm(struct ahead *a)
  * SLABSIM_ENOMEM with e set. */
 int ahead_step(struct ahead *a, uint64_t t_ns, struct err *e);
 
-/* From now on, fn(ctx, phys) once for each page (its physical address)
+/* After ahead_start (which forgets it): fn(ctx, phys) once for each page
+ * (its physical address)
  * the trace frees within within_ns (at most window_ns) of the event being
  * replayed, at the first step that finds it so. fn may change anything
  * but the window. */

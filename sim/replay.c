@@ -2346,9 +2346,8 @@ static bool page_freed_soon(const void *ctx, uint64_t kaddr)
  * came into the window (policy_ops.page_free_ahead). */
 static void page_free_coming(void *ctx, uint64_t phys)
 {
-	struct sim *s = ctx;
-	if (s->pgf.base_known)
-		s->p->ops->page_free_ahead(s->p, phys + s->pgf.base);
+	struct sim *s = ctx; /* set once the base is known (on_page_free) */
+	s->p->ops->page_free_ahead(s->p, phys + s->pgf.base);
 }
 
 static int on_page_free(struct sim *s, const struct trace_event *ev, struct err *e)

@@ -64,8 +64,8 @@ static void check_enter(struct trace_source *src)
 	struct told t = {0};
 	char buf[128];
 	ahead_init(&a);
-	ahead_on_enter(&a, tell, &t, 30 * (uint64_t)MS);
 	ahead_start(&a, src, 100 * (uint64_t)MS);
+	ahead_on_enter(&a, tell, &t, 30 * (uint64_t)MS);
 	ahead_arm(&a);
 	CHECK("enter, step 0 (0 ms): page 5 at 10 ms", !ahead_step(&a, 0, &e));
 	CHECK_EQ_STR("enter: 0 ms", told_str(&t, buf, sizeof(buf)), "5");
