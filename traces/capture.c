@@ -797,13 +797,15 @@ static int read_seed(struct capture *c, const char *p, const char *path, uint32_
 	return 0;
 }
 
-/* The keys naming the kernel's allocator and its random kmalloc seed are
- * read (the rest is for people); other lines are skipped, as no reader
- * needs them. The allocator is kept as text: policies/ matches it to a
- * model (policy_find). */
+/* The keys naming the kernel's allocator, its random kmalloc seed and
+ * whether the start state's caches were shrunk are read (the rest is for
+ * people); other lines are skipped, as no reader needs them. The
+ * allocator is kept as text: policies/ matches it to a model
+ * (policy_find). */
 static int read_info(struct capture *c, const char *path, struct err *e)
 {
-	static const char key[] = "allocator=", seed[] = "random_kmalloc_seed=";
+	static const char key[] = "allocator=", seed[] = "random_kmalloc_seed=",
+			  shrink[] = "start_shrink=";
 	struct lines l;
 	char *line;
 	int rc = 0;
@@ -816,6 +818,12 @@ static int read_info(struct capture *c, const char *path, struct err *e)
 		if (strncmp(p, seed, sizeof(seed) - 1) == 0) {
 			if ((rc = read_seed(c, p + sizeof(seed) - 1, path, l.lno, e)))
 				break;
+			continue;
+		}
+		if (strncmp(p, shrink, sizeof(shrink) - 1) == 0) {
+			/* a count, or "no" (--no-shrink): only whether any */
+			unsigned long n = strtoul(p + sizeof(shrink) - 1, NULL, 10);
+			c->start_shrunk = n > 0;
 			continue;
 		}
 		if (strncmp(p, key, sizeof(key) - 1) != 0)

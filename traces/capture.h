@@ -203,6 +203,11 @@ struct capture {
 	 * hex) */
 	bool has_seed;
 	uint64_t random_seed;
+	/* capture-info.txt's start_shrink= above 0 (record, version 3): the
+	 * caches with sheaves were shrunk after the walk of /sys/kernel/slab
+	 * into slab-attrs-start.tsv, their rows of it read again, and
+	 * slabinfo-start.txt read last, just before the events were enabled */
+	bool start_shrunk;
 	/* system-map.txt: the System.map lines of the call sites' functions
 	 * (qemu-boot), sorted by name, duplicates marked; symtab points at
 	 * syms (policy_cfg.symtab borrows it) */

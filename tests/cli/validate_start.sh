@@ -222,6 +222,25 @@ tap_is "earlier slabinfo-start.txt: the series of capture-c, from the walk's 6 t
 tap_like "earlier slabinfo-start.txt: pages_mae_over_swing 0" "$(cat e.json)" '"pages_mae_over_swing": 0.000000'
 tap_like "earlier slabinfo-start.txt: 13 slabs, 209 objects started" "$(cat e.err)" \
 	"capture: start state from slabinfo-start.txt: 209 objects in 13 slabs"
+# The same files from a capture whose caches with sheaves were shrunk
+# (capture-info.txt's start_shrink=1, record version 3): record reads the
+# shrunk caches' rows of the walk again and slabinfo-start.txt once more
+# after them, last, just before it enables the events. slabinfo-start.txt
+# is then the later reading of every cache: test_obj starts from its 8
+# slabs and 40 objects (241 objects in 15 slabs in all), 8 pages more at
+# the first snapshot; at the second 12: the trace's 4 frees that empty a
+# kernel slab of 4 objects take them from one start slab of 5, which stays.
+echo start_shrink=1 > cp/capture-info.txt
+"$bin" validate cp --no-db --format json > e2.json 2> e2.err
+tap_is "start_shrink=1: validate succeeds" "$?" 0
+tap_is "start_shrink=1: test_obj from slabinfo-start.txt's 8 slabs, 8 and 12 pages more" \
+	"$(series e2.json)" "1 46 54;2 54 66;"
+tap_like "start_shrink=1: 241 objects in 15 slabs started" "$(cat e2.err)" \
+	"capture: start state from slabinfo-start.txt: 241 objects in 15 slabs"
+echo start_shrink=no > cp/capture-info.txt
+"$bin" validate cp --no-db --format json > e3.json 2> e3.err
+tap_is "start_shrink=no (record --no-shrink): the walk's 6 test_obj slabs again" \
+	"$(series e3.json)" "1 46 46;2 54 54;"
 # capture-c whose root row :A-0000064 was read before bar_cache's 2 more
 # slabs went (3 slabs, 192 objects, as slabinfo-start.txt read earlier
 # too) and whose alias row bar_cache, read after it, says 1 slab, 64
