@@ -425,19 +425,22 @@ int sheaves_unpark(struct sheaves *sh, const struct sheaves_ops *ops, uint32_t c
 	}
 	sh->parked -= n;
 	int rc = 0;
-	/* a barn's full sheaf stays full: what it held of slab is taken
-	 * from the slabs again (refill_sheaf) before that slab gets its
-	 * objects back, so none of them is taken */
-	for (struct sheaf *f = sh->full; f && !rc; f = f->next) {
+	bool short_full = false;
+	for (struct sheaf *f = sh->full; f; f = f->next) {
 		uint32_t before = n;
 		n = take_slab(f, slab, out, n);
 		sh->parked -= n - before;
-		if (n != before)
-			rc = refill(sh, ops, cpu, f, e);
+		short_full |= n != before;
 	}
-	if (!rc && n)
+	if (n)
 		ops->flush(ops->ctx, cpu, out, n);
 	free(out);
+	if (ops->gone)
+		ops->gone(ops->ctx, cpu, slab);
+	/* a barn's full sheaf stays full: what it held of slab is taken from
+	 * the slabs again (refill_sheaf), once slab is gone from them */
+	for (struct sheaf *f = sh->full; f && short_full && !rc; f = f->next)
+		rc = refill(sh, ops, cpu, f, e);
 	return rc;
 }
 

@@ -88,6 +88,10 @@ struct sheaves_ops {
 	int (*refill)(void *ctx, uint32_t cpu, struct sheaf_obj *out, uint32_t n, struct err *e);
 	void (*flush)(void *ctx, uint32_t cpu, const struct sheaf_obj *objs, uint32_t n);
 	void *ctx;
+	/* sheaves_unpark only, optional: slab has every object it had parked
+	 * back; the slab's kernel slab is gone, so the owner may discard it
+	 * now, before any refill could take its objects again */
+	void (*gone)(void *ctx, uint32_t cpu, const void *slab);
 };
 
 /* Make the sheaves of one cache: every CPU's main sheaf empty
@@ -140,9 +144,10 @@ bool sheaves_swap(struct sheaves *sh, uint32_t cpu, const void *slab, struct she
 /* The kernel discarded the slab these objects' kernel slab is (a page free,
  * sim/pgfree.h), so its sheaves held none of them: take every object of
  * slab out of the sheaves and the barn on cpu's behalf and give them back
- * to their slab (ops->flush). Main, spare and rcu_free sheaves shrink; a
- * full sheaf of the barn is refilled from slabs to stay full. 0 or
- * SLABSIM_ENOMEM. */
+ * to their slab (ops->flush), then tell ops->gone. Main, spare and
+ * rcu_free sheaves shrink; a full sheaf of the barn is refilled from
+ * slabs to stay full, after ops->gone (the refill must not take the gone
+ * slab's objects again). 0 or SLABSIM_ENOMEM. */
 int sheaves_unpark(struct sheaves *sh, const struct sheaves_ops *ops, uint32_t cpu,
 		   const void *slab, struct err *e);
 

@@ -1778,6 +1778,41 @@ static void discard_listed_empty(struct slub *s, struct cache *k, struct slab *s
 	discard_slab(s, k, sl);
 }
 
+/* A slab whose kernel slab the trace shows discarded (its page freed,
+ * slub_unpark_slab) goes once it holds nothing, wherever the model holds
+ * it; a CPU slab too (its objects all on the CPU's freelist), since the
+ * kernel never discards its CPU slab: that slab stood for another. Left
+ * there, it stood for no kernel slab and served refills, whose objects
+ * then stayed parked in it (the allocations are placed in the slabs the
+ * trace shows). */
+static void discard_gone_empty(struct slub *s, struct cache *k, struct slab *sl)
+{
+	struct cpu_state *c = &k->cpus[sl->cpu];
+	if (sl->where != ON_CPU || c->slab != sl) {
+		discard_listed_empty(s, k, sl);
+		return;
+	}
+	uint32_t nfree = 0;
+	for (int32_t q = c->freelist; q >= 0; q = sl->next_free[q])
+		nfree++;
+	if (sl->inuse != nfree)
+		return;
+	c->slab = NULL;
+	c->freelist = -1;
+	sl->frozen = 0;
+	sl->inuse = 0;
+	discard_slab(s, k, sl);
+}
+
+/* sheaves_ops.gone (sheaves_unpark): the slab's parked objects are back */
+static void sheaf_gone(void *ctx, uint32_t cpu, const void *slab)
+{
+	struct sheaf_ctx *cx = ctx;
+	(void)cpu;
+	if (keeps_bound(cx->s, cx->k))
+		discard_gone_empty(cx->s, cx->k, (struct slab *)(uintptr_t)slab);
+}
+
 /* An object freed earlier by an untraced path whose slab the kernel has
  * discarded since (policy.h): past the sheaves, do_slab_free's slab paths
  * (the CPU slab's freelist when it is the CPU's, else __slab_free). */
@@ -1804,7 +1839,7 @@ static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uin
 	unbind(k, sl);
 	if (k->sh) {
 		struct sheaf_ctx cx = {s, k};
-		const struct sheaves_ops ops = {sheaf_refill, sheaf_flush, &cx};
+		const struct sheaves_ops ops = {sheaf_refill, sheaf_flush, &cx, sheaf_gone};
 		int rc = sheaves_unpark(k->sh, &ops, cpu, sl, e);
 		/* the flushes may have discarded it, unbound now */
 		if (rc || !(sl = slab_find(s, base)))
@@ -1812,7 +1847,7 @@ static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uin
 	}
 	/* its kernel slab is gone, so it goes when empty */
 	if (keeps_bound(s, k))
-		discard_listed_empty(s, k, sl);
+		discard_gone_empty(s, k, sl);
 	return 0;
 }
 

@@ -64,6 +64,25 @@ grep -v 'pfn=0x700' "$mt" >"$tmp/m-nopf.trace"
 "$bin" replay "$tmp/m-nopf.trace" --kernel 6.18 --nr-cpus 1 --db "$tmp/m2.db" -q >/dev/null 2>&1
 check "maple_node: without that page free, 32 parked" \
 	"$(sqlite3 -batch -init /dev/null "$tmp/m2.db" 'SELECT cache, parked_objs FROM cache_sheaves')" "maple_node|32"
+# The same with a fourth base vote first, so that the base is known
+# before the maple_node part and the page frees are told to the model
+# (policy_ops.pages_traced): at the page free of 0x700, S2's 16 parked
+# objects go back to it, and S2 is the CPU slab the refill took them from,
+# every object now on the CPU's freelist. The kernel discarded that slab,
+# and never discards its CPU slab, so S2 stood for another: it goes
+# (slub.c discard_gone_empty), and the barn's refill after it cannot take
+# its objects again. 1 slab left, S1, its 16 objects parked; 2 before.
+awk 'NR == 11 {
+	print
+	print "            work-700     [000] ..... 3000.000019: kmalloc: call_site=do_work+0x10/0x100 ptr=ffff888000103000 bytes_req=64 bytes_alloc=64 gfp_flags=GFP_KERNEL node=-1 accounted=false"
+	print "            work-700     [000] ..... 3000.000020: kfree: call_site=do_work+0x20/0x100 ptr=ffff888000103000"
+	print "            work-700     [000] ..... 3000.000021: mm_page_free: page=ffffea0000000000 pfn=0x103 order=0"
+	next
+} { print }' "$mt" >"$tmp/m4.trace"
+"$bin" replay "$tmp/m4.trace" --kernel 6.18 --nr-cpus 1 --db "$tmp/m4.db" -q >/dev/null 2>&1
+check "maple_node: the CPU slab whose kernel slab's page was freed goes once its objects are back" \
+	"$(sqlite3 -batch -init /dev/null "$tmp/m4.db" "SELECT cache, parked_objs FROM cache_sheaves; SELECT s.label, c.pages FROM sample_caches c JOIN samples s USING (run_id, seq) WHERE c.cache = 'maple_node' ORDER BY s.seq" | tr '\n' ' ')" \
+	"maple_node|16 end|1 "
 # A bound slab lives until its kernel slab's page is freed (slub.c
 # empty_goes), once the base is known (data/keepslab.awk: 40 kernel slabs
 # of maple_node, 16 objects each, allocated and freed; 1 CPU). The rules

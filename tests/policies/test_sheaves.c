@@ -20,6 +20,9 @@ struct fake {
 	int32_t next_id;
 	uint32_t refilled, flushed;
 	int32_t last_flushed[64];
+	/* sheaves_ops.gone: the slab told, and the counts then */
+	const void *gone;
+	uint32_t gone_calls, refilled_at_gone, flushed_at_gone;
 };
 
 static int fake_refill(void *ctx, uint32_t cpu, struct sheaf_obj *out, uint32_t n, struct err *e)
@@ -42,6 +45,16 @@ static void fake_flush(void *ctx, uint32_t cpu, const struct sheaf_obj *objs, ui
 	for (uint32_t i = 0; i < n; i++)
 		f->last_flushed[i < 64 ? i : 63] = objs[i].idx;
 	f->flushed += n;
+}
+
+static void fake_gone(void *ctx, uint32_t cpu, const void *slab)
+{
+	struct fake *f = ctx;
+	(void)cpu;
+	f->gone = slab;
+	f->gone_calls++;
+	f->refilled_at_gone = f->refilled;
+	f->flushed_at_gone = f->flushed;
 }
 
 static struct sheaf_obj obj(int32_t id)
@@ -260,13 +273,15 @@ static void test_capacity(void)
  * in main. Unparking A: main keeps B1; the barn's sheaf loses A5 and A7
  * and is refilled with two objects from the slabs (the fake's ids 0 and
  * 1) to stay full; A0, A2, A5, A7 go back to their slab. Parked: 7 - 4 +
- * 2 = 5. */
+ * 2 = 5. The owner is told A is gone (ops.gone) once its four objects are
+ * back and before the barn's refill, which must not take them again (the
+ * kernel discarded A's kernel slab). */
 static void test_unpark(void)
 {
 	static char slab_a, slab_b;
 	struct sheaves sh;
 	struct fake f = {0};
-	const struct sheaves_ops ops = {fake_refill, fake_flush, &f};
+	const struct sheaves_ops ops = {fake_refill, fake_flush, &f, fake_gone};
 	struct err e;
 	if (sheaves_init(&sh, 4, 1, SHEAVES_6_18, &e)) {
 		printf("Bail out! sheaves_init: %s\n", e.msg);
@@ -293,6 +308,10 @@ static void test_unpark(void)
 		sum += f.last_flushed[i];
 	CHECK_EQ_U64("unpark: A0, A2, A5, A7 (ids sum 14)", (uint64_t)sum, 14);
 	CHECK_EQ_U64("unpark: 5 parked after", sh.parked, 5);
+	CHECK("unpark: gone told of slab A", f.gone == &slab_a);
+	CHECK_EQ_U64("unpark: gone told once", f.gone_calls, 1);
+	CHECK_EQ_U64("unpark: gone after A's 4 objects were back", f.flushed_at_gone, 4);
+	CHECK_EQ_U64("unpark: gone before the barn's refill", f.refilled_at_gone, 0);
 	check_model(&sh, "unpark: sheaves consistent");
 	sheaves_fini(&sh);
 }
