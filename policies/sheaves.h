@@ -90,7 +90,8 @@ struct sheaves_ops {
 	void *ctx;
 	/* sheaves_unpark only, optional: slab has every object it had parked
 	 * back; the slab's kernel slab is gone, so the owner may discard it
-	 * now, before any refill could take its objects again */
+	 * now, before any refill could take its objects again. The flush may
+	 * have freed slab: it is an identity here, not to be dereferenced */
 	void (*gone)(void *ctx, uint32_t cpu, const void *slab);
 };
 

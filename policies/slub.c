@@ -814,6 +814,7 @@ static int refill_70(struct slub *s, struct cache *k, struct sheaf_obj *out, uin
 struct sheaf_ctx {
 	struct slub *s;
 	struct cache *k;
+	uint64_t gone_base; /* sheaf_gone: the base of the slab unparked */
 };
 
 /* refill_sheaf's objects: 6.18 __kmem_cache_alloc_bulk takes them one by
@@ -1804,13 +1805,18 @@ static void discard_gone_empty(struct slub *s, struct cache *k, struct slab *sl)
 	discard_slab(s, k, sl);
 }
 
-/* sheaves_ops.gone (sheaves_unpark): the slab's parked objects are back */
+/* sheaves_ops.gone (sheaves_unpark): the slab's parked objects are back.
+ * The flush may have discarded it already (slab is then freed memory):
+ * it is found again by its base, which no slab took since (flushes make
+ * no slab). */
 static void sheaf_gone(void *ctx, uint32_t cpu, const void *slab)
 {
 	struct sheaf_ctx *cx = ctx;
+	struct slab *sl = slab_find(cx->s, cx->gone_base);
 	(void)cpu;
-	if (keeps_bound(cx->s, cx->k))
-		discard_gone_empty(cx->s, cx->k, (struct slab *)(uintptr_t)slab);
+	(void)slab;
+	if (sl && keeps_bound(cx->s, cx->k))
+		discard_gone_empty(cx->s, cx->k, sl);
 }
 
 /* An object freed earlier by an untraced path whose slab the kernel has
@@ -1838,7 +1844,7 @@ static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uin
 	struct cache *k = &s->caches[sl->cache];
 	unbind(k, sl);
 	if (k->sh) {
-		struct sheaf_ctx cx = {s, k};
+		struct sheaf_ctx cx = {s, k, base};
 		const struct sheaves_ops ops = {sheaf_refill, sheaf_flush, &cx, sheaf_gone};
 		int rc = sheaves_unpark(k->sh, &ops, cpu, sl, e);
 		/* the flushes may have discarded it, unbound now */
