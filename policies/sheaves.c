@@ -411,8 +411,11 @@ static uint32_t take_slab(struct sheaf *f, const void *slab, struct sheaf_obj *o
 int sheaves_unpark(struct sheaves *sh, const struct sheaves_ops *ops, uint32_t cpu,
 		   const void *slab, struct err *e)
 {
-	if (!sh->parked)
+	if (!sh->parked) {
+		if (ops->gone)
+			ops->gone(ops->ctx, cpu, slab);
 		return 0;
+	}
 	struct sheaf_obj *out = malloc(sh->parked * sizeof(*out));
 	if (!out)
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");

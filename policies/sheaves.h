@@ -145,7 +145,8 @@ bool sheaves_swap(struct sheaves *sh, uint32_t cpu, const void *slab, struct she
 /* The kernel discarded the slab these objects' kernel slab is (a page free,
  * sim/pgfree.h), so its sheaves held none of them: take every object of
  * slab out of the sheaves and the barn on cpu's behalf and give them back
- * to their slab (ops->flush), then tell ops->gone. Main, spare and
+ * to their slab (ops->flush), then tell ops->gone (also when none was
+ * parked). Main, spare and
  * rcu_free sheaves shrink; a full sheaf of the barn is refilled from
  * slabs to stay full, after ops->gone (the refill must not take the gone
  * slab's objects again). 0 or SLABSIM_ENOMEM. */

@@ -1844,12 +1844,10 @@ static int slub_unpark_slab(struct policy *p, uint32_t cache, uint64_t base, uin
 	struct cache *k = &s->caches[sl->cache];
 	unbind(k, sl);
 	if (k->sh) {
+		/* its objects back, it goes when empty (sheaf_gone) */
 		struct sheaf_ctx cx = {s, k, base};
 		const struct sheaves_ops ops = {sheaf_refill, sheaf_flush, &cx, sheaf_gone};
-		int rc = sheaves_unpark(k->sh, &ops, cpu, sl, e);
-		/* the flushes may have discarded it, unbound now */
-		if (rc || !(sl = slab_find(s, base)))
-			return rc;
+		return sheaves_unpark(k->sh, &ops, cpu, sl, e);
 	}
 	/* its kernel slab is gone, so it goes when empty */
 	if (keeps_bound(s, k))

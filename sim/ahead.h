@@ -85,10 +85,9 @@ static inline void ahead_arm(struct ahead *a)
 int ahead_step(struct ahead *a, uint64_t t_ns, struct err *e);
 
 /* After ahead_start (which forgets it): fn(ctx, phys) once for each page
- * (its physical address)
- * the trace frees within within_ns (at most window_ns) of the event being
- * replayed, at the first step that finds it so. fn may change anything
- * but the window. */
+ * (its physical address) the trace frees within within_ns (at most
+ * window_ns) of the event being replayed, at the first step that finds it
+ * so. fn may change anything but the window. */
 static inline void ahead_on_enter(struct ahead *a, void (*fn)(void *ctx, uint64_t phys), void *ctx,
 				  uint64_t within_ns)
 {

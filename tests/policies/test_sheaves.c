@@ -314,6 +314,17 @@ static void test_unpark(void)
 	CHECK_EQ_U64("unpark: gone before the barn's refill", f.refilled_at_gone, 0);
 	check_model(&sh, "unpark: sheaves consistent");
 	sheaves_fini(&sh);
+	/* nothing parked at all: the owner is still told */
+	struct fake g = {0};
+	const struct sheaves_ops gops = {fake_refill, fake_flush, &g, fake_gone};
+	if (sheaves_init(&sh, 4, 1, SHEAVES_6_18, &e)) {
+		printf("Bail out! sheaves_init: %s\n", e.msg);
+		exit(1);
+	}
+	CHECK("unpark, none parked: returns 0", sheaves_unpark(&sh, &gops, 0, &slab_b, &e) == 0);
+	CHECK("unpark, none parked: gone told of slab B", g.gone == &slab_b && g.gone_calls == 1);
+	CHECK_EQ_U64("unpark, none parked: nothing flushed or refilled", g.flushed + g.refilled, 0);
+	sheaves_fini(&sh);
 }
 
 /* ---- SLUB with sheaves ---- */
