@@ -14,18 +14,23 @@
  *    __mt_dup / mas_dup_alloc, and its VMAs, vm_area_dup, for the child, in
  *    the parent's context, until alloc_pid), or elsewhere (mm_alloc, exec:
  *    the task's current mm from then on, the old one kept as its previous);
+ *  - a task is its thread group where the trace has it (the tracefs
+ *    option record-tgid, which record sets: the reader gives the tgid as
+ *    the event's pid), so the threads of a process share its mm; else the
+ *    thread itself;
  *  - a node or VMA allocated by a task belongs to its current mm; a task
- *    with none known (older than the trace, a child, a thread) gets a
- *    placeholder, joined to a real mm when the task frees a VMA of it
- *    (munmap, exit_mmap): a task only unmaps VMAs of its own mm;
+ *    with none known (older than the trace, a child, a thread of a trace
+ *    without tgids) gets a placeholder, joined to a real mm when the task
+ *    frees a VMA of it (munmap, exit_mmap): a task only unmaps VMAs of its
+ *    own mm;
  *  - the teardown: the first kmem_cache_free of a vm_area_struct at call
  *    site exit_mmap (remove_vma of that mm's VMAs; the mm is the VMA's, or
  *    the task's previous then current one when the VMA is older than the
  *    trace), or at the latest the traced free of its mm_struct (__mmdrop
  *    comes after exit_mmap).
- * What cannot be told: the mm of a thread that never unmaps a VMA of its
- * process (its nodes stay in its placeholder, live), and of a task whose
- * events carry no pid. Prefix mmf_. */
+ * What cannot be told: in a trace without tgids, the mm of a thread that
+ * never unmaps a VMA of its process (its nodes stay in its placeholder,
+ * live), and of a task whose events carry no pid. Prefix mmf_. */
 #ifndef SLABSIM_MMFREE_H
 #define SLABSIM_MMFREE_H
 

@@ -816,6 +816,7 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 	char q[EXCERPT_MAX + 8];
 	char *p = s, *lb, *rb, *te, *d, *ts, *name, *name_end, *sys = NULL;
 	uint64_t v;
+	int32_t tgid;
 	int type;
 
 	/* Field by field: a compound literal compiles to "rep stos", whose
@@ -865,16 +866,24 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 	ev->cpu = (uint32_t)v;
 
 	/* pid: the digits after the last '-' (tracefs, trace-cmd) or after
-	 * blanks (perf, which may also print "pid/tid"). tracefs' record-tgid
-	 * option adds "(<tgid>)" before [cpu]. */
+	 * blanks (perf, which may also print "pid/tid": the process's, then
+	 * the thread's). tracefs' record-tgid option adds "(<tgid>)" before
+	 * [cpu], "(-------)" when the kernel has none: the thread group is
+	 * then the pid, as perf's (threads share their process's mm, which
+	 * is what the pid is for: sim/mmfree.h). */
 	te = lb;
 	while (te > p && is_blank(te[-1]))
 		te--;
+	tgid = -1;
 	if (te > p && te[-1] == ')') {
-		char *o = te - 1;
+		char *o = te - 1, *g;
 		while (o > p && (is_digit(o[-1]) || is_blank(o[-1]) || o[-1] == '-'))
 			o--;
 		if (o > p && o[-1] == '(') {
+			for (g = o; g < te - 1 && is_blank(*g); g++)
+				;
+			if (parse_dec(g, te - 1, &v) && v > 0 && v <= INT32_MAX)
+				tgid = (int32_t)v;
 			te = o - 1;
 			while (te > p && is_blank(te[-1]))
 				te--;
@@ -892,6 +901,8 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 			return bad(msg, "expected '<task>-<pid>', got %s", quote(q, p, te));
 		ev->pid = (int32_t)v;
 	}
+	if (tgid > 0)
+		ev->pid = tgid;
 
 	/* The irq-flags column ("d..1.") is optional; its first character
 	 * (irqs-off) is never a digit, a timestamp's always is. */
@@ -1269,6 +1280,48 @@ enum { FAST_OTHER = 2 };
  * line goes on, or NULL when it is not the common layout (parse_line()
  * then reads it). */
 
+/* record-tgid's "<task>-<pid> (<tgid>)" ending at te (the ')'): *pid, the
+ * tgid, or the pid for "(-------)", as parse_line() takes them; false for
+ * any other form (parse_line() reads it). */
+FAST bool fast_tgid(const char *p, const char *te, int32_t *pid)
+{
+	const char *c = te - 1, *d;
+	int32_t v = 0;
+
+	for (d = c; d > p && is_digit(d[-1]); d--)
+		;
+	if (d == c) { /* "(-------)": the pid before it */
+		while (d > p && d[-1] == '-')
+			d--;
+		if (d == c)
+			return false;
+	} else {
+		if (c - d > 9) /* 9 digits fit in int32 */
+			return false;
+		for (const char *q = d; q < c; q++)
+			v = v * 10 + (*q - '0');
+	}
+	while (d > p && blank(d[-1]))
+		d--;
+	if (d == p || d[-1] != '(')
+		return false;
+	te = d - 1;
+	while (te > p && blank(te[-1]))
+		te--;
+	for (d = te; d > p && is_digit(d[-1]); d--)
+		;
+	if (d == te || d == p || d[-1] != '-' || te - d > 9)
+		return false;
+	if (v > 0) {
+		*pid = v;
+		return true;
+	}
+	*pid = 0;
+	for (; d < te; d++)
+		*pid = *pid * 10 + (*d - '0');
+	return true;
+}
+
 /* "<task>-<pid> [cpu]": *cpu, *pid (-1 absent); returns the ']'. A header
  * or a lost-events line (for parse_line()) is NULL too. */
 FAST char *fast_cpu_pid(char *s, uint32_t *cpu, int32_t *pid)
@@ -1323,7 +1376,7 @@ FAST char *fast_cpu_pid(char *s, uint32_t *cpu, int32_t *pid)
 		return rb;
 	}
 	if (te > p && te[-1] == ')')
-		return NULL;
+		return fast_tgid(p, te, pid) ? rb : NULL;
 	if (d > p + 1 && d[-1] == '/' && d < te && is_digit(d[-2]))
 		return NULL;
 	if (d < te && (d == p || d[-1] == '-' || blank(d[-1]))) {

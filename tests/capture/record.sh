@@ -34,6 +34,7 @@ mk_fake() {
 	echo 1408 >"$T/buffer_size_kb"
 	echo '[local] global counter' >"$T/trace_clock"
 	echo 1 >"$T/options/hash-ptr"
+	echo 0 >"$T/options/record-tgid"
 	: >"$T/trace_marker"
 	printf 'entries: 5\noverrun: 0\ncommit overrun: 0\ndropped events: 0\n' >"$T/per_cpu/cpu0/stats"
 	printf 'entries: 7\noverrun: 3\ncommit overrun: 0\ndropped events: 0\n' >"$T/per_cpu/cpu1/stats"
@@ -57,7 +58,7 @@ mk_fake() {
 # state DIR: the tracing state of the fake tree, one line.
 state() {
 	T=$1/tracefs
-	echo "on=$(cat "$T/tracing_on") buf=$(cat "$T/buffer_size_kb") hash=$(cat "$T/options/hash-ptr")" \
+	echo "on=$(cat "$T/tracing_on") buf=$(cat "$T/buffer_size_kb") hash=$(cat "$T/options/hash-ptr") tgid=$(cat "$T/options/record-tgid")" \
 		"en=$(cat "$T/events/kmem/kmalloc/enable" "$T/events/kmem/kmem_cache_alloc/enable" \
 			"$T/events/kmem/kfree/enable" "$T/events/kmem/kmem_cache_free/enable" | tr -d '\n')"
 }
@@ -100,7 +101,7 @@ run a -o full -d 1
 tap_is "non-empty output directory" "$rc $(err)" "1 record: full exists and is not an empty directory"
 run a -h
 tap_is "--help exits 0 and documents the exit codes" "$rc $(grep -c '130 interrupted' "$tmp/out")" "0 1"
-tap_is "refusals leave the state alone" "$(state a)" "on=1 buf=1408 hash=1 en=0010"
+tap_is "refusals leave the state alone" "$(state a)" "on=1 buf=1408 hash=1 tgid=0 en=0010"
 
 # ---- refusals ----
 mkdir bin
@@ -138,9 +139,9 @@ EOF
 sed -n '/^state() {/,/^}/p' "$self" >state.sh
 run b -o cap -z 0 -b 4096 -- sh "$tmp/play.sh"
 tap_is "a failing command still gives a capture: exit 0" "$rc" "0"
-tap_is "state while recording: events on, buffer -b, hash-ptr off" "$(cat during)" \
-	"on=1 buf=4096 hash=0 en=1111"
-tap_is "state put back after the recording" "$(state b)" "on=1 buf=1408 hash=1 en=0010"
+tap_is "state while recording: events on, buffer -b, hash-ptr off, record-tgid on" "$(cat during)" \
+	"on=1 buf=4096 hash=0 tgid=1 en=1111"
+tap_is "state put back after the recording" "$(state b)" "on=1 buf=1408 hash=1 tgid=0 en=0010"
 tap_is "the files of a capture" "$(cd cap && ls | tr '\n' ' ')" \
 	"capture-info.txt cmdline.txt lost-events.txt meminfo-start.txt meminfo.txt ncpus.txt slab-attrs-start.tsv slab-attrs.tsv slabinfo-start.txt slabinfo.txt trace.txt uname.txt "
 tap_is "trace.txt: the old buffer discarded, the recorded events kept" "$(cat cap/trace.txt)" "$ev1
@@ -189,6 +190,7 @@ base_probe=0
 stat_refresh=no
 read=trace
 hash_ptr=off
+record_tgid=on
 trace_clock=local
 command=sh $tmp/play.sh
 command_status=3
@@ -199,9 +201,10 @@ end_tail_s=0.3"
 mk_fake c
 T=$tmp/c/tracefs
 echo '7 (expanded: 1408)' >"$T/buffer_size_kb"
-rm "$T/options/hash-ptr"
+rm "$T/options/hash-ptr" "$T/options/record-tgid"
 run c -o capc -- sh -c "echo '$ev1' >>'$T/trace'"
 tap_is "no hash-ptr option: recorded as absent" "$rc $(grep '^hash_ptr=' capc/capture-info.txt)" "0 hash_ptr=absent"
+tap_is "no record-tgid option: recorded as absent" "$(grep '^record_tgid=' capc/capture-info.txt)" "record_tgid=absent"
 tap_is "trace.txt.zst by default, and no trace.txt" "$(zstd -dc capc/trace.txt.zst) $(ls capc | grep -c '^trace.txt$')" "$ev1 0"
 tap_is "an unexpanded buffer size is put back as its expanded size" "$(cat "$T/buffer_size_kb")" "1408"
 mk_fake x
@@ -319,7 +322,7 @@ tap_is "interference: exit 0, what changed in capture-info.txt" "$rc $(grep '^in
 	"0 interference=kfree=0 buffer_size_kb=8 trace_pipe_read=5 snap_markers=1/0"
 tap_like "interference: a warning" "$(err)" \
 	"record: warning: another tracer used this tracefs instance while recording (kfree=0 buffer_size_kb=8 trace_pipe_read=5 snap_markers=1/0)"
-tap_is "interference: the state found is put back" "$(state w)" "on=1 buf=1408 hash=1 en=0010"
+tap_is "interference: the state found is put back" "$(state w)" "on=1 buf=1408 hash=1 tgid=0 en=0010"
 
 # ---- the nohash-ptr check: Linux 6.1 blanks name= under nohash-ptr ----
 . "$cap/capture-lib.sh"
@@ -353,7 +356,7 @@ $ev1
 $ev2"
 tap_is "--stream: read=trace_pipe in capture-info.txt" "$(grep '^read=' capp/capture-info.txt)" \
 	"read=trace_pipe"
-tap_is "--stream: state put back" "$(state p)" "on=1 buf=1408 hash=1 en=0010"
+tap_is "--stream: state put back" "$(state p)" "on=1 buf=1408 hash=1 tgid=0 en=0010"
 mk_fake q
 run q -o capq -z 0 --stream -d 1
 tap_is "--stream without trace_pipe: exit 3, named" "$rc $(err)" \
@@ -394,12 +397,12 @@ while ! grep -q '^record: recording' "$tmp/err-i" 2>/dev/null && [ $i -lt 600 ];
 	sleep 0.1
 	i=$((i + 1))
 done
-tap_is "recording started" "$(state i)" "on=1 buf=65536 hash=0 en=1111"
+tap_is "recording started" "$(state i)" "on=1 buf=65536 hash=0 tgid=1 en=1111"
 sleep 0.3
 kill -INT "$pid"
 wait "$pid"
 tap_is "SIGINT: exit 130" "$?" "130"
-tap_is "SIGINT: state put back" "$(state i)" "on=1 buf=1408 hash=1 en=0010"
+tap_is "SIGINT: state put back" "$(state i)" "on=1 buf=1408 hash=1 tgid=0 en=0010"
 tap_is "SIGINT: capture written" "$(ls capi | wc -l | tr -d ' ') $(grep '^interrupted=' capi/capture-info.txt)" \
 	"12 interrupted=1"
 

@@ -193,6 +193,11 @@ static void test_tracefs_61(void)
 	parse_event("  bash-301   (-------) [000] ..... 1.0: kfree: ptr=1", buf, &ev);
 
 	CHECK_EQ_U64("record-tgid unknown: pid", ev.pid, 301);
+	/* A thread: its process's tgid is what the mm model keys tasks by. */
+	parse_event("  python3-21451   (  21410) [001] ..... 1.0: kfree: ptr=1", buf, &ev);
+	CHECK_EQ_U64("record-tgid of a thread: the tgid", ev.pid, 21410);
+	parse_event("  python3-21451   (      0) [001] ..... 1.0: kfree: ptr=1", buf, &ev);
+	CHECK_EQ_U64("record-tgid 0: the pid", ev.pid, 21451);
 	/* A hex ptr with 0x, or (null). */
 	rc = parse("a-1 [000] 1.0: kfree: ptr=(null)", buf, &ev, &kind, &lost, &e);
 	CHECK_EQ_U64("ptr=(null): returns 1", rc, 1);
