@@ -18,6 +18,8 @@
  * mm of its own) is joined to the real mm once a VMA links them. */
 #include "mmfree.h"
 
+#include "trace.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,10 +27,24 @@ struct mmf_mm {
 	uint32_t parent; /* union-find */
 	uint32_t next;	 /* circular list of the members of the set */
 	bool placeholder;
-	bool dead;	 /* torn down: allocations go to a fresh mm */
+	bool dead; /* torn down: allocations go to a fresh mm */
+	/* the set's root only: made by a task whose events name its thread
+	 * group and joined to no placeholder, so every VMA of its tree is a
+	 * traced one of its own (the tree bound applies) */
+	bool whole;
+	uint32_t nvma;	 /* the set's root only: its live traced VMAs */
+	uint32_t nbound; /* the set's root only: entries of bound nodes, at least those it owns */
 	uint64_t *nodes; /* node pointers allocated to it, in order */
 	uint32_t n, cap;
 };
+
+/* The node map's value: owner id + 1, and this bit for a node allocated
+ * where only an mm's tree allocates (mas_preallocate: vma_iter_prealloc;
+ * __mt_dup, mas_dup_alloc: dup_mmap). Other maple trees (a tmpfs
+ * directory's offsets, simple_offset_add) allocate at the same sites as a
+ * VMA write's other nodes (mas_wr_bnode, mas_push_data, mas_new_ma_node,
+ * mas_store_gfp), so only these count against the tree bound. */
+#define NODE_BOUND (UINT64_C(1) << 32)
 
 enum mmf_kind mmf_kind_of(const char *name)
 {
@@ -53,6 +69,7 @@ void mmf_init(struct mmf *m)
 	u64map_init(&m->fork);
 	u64map_init(&m->dup);
 	m->trim_mm = UINT32_MAX;
+	m->bound_mm = UINT32_MAX;
 }
 
 void mmf_fini(struct mmf *m)
@@ -77,7 +94,7 @@ static bool site_is(const char *site, const char *fn)
 	return !strncmp(site, fn, n) && (site[n] == '+' || site[n] == '.' || site[n] == '\0');
 }
 
-static int new_mm(struct mmf *m, bool placeholder, uint32_t *id, struct err *e)
+static int new_mm(struct mmf *m, bool placeholder, bool whole, uint32_t *id, struct err *e)
 {
 	if (m->nr_mm == m->cap_mm) {
 		uint32_t cap = m->cap_mm ? 2 * m->cap_mm : 64;
@@ -88,7 +105,10 @@ static int new_mm(struct mmf *m, bool placeholder, uint32_t *id, struct err *e)
 		m->cap_mm = cap;
 	}
 	*id = m->nr_mm++;
-	m->mm[*id] = (struct mmf_mm){.parent = *id, .next = *id, .placeholder = placeholder};
+	m->mm[*id] = (struct mmf_mm){.parent = *id,
+				     .next = *id,
+				     .placeholder = placeholder,
+				     .whole = whole && !placeholder};
 	return 0;
 }
 
@@ -117,6 +137,9 @@ static void join(struct mmf *m, uint32_t a, uint32_t b)
 	m->mm[b].next = t;
 	m->mm[a].placeholder = m->mm[a].placeholder && m->mm[b].placeholder;
 	m->mm[a].dead = m->mm[a].dead && m->mm[b].dead;
+	m->mm[a].whole = m->mm[a].whole && m->mm[b].whole;
+	m->mm[a].nvma += m->mm[b].nvma;
+	m->mm[a].nbound += m->mm[b].nbound;
 }
 
 /* The task entry of pid: cur and prev mm ids (UINT32_MAX: none). */
@@ -146,7 +169,7 @@ static int task_mm(struct mmf *m, int32_t pid, uint32_t *id, struct err *e)
 		*id = cur;
 		return 0;
 	}
-	int rc = new_mm(m, true, id, e);
+	int rc = new_mm(m, true, false, id, e);
 	return rc ? rc : task_set(m, pid, *id, prev, e);
 }
 
@@ -206,7 +229,7 @@ static uint32_t compact_owned(struct mmf *m, uint32_t id)
 	uint32_t j = 0;
 	for (uint32_t i = 0; i < x->n; i++) {
 		uint64_t v;
-		if (u64map_get(&m->node, x->nodes[i], &v) && v == (uint64_t)id + 1)
+		if (u64map_get(&m->node, x->nodes[i], &v) && (uint32_t)v == id + 1)
 			x->nodes[j++] = x->nodes[i];
 	}
 	x->n = j;
@@ -243,12 +266,95 @@ int mmf_trim(struct mmf *m, uint32_t mm, uint32_t keep,
 	return 0;
 }
 
-static int own(struct mmf *m, struct u64map *map, uint64_t ptr, uint32_t id, struct err *e)
+uint32_t mmf_tree_bound(uint64_t nvma)
 {
-	if (u64map_put(map, ptr, (uint64_t)id + 1))
+	/* lib/maple_tree.c (v6.18): a store that leaves a node other than
+	 * the root below mt_min_slots (maple_leaf_64: 16 / 2 - 2 = 6;
+	 * maple_arange_64, the internal nodes of an allocation tree: 10 / 2 - 1
+	 * = 4) rebalances it; taken as counts of entries and children, one
+	 * fewer than the kernel keeps, for slack */
+	uint64_t entries = 2 * nvma + 1, level = entries / 6 + 1, total = level;
+	while (level > 1) {
+		level = level / 4 + 1;
+		total += level;
+	}
+	return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+}
+
+bool mmf_bound_pending(struct mmf *m, uint32_t *mm, uint32_t *keep)
+{
+	if (m->bound_mm == UINT32_MAX)
+		return false;
+	*mm = m->bound_mm;
+	*keep = m->bound_keep;
+	m->bound_mm = UINT32_MAX;
+	return true;
+}
+
+int mmf_bound(struct mmf *m, uint32_t mm, uint32_t keep, bool (*alive)(void *ctx, uint64_t ptr),
+	      int (*fn)(void *ctx, uint64_t ptr, struct err *e), void *ctx, struct err *e)
+{
+	uint32_t root = find(m, mm), id = root;
+	uint64_t owned = 0, v;
+	do { /* count the bound nodes owned and live; drop the rest */
+		struct mmf_mm *x = &m->mm[id];
+		uint32_t j = 0;
+		for (uint32_t i = 0; i < x->n; i++) {
+			if (!u64map_get(&m->node, x->nodes[i], &v) || (uint32_t)v != id + 1)
+				continue;
+			if ((v & NODE_BOUND) && !alive(ctx, x->nodes[i])) {
+				u64map_del(&m->node, x->nodes[i], NULL);
+				continue;
+			}
+			owned += (v & NODE_BOUND) != 0;
+			x->nodes[j++] = x->nodes[i];
+		}
+		x->n = j;
+		id = x->next;
+	} while (id != root);
+	m->mm[root].nbound = (uint32_t)owned;
+	if (owned <= keep)
+		return 0;
+	uint64_t extra = owned - keep;
+	m->bounds++;
+	m->mm[root].nbound = keep;
+	id = root; /* oldest first, as mmf_trim */
+	do {
+		struct mmf_mm *x = &m->mm[id];
+		uint32_t j = 0;
+		for (uint32_t i = 0; i < x->n; i++) {
+			if (extra && u64map_get(&m->node, x->nodes[i], &v) && (v & NODE_BOUND)) {
+				extra--;
+				u64map_del(&m->node, x->nodes[i], NULL);
+				int rc = fn(ctx, x->nodes[i], e);
+				if (rc)
+					return rc;
+				continue;
+			}
+			x->nodes[j++] = x->nodes[i];
+		}
+		x->n = j;
+		id = x->next;
+	} while (id != root && extra);
+	return 0;
+}
+
+static int own(struct mmf *m, struct u64map *map, uint64_t ptr, uint32_t id, bool bound,
+	       struct err *e)
+{
+	uint64_t old;
+	if (map == &m->vma) {
+		/* a VMA's free is always traced; an allocation at a live one
+		 * (a lost event) moves it */
+		if (u64map_get(map, ptr, &old) && m->mm[find(m, (uint32_t)old - 1)].nvma)
+			m->mm[find(m, (uint32_t)old - 1)].nvma--;
+		m->mm[find(m, id)].nvma++;
+	}
+	if (u64map_put(map, ptr, (uint64_t)id + 1 + (bound ? NODE_BOUND : 0)))
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	if (map != &m->node)
 		return 0;
+	m->mm[find(m, id)].nbound += bound;
 	struct mmf_mm *mm = &m->mm[id];
 	if (mm->n == mm->cap) {
 		/* memory follows the tree, not the trace: drop the nodes it
@@ -276,7 +382,7 @@ int mmf_alloc(struct mmf *m, enum mmf_kind k, int32_t pid, uint64_t ptr, const c
 		u64map_del(&m->node, ptr, NULL); /* the node's page went to another cache */
 	switch (k) {
 	case MMF_MM:
-		if ((rc = new_mm(m, false, &id, e)))
+		if ((rc = new_mm(m, false, (pid & TRACE_PID_GROUP) != 0, &id, e)))
 			return rc;
 		if (u64map_put(&m->mmptr, ptr, (uint64_t)id + 1))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
@@ -295,17 +401,19 @@ int mmf_alloc(struct mmf *m, enum mmf_kind k, int32_t pid, uint64_t ptr, const c
 		    (site_is(site, "__mt_dup") || site_is(site, "mas_dup_alloc"))) {
 			if ((rc = dup_count(m, pid, e)))
 				return rc;
-			return own(m, &m->node, ptr, f, e);
+			return own(m, &m->node, ptr, f, true, e);
 		}
 		if (f != UINT32_MAX && site_is(site, "mas_store_gfp"))
-			return own(m, &m->node, ptr, f, e);
+			return own(m, &m->node, ptr, f, false, e);
 		fork_end(m, pid);
-		return (rc = task_mm(m, pid, &id, e)) ? rc : own(m, &m->node, ptr, id, e);
+		return (rc = task_mm(m, pid, &id, e))
+			       ? rc
+			       : own(m, &m->node, ptr, id, site_is(site, "mas_preallocate"), e);
 	case MMF_VMA:
 		if (f != UINT32_MAX && site_is(site, "vm_area_dup"))
-			return own(m, &m->vma, ptr, f, e);
+			return own(m, &m->vma, ptr, f, false, e);
 		fork_end(m, pid);
-		return (rc = task_mm(m, pid, &id, e)) ? rc : own(m, &m->vma, ptr, id, e);
+		return (rc = task_mm(m, pid, &id, e)) ? rc : own(m, &m->vma, ptr, id, false, e);
 	default:
 		/* copy_process calls alloc_pid after copy_mm: the burst is over */
 		if (f != UINT32_MAX && site_is(site, "alloc_pid"))
@@ -325,10 +433,20 @@ static int vma_freed(struct mmf *m, int32_t pid, uint32_t o, const char *site, u
 		/* munmap and the like: a task unmaps its own mm's VMAs */
 		if (o == UINT32_MAX)
 			return 0;
-		if (cur == UINT32_MAX)
-			return task_set(m, pid, o, prev, e);
-		if (m->mm[find(m, cur)].placeholder)
+		if (cur == UINT32_MAX) {
+			int rc = task_set(m, pid, o, prev, e);
+			if (rc)
+				return rc;
+		} else if (m->mm[find(m, cur)].placeholder) {
 			join(m, o, cur);
+		}
+		/* the tree shrank: the nodes beyond its bound were freed */
+		struct mmf_mm *r = &m->mm[find(m, o)];
+		uint32_t keep = mmf_tree_bound(r->nvma);
+		if (r->whole && !r->dead && r->nbound > keep) {
+			m->bound_mm = find(m, o);
+			m->bound_keep = keep;
+		}
 		return 0;
 	}
 	/* exit_mmap runs for the previous mm of an exec'ing task, else for the
@@ -360,7 +478,8 @@ int mmf_free(struct mmf *m, enum mmf_kind k, int32_t pid, uint64_t ptr, const ch
 		return 0;
 	case MMF_VMA:
 		fork_end(m, pid);
-		u64map_del(&m->vma, ptr, &v);
+		if (u64map_del(&m->vma, ptr, &v) && m->mm[find(m, (uint32_t)v - 1)].nvma)
+			m->mm[find(m, (uint32_t)v - 1)].nvma--;
 		return vma_freed(m, pid, (uint32_t)v - 1, site, teardown, e);
 	case MMF_MM:
 		/* __mmdrop: exit_mmap ran before, whether the trace showed it
@@ -386,7 +505,7 @@ int mmf_teardown(struct mmf *m, uint32_t mm, int (*fn)(void *ctx, uint64_t ptr, 
 		struct mmf_mm *x = &m->mm[id];
 		for (uint32_t i = 0; i < x->n; i++) {
 			uint64_t v;
-			if (!u64map_get(&m->node, x->nodes[i], &v) || v != (uint64_t)id + 1)
+			if (!u64map_get(&m->node, x->nodes[i], &v) || (uint32_t)v != id + 1)
 				continue; /* freed, or allocated again to another mm */
 			u64map_del(&m->node, x->nodes[i], NULL);
 			int rc = fn(ctx, x->nodes[i], e);

@@ -23,6 +23,9 @@
  *    without tgids) gets a placeholder, joined to a real mm when the task
  *    frees a VMA of it (munmap, exit_mmap): a task only unmaps VMAs of its
  *    own mm;
+ *  - a tree that shrank (a VMA freed but at exit_mmap) holds no more nodes
+ *    than mmf_tree_bound of its VMAs: in an mm known to hold every VMA of
+ *    its tree, the tree-only nodes beyond it were freed (mmf_bound);
  *  - the teardown: the first kmem_cache_free of a vm_area_struct at call
  *    site exit_mmap (remove_vma of that mm's VMAs; the mm is the VMA's, or
  *    the task's previous then current one when the VMA is older than the
@@ -62,8 +65,11 @@ struct mmf {
 	/* a fork burst just ended: the parent's tree held trim_keep nodes
 	 * (UINT32_MAX trim_mm: none pending) */
 	uint32_t trim_mm, trim_keep;
+	/* an mm's tree shrank below the nodes the model gives it
+	 * (UINT32_MAX bound_mm: none pending) */
+	uint32_t bound_mm, bound_keep;
 	/* counters, for tests and reports */
-	uint64_t teardowns, teardowns_late, joins, trims;
+	uint64_t teardowns, teardowns_late, joins, trims, bounds;
 };
 
 /* The kind of a root cache named name. */
@@ -101,5 +107,26 @@ bool mmf_trim_pending(struct mmf *m, uint32_t *mm, uint32_t *keep);
  * first. Stops at and returns fn's first nonzero return. */
 int mmf_trim(struct mmf *m, uint32_t mm, uint32_t keep,
 	     int (*fn)(void *ctx, uint64_t ptr, struct err *e), void *ctx, struct err *e);
+
+/* The most nodes an mm's tree holds with nvma VMAs: each VMA and each gap
+ * between two is one entry (2 nvma + 1 at most), every leaf but the root
+ * holds 6 entries or more and every internal node but the root 4 children
+ * or more (mt_min_slots). */
+uint32_t mmf_tree_bound(uint64_t nvma);
+
+/* After an mmf_free of a VMA (munmap and the like, not exit_mmap): OUT *mm,
+ * *keep and true when the mm is whole (made by a task whose events name
+ * its thread group, TRACE_PID_GROUP, and joined to no placeholder: every
+ * VMA of its tree traced) and may own more tree-only nodes (allocated at
+ * mas_preallocate, __mt_dup, mas_dup_alloc) than mmf_tree_bound of its
+ * VMAs; the caller then calls mmf_bound. */
+bool mmf_bound_pending(struct mmf *m, uint32_t *mm, uint32_t *keep);
+
+/* Of mm's tree-only nodes still live (alive(ctx, ptr)), those beyond keep
+ * were replaced by stores and freed (ma_free_rcu, kfree_rcu): fn(ctx, ptr)
+ * for each of the oldest. The ones not alive are forgotten. Stops at and
+ * returns fn's first nonzero return. */
+int mmf_bound(struct mmf *m, uint32_t mm, uint32_t keep, bool (*alive)(void *ctx, uint64_t ptr),
+	      int (*fn)(void *ctx, uint64_t ptr, struct err *e), void *ctx, struct err *e);
 
 #endif

@@ -163,7 +163,7 @@ struct cache_acct {
 	/* frees the trace did not show, inferred (mmfree.h): at an allocation
 	 * of a pointer still live, and at the teardown of an mm */
 	uint64_t freed_at_reuse, freed_at_teardown, freed_at_dup, freed_at_page_free;
-	uint64_t freed_at_full_slab;
+	uint64_t freed_at_full_slab, freed_at_bound;
 	uint64_t start_parked; /* start objects found parked (start_unseen) */
 	uint8_t mmf_kind; /* 1 + enum mmf_kind of the root; 0: not looked yet */
 };
@@ -2206,6 +2206,7 @@ static const char *mmf_site(struct sim *s, const struct trace_event *ev)
 enum mmf_why {
 	MMF_TEARDOWN, /* exit_mmap's bulk free */
 	MMF_TRIM,     /* beyond the tree a fork copied: kfree_rcu */
+	MMF_BOUND,    /* beyond the bound of a tree that shrank: kfree_rcu */
 };
 
 struct mmf_ctx {
@@ -2214,18 +2215,33 @@ struct mmf_ctx {
 	enum mmf_why why;
 };
 
+/* The live object at ptr, if it is a maple node (the address may hold an
+ * object of another cache by now, the node's slab freed and its page
+ * reused: only a node is the tree's): its pool index, else IXMAP_NONE. */
+static uint32_t mmf_live_node(struct sim *s, uint64_t ptr, uint32_t *acct)
+{
+	uint32_t idx = live_find(s, ptr);
+	if (idx == IXMAP_NONE || !s->pool[idx].has_obj)
+		return IXMAP_NONE;
+	*acct = live_acct(s, &s->pool[idx]);
+	if (*acct == UINT32_MAX || mmf_kind_of_acct(s, *acct) != MMF_NODE)
+		return IXMAP_NONE;
+	return idx;
+}
+
+static bool mmf_node_alive(void *ctx, uint64_t ptr)
+{
+	uint32_t acct;
+	return mmf_live_node(((struct mmf_ctx *)ctx)->s, ptr, &acct) != IXMAP_NONE;
+}
+
 /* mmf_teardown's callback: free the node live at ptr, if it still is. */
 static int mmf_free_node(void *ctx, uint64_t ptr, struct err *e)
 {
 	struct mmf_ctx *c = ctx;
 	struct sim *s = c->s;
-	uint32_t idx = live_find(s, ptr);
-	if (idx == IXMAP_NONE || !s->pool[idx].has_obj)
-		return 0;
-	/* the address may hold an object of another cache by now (the node's
-	 * slab freed and its page reused): only a node is the tree's */
-	uint32_t acct = live_acct(s, &s->pool[idx]);
-	if (acct == UINT32_MAX || mmf_kind_of_acct(s, acct) != MMF_NODE)
+	uint32_t acct, idx = mmf_live_node(s, ptr, &acct);
+	if (idx == IXMAP_NONE)
 		return 0;
 	s->pool[idx].has_obj = false;
 	int rc0 = s->pgf.on ? pgf_live(&s->pgf, ptr, -1, e) : 0;
@@ -2234,6 +2250,7 @@ static int mmf_free_node(void *ctx, uint64_t ptr, struct err *e)
 	{
 		struct cache_acct *a = &s->acct[acct];
 		a->freed_at_dup += c->why == MMF_TRIM;
+		a->freed_at_bound += c->why == MMF_BOUND;
 		a->freed_at_teardown += c->why == MMF_TEARDOWN;
 	}
 	bool again;
@@ -2395,8 +2412,16 @@ static int mmf_on_free(struct sim *s, const struct trace_event *ev, enum mmf_kin
 {
 	uint32_t mm;
 	int rc = mmf_free(&s->mmf, k, ev->pid, ev->ptr, mmf_site(s, ev), &mm, e);
-	if (rc || (rc = mmf_on_trim(s, ev, e)) || mm == UINT32_MAX)
+	if (rc || (rc = mmf_on_trim(s, ev, e)))
 		return rc;
+	uint32_t bmm, keep;
+	if (mmf_bound_pending(&s->mmf, &bmm, &keep)) {
+		struct mmf_ctx c = {.s = s, .cpu = fold_cpu(s, ev), .why = MMF_BOUND};
+		if ((rc = mmf_bound(&s->mmf, bmm, keep, mmf_node_alive, mmf_free_node, &c, e)))
+			return rc;
+	}
+	if (mm == UINT32_MAX)
+		return 0;
 	struct mmf_ctx c = {.s = s, .cpu = fold_cpu(s, ev), .why = MMF_TEARDOWN};
 	return mmf_teardown(&s->mmf, mm, mmf_free_node, &c, e);
 }
@@ -3570,6 +3595,7 @@ void sim_cache_state(const struct sim *s, uint32_t id, struct sim_cache_state *o
 	out->freed_at_dup = a->freed_at_dup;
 	out->freed_at_page_free = a->freed_at_page_free;
 	out->freed_at_full_slab = a->freed_at_full_slab;
+	out->freed_at_bound = a->freed_at_bound;
 	out->start_parked = a->start_parked;
 	out->pre_objs = a->npre;
 	out->pre_freed = a->pre_freed;

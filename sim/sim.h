@@ -418,6 +418,9 @@ struct sim_cache_state {
 	/* ... and at an allocation in a kernel slab the model holds full
 	 * (replay.c infer_full_slab) */
 	uint64_t freed_at_full_slab;
+	/* ... and beyond the bound of an mm's tree when it shrank (mmfree.h
+	 * mmf_bound: kfree_rcu of replaced nodes) */
+	uint64_t freed_at_bound;
 	/* start objects found parked in sheaves at the start: an allocation
 	 * in a kernel slab the model had no slab for (replay.c start_unseen) */
 	uint64_t start_parked;

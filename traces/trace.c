@@ -817,6 +817,7 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 	char *p = s, *lb, *rb, *te, *d, *ts, *name, *name_end, *sys = NULL;
 	uint64_t v;
 	int32_t tgid;
+	bool group = false;
 	int type;
 
 	/* Field by field: a compound literal compiles to "rep stos", whose
@@ -868,9 +869,10 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 	/* pid: the digits after the last '-' (tracefs, trace-cmd) or after
 	 * blanks (perf, which may also print "pid/tid": the process's, then
 	 * the thread's). tracefs' record-tgid option adds "(<tgid>)" before
-	 * [cpu], "(-------)" when the kernel has none: the thread group is
-	 * then the pid, as perf's (threads share their process's mm, which
-	 * is what the pid is for: sim/mmfree.h). */
+	 * [cpu], "(-------)" when the kernel has none. A thread group's id
+	 * (perf's pid, the tgid) is the pid, with TRACE_PID_GROUP, where the
+	 * line has one: threads share their process's mm, which is what the
+	 * pid is for (sim/mmfree.h). */
 	te = lb;
 	while (te > p && is_blank(te[-1]))
 		te--;
@@ -895,14 +897,17 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 		te = d - 1;
 		for (d = te; d > p && is_digit(d[-1]); d--)
 			;
+		group = true;
 	}
 	if (d < te && (d == p || d[-1] == '-' || is_blank(d[-1]))) {
 		if (!parse_dec(d, te, &v) || v > INT32_MAX)
 			return bad(msg, "expected '<task>-<pid>', got %s", quote(q, p, te));
 		ev->pid = (int32_t)v;
+		if (group && v < TRACE_PID_GROUP)
+			ev->pid |= TRACE_PID_GROUP;
 	}
-	if (tgid > 0)
-		ev->pid = tgid;
+	if (tgid > 0 && tgid < TRACE_PID_GROUP)
+		ev->pid = tgid | TRACE_PID_GROUP;
 
 	/* The irq-flags column ("d..1.") is optional; its first character
 	 * (irqs-off) is never a digit, a timestamp's always is. */
@@ -1281,7 +1286,8 @@ enum { FAST_OTHER = 2 };
  * then reads it). */
 
 /* record-tgid's "<task>-<pid> (<tgid>)" ending at te (the ')'): *pid, the
- * tgid, or the pid for "(-------)", as parse_line() takes them; false for
+ * tgid | TRACE_PID_GROUP, or the pid for "(-------)", as parse_line() takes
+ * them; false for
  * any other form (parse_line() reads it). */
 FAST bool fast_tgid(const char *p, const char *te, int32_t *pid)
 {
@@ -1312,8 +1318,8 @@ FAST bool fast_tgid(const char *p, const char *te, int32_t *pid)
 		;
 	if (d == te || d == p || d[-1] != '-' || te - d > 9)
 		return false;
-	if (v > 0) {
-		*pid = v;
+	if (v > 0 && v < TRACE_PID_GROUP) {
+		*pid = v | TRACE_PID_GROUP;
 		return true;
 	}
 	*pid = 0;

@@ -65,13 +65,19 @@ enum {
 	TRACE_GFP_KNOWN = 1u << 7,    /* gfp_flags= was present and understood */
 };
 
+/* trace_event.pid with this bit: the thread group's id (tracefs'
+ * record-tgid column, perf's "pid/tid"), which every thread of a process
+ * shares, rather than the task's own pid. Pids stay below 2^22
+ * (PID_MAX_LIMIT), so the bit never meets one. */
+#define TRACE_PID_GROUP (INT32_C(1) << 30)
+
 /* One parsed event. String members point into the reader's line buffer and
  * are valid until the next trace_next() call. */
 struct trace_event {
 	enum trace_ev_type type;
 	uint64_t t_ns;	       /* timestamp, converted to ns */
 	uint32_t cpu;	       /* [NNN] */
-	int32_t pid;	       /* -1 if absent */
+	int32_t pid;	       /* -1 if absent; | TRACE_PID_GROUP: a thread group */
 	uint64_t ptr;	       /* ptr= (hashed or raw; 0 for NULL) */
 	uint64_t bytes_req;    /* allocations only */
 	uint64_t bytes_alloc;  /* allocations only */

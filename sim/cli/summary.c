@@ -329,12 +329,12 @@ static void table_untraced(const struct sim *s, FILE *out)
 static uint64_t inferred_total(const struct sim_cache_state *c)
 {
 	return c->freed_at_reuse + c->freed_at_teardown + c->freed_at_dup + c->freed_at_page_free +
-	       c->freed_at_full_slab + c->start_parked;
+	       c->freed_at_full_slab + c->start_parked + c->freed_at_bound;
 }
 
 /* The frees the replay inferred the trace did not show, by how. */
 struct inferred {
-	uint64_t reuse, teardown, dup, page, full, parked, total;
+	uint64_t reuse, teardown, dup, page, full, parked, bound, total;
 };
 
 /* The frees the replay inferred the trace did not show (sim_cache_state
@@ -355,9 +355,11 @@ static void inferred_rows(const struct sim *s, struct sim_cache_state **rows, ui
 			sum->page += cs.freed_at_page_free;
 			sum->full += cs.freed_at_full_slab;
 			sum->parked += cs.start_parked;
+			sum->bound += cs.freed_at_bound;
 		}
 	}
-	sum->total = sum->reuse + sum->teardown + sum->dup + sum->page + sum->full + sum->parked;
+	sum->total = sum->reuse + sum->teardown + sum->dup + sum->page + sum->full + sum->parked +
+		     sum->bound;
 	rows_by(s, inferred_total, rows, n);
 }
 
@@ -384,6 +386,8 @@ static void table_inferred(const struct sim *s, FILE *out)
 		if (sum.parked)
 			fprintf(out, ", %" PRIu64 " start objects found parked at the start",
 				sum.parked);
+		if (sum.bound)
+			fprintf(out, ", %" PRIu64 " beyond the bound of an mm's tree", sum.bound);
 		fputs("):", out);
 		uint32_t shown = n < 8 ? n : 8;
 		for (uint32_t i = 0; i < shown; i++) {
@@ -396,6 +400,8 @@ static void table_inferred(const struct sim *s, FILE *out)
 				fprintf(out, "+%" PRIu64, rows[i].freed_at_full_slab);
 			if (sum.parked)
 				fprintf(out, "+%" PRIu64, rows[i].start_parked);
+			if (sum.bound)
+				fprintf(out, "+%" PRIu64, rows[i].freed_at_bound);
 		}
 		if (n > shown)
 			fprintf(out, ", %u more caches", n - shown);
@@ -417,20 +423,21 @@ static void json_inferred(const struct sim *s, FILE *out)
 		"  \"untraced_frees\": {\"at_reuse\": %" PRIu64 ", \"at_teardown\": %" PRIu64
 		", \"beyond_fork\": %" PRIu64 ", \"at_page_free\": %" PRIu64
 		", \"at_full_slab\": %" PRIu64 ", \"start_parked\": %" PRIu64
-		", \"page_frees\": %" PRIu64 ", \"page_frees_before_base\": %" PRIu64
-		", \"caches\": [",
-		sum.reuse, sum.teardown, sum.dup, sum.page, sum.full, sum.parked, t.page_frees,
-		t.page_frees_before_base);
+		", \"beyond_tree_bound\": %" PRIu64 ", \"page_frees\": %" PRIu64
+		", \"page_frees_before_base\": %" PRIu64 ", \"caches\": [",
+		sum.reuse, sum.teardown, sum.dup, sum.page, sum.full, sum.parked, sum.bound,
+		t.page_frees, t.page_frees_before_base);
 	for (uint32_t i = 0; i < n; i++) {
 		fprintf(out, "%s{\"name\": ", i ? ", " : "");
 		json_str(out, rows[i].name);
 		fprintf(out,
 			", \"at_reuse\": %" PRIu64 ", \"at_teardown\": %" PRIu64
 			", \"beyond_fork\": %" PRIu64 ", \"at_page_free\": %" PRIu64
-			", \"at_full_slab\": %" PRIu64 ", \"start_parked\": %" PRIu64 "}",
+			", \"at_full_slab\": %" PRIu64 ", \"start_parked\": %" PRIu64
+			", \"beyond_tree_bound\": %" PRIu64 "}",
 			rows[i].freed_at_reuse, rows[i].freed_at_teardown, rows[i].freed_at_dup,
 			rows[i].freed_at_page_free, rows[i].freed_at_full_slab,
-			rows[i].start_parked);
+			rows[i].start_parked, rows[i].freed_at_bound);
 	}
 	fprintf(out, "]},\n");
 	free(rows);

@@ -39,7 +39,7 @@ out=$("$bin" replay "$trace" --no-db --kernel 6.18 --format json 2>/dev/null)
 check "6.18 exit" "$?" 0
 got=$(printf '%s\n' "$out" | grep '"untraced_frees"')
 check "6.18 inferred frees" "$got" \
-  '  "untraced_frees": {"at_reuse": 2, "at_teardown": 6, "beyond_fork": 3, "at_page_free": 0, "at_full_slab": 0, "start_parked": 0, "page_frees": 0, "page_frees_before_base": 0, "caches": [{"name": "maple_node", "at_reuse": 2, "at_teardown": 6, "beyond_fork": 3, "at_page_free": 0, "at_full_slab": 0, "start_parked": 0}]},'
+  '  "untraced_frees": {"at_reuse": 2, "at_teardown": 6, "beyond_fork": 3, "at_page_free": 0, "at_full_slab": 0, "start_parked": 0, "beyond_tree_bound": 0, "page_frees": 0, "page_frees_before_base": 0, "caches": [{"name": "maple_node", "at_reuse": 2, "at_teardown": 6, "beyond_fork": 3, "at_page_free": 0, "at_full_slab": 0, "start_parked": 0, "beyond_tree_bound": 0}]},'
 tab=$("$bin" replay "$trace" --no-db --kernel 6.18 2>/dev/null)
 got=$(printf '%s\n' "$tab" | grep '^untraced frees')
 check "6.18 summary line" "$got" \

@@ -36,7 +36,7 @@ out=$("$bin" replay "$trace" --no-db --kernel 6.18 --format json 2>/dev/null)
 check "exit" "$?" 0
 got=$(printf '%s\n' "$out" | grep '"untraced_frees"')
 check "inferred frees" "$got" \
-  '  "untraced_frees": {"at_reuse": 0, "at_teardown": 0, "beyond_fork": 0, "at_page_free": 7, "at_full_slab": 0, "start_parked": 0, "page_frees": 8, "page_frees_before_base": 5, "caches": [{"name": "kmalloc-64", "at_reuse": 0, "at_teardown": 0, "beyond_fork": 0, "at_page_free": 7, "at_full_slab": 0, "start_parked": 0}]},'
+  '  "untraced_frees": {"at_reuse": 0, "at_teardown": 0, "beyond_fork": 0, "at_page_free": 7, "at_full_slab": 0, "start_parked": 0, "beyond_tree_bound": 0, "page_frees": 8, "page_frees_before_base": 5, "caches": [{"name": "kmalloc-64", "at_reuse": 0, "at_teardown": 0, "beyond_fork": 0, "at_page_free": 7, "at_full_slab": 0, "start_parked": 0, "beyond_tree_bound": 0}]},'
 got=$(printf '%s\n' "$out" | grep -o '"alloc_of_live_ptr": [0-9]*' | head -1)
 check "no allocation of a live pointer" "$got" '"alloc_of_live_ptr": 0'
 tab=$("$bin" replay "$trace" --no-db --kernel 6.18 2>/dev/null)

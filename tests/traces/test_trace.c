@@ -189,13 +189,13 @@ static void test_tracefs_61(void)
 	/* The record-tgid option adds "(tgid)" before [cpu]. */
 	parse_event("  bash-300   (    300) [000] ..... 1.0: kfree: ptr=1", buf, &ev);
 
-	CHECK_EQ_U64("record-tgid: pid", ev.pid, 300);
+	CHECK_EQ_U64("record-tgid: the group 300", ev.pid, 300 | TRACE_PID_GROUP);
 	parse_event("  bash-301   (-------) [000] ..... 1.0: kfree: ptr=1", buf, &ev);
 
 	CHECK_EQ_U64("record-tgid unknown: pid", ev.pid, 301);
 	/* A thread: its process's tgid is what the mm model keys tasks by. */
 	parse_event("  python3-21451   (  21410) [001] ..... 1.0: kfree: ptr=1", buf, &ev);
-	CHECK_EQ_U64("record-tgid of a thread: the tgid", ev.pid, 21410);
+	CHECK_EQ_U64("record-tgid of a thread: its group", ev.pid, 21410 | TRACE_PID_GROUP);
 	parse_event("  python3-21451   (      0) [001] ..... 1.0: kfree: ptr=1", buf, &ev);
 	CHECK_EQ_U64("record-tgid 0: the pid", ev.pid, 21451);
 	/* A hex ptr with 0x, or (null). */
@@ -375,7 +375,7 @@ static void test_perf(void)
 		    "ptr=0xffff888003c3a000",
 		    buf, &ev);
 
-	CHECK_EQ_U64("perf pid/tid: pid", ev.pid, 4567);
+	CHECK_EQ_U64("perf pid/tid: the process, a group", ev.pid, 4567 | TRACE_PID_GROUP);
 	CHECK_EQ_U64("perf pid/tid: type", ev.type, TRACE_EV_KFREE);
 
 	/* A probe named like a slab event is not one. */

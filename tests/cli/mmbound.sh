@@ -1,0 +1,43 @@
+#!/bin/sh
+# mmbound.sh - issue 27: the nodes beyond the bound of an mm's tree
+# (sim/mmfree.h mmf_bound). Two hand-made 6.18 traces, one with tracefs'
+# record-tgid column (data/mmbound-6.18.trace) and the same lines without it
+# (data/mmbound-6.18-notgid.trace):
+#   - app 500 execs (mm_alloc: its mm M, made by a task whose events name its
+#     thread group, 500), maps V1, and its stores allocate N1..N5 at
+#     mas_preallocate and W1 at mas_wr_bnode (a write site, which other
+#     maple trees share: not counted against the bound);
+#   - its thread 501 (group 500: M's) maps V2 with N6 and unmaps V2
+#     (vms_complete_munmap_vmas): M has 1 VMA, its tree 3 entries at most,
+#     one node (mmf_tree_bound(1) = 1); of its 6 tree-only nodes the 5
+#     oldest, N1..N5, were freed (kfree_rcu);
+#   - 500 allocates N1 again (freed: a plain allocation) and N6 (still live:
+#     a free at reuse).
+# With the tgids: 5 beyond the bound, 1 at reuse, maple_node live N1 N6 W1 =
+# 3. Without them the thread's VMA and node go to a placeholder and M is not
+# known to hold every VMA of its tree: no bound, N1 and N6 both frees at
+# reuse, 7 live.
+# TAP output.  $1 slabsim binary
+set -u
+bin=$1
+dir=$(dirname "$0")
+n=0 fail=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; }
+check() { # name, got, want
+	if [ "$2" = "$3" ]; then ok "$1"; else nok "$1: got '$2', want '$3'"; fi
+}
+echo "1..6"
+tab=$("$bin" replay "$dir/data/mmbound-6.18.trace" --no-db --kernel 6.18 2>/dev/null)
+check "tgids: exit" "$?" 0
+check "tgids: summary line" "$(printf '%s\n' "$tab" | grep '^untraced frees')" \
+	"untraced frees inferred 6 (1 at an allocation of a live pointer, 0 at an mm's teardown, 0 beyond a forked tree's size, 5 beyond the bound of an mm's tree): maple_node 1+0+0+5"
+check "tgids: maple_node live objects" "$(printf '%s\n' "$tab" | awk '$1 == "maple_node" { print $4 }')" 3
+got=$("$bin" replay "$dir/data/mmbound-6.18.trace" --no-db --kernel 6.18 --format json 2>/dev/null |
+	grep -o '"beyond_tree_bound": [0-9]*' | head -n 1)
+check "tgids: JSON beyond_tree_bound" "$got" '"beyond_tree_bound": 5'
+tab=$("$bin" replay "$dir/data/mmbound-6.18-notgid.trace" --no-db --kernel 6.18 2>/dev/null)
+check "no tgids: summary line" "$(printf '%s\n' "$tab" | grep '^untraced frees')" \
+	"untraced frees inferred 2 (2 at an allocation of a live pointer, 0 at an mm's teardown, 0 beyond a forked tree's size): maple_node 2+0+0"
+check "no tgids: maple_node live objects" "$(printf '%s\n' "$tab" | awk '$1 == "maple_node" { print $4 }')" 7
+exit $fail
