@@ -342,19 +342,22 @@ int mmf_bound(struct mmf *m, uint32_t mm, uint32_t keep, bool (*alive)(void *ctx
 static int own(struct mmf *m, struct u64map *map, uint64_t ptr, uint32_t id, bool bound,
 	       struct err *e)
 {
-	uint64_t old;
+	bool found;
+	uint64_t *v = u64map_upsert(map, ptr, &found);
+	if (!v)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	if (map == &m->vma) {
 		/* a VMA's free is always traced; an allocation at a live one
 		 * (a lost event) moves it */
-		if (u64map_get(map, ptr, &old) && m->mm[find(m, (uint32_t)old - 1)].nvma)
-			m->mm[find(m, (uint32_t)old - 1)].nvma--;
+		if (found && m->mm[find(m, (uint32_t)*v - 1)].nvma)
+			m->mm[find(m, (uint32_t)*v - 1)].nvma--;
 		m->mm[find(m, id)].nvma++;
 	}
-	if (u64map_put(map, ptr, (uint64_t)id + 1 + (bound ? NODE_BOUND : 0)))
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	*v = (uint64_t)id + 1 + (bound ? NODE_BOUND : 0);
 	if (map != &m->node)
 		return 0;
-	m->mm[find(m, id)].nbound += bound;
+	if (bound)
+		m->mm[find(m, id)].nbound++;
 	struct mmf_mm *mm = &m->mm[id];
 	if (mm->n == mm->cap) {
 		/* memory follows the tree, not the trace: drop the nodes it
@@ -441,10 +444,13 @@ static int vma_freed(struct mmf *m, int32_t pid, uint32_t o, const char *site, u
 			join(m, o, cur);
 		}
 		/* the tree shrank: the nodes beyond its bound were freed */
-		struct mmf_mm *r = &m->mm[find(m, o)];
+		uint32_t root = find(m, o);
+		struct mmf_mm *r = &m->mm[root];
+		if (!r->whole || r->dead)
+			return 0;
 		uint32_t keep = mmf_tree_bound(r->nvma);
-		if (r->whole && !r->dead && r->nbound > keep) {
-			m->bound_mm = find(m, o);
+		if (r->nbound > keep) {
+			m->bound_mm = root;
 			m->bound_keep = keep;
 		}
 		return 0;
