@@ -42,9 +42,9 @@ struct arena {
 	size_t len, cap;
 };
 
-/* A block's events are complete as they are filled: call_site points at
- * the producer's interned copy (which never moves), name and text into the
- * block's arena (blk_str: a growing arena moves them along). */
+/* A block's events are complete as they are filled: call_site and name
+ * point at the producer's interned copies (which never move), text into
+ * the block's arena (blk_str: a growing arena moves it along). */
 struct blk {
 	struct trace_event ev[BLK_EVENTS];
 	struct arena arena;
@@ -128,6 +128,11 @@ struct trace_prefetch {
 	 * ids instead of hashing strings (trace_source.id_space) */
 	struct strtab sites;
 	struct site_cache cache;
+	/* and the cache names (name=), so that they stay at their addresses
+	 * (trace_source.stable_strings): the engine then finds a named
+	 * cache by the string's address, not by hashing it at every event */
+	struct strtab names;
+	struct site_cache ncache;
 	/* consumer side */
 	struct blk *cur;
 	uint32_t pos;
@@ -228,8 +233,6 @@ static int blk_grow(struct blk *b, size_t n)
 		memcpy(m, a->p, a->len);
 	for (uint32_t i = 0; i < b->n; i++) {
 		struct trace_event *ev = &b->ev[i];
-		if (ev->name)
-			ev->name = m + (ev->name - a->p);
 		if (ev->text)
 			ev->text = m + (ev->text - a->p);
 	}
@@ -276,11 +279,13 @@ static void fill(struct trace_prefetch *p, struct blk *b)
 			 * the id */
 			const char *cs = ev->call_site ? ev->call_site : "";
 			size_t len = strlen(cs);
-			uint32_t sid;
+			uint32_t sid, nid;
 			bool fresh;
 			if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh,
 					&ev->call_site) ||
-			    blk_str(b, &ev->name) || blk_str(b, &ev->text)) {
+			    (ev->name && intern_site(&p->names, &p->ncache, ev->name,
+						     strlen(ev->name), &nid, &fresh, &ev->name)) ||
+			    blk_str(b, &ev->text)) {
 				rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
 				break;
 			}
@@ -427,6 +432,7 @@ static struct trace_prefetch *prefetch_alloc(struct trace_reader *r)
 		return NULL;
 	p->r = r;
 	strtab_init(&p->sites);
+	strtab_init(&p->names);
 	strtab_init(&p->gsites);
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
@@ -787,6 +793,7 @@ void trace_prefetch_close(struct trace_prefetch *p)
 			free(p->blk[i].arena.p);
 	free(p->blk);
 	strtab_fini(&p->sites);
+	strtab_fini(&p->names);
 	/* chunked */
 	for (unsigned i = 0; p->w && i < p->nthreads; i++) {
 		trace_close(p->w[i].r);
@@ -849,5 +856,7 @@ void trace_prefetch_as_source(struct trace_source *src, struct trace_prefetch *p
 		.stats = source_prefetch_stats,
 		.name = name,
 		.id_space = p, /* the producer interns call sites */
+		/* and names; the workers' chunks hold theirs in arenas */
+		.stable_strings = !p->chunked,
 	};
 }
