@@ -134,6 +134,7 @@ const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
 
 #define MSG_MAX	   256
 #define SITE_MAX   256
+#define GFP_MEMO   16
 
 /* What kind of record an event id is, and where its fields are (looked up
  * once per id). */
@@ -163,9 +164,10 @@ struct evinfo {
 	uint64_t *flag_val;
 	uint32_t *flag_bits;
 	int nflags;
-	uint64_t last_gfp; /* gfp_bits() of the last value */
-	uint32_t last_bits;
-	bool have_last;
+	/* gfp_bits() of the values met, direct-mapped (bits 0: empty): a
+	 * trace has a few dozen values, the last one repeats 1 time in 5 */
+	uint64_t gfp_val[GFP_MEMO];
+	uint32_t gfp_bits[GFP_MEMO];
 	/* The fields above at fixed places (fix_layout), in a file read in
 	 * process whose byte order is ours: when fixed, a record of at least
 	 * need bytes holds every field read, so one bound check stands for
@@ -616,15 +618,11 @@ static uint32_t named_gfp(const char *s)
 /* The bits of the names __print_flags gives val: libtraceevent takes each
  * table entry whose bits are all in what is left, in table order; what no
  * entry takes is printed in hex, which the text parser reads as raw bits. */
-static uint32_t gfp_bits(struct evinfo *x, uint64_t val)
+static uint32_t gfp_table_bits(struct evinfo *x, uint64_t val, size_t slot)
 {
 	uint32_t bits = TRACE_GFP_KNOWN;
 	uint64_t v = val;
 
-	if (!x->gfp_table)
-		return bits | raw_gfp(val);
-	if (x->have_last && x->last_gfp == val)
-		return x->last_bits;
 	for (int i = 0; i < x->nflags && v; i++) {
 		uint64_t fv = x->flag_val[i];
 		if (fv && (v & fv) == fv) {
@@ -633,10 +631,19 @@ static uint32_t gfp_bits(struct evinfo *x, uint64_t val)
 		}
 	}
 	bits |= raw_gfp(v);
-	x->last_gfp = val;
-	x->last_bits = bits;
-	x->have_last = true;
+	x->gfp_val[slot] = val;
+	x->gfp_bits[slot] = bits;
 	return bits;
+}
+
+static inline uint32_t gfp_bits(struct evinfo *x, uint64_t val)
+{
+	if (!x->gfp_table)
+		return TRACE_GFP_KNOWN | raw_gfp(val);
+	size_t slot = (size_t)((val * UINT64_C(0x9e3779b97f4a7c15)) >> 60);
+	if (x->gfp_bits[slot] && x->gfp_val[slot] == val)
+		return x->gfp_bits[slot];
+	return gfp_table_bits(x, val, slot);
 }
 
 /* A number field of rec, in the file's byte order, as an unsigned value of
@@ -688,18 +695,10 @@ static inline bool read_num(const struct tdlib *d, const struct evformat_field *
 	return true;
 }
 
-static const char *call_site(struct tdlib *d, const struct evinfo *x, uint64_t site)
+static const char *call_site_new(struct tdlib *d, const struct evinfo *x, uint64_t site,
+				 struct site_slot *slot)
 {
-	struct site_slot *slot =
-		d->sites ? &d->sites[(site * UINT64_C(0x9e3779b97f4a7c15)) >> 52] : NULL;
-	const char *fn;
-
-	d->site_wire = NULL;
-	if (slot && slot->str && slot->addr == site) {
-		d->site_wire = &slot->wire_id;
-		return slot->str;
-	}
-	fn = tep_find_function(d->tep, site);
+	const char *fn = tep_find_function(d->tep, site);
 	if (fn)
 		(void)snprintf(d->site, sizeof(d->site), "%s+0x%x", fn,
 			       (unsigned)(int)(site - tep_find_function_address(d->tep, site)));
@@ -718,6 +717,20 @@ static const char *call_site(struct tdlib *d, const struct evinfo *x, uint64_t s
 		}
 	}
 	return d->site;
+}
+
+/* The call site's string: "func+0xoff", or the address as printed. */
+static inline const char *call_site(struct tdlib *d, const struct evinfo *x, uint64_t site)
+{
+	struct site_slot *slot =
+		d->sites ? &d->sites[(site * UINT64_C(0x9e3779b97f4a7c15)) >> 52] : NULL;
+
+	d->site_wire = NULL;
+	if (slot && slot->str && slot->addr == site) {
+		d->site_wire = &slot->wire_id;
+		return slot->str;
+	}
+	return call_site_new(d, x, site, slot);
 }
 
 /* A string field f of rec, or NULL; *len: the bytes it may have. A flexible
@@ -952,7 +965,7 @@ static inline int slab_fixed(struct tdlib *d, struct evinfo *x, const struct tep
 
 /* ---- Records in report order ------------------------------------------------ */
 
-static int fast_read(struct tdlib *d, int cpu);
+static inline int fast_read(struct tdlib *d, int cpu);
 
 static struct tep_record *take_next(struct tdlib *d)
 {
@@ -1418,7 +1431,7 @@ static uint64_t le_long(const uint8_t *p, size_t ls)
 }
 
 /* The next data record of w: 1, 0 at the page's end, -1 at a type 31. */
-static int walk_next(struct pagewalk *w)
+static inline int walk_next(struct pagewalk *w)
 {
 	for (;;) {
 		w->curr = w->next;
@@ -1485,10 +1498,25 @@ static void *walk_to_kbuffer(struct tdlib *d, struct pagewalk *w, struct kbuffer
 	return data;
 }
 
-/* cpu's next record into d->recs[cpu] (d->next[cpu] NULL at its end): 1,
- * 0 at the end, -1 on a corrupt page (its header or an event past its
- * end: not something trace-cmd writes). */
-static int fast_read(struct tdlib *d, int cpu)
+/* The record w is at, walked here, into r (fast_read's end). */
+static inline int walk_record(struct tdlib *d, const struct pagewalk *w, struct tep_record *r,
+			      int cpu)
+{
+	uint32_t size = w->next - w->index, off = w->curr + (uint32_t)d->data_off;
+	if ((size_t)off + size > d->data_off + d->data_max || size > INT32_MAX)
+		return -1;
+	r->missed_events = (int)(w->curr ? 0 : w->lost);
+	r->data = (void *)(w->data + w->index);
+	r->size = (int)size;
+	r->ts = w->ts;
+	r->cpu = cpu;
+	d->next[cpu] = r;
+	return 1;
+}
+
+/* fast_read past the usual case: k is what walk_next gave on cpu's page
+ * (0 or -1), or 1 when the page is not walked here. */
+static int fast_read_more(struct tdlib *d, int cpu, int k)
 {
 	struct kbuffer *kb = d->kb[cpu];
 	struct pagewalk *w = d->walk ? &d->walk[cpu] : NULL;
@@ -1496,11 +1524,8 @@ static int fast_read(struct tdlib *d, int cpu)
 	unsigned long long ts = 0;
 	void *data = NULL;
 
-	if (r->data && w && !w->kb) {
-		int k = walk_next(w);
-		data = k > 0   ? (void *)(w->data + w->index)
-		       : k < 0 ? walk_to_kbuffer(d, w, kb, &ts)
-			       : NULL;
+	if (k <= 0) {
+		data = k < 0 ? walk_to_kbuffer(d, w, kb, &ts) : NULL;
 		ts = w->kb ? ts : w->ts;
 	} else if (r->data) {
 		data = kbuffer_next_event(kb, &ts);
@@ -1524,10 +1549,10 @@ static int fast_read(struct tdlib *d, int cpu)
 		if ((commit & ((1u << 27) - 1)) > d->data_max)
 			return -1;
 		if (w) {
-			int k = walk_load(w, page, d->data_off);
-			data = k > 0   ? (void *)(w->data + w->index)
-			       : k < 0 ? walk_to_kbuffer(d, w, kb, &ts)
-				       : NULL;
+			int got = walk_load(w, page, d->data_off);
+			data = got > 0	 ? (void *)(w->data + w->index)
+			       : got < 0 ? walk_to_kbuffer(d, w, kb, &ts)
+					 : NULL;
 			ts = w->kb ? ts : w->ts;
 			continue;
 		}
@@ -1553,6 +1578,22 @@ static int fast_read(struct tdlib *d, int cpu)
 	r->cpu = cpu;
 	d->next[cpu] = r;
 	return 1;
+}
+
+/* cpu's next record into d->recs[cpu] (d->next[cpu] NULL at its end): 1,
+ * 0 at the end, -1 on a corrupt page (its header or an event past its
+ * end: not something trace-cmd writes). Inline: the next record of the
+ * page walked here. */
+static inline int fast_read(struct tdlib *d, int cpu)
+{
+	struct pagewalk *w = d->walk ? &d->walk[cpu] : NULL;
+	struct tep_record *r = &d->recs[cpu];
+
+	if (r->data && w && !w->kb) {
+		int k = walk_next(w);
+		return k > 0 ? walk_record(d, w, r, cpu) : fast_read_more(d, cpu, k);
+	}
+	return fast_read_more(d, cpu, 1);
 }
 
 /* 0 with *out, 1 when this reader does not take the file (the child's
