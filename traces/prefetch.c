@@ -21,7 +21,13 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { NBLK = 4, BLK_EVENTS = 4096, MAX_THREADS = 64, SITE_CACHE_BITS = 10 };
+enum {
+	NBLK = 4,
+	BLK_EVENTS = 4096,
+	SAME_THREAD_EVENTS = 256,
+	MAX_THREADS = 64,
+	SITE_CACHE_BITS = 10
+};
 #define NO_STR UINT32_MAX
 
 /* The call sites a producer met last, by a cheap hash of their length and
@@ -94,6 +100,10 @@ struct trace_prefetch {
 	struct trace_reader *r;
 	pthread_t thread;
 	bool running;
+	/* no thread: the consumer fills blk[0] as it needs it, blk_events
+	 * at a time (trace_prefetch_opts.same_thread) */
+	bool same_thread;
+	uint32_t blk_events; /* events per block: BLK_EVENTS, or fewer */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;   /* chunked: a chunk is ready (the consumer waits) */
 	unsigned head, tail; /* blocks taken / published; tail - head <= NBLK */
@@ -265,8 +275,8 @@ static void fill(struct trace_prefetch *p, struct blk *b)
 	b->n = 0;
 	b->arena.len = 0;
 	err_clear(&b->err);
-	while (rc == 1 && b->n < BLK_EVENTS) {
-		uint32_t want = BLK_EVENTS - b->n < SUB ? BLK_EVENTS - b->n : SUB;
+	while (rc == 1 && b->n < p->blk_events) {
+		uint32_t want = p->blk_events - b->n < SUB ? p->blk_events - b->n : SUB;
 		int k = trace_next_batch(p->r, &b->ev[b->n], want, &b->err);
 		if (k <= 0) {
 			rc = k;
@@ -440,12 +450,22 @@ static struct trace_prefetch *prefetch_alloc(struct trace_reader *r)
 	return p;
 }
 
-int trace_prefetch_open(struct trace_reader *r, struct trace_prefetch **out, struct err *e)
+/* The single producer, or none (same_thread). */
+static int open_single(struct trace_reader *r, bool same_thread, struct trace_prefetch **out,
+		       struct err *e)
 {
 	struct trace_prefetch *p = prefetch_alloc(r);
 	if (!p || !(p->blk = calloc(NBLK, sizeof(*p->blk)))) {
 		free(p);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	/* filled and read back on one core: a block that stays in its
+	 * cache (a 4096-event block is 416 KiB) */
+	p->blk_events = same_thread ? SAME_THREAD_EVENTS : BLK_EVENTS;
+	p->same_thread = same_thread;
+	if (same_thread) {
+		*out = p;
+		return 0;
 	}
 	if (pthread_create(&p->thread, NULL, producer, p)) {
 		trace_prefetch_close(p);
@@ -454,6 +474,11 @@ int trace_prefetch_open(struct trace_reader *r, struct trace_prefetch **out, str
 	p->running = true;
 	*out = p;
 	return 0;
+}
+
+int trace_prefetch_open(struct trace_reader *r, struct trace_prefetch **out, struct err *e)
+{
+	return open_single(r, false, out, e);
 }
 
 static void *hasher_main(void *arg)
@@ -519,7 +544,7 @@ int trace_prefetch_open_opts(struct trace_reader *r, const struct trace_prefetch
 	bool forced = po && po->chunk_bytes;
 	if (trace_is_plain_file(r) && (forced || (threads > 1 && size / 2 >= chunk)))
 		return open_chunked(r, threads, chunk, out, e);
-	return trace_prefetch_open(r, out, e);
+	return open_single(r, po && po->same_thread, out, e);
 }
 
 /* ---- Consumer --------------------------------------------------------------- */
@@ -659,17 +684,24 @@ static int ready_blk(struct trace_prefetch *p, struct err *e)
 				p->final_err = b->err;
 			}
 			p->cur = NULL;
+			if (p->same_thread)
+				continue;
 			pthread_mutex_lock(&p->mu);
 			p->head++;
 			pthread_cond_broadcast(&p->cv);
 			pthread_mutex_unlock(&p->mu);
 			continue;
 		}
-		pthread_mutex_lock(&p->mu);
-		while (p->head == p->tail)
-			pthread_cond_wait(&p->cv, &p->mu);
-		p->cur = &p->blk[p->head % NBLK];
-		pthread_mutex_unlock(&p->mu);
+		if (p->same_thread) {
+			fill(p, &p->blk[0]);
+			p->cur = &p->blk[0];
+		} else {
+			pthread_mutex_lock(&p->mu);
+			while (p->head == p->tail)
+				pthread_cond_wait(&p->cv, &p->mu);
+			p->cur = &p->blk[p->head % NBLK];
+			pthread_mutex_unlock(&p->mu);
+		}
 		p->pos = 0;
 		p->done = p->cur->done;
 		p->total = p->cur->total;
