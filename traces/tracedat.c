@@ -495,8 +495,11 @@ static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec, int id)
 	struct evinfo *x;
 	int t;
 
-	if (id >= 0 && id < d->nslot && d->slot[id] && d->info[d->slot[id] - 1].kind != K_UNKNOWN)
-		return &d->info[d->slot[id] - 1];
+	if (id >= 0 && id < d->nslot && d->slot[id]) {
+		x = &d->info[d->slot[id] - 1];
+		if (x->kind != K_UNKNOWN)
+			return x;
+	}
 	if (d->own) {
 		const struct ownfmt *o = own_by_id(d, id);
 		if (o)
@@ -979,9 +982,14 @@ static struct tep_record *take_next(struct tdlib *d)
 		}
 		d->taken = -1;
 	}
-	for (int cpu = 0; cpu < d->ncpu; cpu++)
-		if (d->next[cpu] && (best < 0 || d->next[cpu]->ts < d->next[best]->ts))
+	unsigned long long best_ts = 0;
+	for (int cpu = 0; cpu < d->ncpu; cpu++) {
+		const struct tep_record *n = d->next[cpu];
+		if (n && (best < 0 || n->ts < best_ts)) {
 			best = cpu;
+			best_ts = n->ts;
+		}
+	}
 	if (best < 0)
 		return NULL;
 	struct tep_record *rec = d->next[best];
