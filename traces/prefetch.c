@@ -809,7 +809,7 @@ const char *trace_prefetch_path(const struct trace_prefetch *p)
 
 unsigned trace_prefetch_threads(const struct trace_prefetch *p)
 {
-	return p->chunked ? p->nworkers : 1;
+	return p->chunked ? p->nworkers : p->same_thread ? 0 : 1;
 }
 
 void trace_prefetch_close(struct trace_prefetch *p)

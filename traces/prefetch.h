@@ -69,7 +69,7 @@ unsigned trace_prefetch_default_threads(void);
 int trace_prefetch_open_opts(struct trace_reader *r, const struct trace_prefetch_opts *po,
 			     struct trace_prefetch **out, struct err *e);
 
-/* Parser threads in use: 1 for the single producer. */
+/* Parser threads in use: 1 for the single producer, 0 on the same thread. */
 unsigned trace_prefetch_threads(const struct trace_prefetch *p);
 
 /* The reader's path (trace_path). */

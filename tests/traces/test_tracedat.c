@@ -124,19 +124,20 @@ static void compare(const char *dat, const char *report, const char *label, bool
 	trace_close(b);
 }
 
-/* Every event of path through the prefetch (one producer) against
- * trace_next(). */
-static void prefetch_equal(const char *path, const char *label)
+/* Every event of path through the prefetch (one producer, or none:
+ * same_thread) against trace_next(). */
+static void prefetch_equal(const char *path, const char *label, bool same_thread)
 {
 	struct trace_reader *a = NULL, *b = NULL;
 	struct trace_prefetch *p = NULL;
-	struct trace_prefetch_opts po = {.threads = 3};
+	struct trace_prefetch_opts po = {.threads = 3, .same_thread = same_thread};
 	struct err e1, e2;
 	char name[512];
 	uint64_t n = 0;
 	int r1 = 0, r2 = 0;
 	bool ok = trace_open(path, NULL, &a, &e1) == 0 && trace_open(path, NULL, &b, &e2) == 0 &&
-		  trace_prefetch_open_opts(b, &po, &p, &e2) == 0 && trace_prefetch_threads(p) == 1;
+		  trace_prefetch_open_opts(b, &po, &p, &e2) == 0 &&
+		  trace_prefetch_threads(p) == (same_thread ? 0u : 1u);
 
 	while (ok) {
 		struct trace_event x, y;
@@ -148,8 +149,8 @@ static void prefetch_equal(const char *path, const char *label)
 		ok = !differs(&x, &y);
 		n++;
 	}
-	(void)snprintf(name, sizeof(name), "%s: prefetch gives the same %" PRIu64 " events", label,
-		       n);
+	(void)snprintf(name, sizeof(name), "%s: prefetch%s gives the same %" PRIu64 " events",
+		       label, same_thread ? " on the same thread" : "", n);
 	CHECK(name, ok && r1 == 0 && r2 == 0 && n > 0);
 	trace_prefetch_close(p);
 	trace_close(a);
@@ -300,8 +301,9 @@ int main(int argc, char **argv)
 	CHECK_EQ_U64("lost: trace_stats_lost, the larger", trace_stats_lost(&stl),
 		     stl.lost_events > 4627 ? stl.lost_events : 4627);
 
-	prefetch_equal(dat, "version 7");
-	prefetch_equal(v6, "version 6 in xz");
+	prefetch_equal(dat, "version 7", false);
+	prefetch_equal(v6, "version 6 in xz", false);
+	prefetch_equal(dat, "version 7", true);
 	events_on_stdin(dat, "version 7", events_of(&st));
 	events_on_stdin(v6, "version 6 in xz", events_of(&st));
 
