@@ -227,12 +227,11 @@ static inline __attribute__((always_inline)) int intern_site(struct strtab *t, s
 	return 0;
 }
 
-/* Room for n more bytes in b's arena. It grows by a copy while the old one
- * is still there, so that the strings of the events taken so far follow
- * it. Errors: -1 (out of memory). */
-static int blk_grow(struct blk *b, size_t n)
+/* Room for n more bytes in arena a. It grows by a copy while the old one is
+ * still there, so that the texts of ev[0, nev) (the events taken so far)
+ * follow it. Errors: -1 (out of memory). */
+static int arena_grow(struct arena *a, size_t n, struct trace_event *ev, uint32_t nev)
 {
-	struct arena *a = &b->arena;
 	size_t cap = a->cap ? a->cap : 1 << 16;
 	while (cap < a->len + n)
 		cap *= 2;
@@ -241,29 +240,39 @@ static int blk_grow(struct blk *b, size_t n)
 		return -1;
 	if (a->len)
 		memcpy(m, a->p, a->len);
-	for (uint32_t i = 0; i < b->n; i++) {
-		struct trace_event *ev = &b->ev[i];
-		if (ev->text)
-			ev->text = m + (ev->text - a->p);
-	}
+	for (uint32_t i = 0; i < nev; i++)
+		if (ev[i].text)
+			ev[i].text = m + (ev[i].text - a->p);
 	free(a->p);
 	a->p = m;
 	a->cap = cap;
 	return 0;
 }
 
-/* *s (NULL: none) moved into b's arena, where it stays valid while the
- * block is. Errors: -1 (out of memory). */
-static inline __attribute__((always_inline)) int blk_str(struct blk *b, const char **s)
+/* ev[i]'s strings made the consumer's: its call site and name interned (a
+ * call site's string goes to the consumer once, with the first event
+ * naming it; later events carry only the id), its text copied into a (the
+ * texts of ev[0, i) follow a growing arena). Errors: -1 (out of memory). */
+static inline __attribute__((always_inline)) int
+take_strings(struct trace_prefetch *p, struct arena *a, struct trace_event *ev, uint32_t i)
 {
-	struct arena *a = &b->arena;
-	if (!*s)
-		return 0;
-	size_t n = strlen(*s) + 1;
-	if (a->len + n > a->cap && blk_grow(b, n)) /* at first, then seldom */
+	struct trace_event *x = &ev[i];
+	const char *cs = x->call_site ? x->call_site : "";
+	size_t len = strlen(cs);
+	uint32_t sid, nid;
+	bool fresh;
+	if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh, &x->call_site) ||
+	    (x->name &&
+	     intern_site(&p->names, &p->ncache, x->name, strlen(x->name), &nid, &fresh, &x->name)))
 		return -1;
-	memcpy(a->p + a->len, *s, n);
-	*s = a->p + a->len;
+	x->site_id = sid + 1;
+	if (!x->text)
+		return 0;
+	size_t n = strlen(x->text) + 1;
+	if (a->len + n > a->cap && arena_grow(a, n, ev, i)) /* at first, then seldom */
+		return -1;
+	memcpy(a->p + a->len, x->text, n);
+	x->text = a->p + a->len;
 	a->len += n;
 	return 0;
 }
@@ -282,25 +291,11 @@ static void fill(struct trace_prefetch *p, struct blk *b)
 			rc = k;
 			break;
 		}
-		for (uint32_t end = b->n + (uint32_t)k; b->n < end; b->n++) {
-			struct trace_event *ev = &b->ev[b->n];
-			/* a call site's string goes to the consumer once, with
-			 * the first event naming it; later events carry only
-			 * the id */
-			const char *cs = ev->call_site ? ev->call_site : "";
-			size_t len = strlen(cs);
-			uint32_t sid, nid;
-			bool fresh;
-			if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh,
-					&ev->call_site) ||
-			    (ev->name && intern_site(&p->names, &p->ncache, ev->name,
-						     strlen(ev->name), &nid, &fresh, &ev->name)) ||
-			    blk_str(b, &ev->text)) {
+		for (uint32_t end = b->n + (uint32_t)k; b->n < end; b->n++)
+			if (take_strings(p, &b->arena, b->ev, b->n)) {
 				rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
 				break;
 			}
-			ev->site_id = sid + 1;
-		}
 	}
 	b->end_rc = rc;
 	trace_progress(p->r, &b->done, &b->total);
@@ -731,6 +726,53 @@ static int prefetch_borrow(struct trace_prefetch *p, const struct trace_event **
 	return (int)k;
 }
 
+/* same_thread's next_batch once the current block is used up: up to n
+ * events read into ev itself, not into a block first (a copy of 104 bytes
+ * an event), their texts in blk[0]'s arena until the next call. The end,
+ * or an error after some events, is the next call's, as fill leaves it. */
+static int fill_direct(struct trace_prefetch *p, struct trace_event *ev, uint32_t n, struct err *e)
+{
+	struct arena *a = &p->blk[0].arena;
+	uint32_t k = 0;
+	int rc = 1;
+	if (p->cur) { /* used up by trace_prefetch_next: as ready_blk */
+		if (p->cur->end_rc != 1) {
+			p->finished = true;
+			p->final_rc = p->cur->end_rc;
+			p->final_err = p->cur->err;
+		}
+		p->cur = NULL;
+	}
+	if (p->finished) {
+		if (p->final_rc < 0)
+			*e = p->final_err;
+		return p->final_rc;
+	}
+	a->len = 0;
+	while (rc == 1 && k < n) {
+		int got = trace_next_batch(p->r, &ev[k], n - k, &p->final_err);
+		if (got <= 0) {
+			rc = got;
+			break;
+		}
+		for (uint32_t end = k + (uint32_t)got; k < end; k++)
+			if (take_strings(p, a, ev, k)) {
+				rc = err_set(&p->final_err, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+	}
+	trace_progress(p->r, &p->done, &p->total);
+	if (rc != 1) {
+		p->finished = true;
+		p->final_rc = rc;
+	}
+	if (k)
+		return (int)k;
+	if (rc < 0)
+		*e = p->final_err;
+	return rc;
+}
+
 /* Up to n events, as n calls of trace_prefetch_next give them, all from
  * one block or chunk: their strings stay in it until the next call, which
  * hands it back to the producers. An error after some events is kept for
@@ -739,6 +781,8 @@ static int prefetch_next_batch(struct trace_prefetch *p, struct trace_event *ev,
 			       struct err *e)
 {
 	uint32_t k = 0;
+	if (p->same_thread && (!p->cur || p->pos == p->cur->n))
+		return fill_direct(p, ev, n, e);
 	if (p->batch_rc) {
 		*e = p->batch_err;
 		return p->batch_rc;
