@@ -50,7 +50,7 @@ struct arena {
 
 /* A block's events are complete as they are filled: call_site and name
  * point at the producer's interned copies (which never move), text into
- * the block's arena (blk_str: a growing arena moves it along). */
+ * the block's arena (take_strings: a growing arena moves it along). */
 struct blk {
 	struct trace_event ev[BLK_EVENTS];
 	struct arena arena;
