@@ -21,7 +21,13 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { NBLK = 4, BLK_EVENTS = 4096, MAX_THREADS = 64, SITE_CACHE_BITS = 10 };
+enum {
+	NBLK = 4,
+	BLK_EVENTS = 4096,
+	SAME_THREAD_EVENTS = 256,
+	MAX_THREADS = 64,
+	SITE_CACHE_BITS = 10
+};
 #define NO_STR UINT32_MAX
 
 /* The call sites a producer met last, by a cheap hash of their length and
@@ -42,9 +48,9 @@ struct arena {
 	size_t len, cap;
 };
 
-/* A block's events are complete as they are filled: call_site points at
- * the producer's interned copy (which never moves), name and text into the
- * block's arena (blk_str: a growing arena moves them along). */
+/* A block's events are complete as they are filled: call_site and name
+ * point at the producer's interned copies (which never move), text into
+ * the block's arena (take_strings: a growing arena moves it along). */
 struct blk {
 	struct trace_event ev[BLK_EVENTS];
 	struct arena arena;
@@ -94,6 +100,10 @@ struct trace_prefetch {
 	struct trace_reader *r;
 	pthread_t thread;
 	bool running;
+	/* no thread: the consumer fills blk[0] as it needs it, blk_events
+	 * at a time (trace_prefetch_opts.same_thread) */
+	bool same_thread;
+	uint32_t blk_events; /* events per block: BLK_EVENTS, or fewer */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;   /* chunked: a chunk is ready (the consumer waits) */
 	unsigned head, tail; /* blocks taken / published; tail - head <= NBLK */
@@ -128,6 +138,11 @@ struct trace_prefetch {
 	 * ids instead of hashing strings (trace_source.id_space) */
 	struct strtab sites;
 	struct site_cache cache;
+	/* and the cache names (name=), so that they stay at their addresses
+	 * (trace_source.stable_strings): the engine then finds a named
+	 * cache by the string's address, not by hashing it at every event */
+	struct strtab names;
+	struct site_cache ncache;
 	/* consumer side */
 	struct blk *cur;
 	uint32_t pos;
@@ -212,12 +227,11 @@ static inline __attribute__((always_inline)) int intern_site(struct strtab *t, s
 	return 0;
 }
 
-/* Room for n more bytes in b's arena. It grows by a copy while the old one
- * is still there, so that the strings of the events taken so far follow
- * it. Errors: -1 (out of memory). */
-static int blk_grow(struct blk *b, size_t n)
+/* Room for n more bytes in arena a. It grows by a copy while the old one is
+ * still there, so that the texts of ev[0, nev) (the events taken so far)
+ * follow it. Errors: -1 (out of memory). */
+static int arena_grow(struct arena *a, size_t n, struct trace_event *ev, uint32_t nev)
 {
-	struct arena *a = &b->arena;
 	size_t cap = a->cap ? a->cap : 1 << 16;
 	while (cap < a->len + n)
 		cap *= 2;
@@ -226,31 +240,39 @@ static int blk_grow(struct blk *b, size_t n)
 		return -1;
 	if (a->len)
 		memcpy(m, a->p, a->len);
-	for (uint32_t i = 0; i < b->n; i++) {
-		struct trace_event *ev = &b->ev[i];
-		if (ev->name)
-			ev->name = m + (ev->name - a->p);
-		if (ev->text)
-			ev->text = m + (ev->text - a->p);
-	}
+	for (uint32_t i = 0; i < nev; i++)
+		if (ev[i].text)
+			ev[i].text = m + (ev[i].text - a->p);
 	free(a->p);
 	a->p = m;
 	a->cap = cap;
 	return 0;
 }
 
-/* *s (NULL: none) moved into b's arena, where it stays valid while the
- * block is. Errors: -1 (out of memory). */
-static inline __attribute__((always_inline)) int blk_str(struct blk *b, const char **s)
+/* ev[i]'s strings made the consumer's: its call site and name interned (a
+ * call site's string goes to the consumer once, with the first event
+ * naming it; later events carry only the id), its text copied into a (the
+ * texts of ev[0, i) follow a growing arena). Errors: -1 (out of memory). */
+static inline __attribute__((always_inline)) int
+take_strings(struct trace_prefetch *p, struct arena *a, struct trace_event *ev, uint32_t i)
 {
-	struct arena *a = &b->arena;
-	if (!*s)
-		return 0;
-	size_t n = strlen(*s) + 1;
-	if (a->len + n > a->cap && blk_grow(b, n)) /* at first, then seldom */
+	struct trace_event *x = &ev[i];
+	const char *cs = x->call_site ? x->call_site : "";
+	size_t len = strlen(cs);
+	uint32_t sid, nid;
+	bool fresh;
+	if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh, &x->call_site) ||
+	    (x->name &&
+	     intern_site(&p->names, &p->ncache, x->name, strlen(x->name), &nid, &fresh, &x->name)))
 		return -1;
-	memcpy(a->p + a->len, *s, n);
-	*s = a->p + a->len;
+	x->site_id = sid + 1;
+	if (!x->text)
+		return 0;
+	size_t n = strlen(x->text) + 1;
+	if (a->len + n > a->cap && arena_grow(a, n, ev, i)) /* at first, then seldom */
+		return -1;
+	memcpy(a->p + a->len, x->text, n);
+	x->text = a->p + a->len;
 	a->len += n;
 	return 0;
 }
@@ -262,30 +284,18 @@ static void fill(struct trace_prefetch *p, struct blk *b)
 	b->n = 0;
 	b->arena.len = 0;
 	err_clear(&b->err);
-	while (rc == 1 && b->n < BLK_EVENTS) {
-		uint32_t want = BLK_EVENTS - b->n < SUB ? BLK_EVENTS - b->n : SUB;
+	while (rc == 1 && b->n < p->blk_events) {
+		uint32_t want = p->blk_events - b->n < SUB ? p->blk_events - b->n : SUB;
 		int k = trace_next_batch(p->r, &b->ev[b->n], want, &b->err);
 		if (k <= 0) {
 			rc = k;
 			break;
 		}
-		for (uint32_t end = b->n + (uint32_t)k; b->n < end; b->n++) {
-			struct trace_event *ev = &b->ev[b->n];
-			/* a call site's string goes to the consumer once, with
-			 * the first event naming it; later events carry only
-			 * the id */
-			const char *cs = ev->call_site ? ev->call_site : "";
-			size_t len = strlen(cs);
-			uint32_t sid;
-			bool fresh;
-			if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh,
-					&ev->call_site) ||
-			    blk_str(b, &ev->name) || blk_str(b, &ev->text)) {
+		for (uint32_t end = b->n + (uint32_t)k; b->n < end; b->n++)
+			if (take_strings(p, &b->arena, b->ev, b->n)) {
 				rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
 				break;
 			}
-			ev->site_id = sid + 1;
-		}
 	}
 	b->end_rc = rc;
 	trace_progress(p->r, &b->done, &b->total);
@@ -427,6 +437,7 @@ static struct trace_prefetch *prefetch_alloc(struct trace_reader *r)
 		return NULL;
 	p->r = r;
 	strtab_init(&p->sites);
+	strtab_init(&p->names);
 	strtab_init(&p->gsites);
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
@@ -434,12 +445,22 @@ static struct trace_prefetch *prefetch_alloc(struct trace_reader *r)
 	return p;
 }
 
-int trace_prefetch_open(struct trace_reader *r, struct trace_prefetch **out, struct err *e)
+/* The single producer, or none (same_thread). */
+static int open_single(struct trace_reader *r, bool same_thread, struct trace_prefetch **out,
+		       struct err *e)
 {
 	struct trace_prefetch *p = prefetch_alloc(r);
 	if (!p || !(p->blk = calloc(NBLK, sizeof(*p->blk)))) {
 		free(p);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	/* filled and read back on one core: a block that stays in its
+	 * cache (a 4096-event block is 416 KiB) */
+	p->blk_events = same_thread ? SAME_THREAD_EVENTS : BLK_EVENTS;
+	p->same_thread = same_thread;
+	if (same_thread) {
+		*out = p;
+		return 0;
 	}
 	if (pthread_create(&p->thread, NULL, producer, p)) {
 		trace_prefetch_close(p);
@@ -448,6 +469,11 @@ int trace_prefetch_open(struct trace_reader *r, struct trace_prefetch **out, str
 	p->running = true;
 	*out = p;
 	return 0;
+}
+
+int trace_prefetch_open(struct trace_reader *r, struct trace_prefetch **out, struct err *e)
+{
+	return open_single(r, false, out, e);
 }
 
 static void *hasher_main(void *arg)
@@ -513,7 +539,7 @@ int trace_prefetch_open_opts(struct trace_reader *r, const struct trace_prefetch
 	bool forced = po && po->chunk_bytes;
 	if (trace_is_plain_file(r) && (forced || (threads > 1 && size / 2 >= chunk)))
 		return open_chunked(r, threads, chunk, out, e);
-	return trace_prefetch_open(r, out, e);
+	return open_single(r, po && po->same_thread, out, e);
 }
 
 /* ---- Consumer --------------------------------------------------------------- */
@@ -653,17 +679,24 @@ static int ready_blk(struct trace_prefetch *p, struct err *e)
 				p->final_err = b->err;
 			}
 			p->cur = NULL;
+			if (p->same_thread)
+				continue;
 			pthread_mutex_lock(&p->mu);
 			p->head++;
 			pthread_cond_broadcast(&p->cv);
 			pthread_mutex_unlock(&p->mu);
 			continue;
 		}
-		pthread_mutex_lock(&p->mu);
-		while (p->head == p->tail)
-			pthread_cond_wait(&p->cv, &p->mu);
-		p->cur = &p->blk[p->head % NBLK];
-		pthread_mutex_unlock(&p->mu);
+		if (p->same_thread) {
+			fill(p, &p->blk[0]);
+			p->cur = &p->blk[0];
+		} else {
+			pthread_mutex_lock(&p->mu);
+			while (p->head == p->tail)
+				pthread_cond_wait(&p->cv, &p->mu);
+			p->cur = &p->blk[p->head % NBLK];
+			pthread_mutex_unlock(&p->mu);
+		}
 		p->pos = 0;
 		p->done = p->cur->done;
 		p->total = p->cur->total;
@@ -693,6 +726,53 @@ static int prefetch_borrow(struct trace_prefetch *p, const struct trace_event **
 	return (int)k;
 }
 
+/* same_thread's next_batch once the current block is used up: up to n
+ * events read into ev itself, not into a block first (a copy of 104 bytes
+ * an event), their texts in blk[0]'s arena until the next call. The end,
+ * or an error after some events, is the next call's, as fill leaves it. */
+static int fill_direct(struct trace_prefetch *p, struct trace_event *ev, uint32_t n, struct err *e)
+{
+	struct arena *a = &p->blk[0].arena;
+	uint32_t k = 0;
+	int rc = 1;
+	if (p->cur) { /* used up by trace_prefetch_next: as ready_blk */
+		if (p->cur->end_rc != 1) {
+			p->finished = true;
+			p->final_rc = p->cur->end_rc;
+			p->final_err = p->cur->err;
+		}
+		p->cur = NULL;
+	}
+	if (p->finished) {
+		if (p->final_rc < 0)
+			*e = p->final_err;
+		return p->final_rc;
+	}
+	a->len = 0;
+	while (rc == 1 && k < n) {
+		int got = trace_next_batch(p->r, &ev[k], n - k, &p->final_err);
+		if (got <= 0) {
+			rc = got;
+			break;
+		}
+		for (uint32_t end = k + (uint32_t)got; k < end; k++)
+			if (take_strings(p, a, ev, k)) {
+				rc = err_set(&p->final_err, SLABSIM_ENOMEM, "out of memory");
+				break;
+			}
+	}
+	trace_progress(p->r, &p->done, &p->total);
+	if (rc != 1) {
+		p->finished = true;
+		p->final_rc = rc;
+	}
+	if (k)
+		return (int)k;
+	if (rc < 0)
+		*e = p->final_err;
+	return rc;
+}
+
 /* Up to n events, as n calls of trace_prefetch_next give them, all from
  * one block or chunk: their strings stay in it until the next call, which
  * hands it back to the producers. An error after some events is kept for
@@ -701,6 +781,8 @@ static int prefetch_next_batch(struct trace_prefetch *p, struct trace_event *ev,
 			       struct err *e)
 {
 	uint32_t k = 0;
+	if (p->same_thread && (!p->cur || p->pos == p->cur->n))
+		return fill_direct(p, ev, n, e);
 	if (p->batch_rc) {
 		*e = p->batch_err;
 		return p->batch_rc;
@@ -771,7 +853,7 @@ const char *trace_prefetch_path(const struct trace_prefetch *p)
 
 unsigned trace_prefetch_threads(const struct trace_prefetch *p)
 {
-	return p->chunked ? p->nworkers : 1;
+	return p->chunked ? p->nworkers : p->same_thread ? 0 : 1;
 }
 
 void trace_prefetch_close(struct trace_prefetch *p)
@@ -787,6 +869,7 @@ void trace_prefetch_close(struct trace_prefetch *p)
 			free(p->blk[i].arena.p);
 	free(p->blk);
 	strtab_fini(&p->sites);
+	strtab_fini(&p->names);
 	/* chunked */
 	for (unsigned i = 0; p->w && i < p->nthreads; i++) {
 		trace_close(p->w[i].r);
@@ -849,5 +932,7 @@ void trace_prefetch_as_source(struct trace_source *src, struct trace_prefetch *p
 		.stats = source_prefetch_stats,
 		.name = name,
 		.id_space = p, /* the producer interns call sites */
+		/* and names; the workers' chunks hold theirs in arenas */
+		.stable_strings = !p->chunked,
 	};
 }

@@ -2,7 +2,7 @@
  *
  * Parsing text and modelling the allocator each take about half of a replay;
  * on two or more cores they overlap. A producer thread calls trace_next() and
- * fills blocks of events (their strings copied into the block), the consumer
+ * fills blocks of events (marker texts copied into the block), the consumer
  * takes them in order. The events, their order and the line counts are
  * exactly those of trace_next() on the same reader; memory is a few blocks,
  * never the trace. The producer also interns call sites: events carry
@@ -46,6 +46,11 @@ struct trace_prefetch_opts {
 	 * here chunks the file even on one thread or when it is smaller than
 	 * two chunks, which otherwise go to the single producer. */
 	uint64_t chunk_bytes;
+	/* No thread for a reader not chunked: the consumer reads each block
+	 * as it needs it (the same events, ids and strings). For a reader
+	 * cheaper than its consumer on two cores (a trace.dat, run.c): events
+	 * handed between cores cost more CPU than the overlap saves. */
+	bool same_thread;
 };
 
 /* min(online CPUs - 1, 2), at least 1: the consumer (the model, or the
@@ -64,15 +69,15 @@ unsigned trace_prefetch_default_threads(void);
 int trace_prefetch_open_opts(struct trace_reader *r, const struct trace_prefetch_opts *po,
 			     struct trace_prefetch **out, struct err *e);
 
-/* Parser threads in use: 1 for the single producer. */
+/* Parser threads in use: 1 for the single producer, 0 on the same thread. */
 unsigned trace_prefetch_threads(const struct trace_prefetch *p);
 
 /* The reader's path (trace_path). */
 const char *trace_prefetch_path(const struct trace_prefetch *p);
 
-/* As trace_next(): 1 with an event (name and text valid until the next call,
- * call_site until trace_prefetch_close), 0 at the end, or the reader's error
- * (message included) where it occurred. */
+/* As trace_next(): 1 with an event (text valid until the next call, call_site
+ * until trace_prefetch_close, name too on the single producer), 0 at the end,
+ * or the reader's error (message included) where it occurred. */
 int trace_prefetch_next(struct trace_prefetch *p, struct trace_event *ev, struct err *e);
 
 /* Bytes of the file parsed so far and its size, as of the last block taken. */

@@ -51,12 +51,13 @@ struct trace_source {
 	 * id_space name the same call-site string, so the engine maps ids
 	 * instead of hashing strings (results are identical). */
 	const void *id_space;
-	/* true when the strings of its events (call_site, name, text) stay at
+	/* true when the call_site and name strings of its events stay at
 	 * their addresses, unchanged, as long as the id space (the event
-	 * array), so the engine may compare them by address; false when they
-	 * live in reused buffers (the prefetch). A sim that read one such
-	 * source must not meet another one at the same address (free the
-	 * array only after the sim, or use a new sim). */
+	 * array, the single-producer prefetch), so the engine may compare
+	 * them by address; false when they live in reused buffers (the
+	 * chunked prefetch's). A sim that read one such source must not meet
+	 * another one at the same address (free the array only after the
+	 * sim, or use a new sim). */
 	bool stable_strings;
 };
 

@@ -134,14 +134,23 @@ const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
 
 #define MSG_MAX	   256
 #define SITE_MAX   256
+#define GFP_MEMO   16
 
 /* What kind of record an event id is, and where its fields are (looked up
  * once per id). */
 enum rec_kind { K_UNKNOWN = 0, K_OTHER, K_SLAB, K_PRINT };
 
+/* A number field at a fixed place in a record: its offset and the mask of
+ * its size (mask 0: the event has no such field to read). */
+struct fixfield {
+	uint32_t off;
+	uint64_t mask;
+};
+
 struct evinfo {
 	enum rec_kind kind;
 	enum trace_ev_type type;
+	bool alloc; /* an allocation: bytes_req and bytes_alloc are read */
 	/* by value (info is reallocated); offset -1 when the format has none */
 	struct evformat_field call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node, accounted;
 	struct evformat_field pfn, order; /* mm_page_free, mm_page_alloc */
@@ -155,9 +164,19 @@ struct evinfo {
 	uint64_t *flag_val;
 	uint32_t *flag_bits;
 	int nflags;
-	uint64_t last_gfp; /* gfp_bits() of the last value */
-	uint32_t last_bits;
-	bool have_last;
+	/* gfp_bits() of the values met, direct-mapped (bits 0: empty): a
+	 * trace has a few dozen values, the last one repeats 1 time in 5 */
+	uint64_t gfp_val[GFP_MEMO];
+	uint32_t gfp_bits[GFP_MEMO];
+	/* The fields above at fixed places (fix_layout), in a file read in
+	 * process whose byte order is ours: when fixed, a record of at least
+	 * need bytes holds every field read, so one bound check stands for
+	 * read_num's check and size switch at every field (read_num was
+	 * about a seventh of a trace.dat replay's instructions). */
+	bool fixed;
+	uint32_t need;
+	struct fixfield fx_site, fx_ptr, fx_req, fx_alloc, fx_gfp, fx_node, fx_acc, fx_name;
+	struct fixfield fx_pfn, fx_order;
 };
 
 /* Call-site strings by address, direct-mapped: a few hundred sites make
@@ -190,7 +209,7 @@ struct tdlib {
 	uint64_t records;
 	char site[SITE_MAX];
 	int32_t *site_wire; /* the wire id of the last call_site returned, or NULL */
-	char name[SITE_MAX];
+	char name[SITE_MAX + 8]; /* + a word: copy_token writes whole words */
 	struct site_slot *sites; /* SITE_CACHE */
 	char *text;		 /* marker text */
 	size_t text_cap;
@@ -208,6 +227,11 @@ struct tdlib {
 	 * events), read here instead of by tep_data_type/tep_data_pid */
 	bool have_common;
 	struct evformat_field f_type, f_pid;
+	/* the same at fixed places (fix_common): records of at least
+	 * common_need bytes hold both */
+	bool common_fixed;
+	uint32_t common_need;
+	struct fixfield fx_type, fx_pid;
 	/* in process, the wanted formats parsed by evformat.c (tep then has
 	 * none), by id; NULL when libtraceevent parsed them */
 	struct ownfmt *own;
@@ -312,6 +336,53 @@ static uint32_t named_gfp(const char *s);
 static inline bool read_num(const struct tdlib *d, const struct evformat_field *f,
 			    const struct tep_record *rec, uint64_t *v);
 
+/* The number at f in data: an 8-byte load masked to the field's size. It
+ * may read up to 7 bytes past the record, never past the page's memory: a
+ * page handed out has 64 zero bytes after it (datfile_next_page), which is
+ * why only records of pages read in process are read so. */
+static inline uint64_t fixed_num(const void *data, const struct fixfield *f)
+{
+	uint64_t x;
+	memcpy(&x, (const uint8_t *)data + f->off, 8);
+	return x & f->mask;
+}
+
+/* f at a fixed place, when it is a number read_num reads (found, of 1, 2,
+ * 4 or 8 bytes); *need grows to hold it. false: it is not (fx's mask 0). */
+static bool fix_field(const struct evformat_field *f, struct fixfield *fx, uint32_t *need)
+{
+	*fx = (struct fixfield){0};
+	if (!f->found || f->offset < 0 ||
+	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+		return false;
+	fx->off = (uint32_t)f->offset;
+	fx->mask = f->size == 8 ? UINT64_MAX : (UINT64_C(1) << (8 * f->size)) - 1;
+	if (fx->off + (uint32_t)f->size > *need)
+		*need = fx->off + (uint32_t)f->size;
+	return true;
+}
+
+/* Do the fixed reads give what read_num gives here? Only for pages read in
+ * process (fixed_num's padding), in our byte order. */
+static bool can_fix(const struct tdlib *d)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return d->df && !d->big_endian;
+#else
+	(void)d;
+	return false;
+#endif
+}
+
+/* The common type and pid fields at fixed places, when both are numbers. */
+static void fix_common(struct tdlib *d)
+{
+	d->common_need = 0;
+	d->common_fixed = can_fix(d) && d->have_common &&
+			  fix_field(&d->f_type, &d->fx_type, &d->common_need) &&
+			  fix_field(&d->f_pid, &d->fx_pid, &d->common_need);
+}
+
 /* The type id of rec (-1: unreadable). */
 static int rec_type(struct tdlib *d, struct tep_record *rec)
 {
@@ -386,15 +457,49 @@ static bool set_flags(struct evinfo *x, const struct fmtsrc *s)
 	return true;
 }
 
-static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
+/* The slab fields of x at fixed places, when every one read_num would read
+ * is a number there (or absent, when it is optional) and the name is a
+ * __data_loc (or absent): else x stays on slab_event's reads. */
+static void fix_layout(const struct tdlib *d, struct evinfo *x)
 {
-	int id = rec_type(d, rec);
+	uint32_t need = 0;
+	x->fixed = false;
+	if (!can_fix(d))
+		return;
+	if (x->type == TRACE_EV_PAGE_FREE || x->type == TRACE_EV_PAGE_ALLOC) {
+		x->fixed = fix_field(&x->pfn, &x->fx_pfn, &need) &&
+			   fix_field(&x->order, &x->fx_order, &need);
+		x->need = need;
+		return;
+	}
+	if (!fix_field(&x->ptr, &x->fx_ptr, &need))
+		return;
+	if (x->alloc && !(fix_field(&x->bytes_req, &x->fx_req, &need) &&
+			  fix_field(&x->bytes_alloc, &x->fx_alloc, &need)))
+		return;
+	(void)fix_field(&x->gfp_flags, &x->fx_gfp, &need);
+	(void)fix_field(&x->accounted, &x->fx_acc, &need);
+	(void)fix_field(&x->node, &x->fx_node, &need);
+	(void)fix_field(&x->call_site, &x->fx_site, &need);
+	if (x->name.found &&
+	    (!(x->name.flags & EVFORMAT_DYNAMIC) || !fix_field(&x->name, &x->fx_name, &need)))
+		return;
+	x->need = need;
+	x->fixed = true;
+}
+
+/* What event id (rec's) is, looked up once per id. */
+static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec, int id)
+{
 	struct fmtsrc src = {0};
 	struct evinfo *x;
 	int t;
 
-	if (id >= 0 && id < d->nslot && d->slot[id] && d->info[d->slot[id] - 1].kind != K_UNKNOWN)
-		return &d->info[d->slot[id] - 1];
+	if (id >= 0 && id < d->nslot && d->slot[id]) {
+		x = &d->info[d->slot[id] - 1];
+		if (x->kind != K_UNKNOWN)
+			return x;
+	}
 	if (d->own) {
 		const struct ownfmt *o = own_by_id(d, id);
 		if (o)
@@ -453,12 +558,15 @@ static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 		x->type = page_free ? TRACE_EV_PAGE_FREE : TRACE_EV_PAGE_ALLOC;
 		x->pfn = src_field(&src, "pfn");
 		x->order = src_field(&src, "order");
+		fix_layout(d, x);
 		return x;
 	}
 	if ((t = slab_type(src.name)) < 0)
 		return x;
 	x->kind = K_SLAB;
 	x->type = (enum trace_ev_type)t;
+	x->alloc = x->type == TRACE_EV_KMALLOC || x->type == TRACE_EV_KMALLOC_NODE ||
+		   x->type == TRACE_EV_CACHE_ALLOC || x->type == TRACE_EV_CACHE_ALLOC_NODE;
 	x->call_site = src_field(&src, "call_site");
 	x->ptr = src_field(&src, "ptr");
 	x->bytes_req = src_field(&src, "bytes_req");
@@ -480,6 +588,7 @@ static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec)
 	/* A kernel built without memcg prints IS_ENABLED(CONFIG_MEMCG) as 0. */
 	if (x->accounted_in_fmt && strstr(fmt, "(0 &&"))
 		x->account_bit = 0;
+	fix_layout(d, x);
 	return x;
 }
 
@@ -512,15 +621,11 @@ static uint32_t named_gfp(const char *s)
 /* The bits of the names __print_flags gives val: libtraceevent takes each
  * table entry whose bits are all in what is left, in table order; what no
  * entry takes is printed in hex, which the text parser reads as raw bits. */
-static uint32_t gfp_bits(struct evinfo *x, uint64_t val)
+static uint32_t gfp_table_bits(struct evinfo *x, uint64_t val, size_t slot)
 {
 	uint32_t bits = TRACE_GFP_KNOWN;
 	uint64_t v = val;
 
-	if (!x->gfp_table)
-		return bits | raw_gfp(val);
-	if (x->have_last && x->last_gfp == val)
-		return x->last_bits;
 	for (int i = 0; i < x->nflags && v; i++) {
 		uint64_t fv = x->flag_val[i];
 		if (fv && (v & fv) == fv) {
@@ -529,10 +634,19 @@ static uint32_t gfp_bits(struct evinfo *x, uint64_t val)
 		}
 	}
 	bits |= raw_gfp(v);
-	x->last_gfp = val;
-	x->last_bits = bits;
-	x->have_last = true;
+	x->gfp_val[slot] = val;
+	x->gfp_bits[slot] = bits;
 	return bits;
+}
+
+static inline uint32_t gfp_bits(struct evinfo *x, uint64_t val)
+{
+	if (!x->gfp_table)
+		return TRACE_GFP_KNOWN | raw_gfp(val);
+	size_t slot = (size_t)((val * UINT64_C(0x9e3779b97f4a7c15)) >> 60);
+	if (x->gfp_bits[slot] && x->gfp_val[slot] == val)
+		return x->gfp_bits[slot];
+	return gfp_table_bits(x, val, slot);
 }
 
 /* A number field of rec, in the file's byte order, as an unsigned value of
@@ -584,18 +698,10 @@ static inline bool read_num(const struct tdlib *d, const struct evformat_field *
 	return true;
 }
 
-static const char *call_site(struct tdlib *d, const struct evinfo *x, uint64_t site)
+static const char *call_site_new(struct tdlib *d, const struct evinfo *x, uint64_t site,
+				 struct site_slot *slot)
 {
-	struct site_slot *slot =
-		d->sites ? &d->sites[(site * UINT64_C(0x9e3779b97f4a7c15)) >> 52] : NULL;
-	const char *fn;
-
-	d->site_wire = NULL;
-	if (slot && slot->str && slot->addr == site) {
-		d->site_wire = &slot->wire_id;
-		return slot->str;
-	}
-	fn = tep_find_function(d->tep, site);
+	const char *fn = tep_find_function(d->tep, site);
 	if (fn)
 		(void)snprintf(d->site, sizeof(d->site), "%s+0x%x", fn,
 			       (unsigned)(int)(site - tep_find_function_address(d->tep, site)));
@@ -614,6 +720,20 @@ static const char *call_site(struct tdlib *d, const struct evinfo *x, uint64_t s
 		}
 	}
 	return d->site;
+}
+
+/* The call site's string: "func+0xoff", or the address as printed. */
+static inline const char *call_site(struct tdlib *d, const struct evinfo *x, uint64_t site)
+{
+	struct site_slot *slot =
+		d->sites ? &d->sites[(site * UINT64_C(0x9e3779b97f4a7c15)) >> 52] : NULL;
+
+	d->site_wire = NULL;
+	if (slot && slot->str && slot->addr == site) {
+		d->site_wire = &slot->wire_id;
+		return slot->str;
+	}
+	return call_site_new(d, x, site, slot);
 }
 
 /* A string field f of rec, or NULL; *len: the bytes it may have. A flexible
@@ -757,9 +877,98 @@ static int slab_event(struct tdlib *d, struct evinfo *x, struct tep_record *rec,
 	return 1;
 }
 
+/* A byte of w that is zero, as the lowest set bit of the result (bits
+ * above the first zero byte may be set too). */
+static inline uint64_t zero_byte(uint64_t w)
+{
+	return (w - UINT64_C(0x0101010101010101)) & ~w & UINT64_C(0x8080808080808080);
+}
+
+/* The text parser's name= token of s (it ends at a NUL, blank or tab) into
+ * dst, at most max bytes, a word at a time: dst has room for max rounded
+ * up to a word, and s may be read as far (a page read in process, see
+ * fixed_num). */
+static inline void copy_token(char *dst, const char *s, size_t max)
+{
+	size_t n = 0;
+	while (n < max) {
+		uint64_t w, stop;
+		memcpy(&w, s + n, 8);
+		memcpy(dst + n, &w, 8);
+		stop = zero_byte(w) | zero_byte(w ^ UINT64_C(0x2020202020202020)) |
+		       zero_byte(w ^ UINT64_C(0x0909090909090909));
+		if (stop) {
+			n += (size_t)__builtin_ctzll(stop) / 8;
+			break;
+		}
+		n += 8;
+	}
+	dst[n < max ? n : max] = '\0';
+}
+
+/* slab_event for a record of at least x->need bytes of a fixed layout
+ * (fix_layout): the same fields, read at their places. */
+static inline int slab_fixed(struct tdlib *d, struct evinfo *x, const struct tep_record *rec,
+			     struct trace_event *ev, uint32_t skip_fields)
+{
+	const uint8_t *p = rec->data;
+	uint64_t v;
+
+	ev->type = x->type;
+	if (skip_fields & (1u << x->type))
+		return 1;
+	if (x->type == TRACE_EV_PAGE_FREE || x->type == TRACE_EV_PAGE_ALLOC) {
+		uint64_t order = fixed_num(p, &x->fx_order);
+		ev->ptr = fixed_num(p, &x->fx_pfn);
+		if (ev->ptr >> 40) {
+			ev->ptr = 0;
+			return 1;
+		}
+		ev->ptr <<= 12;
+		ev->bytes_alloc = UINT64_C(4096) << (order < 20 ? order : 20);
+		return 1;
+	}
+	ev->ptr = fixed_num(p, &x->fx_ptr);
+	if (x->alloc) {
+		ev->bytes_req = fixed_num(p, &x->fx_req);
+		ev->bytes_alloc = fixed_num(p, &x->fx_alloc);
+	}
+	if (x->fx_gfp.mask) {
+		v = fixed_num(p, &x->fx_gfp);
+		ev->gfp = gfp_bits(x, v);
+		if (x->accounted_in_fmt)
+			ev->accounted = x->account_bit && (v & x->account_bit) == x->account_bit;
+	}
+	if (x->fx_acc.mask)
+		ev->accounted = fixed_num(p, &x->fx_acc) != 0;
+	if (ev->accounted == 1 && !(ev->gfp & TRACE_GFP_ACCOUNT))
+		ev->gfp |= TRACE_GFP_ACCOUNT |
+			   ((ev->gfp & TRACE_GFP_KNOWN) ? TRACE_GFP_ACCOUNT_ONLY : 0);
+	if (x->fx_node.mask)
+		ev->node = (int32_t)fixed_num(p, &x->fx_node);
+	if (x->fx_site.mask)
+		ev->call_site = call_site(d, x, fixed_num(p, &x->fx_site));
+	if (x->fx_name.mask) {
+		/* str_field's __data_loc: offset in the low 16 bits, length in
+		 * the high 16, from the record's start or (__rel_loc) the
+		 * field's end */
+		uint64_t loc = fixed_num(p, &x->fx_name);
+		uint32_t off = (uint32_t)(loc & 0xffff), n = (uint32_t)((loc >> 16) & 0xffff);
+		uint32_t size = (uint32_t)rec->size;
+		if (x->name.flags & EVFORMAT_RELATIVE)
+			off += (uint32_t)(x->name.offset + x->name.size);
+		if (off <= size && n <= size - off) {
+			copy_token(d->name, (const char *)p + off,
+				   n < SITE_MAX - 1 ? n : SITE_MAX - 1);
+			ev->name = d->name;
+		}
+	}
+	return 1;
+}
+
 /* ---- Records in report order ------------------------------------------------ */
 
-static int fast_read(struct tdlib *d, int cpu);
+static inline int fast_read(struct tdlib *d, int cpu);
 
 static struct tep_record *take_next(struct tdlib *d)
 {
@@ -773,9 +982,14 @@ static struct tep_record *take_next(struct tdlib *d)
 		}
 		d->taken = -1;
 	}
-	for (int cpu = 0; cpu < d->ncpu; cpu++)
-		if (d->next[cpu] && (best < 0 || d->next[cpu]->ts < d->next[best]->ts))
+	unsigned long long best_ts = 0;
+	for (int cpu = 0; cpu < d->ncpu; cpu++) {
+		const struct tep_record *n = d->next[cpu];
+		if (n && (best < 0 || n->ts < best_ts)) {
 			best = cpu;
+			best_ts = n->ts;
+		}
+	}
 	if (best < 0)
 		return NULL;
 	struct tep_record *rec = d->next[best];
@@ -826,15 +1040,22 @@ static int lib_next(struct tdlib *d, struct trace_event *ev, enum trace_line_kin
 	ev->t_ns = (rec->ts + 500) / 1000 * 1000;
 	ev->cpu = (uint32_t)rec->cpu;
 	uint64_t pid;
-	ev->pid = !d->have_common		      ? tep_data_pid(d->tep, rec)
-		  : read_num(d, &d->f_pid, rec, &pid) ? (int)pid
-						      : -1;
+	int id;
+	if (d->common_fixed && (uint32_t)rec->size >= d->common_need) {
+		id = (int)fixed_num(rec->data, &d->fx_type);
+		ev->pid = (int)fixed_num(rec->data, &d->fx_pid);
+	} else {
+		id = rec_type(d, rec);
+		ev->pid = !d->have_common		      ? tep_data_pid(d->tep, rec)
+			  : read_num(d, &d->f_pid, rec, &pid) ? (int)pid
+							      : -1;
+	}
 	trace_event_clear_fields(ev);
 	ev->text = NULL;
 	ev->line = 0;
 	ev->site_id = 0;
 
-	x = info_of(d, rec);
+	x = info_of(d, rec, id);
 	if (!x) {
 		(void)snprintf(msg, MSG_MAX, "expected a record of a known event, got event id %d",
 			       d->own ? rec_type(d, rec) : tep_data_type(d->tep, rec));
@@ -850,6 +1071,8 @@ static int lib_next(struct tdlib *d, struct trace_event *ev, enum trace_line_kin
 		return 1;
 	case K_SLAB:
 		*kind = TRACE_LINE_EVENT;
+		if (x->fixed && (uint32_t)rec->size >= x->need)
+			return slab_fixed(d, x, rec, ev, skip_fields);
 		return slab_event(d, x, rec, ev, skip_fields, msg);
 	default:
 		*kind = TRACE_LINE_OTHER_EVENT;
@@ -1216,7 +1439,7 @@ static uint64_t le_long(const uint8_t *p, size_t ls)
 }
 
 /* The next data record of w: 1, 0 at the page's end, -1 at a type 31. */
-static int walk_next(struct pagewalk *w)
+static inline int walk_next(struct pagewalk *w)
 {
 	for (;;) {
 		w->curr = w->next;
@@ -1283,10 +1506,25 @@ static void *walk_to_kbuffer(struct tdlib *d, struct pagewalk *w, struct kbuffer
 	return data;
 }
 
-/* cpu's next record into d->recs[cpu] (d->next[cpu] NULL at its end): 1,
- * 0 at the end, -1 on a corrupt page (its header or an event past its
- * end: not something trace-cmd writes). */
-static int fast_read(struct tdlib *d, int cpu)
+/* The record w is at, walked here, into r (fast_read's end). */
+static inline int walk_record(struct tdlib *d, const struct pagewalk *w, struct tep_record *r,
+			      int cpu)
+{
+	uint32_t size = w->next - w->index, off = w->curr + (uint32_t)d->data_off;
+	if ((size_t)off + size > d->data_off + d->data_max || size > INT32_MAX)
+		return -1;
+	r->missed_events = (int)(w->curr ? 0 : w->lost);
+	r->data = (void *)(w->data + w->index);
+	r->size = (int)size;
+	r->ts = w->ts;
+	r->cpu = cpu;
+	d->next[cpu] = r;
+	return 1;
+}
+
+/* fast_read past the usual case: k is what walk_next gave on cpu's page
+ * (0 or -1), or 1 when the page is not walked here. */
+static int fast_read_more(struct tdlib *d, int cpu, int k)
 {
 	struct kbuffer *kb = d->kb[cpu];
 	struct pagewalk *w = d->walk ? &d->walk[cpu] : NULL;
@@ -1294,11 +1532,8 @@ static int fast_read(struct tdlib *d, int cpu)
 	unsigned long long ts = 0;
 	void *data = NULL;
 
-	if (r->data && w && !w->kb) {
-		int k = walk_next(w);
-		data = k > 0   ? (void *)(w->data + w->index)
-		       : k < 0 ? walk_to_kbuffer(d, w, kb, &ts)
-			       : NULL;
+	if (k <= 0) {
+		data = k < 0 ? walk_to_kbuffer(d, w, kb, &ts) : NULL;
 		ts = w->kb ? ts : w->ts;
 	} else if (r->data) {
 		data = kbuffer_next_event(kb, &ts);
@@ -1322,10 +1557,10 @@ static int fast_read(struct tdlib *d, int cpu)
 		if ((commit & ((1u << 27) - 1)) > d->data_max)
 			return -1;
 		if (w) {
-			int k = walk_load(w, page, d->data_off);
-			data = k > 0   ? (void *)(w->data + w->index)
-			       : k < 0 ? walk_to_kbuffer(d, w, kb, &ts)
-				       : NULL;
+			int got = walk_load(w, page, d->data_off);
+			data = got > 0	 ? (void *)(w->data + w->index)
+			       : got < 0 ? walk_to_kbuffer(d, w, kb, &ts)
+					 : NULL;
 			ts = w->kb ? ts : w->ts;
 			continue;
 		}
@@ -1351,6 +1586,22 @@ static int fast_read(struct tdlib *d, int cpu)
 	r->cpu = cpu;
 	d->next[cpu] = r;
 	return 1;
+}
+
+/* cpu's next record into d->recs[cpu] (d->next[cpu] NULL at its end): 1,
+ * 0 at the end, -1 on a corrupt page (its header or an event past its
+ * end: not something trace-cmd writes). Inline: the next record of the
+ * page walked here. */
+static inline int fast_read(struct tdlib *d, int cpu)
+{
+	struct pagewalk *w = d->walk ? &d->walk[cpu] : NULL;
+	struct tep_record *r = &d->recs[cpu];
+
+	if (r->data && w && !w->kb) {
+		int k = walk_next(w);
+		return k > 0 ? walk_record(d, w, r, cpu) : fast_read_more(d, cpu, k);
+	}
+	return fast_read_more(d, cpu, 1);
 }
 
 /* 0 with *out, 1 when this reader does not take the file (the child's
@@ -1444,6 +1695,7 @@ static int fast_open(int fd, const char *path, struct tdlib **out, struct err *e
 		return 1;
 	}
 	d->have_common = true;
+	fix_common(d);
 	d->data_max = (size_t)datfile_page_size(df) - d->data_off;
 	const char *ks = datfile_kallsyms(df);
 	if (ks)

@@ -315,15 +315,16 @@ static const char *spill_dir(void)
 	return d && *d ? d : "/tmp";
 }
 
-/* r->src reading r->tr, through parser threads unless told not to. */
-static int attach_reader(struct run *r, const struct run_read *rd, struct err *e)
+/* r->src reading r->tr, through parser threads unless told not to, or in
+ * blocks the replay's own thread fills (same_thread, prefetch.h). */
+static int attach_reader(struct run *r, const struct run_read *rd, bool same_thread, struct err *e)
 {
 	int rc;
 	if (rd->no_prefetch) {
 		trace_as_source(&r->src, r->tr);
 		return 0;
 	}
-	struct trace_prefetch_opts po = {.threads = rd->parse_threads};
+	struct trace_prefetch_opts po = {.threads = rd->parse_threads, .same_thread = same_thread};
 	if ((rc = trace_prefetch_open_opts(r->tr, &po, &r->pf, e)))
 		return rc;
 	trace_prefetch_as_source(&r->src, r->pf, trace_path(r->tr));
@@ -333,10 +334,10 @@ static int attach_reader(struct run *r, const struct run_read *rd, struct err *e
 /* Open path for reading into r->tr, through parser threads unless told
  * not to; r->src reads it. */
 static int open_reader(struct run *r, const char *path, const struct trace_opts *to,
-		       const struct run_read *rd, struct err *e)
+		       const struct run_read *rd, bool same_thread, struct err *e)
 {
 	int rc = trace_open(path, to, &r->tr, e);
-	return rc ? rc : attach_reader(r, rd, e);
+	return rc ? rc : attach_reader(r, rd, same_thread, e);
 }
 
 static void close_reader(struct run *r)
@@ -378,7 +379,7 @@ static int learn_spilling(struct run *r, const char *path, const struct run_read
 	struct trace_source src[2];
 	size_t nsrc = 0;
 	/* the head's events first, then the rest through its reader */
-	int rc = r->head ? attach_reader(r, rd, e) : open_reader(r, path, &to, rd, e);
+	int rc = r->head ? attach_reader(r, rd, false, e) : open_reader(r, path, &to, rd, false, e);
 	if (rc)
 		return rc;
 	if (evarr_spill_open(path, spill_dir(), 0, &r->spill, &sp.why))
@@ -435,7 +436,7 @@ static int learn_reading(struct run *r, const char *path, const struct run_read 
 	bool done = false;
 	unsigned threads = rd->name_threads ? rd->name_threads : 1;
 	int rc = learn_names_file(r->s, path, &lax, threads, progress, &done, e);
-	if (!rc && !done && !(rc = open_reader(r, path, &lax, rd, e)) &&
+	if (!rc && !done && !(rc = open_reader(r, path, &lax, rd, false, e)) &&
 	    !(rc = sim_learn_names_source(r->s, &r->src, e))) {
 		r->pass = *(r->pf ? trace_prefetch_stats(r->pf) : trace_stats(r->tr));
 		r->have_pass = true;
@@ -653,14 +654,19 @@ static int open_source(struct run *r, const struct run_opts *o, const struct run
 		r->stats = evarr_stats(r->head);
 		return 0;
 	}
+	/* the trace.dat read once costs less to read than to replay: with
+	 * one parser thread by default (fewer than three cores), the replay's
+	 * own thread reads it, as the events handed over between the two
+	 * cores cost more CPU than the overlap saves (tests/bench/README.md) */
+	bool same = once && !rd->parse_threads && trace_prefetch_default_threads() <= 1;
 	if (once && r->head) {
-		rc = attach_reader(r, rd, e);
+		rc = attach_reader(r, rd, same, e);
 	} else {
 		struct trace_opts to = {.strict = rd->strict};
 		evarr_free(r->head);
 		r->head = NULL;
 		close_reader(r);
-		rc = open_reader(r, in->path, &to, rd, e);
+		rc = open_reader(r, in->path, &to, rd, same, e);
 	}
 	return rc || !can_reread ? rc : peek_ahead(r, in->path, e);
 }

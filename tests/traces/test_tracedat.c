@@ -12,6 +12,7 @@
  */
 #include "check.h"
 #include "prefetch.h"
+#include "source.h"
 #include "trace.h"
 #include "tracedat.h"
 
@@ -124,19 +125,20 @@ static void compare(const char *dat, const char *report, const char *label, bool
 	trace_close(b);
 }
 
-/* Every event of path through the prefetch (one producer) against
- * trace_next(). */
-static void prefetch_equal(const char *path, const char *label)
+/* Every event of path through the prefetch (one producer, or none:
+ * same_thread) against trace_next(). */
+static void prefetch_equal(const char *path, const char *label, bool same_thread)
 {
 	struct trace_reader *a = NULL, *b = NULL;
 	struct trace_prefetch *p = NULL;
-	struct trace_prefetch_opts po = {.threads = 3};
+	struct trace_prefetch_opts po = {.threads = 3, .same_thread = same_thread};
 	struct err e1, e2;
 	char name[512];
 	uint64_t n = 0;
 	int r1 = 0, r2 = 0;
 	bool ok = trace_open(path, NULL, &a, &e1) == 0 && trace_open(path, NULL, &b, &e2) == 0 &&
-		  trace_prefetch_open_opts(b, &po, &p, &e2) == 0 && trace_prefetch_threads(p) == 1;
+		  trace_prefetch_open_opts(b, &po, &p, &e2) == 0 &&
+		  trace_prefetch_threads(p) == (same_thread ? 0u : 1u);
 
 	while (ok) {
 		struct trace_event x, y;
@@ -148,9 +150,52 @@ static void prefetch_equal(const char *path, const char *label)
 		ok = !differs(&x, &y);
 		n++;
 	}
-	(void)snprintf(name, sizeof(name), "%s: prefetch gives the same %" PRIu64 " events", label,
-		       n);
+	(void)snprintf(name, sizeof(name), "%s: prefetch%s gives the same %" PRIu64 " events",
+		       label, same_thread ? " on the same thread" : "", n);
 	CHECK(name, ok && r1 == 0 && r2 == 0 && n > 0);
+	trace_prefetch_close(p);
+	trace_close(a);
+	trace_close(b);
+}
+
+/* The same with no thread, taken as the replay takes them: batches of the
+ * source (read into the caller's events), with single events between them
+ * (from a block) every third time. */
+static void same_thread_batches_equal(const char *path, const char *label)
+{
+	struct trace_reader *a = NULL, *b = NULL;
+	struct trace_prefetch *p = NULL;
+	struct trace_prefetch_opts po = {.same_thread = true};
+	struct trace_source src;
+	struct err e1, e2;
+	char name[512];
+	uint64_t n = 0;
+	int r1 = 0, r2 = 0;
+	bool ok = trace_open(path, NULL, &a, &e1) == 0 && trace_open(path, NULL, &b, &e2) == 0 &&
+		  trace_prefetch_open_opts(b, &po, &p, &e2) == 0;
+	if (ok)
+		trace_prefetch_as_source(&src, p, path);
+	for (uint32_t round = 0; ok; round++) {
+		struct trace_event x, y[7];
+		int k = round % 3 == 2 ? trace_prefetch_next(p, y, &e2)
+				       : src.next_batch(src.ctx, y, 7, &e2);
+		for (int i = 0; ok && i < k; i++, n++) {
+			ok = trace_next(a, &x, &e1) == 1;
+			y[i].site_id = x.site_id;
+			ok = ok && !differs(&x, &y[i]);
+		}
+		if (k <= 0) {
+			r2 = k;
+			r1 = trace_next(a, &x, &e1);
+			break;
+		}
+	}
+	(void)snprintf(name, sizeof(name),
+		       "%s: prefetch on the same thread gives the same %" PRIu64
+		       " events in batches",
+		       label, n);
+	CHECK(name, ok && r1 == 0 && r2 == 0 && n > 0 &&
+			    src.next_batch(src.ctx, (struct trace_event[1]){{0}}, 1, &e2) == 0);
 	trace_prefetch_close(p);
 	trace_close(a);
 	trace_close(b);
@@ -300,8 +345,10 @@ int main(int argc, char **argv)
 	CHECK_EQ_U64("lost: trace_stats_lost, the larger", trace_stats_lost(&stl),
 		     stl.lost_events > 4627 ? stl.lost_events : 4627);
 
-	prefetch_equal(dat, "version 7");
-	prefetch_equal(v6, "version 6 in xz");
+	prefetch_equal(dat, "version 7", false);
+	prefetch_equal(v6, "version 6 in xz", false);
+	prefetch_equal(dat, "version 7", true);
+	same_thread_batches_equal(dat, "version 7");
 	events_on_stdin(dat, "version 7", events_of(&st));
 	events_on_stdin(v6, "version 6 in xz", events_of(&st));
 
