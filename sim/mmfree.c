@@ -38,12 +38,13 @@ struct mmf_mm {
 	uint32_t n, cap;
 };
 
-/* The node map's value: owner id + 1, and this bit for a node allocated
- * where only an mm's tree allocates (mas_preallocate: vma_iter_prealloc;
- * __mt_dup, mas_dup_alloc: dup_mmap). Other maple trees (a tmpfs
- * directory's offsets, simple_offset_add) allocate at the same sites as a
- * VMA write's other nodes (mas_wr_bnode, mas_push_data, mas_new_ma_node,
- * mas_store_gfp), so only these count against the tree bound. */
+/* The node map's value: owner id + 1, and this bit for a node of the mm's
+ * own tree: allocated where only an mm's tree allocates (mas_preallocate:
+ * vma_iter_prealloc; __mt_dup, mas_dup_alloc: dup_mmap) or in the task's
+ * VMA work (mmf_alloc's in_vma). Other maple trees (a tmpfs directory's
+ * offsets, simple_offset_add) pop nodes from a prefilled sheaf at the same
+ * sites as a VMA write does (mas_wr_bnode, mas_push_data, mas_new_ma_node,
+ * mas_store_gfp): only these count against the tree bound. */
 #define NODE_BOUND (UINT64_C(1) << 32)
 
 enum mmf_kind mmf_kind_of(const char *name)
@@ -56,6 +57,8 @@ enum mmf_kind mmf_kind_of(const char *name)
 		return MMF_VMA;
 	if (!strcmp(name, "mm_struct"))
 		return MMF_MM;
+	if (!strcmp(name, "anon_vma") || !strcmp(name, "anon_vma_chain"))
+		return MMF_VMA_AUX;
 	return MMF_OTHER;
 }
 
@@ -377,7 +380,7 @@ static int own(struct mmf *m, struct u64map *map, uint64_t ptr, uint32_t id, boo
 }
 
 int mmf_alloc(struct mmf *m, enum mmf_kind k, int32_t pid, uint64_t ptr, const char *site,
-	      struct err *e)
+	      bool in_vma, struct err *e)
 {
 	uint32_t f = fork_of(m, pid), id = 0;
 	int rc;
@@ -411,7 +414,8 @@ int mmf_alloc(struct mmf *m, enum mmf_kind k, int32_t pid, uint64_t ptr, const c
 		fork_end(m, pid);
 		return (rc = task_mm(m, pid, &id, e))
 			       ? rc
-			       : own(m, &m->node, ptr, id, site_is(site, "mas_preallocate"), e);
+			       : own(m, &m->node, ptr, id,
+				     in_vma || site_is(site, "mas_preallocate"), e);
 	case MMF_VMA:
 		if (f != UINT32_MAX && site_is(site, "vm_area_dup"))
 			return own(m, &m->vma, ptr, f, false, e);

@@ -49,6 +49,10 @@ enum mmf_kind {
 	MMF_NODE, /* maple_node */
 	MMF_VMA,  /* vm_area_struct */
 	MMF_MM,	  /* mm_struct */
+	/* anon_vma, anon_vma_chain: a VMA's companions, allocated in the same
+	 * VMA work (anon_vma_clone, anon_vma_prepare) as the tree's stores;
+	 * neither owned nor counted: they only mark that work */
+	MMF_VMA_AUX,
 };
 
 struct mmf_mm;
@@ -79,10 +83,13 @@ void mmf_init(struct mmf *m);
 void mmf_fini(struct mmf *m);
 
 /* An allocation of kind k (MMF_OTHER: any other, which may end a fork
- * burst) at ptr by task pid, call site site ("func+0x.." or ""). 0 or
- * SLABSIM_ENOMEM. */
+ * burst) at ptr by task pid, call site site ("func+0x.." or ""). in_vma:
+ * the task's VMA work allocated it (the last slab event on its CPU but a
+ * node's was the same task's VMA or companion): a node a VMA write took
+ * from its prefilled sheaf, which counts against the tree bound like
+ * mas_preallocate's. 0 or SLABSIM_ENOMEM. */
 int mmf_alloc(struct mmf *m, enum mmf_kind k, int32_t pid, uint64_t ptr, const char *site,
-	      struct err *e);
+	      bool in_vma, struct err *e);
 
 /* A traced free of kind k at ptr by task pid, call site site. OUT:
  * *teardown, the mm whose nodes are to be freed now (UINT32_MAX: none);
@@ -117,12 +124,13 @@ uint32_t mmf_tree_bound(uint64_t nvma);
 /* After an mmf_free of a VMA (munmap and the like, not exit_mmap): OUT *mm,
  * *keep and true when the mm is whole (made by a task whose events name
  * its thread group, TRACE_PID_GROUP, and joined to no placeholder: every
- * VMA of its tree traced) and may own more tree-only nodes (allocated at
- * mas_preallocate, __mt_dup, mas_dup_alloc) than mmf_tree_bound of its
- * VMAs; the caller then calls mmf_bound. */
+ * VMA of its tree traced) and may own more of its tree's own nodes
+ * (allocated at mas_preallocate, __mt_dup, mas_dup_alloc, or in VMA work:
+ * mmf_alloc's in_vma) than mmf_tree_bound of its VMAs; the caller then
+ * calls mmf_bound. */
 bool mmf_bound_pending(struct mmf *m, uint32_t *mm, uint32_t *keep);
 
-/* Of mm's tree-only nodes still live (alive(ctx, ptr)), those beyond keep
+/* Of mm's tree's own nodes still live (alive(ctx, ptr)), those beyond keep
  * were replaced by stores and freed (ma_free_rcu, kfree_rcu): fn(ctx, ptr)
  * for each of the oldest. The ones not alive are forgotten. Stops at and
  * returns fn's first nonzero return. */

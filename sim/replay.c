@@ -317,6 +317,10 @@ struct sim {
 	 * bulk and kfree_rcu frees of maple nodes emit no event */
 	bool mmf_on;
 	struct mmf mmf;
+	/* per CPU, the task whose VMA work the last slab event but a node's
+	 * was (a VMA or companion allocated or freed), else -1; NULL until
+	 * the first (mmf_vma_work) */
+	int32_t *vma_work;
 	/* frees proven by the page allocator (pgfree.h): on once the trace
 	 * shows an mm_page_free */
 	struct pgf pgf;
@@ -505,6 +509,7 @@ void sim_destroy(struct sim *s)
 	policy_destroy(s->p);
 	policy_destroy(s->none);
 	mmf_fini(&s->mmf);
+	free(s->vma_work);
 	pgf_fini(&s->pgf);
 	free(s->none_rlp);
 	free(s->cost);
@@ -2392,17 +2397,43 @@ static int on_page_free(struct sim *s, const struct trace_event *ev, struct err 
 	return rc;
 }
 
+/* A slab event of kind k on ev's CPU: whether the task was in its VMA work
+ * there (*in_vma; the kernel's VMA code allocates the VMA and its
+ * companions, then stores into the tree, on one CPU under mmap_lock; a node
+ * changes nothing, nor does a free of NULL), and the CPU's mark updated. */
+static int mmf_vma_work(struct sim *s, const struct trace_event *ev, enum mmf_kind k, bool *in_vma,
+			struct err *e)
+{
+	uint32_t cpu = fold_cpu(s, ev);
+	if (!s->vma_work) {
+		s->vma_work = malloc((size_t)s->o.cfg.nr_cpus * sizeof(*s->vma_work));
+		if (!s->vma_work)
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		for (uint32_t i = 0; i < s->o.cfg.nr_cpus; i++)
+			s->vma_work[i] = -1;
+	}
+	*in_vma = ev->pid >= 0 && s->vma_work[cpu] == ev->pid;
+	if (k == MMF_VMA || k == MMF_VMA_AUX)
+		s->vma_work[cpu] = ev->pid;
+	else if (k != MMF_NODE && ev->ptr)
+		s->vma_work[cpu] = -1;
+	return 0;
+}
+
 /* An allocation the engine took (on_alloc): tell the mm model. */
 static int mmf_on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 {
-	if (ev->pid < 0 || !ev->ptr)
-		return 0;
-	enum mmf_kind k = ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE
-				  ? MMF_OTHER
-				  : mmf_kind_at(s, ev);
+	bool in_vma = false;
+	enum mmf_kind k =
+		ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE || !ev->ptr
+			? MMF_OTHER
+			: mmf_kind_at(s, ev);
+	int rc = mmf_vma_work(s, ev, k, &in_vma, e);
+	if (rc || ev->pid < 0 || !ev->ptr)
+		return rc;
 	if (k == MMF_OTHER && !u64map_len(&s->mmf.fork))
 		return 0; /* only an open fork burst looks at other allocations */
-	int rc = mmf_alloc(&s->mmf, k, ev->pid, ev->ptr, mmf_site(s, ev), e);
+	rc = mmf_alloc(&s->mmf, k, ev->pid, ev->ptr, mmf_site(s, ev), in_vma, e);
 	return rc ? rc : mmf_on_trim(s, ev, e);
 }
 
@@ -2682,6 +2713,10 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 		enum mmf_kind k = s->mmf_on && ev->pid >= 0 && ev->ptr > ZERO_SIZE_PTR
 					  ? mmf_kind_at(s, ev)
 					  : MMF_OTHER;
+		bool in_vma = false;
+		if (s->mmf_on && ev->ptr > ZERO_SIZE_PTR &&
+		    (rc = mmf_vma_work(s, ev, k, &in_vma, e)))
+			return event_error(s, ev, rc, "", e);
 		rc = on_free(s, ev, e);
 		if (!rc && k != MMF_OTHER)
 			rc = mmf_on_free(s, ev, k, e);

@@ -4,19 +4,21 @@
 # record-tgid column (data/mmbound-6.18.trace) and the same lines without it
 # (data/mmbound-6.18-notgid.trace):
 #   - app 500 execs (mm_alloc: its mm M, made by a task whose events name its
-#     thread group, 500), maps V1, and its stores allocate N1..N5 at
-#     mas_preallocate and W1 at mas_wr_bnode (a write site, which other
-#     maple trees share: not counted against the bound);
-#   - its thread 501 (group 500: M's) maps V2 with N6 and unmaps V2
-#     (vms_complete_munmap_vmas): M has 1 VMA, its tree 3 entries at most,
-#     one node (mmf_tree_bound(1) = 1); of its 6 tree-only nodes the 5
-#     oldest, N1..N5, were freed (kfree_rcu);
-#   - 500 allocates N1 again (freed: a plain allocation) and N6 (still live:
-#     a free at reuse).
-# With the tgids: 5 beyond the bound, 1 at reuse, maple_node live N1 N6 W1 =
-# 3. Without them the thread's VMA and node go to a placeholder and M is not
-# known to hold every VMA of its tree: no bound, N1 and N6 both frees at
-# reuse, 7 live.
+#     thread group, 500), maps V1, and its store allocates N1..N5 at
+#     mas_preallocate; then, after other work (a names_cache allocation), W1
+#     at mas_wr_bnode: a write into another maple tree (a tmpfs directory's
+#     offsets allocate at the same sites), not counted against the bound;
+#   - its thread 501 (group 500: M's) maps V2, whose store takes W2 at
+#     mas_wr_bnode right after it (VMA work on that CPU: counted), and unmaps
+#     V2 (vms_complete_munmap_vmas): M has 1 VMA, its tree 3 entries at most,
+#     one node (mmf_tree_bound(1) = 1); of its 6 counted nodes the 5 oldest,
+#     N1..N5, were freed (kfree_rcu);
+#   - 500 allocates N1 again (freed: a plain allocation) and at W2's address
+#     (still live: a free at reuse).
+# With the tgids: 5 beyond the bound, 1 at reuse, maple_node live N1 W1 W2 =
+# 3 (counting W1 would free 6; not counting W2, 4). Without them the
+# thread's VMA and node go to a placeholder and M is not known to hold every
+# VMA of its tree: no bound, both allocations frees at reuse, 7 live.
 # TAP output.  $1 slabsim binary
 set -u
 bin=$1
