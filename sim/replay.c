@@ -317,9 +317,9 @@ struct sim {
 	 * bulk and kfree_rcu frees of maple nodes emit no event */
 	bool mmf_on;
 	struct mmf mmf;
-	/* per CPU, the task whose VMA work the last slab event but a node's
-	 * was (a VMA or companion allocated or freed), else -1; NULL until
-	 * the first (mmf_vma_work) */
+	/* per CPU (mmf_on), the task whose VMA work the last slab event but a
+	 * node's was (a VMA or companion allocated or freed), else -1
+	 * (mmf_vma_work) */
 	int32_t *vma_work;
 	/* frees proven by the page allocator (pgfree.h): on once the trace
 	 * shows an mm_page_free */
@@ -494,10 +494,13 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 		sim_destroy(s);
 		return rc;
 	}
-	if (grow_acct(s, o->ops->nr_caches(s->p))) {
+	if (grow_acct(s, o->ops->nr_caches(s->p)) ||
+	    (s->mmf_on && !(s->vma_work = malloc((size_t)ncpu * sizeof(*s->vma_work))))) {
 		sim_destroy(s);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
+	for (uint32_t i = 0; s->mmf_on && i < ncpu; i++)
+		s->vma_work[i] = -1;
 	*out = s;
 	return 0;
 }
@@ -2398,42 +2401,34 @@ static int on_page_free(struct sim *s, const struct trace_event *ev, struct err 
 }
 
 /* A slab event of kind k on ev's CPU: whether the task was in its VMA work
- * there (*in_vma; the kernel's VMA code allocates the VMA and its
- * companions, then stores into the tree, on one CPU under mmap_lock; a node
- * changes nothing, nor does a free of NULL), and the CPU's mark updated. */
-static int mmf_vma_work(struct sim *s, const struct trace_event *ev, enum mmf_kind k, bool *in_vma,
-			struct err *e)
+ * there (the kernel's VMA code allocates the VMA and its companions, then
+ * stores into the tree, on one CPU under mmap_lock; a node changes
+ * nothing, nor does a free of NULL), and the CPU's mark updated. The CPU
+ * is folded as fold_cpu does, without counting the anomaly again. */
+static inline bool mmf_vma_work(struct sim *s, const struct trace_event *ev, enum mmf_kind k)
 {
-	uint32_t cpu = fold_cpu(s, ev);
-	if (!s->vma_work) {
-		s->vma_work = malloc((size_t)s->o.cfg.nr_cpus * sizeof(*s->vma_work));
-		if (!s->vma_work)
-			return err_set(e, SLABSIM_ENOMEM, "out of memory");
-		for (uint32_t i = 0; i < s->o.cfg.nr_cpus; i++)
-			s->vma_work[i] = -1;
-	}
-	*in_vma = ev->pid >= 0 && s->vma_work[cpu] == ev->pid;
+	uint32_t cpu = ev->cpu < s->o.cfg.nr_cpus ? ev->cpu : ev->cpu % s->o.cfg.nr_cpus;
+	bool in_vma = ev->pid >= 0 && s->vma_work[cpu] == ev->pid;
 	if (k == MMF_VMA || k == MMF_VMA_AUX)
 		s->vma_work[cpu] = ev->pid;
 	else if (k != MMF_NODE && ev->ptr)
 		s->vma_work[cpu] = -1;
-	return 0;
+	return in_vma;
 }
 
 /* An allocation the engine took (on_alloc): tell the mm model. */
 static int mmf_on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 {
-	bool in_vma = false;
 	enum mmf_kind k =
 		ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE || !ev->ptr
 			? MMF_OTHER
 			: mmf_kind_at(s, ev);
-	int rc = mmf_vma_work(s, ev, k, &in_vma, e);
-	if (rc || ev->pid < 0 || !ev->ptr)
-		return rc;
+	bool in_vma = mmf_vma_work(s, ev, k);
+	if (ev->pid < 0 || !ev->ptr)
+		return 0;
 	if (k == MMF_OTHER && !u64map_len(&s->mmf.fork))
 		return 0; /* only an open fork burst looks at other allocations */
-	rc = mmf_alloc(&s->mmf, k, ev->pid, ev->ptr, mmf_site(s, ev), in_vma, e);
+	int rc = mmf_alloc(&s->mmf, k, ev->pid, ev->ptr, mmf_site(s, ev), in_vma, e);
 	return rc ? rc : mmf_on_trim(s, ev, e);
 }
 
@@ -2713,10 +2708,8 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 		enum mmf_kind k = s->mmf_on && ev->pid >= 0 && ev->ptr > ZERO_SIZE_PTR
 					  ? mmf_kind_at(s, ev)
 					  : MMF_OTHER;
-		bool in_vma = false;
-		if (s->mmf_on && ev->ptr > ZERO_SIZE_PTR &&
-		    (rc = mmf_vma_work(s, ev, k, &in_vma, e)))
-			return event_error(s, ev, rc, "", e);
+		if (s->mmf_on && ev->ptr > ZERO_SIZE_PTR)
+			(void)mmf_vma_work(s, ev, k);
 		rc = on_free(s, ev, e);
 		if (!rc && k != MMF_OTHER)
 			rc = mmf_on_free(s, ev, k, e);
