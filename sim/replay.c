@@ -2426,7 +2426,7 @@ static int mmf_on_alloc(struct sim *s, const struct trace_event *ev, struct err 
 	bool in_vma = mmf_vma_work(s, ev, k);
 	if (ev->pid < 0 || !ev->ptr)
 		return 0;
-	if (k == MMF_OTHER && !u64map_len(&s->mmf.fork))
+	if ((k == MMF_OTHER || k == MMF_VMA_AUX) && !u64map_len(&s->mmf.fork))
 		return 0; /* only an open fork burst looks at other allocations */
 	int rc = mmf_alloc(&s->mmf, k, ev->pid, ev->ptr, mmf_site(s, ev), in_vma, e);
 	return rc ? rc : mmf_on_trim(s, ev, e);
@@ -2711,7 +2711,7 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 		if (s->mmf_on && ev->ptr > ZERO_SIZE_PTR)
 			(void)mmf_vma_work(s, ev, k);
 		rc = on_free(s, ev, e);
-		if (!rc && k != MMF_OTHER)
+		if (!rc && k != MMF_OTHER && k != MMF_VMA_AUX)
 			rc = mmf_on_free(s, ev, k, e);
 	} else {
 		return other_event(s, ev, e);
