@@ -23,23 +23,18 @@
 set -u
 bin=$1
 dir=$(dirname "$0")
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; }
-check() { # name, got, want
-	if [ "$2" = "$3" ]; then ok "$1"; else nok "$1: got '$2', want '$3'"; fi
-}
-echo "1..6"
+# shellcheck source=tap.sh
+. "$dir/tap.sh"
 tab=$("$bin" replay "$dir/data/mmbound-6.18.trace" --no-db --kernel 6.18 2>/dev/null)
-check "tgids: exit" "$?" 0
-check "tgids: summary line" "$(printf '%s\n' "$tab" | grep '^untraced frees')" \
+tap_is "tgids: exit" "$?" 0
+tap_is "tgids: summary line" "$(printf '%s\n' "$tab" | grep '^untraced frees')" \
 	"untraced frees inferred 6 (1 at an allocation of a live pointer, 0 at an mm's teardown, 0 beyond a forked tree's size, 5 beyond the bound of an mm's tree): maple_node 1+0+0+5"
-check "tgids: maple_node live objects" "$(printf '%s\n' "$tab" | awk '$1 == "maple_node" { print $4 }')" 3
+tap_is "tgids: maple_node live objects" "$(printf '%s\n' "$tab" | awk '$1 == "maple_node" { print $4 }')" 3
 got=$("$bin" replay "$dir/data/mmbound-6.18.trace" --no-db --kernel 6.18 --format json 2>/dev/null |
 	grep -o '"beyond_tree_bound": [0-9]*' | head -n 1)
-check "tgids: JSON beyond_tree_bound" "$got" '"beyond_tree_bound": 5'
+tap_is "tgids: JSON beyond_tree_bound" "$got" '"beyond_tree_bound": 5'
 tab=$("$bin" replay "$dir/data/mmbound-6.18-notgid.trace" --no-db --kernel 6.18 2>/dev/null)
-check "no tgids: summary line" "$(printf '%s\n' "$tab" | grep '^untraced frees')" \
+tap_is "no tgids: summary line" "$(printf '%s\n' "$tab" | grep '^untraced frees')" \
 	"untraced frees inferred 2 (2 at an allocation of a live pointer, 0 at an mm's teardown, 0 beyond a forked tree's size): maple_node 2+0+0"
-check "no tgids: maple_node live objects" "$(printf '%s\n' "$tab" | awk '$1 == "maple_node" { print $4 }')" 7
-exit $fail
+tap_is "no tgids: maple_node live objects" "$(printf '%s\n' "$tab" | awk '$1 == "maple_node" { print $4 }')" 7
+tap_done
