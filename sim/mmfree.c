@@ -239,6 +239,40 @@ static uint32_t compact_owned(struct mmf *m, uint32_t id)
 	return j;
 }
 
+/* Of the nodes the set of root owns (compacted: every entry owned), the
+ * extra oldest whose map value has every bit of mask: forgotten, and
+ * fn(ctx, ptr) for each; members in list order, each in allocation order.
+ * Stops at and returns fn's first nonzero return. */
+static int free_oldest(struct mmf *m, uint32_t root, uint64_t extra, uint64_t mask,
+		       int (*fn)(void *ctx, uint64_t ptr, struct err *e), void *ctx, struct err *e)
+{
+	uint32_t id = root;
+	do {
+		struct mmf_mm *x = &m->mm[id];
+		uint32_t j = 0;
+		for (uint32_t i = 0; i < x->n; i++) {
+			uint64_t v = 0;
+			if (extra && (!mask || (u64map_get(&m->node, x->nodes[i], &v) &&
+						(v & mask) == mask))) {
+				extra--;
+				u64map_del(&m->node, x->nodes[i], NULL);
+				int rc = fn(ctx, x->nodes[i], e);
+				if (rc) { /* keep the list whole: the rest stay */
+					memmove(x->nodes + j, x->nodes + i + 1,
+						(x->n - i - 1) * sizeof(*x->nodes));
+					x->n = j + (x->n - i - 1);
+					return rc;
+				}
+				continue;
+			}
+			x->nodes[j++] = x->nodes[i];
+		}
+		x->n = j;
+		id = x->next;
+	} while (id != root && extra);
+	return 0;
+}
+
 int mmf_trim(struct mmf *m, uint32_t mm, uint32_t keep,
 	     int (*fn)(void *ctx, uint64_t ptr, struct err *e), void *ctx, struct err *e)
 {
@@ -250,23 +284,8 @@ int mmf_trim(struct mmf *m, uint32_t mm, uint32_t keep,
 	} while (id != root);
 	if (owned <= keep)
 		return 0;
-	uint64_t extra = owned - keep;
 	m->trims++;
-	id = root; /* oldest first: members in list order, each in allocation order */
-	do {
-		struct mmf_mm *x = &m->mm[id];
-		uint32_t i = 0;
-		for (; i < x->n && extra; i++, extra--) {
-			u64map_del(&m->node, x->nodes[i], NULL);
-			int rc = fn(ctx, x->nodes[i], e);
-			if (rc)
-				return rc;
-		}
-		memmove(x->nodes, x->nodes + i, (x->n - i) * sizeof(*x->nodes));
-		x->n -= i;
-		id = x->next;
-	} while (id != root && extra);
-	return 0;
+	return free_oldest(m, root, owned - keep, 0, fn, ctx, e);
 }
 
 uint32_t mmf_tree_bound(uint64_t nvma)
@@ -318,28 +337,9 @@ int mmf_bound(struct mmf *m, uint32_t mm, uint32_t keep, bool (*alive)(void *ctx
 	m->mm[root].nbound = (uint32_t)owned;
 	if (owned <= keep)
 		return 0;
-	uint64_t extra = owned - keep;
 	m->bounds++;
 	m->mm[root].nbound = keep;
-	id = root; /* oldest first, as mmf_trim */
-	do {
-		struct mmf_mm *x = &m->mm[id];
-		uint32_t j = 0;
-		for (uint32_t i = 0; i < x->n; i++) {
-			if (extra && u64map_get(&m->node, x->nodes[i], &v) && (v & NODE_BOUND)) {
-				extra--;
-				u64map_del(&m->node, x->nodes[i], NULL);
-				int rc = fn(ctx, x->nodes[i], e);
-				if (rc)
-					return rc;
-				continue;
-			}
-			x->nodes[j++] = x->nodes[i];
-		}
-		x->n = j;
-		id = x->next;
-	} while (id != root && extra);
-	return 0;
+	return free_oldest(m, root, owned - keep, NODE_BOUND, fn, ctx, e);
 }
 
 static int own(struct mmf *m, struct u64map *map, uint64_t ptr, uint32_t id, bool bound,
