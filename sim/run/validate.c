@@ -1305,7 +1305,8 @@ struct start_counts {
 	uint64_t slabs, objs, cpu_slabs, cpu_partial, node_partial, full, cpu_free;
 	uint64_t cpu_seen; /* CPU-held slabs whose free slots the trace showed */
 	uint32_t caches;
-	uint32_t est; /* START_EST_* bits: columns estimated */
+	uint32_t est;	  /* START_EST_* bits: columns estimated */
+	uint32_t changed; /* caches whose node free slots came from slabinfo (node_free_slots) */
 };
 
 /* ---- what the trace's raw addresses show of the CPU-held start slabs ----
@@ -1973,12 +1974,32 @@ static void start_plan_fini(struct start_plan *sp)
 
 /* The free slots on the node partial slabs of row ar (slabinfo row row):
  * objects_partial where the capture has it, else what the kernel's other
- * counts imply (START_EST_NODE_FREE_*, into *est). */
+ * counts imply (START_EST_NODE_FREE_*, into *est).
+ *
+ * They come from the reading the start's slabs and objects come from.
+ * Where that is slabinfo-start.txt, read after the row
+ * (slabinfo_after_row), and the cache changed between the two readings (the attribute row's
+ * total_objects and objects differ from slabinfo's num_objs and
+ * active_objs), the row's node list is stale: slabinfo's free slots are
+ * num_objs - active_objs (get_slabinfo counts free only what
+ * count_partial finds on the node lists). On a capture of this project's
+ * 6.18 machine recorded beside another job's file reading, buffer_head
+ * went from 127,352 objects in the walk to 183,876 in slabinfo-start.txt,
+ * read after it: the walk's node list would have dropped 56,524 live
+ * objects (*changed set). */
 static uint64_t node_free_slots(const struct capture_attrs_row *ar,
-				const struct capture_slabinfo_row *row, uint32_t o, uint32_t *est)
+				const struct capture_slabinfo_row *row, uint32_t o, bool slabinfo_later,
+				uint32_t *est, bool *changed)
 {
 	const int64_t *v = ar->v;
 	uint64_t np = (uint64_t)v[CAPTURE_A_PARTIAL];
+	*changed = false;
+	if (slabinfo_later && v[CAPTURE_A_TOTAL_OBJECTS] >= 0 && v[CAPTURE_A_OBJECTS] >= 0 &&
+	    ((uint64_t)v[CAPTURE_A_TOTAL_OBJECTS] != row->num_objs ||
+	     (uint64_t)v[CAPTURE_A_OBJECTS] != row->active_objs)) {
+		*changed = true;
+		return row->num_objs > row->active_objs ? row->num_objs - row->active_objs : 0;
+	}
 	if (v[CAPTURE_A_OBJECTS_PARTIAL] >= 0)
 		return np * o > (uint64_t)v[CAPTURE_A_OBJECTS_PARTIAL]
 			       ? np * o - (uint64_t)v[CAPTURE_A_OBJECTS_PARTIAL]
@@ -2049,8 +2070,9 @@ static void estimate_cpu_partial(const struct policy *p, const struct policy_cac
  * false when the row cannot say: its geometry differs from the model's, or
  * partial or cpu_slabs is missing. */
 static int start_plan_of(struct sim *s, uint32_t id, const struct capture_attrs_row *ar,
-			 const struct capture_slabinfo_row *row, const struct start_walks *sw,
-			 struct start_plan *sp, uint32_t *est, bool *ok, struct err *e)
+			 const struct capture_slabinfo_row *row, bool slabinfo_later,
+			 const struct start_walks *sw, struct start_plan *sp, uint32_t *est,
+			 bool *changed, bool *ok, struct err *e)
 {
 	struct sim_cache_state cs;
 	sim_cache_state(s, id, &cs);
@@ -2089,7 +2111,10 @@ static int start_plan_of(struct sim *s, uint32_t id, const struct capture_attrs_
 		estimate_cpu_partial(p, &ci, ar, cpu_slabs, sp);
 	}
 	sp->np = (uint64_t)v[CAPTURE_A_PARTIAL];
-	sp->np_free = node_free_slots(ar, row, o, est);
+	sp->np_free = node_free_slots(ar, row, o, slabinfo_later, est, changed);
+	/* a stale node list may have too few slabs for slabinfo's free slots */
+	if (*changed && sp->np < (sp->np_free + o - 1) / o)
+		sp->np = (sp->np_free + o - 1) / o;
 	*ok = true;
 	return 0;
 }
@@ -2100,13 +2125,15 @@ static int start_plan_of(struct sim *s, uint32_t id, const struct capture_attrs_
  * has. *done false (nothing done) when the row cannot say (start_plan_of). */
 static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
 			    const struct capture_attrs_row *ar,
-			    const struct capture_slabinfo_row *row, const struct start_walks *sw,
-			    struct start_counts *sc, bool *done, struct err *e)
+			    const struct capture_slabinfo_row *row, bool slabinfo_later,
+			    const struct start_walks *sw, struct start_counts *sc, bool *done,
+			    struct err *e)
 {
 	struct start_plan sp;
 	const struct policy *p = sim_policy(s);
 	uint32_t ncpu = p->cfg.nr_cpus, est = 0;
-	int rc = start_plan_of(s, id, ar, row, sw, &sp, &est, done, e);
+	bool changed = false;
+	int rc = start_plan_of(s, id, ar, row, slabinfo_later, sw, &sp, &est, &changed, done, e);
 	if (rc || !*done)
 		return rc;
 	struct policy_cache_info ci;
@@ -2154,6 +2181,7 @@ static int start_from_attrs(struct sim *s, uint32_t id, uint64_t nslabs,
 	sc->full += left;
 	sc->caches++;
 	sc->est |= est;
+	sc->changed += changed;
 	start_plan_fini(&sp);
 	*done = !rc;
 	return rc;
@@ -2250,6 +2278,19 @@ static bool start_from_later(const struct capture *c, const struct capture_attrs
 	       ar->v[CAPTURE_A_OBJECTS] >= 0;
 }
 
+/* Whether slabinfo-start.txt was read after attribute row ar of root cache
+ * root, with nothing read between them that stands for it: in a capture
+ * whose caches with sheaves were shrunk, every row of the walk but those
+ * caches', which record reads again after the shrink (their differences
+ * are the grace period's, see start_from_later), and but the walk's own
+ * cache, which keeps slabinfo's counts for the reason given there.
+ * node_free_slots then takes a changed cache's free slots from slabinfo. */
+static bool slabinfo_after_row(const struct capture *c, const struct capture_attrs_row *ar,
+			       uint32_t root, uint32_t walk_root)
+{
+	return c->start_shrunk && root != walk_root && ar->v[CAPTURE_A_SHEAF_CAPACITY] <= 0;
+}
+
 int val_capture_start(struct sim *s, const struct capture *c, FILE *notes, struct err *e)
 {
 	uint32_t est;
@@ -2300,7 +2341,9 @@ static int capture_start(struct sim *s, const struct capture *c, FILE *notes, ui
 		if (!nslabs)
 			nslabs = 1;
 		bool done = false;
-		if (ar && (rc = start_from_attrs(s, id, nslabs, ar, row, sw, &sc, &done, e))) {
+		if (ar && (rc = start_from_attrs(s, id, nslabs, ar, row,
+						 slabinfo_after_row(c, ar, id, walk_root), sw, &sc,
+						 &done, e))) {
 			walks_fini(&walks);
 			return rc;
 		}
@@ -2356,6 +2399,12 @@ static int capture_start(struct sim *s, const struct capture *c, FILE *notes, ui
 			"others\n",
 			sc.caches, sc.objs, sc.slabs, sc.cpu_slabs, sc.cpu_partial, sc.node_partial,
 			sc.full, sc.cpu_free, sc.cpu_seen, sc.cpu_slabs + sc.cpu_partial);
+	if (notes && sc.changed)
+		fprintf(notes,
+			"capture: %u caches changed between slab-attrs-start.tsv and "
+			"slabinfo-start.txt, read after it: their node-partial free slots from "
+			"slabinfo-start.txt (num_objs - active_objs)\n",
+			sc.changed);
 	*est = sc.est;
 	if (notes && sc.est) {
 		char why[512];
