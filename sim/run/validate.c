@@ -1988,8 +1988,8 @@ static void start_plan_fini(struct start_plan *sp)
  * read after it: the walk's node list would have dropped 56,524 live
  * objects (*changed set). */
 static uint64_t node_free_slots(const struct capture_attrs_row *ar,
-				const struct capture_slabinfo_row *row, uint32_t o, bool slabinfo_later,
-				uint32_t *est, bool *changed)
+				const struct capture_slabinfo_row *row, uint32_t o,
+				bool slabinfo_later, uint32_t *est, bool *changed)
 {
 	const int64_t *v = ar->v;
 	uint64_t np = (uint64_t)v[CAPTURE_A_PARTIAL];
