@@ -2745,7 +2745,10 @@ __attribute__((noinline)) static int other_event(struct sim *s, const struct tra
 		return 0;
 	case TRACE_EV_MARKER:
 		s->seen_valid = false; /* on_marker may change the model */
-		if ((rc = take_sample(s, ev->text, e)))
+		/* a capture's SNAP-READ (record: its snapshot's read begins) is
+		 * the capture's bookkeeping, not a phase: no sample */
+		if ((!ev->text || strncmp(ev->text, "SNAP-READ ", 10) != 0) &&
+		    (rc = take_sample(s, ev->text, e)))
 			return rc;
 		return s->o.on_marker ? s->o.on_marker(s->o.marker_ctx, s, ev, e) : 0;
 	default:

@@ -1238,6 +1238,16 @@ int capture_read_snapshot_meminfo(const struct capture *c, const char *id,
 	return rc;
 }
 
+const char *capture_snap_read_id(const char *text)
+{
+	if (!text || strncmp(text, "SNAP-READ", 9) != 0 || (text[9] != ' ' && text[9] != '\t'))
+		return NULL;
+	text += 9;
+	while (*text == ' ' || *text == '\t')
+		text++;
+	return *text ? text : NULL;
+}
+
 const char *capture_snap_id(const char *text)
 {
 	if (!text || strncmp(text, "SNAP", 4) != 0 || (text[4] != ' ' && text[4] != '\t'))

@@ -235,5 +235,8 @@ int capture_read_snapshot_meminfo(const struct capture *c, const char *id,
 
 /* "SNAP ID" marker text -> ID (pointer into text), or NULL. */
 const char *capture_snap_id(const char *marker_text);
+/* "SNAP-READ ID" (written just before the snapshot's /proc/slabinfo read)
+ * -> ID, or NULL. */
+const char *capture_snap_read_id(const char *marker_text);
 
 #endif

@@ -522,12 +522,18 @@ struct snap_read {
 	int32_t single_cpu; /* the CPU of a single_open not followed yet, -1 none */
 	int32_t open_cpu;   /* the CPU of the slabinfo open whose read is awaited */
 	bool at_marker;	    /* compare at the marker (validate --at-marker) */
+	/* A SNAP-READ marker (record from version 4 writes one just before it
+	 * reads /proc/slabinfo): the first open after it is the read, and
+	 * later reads by other programs before the SNAP marker are not. */
+	bool armed, fixed;
 };
 
 static const char *const snap_read_sites[] = {"single_open", "seq_open", "seq_read_iter", NULL};
 
 static int on_read_site(void *ctx, struct sim *s, const struct trace_event *ev, uint32_t which,
 			struct err *e);
+static int end_read(void *ctx, struct sim *s, const struct trace_event *ev, uint32_t which,
+		    struct err *e);
 static int end_rows_now(const struct capture *c, struct sim *s, struct val_end_row **out,
 			uint32_t *nout, struct err *e);
 
@@ -755,6 +761,7 @@ static int snap_slabinfo(struct vctx *v, struct sim *s, struct val_snap *r, stru
 	bool read = v->read.have && !v->read.at_marker && !(v->anchor && v->nsnaps == 1);
 	v->read.have = false;
 	v->read.single_cpu = -1;
+	v->read.armed = v->read.fixed = false;
 	r->pred_at_marker = r->pred_pages;
 	if (read) {
 		r->read_t_ns = v->read.t_ns;
@@ -903,8 +910,14 @@ static int on_snap(void *ctx, struct sim *s, const struct trace_event *ev, struc
 		v->end_pending = true;
 		return 0;
 	}
-	if (!id)
+	if (!id) {
+		if (capture_snap_read_id(ev->text)) {
+			v->read.armed = true;
+			v->read.fixed = v->read.have = false;
+			v->read.open_cpu = v->read.single_cpu = -1;
+		}
 		return 0;
+	}
 	if ((rc = snap_new(v, id, ev->t_ns, &r, e)) || !r)
 		return rc;
 	if (v->meminfo)
@@ -921,6 +934,8 @@ static int on_read_site(void *ctx, struct sim *s, const struct trace_event *ev, 
 			struct err *e)
 {
 	struct snap_read *rd = &((struct vctx *)ctx)->read;
+	if (rd->fixed)
+		return end_read(ctx, s, ev, which, e);
 	/* single_open's own seq_open follows it in the same task: the next
 	 * watched event on that CPU (tasks' pids are not in every reader's
 	 * events) */
@@ -938,6 +953,9 @@ static int on_read_site(void *ctx, struct sim *s, const struct trace_event *ev, 
 		rd->open_cpu = -1;
 		return 0;
 	} else {
+		/* after SNAP-READ, the first open's read is awaited alone */
+		if (rd->armed && rd->open_cpu >= 0)
+			return end_read(ctx, s, ev, which, e);
 		rd->open_cpu = (int32_t)ev->cpu;
 	}
 	uint32_t n = sim_nr_caches(s);
@@ -959,8 +977,15 @@ static int on_read_site(void *ctx, struct sim *s, const struct trace_event *ev, 
 	rd->slab_pages = t.slab_pages;
 	rd->t_ns = ev->t_ns;
 	rd->have = true;
-	/* the END read: the first open after the marker, then the buffer of
-	 * its first read() on that CPU, as for a snapshot */
+	rd->fixed = rd->armed && which == 2;
+	return end_read(ctx, s, ev, which, e);
+}
+
+/* on_read_site's END read: the first open after the END marker, then the
+ * buffer of its first read() on that CPU, as for a snapshot. */
+static int end_read(void *ctx, struct sim *s, const struct trace_event *ev, uint32_t which,
+		    struct err *e)
+{
 	struct vctx *v = ctx;
 	if (!v->end_pending || (which == 1 && v->end_rows))
 		return 0;

@@ -181,7 +181,7 @@ $(printf '%s' "$row" | sed 's/^:0000064\t-/kmalloc-64\t:0000064/')"
 tap_is "every slab-attrs.tsv row has 28 fields" "$(awk -F'\t' '{print NF}' cap/slab-attrs.tsv | sort -u)" "28"
 tap_is "capture-info.txt" "$(grep -v -e '^date=' -e '^kernel=' -e '^duration_s=' cap/capture-info.txt)" \
 	"tool=record
-version=3
+version=4
 events=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free
 buffer_size_kb=4096
 start_snapshot=after-arming
@@ -373,6 +373,8 @@ ids=$(cd caps/snapshots && ls | sed -n 's/\.slabinfo$//p' | tr '\n' ' ')
 tap_like "snapshots 0001 and 0002 taken" "$ids" "0001 0002 "
 tap_is "one SNAP ID marker per snapshot file, same IDs, same order" \
 	"$(sed -n 's/^SNAP //p' "$T/trace_marker" | tr '\n' ' ')" "$ids"
+tap_is "each SNAP ID after its SNAP-READ ID (written before the read), in turn" \
+	"$(grep '^SNAP' "$T/trace_marker" | head -n 4 | tr '\n' ' ')" "SNAP-READ 0001 SNAP 0001 SNAP-READ 0002 SNAP 0002 "
 tap_is "the END marker last, written once, before the end state is read" \
 	"$(tail -n 1 "$T/trace_marker") $(grep -c '^END$' "$T/trace_marker")" "END 1"
 tap_is "a snapshot is /proc/slabinfo" "$(cmp caps/snapshots/0001.slabinfo s/proc/slabinfo && echo same)" "same"

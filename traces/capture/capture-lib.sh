@@ -186,12 +186,15 @@ cap_meminfo() {
 	cat "$1/meminfo"
 }
 
-# cap_snap ID PROC TRACEFS OUTDIR: copy PROC/slabinfo to
-# OUTDIR/snapshots/ID.slabinfo (when the kernel has one: SLOB has not), then
-# PROC/meminfo (cap_meminfo) to OUTDIR/snapshots/ID.meminfo, then write
-# "SNAP ID" to the trace marker.
+# cap_snap ID PROC TRACEFS OUTDIR: write "SNAP-READ ID" to the trace
+# marker, copy PROC/slabinfo to OUTDIR/snapshots/ID.slabinfo (when the
+# kernel has one: SLOB has not), then PROC/meminfo (cap_meminfo) to
+# OUTDIR/snapshots/ID.meminfo, then write "SNAP ID" to the trace marker.
+# SNAP-READ tells the reader that the next /proc/slabinfo open is ours: other
+# programs' seq_file reads in the window would look the same.
 cap_snap() {
 	if [ -e "$2/slabinfo" ]; then
+		echo "SNAP-READ $1" >>"$3/trace_marker"
 		cat "$2/slabinfo" >"$4/snapshots/$1.slabinfo" || return 1
 	fi
 	cap_meminfo "$2" >"$4/snapshots/$1.meminfo" || return 1
