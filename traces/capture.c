@@ -1238,22 +1238,24 @@ int capture_read_snapshot_meminfo(const struct capture *c, const char *id,
 	return rc;
 }
 
-const char *capture_snap_read_id(const char *text)
+/* "WORD ID" marker text -> ID (pointer into text), or NULL. */
+static const char *marker_id(const char *text, const char *word)
 {
-	if (!text || strncmp(text, "SNAP-READ", 9) != 0 || (text[9] != ' ' && text[9] != '\t'))
+	size_t n = strlen(word);
+	if (!text || strncmp(text, word, n) != 0 || (text[n] != ' ' && text[n] != '\t'))
 		return NULL;
-	text += 9;
+	text += n;
 	while (*text == ' ' || *text == '\t')
 		text++;
 	return *text ? text : NULL;
 }
 
+const char *capture_snap_read_id(const char *text)
+{
+	return marker_id(text, "SNAP-READ");
+}
+
 const char *capture_snap_id(const char *text)
 {
-	if (!text || strncmp(text, "SNAP", 4) != 0 || (text[4] != ' ' && text[4] != '\t'))
-		return NULL;
-	text += 4;
-	while (*text == ' ' || *text == '\t')
-		text++;
-	return *text ? text : NULL;
+	return marker_id(text, "SNAP");
 }
