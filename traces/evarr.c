@@ -451,6 +451,23 @@ int evarr_open(const char *label, struct evarr **out, struct err *e)
 	return *out ? 0 : err_set(e, SLABSIM_ENOMEM, "out of memory");
 }
 
+int evarr_reserve(struct evarr *a, uint64_t n, struct err *e)
+{
+	const size_t huge = (size_t)2 << 20;
+	if (a->fd >= 0 || n <= a->cap)
+		return 0;
+	if (n > (SIZE_MAX - huge) / sizeof(*a->ev))
+		return err_set(e, SLABSIM_ENOMEM, "%s: out of memory", a->path);
+	/* whole huge pages: a mapping of such a size starts on one */
+	size_t bytes = (n * sizeof(*a->ev) + huge - 1) & ~(huge - 1);
+	struct evarr_ev *m = bigmem_resize(a->ev, a->cap * sizeof(*a->ev), bytes);
+	if (!m)
+		return err_set(e, SLABSIM_ENOMEM, "%s: out of memory", a->path);
+	a->ev = m;
+	a->cap = bytes / sizeof(*a->ev);
+	return 0;
+}
+
 int evarr_spill_open(const char *label, const char *dir, uint32_t buf_events, struct evarr **out,
 		     struct err *e)
 {
