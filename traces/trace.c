@@ -2607,6 +2607,61 @@ static int dat_end(struct trace_reader *r, struct err *e)
 	return 0;
 }
 
+/* An event taken: its line number and the counts. */
+static inline __attribute__((always_inline)) void count_event(struct trace_reader *r,
+							      struct trace_event *ev)
+{
+	ev->line = r->line_no;
+	r->stats.events[ev->type]++;
+	/* 1 + CPU 2^32-1 saturates instead of wrapping to 0 (sim_create
+	 * refuses such a count, naming it) */
+	if (ev->cpu >= r->stats.cpus_seen)
+		r->stats.cpus_seen = ev->cpu == UINT32_MAX ? UINT32_MAX : ev->cpu + 1;
+	r->stats.accounted_events += ev->accounted >= 0;
+	r->stats.named_cache_allocs += ev->name && (ev->type == TRACE_EV_CACHE_ALLOC ||
+						    ev->type == TRACE_EV_CACHE_ALLOC_NODE);
+}
+
+/* trace_next_batch()'s common case on its own: ev[k, n) filled from the
+ * whole lines already in the buffer that parse_fast() takes (and the other
+ * events' lines it counts), as next_event() would, without its per-line
+ * checks of what cannot change within a batch (a trace.dat, a byte range,
+ * strict mode, an error, a line being skipped). Stops before the first line
+ * it does not take, leaving it to next_event(): the line as it was.
+ * Returns the new k. */
+static uint32_t text_run(struct trace_reader *r, struct trace_event *ev, uint32_t k, uint32_t n)
+{
+	if (r->dat || r->strict || r->limit != UINT64_MAX || r->fail.code || r->skipping)
+		return k;
+	while (k < n) {
+		char *s = r->buf + r->start;
+		char *nl = memchr(s, '\n', r->end - r->start);
+		if (!nl)
+			break;
+		size_t len = (size_t)(nl - s);
+		*nl = '\0';
+		bool cr = len && s[len - 1] == '\r'; /* as parse_text() */
+		if (cr)
+			s[--len] = '\0';
+		int rc = parse_fast(s, s + len, &ev[k], r->skip_fields);
+		if (!rc) { /* the line as it was, for next_event() */
+			if (cr)
+				s[len] = '\r';
+			*nl = '\n';
+			break;
+		}
+		r->start += (size_t)(nl - s) + 1;
+		r->line_no++;
+		r->stats.lines++;
+		if (rc == FAST_OTHER) {
+			r->stats.other_events++;
+			continue;
+		}
+		count_event(r, &ev[k++]);
+	}
+	return k;
+}
+
 /* trace_next(); with no_fill, NEED_INPUT where it would read more input
  * (nothing consumed then). */
 static inline __attribute__((always_inline)) int
@@ -2667,17 +2722,7 @@ next_event(struct trace_reader *r, struct trace_event *ev, struct err *e, bool n
 		if (rc == 1 && r->strict && !(r->skip_fields & (1u << ev->type)))
 			rc = impossible(ev, msg) ? SLABSIM_EINPUT : 1;
 		if (rc == 1) {
-			ev->line = r->line_no;
-			r->stats.events[ev->type]++;
-			/* 1 + CPU 2^32-1 saturates instead of wrapping to 0
-			 * (sim_create refuses such a count, naming it) */
-			if (ev->cpu >= r->stats.cpus_seen)
-				r->stats.cpus_seen =
-					ev->cpu == UINT32_MAX ? UINT32_MAX : ev->cpu + 1;
-			r->stats.accounted_events += ev->accounted >= 0;
-			r->stats.named_cache_allocs +=
-				ev->name && (ev->type == TRACE_EV_CACHE_ALLOC ||
-					     ev->type == TRACE_EV_CACHE_ALLOC_NODE);
+			count_event(r, ev);
 			return 1;
 		}
 		if (rc < 0) {
@@ -2732,7 +2777,7 @@ int trace_next_batch(struct trace_reader *r, struct trace_event *ev, uint32_t n,
 	int rc = next_event(r, ev, e, false);
 	if (rc != 1 || r->dat) /* a record's strings: one at a time */
 		return rc;
-	for (k = 1; k < n; k++) {
+	for (k = 1; (k = text_run(r, ev, k, n)) < n; k++) {
 		/* an error here is the next call's, after these events */
 		rc = next_event(r, &ev[k], &r->held_err, true);
 		if (rc != 1) {
