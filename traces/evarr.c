@@ -158,12 +158,15 @@ static int str_id(struct evarr *a, const char *s, uint32_t *id)
 	return strtab_intern(&a->strs, s, id);
 }
 
-/* A call site's string (strtab id + 1) and the key of its last event (key
- * id + 1): consecutive events of one call site mostly share their key,
- * which then costs a comparison, not a hash. By site_id in the id space
- * being pushed, or by the string for events without one. */
+/* A call site's string (strtab id + 1) and the key of its last event on
+ * each CPU slot (key id + 1): consecutive events of one call site on one
+ * CPU mostly share their key, which then costs a comparison, not a hash
+ * (keys hold the CPU: one memo per site missed at each change of CPU). By
+ * site_id in the id space being pushed, or by the string for events
+ * without one. */
+#define MEMO_WAYS 4u
 struct site_memo {
-	uint32_t str, key;
+	uint32_t str, key[MEMO_WAYS];
 };
 
 /* The string of a recent call site: a hit costs a comparison, where
@@ -254,13 +257,17 @@ static inline int site_memo(struct evarr *a, const struct trace_event *ev, const
 	return 0;
 }
 
-/* Is k (name not interned yet: nm) the key p? */
-static bool same_key(const struct evarr *a, const struct evarr_key *p, const struct evarr_key *k,
-		     const char *nm)
+/* Is ev (its name nm, not interned) of the key p? Read from the event as
+ * it is: building an evarr_key first cost a third of a push. */
+static inline __attribute__((always_inline)) bool ev_is_key(const struct evarr *a,
+							    const struct evarr_key *p,
+							    const struct trace_event *ev,
+							    const char *nm)
 {
-	if (p->cpu != k->cpu || p->gfp != k->gfp || p->node != k->node ||
-	    p->accounted != k->accounted || p->type != k->type || p->big_req != k->big_req ||
-	    p->bytes_alloc != k->bytes_alloc)
+	if (p->cpu != ev->cpu || p->gfp != ev->gfp || p->node != ev->node ||
+	    p->accounted != ev->accounted || p->type != (uint8_t)ev->type ||
+	    p->bytes_alloc != ev->bytes_alloc ||
+	    p->big_req != (ev->bytes_req >= BIG ? ev->bytes_req : 0))
 		return false;
 	if (p->name == NO_STR)
 		return !nm;
@@ -307,32 +314,38 @@ static inline __attribute__((always_inline)) int slot(struct evarr *a, struct ev
 	return 0;
 }
 
+/* The key of ev (its name nm) at site memo m, interned; *mk its memo. A
+ * call per key change of a site, not per event. Errors: SLABSIM_ENOMEM. */
+static __attribute__((noinline)) int key_of(struct evarr *a, const struct trace_event *ev,
+					    const char *nm, const struct site_memo *m, uint32_t *mk)
+{
+	struct evarr_key k = {
+		.big_req = ev->bytes_req >= BIG ? ev->bytes_req : 0,
+		.bytes_alloc = ev->bytes_alloc,
+		.site = m->str - 1,
+		.cpu = ev->cpu,
+		.gfp = ev->gfp,
+		.node = ev->node,
+		.accounted = ev->accounted,
+		.type = (uint8_t)ev->type,
+	};
+	uint32_t key;
+	if (name_id(a, nm, &k.name) || intern_key(a, &k, &key))
+		return SLABSIM_ENOMEM;
+	*mk = key + 1;
+	return 0;
+}
+
 static inline __attribute__((always_inline)) int push(struct evarr *a, const struct trace_event *ev,
 						      const void *id_space)
 {
-	struct evarr_key k = {0};
-	uint32_t key;
 	const char *nm = ev->type == TRACE_EV_MARKER ? ev->text : ev->name;
-
 	struct site_memo *m;
 	if (site_memo(a, ev, id_space, &m))
 		return SLABSIM_ENOMEM;
-	k.cpu = ev->cpu;
-	k.gfp = ev->gfp;
-	k.node = ev->node;
-	k.accounted = ev->accounted;
-	k.type = (uint8_t)ev->type;
-	if (ev->bytes_req >= BIG)
-		k.big_req = ev->bytes_req;
-	k.bytes_alloc = ev->bytes_alloc;
-	if (m->key && same_key(a, &a->keys[m->key - 1], &k, nm)) {
-		key = m->key - 1;
-	} else {
-		k.site = m->str - 1;
-		if (name_id(a, nm, &k.name) || intern_key(a, &k, &key))
-			return SLABSIM_ENOMEM;
-		m->key = key + 1;
-	}
+	uint32_t *mk = &m->key[ev->cpu & (MEMO_WAYS - 1)];
+	if (!(*mk && ev_is_key(a, &a->keys[*mk - 1], ev, nm)) && key_of(a, ev, nm, m, mk))
+		return SLABSIM_ENOMEM;
 	struct evarr_ev *x;
 	int rc = slot(a, &x);
 	if (rc)
@@ -341,7 +354,7 @@ static inline __attribute__((always_inline)) int push(struct evarr *a, const str
 		.t_ns = ev->t_ns,
 		.ptr = ev->ptr,
 		.bytes_req = ev->bytes_req >= BIG ? BIG : (uint32_t)ev->bytes_req,
-		.key = key,
+		.key = *mk - 1,
 		.line = ev->line >= UINT32_MAX ? UINT32_MAX : (uint32_t)ev->line,
 		.pid = ev->pid,
 	};
@@ -436,6 +449,23 @@ int evarr_open(const char *label, struct evarr **out, struct err *e)
 {
 	*out = create(label);
 	return *out ? 0 : err_set(e, SLABSIM_ENOMEM, "out of memory");
+}
+
+int evarr_reserve(struct evarr *a, uint64_t n, struct err *e)
+{
+	const size_t huge = (size_t)2 << 20;
+	if (a->fd >= 0 || n <= a->cap)
+		return 0;
+	if (n > (SIZE_MAX - huge) / sizeof(*a->ev))
+		return err_set(e, SLABSIM_ENOMEM, "%s: out of memory", a->path);
+	/* whole huge pages: a mapping of such a size starts on one */
+	size_t bytes = (n * sizeof(*a->ev) + huge - 1) & ~(huge - 1);
+	struct evarr_ev *m = bigmem_resize(a->ev, a->cap * sizeof(*a->ev), bytes);
+	if (!m)
+		return err_set(e, SLABSIM_ENOMEM, "%s: out of memory", a->path);
+	a->ev = m;
+	a->cap = bytes / sizeof(*a->ev);
+	return 0;
 }
 
 int evarr_spill_open(const char *label, const char *dir, uint32_t buf_events, struct evarr **out,

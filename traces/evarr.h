@@ -30,6 +30,12 @@ void evarr_free(struct evarr *a);
 /* Build an array event by event in memory (evarr_push, then
  * evarr_spill_finish). label names it in messages. Errors: SLABSIM_ENOMEM. */
 int evarr_open(const char *label, struct evarr **out, struct err *e);
+/* Room for n events in an array being built in memory, in one mapping of
+ * whole 2 MiB pages (bigmem.h): a head known to be large is then filled
+ * without a doubling's copy and with a fault per 2 MiB, not per 4 KiB (a
+ * 100,000-event head: 3 faults instead of about 800). Nothing for a
+ * spilled array. Errors: SLABSIM_ENOMEM. */
+int evarr_reserve(struct evarr *a, uint64_t n, struct err *e);
 /* Build an array event by event, its events written to an unlinked
  * temporary file in dir rather than kept in memory: a replay's first read of
  * a trace keeps what it parsed (32 bytes per event on disk; keys and strings

@@ -10,6 +10,7 @@
  * alone, so nothing else crosses a chunk's edge.
  */
 #include "prefetch.h"
+#include "bigmem.h"
 #include "sat.h"
 #include "source.h"
 #include "grow.h"
@@ -445,12 +446,25 @@ static struct trace_prefetch *prefetch_alloc(struct trace_reader *r)
 	return p;
 }
 
+/* The bytes of the ring of blocks: whole 2 MiB pages for a producer
+ * thread's (bigmem.h), so that its 1.7 MB fault in one huge page each, not
+ * in 430 pages of 4 KiB; one block of SAME_THREAD_EVENTS stays small. */
+static size_t ring_bytes(bool same_thread)
+{
+	const size_t huge = (size_t)2 << 20;
+	size_t n = NBLK * sizeof(struct blk);
+	return same_thread ? n : (n + huge - 1) & ~(huge - 1);
+}
+
 /* The single producer, or none (same_thread). */
 static int open_single(struct trace_reader *r, bool same_thread, struct trace_prefetch **out,
 		       struct err *e)
 {
 	struct trace_prefetch *p = prefetch_alloc(r);
-	if (!p || !(p->blk = calloc(NBLK, sizeof(*p->blk)))) {
+	if (p)
+		p->blk = same_thread ? calloc(NBLK, sizeof(*p->blk))
+				     : bigmem_resize(NULL, 0, ring_bytes(false));
+	if (!p || !p->blk) {
 		free(p);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	}
@@ -867,7 +881,10 @@ void trace_prefetch_close(struct trace_prefetch *p)
 	if (p->blk)
 		for (int i = 0; i < NBLK; i++)
 			free(p->blk[i].arena.p);
-	free(p->blk);
+	if (p->same_thread)
+		free(p->blk);
+	else
+		bigmem_free(p->blk, ring_bytes(false));
 	strtab_fini(&p->sites);
 	strtab_fini(&p->names);
 	/* chunked */

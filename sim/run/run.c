@@ -463,6 +463,13 @@ static int prescan(struct run *r, const char *path, bool keep, struct err *e)
 	int rc = trace_open(path, &lax, &r->tr, e);
 	if (!rc && keep)
 		rc = evarr_open(path, &r->head, e);
+	if (!rc && keep) {
+		/* a file that holds the whole head even at 64 bytes a line */
+		uint64_t done, total;
+		trace_progress(r->tr, &done, &total);
+		if (total / 64 >= head_events)
+			rc = evarr_reserve(r->head, head_events, e);
+	}
 	for (uint32_t n = 0; !rc && n < head_events;) {
 		uint32_t want = head_events - n < BATCH ? head_events - n : BATCH;
 		int k = trace_next_batch(r->tr, ev, want, e);

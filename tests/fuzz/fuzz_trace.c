@@ -161,6 +161,40 @@ static bool stats_eq(const struct trace_stats *a, const struct trace_stats *b)
 	       strcmp(a->first_malformed_msg, b->first_malformed_msg) == 0;
 }
 
+/* trace_next_batch(), n events at a time, against trace_next() on path (its
+ * first MAX_EVENTS events in got, ngot in all, its end rc and message):
+ * the same events, the same end, the same counts (st). */
+static void batched(const char *path, uint32_t n, size_t ngot, int rc_want, const char *msg_want,
+		    const struct trace_stats *st)
+{
+	struct trace_opts o = {.strict = false};
+	struct trace_reader *r;
+	struct trace_event ev[64];
+	struct err e;
+	size_t i = 0;
+	int rc;
+
+	if (trace_open(path, &o, &r, &e))
+		abort();
+	while ((rc = trace_next_batch(r, ev, n, &e)) > 0) {
+		for (int k = 0; k < rc; k++, i++) {
+			struct ev_key x = key_of(&ev[k], ev[k].line);
+			if (i < MAX_EVENTS && !key_eq(&x, &got[i]))
+				fail("batched: event differs at index", i, i);
+		}
+	}
+	if (i != ngot)
+		fail("batched: events", ngot, i);
+	if (rc != rc_want || (rc < 0 && strcmp(e.msg, msg_want) != 0)) {
+		fprintf(stderr, "fuzz_trace: batched: rc %d '%s', want %d '%s'\n", rc,
+			rc < 0 ? e.msg : "", rc_want, msg_want);
+		abort();
+	}
+	if (!stats_eq(trace_stats(r), st))
+		fail("batched: line counts differ, lines", st->lines, trace_stats(r)->lines);
+	trace_close(r);
+}
+
 /* The chunked prefetch against trace_next() on path. */
 static void chunked(const char *path, bool strict, uint64_t chunk)
 {
@@ -261,6 +295,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	const struct trace_stats *st = trace_stats(r);
+	char end_msg[sizeof(e.msg)];
+	(void)snprintf(end_msg, sizeof(end_msg), "%s", rc < 0 ? e.msg : "");
+	batched(path, size ? 1 + data[size - 1] % 64 : 1, ngot, rc, end_msg, st);
 	uint64_t sum = st->header_lines + st->other_events + st->malformed + st->lost_markers;
 	for (int t = 0; t < TRACE_EV_NR; t++)
 		sum += st->events[t];
