@@ -14,6 +14,7 @@
 #include "pgfree.h"
 #include "json.h"
 #include "evq.h"
+#include "evarr.h"
 #include "bigmem.h"
 #include "grow.h"
 #include "layout.h"
@@ -2982,6 +2983,42 @@ static int replay_batches(struct sim *s, const struct trace_source *src, struct 
 	return n;
 }
 
+/* replay_batches over an event array's cursor c, read in place: each event
+ * made in the replay's copy of its key's event (evarr_fill) rather than
+ * copied into a batch, and the look-ahead read from the array. */
+static int replay_evarr(struct sim *s, const struct trace_source *src, struct evarr_cursor *c,
+			struct progress *pg, struct err *e)
+{
+	enum { BATCH = 64, AHEAD = 8 };
+	struct trace_event *tmpl = evarr_templates(c->a);
+	/* the last events, followed by AHEAD with pointer 0 (as
+	 * replay_batches: a hint for NULL's slot), so that the loop tests no
+	 * bounds */
+	struct evarr_ev tail[BATCH + AHEAD];
+	const struct evarr_ev *x;
+	uint64_t left;
+	uint32_t n;
+	int rc = 0;
+	if (!tmpl)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	while (!rc && (n = evarr_cursor_take(c, BATCH, &x, &left))) {
+		if (left < (uint64_t)n + AHEAD) {
+			memset(tail, 0, sizeof(tail));
+			memcpy(tail, x, (size_t)left * sizeof(*x));
+			x = tail;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			ixmap_prefetch(&s->live_index, x[i + AHEAD].ptr);
+			live_prefetch(s, x[i + AHEAD / 2].ptr);
+			if ((rc = apply_event(s, evarr_fill(tmpl, &x[i]), e)))
+				break;
+			progress_draw(s, pg, src, s->nevents, false);
+		}
+	}
+	free(tmpl);
+	return rc;
+}
+
 int sim_replay_source(struct sim *s, const struct trace_source *src, const struct sink *k,
 		      struct err *e)
 {
@@ -2999,7 +3036,10 @@ int sim_replay_source(struct sim *s, const struct trace_source *src, const struc
 	enum { PEEK_EVERY = 4, PEEK_SKIP = 4 };
 	uint32_t until_peek = 0;
 	uint64_t ahead[PEEK_EVERY];
-	if (src->next_batch) {
+	struct evarr_cursor *c = evarr_source_cursor(src);
+	if (c) {
+		rc = replay_evarr(s, src, c, &pg, e);
+	} else if (src->next_batch) {
 		rc = replay_batches(s, src, &pg, e);
 	} else {
 		while ((rc = src->next(src->ctx, &ev, e)) == 1) {
