@@ -14,6 +14,7 @@
 #include "pgfree.h"
 #include "json.h"
 #include "evq.h"
+#include "evarr.h"
 #include "bigmem.h"
 #include "grow.h"
 #include "layout.h"
@@ -111,6 +112,17 @@ _Static_assert(POLICY_KMALLOC_NR_TYPES < 15, "struct live.kt keeps 4 bits");
 #define LIVE_KT_OF(l) ((uint32_t)(l)->kt)
 _Static_assert(sizeof(struct policy_obj) == 64, "set_obj compares whole policy_objs: no padding");
 _Static_assert(offsetof(struct policy_obj, addr) == 0, "set_obj compares all after addr");
+
+/* What an allocation of one key of an event array (evarr.h: the fields
+ * its events share) resolved, for the key's later events: replay_evarr
+ * keeps one per key. The call site and the cache of an unnamed
+ * kmem_cache_alloc depend only on the key and bytes_req, and neither map
+ * changes an entry once made. */
+struct key_memo {
+	uint32_t site;	/* event_site's + 1; 0: not yet */
+	uint32_t req;	/* the bytes_req cache is for; 0: none yet */
+	uint64_t cache; /* cache_by_key's value for (site, req, the key's bytes_alloc) */
+};
 
 /* A root cache of the recorded kernel that shares its geometry with
  * another (sim_name_candidate). */
@@ -907,15 +919,25 @@ __attribute__((noinline)) static int cache_for_slow(struct sim *s, const struct 
 	return 0;
 }
 
-/* The policy cache of a kmem_cache_alloc: inline when its key was seen */
+/* The policy cache of a kmem_cache_alloc: inline when its key was seen
+ * (km: the event's key_memo, NULL for none) */
 static inline int cache_for(struct sim *s, const struct trace_event *ev, uint32_t site,
-			    uint32_t *id, struct err *e)
+			    struct key_memo *km, uint32_t *id, struct err *e)
 {
 	uint64_t osz = ev->bytes_req, slot = ev->bytes_alloc, v;
+	if (km && km->req == osz) { /* set below, sizes checked (on_alloc took bytes_req 0) */
+		*id = (uint32_t)km->cache;
+		s->named_by[km->cache >> 32]++;
+		return 0;
+	}
 	bool sizes_ok = osz - 1 < LAYOUT_KMALLOC_MAX_SIZE && slot <= LAYOUT_KMALLOC_MAX_SIZE;
 	if (!ev->name && sizes_ok && u64map_get(&s->cache_by_key, learn_key(site, osz, slot), &v)) {
 		*id = (uint32_t)v;
 		s->named_by[v >> 32]++;
+		if (km) {
+			km->req = (uint32_t)osz;
+			km->cache = v;
+		}
 		return 0;
 	}
 	if (ev->name && sizes_ok && s->strings_stable) {
@@ -1791,7 +1813,8 @@ static int place_swap(struct sim *s, uint64_t ptr, uint32_t idx, struct policy_o
 	return u64map_put(&s->misplaced, obj->addr, idx) ? SLABSIM_ENOMEM : 0;
 }
 
-static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
+/* ev's allocation; km: its key's memo (replay_evarr), NULL for none */
+static int on_alloc(struct sim *s, const struct trace_event *ev, struct key_memo *km, struct err *e)
 {
 	bool kmalloc = ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE;
 	uint32_t cpu = fold_cpu(s, ev);
@@ -1805,7 +1828,11 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 	uint32_t idx;
 	if ((rc = live_upsert(s, ev->ptr, &idx, &known)))
 		return err_set(e, rc, "out of memory");
-	if (!(rc = event_site(s, ev, &site)))
+	if (km && km->site)
+		site = km->site - 1;
+	else if (!(rc = event_site(s, ev, &site)) && km)
+		km->site = site + 1;
+	if (!rc)
 		rc = live_perf_alloc(s, idx, ev, site);
 	if (rc) {
 		if (!known)
@@ -1842,7 +1869,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 		r.site = site;
 		r.site_name = r.align_need ? strtab_str(&s->sites, site) : NULL;
 		r.route = site_route(s, site, ev, r.ktype);
-	} else if ((rc = cache_for(s, ev, site, &r.cache, e))) {
+	} else if ((rc = cache_for(s, ev, site, km, &r.cache, e))) {
 		return rc;
 	}
 	/* After cache_for, which refuses bad input: an event that fails leaves
@@ -2681,9 +2708,10 @@ pre_event(struct sim *s, const struct trace_event *ev, struct err *e)
 	return 0;
 }
 
-/* sim_event, inline in the replay loop */
+/* sim_event, inline in the replay loop; km: the memo of ev's key
+ * (replay_evarr), NULL for none */
 static inline __attribute__((always_inline)) int
-apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
+apply_event(struct sim *s, const struct trace_event *ev, struct key_memo *km, struct err *e)
 {
 	int rc = 0;
 	if (__builtin_expect(s->pre_event, 0) && (rc = pre_event(s, ev, e)))
@@ -2701,7 +2729,7 @@ apply_event(struct sim *s, const struct trace_event *ev, struct err *e)
 			       TRACE_EV_KFREE == 4 && TRACE_EV_CACHE_FREE == 5,
 		       "allocation and free events are two ranges");
 	if (ev->type <= TRACE_EV_CACHE_ALLOC_NODE) {
-		rc = on_alloc(s, ev, e);
+		rc = on_alloc(s, ev, km, e);
 		if (!rc && s->mmf_on)
 			rc = mmf_on_alloc(s, ev, e);
 	} else if (ev->type <= TRACE_EV_CACHE_FREE) {
@@ -2758,7 +2786,7 @@ __attribute__((noinline)) static int other_event(struct sim *s, const struct tra
 
 int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 {
-	return apply_event(s, ev, e);
+	return apply_event(s, ev, NULL, e);
 }
 
 void sim_push_begin(struct sim *s, const struct sink *k, const char *name)
@@ -2976,13 +3004,54 @@ static int replay_batches(struct sim *s, const struct trace_source *src, struct 
 			 * came in meanwhile */
 			ixmap_prefetch(&s->live_index, ptrs[i + AHEAD]);
 			live_prefetch(s, ptrs[i + AHEAD / 2]);
-			int rc = apply_event(s, &ev[i], e);
+			int rc = apply_event(s, &ev[i], NULL, e);
 			if (rc)
 				return rc;
 			progress_draw(s, pg, src, s->nevents, false);
 		}
 	}
 	return n;
+}
+
+/* replay_batches over an event array's cursor c, read in place: each event
+ * made in the replay's copy of its key's event (evarr_fill) rather than
+ * copied into a batch, and the look-ahead read from the array. */
+static int replay_evarr(struct sim *s, const struct trace_source *src, struct evarr_cursor *c,
+			struct progress *pg, struct err *e)
+{
+	enum { BATCH = 64, AHEAD = 8 };
+	struct trace_event *tmpl = evarr_templates(c->a);
+	struct key_memo *km = calloc((size_t)evarr_nkeys(c->a) + 1, sizeof(*km));
+	/* the last events, followed by AHEAD with pointer 0 (as
+	 * replay_batches: a hint for NULL's slot), so that the loop tests no
+	 * bounds */
+	struct evarr_ev tail[BATCH + AHEAD];
+	const struct evarr_ev *x;
+	uint64_t left;
+	uint32_t n;
+	int rc = 0;
+	if (!tmpl || !km) {
+		free(tmpl);
+		free(km);
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	}
+	while (!rc && (n = evarr_cursor_take(c, BATCH, &x, &left))) {
+		if (left < (uint64_t)n + AHEAD) {
+			memset(tail, 0, sizeof(tail));
+			memcpy(tail, x, (size_t)left * sizeof(*x));
+			x = tail;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			ixmap_prefetch(&s->live_index, x[i + AHEAD].ptr);
+			live_prefetch(s, x[i + AHEAD / 2].ptr);
+			if ((rc = apply_event(s, evarr_fill(tmpl, &x[i]), &km[x[i].key], e)))
+				break;
+			progress_draw(s, pg, src, s->nevents, false);
+		}
+	}
+	free(tmpl);
+	free(km);
+	return rc;
 }
 
 int sim_replay_source(struct sim *s, const struct trace_source *src, const struct sink *k,
@@ -3002,7 +3071,10 @@ int sim_replay_source(struct sim *s, const struct trace_source *src, const struc
 	enum { PEEK_EVERY = 4, PEEK_SKIP = 4 };
 	uint32_t until_peek = 0;
 	uint64_t ahead[PEEK_EVERY];
-	if (src->next_batch) {
+	struct evarr_cursor *c = evarr_source_cursor(src);
+	if (c) {
+		rc = replay_evarr(s, src, c, &pg, e);
+	} else if (src->next_batch) {
 		rc = replay_batches(s, src, &pg, e);
 	} else {
 		while ((rc = src->next(src->ctx, &ev, e)) == 1) {

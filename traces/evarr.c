@@ -15,23 +15,7 @@
 #include <unistd.h>
 
 #define NO_STR UINT32_MAX
-#define BIG    UINT32_MAX /* a size that did not fit: the key holds it */
-
-/* One event: 32 bytes. The pid stays here and bytes_alloc goes to the key:
- * a call site allocates from one cache or a few kmalloc size classes, so
- * bytes_alloc adds 2-14 % keys on the bundled and recorded traces (6.18
- * captures: swing 627 -> 651 keys, mapping 622 -> 635, msg 502 -> 531; the
- * qemu 6.1 capture 1333 -> 1525), while a key holding the pid would number
- * 70 000-140 000 (every task x its call sites x CPUs). */
-struct evarr_ev {
-	uint64_t t_ns;
-	uint64_t ptr;
-	uint32_t bytes_req; /* BIG: see the key */
-	uint32_t key;
-	uint32_t line; /* saturates at UINT32_MAX (a 4-billion-line trace) */
-	int32_t pid;   /* the task's (-1: absent): the engine's mm model reads it */
-};
-_Static_assert(sizeof(struct evarr_ev) == 32, "evarr events are 32 bytes");
+#define BIG    EVARR_BIG
 
 /* What events share: bounded by call sites x CPUs x types x the size
  * classes of a site, not by length. */
@@ -676,18 +660,42 @@ static int cursor_next(void *ctx, struct trace_event *ev, struct err *e)
 	return 1;
 }
 
+uint32_t evarr_cursor_take(struct evarr_cursor *c, uint32_t n, const struct evarr_ev **ev,
+			   uint64_t *left)
+{
+	uint64_t rest = c->a->n - c->i;
+	uint32_t k = rest < n ? (uint32_t)rest : n;
+	if (c->a->fd >= 0 && c->i - c->dropped >= 2 * (uint64_t)c->a->buf_events)
+		cursor_drop(c);
+	*ev = c->a->ev + c->i;
+	*left = rest;
+	c->i += k;
+	return k;
+}
+
 static int cursor_next_batch(void *ctx, struct trace_event *ev, uint32_t n, struct err *e)
 {
 	struct evarr_cursor *c = ctx;
+	const struct evarr_ev *x;
+	uint64_t i = c->i, left;
 	(void)e;
-	uint64_t left = c->a->n - c->i;
-	uint32_t k = left < n ? (uint32_t)left : n;
-	if (c->a->fd >= 0 && c->i - c->dropped >= 2 * (uint64_t)c->a->buf_events)
-		cursor_drop(c);
+	uint32_t k = evarr_cursor_take(c, n, &x, &left);
 	for (uint32_t j = 0; j < k; j++)
-		get(c->a, c->i + j, &ev[j]);
-	c->i += k;
+		get(c->a, i + j, &ev[j]);
 	return (int)k;
+}
+
+struct trace_event *evarr_templates(const struct evarr *a)
+{
+	struct trace_event *t = malloc(((size_t)a->nkeys + 1) * sizeof(*t)); /* never 0 bytes */
+	if (t && a->nkeys)
+		memcpy(t, a->tmpl, (size_t)a->nkeys * sizeof(*t));
+	return t;
+}
+
+struct evarr_cursor *evarr_source_cursor(const struct trace_source *src)
+{
+	return src->next_batch == cursor_next_batch ? src->ctx : NULL;
 }
 
 void evarr_get(const struct evarr *a, uint64_t i, struct trace_event *ev)
