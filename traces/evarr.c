@@ -626,12 +626,7 @@ static inline void get(const struct evarr *a, uint64_t i, struct trace_event *ev
 {
 	const struct evarr_ev *x = &a->ev[i];
 	*ev = a->tmpl[x->key];
-	ev->t_ns = x->t_ns;
-	ev->ptr = x->ptr;
-	if (x->bytes_req != BIG)
-		ev->bytes_req = x->bytes_req;
-	ev->line = x->line;
-	ev->pid = x->pid;
+	evarr_set_fields(ev, x);
 }
 
 /* Give back the mapped pages of a spilled array that c has passed (the

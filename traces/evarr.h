@@ -129,16 +129,23 @@ struct trace_event *evarr_templates(const struct evarr *a);
  * reader's evarr_templates): every field a key fixes is there already (a
  * key's sizes are all BIG or none), and the event stays valid until the
  * next one of its key is filled. */
-static inline const struct trace_event *evarr_fill(struct trace_event *tmpl,
-						   const struct evarr_ev *x)
+/* The fields of x that its key does not fix, into ev (a copy of the key's
+ * event): evarr_fill and evarr_get. */
+static inline void evarr_set_fields(struct trace_event *ev, const struct evarr_ev *x)
 {
-	struct trace_event *ev = &tmpl[x->key];
 	ev->t_ns = x->t_ns;
 	ev->ptr = x->ptr;
 	if (x->bytes_req != EVARR_BIG)
 		ev->bytes_req = x->bytes_req;
 	ev->line = x->line;
 	ev->pid = x->pid;
+}
+
+static inline const struct trace_event *evarr_fill(struct trace_event *tmpl,
+						   const struct evarr_ev *x)
+{
+	struct trace_event *ev = &tmpl[x->key];
+	evarr_set_fields(ev, x);
 	return ev;
 }
 
