@@ -25,6 +25,7 @@
 #include "sat.h"
 #include "sites.h"
 #include "buckets.h"
+#include "capture.h"
 _Static_assert(SINK_NEED_NATURAL == POLICY_NEED_NATURAL, "natural");
 #include "trace.h"
 #include "ixmap.h"
@@ -2775,8 +2776,7 @@ __attribute__((noinline)) static int other_event(struct sim *s, const struct tra
 		s->seen_valid = false; /* on_marker may change the model */
 		/* a capture's SNAP-READ (record: its snapshot's read begins) is
 		 * the capture's bookkeeping, not a phase: no sample */
-		if ((!ev->text || strncmp(ev->text, "SNAP-READ ", 10) != 0) &&
-		    (rc = take_sample(s, ev->text, e)))
+		if (!capture_snap_read_id(ev->text) && (rc = take_sample(s, ev->text, e)))
 			return rc;
 		return s->o.on_marker ? s->o.on_marker(s->o.marker_ctx, s, ev, e) : 0;
 	default:
