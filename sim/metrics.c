@@ -477,7 +477,7 @@ void metrics_slabinfo_cache(const struct policy_cache_info *ci, struct metrics_s
 }
 
 /* A cache slabinfo lists: a root, of an allocator with /proc/slabinfo. */
-static bool slab_root(const struct policy *p, const struct policy_cache_info *ci, uint32_t id)
+bool metrics_slab_root(const struct policy *p, const struct policy_cache_info *ci, uint32_t id)
 {
 	return p->ops->get_slabinfo && ci->alias_of == id;
 }
@@ -488,7 +488,7 @@ bool metrics_next_root(const struct policy *p, uint32_t *id, struct policy_cache
 {
 	for (uint32_t n = p->ops->nr_caches(p); *id < n; ++*id) {
 		p->ops->cache_info(p, *id, ci);
-		if (slab_root(p, ci, *id))
+		if (metrics_slab_root(p, ci, *id))
 			return true;
 	}
 	return false;
@@ -496,8 +496,8 @@ bool metrics_next_root(const struct policy *p, uint32_t *id, struct policy_cache
 
 /* Add a root cache to slabinfo -T's sums, which count caches with slabs and
  * objects only. */
-static void slabinfo_total_add(struct metrics_slabinfo_totals *out,
-			       const struct metrics_slabinfo *si)
+void metrics_slabinfo_total_add(struct metrics_slabinfo_totals *out,
+				const struct metrics_slabinfo *si)
 {
 	if (!si->slabs || !si->objects)
 		return;
@@ -525,12 +525,12 @@ void metrics_slabinfo_totals(const struct policy *p, struct metrics_slabinfo_tot
 				out->alias_targets++;
 			continue;
 		}
-		if (!slab_root(p, &ci, id))
+		if (!metrics_slab_root(p, &ci, id))
 			continue;
 		out->caches++;
 		struct metrics_slabinfo si;
 		metrics_slabinfo_cache(&ci, &si);
-		slabinfo_total_add(out, &si);
+		metrics_slabinfo_total_add(out, &si);
 	}
 	free(has_alias);
 	out->mratio = out->used ? out->loss * 100 / out->used : 0;
@@ -634,50 +634,25 @@ bool metrics_free_blocks(const struct policy *p, struct policy_free_blocks *out,
 	return true;
 }
 
-int metrics_sample(const struct metrics *m, const struct policy *p, const struct sink *k,
-		   uint64_t seq, uint64_t heap, struct err *e)
+int metrics_sample_rest(const struct metrics *m, const struct policy *p, const struct sink *k,
+			uint64_t seq, uint64_t heap, const struct metrics_slabinfo_totals *st,
+			struct err *e)
 {
-	/* One walk of the caches: the per-cache rows and the sums of
-	 * metrics_slabinfo_totals() that sample_metrics needs. */
-	struct metrics_slabinfo_totals st = {0};
 	struct metrics_pages pg;
-	int rc = 0;
 	metrics_pages(m, p, &pg);
-	struct policy_cache_info ci;
-	for (uint32_t id = 0; metrics_next_root(p, &id, &ci); id++) {
-		struct metrics_slabinfo si;
-		metrics_slabinfo_cache(&ci, &si);
-		slabinfo_total_add(&st, &si);
-		if (rc || !m->o.sample_cache)
-			continue;
-		/* every root, a row of zeros for one without slabs: the
-		 * recorder writes only changes (docs/schema.md) */
-		struct sink_sample_slabinfo cr = {.seq = seq, .cache = ci.name};
-		if (ci.nr_slabs) {
-			cr.slabs = si.slabs;
-			cr.partial = si.partial;
-			cr.objects = si.objects;
-			cr.objects_partial = si.objects_partial;
-			cr.space = si.space;
-			cr.used = si.used;
-		}
-		rc = SINK_EMIT(k, sample_slabinfo, &cr, e);
-	}
-	if (rc)
-		return rc;
 	struct sink_sample_metrics row = {
 		.seq = seq,
 		.heap_bytes = heap,
-		.si_space = st.space,
-		.si_used = st.used,
-		.si_objects = st.objects,
-		.si_partobj = st.partobj,
-		.si_slabs = st.slabs,
-		.si_partial = st.partial,
+		.si_space = st->space,
+		.si_used = st->used,
+		.si_objects = st->objects,
+		.si_partobj = st->partobj,
+		.si_slabs = st->slabs,
+		.si_partial = st->partial,
 		.have_pages = pg.have,
 		.free_pages = pg.free_pages,
 	};
-	rc = SINK_EMIT(k, sample_metrics, &row, e);
+	int rc = SINK_EMIT(k, sample_metrics, &row, e);
 	for (uint32_t o = 0; !rc && pg.have && o < POLICY_MAX_ORDER; o++) {
 		struct sink_sample_order orow = {seq, o, pg.held_blocks[o], pg.free_blocks[o],
 						 pg.unusable[o]};

@@ -34,7 +34,6 @@ struct trace_event;
 struct metrics_opts {
 	uint64_t mem_mib;  /* simulated zone size in MiB, a multiple of 4; 0 = default */
 	bool record_ptrs;  /* keep the per-pointer table (--alloc): print and record it */
-	bool sample_cache; /* write per-cache slabinfo rows at every sample */
 };
 
 struct metrics;
@@ -232,6 +231,13 @@ void metrics_slabinfo_totals(const struct policy *p, struct metrics_slabinfo_tot
  * /proc/slabinfo): from *id on, the next one into *id and *ci; false past
  * the last. for (id = 0; metrics_next_root(p, &id, &ci); id++). */
 bool metrics_next_root(const struct policy *p, uint32_t *id, struct policy_cache_info *ci);
+/* Whether cache id (ci, its info) is one slabinfo lists: a root, of an
+ * allocator with /proc/slabinfo. */
+bool metrics_slab_root(const struct policy *p, const struct policy_cache_info *ci, uint32_t id);
+/* Add one such cache's figures to slabinfo -T's sums (which count caches
+ * with slabs and objects only). */
+void metrics_slabinfo_total_add(struct metrics_slabinfo_totals *out,
+				const struct metrics_slabinfo *si);
 
 /* ---- Johnstone & Wilson ---- */
 
@@ -326,9 +332,12 @@ struct metrics_extra {
 	uint64_t bytes_alloc_model; /* Σ bytes_alloc as the model gave them */
 };
 
-/* Rows of one sample to k (sample_slabinfo, sample_metrics, sample_order). */
-int metrics_sample(const struct metrics *m, const struct policy *p, const struct sink *k,
-		   uint64_t seq, uint64_t heap, struct err *e);
+/* A sample's rows to k after its sample_slabinfo rows, which the engine's
+ * walk over the caches hands on (st: their sums, metrics_slabinfo_total_add
+ * of every root): sample_metrics, then sample_order for every page order. */
+int metrics_sample_rest(const struct metrics *m, const struct policy *p, const struct sink *k,
+			uint64_t seq, uint64_t heap, const struct metrics_slabinfo_totals *st,
+			struct err *e);
 /* The run's rows to k (run_metrics, perf_caller, perf_ptr). */
 int metrics_record(const struct metrics *m, const struct policy *p, const struct sink *k,
 		   const struct metrics_extra *x, struct err *e);

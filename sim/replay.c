@@ -206,6 +206,16 @@ struct cost_acct {
 	int64_t live_growth;
 };
 
+/* The per-cache rows a sample last handed to the sink for one root cache
+ * (zeros before the first, as the recorder's change logs start): a row
+ * equal to its cache's last one is not handed on again (take_sample). */
+struct sample_last {
+	const char *name; /* the cache's name then (NULL: none yet) */
+	uint64_t c[4];	  /* sink_sample_cache: slabs, pages, live_objs, live_req_bytes */
+	uint64_t si[6];	  /* sink_sample_slabinfo: slabs, partial, objects,
+			     objects_partial, space, used */
+};
+
 struct sim {
 	struct sim_opts o;
 	struct policy *p;
@@ -315,6 +325,13 @@ struct sim {
 	bool seen_valid;
 	uint64_t slab_seen;
 	const struct sink *sink; /* where samples go during a replay, or NULL */
+	/* take_sample's per-cache rows: the last handed to the sink, by root
+	 * cache id, and those of the sample being taken */
+	struct sample_last *slast;
+	size_t slast_cap;
+	struct sink_sample_slabinfo *si_rows;
+	struct sink_sample_cache *c_rows;
+	size_t rows_cap;
 	const char *src;	 /* input name for messages: the trace path, or "events" */
 	const struct trace_stats *line_stats; /* of the last text trace replayed, or NULL */
 	struct metrics *m;		      /* the figures of docs/metrics.md (metrics.c) */
@@ -474,9 +491,7 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 	strtab_init(&s->sites);
 	s->pool_free = UINT32_MAX;
 	s->src = "events";
-	struct metrics_opts mo = o->metrics;
-	mo.sample_cache = o->sample_caches;
-	int rc = metrics_create(&mo, &s->sites, &s->m, e);
+	int rc = metrics_create(&o->metrics, &s->sites, &s->m, e);
 	if (rc) {
 		sim_destroy(s);
 		return rc;
@@ -565,6 +580,9 @@ void sim_destroy(struct sim *s)
 	free(s->acct);
 	free(s->site);
 	free(s->site_map);
+	free(s->slast);
+	free(s->si_rows);
+	free(s->c_rows);
 	metrics_destroy(s->m);
 	free(s);
 }
@@ -2504,7 +2522,10 @@ static struct waste cache_waste(const struct sim *s, uint32_t id,
 	return w;
 }
 
-void sim_totals(const struct sim *s, struct sim_totals *out)
+/* sim_totals in three parts, for take_sample's walk over the caches: all
+ * but the root caches' and the call sites' sums (*st: the policy's stats,
+ * for totals_end) */
+static void totals_begin(const struct sim *s, struct sim_totals *out, struct policy_stats *st)
 {
 	memset(out, 0, sizeof(*out));
 	_Static_assert(TRACE_EV_NR <= sizeof(out->events) / sizeof(out->events[0]),
@@ -2514,11 +2535,10 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	memcpy(out->anomalies, s->anomalies, sizeof(out->anomalies));
 	out->live_objs = s->live_objs;
 	out->live_req_bytes = s->live_req;
-	struct policy_stats st;
-	s->p->ops->stats(s->p, &st);
-	out->slab_pages = st.slab_pages;
-	out->large_pages = st.large_pages;
-	out->placed_parked_rehomed = st.parked_rehomed;
+	s->p->ops->stats(s->p, st);
+	out->slab_pages = st->slab_pages;
+	out->large_pages = st->large_pages;
+	out->placed_parked_rehomed = st->parked_rehomed;
 	out->peak_slab_pages = s->peak_slab_pages;
 	out->peak_slab_pages_t_ns = s->peak_slab_pages_t_ns;
 	out->align_violations = s->violations_total;
@@ -2526,16 +2546,6 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	out->listed_allocs = s->listed_allocs;
 	out->listed_violations = s->listed_violations;
 	out->samples = s->nsamples;
-	/* the sites' sums: a saturating sum of saturated sums is the
-	 * saturated total, and no allocation adds to them elsewhere */
-	for (uint32_t i = 0; i < s->sites.n && i < s->site_cap; i++) {
-		const struct site_acct *sa = &s->site[i];
-		out->bytes_req_total = sat_add(out->bytes_req_total, sa->bytes_req);
-		out->bytes_alloc_trace_total =
-			sat_add(out->bytes_alloc_trace_total, sa->bytes_alloc_trace);
-		out->bytes_alloc_model_total =
-			sat_add(out->bytes_alloc_model_total, sa->bytes_alloc);
-	}
 	out->alloc_size_mismatch = s->alloc_size_mismatch;
 	out->page_frees = s->pgf.page_frees;
 	out->page_frees_before_base = s->pgf.before_base;
@@ -2545,40 +2555,172 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	out->placed_start_dropped = s->placed_start_dropped;
 	out->placed_start_moved = s->placed_start_moved;
 	out->page_base = s->pgf.base;
-	uint32_t n = s->p->ops->nr_caches(s->p);
-	for (uint32_t id = 0; id < n; id++) {
-		struct policy_cache_info ci;
-		s->p->ops->cache_info(s->p, id, &ci);
-		if (ci.alias_of != id)
-			continue;
-		struct waste w = cache_waste(s, id, &ci);
-		out->waste_rounding += w.rounding;
-		out->waste_layout += w.layout;
-		out->waste_tail += w.tail;
-		out->live_slot_bytes += s->acct[id].live_slot;
-		if (ci.g.objs_per_slab)
-			out->free_slots_by_count +=
-				(ci.total_objects - ci.inuse_objects) * ci.g.size;
-		out->sheaf_caches += ci.g.sheaf_capacity != 0;
-		out->parked_objs += ci.parked_objects;
-	}
+}
+
+/* Root cache id (ci, its info) into the sums. */
+static void totals_cache(const struct sim *s, uint32_t id, const struct policy_cache_info *ci,
+			 struct sim_totals *out)
+{
+	struct waste w = cache_waste(s, id, ci);
+	out->waste_rounding += w.rounding;
+	out->waste_layout += w.layout;
+	out->waste_tail += w.tail;
+	out->live_slot_bytes += s->acct[id].live_slot;
+	if (ci->g.objs_per_slab)
+		out->free_slots_by_count += (ci->total_objects - ci->inuse_objects) * ci->g.size;
+	out->sheaf_caches += ci->g.sheaf_capacity != 0;
+	out->parked_objs += ci->parked_objects;
+}
+
+static void totals_end(const struct sim *s, const struct policy_stats *st, struct sim_totals *out)
+{
 	/* large kmallocs: the page rounding is their only waste */
 	out->waste_rounding += s->large_live_bytes - s->large_live_req;
-	out->waste_layout += st.shared_internal_bytes;
-	out->waste_tail += st.shared_tail_bytes;
-	out->slab_bytes = (st.slab_pages + st.large_pages) * POLICY_PAGE_SIZE;
+	out->waste_layout += st->shared_internal_bytes;
+	out->waste_tail += st->shared_tail_bytes;
+	out->slab_bytes = (st->slab_pages + st->large_pages) * POLICY_PAGE_SIZE;
 	/* free is the remainder: what no live object, tail or metadata holds */
 	out->waste_free_slots = out->slab_bytes - out->live_req_bytes - out->waste_rounding -
 				out->waste_layout - out->waste_tail;
 }
 
+void sim_totals(const struct sim *s, struct sim_totals *out)
+{
+	struct policy_stats st;
+	totals_begin(s, out, &st);
+	/* the sites' sums (not in a sample's row): a saturating sum of
+	 * saturated sums is the saturated total, and no allocation adds to
+	 * them elsewhere */
+	for (uint32_t i = 0; i < s->sites.n && i < s->site_cap; i++) {
+		const struct site_acct *sa = &s->site[i];
+		out->bytes_req_total = sat_add(out->bytes_req_total, sa->bytes_req);
+		out->bytes_alloc_trace_total =
+			sat_add(out->bytes_alloc_trace_total, sa->bytes_alloc_trace);
+		out->bytes_alloc_model_total =
+			sat_add(out->bytes_alloc_model_total, sa->bytes_alloc);
+	}
+	uint32_t n = s->p->ops->nr_caches(s->p);
+	for (uint32_t id = 0; id < n; id++) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, id, &ci);
+		if (ci.alias_of == id)
+			totals_cache(s, id, &ci, out);
+	}
+	totals_end(s, &st, out);
+}
+
+/* Room in take_sample's tables for root cache id. 0 or SLABSIM_ENOMEM. */
+static int sample_room(struct sim *s, uint32_t id)
+{
+	if (id >= s->slast_cap) {
+		struct sample_last *n = grow_to(s->slast, &s->slast_cap, id, sizeof(*n), 64);
+		if (!n)
+			return SLABSIM_ENOMEM;
+		s->slast = n; /* grow_to zeroes what it adds */
+	}
+	if (id >= s->rows_cap) {
+		size_t cap = s->rows_cap;
+		struct sink_sample_slabinfo *a = grow_to(s->si_rows, &cap, id, sizeof(*a), 64);
+		if (a)
+			s->si_rows = a;
+		cap = s->rows_cap;
+		struct sink_sample_cache *b =
+			a ? grow_to(s->c_rows, &cap, id, sizeof(*b), 64) : NULL;
+		if (!b)
+			return SLABSIM_ENOMEM;
+		s->c_rows = b;
+		s->rows_cap = cap;
+	}
+	return 0;
+}
+
+/* A sink set anew starts with no rows sent: take_sample sends every
+ * cache's first row that is not all zeros. */
+static void sample_forget(struct sim *s)
+{
+	if (s->slast)
+		memset(s->slast, 0, s->slast_cap * sizeof(*s->slast));
+}
+
+/* Whether row v[0..n) of cache name differs from what *last[0..n) holds,
+ * which it then becomes. A cache seen under another name starts from
+ * zeros, as a new key of the recorder's change log does. */
+static bool sample_changed(struct sample_last *sl, const char *name, uint64_t *last,
+			   const uint64_t *v, size_t n)
+{
+	if (sl->name != name && (!sl->name || !name || strcmp(sl->name, name))) {
+		memset(sl->c, 0, sizeof(sl->c));
+		memset(sl->si, 0, sizeof(sl->si));
+	}
+	sl->name = name;
+	if (!memcmp(last, v, n * sizeof(*v)))
+		return false;
+	memcpy(last, v, n * sizeof(*v));
+	return true;
+}
+
+/* A sample: the run's totals, then, per root cache, its slabinfo figures and
+ * its cache row, in one walk over the caches (one cache_info each). The
+ * sink gets the rows in its order (sink.h). The recorder keeps only the
+ * per-cache rows that changed (docs/schema.md), so a row equal to its
+ * cache's last one is not handed on: the database is the same, and a sample
+ * costs the caches that changed, not every cache, in rows and SQLite
+ * statements. */
 static int take_sample(struct sim *s, const char *label, struct err *e)
 {
 	struct sim_totals t;
+	struct policy_stats pst;
+	struct metrics_slabinfo_totals st = {0};
 	uint64_t seq = s->nsamples++;
+	uint32_t nsi = 0, nc = 0;
+	int rc;
 	if (!s->sink)
 		return 0; /* counted only: the totals walk every cache */
-	sim_totals(s, &t);
+	totals_begin(s, &t, &pst);
+	uint32_t n = s->p->ops->nr_caches(s->p);
+	bool rows = s->o.sample_caches;
+	for (uint32_t id = 0; id < n; id++) {
+		struct policy_cache_info ci;
+		s->p->ops->cache_info(s->p, id, &ci);
+		if (ci.alias_of != id)
+			continue;
+		totals_cache(s, id, &ci, &t);
+		if (rows && (rc = sample_room(s, id)))
+			return err_set(e, rc, "out of memory");
+		struct sample_last *sl = rows ? &s->slast[id] : NULL;
+		if (metrics_slab_root(s->p, &ci, id)) {
+			struct metrics_slabinfo si;
+			metrics_slabinfo_cache(&ci, &si);
+			metrics_slabinfo_total_add(&st, &si);
+			/* a cache without slabs: a row of zeros */
+			uint64_t v[6] = {0};
+			if (ci.nr_slabs) {
+				v[0] = si.slabs;
+				v[1] = si.partial;
+				v[2] = si.objects;
+				v[3] = si.objects_partial;
+				v[4] = si.space;
+				v[5] = si.used;
+			}
+			if (sl && sample_changed(sl, ci.name, sl->si, v, 6))
+				s->si_rows[nsi++] = (struct sink_sample_slabinfo){
+					seq, ci.name, v[0], v[1], v[2], v[3], v[4], v[5]};
+		}
+		if (!sl)
+			continue;
+		/* every root cache; one that holds nothing: zeros */
+		uint64_t v[4] = {0};
+		if (ci.nr_slabs || s->acct[id].live_objs) {
+			v[0] = ci.nr_slabs;
+			v[1] = ci.nr_pages;
+			v[2] = s->acct[id].live_objs;
+			v[3] = s->acct[id].live_req;
+		}
+		if (sample_changed(sl, ci.name, sl->c, v, 4))
+			s->c_rows[nc++] =
+				(struct sink_sample_cache){seq, ci.name, v[0], v[1], v[2], v[3]};
+	}
+	totals_end(s, &pst, &t);
 	struct sink_sample row = {
 		.seq = seq,
 		.t_ns = s->now_ns,
@@ -2595,31 +2737,14 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 		.sheaves = t.sheaf_caches != 0,
 		.parked_objs = t.parked_objs,
 	};
-	int rc = SINK_EMIT(s->sink, sample, &row, e);
+	rc = SINK_EMIT(s->sink, sample, &row, e);
+	for (uint32_t i = 0; !rc && i < nsi; i++)
+		rc = SINK_EMIT(s->sink, sample_slabinfo, &s->si_rows[i], e);
 	if (!rc)
-		rc = metrics_sample(s->m, s->p, s->sink, seq, t.slab_bytes, e);
-	if (rc || !s->o.sample_caches)
-		return rc;
-	uint32_t n = s->p->ops->nr_caches(s->p);
-	for (uint32_t id = 0; id < n; id++) {
-		struct policy_cache_info ci;
-		s->p->ops->cache_info(s->p, id, &ci);
-		if (ci.alias_of != id)
-			continue;
-		/* every root cache, a row of zeros for one that holds nothing:
-		 * the recorder writes only changes (docs/schema.md) */
-		bool empty = !ci.nr_slabs && !s->acct[id].live_objs;
-		struct sink_sample_cache cr = {.seq = seq, .cache = ci.name};
-		if (!empty) {
-			cr.slabs = ci.nr_slabs;
-			cr.pages = ci.nr_pages;
-			cr.live_objs = s->acct[id].live_objs;
-			cr.live_req_bytes = s->acct[id].live_req;
-		}
-		if ((rc = SINK_EMIT(s->sink, sample_cache, &cr, e)))
-			return rc;
-	}
-	return 0;
+		rc = metrics_sample_rest(s->m, s->p, s->sink, seq, t.slab_bytes, &st, e);
+	for (uint32_t i = 0; !rc && i < nc; i++)
+		rc = SINK_EMIT(s->sink, sample_cache, &s->c_rows[i], e);
+	return rc;
 }
 
 static int maybe_sample(struct sim *s, struct err *e)
@@ -2791,6 +2916,7 @@ int sim_event(struct sim *s, const struct trace_event *ev, struct err *e)
 
 void sim_push_begin(struct sim *s, const struct sink *k, const char *name)
 {
+	sample_forget(s);
 	s->sink = k;
 	s->src = name ? name : "events";
 }
@@ -3060,6 +3186,7 @@ int sim_replay_source(struct sim *s, const struct trace_source *src, const struc
 	struct trace_event ev;
 	int rc;
 	struct progress pg;
+	sample_forget(s);
 	s->sink = k;
 	s->src = src->name ? src->name : "events";
 	use_ids_of(s, src);

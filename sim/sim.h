@@ -86,8 +86,7 @@ struct sim_opts {
 	 * no bar. The command line's is progress_stderr (sim/cli/progress.h). */
 	sim_progress_fn on_progress;
 	void *progress_ctx;
-	struct metrics_opts metrics; /* docs/metrics.md figures (sample_cache is set
-					from sample_caches) */
+	struct metrics_opts metrics; /* docs/metrics.md figures */
 	sim_marker_fn on_marker;     /* NULL = none */
 	void *marker_ctx;
 	/* call-site functions to watch (NULL-terminated, at most 254, borrowed

@@ -165,10 +165,14 @@ struct sink_sample_slabinfo {
 /* What receives the rows. Each op returns 0, or an SLABSIM_E* code with e
  * set, which stops the replay (sim_replay_source) or the report (sim_report)
  * and is returned by it. An op may be NULL: its rows are dropped.
- * Per sample, in increasing seq: sample, then sample_slabinfo for every root
- * cache, sample_metrics, sample_order for every page order, then
- * (sim_opts.sample_caches) sample_cache for every root cache. A cache that
- * holds nothing comes as a row of zeros.
+ * Per sample, in increasing seq: sample, then (sim_opts.sample_caches)
+ * sample_slabinfo for root caches, sample_metrics, sample_order for every
+ * page order, then (sim_opts.sample_caches) sample_cache for root caches.
+ * The per-cache rows are change logs, as the recorder keeps them
+ * (docs/schema.md): a cache's row comes when it differs from the last one
+ * of that cache since the sink was given (sim_replay_source,
+ * sim_push_begin), or from all zeros; a cache that holds nothing is a row
+ * of zeros.
  * At the end (sim_report), in this order: count (events, anomalies, lines),
  * cache, site, violation, align_cost, run_metrics, perf_caller, perf_ptr. */
 struct sink_ops {
