@@ -160,7 +160,39 @@ static void test_fast_paths(void)
 /* A sink other than the recorder sees the rows the engine emits. */
 struct counting {
 	uint64_t samples, caches, last_seq, sites;
+	/* sample_cache rows: each cache's last (by name), how many, and how
+	 * many came equal to that cache's previous one (or all zeros first) */
+	struct {
+		const char *name;
+		uint64_t v[4];
+	} last[512];
+	uint32_t nlast;
+	uint64_t cache_rows, unchanged_rows, end_mismatch;
 };
+
+static uint64_t *last_row(struct counting *c, const char *name)
+{
+	for (uint32_t i = 0; i < c->nlast; i++)
+		if (!strcmp(c->last[i].name, name))
+			return c->last[i].v;
+	if (c->nlast == sizeof(c->last) / sizeof(c->last[0]))
+		return NULL;
+	c->last[c->nlast].name = name; /* the policy's: lives as long as the sim */
+	return c->last[c->nlast++].v;
+}
+
+static int count_sample_cache(void *ctx, const struct sink_sample_cache *row, struct err *e)
+{
+	struct counting *c = ctx;
+	uint64_t *l = last_row(c, row->cache);
+	const uint64_t v[4] = {row->slabs, row->pages, row->live_objs, row->live_req_bytes};
+	c->cache_rows++;
+	if (!l || !memcmp(l, v, sizeof(v)))
+		c->unchanged_rows++;
+	else
+		memcpy(l, v, sizeof(v));
+	return 0;
+}
 
 static int count_sample(void *ctx, const struct sink_sample *row, struct err *e)
 {
@@ -172,7 +204,16 @@ static int count_sample(void *ctx, const struct sink_sample *row, struct err *e)
 
 static int count_cache(void *ctx, const struct sink_cache *row, struct err *e)
 {
-	((struct counting *)ctx)->caches++;
+	struct counting *c = ctx;
+	c->caches++;
+	/* a root cache's last sample row is its end state (the "end" sample) */
+	if (!row->alias_of) {
+		uint64_t *l = last_row(c, row->cache);
+		bool held = row->slabs || row->live_objs;
+		if (!l || l[0] != (held ? row->slabs : 0) || l[1] != (held ? row->pages : 0) ||
+		    l[2] != (held ? row->live_objs : 0) || l[3] != (held ? row->live_req_bytes : 0))
+			c->end_mismatch++;
+	}
 	return 0;
 }
 
@@ -184,11 +225,14 @@ static int count_site(void *ctx, const struct sink_site *row, struct err *e)
 
 static void test_sink(void)
 {
-	static const struct sink_ops ops = {
-		.sample = count_sample, .cache = count_cache, .site = count_site};
-	struct counting c = {0};
+	static const struct sink_ops ops = {.sample = count_sample,
+					    .sample_cache = count_sample_cache,
+					    .cache = count_cache,
+					    .site = count_site};
+	static struct counting c;
 	struct sink k = {&ops, &c};
-	struct sim_opts so = {.ops = policy_find("slub"), .sample_every_events = 500};
+	struct sim_opts so = {
+		.ops = policy_find("slub"), .sample_every_events = 500, .sample_caches = true};
 	policy_cfg_default(&so.cfg);
 	so.cfg.kernel = POLICY_KERNEL_6_1;
 	struct sim *s = NULL;
@@ -205,6 +249,13 @@ static void test_sink(void)
 	sim_totals(s, &t);
 	CHECK_EQ_U64("the engine counted the same samples", t.samples, 7);
 	CHECK("the end state has cache and site rows", c.caches > 0 && c.sites > 0);
+	/* the per-cache rows are change logs (sink.h): a row only when the
+	 * cache's figures changed, and the last one is the end state */
+	CHECK("sample_cache rows came", c.cache_rows > 0);
+	CHECK_EQ_U64("no cache row repeats that cache's previous one", c.unchanged_rows, 0);
+	CHECK_EQ_U64("every cache's last row is its end state", c.end_mismatch, 0);
+	CHECK("fewer rows than samples x caches seen",
+	      c.cache_rows < (uint64_t)c.samples * c.nlast);
 	trace_close(tr);
 	sim_destroy(s);
 }
