@@ -32,7 +32,9 @@ for bin in "$dir"/tests/fuzz/fuzz_*; do
 		> "$work/log" 2>&1
 	rc=$?
 	last=$(grep -E '^#[0-9]+' "$work/log" | tail -n 1)
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
+	# the last: fuzz_tracedat's children print final stats of their own
+	# before the harness's (at its exit)
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -n 1)
 	echo "fuzz_$name: ${secs}s, $execs runs, exit $rc; last: $last"
 	if [ "$rc" -ne 0 ]; then
 		status=1
