@@ -25,8 +25,9 @@ static const char *const terms[2][2] = {
 /*
  * One visual encoding in every figure (docs/sweeps.md, "The figures"):
  * colour = allocator, dash = alignment, line width (lines) or hatching
- * (bars) = debug setting. The waste kinds of figure 3 have colours of
- * their own, none of them an allocator's.
+ * (bars) = debug setting; in a line figure's panel whose runs follow more
+ * than one kernel profile, a point mark = kernel profile. The waste kinds
+ * of figure 3 have colours of their own, none of them an allocator's.
  */
 /* An allocator's position in policy_table (policies/policy.h), which
  * orders the colours; a name this build does not know (a database from
@@ -90,6 +91,7 @@ struct pol {
 	char label[200];
 	uint64_t sig; /* hash of the series drawn for it (identical series) */
 	int same_as;  /* index of an earlier run with the same series, or -1 */
+	size_t rows;  /* line figures: the rows of its block in the .dat */
 };
 
 static int oom(struct ctx *c)
@@ -584,20 +586,83 @@ static void dat_run_head(FILE *d, size_t block, const char *trace, const struct 
 	fprintf(d, ", run %lld: %s", p->run_id, title);
 }
 
-/* A panel's plot command: one line per run drawn (same_as -1), in block
- * order; more: further elements follow the lines. */
-static void gp_run_lines(FILE *g, const char *name, const struct mem_panel *m, bool more)
+/* The point marks of kernel profiles: filled circle, square, triangle,
+ * diamond, pentagon. */
+static const int kernel_pt[] = {7, 5, 9, 13, 15};
+enum { KERNEL_MARKS = sizeof(kernel_pt) / sizeof(kernel_pt[0]), MARKS_PER_LINE = 8 };
+
+/* The kernel profiles of panel m's runs drawn, in run order (the runs are
+ * ordered by allocator, then kernel): into kern, at most KERNEL_MARKS;
+ * returns how many (a profile past the last shares its mark). */
+static size_t panel_kernels(const struct mem_panel *m, const char *kern[KERNEL_MARKS])
 {
-	fprintf(g, "plot \\\n");
-	for (size_t i = 0, b = m->first; i < m->np; i++) {
+	size_t nk = 0;
+	for (size_t i = 0; i < m->np; i++) {
 		if (m->p[i].same_as != -1)
 			continue;
-		fprintf(g, "  '%s.dat' index %zu using 1:2 with steps ", name, b++);
-		gp_line_style(g, &m->p[i]);
+		size_t j = 0;
+		while (j < nk && strcmp(kern[j], m->p[i].kernel))
+			j++;
+		if (j == nk && nk < KERNEL_MARKS)
+			kern[nk++] = m->p[i].kernel;
+	}
+	return nk;
+}
+
+static size_t kernel_mark(const char *const kern[KERNEL_MARKS], size_t nk, const char *kernel)
+{
+	for (size_t j = 0; j < nk; j++)
+		if (!strcmp(kern[j], kernel))
+			return j;
+	return nk - 1;
+}
+
+/* A panel's plot command: one line per run drawn (same_as -1), in block
+ * order; more: further elements follow the lines. When the panel's runs
+ * follow more than one kernel profile, each line also carries
+ * MARKS_PER_LINE points of its profile's mark (each profile's shifted
+ * along the line, so that lines that coincide show both), and the key
+ * shows line and mark. */
+static void gp_run_lines(FILE *g, const char *name, const struct mem_panel *m, bool more)
+{
+	const char *kern[KERNEL_MARKS];
+	size_t nk = panel_kernels(m, kern);
+	fprintf(g, "plot \\\n");
+	for (size_t i = 0, b = m->first; i < m->np; i++) {
+		const struct pol *p = &m->p[i];
+		if (p->same_as != -1)
+			continue;
+		fprintf(g, "  '%s.dat' index %zu using 1:2 with steps ", name, b);
+		gp_line_style(g, p);
+		if (nk > 1) {
+			size_t j = kernel_mark(kern, nk, p->kernel);
+			size_t every = p->rows > MARKS_PER_LINE ? p->rows / MARKS_PER_LINE : 1;
+			fprintf(g,
+				" notitle, \\\n  '' index %zu using 1:2 every %zu::%zu with points "
+				"pt %d ps 1.2 lc rgb '%s' notitle, \\\n  keyentry with "
+				"linespoints ",
+				b, every, every * j / nk, kernel_pt[j], alloc_rgb(p->allocator));
+			gp_line_style(g, p);
+			fprintf(g, " pt %d ps 1.2", kernel_pt[j]);
+		}
+		b++;
 		fprintf(g, " title ");
 		plot_gp_str(g, m->titles[i]);
 		fprintf(g, "%s\n", b < m->first + m->nblocks || more ? ", \\" : "");
 	}
+}
+
+/* A comment in the script naming the marks of panel m's kernel profiles,
+ * when it has more than one. */
+static void gp_kernel_marks(FILE *g, const struct mem_panel *m)
+{
+	const char *kern[KERNEL_MARKS];
+	size_t nk = panel_kernels(m, kern);
+	if (nk < 2)
+		return;
+	fprintf(g, "# point mark = kernel profile:");
+	for (size_t j = 0; j < nk; j++)
+		fprintf(g, " %s pt %d%s", kern[j], kernel_pt[j], j + 1 < nk ? "," : "\n");
 }
 
 /* Figure 1's y range of panel m: its own data's maximum, and above it a
@@ -647,6 +712,7 @@ static void memory_panels(FILE *g, const struct plot_fig *fig, const void *arg)
 		/* one instant (all samples at t = 0): a range gnuplot accepts */
 		fprintf(g, "top = %.6f\nset yrange [0:%.6f]\nset xrange [0:%.9f]\n", top, top,
 			m->t_max > 0 ? 1.02 * m->t_max : 1.0);
+		gp_kernel_marks(g, m);
 		gp_run_lines(g, fig->name, m, m->phase_block >= 0);
 		if (m->phase_block < 0)
 			continue;
@@ -732,9 +798,11 @@ static int fig_memory(struct ctx *c, struct plot_fig *fig)
 			dat_run_head(d, block, c->trace, &m->p[i], m->titles[i]);
 			fputc('\n', d);
 			bind_run(st, m->p[i].run_id);
-			while (sqlite3_step(st) == SQLITE_ROW)
+			while (sqlite3_step(st) == SQLITE_ROW) {
 				fprintf(d, "%.9f %lld\n", sqlite3_column_double(st, 0),
 					sqlite3_column_int64(st, 1));
+				m->p[i].rows++;
+			}
 			block++;
 		}
 		m->nblocks = block - m->first;
@@ -1585,8 +1653,10 @@ static void cdf_blocks(struct ctx *c, struct cdf_fig *a, FILE *d, struct mem_pan
 		fprintf(d, " (%zu values)\n", n);
 		size_t step = n > CDF_MAXPTS ? (n + CDF_MAXPTS - 1) / CDF_MAXPTS : 1;
 		for (size_t j = 0; j < n; j++)
-			if (j % step == step - 1 || j == n - 1)
+			if (j % step == step - 1 || j == n - 1) {
 				fprintf(d, "%.6f %.6f\n", a->v[j], (double)(j + 1) / (double)n);
+				m->p[i].rows++;
+			}
 		(*block)++;
 	}
 }
@@ -1629,6 +1699,7 @@ static void cdf_panels(FILE *g, const struct plot_fig *fig, const void *arg)
 	for (size_t k = 0; k < lf->npanel; k++) {
 		const struct mem_panel *m = &lf->pn[k];
 		gp_title(g, lf->c->tr[m->tr].label);
+		gp_kernel_marks(g, m);
 		gp_run_lines(g, fig->name, m, false);
 	}
 }
