@@ -2992,10 +2992,15 @@ void sim_progress_report(const struct sim *s, const struct sim_progress *p)
 		s->o.on_progress(s->o.progress_ctx, p);
 }
 
-bool sim_learns_from(const struct trace_event *ev)
+static inline bool learns_from(const struct trace_event *ev)
 {
 	return !ev->name && ev->ptr && ev->bytes_req <= LAYOUT_KMALLOC_MAX_SIZE &&
 	       ev->bytes_alloc <= LAYOUT_KMALLOC_MAX_SIZE;
+}
+
+bool sim_learns_from(const struct trace_event *ev)
+{
+	return learns_from(ev);
 }
 
 /* key -> name unless key has one (first name wins). 0 or SLABSIM_ENOMEM. */
@@ -3016,36 +3021,78 @@ int sim_learn_names(struct sim *s, struct trace_reader *r, struct err *e)
 	return sim_learn_names_source(s, &src, e);
 }
 
-/* One event of the name pass; site_of: ptr -> learn key of its allocation.
- * 0 or SLABSIM_ENOMEM. */
-static inline int learn_event(struct sim *s, struct u64map *site_of, const struct trace_event *ev)
+/* The name pass's state. named: per site_id of the id space being read,
+ * the sizes (geom_key | LEARN_MEMO_SET) of its last allocation whose learn
+ * key had a name; a key keeps its name, so an allocation of the same sizes
+ * at that site skips the site lookup and the probe of s->learned. */
+struct learn_pass {
+	struct u64map site_of; /* ptr -> learn key of its allocation */
+	uint64_t *named;
+	size_t named_cap;
+};
+
+#define LEARN_MEMO_SET (1ULL << 63)
+
+/* Is ev's learn key (ev of a source with an id space) known to be named? */
+static inline bool learn_memo_named(const struct learn_pass *lp, const struct trace_event *ev)
+{
+	uint32_t sid = ev->site_id;
+	return sid < lp->named_cap &&
+	       lp->named[sid] == (geom_key(ev->bytes_req, ev->bytes_alloc) | LEARN_MEMO_SET);
+}
+
+/* Remember that ev's learn key is named. 0 or SLABSIM_ENOMEM. */
+static int learn_memo_set(struct learn_pass *lp, const struct trace_event *ev)
+{
+	uint32_t sid = ev->site_id;
+	if (sid >= lp->named_cap) { /* per new site, not per event */
+		uint64_t *n = grow_to(lp->named, &lp->named_cap, sid, sizeof(*n), 256);
+		if (!n)
+			return SLABSIM_ENOMEM;
+		lp->named = n;
+	}
+	lp->named[sid] = geom_key(ev->bytes_req, ev->bytes_alloc) | LEARN_MEMO_SET;
+	return 0;
+}
+
+/* One event of the name pass. 0 or SLABSIM_ENOMEM. */
+static inline int learn_event(struct sim *s, struct learn_pass *lp, const struct trace_event *ev)
 {
 	if (ev->type == TRACE_EV_CACHE_ALLOC || ev->type == TRACE_EV_CACHE_ALLOC_NODE) {
-		if (!sim_learns_from(ev))
+		if (!learns_from(ev))
 			return 0;
 		uint32_t site;
 		bool found;
 		uint64_t *v;
-		if (event_site(s, ev, &site))
-			return SLABSIM_ENOMEM;
-		uint64_t key = learn_key(site, ev->bytes_req, ev->bytes_alloc);
+		/* site ids mean something only through the source's id space */
+		bool by_id = s->ids_of && ev->site_id;
+		bool named = by_id && learn_memo_named(lp, ev);
+		uint64_t key = 0;
+		if (!named) {
+			if (event_site(s, ev, &site))
+				return SLABSIM_ENOMEM;
+			key = learn_key(site, ev->bytes_req, ev->bytes_alloc);
+			named = u64map_get(&s->learned, key, NULL);
+			if (named && by_id && learn_memo_set(lp, ev))
+				return SLABSIM_ENOMEM;
+		}
 		/* a key with a name keeps it (first name wins): its objects
 		 * need no entry, but one left at the pointer by a missed free
 		 * must not outlive this allocation */
-		if (u64map_get(&s->learned, key, NULL)) {
-			if ((v = u64map_ref(site_of, ev->ptr)))
-				u64map_del_ref(site_of, v);
+		if (named) {
+			if ((v = u64map_ref(&lp->site_of, ev->ptr)))
+				u64map_del_ref(&lp->site_of, v);
 			return 0;
 		}
-		if (!(v = u64map_upsert(site_of, ev->ptr, &found)))
+		if (!(v = u64map_upsert(&lp->site_of, ev->ptr, &found)))
 			return SLABSIM_ENOMEM;
 		*v = key;
 	} else if (ev->type == TRACE_EV_KFREE || ev->type == TRACE_EV_CACHE_FREE) {
-		uint64_t *v = u64map_ref(site_of, ev->ptr);
+		uint64_t *v = u64map_ref(&lp->site_of, ev->ptr);
 		if (!v)
 			return 0;
 		uint64_t key = *v;
-		u64map_del_ref(site_of, v);
+		u64map_del_ref(&lp->site_of, v);
 		if (ev->name)
 			return learn_name(s, key, ev->name);
 	}
@@ -3056,17 +3103,19 @@ int sim_learn_names_sources(struct sim *s, const struct trace_source *const *src
 			    struct err *e)
 {
 	enum { BATCH = 64 };
-	struct u64map site_of; /* ptr -> learn key of its allocation */
+	struct learn_pass lp = {0};
 	struct trace_event ev[BATCH];
 	int rc = 0;
 	struct progress pg;
 	uint64_t n = 0;
 	const struct trace_source *src = srcs[0];
-	u64map_init_sparse(&site_of); /* probed twice per object: the inline paths */
+	u64map_init_sparse(&lp.site_of); /* probed twice per object: the inline paths */
 	progress_start(&pg, "names");
 	for (size_t k = 0; k < nsrc && rc >= 0; k++) {
 		src = srcs[k];
 		use_ids_of(s, src);
+		if (lp.named) /* the site ids of the last source */
+			memset(lp.named, 0, lp.named_cap * sizeof(*lp.named));
 		/* in batches when the source gives them: one indirect call
 		 * per batch, and no copy when it lends them */
 		const struct trace_event *b = ev;
@@ -3075,7 +3124,7 @@ int sim_learn_names_sources(struct sim *s, const struct trace_source *const *src
 					       : src->next(src->ctx, ev, e)) > 0) {
 			for (int i = 0; i < rc; i++) {
 				progress_draw(s, &pg, src, ++n, false);
-				if (learn_event(s, &site_of, &b[i])) {
+				if (learn_event(s, &lp, &b[i])) {
 					rc = err_set(e, SLABSIM_ENOMEM, "out of memory");
 					goto out;
 				}
@@ -3084,7 +3133,8 @@ int sim_learn_names_sources(struct sim *s, const struct trace_source *const *src
 	}
 out:
 	progress_draw(s, &pg, src, n, true);
-	u64map_fini(&site_of);
+	u64map_fini(&lp.site_of);
+	free(lp.named);
 	return rc < 0 ? rc : 0;
 }
 

@@ -52,6 +52,12 @@ struct evarr {
 	/* the call sites of the id space being pushed: site_id - 1 -> strtab
 	 * id + 1, so a call site's string is hashed once, not per event */
 	const void *ids_of;
+	/* per key id, the address of the name met as the key's in the id
+	 * space names_of (stable strings), so that the next event with it
+	 * costs no strcmp; NULL none */
+	const char **name_at;
+	size_t name_at_cap;
+	const void *names_of;
 	struct site_memo *site_map;
 	size_t site_map_cap;
 	/* events without a site_id (a reader's): their call-site strings by
@@ -241,13 +247,27 @@ static inline int site_memo(struct evarr *a, const struct trace_event *ev, const
 	return 0;
 }
 
-/* Is ev (its name nm, not interned) of the key p? Read from the event as
- * it is: building an evarr_key first cost a third of a push. */
-static inline __attribute__((always_inline)) bool ev_is_key(const struct evarr *a,
-							    const struct evarr_key *p,
-							    const struct trace_event *ev,
-							    const char *nm)
+/* Remember nm as key id's name at its address (name_at). Fails only for
+ * memory, and then remembers nothing: a memo. */
+static __attribute__((noinline)) void name_at_set(struct evarr *a, uint32_t id, const char *nm)
 {
+	if (id >= a->name_at_cap) { /* per key, not per event */
+		const char **n = grow_to(a->name_at, &a->name_at_cap, id, sizeof(*n), 256);
+		if (!n)
+			return;
+		a->name_at = n;
+	}
+	a->name_at[id] = nm;
+}
+
+/* Is ev (its name nm, not interned) of the key id? Read from the event as
+ * it is: building an evarr_key first cost a third of a push. stable: nm
+ * stays at its address, unchanged, for the id space being pushed, which
+ * name_at then remembers (a named free's strcmp, per event). */
+static inline __attribute__((always_inline)) bool
+ev_is_key(struct evarr *a, uint32_t id, const struct trace_event *ev, const char *nm, bool stable)
+{
+	const struct evarr_key *p = &a->keys[id];
 	if (p->cpu != ev->cpu || p->gfp != ev->gfp || p->node != ev->node ||
 	    p->accounted != ev->accounted || p->type != (uint8_t)ev->type ||
 	    p->bytes_alloc != ev->bytes_alloc ||
@@ -255,7 +275,15 @@ static inline __attribute__((always_inline)) bool ev_is_key(const struct evarr *
 		return false;
 	if (p->name == NO_STR)
 		return !nm;
-	return nm && strcmp(strtab_str(&a->strs, p->name), nm) == 0;
+	if (!nm)
+		return false;
+	if (stable && id < a->name_at_cap && a->name_at[id] == nm)
+		return true;
+	if (strcmp(strtab_str(&a->strs, p->name), nm) != 0)
+		return false;
+	if (stable)
+		name_at_set(a, id, nm);
+	return true;
 }
 
 /* Write the buffered events of a spilled array. */
@@ -320,15 +348,18 @@ static __attribute__((noinline)) int key_of(struct evarr *a, const struct trace_
 	return 0;
 }
 
+/* stable: ev's name (not a marker's text) stays at its address for
+ * id_space (trace_source.stable_strings) */
 static inline __attribute__((always_inline)) int push(struct evarr *a, const struct trace_event *ev,
-						      const void *id_space)
+						      const void *id_space, bool stable)
 {
-	const char *nm = ev->type == TRACE_EV_MARKER ? ev->text : ev->name;
+	bool marker = ev->type == TRACE_EV_MARKER;
+	const char *nm = marker ? ev->text : ev->name;
 	struct site_memo *m;
 	if (site_memo(a, ev, id_space, &m))
 		return SLABSIM_ENOMEM;
 	uint32_t *mk = &m->key[ev->cpu & (MEMO_WAYS - 1)];
-	if (!(*mk && ev_is_key(a, &a->keys[*mk - 1], ev, nm)) && key_of(a, ev, nm, m, mk))
+	if (!(*mk && ev_is_key(a, *mk - 1, ev, nm, stable && !marker)) && key_of(a, ev, nm, m, mk))
 		return SLABSIM_ENOMEM;
 	struct evarr_ev *x;
 	int rc = slot(a, &x);
@@ -397,7 +428,7 @@ int evarr_load(const char *path, struct evarr **out, struct err *e)
 	if ((rc = trace_open(path, &lax, &r, e)))
 		goto fail;
 	while ((rc = trace_next(r, &ev, e)) == 1) {
-		if (push(a, &ev, NULL)) {
+		if (push(a, &ev, NULL, false)) {
 			rc = err_set(e, SLABSIM_ENOMEM, "%s: out of memory after %llu events", path,
 				     (unsigned long long)a->n);
 			goto fail;
@@ -498,15 +529,21 @@ static int push_error(const struct evarr *a, int rc, struct err *e)
 
 int evarr_push(struct evarr *a, const struct trace_event *ev, const void *id_space, struct err *e)
 {
-	int rc = push(a, ev, id_space);
+	int rc = push(a, ev, id_space, false);
 	return rc ? push_error(a, rc, e) : 0;
 }
 
 int evarr_push_batch(struct evarr *a, const struct trace_event *ev, uint32_t n,
-		     const void *id_space, struct err *e)
+		     const void *id_space, bool stable_strings, struct err *e)
 {
+	bool stable = stable_strings && id_space;
+	if (stable && id_space != a->names_of) { /* the addresses of another space */
+		if (a->name_at)
+			memset(a->name_at, 0, a->name_at_cap * sizeof(*a->name_at));
+		a->names_of = id_space;
+	}
 	for (uint32_t i = 0; i < n; i++) {
-		int rc = push(a, &ev[i], id_space);
+		int rc = push(a, &ev[i], id_space, stable);
 		if (rc)
 			return push_error(a, rc, e);
 	}
@@ -582,6 +619,7 @@ void evarr_free(struct evarr *a)
 	}
 	bigmem_free(a->buf, (size_t)a->buf_events * sizeof(*a->buf));
 	free(a->site_map);
+	free(a->name_at);
 	free(a->str_cache);
 	free(a->str_memo);
 	free(a->name_cache);

@@ -54,9 +54,12 @@ int evarr_push(struct evarr *a, const struct trace_event *ev, const void *id_spa
 /* evarr_push of every event of from (an in-memory array), in order, without
  * making each a struct trace_event again. Errors: those of evarr_push. */
 int evarr_append(struct evarr *a, const struct evarr *from, struct err *e);
-/* evarr_push of ev[0..n), stopping at the first error. */
+/* evarr_push of ev[0..n), stopping at the first error. stable_strings:
+ * the events' names stay at their addresses, unchanged, as long as
+ * id_space (trace_source.stable_strings), so that a name met before costs
+ * a comparison of addresses. */
 int evarr_push_batch(struct evarr *a, const struct trace_event *ev, uint32_t n,
-		     const void *id_space, struct err *e);
+		     const void *id_space, bool stable_strings, struct err *e);
 /* End the building: stats are the reader's final line counts. The array is
  * read-only from here on; a cursor over it gives back the pages it has
  * passed, so a replay's memory does not grow with the trace. Errors:

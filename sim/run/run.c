@@ -266,7 +266,8 @@ static int tee_next_batch(void *ctx, struct trace_event *ev, uint32_t n, struct 
 	struct spill_tee *t = ctx;
 	int rc = t->in.next_batch(t->in.ctx, ev, n, e);
 	if (rc > 0 && t->sp && !t->sp->failed &&
-	    evarr_push_batch(t->sp->a, ev, (uint32_t)rc, t->in.id_space, &t->sp->why))
+	    evarr_push_batch(t->sp->a, ev, (uint32_t)rc, t->in.id_space, t->in.stable_strings,
+			     &t->sp->why))
 		t->sp->failed = true;
 	return rc;
 }
@@ -277,7 +278,8 @@ static int tee_borrow_batch(void *ctx, const struct trace_event **ev, uint32_t n
 	struct spill_tee *t = ctx;
 	int rc = t->in.borrow_batch(t->in.ctx, ev, n, e);
 	if (rc > 0 && t->sp && !t->sp->failed &&
-	    evarr_push_batch(t->sp->a, *ev, (uint32_t)rc, t->in.id_space, &t->sp->why))
+	    evarr_push_batch(t->sp->a, *ev, (uint32_t)rc, t->in.id_space, t->in.stable_strings,
+			     &t->sp->why))
 		t->sp->failed = true;
 	return rc;
 }
@@ -478,7 +480,7 @@ static int prescan(struct run *r, const char *path, bool keep, struct err *e)
 			r->head_whole = k == 0;
 			break;
 		}
-		if (keep && (rc = evarr_push_batch(r->head, ev, (uint32_t)k, NULL, e)))
+		if (keep && (rc = evarr_push_batch(r->head, ev, (uint32_t)k, NULL, false, e)))
 			break;
 		n += (uint32_t)k;
 		/* a trace.dat whose formats name every cache: its first named
