@@ -214,6 +214,7 @@ struct sample_last {
 	uint64_t c[4];	  /* sink_sample_cache: slabs, pages, live_objs, live_req_bytes */
 	uint64_t si[6];	  /* sink_sample_slabinfo: slabs, partial, objects,
 			     objects_partial, space, used */
+	bool send_c, send_si; /* changed at the sample being taken */
 };
 
 struct sim {
@@ -325,13 +326,10 @@ struct sim {
 	bool seen_valid;
 	uint64_t slab_seen;
 	const struct sink *sink; /* where samples go during a replay, or NULL */
-	/* take_sample's per-cache rows: the last handed to the sink, by root
-	 * cache id, and those of the sample being taken */
+	/* take_sample's per-cache rows last handed to the sink, by root
+	 * cache id */
 	struct sample_last *slast;
 	size_t slast_cap;
-	struct sink_sample_slabinfo *si_rows;
-	struct sink_sample_cache *c_rows;
-	size_t rows_cap;
 	const char *src;	 /* input name for messages: the trace path, or "events" */
 	const struct trace_stats *line_stats; /* of the last text trace replayed, or NULL */
 	struct metrics *m;		      /* the figures of docs/metrics.md (metrics.c) */
@@ -581,8 +579,6 @@ void sim_destroy(struct sim *s)
 	free(s->site);
 	free(s->site_map);
 	free(s->slast);
-	free(s->si_rows);
-	free(s->c_rows);
 	metrics_destroy(s->m);
 	free(s);
 }
@@ -2609,31 +2605,6 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	totals_end(s, &st, out);
 }
 
-/* Room in take_sample's tables for root cache id. 0 or SLABSIM_ENOMEM. */
-static int sample_room(struct sim *s, uint32_t id)
-{
-	if (id >= s->slast_cap) {
-		struct sample_last *n = grow_to(s->slast, &s->slast_cap, id, sizeof(*n), 64);
-		if (!n)
-			return SLABSIM_ENOMEM;
-		s->slast = n; /* grow_to zeroes what it adds */
-	}
-	if (id >= s->rows_cap) {
-		size_t cap = s->rows_cap;
-		struct sink_sample_slabinfo *a = grow_to(s->si_rows, &cap, id, sizeof(*a), 64);
-		if (a)
-			s->si_rows = a;
-		cap = s->rows_cap;
-		struct sink_sample_cache *b =
-			a ? grow_to(s->c_rows, &cap, id, sizeof(*b), 64) : NULL;
-		if (!b)
-			return SLABSIM_ENOMEM;
-		s->c_rows = b;
-		s->rows_cap = cap;
-	}
-	return 0;
-}
-
 /* A sink set anew starts with no rows sent: take_sample sends every
  * cache's first row that is not all zeros. */
 static void sample_forget(struct sim *s)
@@ -2642,17 +2613,29 @@ static void sample_forget(struct sim *s)
 		memset(s->slast, 0, s->slast_cap * sizeof(*s->slast));
 }
 
-/* Whether row v[0..n) of cache name differs from what *last[0..n) holds,
- * which it then becomes. A cache seen under another name starts from
- * zeros, as a new key of the recorder's change log does. */
-static bool sample_changed(struct sample_last *sl, const char *name, uint64_t *last,
-			   const uint64_t *v, size_t n)
+/* Root cache id's rows last sent, under its name now: a cache seen under
+ * another name starts from zeros, as a new key of the recorder's change
+ * log does. NULL: out of memory. */
+static struct sample_last *sample_last_of(struct sim *s, uint32_t id, const char *name)
 {
-	if (sl->name != name && (!sl->name || !name || strcmp(sl->name, name))) {
-		memset(sl->c, 0, sizeof(sl->c));
-		memset(sl->si, 0, sizeof(sl->si));
+	if (id >= s->slast_cap) {
+		struct sample_last *n = grow_to(s->slast, &s->slast_cap, id, sizeof(*n), 64);
+		if (!n)
+			return NULL;
+		s->slast = n; /* grow_to zeroes what it adds */
 	}
-	sl->name = name;
+	struct sample_last *sl = &s->slast[id];
+	if (sl->name != name) {
+		if (!sl->name || !name || strcmp(sl->name, name))
+			*sl = (struct sample_last){0};
+		sl->name = name;
+	}
+	return sl;
+}
+
+/* Whether row v[0..n) differs from last[0..n), which it then becomes. */
+static bool sample_changed(uint64_t *last, const uint64_t *v, size_t n)
+{
 	if (!memcmp(last, v, n * sizeof(*v)))
 		return false;
 	memcpy(last, v, n * sizeof(*v));
@@ -2661,18 +2644,17 @@ static bool sample_changed(struct sample_last *sl, const char *name, uint64_t *l
 
 /* A sample: the run's totals, then, per root cache, its slabinfo figures and
  * its cache row, in one walk over the caches (one cache_info each). The
- * sink gets the rows in its order (sink.h). The recorder keeps only the
- * per-cache rows that changed (docs/schema.md), so a row equal to its
- * cache's last one is not handed on: the database is the same, and a sample
- * costs the caches that changed, not every cache, in rows and SQLite
- * statements. */
+ * recorder keeps only the per-cache rows that changed (docs/schema.md), so
+ * a row equal to its cache's last one is not handed on: the database is the
+ * same, and a sample costs the caches that changed, not every cache, in
+ * rows and SQLite statements. The rows that changed are then handed on in
+ * the sink's order (sink.h), from slast. */
 static int take_sample(struct sim *s, const char *label, struct err *e)
 {
 	struct sim_totals t;
 	struct policy_stats pst;
 	struct metrics_slabinfo_totals st = {0};
 	uint64_t seq = s->nsamples++;
-	uint32_t nsi = 0, nc = 0;
 	int rc;
 	if (!s->sink)
 		return 0; /* counted only: the totals walk every cache */
@@ -2685,9 +2667,9 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 		if (ci.alias_of != id)
 			continue;
 		totals_cache(s, id, &ci, &t);
-		if (rows && (rc = sample_room(s, id)))
-			return err_set(e, rc, "out of memory");
-		struct sample_last *sl = rows ? &s->slast[id] : NULL;
+		struct sample_last *sl = NULL;
+		if (rows && !(sl = sample_last_of(s, id, ci.name)))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		if (metrics_slab_root(s->p, &ci, id)) {
 			struct metrics_slabinfo si;
 			metrics_slabinfo_cache(&ci, &si);
@@ -2702,9 +2684,8 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 				v[4] = si.space;
 				v[5] = si.used;
 			}
-			if (sl && sample_changed(sl, ci.name, sl->si, v, 6))
-				s->si_rows[nsi++] = (struct sink_sample_slabinfo){
-					seq, ci.name, v[0], v[1], v[2], v[3], v[4], v[5]};
+			if (sl)
+				sl->send_si = sample_changed(sl->si, v, 6);
 		}
 		if (!sl)
 			continue;
@@ -2716,9 +2697,7 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 			v[2] = s->acct[id].live_objs;
 			v[3] = s->acct[id].live_req;
 		}
-		if (sample_changed(sl, ci.name, sl->c, v, 4))
-			s->c_rows[nc++] =
-				(struct sink_sample_cache){seq, ci.name, v[0], v[1], v[2], v[3]};
+		sl->send_c = sample_changed(sl->c, v, 4);
 	}
 	totals_end(s, &pst, &t);
 	struct sink_sample row = {
@@ -2737,13 +2716,29 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 		.sheaves = t.sheaf_caches != 0,
 		.parked_objs = t.parked_objs,
 	};
+	/* slast covers every root cache when rows (else it is not read) */
+	uint32_t m = rows ? (uint32_t)(s->slast_cap < n ? s->slast_cap : n) : 0;
 	rc = SINK_EMIT(s->sink, sample, &row, e);
-	for (uint32_t i = 0; !rc && i < nsi; i++)
-		rc = SINK_EMIT(s->sink, sample_slabinfo, &s->si_rows[i], e);
+	for (uint32_t id = 0; !rc && id < m; id++) {
+		struct sample_last *sl = &s->slast[id];
+		if (!sl->send_si)
+			continue;
+		sl->send_si = false;
+		struct sink_sample_slabinfo r = {seq,	    sl->name,  sl->si[0], sl->si[1],
+						 sl->si[2], sl->si[3], sl->si[4], sl->si[5]};
+		rc = SINK_EMIT(s->sink, sample_slabinfo, &r, e);
+	}
 	if (!rc)
 		rc = metrics_sample_rest(s->m, s->p, s->sink, seq, t.slab_bytes, &st, e);
-	for (uint32_t i = 0; !rc && i < nc; i++)
-		rc = SINK_EMIT(s->sink, sample_cache, &s->c_rows[i], e);
+	for (uint32_t id = 0; !rc && id < m; id++) {
+		struct sample_last *sl = &s->slast[id];
+		if (!sl->send_c)
+			continue;
+		sl->send_c = false;
+		struct sink_sample_cache r = {seq,	sl->name, sl->c[0],
+					      sl->c[1], sl->c[2], sl->c[3]};
+		rc = SINK_EMIT(s->sink, sample_cache, &r, e);
+	}
 	return rc;
 }
 

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #define NO_STR UINT32_MAX
-#define BIG    EVARR_BIG
 
 /* What events share: bounded by call sites x CPUs x types x the size
  * classes of a site, not by length. */
@@ -271,7 +270,7 @@ ev_is_key(struct evarr *a, uint32_t id, const struct trace_event *ev, const char
 	if (p->cpu != ev->cpu || p->gfp != ev->gfp || p->node != ev->node ||
 	    p->accounted != ev->accounted || p->type != (uint8_t)ev->type ||
 	    p->bytes_alloc != ev->bytes_alloc ||
-	    p->big_req != (ev->bytes_req >= BIG ? ev->bytes_req : 0))
+	    p->big_req != (ev->bytes_req >= EVARR_BIG ? ev->bytes_req : 0))
 		return false;
 	if (p->name == NO_STR)
 		return !nm;
@@ -332,7 +331,7 @@ static __attribute__((noinline)) int key_of(struct evarr *a, const struct trace_
 					    const char *nm, const struct site_memo *m, uint32_t *mk)
 {
 	struct evarr_key k = {
-		.big_req = ev->bytes_req >= BIG ? ev->bytes_req : 0,
+		.big_req = ev->bytes_req >= EVARR_BIG ? ev->bytes_req : 0,
 		.bytes_alloc = ev->bytes_alloc,
 		.site = m->str - 1,
 		.cpu = ev->cpu,
@@ -368,7 +367,7 @@ static inline __attribute__((always_inline)) int push(struct evarr *a, const str
 	*x = (struct evarr_ev){
 		.t_ns = ev->t_ns,
 		.ptr = ev->ptr,
-		.bytes_req = ev->bytes_req >= BIG ? BIG : (uint32_t)ev->bytes_req,
+		.bytes_req = ev->bytes_req >= EVARR_BIG ? EVARR_BIG : (uint32_t)ev->bytes_req,
 		.key = *mk - 1,
 		.line = ev->line >= UINT32_MAX ? UINT32_MAX : (uint32_t)ev->line,
 		.pid = ev->pid,

@@ -128,10 +128,6 @@ uint32_t evarr_cursor_take(struct evarr_cursor *c, uint32_t n, const struct evar
  * fill in place with evarr_fill; freed with free(). NULL: out of memory. */
 struct trace_event *evarr_templates(const struct evarr *a);
 
-/* Event x as evarr_get gives it, made in its key's event of tmpl (the
- * reader's evarr_templates): every field a key fixes is there already (a
- * key's sizes are all BIG or none), and the event stays valid until the
- * next one of its key is filled. */
 /* The fields of x that its key does not fix, into ev (a copy of the key's
  * event): evarr_fill and evarr_get. */
 static inline void evarr_set_fields(struct trace_event *ev, const struct evarr_ev *x)
@@ -144,6 +140,10 @@ static inline void evarr_set_fields(struct trace_event *ev, const struct evarr_e
 	ev->pid = x->pid;
 }
 
+/* Event x as evarr_get gives it, made in its key's event of tmpl (the
+ * reader's evarr_templates): every field a key fixes is there already (a
+ * key's sizes are all EVARR_BIG or none), and the event stays valid until
+ * the next one of its key is filled. */
 static inline const struct trace_event *evarr_fill(struct trace_event *tmpl,
 						   const struct evarr_ev *x)
 {
