@@ -3330,6 +3330,7 @@ void sim_lost_events(const struct sim *s, const void *trace_stats_v, struct sim_
 		out->markers = ts->lost_events;
 		out->header = ts->lost_in_header;
 		out->buffer_stats = ts->lost_in_buffer_stats;
+		out->perf = ts->lost_in_perf;
 		out->total = trace_stats_lost(ts);
 	}
 	if (s->has_capture_lost) {
@@ -3350,13 +3351,15 @@ static const struct {
 	{TRACE_LOST_MARKERS, "markers", "markers", "lost_events"},
 	{TRACE_LOST_HEADER, "tracefs header", "header", "lost_in_header"},
 	{TRACE_LOST_BUFFER_STATS, "trace.dat stats", "buffer_stats", "lost_in_buffer_stats"},
+	{TRACE_LOST_PERF, "perf LOST records", "perf_records", "lost_in_perf"},
 	{SIM_LOST_CAPTURE, "lost-events.txt", "capture", "lost_in_capture"},
 };
 #define NR_LOST_SOURCES (sizeof(lost_source) / sizeof(lost_source[0]))
 
 static uint64_t lost_count(const struct sim_lost *l, size_t i)
 {
-	const uint64_t n[NR_LOST_SOURCES] = {l->markers, l->header, l->buffer_stats, l->capture};
+	const uint64_t n[NR_LOST_SOURCES] = {l->markers, l->header, l->buffer_stats, l->perf,
+					     l->capture};
 	return n[i];
 }
 

@@ -208,6 +208,7 @@ struct sim_lost {
 	uint64_t markers;      /* Σ M of "CPU:N [LOST M EVENTS]" lines */
 	uint64_t header;       /* tracefs header: entries-written - entries-in-buffer */
 	uint64_t buffer_stats; /* trace.dat's stored per-CPU ring-buffer stats */
+	uint64_t perf;	       /* a perf.data's LOST and LOST_SAMPLES records */
 	uint64_t capture;      /* the capture's lost-events.txt */
 	uint64_t total;	       /* the largest of those present */
 };

@@ -125,6 +125,7 @@ struct datfile {
 	uint64_t sec_header, sec_ftrace, sec_events, sec_kallsyms;
 	bool have_buffer;
 	bool unsupported;
+	bool borrowed; /* map is the caller's (datfile_open_tracing) */
 #ifdef SLABSIM_HAVE_ZSTD
 	ZSTD_DCtx *zctx; /* one for all chunks: ZSTD_decompress makes one per call */
 #endif
@@ -689,6 +690,48 @@ out:
 	return rc;
 }
 
+/* perf's tracing data (the HEADER_TRACING_DATA section of a perf.data,
+ * tools/perf/util/trace-event-info.c): the head of a version 6 trace.dat
+ * under version "0.6" (perf's own numbering) and without CPU data: magic,
+ * version, byte order, long size, page size, the two headers, the ftrace
+ * and event formats, kallsyms (perf writes an empty one), printk formats
+ * and, from 0.6, the saved command lines. */
+int datfile_open_tracing(const uint8_t *p, size_t n, struct datfile **out)
+{
+	struct datfile *d;
+	int rc = 1;
+
+	*out = NULL;
+	if (!(d = calloc(1, sizeof(*d))))
+		return SLABSIM_ENOMEM;
+	d->map = p;
+	d->size = n;
+	d->borrowed = true;
+	struct cur c = {.p = p, .n = n};
+	const uint8_t *magic = rd_bytes(&c, 10);
+	const char *ver = rd_str(&c);
+	if (!magic || memcmp(magic, "\027\010Dtracing", 10) != 0 || !ver)
+		goto out;
+	d->version = 6;
+	d->big = rd(&c, 1) != 0;
+	c.big = d->big;
+	d->long_size = (int)rd(&c, 1);
+	d->page_size = (int)rd(&c, 4);
+	if (c.bad)
+		goto out;
+	if ((rc = read_header_info(d, &c)) || (rc = read_format_files(d, &c, "ftrace")) ||
+	    (rc = read_event_systems(d, &c)) || (rc = read_kallsyms(d, &c)))
+		goto out;
+	rc = 1;
+	if (c.bad || !d->hpage)
+		goto out;
+	*out = d;
+	return 0;
+out:
+	datfile_close(d);
+	return rc;
+}
+
 void datfile_close(struct datfile *d)
 {
 	if (!d)
@@ -711,7 +754,7 @@ void datfile_close(struct datfile *d)
 	free(d->bufs);
 	free(d->kallsyms);
 	free(d->cpustats);
-	if (d->map)
+	if (d->map && !d->borrowed)
 		munmap((void *)d->map, d->size);
 #ifdef SLABSIM_HAVE_ZSTD
 	ZSTD_freeDCtx(d->zctx);

@@ -37,6 +37,11 @@ struct datfile_format {
  * SLABSIM_ENOMEM. */
 int datfile_open(int fd, struct datfile **out);
 
+/* The tracing data a perf.data stores (its HEADER_TRACING_DATA feature
+ * section), [p, p + n), borrowed until datfile_close: the same formats,
+ * headers and byte order, and no CPU data (datfile_cpus 0). Returns 0 with
+ * *out, 1 when it is not of that shape, or SLABSIM_ENOMEM. */
+int datfile_open_tracing(const uint8_t *p, size_t n, struct datfile **out);
 void datfile_close(struct datfile *d);
 
 /* The file's byte order, the traced kernel's long size and page size. */

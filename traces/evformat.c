@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "trace.h"
 
 struct fld {
 	char *name;
@@ -655,4 +656,47 @@ int evformat_header_commit_size(const char *text, size_t len)
 		n++;
 	}
 	return n >= 2 ? size : -1;
+}
+
+/* ---- gfp bits (trace.h's TRACE_GFP_*) ---- */
+
+uint32_t evformat_gfp_raw(uint64_t raw)
+{
+	return (raw & 0x01u ? TRACE_GFP_DMA : 0u) | (raw & 0x10u ? TRACE_GFP_RECLAIMABLE : 0u) |
+	       (raw & 0x400000u ? TRACE_GFP_ACCOUNT : 0u) |
+	       (raw & 0x2000u ? TRACE_GFP_NOWARN : 0u) |
+	       (raw & 0x100000u ? TRACE_GFP_HARDWALL : 0u);
+}
+
+uint32_t evformat_gfp_named(const char *s)
+{
+	if (strcmp(s, "GFP_DMA") == 0 || strcmp(s, "__GFP_DMA") == 0)
+		return TRACE_GFP_DMA;
+	if (strcmp(s, "__GFP_RECLAIMABLE") == 0 || strcmp(s, "GFP_TEMPORARY") == 0)
+		return TRACE_GFP_RECLAIMABLE;
+	if (strcmp(s, "__GFP_ACCOUNT") == 0 || strcmp(s, "GFP_KERNEL_ACCOUNT") == 0)
+		return TRACE_GFP_ACCOUNT;
+	if (strcmp(s, "GFP_USER") == 0 || strcmp(s, "__GFP_HARDWALL") == 0)
+		return TRACE_GFP_HARDWALL;
+	if (strcmp(s, "__GFP_NOWARN") == 0)
+		return TRACE_GFP_NOWARN;
+	return 0;
+}
+
+/* libtraceevent takes each table entry whose bits are all in what is left,
+ * in table order; what no entry takes is printed in hex, which the text
+ * parser reads as raw bits. */
+uint32_t evformat_gfp_walk(const uint64_t *fval, const uint32_t *fbits, int n, uint64_t val)
+{
+	uint32_t bits = TRACE_GFP_KNOWN;
+	uint64_t v = val;
+
+	for (int i = 0; i < n && v; i++) {
+		uint64_t fv = fval[i];
+		if (fv && (v & fv) == fv) {
+			bits |= fbits[i];
+			v &= ~fv;
+		}
+	}
+	return bits | evformat_gfp_raw(v);
 }

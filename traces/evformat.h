@@ -57,4 +57,13 @@ size_t evformat_gfp_table(const struct evformat *f, const uint64_t **val, const 
  * size), or -1 when the text is not of the usual shape. */
 int evformat_header_commit_size(const char *text, size_t len);
 
+/* gfp_flags as the text parser reads them (trace.h's TRACE_GFP_* bits):
+ * the bit a flag name of a __print_flags table stands for (0: none kept);
+ * the bits of a raw value in v5.4+ numbering (a value no table entry
+ * names is printed in hex); and the bits of the names a table of n entries
+ * (values fval, their bits fbits) gives val, TRACE_GFP_KNOWN included. */
+uint32_t evformat_gfp_named(const char *name);
+uint32_t evformat_gfp_raw(uint64_t raw);
+uint32_t evformat_gfp_walk(const uint64_t *fval, const uint32_t *fbits, int n, uint64_t val);
+
 #endif

@@ -576,6 +576,7 @@ static void stats_add(struct trace_stats *t, const struct trace_stats *c, uint64
 	t->lost_events = sat_add(t->lost_events, c->lost_events);
 	t->lost_in_header = sat_add(t->lost_in_header, c->lost_in_header);
 	t->lost_in_buffer_stats = sat_add(t->lost_in_buffer_stats, c->lost_in_buffer_stats);
+	t->lost_in_perf = sat_add(t->lost_in_perf, c->lost_in_perf);
 	t->lost_sources |= c->lost_sources;
 	if (c->header_cpus && !t->header_cpus)
 		t->header_cpus = c->header_cpus; /* the first chunk's header */

@@ -101,6 +101,7 @@ enum {
 	TRACE_LOST_MARKERS = 1u << 0,	   /* "CPU:N [LOST M EVENTS]"-style lines (lost_events) */
 	TRACE_LOST_HEADER = 1u << 1,	   /* a tracefs header's entries-written (lost_in_header) */
 	TRACE_LOST_BUFFER_STATS = 1u << 2, /* trace.dat's per-CPU stats (lost_in_buffer_stats) */
+	TRACE_LOST_PERF = 1u << 3,	   /* a perf.data's LOST records (lost_in_perf) */
 };
 
 /* Reset ev's key=value fields to "absent" (ptr 0, node -1, accounted -1,
@@ -140,6 +141,9 @@ struct trace_stats {
 	 * ring buffer ("read events:") but the file did not give (corrupt or
 	 * cut data; also in lost_in_buffer_stats), and that expected count */
 	uint64_t dat_unread, dat_expected;
+	/* perf.data: the events its LOST records count (the kernel's ring
+	 * buffer was full; its LOST_SAMPLES records, the larger) */
+	uint64_t lost_in_perf;
 	uint32_t lost_sources; /* TRACE_LOST_* bits: the sources present (even if 0) */
 	/* What the input tells of the machine that recorded it, for defaults
 	 * (sim/run/run.c): CPUs its header states (tracefs "#P:N", trace-cmd
@@ -183,6 +187,9 @@ struct trace_opts {
 	 * nor checked, so such a line is never malformed past its event name.
 	 * For passes that ignore those events (the name pass skips kmalloc). */
 	uint32_t skip_fields;
+	/* A perf.data's kernel symbols (a kallsyms text) to name call sites
+	 * by; NULL: perf's own search (perfdata.h). Borrowed. */
+	const char *kallsyms;
 };
 
 struct trace_reader;
@@ -196,8 +203,9 @@ const char *trace_decompressor_for(const char *path);
  * trace.dat or compressed data on a pipe is first copied to an unlinked
  * file in $TMPDIR (or /tmp). OUT: *out, to be closed with trace_close().
  * Errors: SLABSIM_EIO (cannot open/decompress), SLABSIM_EINPUT (empty, a
- * perf.data, binary data that is no trace, a trace.dat libtracecmd cannot
- * read; the message names path), SLABSIM_ENOMEM. */
+ * perf.data not of the form perfdata.h reads, binary data that is no
+ * trace, a trace.dat libtracecmd cannot read; the message names path),
+ * SLABSIM_ENOMEM. */
 int trace_open(const char *path, const struct trace_opts *opts, struct trace_reader **out,
 	       struct err *e);
 

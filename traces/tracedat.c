@@ -594,46 +594,14 @@ static struct evinfo *info_of(struct tdlib *d, struct tep_record *rec, int id)
 
 /* ---- Fields --------------------------------------------------------------- */
 
-/* Raw gfp bits in v5.4+ numbering, for a format without a flag table. */
-static uint32_t raw_gfp(uint64_t raw)
-{
-	return (raw & 0x01u ? TRACE_GFP_DMA : 0u) | (raw & 0x10u ? TRACE_GFP_RECLAIMABLE : 0u) |
-	       (raw & 0x400000u ? TRACE_GFP_ACCOUNT : 0u) |
-	       (raw & 0x2000u ? TRACE_GFP_NOWARN : 0u) |
-	       (raw & 0x100000u ? TRACE_GFP_HARDWALL : 0u);
-}
-
 static uint32_t named_gfp(const char *s)
 {
-	if (strcmp(s, "GFP_DMA") == 0 || strcmp(s, "__GFP_DMA") == 0)
-		return TRACE_GFP_DMA;
-	if (strcmp(s, "__GFP_RECLAIMABLE") == 0 || strcmp(s, "GFP_TEMPORARY") == 0)
-		return TRACE_GFP_RECLAIMABLE;
-	if (strcmp(s, "__GFP_ACCOUNT") == 0 || strcmp(s, "GFP_KERNEL_ACCOUNT") == 0)
-		return TRACE_GFP_ACCOUNT;
-	if (strcmp(s, "GFP_USER") == 0 || strcmp(s, "__GFP_HARDWALL") == 0)
-		return TRACE_GFP_HARDWALL;
-	if (strcmp(s, "__GFP_NOWARN") == 0)
-		return TRACE_GFP_NOWARN;
-	return 0;
+	return evformat_gfp_named(s);
 }
 
-/* The bits of the names __print_flags gives val: libtraceevent takes each
- * table entry whose bits are all in what is left, in table order; what no
- * entry takes is printed in hex, which the text parser reads as raw bits. */
 static uint32_t gfp_table_bits(struct evinfo *x, uint64_t val, size_t slot)
 {
-	uint32_t bits = TRACE_GFP_KNOWN;
-	uint64_t v = val;
-
-	for (int i = 0; i < x->nflags && v; i++) {
-		uint64_t fv = x->flag_val[i];
-		if (fv && (v & fv) == fv) {
-			bits |= x->flag_bits[i];
-			v &= ~fv;
-		}
-	}
-	bits |= raw_gfp(v);
+	uint32_t bits = evformat_gfp_walk(x->flag_val, x->flag_bits, x->nflags, val);
 	x->gfp_val[slot] = val;
 	x->gfp_bits[slot] = bits;
 	return bits;
@@ -642,7 +610,7 @@ static uint32_t gfp_table_bits(struct evinfo *x, uint64_t val, size_t slot)
 static inline uint32_t gfp_bits(struct evinfo *x, uint64_t val)
 {
 	if (!x->gfp_table)
-		return TRACE_GFP_KNOWN | raw_gfp(val);
+		return TRACE_GFP_KNOWN | evformat_gfp_raw(val);
 	size_t slot = (size_t)((val * UINT64_C(0x9e3779b97f4a7c15)) >> 60);
 	if (x->gfp_bits[slot] && x->gfp_val[slot] == val)
 		return x->gfp_bits[slot];

@@ -38,6 +38,7 @@ enum {
 	OPT_NAME_THREADS,
 	OPT_NO_SPILL,
 	OPT_PARSE_THREADS,
+	OPT_KALLSYMS,
 	OPT_CHECK,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
@@ -149,8 +150,9 @@ void usage_replay(FILE *f)
 		"  trace-cmd report   its text output (trace-cmd report -i trace.dat)\n"
 		"  trace.dat          trace-cmd record's binary file, read through libtracecmd\n"
 		"                     (when built with it: meson -Dtracedat=enabled)\n"
-		"  perf script        its text output (perf record -e 'kmem:*'; perf.data itself\n"
-		"                     is refused with the command to convert it)\n"
+		"  perf.data          perf record -e 'kmem:*' -o FILE: as its perf script text;\n"
+		"                     call sites named by the kernel's symbols (--kallsyms)\n"
+		"  perf script        its text output\n"
 		"  compressed         any of those compressed with gzip, xz, zstd or bzip2\n"
 		"                     (.gz .xz .zst .bz2), through that program in PATH\n"
 		"  CAPTURE_DIR        a capture directory: trace.txt.zst, trace.txt, .gz or .xz\n"
@@ -185,6 +187,10 @@ void usage_replay(FILE *f)
 		"  --parse-threads N     threads parsing ahead a plain trace file, 1 to 64, in\n"
 		"                        chunks taken in file order (default: 2 with three\n"
 		"                        cores or more, else 1; same results)\n"
+		"  --kallsyms FILE       a perf.data's kernel symbols (a copy of /proc/kallsyms\n"
+		"                        of the recorded boot; default as perf script: the\n"
+		"                        build-id cache ~/.debug, then /proc/kallsyms when\n"
+		"                        the running kernel is the recorded one)\n"
 		"  --empty-start         with a CAPTURE_DIR: start with no object, not from\n"
 		"                        its recorded start state\n"
 		"  --phase-summary       print, per phase between markers, the change of slab\n"
@@ -288,6 +294,9 @@ static int read_opt(struct replay_args *a, int c, const char *arg)
 		if (cli_parse_u32("--parse-threads", arg, 1, 64, &a->read.parse_threads))
 			return -1;
 		return 1;
+	case OPT_KALLSYMS:
+		a->read.kallsyms = arg;
+		return 1;
 	case OPT_NAME_THREADS:
 		if (cli_parse_u32("--name-threads", arg, 1, 64, &a->read.name_threads))
 			return -1;
@@ -375,6 +384,7 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 		{"name-threads", required_argument, NULL, OPT_NAME_THREADS},
 		{"no-spill", no_argument, NULL, OPT_NO_SPILL},
 		{"parse-threads", required_argument, NULL, OPT_PARSE_THREADS},
+		{"kallsyms", required_argument, NULL, OPT_KALLSYMS},
 		{"check", no_argument, NULL, OPT_CHECK},
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},

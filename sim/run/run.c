@@ -28,6 +28,7 @@ struct run {
 	struct run_model model;	 /* o->model with what the trace decided (run_detect) */
 	struct trace_stats pass; /* the counts of the name pass's whole read */
 	bool have_pass;
+	const char *kallsyms; /* o->read.kallsyms: every reader of a perf.data */
 	/* the input as it is still open: the line counts live there */
 	struct trace_reader *tr;
 	struct trace_prefetch *pf;
@@ -357,7 +358,7 @@ static void close_reader(struct run *r)
  * the reader r->src reads on from them) first. */
 static int peek_ahead(struct run *r, const char *path, struct err *e)
 {
-	const struct trace_opts lax = {.strict = false};
+	const struct trace_opts lax = {.strict = false, .kallsyms = r->kallsyms};
 	const struct trace_source *head = NULL;
 	if (r->head) {
 		evarr_source(&r->head_src, &r->head_cur, r->head);
@@ -375,7 +376,7 @@ static int learn_spilling(struct run *r, const char *path, const struct run_read
 {
 	/* strict only when the text cannot be read again for a strict replay
 	 * (stdin): the name pass then stops at the first malformed line */
-	struct trace_opts to = {.strict = rd->strict && !can_reread};
+	struct trace_opts to = {.strict = rd->strict && !can_reread, .kallsyms = r->kallsyms};
 	struct spill sp = {0};
 	struct spill_tee head = {.head_of = r}, rest = {.sp = &sp};
 	struct trace_source src[2];
@@ -434,7 +435,7 @@ static int learn_spilling(struct run *r, const char *path, const struct run_read
 static int learn_reading(struct run *r, const char *path, const struct run_read *rd, bool progress,
 			 struct err *e)
 {
-	struct trace_opts lax = {.strict = false};
+	struct trace_opts lax = {.strict = false, .kallsyms = r->kallsyms};
 	bool done = false;
 	unsigned threads = rd->name_threads ? rd->name_threads : 1;
 	int rc = learn_names_file(r->s, path, &lax, threads, progress, &done, e);
@@ -460,7 +461,7 @@ static int prescan(struct run *r, const char *path, bool keep, struct err *e)
 	long want_head = he ? strtol(he, NULL, 10) : 0;
 	uint32_t head_events = want_head > 0 && want_head < PRESCAN_EVENTS ? (uint32_t)want_head
 									 : PRESCAN_EVENTS;
-	struct trace_opts lax = {.strict = false};
+	struct trace_opts lax = {.strict = false, .kallsyms = r->kallsyms};
 	struct trace_event ev[BATCH];
 	int rc = trace_open(path, &lax, &r->tr, e);
 	if (!rc && keep)
@@ -671,7 +672,7 @@ static int open_source(struct run *r, const struct run_opts *o, const struct run
 	if (once && r->head) {
 		rc = attach_reader(r, rd, same, e);
 	} else {
-		struct trace_opts to = {.strict = rd->strict};
+		struct trace_opts to = {.strict = rd->strict, .kallsyms = r->kallsyms};
 		evarr_free(r->head);
 		r->head = NULL;
 		close_reader(r);
@@ -926,6 +927,7 @@ int run_exec(const struct run_opts *o, const struct run_input *in, struct run **
 		goto fail;
 	}
 	r->model = o->model;
+	r->kallsyms = o->read.kallsyms;
 	if ((rc = make_sim(r, o, e)))
 		goto fail;
 	at = RUN_STAGE_INPUT;
@@ -982,6 +984,7 @@ int run_push_begin(const struct run_opts *o, const struct run_trace_id *id, cons
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	r->t0 = run_now();
 	r->model = o->model;
+	r->kallsyms = o->read.kallsyms;
 	if ((rc = make_sim(r, o, e)))
 		goto fail;
 	sim_set_config_from(r->s, r->model.kernel_from, r->model.nr_cpus_from);

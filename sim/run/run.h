@@ -216,6 +216,7 @@ struct run_read {
 	bool no_prefetch;	/* parse on the replay thread */
 	uint32_t name_threads;	/* name pass in N byte ranges; 0 or 1 = serial */
 	uint32_t parse_threads; /* chunked parser threads; 0 = default */
+	const char *kallsyms;	/* a perf.data's kernel symbols; NULL: perf's search */
 };
 
 struct run;

@@ -15,7 +15,9 @@
 #     made with trace-cmd; without trace-cmd the bundled 5 k-record
 #     traces/samples/linux-6.18-kmem.dat and its .report.zst). -P  a
 #     `perf record -e 'kmem:*'` recording (default: none, the perf kmem
-#     target is skipped). -t  a comma list of the targets to
+#     target is skipped): perf kmem stat and slabsim each read it, their
+#     runs alternating; slabsim's replay of its perf script text is shown
+#     beside them. -t  a comma list of the targets to
 #     run (db,mawk,evarr,live,dat,perf; default all).
 #
 # The inputs (gen_bench, see its header): the bundled qemu capture's trace
@@ -186,10 +188,21 @@ if want dat; then
 	echo "trace.dat: $(basename "$dat") CPU $dat_cpu s, its report text CPU $txt_cpu s"
 fi
 if want perf && [ -n "$perfdata" ]; then
+	# slabsim reads the recording itself, as perf kmem does; its perf
+	# script text, for comparison
 	perf script -i "$perfdata" >"$work/perf.txt" 2>/dev/null
-	run pk perf kmem -i "$perfdata" --slab stat
-	run ps "$S" replay "$work/perf.txt" --no-db
-	echo "perf kmem: $(basename "$perfdata") ($(wc -l <"$work/perf.txt") perf script lines): perf kmem --slab stat CPU $pk_cpu s, slabsim replay of its perf script text CPU $ps_cpu s"
+	: >"$work/pk.t"
+	: >"$work/ps.t"
+	i=0
+	while [ "$i" -lt "$runs" ]; do
+		i=$((i + 1))
+		run_once pk perf kmem -i "$perfdata" --slab stat
+		run_once ps "$S" replay "$perfdata" --no-db
+	done
+	summary pk
+	summary ps
+	run pt "$S" replay "$work/perf.txt" --no-db
+	echo "perf kmem: $(basename "$perfdata") ($(wc -l <"$work/perf.txt") perf script lines): perf kmem --slab stat CPU $pk_cpu s, slabsim replay of the perf.data CPU $ps_cpu s (of its perf script text $pt_cpu s)"
 fi
 
 echo

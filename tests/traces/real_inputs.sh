@@ -88,10 +88,10 @@ if "$bin" replay "$samples/linux-6.18-kmem.dat" --no-db >/dev/null 2>"$tmp/err";
 	tap_is "lost sample: the dropped-events notes' sum" "$(num "$jd" lines lost_events)" "$lost"
 	tap_is "lost sample: every source, the notes' and the stored stats', and the total" \
 		"$(printf '%s\n' "$jd" | grep '^  "lost_events": ')" \
-		"  \"lost_events\": {\"markers\": $lost, \"header\": null, \"buffer_stats\": $lost, \"capture\": null, \"total\": $lost},"
+		"  \"lost_events\": {\"markers\": $lost, \"header\": null, \"buffer_stats\": $lost, \"perf_records\": null, \"capture\": null, \"total\": $lost},"
 	tap_is "lost sample: its report text has the notes alone" \
 		"$(json "$tmp/linux-6.18-kmem-lost.txt" | grep '^  "lost_events": ')" \
-		"  \"lost_events\": {\"markers\": $lost, \"header\": null, \"buffer_stats\": null, \"capture\": null, \"total\": $lost},"
+		"  \"lost_events\": {\"markers\": $lost, \"header\": null, \"buffer_stats\": null, \"perf_records\": null, \"capture\": null, \"total\": $lost},"
 	# the page frees (kmem:mm_page_free) are read from the records: 356,
 	# as many as its report's lines, the direct map's base learnt from the
 	# sysctl reads' kfree and page free pairs as from the text
