@@ -51,6 +51,7 @@
 
 #include "datfile.h"
 #include "evformat.h"
+#include "strtab.h"
 
 #define MSG_MAX	     256
 #define NAME_MAX_LEN 255
@@ -125,6 +126,11 @@ struct attr {
 	uint32_t type;
 	bool id_all;
 	int kind; /* index in kinds, -1 none */
+	/* a sample type without READ or CALLCHAIN puts every field at a
+	 * fixed place: TID's, TIME's, CPU's and the RAW size's offsets in
+	 * the record (0: not in it), and the bytes they need */
+	bool fixed;
+	uint32_t tid_at, time_at, cpu_at, raw_at, need;
 };
 
 struct idmap {
@@ -150,6 +156,13 @@ struct sym {
 	uint64_t addr, end;
 	uint32_t name; /* offset in symtext */
 	uint32_t mod;  /* offset in symtext of its module's name, NO_MOD */
+};
+
+/* A call site's string by its address (key: the address, its low bit
+ * flipped for a hex-printed site). */
+struct site_slot {
+	uint64_t key;
+	const char *str; /* in site_strs; NULL: empty */
 };
 
 struct perfdata {
@@ -185,14 +198,15 @@ struct perfdata {
 	bool have_now;
 	/* call-site strings by address, direct-mapped: a few hundred sites
 	 * make millions of events */
-	struct site_slot {
-		uint64_t addr;
-		char *str; /* NULL: empty */
-	} * sites;
+	struct site_slot *sites;
+	/* every call-site string made, kept until close: what perfdata_next
+	 * hands out stays valid (trace_next_batch takes many events at once) */
+	struct strtab site_strs;
 	char site[NAME_MAX_LEN + 24];
 	/* cache names, interned, and 1 + the index of the last one met by a
 	 * hash of its bytes */
 	char **names;
+	uint32_t *name_len;
 	uint32_t nnames, names_cap;
 	uint32_t name_memo[NAME_MEMO];
 	/* symbols */
@@ -360,25 +374,29 @@ static int name_of(struct perfdata *d, const uint8_t *raw, uint32_t n, const str
 			break;
 	}
 	uint32_t *slot = &d->name_memo[(h >> 40) % NAME_MEMO];
-	if (*slot && strncmp(d->names[*slot - 1], s, m) == 0 && d->names[*slot - 1][m] == '\0') {
+	if (*slot && d->name_len[*slot - 1] == m && memcmp(d->names[*slot - 1], s, m) == 0) {
 		*out = *slot;
 		return 0;
 	}
 	for (uint32_t i = d->nnames; i-- > 0;) /* a few hundred caches */
-		if (strncmp(d->names[i], s, m) == 0 && d->names[i][m] == '\0') {
+		if (d->name_len[i] == m && memcmp(d->names[i], s, m) == 0) {
 			*out = *slot = i + 1;
 			return 0;
 		}
 	if (d->nnames == d->names_cap) {
 		uint32_t c = d->names_cap ? 2 * d->names_cap : 64;
 		char **v = realloc(d->names, c * sizeof(*v));
-		if (!v)
+		if (v)
+			d->names = v;
+		uint32_t *l = v ? realloc(d->name_len, c * sizeof(*l)) : NULL;
+		if (!l)
 			return SLABSIM_ENOMEM;
-		d->names = v;
+		d->name_len = l;
 		d->names_cap = c;
 	}
 	if (!(d->names[d->nnames] = strndup(s, m)))
 		return SLABSIM_ENOMEM;
+	d->name_len[d->nnames] = (uint32_t)m;
 	*out = *slot = ++d->nnames;
 	return 0;
 }
@@ -503,17 +521,38 @@ static uint64_t round_page(uint64_t x)
  * length over any other rule. */
 static int load_kallsyms(struct perfdata *d, const char *file, struct err *e)
 {
+	/* the whole text, its lines cut in place: names point into it */
 	FILE *f = fopen(file, "r");
+	size_t len = 0, cap = 1u << 20, ncap = 0;
+	int rc = 0;
 	if (!f)
 		return err_at(e, SLABSIM_EINPUT, file, 0, "cannot read kernel symbols: %s",
 			      strerror(errno));
-	char *line = NULL;
-	size_t cap = 0, ncap = 0, tlen = 0, tcap = 0;
-	ssize_t len;
-	int rc = 0;
-	bool any_addr = false;
-	while ((len = getline(&line, &cap, f)) > 0) {
-		const char *p = line;
+	for (;;) {
+		char *t = realloc(d->symtext, cap + 1);
+		if (!t) {
+			rc = SLABSIM_ENOMEM;
+			break;
+		}
+		d->symtext = t;
+		len += fread(t + len, 1, cap - len, f);
+		if (len < cap)
+			break;
+		cap *= 2;
+	}
+	bool failed = ferror(f);
+	fclose(f);
+	if (rc)
+		return err_set(e, rc, "out of memory reading %s", file);
+	if (failed)
+		return err_at(e, SLABSIM_EINPUT, file, 0, "read error");
+	char *t = d->symtext, *end = t + len;
+	*end = '\0';
+	bool any_addr = false, sorted = true;
+	for (char *p = t, *nl; p < end; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			nl = end;
+		*nl = '\0';
 		uint64_t addr = 0;
 		int nd = 0;
 		for (; nd < 16; p++, nd++) {
@@ -531,55 +570,37 @@ static int load_kallsyms(struct perfdata *d, const char *file, struct err *e)
 		int up = toupper((unsigned char)p[1]);
 		if (up != 'T' && up != 'W' && up != 'D' && up != 'B')
 			continue;
-		const char *name = p + 3;
-		size_t nl = strcspn(name, "\t\n");
-		const char *mod = name[nl] == '\t' && name[nl + 1] == '[' ? name + nl + 2 : NULL;
-		size_t ml = mod ? strcspn(mod, "]\n") : 0;
+		char *name = p + 3, *tab = strchr(name, '\t');
+		uint32_t mod = NO_MOD;
+		if (tab) {
+			*tab = '\0';
+			if (tab[1] == '[') {
+				char *close = strchr(tab + 2, ']');
+				if (close)
+					*close = '\0';
+				mod = (uint32_t)(tab + 2 - t);
+			}
+		}
 		any_addr |= addr != 0;
 		if (d->nsyms == ncap) {
 			ncap = ncap ? 2 * ncap : 65536;
 			struct sym *v = realloc(d->syms, ncap * sizeof(*v));
-			if (!v) {
-				rc = SLABSIM_ENOMEM;
-				break;
-			}
+			if (!v)
+				return err_set(e, SLABSIM_ENOMEM, "out of memory reading %s", file);
 			d->syms = v;
 		}
-		if (tlen + nl + ml + 2 > tcap) {
-			tcap = tcap ? 2 * tcap : 1u << 20;
-			while (tlen + nl + ml + 2 > tcap)
-				tcap *= 2;
-			char *t = realloc(d->symtext, tcap);
-			if (!t) {
-				rc = SLABSIM_ENOMEM;
-				break;
-			}
-			d->symtext = t;
-		}
-		struct sym *y = &d->syms[d->nsyms++];
-		*y = (struct sym){.addr = addr, .name = (uint32_t)tlen, .mod = NO_MOD};
-		memcpy(d->symtext + tlen, name, nl);
-		d->symtext[tlen + nl] = '\0';
-		tlen += nl + 1;
-		if (mod) {
-			y->mod = (uint32_t)tlen;
-			memcpy(d->symtext + tlen, mod, ml);
-			d->symtext[tlen + ml] = '\0';
-			tlen += ml + 1;
-		}
+		sorted &= !d->nsyms || d->syms[d->nsyms - 1].addr <= addr;
+		d->syms[d->nsyms++] =
+			(struct sym){.addr = addr, .name = (uint32_t)(name - t), .mod = mod};
 	}
-	free(line);
-	bool failed = ferror(f);
-	fclose(f);
-	if (rc)
-		return err_set(e, rc, "out of memory reading %s", file);
-	if (failed)
-		return err_at(e, SLABSIM_EINPUT, file, 0, "read error");
+	if (len > UINT32_MAX)
+		return err_at(e, SLABSIM_EINPUT, file, 0, "expected a kallsyms text below 4 GiB");
 	if (!any_addr) { /* kptr_restrict: every address 0 */
 		d->nsyms = 0;
 		return 0;
 	}
-	qsort(d->syms, d->nsyms, sizeof(*d->syms), sym_cmp);
+	if (!sorted) /* modules' symbols follow the kernel's, in their own order */
+		qsort(d->syms, d->nsyms, sizeof(*d->syms), sym_cmp);
 	for (size_t i = 0; i < d->nsyms; i++) {
 		struct sym *y = &d->syms[i];
 		if (i + 1 == d->nsyms)
@@ -671,22 +692,22 @@ static void site_print(struct perfdata *d, uint64_t addr, bool sym)
 		       d->symtext + y->name, a - y->addr);
 }
 
-/* site_print's string, kept by address (an event kind prints its call
- * sites one way: %pS or hex; the bit keeps the two apart). */
+/* site_print's string, kept (an event kind prints its call sites one
+ * way, %pS or hex: the bit keeps the two apart), found again by address;
+ * NULL: out of memory. */
 static const char *site_str(struct perfdata *d, uint64_t addr, bool sym)
 {
 	uint64_t key = addr ^ (uint64_t)sym;
 	struct site_slot *slot = &d->sites[(key * UINT64_C(0x9e3779b97f4a7c15)) >> 52];
-	if (slot->str && slot->addr == key)
+	uint32_t id;
+	if (slot->str && slot->key == key)
 		return slot->str;
 	site_print(d, addr, sym);
-	char *str = strdup(d->site);
-	if (!str)
-		return d->site;
-	free(slot->str);
-	slot->str = str;
-	slot->addr = key;
-	return str;
+	if (strtab_intern(&d->site_strs, d->site, &id))
+		return NULL;
+	slot->str = strtab_str(&d->site_strs, id);
+	slot->key = key;
+	return slot->str;
 }
 
 /* perf's search for the recorded kernel's symbols, when none were given. */
@@ -740,23 +761,18 @@ static void q_link(struct perfdata *d, uint32_t i, uint32_t after)
 	d->q[nx].prev = i; /* nx 0: the head's prev, the tail */
 }
 
-/* Queue e as perf's queue_event() does: after every entry of time <= its
- * own, walking from the entry queued last; the largest time is the new
- * one's when it goes to the tail (or into an empty queue). */
-static int q_insert(struct perfdata *d, const struct qent *e)
+/* Queue entry i (taken by q_alloc, filled) as perf's queue_event() does: after every entry of time
+ * <= its own, walking from the entry queued last; the largest time is the new one's when it goes to
+ * the tail (or into an empty queue). */
+static void q_insert(struct perfdata *d, uint32_t i)
 {
-	uint32_t i;
-	int rc = q_alloc(d, &i);
-	if (rc)
-		return rc;
-	d->q[i] = *e;
-	uint64_t ts = e->ts;
+	uint64_t ts = d->q[i].ts;
 	uint32_t last = d->qlast;
 	d->qlast = i;
 	if (!d->q[0].next) {
 		q_link(d, i, 0);
 		d->max_ts = ts;
-		return 0;
+		return;
 	}
 	if (d->q[last].ts <= ts) {
 		while (d->q[last].ts <= ts) {
@@ -764,7 +780,7 @@ static int q_insert(struct perfdata *d, const struct qent *e)
 			if (!nx) {
 				q_link(d, i, last);
 				d->max_ts = ts;
-				return 0;
+				return;
 			}
 			last = nx;
 		}
@@ -774,24 +790,28 @@ static int q_insert(struct perfdata *d, const struct qent *e)
 			uint32_t pv = d->q[last].prev;
 			if (!pv) {
 				q_link(d, i, 0);
-				return 0;
+				return;
 			}
 			last = pv;
 		}
 		q_link(d, i, last);
 	}
-	return 0;
 }
 
-/* Take the first entry into *out (the queue must not be empty). */
-static void q_pop(struct perfdata *d, struct qent *out)
+/* Take the first entry out of the queue (it must not be empty); it stays
+ * where it is until q_free. */
+static uint32_t q_pop(struct perfdata *d)
 {
 	uint32_t i = d->q[0].next, nx = d->q[i].next;
-	*out = d->q[i];
 	d->q[0].next = nx;
 	d->q[nx].prev = 0;
 	if (d->qlast == i) /* do_flush: the last queued went out, the tail is */
 		d->qlast = d->q[0].prev;
+	return i;
+}
+
+static void q_free(struct perfdata *d, uint32_t i)
+{
 	d->q[i].next = d->qfree;
 	d->qfree = i;
 }
@@ -868,12 +888,27 @@ static int sample(struct perfdata *d, const struct attr *a, const uint8_t *r, ui
 {
 	uint64_t st = a->sample_type, rf = a->read_format;
 	const uint8_t *p = r + 8, *end = r + size;
-	struct qent q = {.type = -1, .node = -1, .accounted = -1, .pid = -1, .ts = ~UINT64_C(0)};
+	uint32_t i;
+	int rc = q_alloc(d, &i);
+	if (rc)
+		return rc;
+	struct qent *q = &d->q[i]; /* decoded in place: no copy in or out */
+	*q = (struct qent){.type = -1, .node = -1, .accounted = -1, .pid = -1, .ts = ~UINT64_C(0)};
 #define NEED(n)                                                                                    \
 	do {                                                                                       \
 		if ((uint64_t)(end - p) < (uint64_t)(n))                                           \
 			return cut(d, "a sample shorter than its fields");                         \
 	} while (0)
+	if (a->fixed && size >= a->need) {
+		if (a->tid_at)
+			q->pid = (int32_t)u32at(r + a->tid_at + 4);
+		if (a->time_at)
+			q->ts = u64at(r + a->time_at);
+		if (a->cpu_at)
+			q->cpu = u32at(r + a->cpu_at);
+		p = r + (a->raw_at ? a->raw_at : size);
+		goto raw;
+	}
 	if (st & S_IDENTIFIER) {
 		NEED(8);
 		p += 8;
@@ -884,12 +919,12 @@ static int sample(struct perfdata *d, const struct attr *a, const uint8_t *r, ui
 	}
 	if (st & S_TID) {
 		NEED(8);
-		q.pid = (int32_t)u32at(p + 4);
+		q->pid = (int32_t)u32at(p + 4);
 		p += 8;
 	}
 	if (st & S_TIME) {
 		NEED(8);
-		q.ts = u64at(p);
+		q->ts = u64at(p);
 		p += 8;
 	}
 	if (st & S_ADDR) {
@@ -906,7 +941,7 @@ static int sample(struct perfdata *d, const struct attr *a, const uint8_t *r, ui
 	}
 	if (st & S_CPU) {
 		NEED(8);
-		q.cpu = u32at(p);
+		q->cpu = u32at(p);
 		p += 8;
 	}
 	if (st & S_PERIOD) {
@@ -937,27 +972,29 @@ static int sample(struct perfdata *d, const struct attr *a, const uint8_t *r, ui
 			return cut(d, "a sample's call chain longer than the sample");
 		p += nr * 8;
 	}
-	int rc = 0;
+raw:
 	if (a->kind >= 0 && (st & S_RAW)) {
 		NEED(4);
 		uint32_t n = u32at(p);
 		p += 4;
 		NEED(n);
-		rc = decode(d, &d->kinds[a->kind], p, n, &q);
+		rc = decode(d, &d->kinds[a->kind], p, n, q);
 	} else if (a->kind >= 0) {
-		q.type = (int8_t)d->kinds[a->kind].type;
-		q.flags |= Q_BAD;
-		q.miss = "ptr";
+		q->type = (int8_t)d->kinds[a->kind].type;
+		q->flags |= Q_BAD;
+		q->miss = "ptr";
 	}
 #undef NEED
 	if (rc)
 		return rc;
-	if (q.ts == 0 || q.ts == ~UINT64_C(0)) { /* no time: handed on at once */
-		d->now = q;
+	if (q->ts == 0 || q->ts == ~UINT64_C(0)) { /* no time: handed on at once */
+		d->now = *q;
 		d->have_now = true;
+		q_free(d, i);
 		return 0;
 	}
-	return q_insert(d, &q);
+	q_insert(d, i);
+	return 0;
 }
 
 /* A module map's name (kmod_path__parse_name): the file's name up to
@@ -1079,9 +1116,12 @@ static int step(struct perfdata *d)
 	uint64_t ts = trailer_time(a, r, size);
 	if (ts == 0 || ts == ~UINT64_C(0))
 		return 1;
-	struct qent g = {.ts = ts, .type = -2};
-	int rc = q_insert(d, &g);
-	return rc ? rc : 1;
+	uint32_t i;
+	if (q_alloc(d, &i))
+		return SLABSIM_ENOMEM;
+	d->q[i] = (struct qent){.ts = ts, .type = -2};
+	q_insert(d, i);
+	return 1;
 }
 
 /* ---- Lines ---------------------------------------------------------------------- */
@@ -1118,8 +1158,8 @@ static int emit(struct perfdata *d, const struct qent *q, struct trace_event *ev
 	ev->gfp = q->gfp;
 	ev->node = q->node;
 	ev->accounted = q->accounted;
-	if (q->flags & Q_SITE)
-		ev->call_site = site_str(d, q->site, q->flags & Q_SITE_SYM);
+	if ((q->flags & Q_SITE) && !(ev->call_site = site_str(d, q->site, q->flags & Q_SITE_SYM)))
+		return SLABSIM_ENOMEM;
 	if (q->name)
 		ev->name = d->names[q->name - 1];
 	return 1;
@@ -1128,13 +1168,13 @@ static int emit(struct perfdata *d, const struct qent *q, struct trace_event *ev
 int perfdata_next(struct perfdata *d, struct trace_event *ev, enum trace_line_kind *kind,
 		  uint32_t skip_fields, char *msg)
 {
-	struct qent q;
 	for (;;) {
 		if (d->fatal.code)
 			return d->fatal.code;
 		if (d->have_now) {
-			q = d->now;
 			d->have_now = false;
+			if (d->now.type != -2)
+				return emit(d, &d->now, ev, kind, skip_fields, msg);
 		} else if (d->flushing) {
 			uint32_t h = d->q ? d->q[0].next : 0;
 			if (!h || d->q[h].ts > d->limit) {
@@ -1143,7 +1183,12 @@ int perfdata_next(struct perfdata *d, struct trace_event *ev, enum trace_line_ki
 					return 0;
 				continue;
 			}
-			q_pop(d, &q);
+			uint32_t i = q_pop(d);
+			int rc = d->q[i].type == -2 ? 0
+						    : emit(d, &d->q[i], ev, kind, skip_fields, msg);
+			q_free(d, i);
+			if (rc)
+				return rc;
 		} else if (d->at_end) {
 			return 0;
 		} else {
@@ -1159,11 +1204,7 @@ int perfdata_next(struct perfdata *d, struct trace_event *ev, enum trace_line_ki
 				d->limit = UINT64_MAX;
 				d->flushing = true;
 			}
-			continue;
 		}
-		if (q.type == -2)
-			continue; /* another record's time */
-		return emit(d, &q, ev, kind, skip_fields, msg);
 	}
 }
 
@@ -1219,6 +1260,23 @@ static void kernel_build_id(struct perfdata *d, uint64_t off, uint64_t size)
 	}
 }
 
+/* The fixed places of a's fields (struct attr), when it has them. */
+static void fix_attr(struct attr *a)
+{
+	uint64_t st = a->sample_type;
+	uint32_t at = 8;
+	a->fixed = !(st & (S_READ | S_CALLCHAIN));
+	at += 8u * (!!(st & S_IDENTIFIER) + !!(st & S_IP));
+	a->tid_at = st & S_TID ? at : 0;
+	at += st & S_TID ? 8 : 0;
+	a->time_at = st & S_TIME ? at : 0;
+	at += 8u * (!!(st & S_TIME) + !!(st & S_ADDR) + !!(st & S_ID) + !!(st & S_STREAM_ID));
+	a->cpu_at = st & S_CPU ? at : 0;
+	at += 8u * (!!(st & S_CPU) + !!(st & S_PERIOD));
+	a->raw_at = st & S_RAW ? at : 0;
+	a->need = at + (st & S_RAW ? 4 : 0);
+}
+
 static int read_attrs(struct perfdata *d, const uint8_t *h, struct err *e)
 {
 	uint64_t asz = u64at(h + 16), aoff = u64at(h + 24), alen = u64at(h + 32);
@@ -1237,6 +1295,7 @@ static int read_attrs(struct perfdata *d, const uint8_t *h, struct err *e)
 		x->read_format = u64at(a + 32);
 		x->id_all = (u64at(a + 40) >> 18) & 1;
 		x->kind = -1;
+		fix_attr(x);
 		uint64_t ioff = u64at(a + asz - 16), ilen = u64at(a + asz - 8);
 		if (!in_file(d, ioff, ilen) || ilen % 8)
 			return bad_file(d, e, "expected an attribute's ids inside the file");
@@ -1327,6 +1386,7 @@ int perfdata_open(int fd, const char *path, const char *kallsyms, struct perfdat
 		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
 	}
 	d->fd = fd;
+	strtab_init(&d->site_strs);
 	if (!(d->sites = calloc(SITE_MEMO, sizeof(*d->sites))) ||
 	    !(d->buf = calloc(1, BUF_BYTES + BUF_PAD))) {
 		rc = err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
@@ -1440,9 +1500,9 @@ void perfdata_close(struct perfdata *d)
 	for (uint32_t i = 0; i < d->nnames; i++)
 		free(d->names[i]);
 	free(d->names);
-	for (size_t i = 0; d->sites && i < SITE_MEMO; i++)
-		free(d->sites[i].str);
+	free(d->name_len);
 	free(d->sites);
+	strtab_fini(&d->site_strs);
 	free(d->syms);
 	free(d->symtext);
 	for (size_t i = 0; i < d->nmods; i++)

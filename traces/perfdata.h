@@ -38,12 +38,11 @@ int perfdata_open(int fd, const char *path, const char *kallsyms, struct perfdat
  * without a second read of the file. */
 void perfdata_hash(struct perfdata *d, void (*hash)(void *ctx, const void *p, size_t n), void *ctx);
 
-/* The next line: 1 with *kind (TRACE_LINE_EVENT with *ev filled, strings
- * valid until the next call; TRACE_LINE_OTHER_EVENT for a sample of another
- * event), 0 at the end, SLABSIM_EINPUT with the reason in msg (256 bytes)
- * for a slab sample that lacks a field (the next call goes on), or, when
- * perfdata_failure() is then not NULL, for a file that cannot be read on.
- * skip_fields as in trace_opts. */
+/* The next line: 1 with *kind (TRACE_LINE_EVENT with *ev filled, its
+ * strings valid until perfdata_close; TRACE_LINE_OTHER_EVENT for a sample
+ * of another event), 0 at the end, SLABSIM_ENOMEM, SLABSIM_EINPUT with the reason in msg (256
+ * bytes) for a slab sample that lacks a field (the next call goes on), or, when perfdata_failure()
+ * is then not NULL, for a file that cannot be read on. skip_fields as in trace_opts. */
 int perfdata_next(struct perfdata *d, struct trace_event *ev, enum trace_line_kind *kind,
 		  uint32_t skip_fields, char *msg);
 

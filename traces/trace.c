@@ -2870,8 +2870,18 @@ int trace_next_batch(struct trace_reader *r, struct trace_event *ev, uint32_t n,
 	if (!n)
 		return 0;
 	int rc = next_event(r, ev, e, false);
-	if (rc != 1 || r->dat || r->perf) /* a record's strings: one at a time */
+	if (rc != 1 || r->dat) /* a record's strings: one at a time */
 		return rc;
+	if (r->perf) { /* its strings last until the close */
+		for (k = 1; k < n; k++) {
+			rc = next_event(r, &ev[k], &r->held_err, false);
+			if (rc != 1) {
+				r->held_rc = rc < 0 ? rc : 0;
+				break;
+			}
+		}
+		return (int)k;
+	}
 	for (k = 1; (k = text_run(r, ev, k, n)) < n; k++) {
 		/* an error here is the next call's, after these events */
 		rc = next_event(r, &ev[k], &r->held_err, true);
