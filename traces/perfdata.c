@@ -51,6 +51,7 @@
 
 #include "datfile.h"
 #include "evformat.h"
+#include "load.h"
 #include "strtab.h"
 
 #define MSG_MAX	     256
@@ -230,20 +231,6 @@ static int bad_file(struct perfdata *d, struct err *e, const char *what)
 	return err_at(e, SLABSIM_EINPUT, d->path, 0, "perf.data: %s", what);
 }
 
-static uint64_t u64at(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t u32at(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 /* [off, off + len) within the file */
 static bool in_file(const struct perfdata *d, uint64_t off, uint64_t len)
 {
@@ -333,7 +320,7 @@ static inline bool num(const uint8_t *raw, uint32_t n, const struct nf *f, uint6
 {
 	if (!f->mask || f->end > n)
 		return false;
-	*v = u64at(raw + f->off) & f->mask;
+	*v = load8(raw + f->off) & f->mask;
 	return true;
 }
 
@@ -361,7 +348,7 @@ static int name_of(struct perfdata *d, const uint8_t *raw, uint32_t n, const str
 	size_t m = 0, max = len < NAME_MAX_LEN ? (size_t)len : NAME_MAX_LEN;
 	uint64_t h = 0;
 	while (m < max) { /* a word at a time (buf's padding after the record) */
-		uint64_t w = u64at((const uint8_t *)s + m);
+		uint64_t w = load8((const uint8_t *)s + m);
 		uint64_t stop = zero_byte(w) | zero_byte(w ^ UINT64_C(0x2020202020202020)) |
 				zero_byte(w ^ UINT64_C(0x0909090909090909));
 		size_t b = stop ? (size_t)__builtin_ctzll(stop) / 8 : 8;
@@ -482,8 +469,8 @@ static bool running_build_id(char out[41])
 	if (f)
 		fclose(f);
 	for (size_t at = 0; at + 12 <= n;) {
-		uint32_t nsz = u32at(buf + at), dsz = u32at(buf + at + 4),
-			 type = u32at(buf + at + 8);
+		uint32_t nsz = load4(buf + at), dsz = load4(buf + at + 4),
+			 type = load4(buf + at + 8);
 		size_t name = at + 12, desc = name + ((nsz + 3u) & ~3u);
 		if (nsz > n || dsz > n || desc + dsz > n)
 			break;
@@ -854,7 +841,7 @@ static const struct attr *attr_of(const struct perfdata *d, const uint8_t *r, ui
 		at = size - 8u * (1u + !!(st & S_STREAM_ID) + !!(st & S_CPU));
 	if (size < 16 || at < 8 || at > size - 8)
 		return NULL;
-	uint64_t id = u64at(r + at);
+	uint64_t id = load8(r + at);
 	return id ? attr_of_id(d, id) : a0;
 }
 
@@ -869,7 +856,7 @@ static uint64_t trailer_time(const struct attr *a, const uint8_t *r, uint32_t si
 			      !!(st & S_ID));
 	if (back + 8 > size)
 		return ~UINT64_C(0);
-	return u64at(r + size - back);
+	return load8(r + size - back);
 }
 
 static int cut(struct perfdata *d, const char *what)
@@ -901,11 +888,11 @@ static int sample(struct perfdata *d, const struct attr *a, const uint8_t *r, ui
 	} while (0)
 	if (a->fixed && size >= a->need) {
 		if (a->tid_at)
-			q->pid = (int32_t)u32at(r + a->tid_at + 4);
+			q->pid = (int32_t)load4(r + a->tid_at + 4);
 		if (a->time_at)
-			q->ts = u64at(r + a->time_at);
+			q->ts = load8(r + a->time_at);
 		if (a->cpu_at)
-			q->cpu = u32at(r + a->cpu_at);
+			q->cpu = load4(r + a->cpu_at);
 		p = r + (a->raw_at ? a->raw_at : size);
 		goto raw;
 	}
@@ -919,12 +906,12 @@ static int sample(struct perfdata *d, const struct attr *a, const uint8_t *r, ui
 	}
 	if (st & S_TID) {
 		NEED(8);
-		q->pid = (int32_t)u32at(p + 4);
+		q->pid = (int32_t)load4(p + 4);
 		p += 8;
 	}
 	if (st & S_TIME) {
 		NEED(8);
-		q->ts = u64at(p);
+		q->ts = load8(p);
 		p += 8;
 	}
 	if (st & S_ADDR) {
@@ -941,7 +928,7 @@ static int sample(struct perfdata *d, const struct attr *a, const uint8_t *r, ui
 	}
 	if (st & S_CPU) {
 		NEED(8);
-		q->cpu = u32at(p);
+		q->cpu = load4(p);
 		p += 8;
 	}
 	if (st & S_PERIOD) {
@@ -953,7 +940,7 @@ static int sample(struct perfdata *d, const struct attr *a, const uint8_t *r, ui
 		uint64_t times = 8u * (!!(rf & RF_ENABLED) + !!(rf & RF_RUNNING));
 		if (rf & RF_GROUP) {
 			NEED(8);
-			uint64_t nr = u64at(p);
+			uint64_t nr = load8(p);
 			p += 8;
 			if (nr > 65536)
 				return cut(d, "a sample's read group too large");
@@ -966,7 +953,7 @@ static int sample(struct perfdata *d, const struct attr *a, const uint8_t *r, ui
 	}
 	if (st & S_CALLCHAIN) {
 		NEED(8);
-		uint64_t nr = u64at(p);
+		uint64_t nr = load8(p);
 		p += 8;
 		if (nr > (uint64_t)(end - p) / 8)
 			return cut(d, "a sample's call chain longer than the sample");
@@ -975,7 +962,7 @@ static int sample(struct perfdata *d, const struct attr *a, const uint8_t *r, ui
 raw:
 	if (a->kind >= 0 && (st & S_RAW)) {
 		NEED(4);
-		uint32_t n = u32at(p);
+		uint32_t n = load4(p);
 		p += 4;
 		NEED(n);
 		rc = decode(d, &d->kinds[a->kind], p, n, q);
@@ -1060,7 +1047,7 @@ static int step(struct perfdata *d)
 			return rc;
 	}
 	const uint8_t *r = d->buf + (d->at - d->bat);
-	uint32_t type = u32at(r);
+	uint32_t type = load4(r);
 	uint32_t size = (uint32_t)r[6] | (uint32_t)r[7] << 8;
 	if (size < 8)
 		return cut(d, "a record of size below 8");
@@ -1083,13 +1070,13 @@ static int step(struct perfdata *d)
 		return 1;
 	}
 	if (type == REC_LOST && size >= 24) {
-		d->lost += u64at(r + 16);
+		d->lost += load8(r + 16);
 		d->have_lost = true;
 	} else if (type == REC_LOST_SAMPLES && size >= 16) {
-		d->lost_samples += u64at(r + 8);
+		d->lost_samples += load8(r + 8);
 		d->have_lost = true;
 	} else if ((type == REC_MMAP || type == REC_MMAP2) && size >= 48 &&
-		   u32at(r + 8) == UINT32_MAX && !d->delta_set) {
+		   load4(r + 8) == UINT32_MAX && !d->delta_set) {
 		/* the kernel's map: "[kernel.kallsyms]" + the reference
 		 * symbol's name, pgoff its address */
 		uint32_t at = type == REC_MMAP ? 40 : 72;
@@ -1103,7 +1090,7 @@ static int step(struct perfdata *d)
 		    memcmp(fn, k, sizeof(k) - 1) == 0) {
 			memcpy(d->ref_name, fn + sizeof(k) - 1, n - (sizeof(k) - 1));
 			d->ref_name[n - (sizeof(k) - 1)] = '\0';
-			d->ref_rec = u64at(r + 32);
+			d->ref_rec = load8(r + 32);
 		}
 	}
 	const struct attr *a = attr_of(d, r, size, type == REC_SAMPLE);
@@ -1230,8 +1217,8 @@ static bool feature(const struct perfdata *d, const uint8_t *bitmap, int feat, u
 		k += bitmap[b / 8] >> (b % 8) & 1;
 	if (!in_file(d, table + 16u * (uint64_t)k, 16))
 		return false;
-	*off = u64at(d->map + table + 16u * (uint64_t)k);
-	*size = u64at(d->map + table + 16u * (uint64_t)k + 8);
+	*off = load8(d->map + table + 16u * (uint64_t)k);
+	*size = load8(d->map + table + 16u * (uint64_t)k + 8);
 	return in_file(d, *off, *size);
 }
 
@@ -1279,7 +1266,7 @@ static void fix_attr(struct attr *a)
 
 static int read_attrs(struct perfdata *d, const uint8_t *h, struct err *e)
 {
-	uint64_t asz = u64at(h + 16), aoff = u64at(h + 24), alen = u64at(h + 32);
+	uint64_t asz = load8(h + 16), aoff = load8(h + 24), alen = load8(h + 32);
 	if (asz < 16 + 64 || asz > 4096 || !in_file(d, aoff, alen) || alen % asz || !alen)
 		return bad_file(d, e, "expected its attributes (perf_file_attr) after the header");
 	d->nattrs = (size_t)(alen / asz);
@@ -1289,14 +1276,14 @@ static int read_attrs(struct perfdata *d, const uint8_t *h, struct err *e)
 	for (size_t i = 0; i < d->nattrs; i++) {
 		const uint8_t *a = d->map + aoff + i * asz;
 		struct attr *x = &d->attrs[i];
-		x->type = u32at(a);
-		x->config = u64at(a + 8);
-		x->sample_type = u64at(a + 24);
-		x->read_format = u64at(a + 32);
-		x->id_all = (u64at(a + 40) >> 18) & 1;
+		x->type = load4(a);
+		x->config = load8(a + 8);
+		x->sample_type = load8(a + 24);
+		x->read_format = load8(a + 32);
+		x->id_all = (load8(a + 40) >> 18) & 1;
 		x->kind = -1;
 		fix_attr(x);
-		uint64_t ioff = u64at(a + asz - 16), ilen = u64at(a + asz - 8);
+		uint64_t ioff = load8(a + asz - 16), ilen = load8(a + asz - 8);
 		if (!in_file(d, ioff, ilen) || ilen % 8)
 			return bad_file(d, e, "expected an attribute's ids inside the file");
 		for (uint64_t k = 0; k < ilen / 8; k++) {
@@ -1307,7 +1294,7 @@ static int read_attrs(struct perfdata *d, const uint8_t *h, struct err *e)
 					return err_set(e, SLABSIM_ENOMEM, "out of memory");
 				d->ids = v;
 			}
-			d->ids[nids++] = (struct idmap){.id = u64at(d->map + ioff + 8 * k),
+			d->ids[nids++] = (struct idmap){.id = load8(d->map + ioff + 8 * k),
 							.attr = (uint32_t)i};
 		}
 	}
@@ -1417,18 +1404,18 @@ int perfdata_open(int fd, const char *path, const char *kallsyms, struct perfdat
 							      "older perf's PERFFILE is not read)");
 		goto fail;
 	}
-	if (u64at(h + 8) == 16) {
+	if (load8(h + 8) == 16) {
 		rc = bad_file(d, e,
 			      "a pipe-mode recording (perf record -o -): record to a file, or run "
 			      "`perf script -i FILE | slabsim replay -`");
 		goto fail;
 	}
-	if (u64at(h + 8) < 104) {
+	if (load8(h + 8) < 104) {
 		rc = bad_file(d, e, "expected a header of at least 104 bytes");
 		goto fail;
 	}
-	d->data_off = u64at(h + 40);
-	d->data_size = u64at(h + 48);
+	d->data_off = load8(h + 40);
+	d->data_size = load8(h + 48);
 	if (!in_file(d, d->data_off, d->data_size)) {
 		rc = bad_file(d, e, "its data section runs past the end of the file (cut?)");
 		goto fail;
@@ -1440,7 +1427,7 @@ int perfdata_open(int fd, const char *path, const char *kallsyms, struct perfdat
 	if (feature(d, bitmap, FEAT_BUILD_ID, &off, &size))
 		kernel_build_id(d, off, size);
 	if (feature(d, bitmap, FEAT_NRCPUS, &off, &size) && size >= 8)
-		d->ncpus = u32at(d->map + off);
+		d->ncpus = load4(d->map + off);
 	if ((rc = kallsyms ? load_kallsyms(d, kallsyms, e) : find_kallsyms(d, e)))
 		goto fail;
 	*out = d;

@@ -18,6 +18,7 @@
 #include "bigmem.h"
 #include "sat.h"
 #include "source.h"
+#include "load.h"
 #include "perfdata.h"
 #include "tracedat.h"
 #include "xxh_avx2.h"
@@ -1004,22 +1005,6 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 #define HIGHS UINT64_C(0x8080808080808080)
 
 #define FAST __attribute__((always_inline)) static inline
-
-FAST uint64_t load8(const void *p)
-{
-	uint64_t x;
-
-	memcpy(&x, p, 8);
-	return x;
-}
-
-FAST uint32_t load4(const void *p)
-{
-	uint32_t x;
-
-	memcpy(&x, p, 4);
-	return x;
-}
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define FAST_LE 1
@@ -2302,6 +2287,18 @@ fail:
 	return r->fail.code;
 }
 
+/* A binary file read from its start by a reader of its own: a descriptor
+ * of it for that reader, the text input dropped. < 0: the error (set). */
+static int take_file(struct trace_reader *r, int fd, const struct stat *st, struct err *e)
+{
+	int dfd = dup(fd);
+	if (dfd < 0)
+		return err_at(e, SLABSIM_EIO, r->path, 0, "%s", strerror(errno));
+	drop_input(r);
+	r->size_bytes = (uint64_t)st->st_size;
+	return dfd;
+}
+
 /* Recognise what fd (the file, or stdin) holds and set r up to read it.
  * fd is r's from here on. */
 static int setup_input(struct trace_reader *r, int fd, bool own, const struct stat *st,
@@ -2346,11 +2343,9 @@ static int setup_input(struct trace_reader *r, int fd, bool own, const struct st
 		return 0;
 	case IN_PERF:
 		if (regular && at == 0) {
-			int dfd = dup(fd);
+			int dfd = take_file(r, fd, st, e);
 			if (dfd < 0)
-				return err_at(e, SLABSIM_EIO, r->path, 0, "%s", strerror(errno));
-			drop_input(r);
-			r->size_bytes = (uint64_t)st->st_size;
+				return dfd;
 			/* hashed as perfdata reads it (perf_hash) */
 			if ((rc = open_perfdata(r, dfd, e)))
 				return rc;
@@ -2365,11 +2360,9 @@ static int setup_input(struct trace_reader *r, int fd, bool own, const struct st
 		return not_a_trace(r, head, n, "", e);
 	case IN_TRACEDAT:
 		if (regular && at == 0) {
-			int dfd = dup(fd);
+			int dfd = take_file(r, fd, st, e);
 			if (dfd < 0)
-				return err_at(e, SLABSIM_EIO, r->path, 0, "%s", strerror(errno));
-			drop_input(r);
-			r->size_bytes = (uint64_t)st->st_size;
+				return dfd;
 			/* libtracecmd reads it: hashed at its end (hash_end) */
 			r->hash_stream = false;
 			r->hash_fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
