@@ -20,6 +20,7 @@ enum {
 	OPT_PERIODIC_BELOW,
 	OPT_NAME,
 	OPT_STRICT,
+	OPT_KALLSYMS,
 };
 
 void usage_fit(FILE *f)
@@ -51,6 +52,7 @@ void usage_fit(FILE *f)
 		"  --name NAME           workload name, one word (default: the trace's file\n"
 		"                        name, other characters as '_')\n"
 		"  --strict              stop at the first malformed line\n"
+		"  --kallsyms FILE       a perf.data's kernel symbols (as replay --kallsyms)\n"
 		"  -o, --output FILE     write the spec to FILE (default stdout)\n"
 		"  -q, --quiet           no table on stderr\n"
 		"  -h, --help            this help\n\n%s",
@@ -112,13 +114,14 @@ int cmd_fit(int argc, char **argv)
 		{"periodic-below", required_argument, NULL, OPT_PERIODIC_BELOW},
 		{"name", required_argument, NULL, OPT_NAME},
 		{"strict", no_argument, NULL, OPT_STRICT},
+		{"kallsyms", required_argument, NULL, OPT_KALLSYMS},
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct fit_opts fo;
-	const char *outpath = NULL, *name = NULL;
+	const char *outpath = NULL, *name = NULL, *kallsyms = NULL;
 	bool quiet = false, strict = false;
 	uint32_t v;
 	int c;
@@ -176,6 +179,9 @@ int cmd_fit(int argc, char **argv)
 		case OPT_STRICT:
 			strict = true;
 			break;
+		case OPT_KALLSYMS:
+			kallsyms = optarg;
+			break;
 		default:
 			return cli_bad_usage("fit");
 		}
@@ -190,7 +196,7 @@ int cmd_fit(int argc, char **argv)
 	struct err e;
 	struct trace_reader *tr = NULL;
 	struct fit *f = NULL;
-	struct trace_opts to = {.strict = strict};
+	struct trace_opts to = {.strict = strict, .kallsyms = kallsyms};
 	struct trace_event ev;
 	int rc, status = 0;
 	err_clear(&e);

@@ -59,6 +59,17 @@ tap_is "perf.data on stdin: the same tables" "$(cmp -s dat.tables pipe.tables &&
 tap_is "perf.data on stdin: the file's identity" "$(sqlite3 pipe.db "SELECT trace_hash FROM runs")" \
 	"$(sqlite3 dat.db "SELECT trace_hash FROM runs")"
 
+# fit reads it as its text too (the spec's name and source aside)
+"$bin" fit p.data --kallsyms "$d/kallsyms" --name w -q -o dat.wl 2>fit.err
+"$bin" fit p.txt --name w -q -o txt.wl 2>>fit.err
+grep -v '^# source' dat.wl >dat.spec
+grep -v '^# source' txt.wl >txt.spec
+if [ -s txt.spec ] && cmp -s dat.spec txt.spec; then
+	tap_ok "fit: the perf.data's spec is its text's ($(grep -c '^\[' txt.spec) sections)"
+else
+	tap_not_ok "fit: the perf.data's spec is its text's" "$(cat fit.err)" "$(diff dat.spec txt.spec | head -5)"
+fi
+
 # kernel symbols that name nothing: the call sites are addresses, as perf
 # script prints them then
 : >empty.kallsyms
