@@ -92,6 +92,7 @@ struct sweep_spec {
 	char *sample_every;
 	char *align_sites; /* align-sites = FILE, or NULL */
 	size_t align_sites_line;
+	char *kallsyms; /* kallsyms = FILE, or NULL */
 	char *duration;
 	size_t ax_line[AX_NR]; /* last line that gave values to an axis */
 	size_t trace_line;     /* last 'trace =' or 'workload =' line */
@@ -137,6 +138,7 @@ void sweep_spec_free(struct sweep_spec *s)
 		free(s->ax[a].v);
 	free(s->sample_every);
 	free(s->align_sites);
+	free(s->kallsyms);
 	free(s->duration);
 	free(s);
 }
@@ -176,6 +178,11 @@ const char *sweep_spec_align_sites(const struct sweep_spec *s, size_t *line)
 	if (line)
 		*line = s->align_sites_line;
 	return s->align_sites;
+}
+
+const char *sweep_spec_kallsyms(const struct sweep_spec *s)
+{
+	return s->kallsyms;
 }
 
 const char *sweep_spec_duration(const struct sweep_spec *s)
@@ -500,6 +507,17 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 		s->align_sites_line = ln;
 		return 0;
 	}
+	if (!strcmp(key, "kallsyms")) {
+		if (s->kallsyms)
+			return bad(e, name, ln,
+				   "expected %s once (it is not an axis), got it again",
+				   "kallsyms");
+		if (strchr(val, ','))
+			return bad(e, name, ln, "expected one kallsyms file, got '%.60s'", val);
+		if (!(s->kallsyms = strdup(val)))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		return 0;
+	}
 	if (!strcmp(key, "sample_every")) {
 		if (s->sample_every)
 			return bad(e, name, ln,
@@ -524,7 +542,7 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 			   "slub_max_order, "
 			   "slub_min_objects, cpu_partial, slab_max_order, slab_nomerge, "
 			   "slub_tiny, random_kmalloc, slab_buckets, sheaf_capacity, "
-			   "barn_limit, sample_every or align-sites)",
+			   "barn_limit, sample_every, align-sites or kallsyms)",
 			   key);
 	s->ax_line[a] = ln;
 	for (char *tok = val, *next; tok; tok = next) {

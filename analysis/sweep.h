@@ -92,6 +92,9 @@ const char *sweep_spec_workload_label(const struct sweep_spec *s, size_t i);
 /* `align-sites =` as written (the sites file of every run), or NULL; OUT:
  * *line, its spec line (line may be NULL). */
 const char *sweep_spec_align_sites(const struct sweep_spec *s, size_t *line);
+/* `kallsyms =` as written (the kernel symbols of the spec's perf.data
+ * traces, as `replay --kallsyms`), or NULL. */
+const char *sweep_spec_kallsyms(const struct sweep_spec *s);
 /* `duration =` as written (for the workloads), or NULL. */
 const char *sweep_spec_duration(const struct sweep_spec *s);
 /* The spec line that names trace i (for messages about the trace). */

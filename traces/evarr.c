@@ -415,7 +415,12 @@ static int make_templates(struct evarr *a)
 
 int evarr_load(const char *path, struct evarr **out, struct err *e)
 {
-	struct trace_opts lax = {.strict = false};
+	return evarr_load_kallsyms(path, NULL, out, e);
+}
+
+int evarr_load_kallsyms(const char *path, const char *kallsyms, struct evarr **out, struct err *e)
+{
+	struct trace_opts lax = {.strict = false, .kallsyms = kallsyms};
 	struct trace_reader *r = NULL;
 	struct trace_event ev;
 	int rc;

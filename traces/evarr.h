@@ -25,6 +25,9 @@ struct evarr;
  * counted and skipped) into a new array. OUT: *out, freed with evarr_free().
  * Errors: those of trace_open()/trace_next(), SLABSIM_ENOMEM. */
 int evarr_load(const char *path, struct evarr **out, struct err *e);
+/* evarr_load, a perf.data's call sites named by the kallsyms text at
+ * kallsyms (trace_opts.kallsyms; NULL: perf's own search). */
+int evarr_load_kallsyms(const char *path, const char *kallsyms, struct evarr **out, struct err *e);
 void evarr_free(struct evarr *a);
 
 /* Build an array event by event in memory (evarr_push, then

@@ -12,11 +12,12 @@
  * record with a time (a sample's, or the sample_id_all trailer's of other
  * records) goes into a queue kept sorted by time, an equal time after
  * those already there; a FINISHED_ROUND record hands on the queued records
- * of time <= the largest time queued when the round before it ended; the
- * end of the file hands on the rest. Records without a time (0 or all
- * ones) are handed on at once. The queue here does the same, so samples
- * come out in perf's order, even a late one (time below the last handed
- * on), which perf counts as "out of order" and prints all the same.
+ * of time <= the largest time queued when the round before it ended (a
+ * round that finds the queue empty changes nothing); the end of the file
+ * hands on the rest. Records without a time (0 or all ones) are handed on
+ * at once. The queue here does the same, so samples come out in perf's
+ * order, even a late one (time below the last handed on), which perf
+ * counts as "out of order" and prints all the same.
  *
  * A sample: time truncated to the microsecond (perf script prints
  * "%lu.%06lu" of it), the task id of its TID word (perf script's tid
@@ -26,15 +27,18 @@
  * %pS with perf's resolver, "name+0xoff" of the kernel symbol that holds
  * the address, "0x..." when none does.
  *
- * Symbols (tools/perf/util/symbol.c): from a kallsyms text, the symbols of
- * types T, W, D and B in either case (symbol_type__filter); of several at
- * one address, one is kept (choose_best_symbol: not weak over weak, global
- * over local, fewer leading underscores, the longer name, the first); a
- * symbol runs to the next one's start. The recorded kernel's place is the
- * address of its reference symbol ("[kernel.kallsyms]_text" mmap record:
- * its pgoff); kallsyms of another boot are shifted by the difference, and
- * their module symbols, whose places differ from boot to boot, are then
- * not used.
+ * Symbols (tools/perf/util/symbol.c, __dso__load_kallsyms): from a kallsyms
+ * text, the symbols of types T, W, D and B in either case
+ * (symbol_type__filter). Each runs to the next one's start, the last
+ * before a change between kernel and module symbols and the very last to
+ * the page after their start's (symbols__fixup_end); of several at one
+ * address only the last in the file then has a length, and
+ * symbols__fixup_duplicate keeps it (choose_best_symbol's first rule). The
+ * recorded kernel's place is the address of its reference symbol (the
+ * "[kernel.kallsyms]_text" map record's pgoff): kallsyms of another boot
+ * are shifted by the difference. A module's symbols name addresses only
+ * in the recorded boot (no shift) and when the recording maps the module
+ * (perf drops those of a module it has no map of).
  */
 #define _GNU_SOURCE
 #include "perfdata.h"
@@ -160,7 +164,7 @@ struct sym {
 };
 
 /* A call site's string by its address (key: the address, its low bit
- * flipped for a hex-printed site). */
+ * flipped for a site printed by %pS). */
 struct site_slot {
 	uint64_t key;
 	const char *str; /* in site_strs; NULL: empty */

@@ -144,6 +144,9 @@ struct trace_stats {
 	/* perf.data: the events its LOST records count (the kernel's ring
 	 * buffer was full; its LOST_SAMPLES records, the larger) */
 	uint64_t lost_in_perf;
+	/* perf.data: no kernel symbols were found for it (perfdata_symbols):
+	 * its call sites are addresses */
+	bool sites_unnamed;
 	uint32_t lost_sources; /* TRACE_LOST_* bits: the sources present (even if 0) */
 	/* What the input tells of the machine that recorded it, for defaults
 	 * (sim/run/run.c): CPUs its header states (tracefs "#P:N", trace-cmd

@@ -639,6 +639,22 @@ static void warn_lost(struct run *r)
 		l.total, sat_str(l.total), why);
 }
 
+/* A perf.data read without kernel symbols replays with its call sites as
+ * addresses: the model's rules that go by a call site's name (6.11's
+ * kmalloc buckets, SysV messages) then do not see them. */
+static void warn_sites(struct run *r, const char *path)
+{
+	const struct trace_stats *st = run_line_stats(r);
+	if (st && st->sites_unnamed)
+		fprintf(stderr,
+			"slabsim: warning: %s: no kernel symbol names its call sites, which stay "
+			"addresses: the model's rules by call-site name do not see them; give "
+			"the recorded boot's /proc/kallsyms with --kallsyms FILE (by default "
+			"perf's build-id cache in ~/.debug, or /proc/kallsyms when the running "
+			"kernel is the recorded one)\n",
+			path);
+}
+
 /* What the model needs before the trace: a capture's caches and start
  * state (the run layer's, shared with sweeps), --caches. */
 struct replay_setup {
@@ -806,6 +822,7 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	warn_lost(r);
+	warn_sites(r, trace);
 	struct summary_start start;
 	char start_text[4608];
 	bool has_start =

@@ -294,14 +294,14 @@ static void clean_stale(const char *db)
 
 /* Parse path (named on line `line` of the spec) into *a, adding the time to
  * *secs; 0 or an error code (message printed, naming the spec's line too). */
-static int load_trace(const char *path, const char *spec, size_t line, struct evarr **a,
-		      double *secs, bool quiet)
+static int load_trace(const char *path, const char *kallsyms, const char *spec, size_t line,
+		      struct evarr **a, double *secs, bool quiet)
 {
 	struct err e;
 	double t0 = run_now();
 	int rc;
 	err_clear(&e);
-	if ((rc = evarr_load(path, a, &e))) {
+	if ((rc = evarr_load_kallsyms(path, kallsyms, a, &e))) {
 		fprintf(stderr,
 			"slabsim: %s:%zu: expected a readable trace, got %s (its runs are "
 			"skipped)\n",
@@ -321,6 +321,12 @@ static int load_trace(const char *path, const char *spec, size_t line, struct ev
 			" events read from the ring buffer (read events), the file gave %" PRIu64
 			": %" PRIu64 " missing (corrupt or cut data), counted as lost events\n",
 			path, st->dat_expected, st->dat_expected - st->dat_unread, st->dat_unread);
+	if (st->sites_unnamed)
+		fprintf(stderr,
+			"slabsim: warning: %s: no kernel symbol names its call sites, which stay "
+			"addresses: the model's rules by call-site name do not see them; name "
+			"the recorded boot's /proc/kallsyms with a 'kallsyms = FILE' line\n",
+			path);
 	if (!quiet)
 		fprintf(stderr,
 			"sweep: parsed %" PRIu64 " events of %s in %.3f s (%.1f MiB in memory, "
@@ -687,8 +693,9 @@ static int detect_trace(struct sweep_cmd *c, size_t t)
 			evarr_free(c->arr[c->plan_held]);
 			c->arr[c->plan_held] = NULL;
 		}
-		int rc = load_trace(tr->file, c->spec_path, sweep_spec_trace_line(c->spec, t),
-				    &c->arr[t], &c->t_parse, c->quiet);
+		int rc = load_trace(tr->file, sweep_spec_kallsyms(c->spec), c->spec_path,
+				    sweep_spec_trace_line(c->spec, t), &c->arr[t], &c->t_parse,
+				    c->quiet);
 		if (rc) {
 			tr->bad = true;
 			if (!c->status)
@@ -893,8 +900,9 @@ static int start_job(struct sweep_cmd *c)
 	 * the previous trace keep running meanwhile) */
 	int rc;
 	if (!j->r.workload && !c->arr[t] &&
-	    (rc = load_trace(c->tr[t].file, c->spec_path, sweep_spec_trace_line(c->spec, t),
-			     &c->arr[t], &c->t_parse, c->quiet))) {
+	    (rc = load_trace(c->tr[t].file, sweep_spec_kallsyms(c->spec), c->spec_path,
+			     sweep_spec_trace_line(c->spec, t), &c->arr[t], &c->t_parse,
+			     c->quiet))) {
 		if (!c->status)
 			c->status = err_exit_code(rc);
 		for (; c->next < c->njobs && !c->jobs_v[c->next].r.workload &&

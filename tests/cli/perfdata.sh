@@ -28,6 +28,7 @@ tables() {
 tap_is "the perf script text replays" "$?" 0
 "$bin" replay p.data --kallsyms "$d/kallsyms" --db dat.db -q --no-progress 2>dat.err
 tap_is "the perf.data replays" "$?" 0
+tap_is "with its symbols: no warning" "$(cat dat.err)" ""
 tables txt.db >txt.tables
 tables dat.db >dat.tables
 if [ "$(wc -l <txt.tables)" -gt 100 ] && cmp -s txt.tables dat.tables; then
@@ -70,10 +71,28 @@ else
 	tap_not_ok "fit: the perf.data's spec is its text's" "$(cat fit.err)" "$(diff dat.spec txt.spec | head -5)"
 fi
 
+# a sweep reads it too, its symbols named by the spec's kallsyms line
+printf 'trace = p.data\ntrace = p.txt\nkallsyms = %s\nalign = none\n' "$d/kallsyms" >sw.spec
+"$bin" sweep sw.spec --db sw.db -q 2>sw.err
+tap_is "sweep: exit 0" "$?" 0
+sites() { sqlite3 sw.db "SELECT s.call_site, s.allocs, s.frees, s.bytes_alloc FROM sites s JOIN runs r USING (run_id) WHERE r.trace_path = '$1' ORDER BY s.call_site"; }
+sites p.data >sw.dat
+sites p.txt >sw.txt
+if [ "$(wc -l <sw.txt)" -gt 30 ] && cmp -s sw.dat sw.txt; then
+	tap_ok "sweep: the perf.data's call sites are its text's ($(wc -l <sw.txt))"
+else
+	tap_not_ok "sweep: the perf.data's call sites are its text's" "$(cat sw.err)" "$(diff sw.dat sw.txt | head -5)"
+fi
+printf 'trace = p.data\nkallsyms = %s\nkallsyms = %s\n' "$d/kallsyms" "$d/kallsyms" >sw2.spec
+"$bin" sweep sw2.spec --db sw2.db -q 2>sw2.err
+tap_is "sweep: two kallsyms lines, exit 2" "$?" 2
+tap_like "sweep: two kallsyms lines, said" "$(cat sw2.err)" "sw2.spec:3: expected kallsyms once"
+
 # kernel symbols that name nothing: the call sites are addresses, as perf
 # script prints them then
 : >empty.kallsyms
 "$bin" replay p.data --kallsyms empty.kallsyms --db hex.db -q --no-progress 2>hex.err
+tap_like "no symbols: a warning says so" "$(cat hex.err)" "no kernel symbol names its call sites"
 tap_is "no symbols: call sites as addresses" \
 	"$(sqlite3 hex.db "SELECT count(*) FROM sites WHERE call_site NOT LIKE '0xffffffff%' AND call_site != '(untraced)'") of $(sqlite3 hex.db "SELECT count(*) > 30 FROM sites")" "0 of 1"
 "$bin" replay p.data --kallsyms missing.kallsyms --no-db -q --no-progress 2>miss.err
