@@ -412,6 +412,21 @@ static int parse_seeds(struct sweep_spec *s, char *val, const char *name, size_t
 	return 0;
 }
 
+/* A key given once with one value, not an axis (duration, align-sites,
+ * kallsyms, sample_every): val copied into *slot; what names the value in
+ * the message ("value", "file"). */
+static int one_value(char **slot, const char *key, const char *what, const char *val,
+		     const char *name, size_t ln, struct err *e)
+{
+	if (*slot)
+		return bad(e, name, ln, "expected %s once (it is not an axis), got it again", key);
+	if (strchr(val, ','))
+		return bad(e, name, ln, "expected one %s %s, got '%.60s'", key, what, val);
+	if (!(*slot = strdup(val)))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	return 0;
+}
+
 static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t ln, struct err *e)
 {
 	char *p = trim(line);
@@ -484,52 +499,16 @@ static int parse_line(struct sweep_spec *s, char *line, const char *name, size_t
 	}
 	if (!strcmp(key, "seed"))
 		return parse_seeds(s, val, name, ln, e);
-	if (!strcmp(key, "duration")) {
-		if (s->duration)
-			return bad(e, name, ln,
-				   "expected %s once (it is not an axis), got it again",
-				   "duration");
-		if (strchr(val, ','))
-			return bad(e, name, ln, "expected one duration value, got '%.60s'", val);
-		if (!(s->duration = strdup(val)))
-			return err_set(e, SLABSIM_ENOMEM, "out of memory");
-		return 0;
-	}
+	if (!strcmp(key, "duration"))
+		return one_value(&s->duration, key, "value", val, name, ln, e);
 	if (!strcmp(key, "align-sites")) {
-		if (s->align_sites)
-			return bad(e, name, ln,
-				   "expected %s once (it is not an axis), got it again",
-				   "align-sites");
-		if (strchr(val, ','))
-			return bad(e, name, ln, "expected one align-sites file, got '%.60s'", val);
-		if (!(s->align_sites = strdup(val)))
-			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		s->align_sites_line = ln;
-		return 0;
+		return one_value(&s->align_sites, key, "file", val, name, ln, e);
 	}
-	if (!strcmp(key, "kallsyms")) {
-		if (s->kallsyms)
-			return bad(e, name, ln,
-				   "expected %s once (it is not an axis), got it again",
-				   "kallsyms");
-		if (strchr(val, ','))
-			return bad(e, name, ln, "expected one kallsyms file, got '%.60s'", val);
-		if (!(s->kallsyms = strdup(val)))
-			return err_set(e, SLABSIM_ENOMEM, "out of memory");
-		return 0;
-	}
-	if (!strcmp(key, "sample_every")) {
-		if (s->sample_every)
-			return bad(e, name, ln,
-				   "expected %s once (it is not an axis), got it again",
-				   "sample_every");
-		if (strchr(val, ','))
-			return bad(e, name, ln, "expected one sample_every value, got '%.60s'",
-				   val);
-		if (!(s->sample_every = strdup(val)))
-			return err_set(e, SLABSIM_ENOMEM, "out of memory");
-		return 0;
-	}
+	if (!strcmp(key, "kallsyms"))
+		return one_value(&s->kallsyms, key, "file", val, name, ln, e);
+	if (!strcmp(key, "sample_every"))
+		return one_value(&s->sample_every, key, "value", val, name, ln, e);
 	int a;
 	for (a = 0; a < AX_NR; a++)
 		if (!strcmp(key, axis_names[a]))
