@@ -2236,8 +2236,9 @@ static int open_perfdata(struct trace_reader *r, int fd, struct err *e)
 	/* names_in_format stays false even when every kmem_cache_alloc names
 	 * its cache: read once, a trace with page frees is read a second time
 	 * for the engine's look-ahead (peekread.h), while the spilled name
-	 * pass keeps what it decoded (0.61 s against 0.45-0.59 s of CPU for
-	 * a 2.4 M-sample recording) */
+	 * pass keeps what it decoded (read once, 0.56-0.62 s of CPU against
+	 * 0.53-0.69 s spilled for a 2.4 M-sample recording: README,
+	 * Performance, fourteenth round) */
 	r->stats.header_cpus = perfdata_cpus(r->perf);
 	r->stats.sites_unnamed = !perfdata_symbols(r->perf);
 	return 0;
