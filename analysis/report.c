@@ -240,11 +240,15 @@ struct phase_run {
 
 static int phases_trace(FILE *f, sqlite3 *db, const char *trace, struct err *e)
 {
+	/* a run's kernel profile is named when the trace's runs have more
+	 * than one (the figures mark them apart too) */
 	static const char runs_sql[] =
-		"SELECT run_id, allocator || ' align=' || align || ' debug=' || debug || "
+		"SELECT run_id, allocator || CASE WHEN (SELECT count(DISTINCT k.kernel) FROM "
+		"latest k WHERE k.trace IS ?1) > 1 THEN ' kernel=' || kernel ELSE '' END || "
+		"' align=' || align || ' debug=' || debug || "
 		"coalesce(' seed=' || json_extract(config_json, '$.workload.seed'), '') FROM "
 		"latest "
-		"WHERE trace IS ?1 ORDER BY allocator, align, debug, run_id";
+		"WHERE trace IS ?1 ORDER BY allocator, kernel, align, debug, run_id";
 	static const char marks_sql[] =
 		", m AS (SELECT s.run_id, s.seq, s.label, s.slab_pages,\n"
 		"    s.t_ns - l.t_first_ns AS rel FROM samples s JOIN latest l USING (run_id)\n"

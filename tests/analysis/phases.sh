@@ -71,6 +71,17 @@ tap_is "hand: Phases table rows (pages and change since the previous marker)" \
 	'2.500000|end|3|+0|8|+0|' \
 	'3.500000|phase=a|4|+1|9|+1|')"
 
+# one kernel: its runs' headers name no kernel; two: each names its own
+tap_is "hand: one kernel, no kernel in the Phases headers" \
+	"$(grep -o '<th>sl[au]b [^<]*(run [0-9]*): slab pages' hr/index.html | tr '\n' ,)" \
+	"<th>slab align=natural debug=off (run $slab): slab pages,<th>slub align=natural debug=off (run $slub): slab pages,"
+"$bin" replay hand.trace --kernel 7.0 --db hand.db -q 2> err
+k7=$(q hand.db "SELECT run_id FROM runs WHERE kernel = '7.0'")
+"$bin" report --db hand.db --out hr2 > out 2> err
+tap_is "hand: two kernels, each run's kernel in the Phases headers" \
+	"$(grep -o '<th>sl[au]b [^<]*(run [0-9]*): slab pages' hr2/index.html | tr '\n' ,)" \
+	"<th>slab kernel=6.1 align=natural debug=off (run $slab): slab pages,<th>slub kernel=6.1 align=natural debug=off (run $slub): slab pages,<th>slub kernel=7.0 align=pow2-divisor debug=off (run $k7): slab pages,"
+
 # ---- the 2-CPU qemu capture: two policies ----
 for a in slub slab; do
 	"$bin" replay "$cap" --allocator $a --db cap.db -q 2> err
