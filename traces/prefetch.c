@@ -42,6 +42,18 @@ struct site_cache {
 	} e[1u << SITE_CACHE_BITS];
 };
 
+/* In front of a site_cache when the reader's strings are interned
+ * (trace_strings_interned): the strings met last, by address, which is
+ * then the string's identity. A hit costs no strlen, hash or compare (a
+ * perf.data's call sites: 170 M instructions of 4,231 M, issue 28). */
+struct ptr_cache {
+	struct ptr_hit {
+		const char *key; /* the reader's string */
+		const char *str; /* its copy in the strtab */
+		uint32_t sid;
+	} e[1u << SITE_CACHE_BITS];
+};
+
 /* Strings copied out of the reader's line buffer; they may move while the
  * arena fills, so events keep offsets until the consumer takes them. */
 struct arena {
@@ -144,6 +156,9 @@ struct trace_prefetch {
 	 * cache by the string's address, not by hashing it at every event */
 	struct strtab names;
 	struct site_cache ncache;
+	/* the reader's strings are interned: the caches by address */
+	bool interned;
+	struct ptr_cache pcache, pncache;
 	/* consumer side */
 	struct blk *cur;
 	uint32_t pos;
@@ -228,6 +243,28 @@ static inline __attribute__((always_inline)) int intern_site(struct strtab *t, s
 	return 0;
 }
 
+/* intern_site for a reader whose strings are interned: by s's address
+ * first. */
+static inline __attribute__((always_inline)) int intern_ptr(struct strtab *t, struct site_cache *c,
+							    struct ptr_cache *pc, const char *s,
+							    uint32_t *sid, const char **str)
+{
+	struct ptr_hit *h =
+		&pc->e[((uint64_t)(uintptr_t)s * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - SITE_CACHE_BITS)];
+	bool fresh;
+	if (h->key == s) {
+		*sid = h->sid;
+		*str = h->str;
+		return 0;
+	}
+	if (intern_site(t, c, s, strlen(s), sid, &fresh, str))
+		return -1;
+	h->key = s;
+	h->str = *str;
+	h->sid = *sid;
+	return 0;
+}
+
 /* Room for n more bytes in arena a. It grows by a copy while the old one is
  * still there, so that the texts of ev[0, nev) (the events taken so far)
  * follow it. Errors: -1 (out of memory). */
@@ -259,14 +296,23 @@ take_strings(struct trace_prefetch *p, struct arena *a, struct trace_event *ev, 
 {
 	struct trace_event *x = &ev[i];
 	const char *cs = x->call_site ? x->call_site : "";
-	size_t len = strlen(cs);
 	uint32_t sid, nid;
 	bool fresh;
+	if (p->interned) {
+		if (intern_ptr(&p->sites, &p->cache, &p->pcache, cs, &sid, &x->call_site) ||
+		    (x->name && intern_ptr(&p->names, &p->ncache, &p->pncache, x->name, &nid,
+					   &x->name)))
+			return -1;
+		x->site_id = sid + 1;
+		goto text;
+	}
+	size_t len = strlen(cs);
 	if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh, &x->call_site) ||
 	    (x->name &&
 	     intern_site(&p->names, &p->ncache, x->name, strlen(x->name), &nid, &fresh, &x->name)))
 		return -1;
 	x->site_id = sid + 1;
+text:
 	if (!x->text)
 		return 0;
 	size_t n = strlen(x->text) + 1;
@@ -437,6 +483,7 @@ static struct trace_prefetch *prefetch_alloc(struct trace_reader *r)
 	if (!p)
 		return NULL;
 	p->r = r;
+	p->interned = trace_strings_interned(r);
 	strtab_init(&p->sites);
 	strtab_init(&p->names);
 	strtab_init(&p->gsites);

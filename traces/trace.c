@@ -2909,6 +2909,11 @@ bool trace_is_plain_file(const struct trace_reader *r)
 	return r->plain;
 }
 
+bool trace_strings_interned(const struct trace_reader *r)
+{
+	return r->perf != NULL; /* perfdata.c: site_str, and its names */
+}
+
 void trace_progress(const struct trace_reader *r, uint64_t *done, uint64_t *total)
 {
 	if (r->perf) { /* bytes of its data section */

@@ -260,6 +260,12 @@ struct trace_opts trace_options(const struct trace_reader *r);
  * decompressor), so that byte ranges of its path can be read apart? */
 bool trace_is_plain_file(const struct trace_reader *r);
 
+/* Are the call_site and name strings of r's events interned: each stays at
+ * its address until trace_close(r), and two are equal exactly when they are
+ * at one address? True for a perf.data, whose reader prints a call site or
+ * keeps a cache name once; a text line's strings are in the line buffer. */
+bool trace_strings_interned(const struct trace_reader *r);
+
 /* Bytes consumed from the (compressed) file and its size, for progress bars;
  * *total is 0 when unknown (stdin, pipe). */
 void trace_progress(const struct trace_reader *r, uint64_t *done, uint64_t *total);
