@@ -49,9 +49,9 @@ static int ring_push(struct ahead *a, uint64_t page, uint64_t ix, uint64_t t_ns)
 			return SLABSIM_ENOMEM;
 		}
 		for (uint64_t i = 0; i < a->rlen; i++) {
-			p[i] = a->rpage[(a->rhead + i) % a->rcap];
-			x[i] = a->rix[(a->rhead + i) % a->rcap];
-			t[i] = a->rts[(a->rhead + i) % a->rcap];
+			p[i] = a->rpage[(a->rhead + i) & (a->rcap - 1)];
+			x[i] = a->rix[(a->rhead + i) & (a->rcap - 1)];
+			t[i] = a->rts[(a->rhead + i) & (a->rcap - 1)];
 		}
 		free(a->rpage);
 		free(a->rix);
@@ -62,7 +62,7 @@ static int ring_push(struct ahead *a, uint64_t page, uint64_t ix, uint64_t t_ns)
 		a->rcap = cap;
 		a->rhead = 0;
 	}
-	uint64_t at = (a->rhead + a->rlen++) % a->rcap;
+	uint64_t at = (a->rhead + a->rlen++) & (a->rcap - 1);
 	a->rpage[at] = page;
 	a->rix[at] = ix;
 	a->rts[at] = t_ns;
@@ -77,7 +77,7 @@ static int ring_push(struct ahead *a, uint64_t page, uint64_t ix, uint64_t t_ns)
 static void ring_pop(struct ahead *a)
 {
 	uint64_t page = a->rpage[a->rhead];
-	a->rhead = (a->rhead + 1) % a->rcap;
+	a->rhead = (a->rhead + 1) & (a->rcap - 1);
 	a->rlen--;
 	if (a->told)
 		a->told--;
@@ -142,7 +142,7 @@ int ahead_step(struct ahead *a, uint64_t t_ns, struct err *e)
 	/* the ring is in stream order, which is time order */
 	uint64_t by = after(t_ns, a->enter_ns);
 	while (a->told < a->rlen) {
-		uint64_t at = (a->rhead + a->told) % a->rcap;
+		uint64_t at = (a->rhead + a->told) & (a->rcap - 1);
 		if (a->rts[at] > by)
 			break;
 		a->told++;

@@ -56,7 +56,7 @@ struct ahead {
 	/* the window's page frees in stream order: their pages, indexes and
 	 * times */
 	uint64_t *rpage, *rix, *rts;
-	uint64_t rcap, rhead, rlen;
+	uint64_t rcap, rhead, rlen; /* rcap: 0 or a power of two (a mask, not a divide) */
 };
 
 void ahead_init(struct ahead *a);

@@ -59,20 +59,28 @@ int pgf_live(struct pgf *g, uint64_t ptr, int delta, struct err *e)
 {
 	if (!g->on || !kernel_half(ptr))
 		return 0;
-	bool found;
-	uint64_t *v = u64map_upsert(&g->pages, ptr >> 12, &found);
-	if (!v)
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	if (!found)
-		*v = 0;
+	uint64_t page = ptr >> 12, *v = g->memo_v;
+	if (!v || g->memo_page != page) {
+		bool found;
+		/* an insert that grows the map moves every entry, the memo's
+		 * too: it is set again here */
+		if (!(v = u64map_upsert(&g->pages, page, &found)))
+			return err_set(e, SLABSIM_ENOMEM, "out of memory");
+		if (!found)
+			*v = 0;
+		g->memo_page = page;
+		g->memo_v = v;
+	}
 	if (delta > 0) {
 		*v = (++g->clock << COUNT_BITS) | ((*v & COUNT_MASK) + 1);
 		return 0;
 	}
 	if (*v & COUNT_MASK)
 		--*v;
-	if (!(*v & COUNT_MASK))
+	if (!(*v & COUNT_MASK)) {
 		u64map_del_ref(&g->pages, v);
+		g->memo_v = NULL;
+	}
 	return 0;
 }
 

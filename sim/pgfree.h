@@ -63,6 +63,11 @@ struct pgf {
 	/* page (pointer >> 12) -> live pointers starting in it (low 16 bits)
 	 * and the clock of the latest one to come (the rest) */
 	struct u64map pages;
+	/* the entry of pages pgf_live found last (memo_v NULL: none): a
+	 * slab's objects come and go in runs, most in the same page. Valid
+	 * until an entry is deleted, which moves others. */
+	uint64_t memo_page;
+	uint64_t *memo_v;
 	uint64_t clock;		     /* advances at every live pointer that comes and page free */
 	/* physical pages freed or given out (mm_page_alloc) so far, 64 to an
 	 * entry (pfn >> 6 -> bits): bounded by the machine's memory, not by
