@@ -229,6 +229,7 @@ struct sim {
 	struct u64map perf_div;
 	bool perf_own; /* --alloc: perf's records in metrics' own table */
 	uint32_t pool_len, pool_cap, pool_free;
+	uint32_t alloc_entry; /* the entry on_alloc took last: mmf_on_alloc's hint */
 	/* the distinct policy_obj of live objects, address 0 (struct live) */
 	struct policy_obj *shapes;
 	size_t nshapes, shapes_cap;
@@ -629,6 +630,16 @@ static inline uint32_t live_find(const struct sim *s, uint64_t ptr)
 {
 	struct ixmap_keys k = live_keys(s);
 	return ixmap_find(&s->live_index, ptr, &k, NULL);
+}
+
+/* The entry of ptr, hint when it still is (a record in the index under
+ * ptr is ptr's entry, the index holding one per pointer: the check costs
+ * no probe), else looked up. For a pointer looked up by the event before. */
+static inline uint32_t live_find_hint(const struct sim *s, uint64_t ptr, uint32_t hint)
+{
+	if (hint < s->pool_len && s->pool[hint].in_index && s->pool[hint].ptr == ptr)
+		return hint;
+	return live_find(s, ptr);
 }
 
 /* perf kmem stat counts every allocation event, before any of the
@@ -1843,6 +1854,7 @@ static int on_alloc(struct sim *s, const struct trace_event *ev, struct key_memo
 	uint32_t idx;
 	if ((rc = live_upsert(s, ev->ptr, &idx, &known)))
 		return err_set(e, rc, "out of memory");
+	s->alloc_entry = idx;
 	if (km && km->site)
 		site = km->site - 1;
 	else if (!(rc = event_site(s, ev, &site)) && km)
@@ -2120,13 +2132,13 @@ static inline void check_free_name(struct sim *s, const struct trace_event *ev, 
 }
 
 static inline __attribute__((always_inline)) int
-on_free(struct sim *s, const struct trace_event *ev, struct err *e)
+on_free(struct sim *s, const struct trace_event *ev, uint32_t hint, struct err *e)
 {
 	uint32_t cpu = fold_cpu(s, ev);
 
 	/* perf sees every free; the live object goes unless the pointer is
 	 * NULL or ZERO_SIZE_PTR */
-	uint32_t slot = live_find(s, ev->ptr);
+	uint32_t slot = live_find_hint(s, ev->ptr, hint);
 	bool obj = false;
 	live_perf_free(s, slot, ev);
 	if (slot != IXMAP_NONE) {
@@ -2235,10 +2247,12 @@ static enum mmf_kind mmf_kind_of_acct(struct sim *s, uint32_t acct)
 	return (enum mmf_kind)(a->mmf_kind - 1);
 }
 
-/* The kind of the object live at ptr, else of the cache the event names. */
-static enum mmf_kind mmf_kind_at(struct sim *s, const struct trace_event *ev)
+/* The kind of the object live at ev's pointer, else of the cache the
+ * event names; *entry: in, a hint of the pointer's entry (live_find_hint);
+ * out, its entry. */
+static enum mmf_kind mmf_kind_at(struct sim *s, const struct trace_event *ev, uint32_t *entry)
 {
-	uint32_t ix = live_find(s, ev->ptr);
+	uint32_t ix = *entry = live_find_hint(s, ev->ptr, *entry);
 	if (ix != IXMAP_NONE && s->pool[ix].has_obj) {
 		uint32_t acct = live_acct(s, &s->pool[ix]);
 		return acct == UINT32_MAX ? MMF_OTHER : mmf_kind_of_acct(s, acct);
@@ -2461,10 +2475,11 @@ static inline bool mmf_vma_work(struct sim *s, const struct trace_event *ev, enu
 /* An allocation the engine took (on_alloc): tell the mm model. */
 static int mmf_on_alloc(struct sim *s, const struct trace_event *ev, struct err *e)
 {
+	uint32_t entry = s->alloc_entry;
 	enum mmf_kind k =
 		ev->type == TRACE_EV_KMALLOC || ev->type == TRACE_EV_KMALLOC_NODE || !ev->ptr
 			? MMF_OTHER
-			: mmf_kind_at(s, ev);
+			: mmf_kind_at(s, ev, &entry);
 	bool in_vma = mmf_vma_work(s, ev, k);
 	if (ev->pid < 0 || !ev->ptr)
 		return 0;
@@ -2854,12 +2869,13 @@ apply_event(struct sim *s, const struct trace_event *ev, struct key_memo *km, st
 		if (!rc && s->mmf_on)
 			rc = mmf_on_alloc(s, ev, e);
 	} else if (ev->type <= TRACE_EV_CACHE_FREE) {
+		uint32_t entry = IXMAP_NONE;
 		enum mmf_kind k = s->mmf_on && ev->pid >= 0 && ev->ptr > ZERO_SIZE_PTR
-					  ? mmf_kind_at(s, ev)
+					  ? mmf_kind_at(s, ev, &entry)
 					  : MMF_OTHER;
 		if (s->mmf_on && ev->ptr > ZERO_SIZE_PTR)
 			(void)mmf_vma_work(s, ev, k);
-		rc = on_free(s, ev, e);
+		rc = on_free(s, ev, entry, e);
 		if (!rc && k != MMF_OTHER && k != MMF_VMA_AUX)
 			rc = mmf_on_free(s, ev, k, e);
 	} else {
