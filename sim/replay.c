@@ -1484,7 +1484,8 @@ static int count_alloc(struct sim *s, const struct trace_event *ev, const struct
 		s->large_live_req += ev->bytes_req;
 		s->large_live_bytes += o->bytes_alloc;
 	}
-	if (kmalloc && is_pow2(ev->bytes_req) && o->addr % ev->bytes_req) {
+	/* a mask, not a 64-bit divide: the size is a power of two */
+	if (kmalloc && is_pow2(ev->bytes_req) && (o->addr & (ev->bytes_req - 1))) {
 		st->violations++;
 		s->violations_total++;
 		if (acct != UINT32_MAX)
