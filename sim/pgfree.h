@@ -68,7 +68,7 @@ struct pgf {
 	 * until an entry is deleted, which moves others. */
 	uint64_t memo_page;
 	uint64_t *memo_v;
-	uint64_t clock;		     /* advances at every live pointer that comes and page free */
+	uint64_t clock; /* advances at every live pointer that comes and page free */
 	/* physical pages freed or given out (mm_page_alloc) so far, 64 to an
 	 * entry (pfn >> 6 -> bits): bounded by the machine's memory, not by
 	 * the trace; kept only once keep_renewed is set (a replay from a

@@ -249,8 +249,8 @@ static inline __attribute__((always_inline)) int intern_ptr(struct strtab *t, st
 							    struct ptr_cache *pc, const char *s,
 							    uint32_t *sid, const char **str)
 {
-	struct ptr_hit *h =
-		&pc->e[((uint64_t)(uintptr_t)s * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - SITE_CACHE_BITS)];
+	struct ptr_hit *h = &pc->e[((uint64_t)(uintptr_t)s * UINT64_C(0x9e3779b97f4a7c15)) >>
+				   (64 - SITE_CACHE_BITS)];
 	bool fresh;
 	if (h->key == s) {
 		*sid = h->sid;
@@ -290,29 +290,29 @@ static int arena_grow(struct arena *a, size_t n, struct trace_event *ev, uint32_
 /* ev[i]'s strings made the consumer's: its call site and name interned (a
  * call site's string goes to the consumer once, with the first event
  * naming it; later events carry only the id), its text copied into a (the
- * texts of ev[0, i) follow a growing arena). Errors: -1 (out of memory). */
-static inline __attribute__((always_inline)) int
-take_strings(struct trace_prefetch *p, struct arena *a, struct trace_event *ev, uint32_t i)
+ * texts of ev[0, i) follow a growing arena). interned: p->interned, a
+ * constant where it is inlined (the callers test it once per batch).
+ * Errors: -1 (out of memory). */
+static inline __attribute__((always_inline)) int take_strings(struct trace_prefetch *p,
+							      struct arena *a,
+							      struct trace_event *ev, uint32_t i,
+							      bool interned)
 {
 	struct trace_event *x = &ev[i];
 	const char *cs = x->call_site ? x->call_site : "";
 	uint32_t sid, nid;
 	bool fresh;
-	if (p->interned) {
+	if (interned) {
 		if (intern_ptr(&p->sites, &p->cache, &p->pcache, cs, &sid, &x->call_site) ||
-		    (x->name && intern_ptr(&p->names, &p->ncache, &p->pncache, x->name, &nid,
-					   &x->name)))
+		    (x->name &&
+		     intern_ptr(&p->names, &p->ncache, &p->pncache, x->name, &nid, &x->name)))
 			return -1;
-		x->site_id = sid + 1;
-		goto text;
-	}
-	size_t len = strlen(cs);
-	if (intern_site(&p->sites, &p->cache, cs, len, &sid, &fresh, &x->call_site) ||
-	    (x->name &&
-	     intern_site(&p->names, &p->ncache, x->name, strlen(x->name), &nid, &fresh, &x->name)))
+	} else if (intern_site(&p->sites, &p->cache, cs, strlen(cs), &sid, &fresh, &x->call_site) ||
+		   (x->name && intern_site(&p->names, &p->ncache, x->name, strlen(x->name), &nid,
+					   &fresh, &x->name))) {
 		return -1;
+	}
 	x->site_id = sid + 1;
-text:
 	if (!x->text)
 		return 0;
 	size_t n = strlen(x->text) + 1;
@@ -321,6 +321,23 @@ text:
 	memcpy(a->p + a->len, x->text, n);
 	x->text = a->p + a->len;
 	a->len += n;
+	return 0;
+}
+
+/* take_strings for ev[from, to): 0, or the index of the event that failed
+ * (out of memory) + 1. */
+static uint32_t take_range(struct trace_prefetch *p, struct arena *a, struct trace_event *ev,
+			   uint32_t from, uint32_t to)
+{
+	if (p->interned) {
+		for (uint32_t i = from; i < to; i++)
+			if (take_strings(p, a, ev, i, true))
+				return i + 1;
+	} else {
+		for (uint32_t i = from; i < to; i++)
+			if (take_strings(p, a, ev, i, false))
+				return i + 1;
+	}
 	return 0;
 }
 
@@ -338,11 +355,13 @@ static void fill(struct trace_prefetch *p, struct blk *b)
 			rc = k;
 			break;
 		}
-		for (uint32_t end = b->n + (uint32_t)k; b->n < end; b->n++)
-			if (take_strings(p, &b->arena, b->ev, b->n)) {
-				rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
-				break;
-			}
+		uint32_t bad = take_range(p, &b->arena, b->ev, b->n, b->n + (uint32_t)k);
+		if (bad) {
+			b->n = bad - 1;
+			rc = err_set(&b->err, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+		b->n += (uint32_t)k;
 	}
 	b->end_rc = rc;
 	trace_progress(p->r, &b->done, &b->total);
@@ -817,11 +836,13 @@ static int fill_direct(struct trace_prefetch *p, struct trace_event *ev, uint32_
 			rc = got;
 			break;
 		}
-		for (uint32_t end = k + (uint32_t)got; k < end; k++)
-			if (take_strings(p, a, ev, k)) {
-				rc = err_set(&p->final_err, SLABSIM_ENOMEM, "out of memory");
-				break;
-			}
+		uint32_t bad = take_range(p, a, ev, k, k + (uint32_t)got);
+		if (bad) {
+			k = bad - 1;
+			rc = err_set(&p->final_err, SLABSIM_ENOMEM, "out of memory");
+			break;
+		}
+		k += (uint32_t)got;
 	}
 	trace_progress(p->r, &p->done, &p->total);
 	if (rc != 1) {
