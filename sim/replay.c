@@ -2870,15 +2870,20 @@ apply_event(struct sim *s, const struct trace_event *ev, struct key_memo *km, st
 		if (!rc && s->mmf_on)
 			rc = mmf_on_alloc(s, ev, e);
 	} else if (ev->type <= TRACE_EV_CACHE_FREE) {
-		uint32_t entry = IXMAP_NONE;
-		enum mmf_kind k = s->mmf_on && ev->pid >= 0 && ev->ptr > ZERO_SIZE_PTR
-					  ? mmf_kind_at(s, ev, &entry)
-					  : MMF_OTHER;
-		if (s->mmf_on && ev->ptr > ZERO_SIZE_PTR)
-			(void)mmf_vma_work(s, ev, k);
-		rc = on_free(s, ev, entry, e);
-		if (!rc && k != MMF_OTHER && k != MMF_VMA_AUX)
-			rc = mmf_on_free(s, ev, k, e);
+		if (!s->mmf_on) { /* no hint: on_free's lookup, as a constant */
+			rc = on_free(s, ev, IXMAP_NONE, e);
+		} else {
+			/* mmf_kind_at's lookup is on_free's hint */
+			uint32_t entry = IXMAP_NONE;
+			enum mmf_kind k = ev->pid >= 0 && ev->ptr > ZERO_SIZE_PTR
+						  ? mmf_kind_at(s, ev, &entry)
+						  : MMF_OTHER;
+			if (ev->ptr > ZERO_SIZE_PTR)
+				(void)mmf_vma_work(s, ev, k);
+			rc = on_free(s, ev, entry, e);
+			if (!rc && k != MMF_OTHER && k != MMF_VMA_AUX)
+				rc = mmf_on_free(s, ev, k, e);
+		}
 	} else {
 		return other_event(s, ev, e);
 	}
