@@ -122,12 +122,7 @@ static int fill(struct ahead *a, uint64_t cur, uint64_t until, struct err *e)
 	}
 }
 
-static uint64_t after(uint64_t t_ns, uint64_t d)
-{
-	return t_ns > UINT64_MAX - d ? UINT64_MAX : t_ns + d;
-}
-
-int ahead_step(struct ahead *a, uint64_t t_ns, struct err *e)
+int ahead_step_slow(struct ahead *a, uint64_t t_ns, struct err *e)
 {
 	uint64_t cur = a->cur++;
 	if (!a->armed)
@@ -136,11 +131,11 @@ int ahead_step(struct ahead *a, uint64_t t_ns, struct err *e)
 		ring_pop(a);
 	if (a->next <= cur) /* read nothing ahead of the stream yet */
 		a->next = cur + 1;
-	int rc = fill(a, cur, after(t_ns, a->window_ns), e);
+	int rc = fill(a, cur, ahead_after(t_ns, a->window_ns), e);
 	if (rc || !a->enter)
 		return rc;
 	/* the ring is in stream order, which is time order */
-	uint64_t by = after(t_ns, a->enter_ns);
+	uint64_t by = ahead_after(t_ns, a->enter_ns);
 	while (a->told < a->rlen) {
 		uint64_t at = (a->rhead + a->told) & (a->rcap - 1);
 		if (a->rts[at] > by)

@@ -79,10 +79,39 @@ static inline void ahead_arm(struct ahead *a)
 	a->armed = a->src != 0;
 }
 
+/* ahead_step's work when the inline test finds any. */
+int ahead_step_slow(struct ahead *a, uint64_t t_ns, struct err *e);
+
+static inline uint64_t ahead_after(uint64_t t_ns, uint64_t d)
+{
+	return t_ns > UINT64_MAX - d ? UINT64_MAX : t_ns + d;
+}
+
 /* The next event of the stream, at t_ns, is being replayed: once armed,
  * the window becomes the page frees after it up to t_ns + window_ns. 0, or
- * SLABSIM_ENOMEM with e set. */
-int ahead_step(struct ahead *a, uint64_t t_ns, struct err *e);
+ * SLABSIM_ENOMEM with e set.
+ *
+ * Inline, the step of most events, which changes nothing but the count:
+ * no page free of the window falls behind the stream, the next event read
+ * ahead is past the stream and past the window's end, and no page free of
+ * the window is newly within enter_ns (ahead_step_slow would find the
+ * same, a call per event later; 1.3 % of a 6.18 perf.data's replay). */
+static inline int ahead_step(struct ahead *a, uint64_t t_ns, struct err *e)
+{
+	uint64_t cur = a->cur;
+	if (!a->armed) {
+		a->cur = cur + 1;
+		return 0;
+	}
+	if ((!a->rlen || a->rix[a->rhead] > cur) && a->next > cur && a->ibuf < a->nbuf &&
+	    a->buf_at + a->ibuf > cur && a->buf[a->ibuf].t_ns > ahead_after(t_ns, a->window_ns) &&
+	    (!a->enter || a->told == a->rlen ||
+	     a->rts[(a->rhead + a->told) & (a->rcap - 1)] > ahead_after(t_ns, a->enter_ns))) {
+		a->cur = cur + 1;
+		return 0;
+	}
+	return ahead_step_slow(a, t_ns, e);
+}
 
 /* After ahead_start (which forgets it): fn(ctx, phys) once for each page
  * (its physical address) the trace frees within within_ns (at most

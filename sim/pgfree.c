@@ -8,8 +8,8 @@
 #define PAGE	  UINT64_C(4096)
 #define MIN_ALIGN 8 /* ARCH_SLAB_MINALIGN on x86-64: every object pointer */
 /* a page holds at most PAGE / MIN_ALIGN = 512 object starts */
-#define COUNT_BITS 16
-#define COUNT_MASK ((UINT64_C(1) << COUNT_BITS) - 1)
+#define COUNT_BITS PGF_COUNT_BITS
+#define COUNT_MASK PGF_COUNT_MASK
 
 void pgf_init(struct pgf *g)
 {
@@ -55,7 +55,7 @@ int pgf_note_free(struct pgf *g, uint32_t cpu, uint64_t ptr, struct err *e)
 	return 0;
 }
 
-int pgf_live(struct pgf *g, uint64_t ptr, int delta, struct err *e)
+int pgf_live_slow(struct pgf *g, uint64_t ptr, int delta, struct err *e)
 {
 	if (!g->on || !kernel_half(ptr))
 		return 0;

@@ -93,9 +93,33 @@ void pgf_fini(struct pgf *g);
  * without page frees does no voting work. Errors: SLABSIM_ENOMEM. */
 int pgf_note_free(struct pgf *g, uint32_t cpu, uint64_t ptr, struct err *e);
 
+/* An entry of pgf.pages: the live pointers starting in the page (the low
+ * bits) and the clock of the latest to come (the rest). */
+#define PGF_COUNT_BITS 16
+#define PGF_COUNT_MASK ((UINT64_C(1) << PGF_COUNT_BITS) - 1)
+
+/* pgf_live's work when the inline test finds any. */
+int pgf_live_slow(struct pgf *g, uint64_t ptr, int delta, struct err *e);
+
 /* A live pointer came (delta +1) or went (-1); nothing before g->on.
- * Errors: SLABSIM_ENOMEM. */
-int pgf_live(struct pgf *g, uint64_t ptr, int delta, struct err *e);
+ * Errors: SLABSIM_ENOMEM. Inline, a pointer in the page of the memo (set
+ * only for a kernel-half page once g->on) whose count neither starts nor
+ * ends, the commonest case. */
+static inline int pgf_live(struct pgf *g, uint64_t ptr, int delta, struct err *e)
+{
+	uint64_t *v = g->memo_v;
+	if (v && g->memo_page == ptr >> 12 && g->on) {
+		if (delta > 0) {
+			*v = (++g->clock << PGF_COUNT_BITS) | ((*v & PGF_COUNT_MASK) + 1);
+			return 0;
+		}
+		if ((*v & PGF_COUNT_MASK) > 1) {
+			--*v;
+			return 0;
+		}
+	}
+	return pgf_live_slow(g, ptr, delta, e);
+}
 
 /* The engine's callback: kill the live object at ptr (known live in the
  * engine's table when called). */
