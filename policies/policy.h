@@ -375,6 +375,13 @@ struct policy_cache_info {
 				    itself (SLAB's off-slab freelist arrays) */
 };
 
+/* The counters of a cache that move as it is used (policy_ops.cache_counts):
+ * a policy's own choice of them, compared whole. */
+#define POLICY_CACHE_COUNTS 8
+struct policy_cache_counts {
+	uint64_t v[POLICY_CACHE_COUNTS];
+};
+
 /* One cache's line of /proc/slabinfo: the kernel's struct slabinfo
  * (mm/slab.h), which each allocator fills in its get_slabinfo() and
  * cache_show() (mm/slab_common.c) prints with the cache's name and size. */
@@ -673,6 +680,13 @@ struct policy_ops {
 	uint32_t (*nr_caches)(const struct policy *p);
 	/* Figures of cache id. For an alias the slab figures are the root's. */
 	void (*cache_info)(const struct policy *p, uint32_t id, struct policy_cache_info *out);
+	/* The counters of cache id's root that, with what cache_create fixes,
+	 * decide cache_info(id) and get_slabinfo(id): two readings equal in
+	 * every counter, with no cache_create between them, give equal
+	 * figures. Much cheaper than cache_info: a sample reads them for every
+	 * cache and cache_info only for those that moved (sim/replay.c,
+	 * take_sample). Optional: NULL reads cache_info every time. */
+	void (*cache_counts)(const struct policy *p, uint32_t id, struct policy_cache_counts *out);
 	/* get_slabinfo() of mm/slub.c or mm/slab.c: the /proc/slabinfo figures
 	 * of cache id, counted by the allocator's own rules (for an alias, its
 	 * root's). Optional: NULL when the kernel's allocator has no

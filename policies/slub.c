@@ -1959,6 +1959,18 @@ static void slub_cache_info(const struct policy *p, uint32_t id, struct policy_c
 	out->tail_bytes = k->nr_slabs * (slab_bytes(k) - (uint64_t)k->g.objs_per_slab * k->g.size);
 }
 
+/* Every counter slub_cache_info reads; the rest of its figures are the
+ * root's geometry, name and alias, which only cache_create changes (a
+ * merge widens the root's object_size and inuse). */
+static void slub_cache_counts(const struct policy *p, uint32_t id, struct policy_cache_counts *out)
+{
+	const struct slub *s = (const struct slub *)p;
+	const struct cache *k = &s->caches[s->caches[id].root];
+	*out = (struct policy_cache_counts){{k->nr_slabs, k->live, k->partial.nr, k->partial_free,
+					     k->nr_cpu_slabs, k->slabs_allocated, k->slabs_freed,
+					     k->sh ? k->sh->parked : 0}};
+}
+
 /* mm/slub.c get_slabinfo(): every slot not free on a node-partial slab is
  * active (free slots of CPU slabs and per-CPU partial slabs count); all
  * slabs are active; no tunables. */
@@ -2260,6 +2272,7 @@ const struct policy_ops slub_ops = {
 	.unseen_needs_slab = slub_unseen_needs_slab,
 	.nr_caches = slub_nr_caches,
 	.cache_info = slub_cache_info,
+	.cache_counts = slub_cache_counts,
 	.get_slabinfo = slub_get_slabinfo,
 	.kmalloc_cache = slub_kmalloc_cache,
 	.kmalloc_bytes = slub_kmalloc_bytes,

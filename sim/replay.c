@@ -160,7 +160,7 @@ struct cache_acct {
 	uint64_t live_slot, untraced_frees; /* frees naming this cache with no traced allocation */
 	uint64_t live_meta, pre_by_slab;    /* start objects freed through a bound slab */
 	uint64_t live_object, pre_freed;
-	uint32_t *pre;		 /* pool indices of the start state's live objects */
+	uint32_t *pre; /* pool indices of the start state's live objects */
 	uint32_t npre;
 	size_t cap_pre;
 	struct pre_slab *pslabs; /* sim_start_slab's slabs of this root */
@@ -178,7 +178,7 @@ struct cache_acct {
 	uint64_t freed_at_reuse, freed_at_teardown, freed_at_dup, freed_at_page_free;
 	uint64_t freed_at_full_slab, freed_at_bound;
 	uint64_t start_parked; /* start objects found parked (start_unseen) */
-	uint8_t mmf_kind; /* 1 + enum mmf_kind of the root; 0: not looked yet */
+	uint8_t mmf_kind;      /* 1 + enum mmf_kind of the root; 0: not looked yet */
 };
 
 struct site_acct {
@@ -210,11 +210,25 @@ struct cost_acct {
  * (zeros before the first, as the recorder's change logs start): a row
  * equal to its cache's last one is not handed on again (take_sample). */
 struct sample_last {
-	const char *name; /* the cache's name then (NULL: none yet) */
-	uint64_t c[4];	  /* sink_sample_cache: slabs, pages, live_objs, live_req_bytes */
-	uint64_t si[6];	  /* sink_sample_slabinfo: slabs, partial, objects,
-			     objects_partial, space, used */
+	const char *name;     /* the cache's name then (NULL: none yet) */
+	uint64_t c[4];	      /* sink_sample_cache: slabs, pages, live_objs, live_req_bytes */
+	uint64_t si[6];	      /* sink_sample_slabinfo: slabs, partial, objects,
+				 objects_partial, space, used */
 	bool send_c, send_si; /* changed at the sample being taken */
+};
+
+/* What a root cache added to the last sample's sums, and the counters it
+ * was worked out from (policy_ops.cache_counts, the engine's sums over its
+ * live objects): while they stay the same, so does everything else the
+ * sample takes from the cache, which is then not worked out again. */
+struct sample_memo {
+	struct policy_cache_counts cnt;
+	uint64_t live_objs, live_req, live_slot, live_meta, live_object;
+	struct waste_sums {
+		uint64_t rounding, layout, tail, live_slot, free_slots, parked;
+	} sum;
+	struct metrics_slabinfo si; /* for slabinfo -T's sums (slab_root) */
+	bool valid, alias, slab_root, sheaf;
 };
 
 struct sim {
@@ -252,8 +266,8 @@ struct sim {
 	struct u64map misplaced;
 	uint64_t placed_outside, placed_traded, placed_start_moved; /* sim_totals */
 	uint64_t placed_start_dropped;				    /* sim_totals */
-	bool start_moves_on; /* policy_ops.start_moves was told */
-	bool placing; /* profiles that place objects by address (6.18, 7.0) */
+	bool start_moves_on;	/* policy_ops.start_moves was told */
+	bool placing;		/* profiles that place objects by address (6.18, 7.0) */
 	struct u64map pslab_of; /* model slab base of a pre_slab -> (root << 32 | index) + 1 */
 	struct u64map pre_bind; /* the trace's slab base -> (root << 32 | pre_slab index) + 1 */
 	/* naming by elimination (sim_name_candidate) */
@@ -331,7 +345,12 @@ struct sim {
 	 * cache id */
 	struct sample_last *slast;
 	size_t slast_cap;
-	const char *src;	 /* input name for messages: the trace path, or "events" */
+	/* take_sample's memo by cache id (with cache_counts), made while the
+	 * policy had smemo_caches caches: another count makes it anew */
+	struct sample_memo *smemo;
+	size_t smemo_cap;
+	uint32_t smemo_caches;
+	const char *src; /* input name for messages: the trace path, or "events" */
 	const struct trace_stats *line_stats; /* of the last text trace replayed, or NULL */
 	struct metrics *m;		      /* the figures of docs/metrics.md (metrics.c) */
 	struct metrics_jw_acc *jw;	      /* m's J&W state, observed inline per event */
@@ -353,7 +372,7 @@ struct sim {
 	/* frees proven by the page allocator (pgfree.h): on once the trace
 	 * shows an mm_page_free */
 	struct pgf pgf;
-	bool pages_told; /* policy_ops.pages_traced called */
+	bool pages_told;    /* policy_ops.pages_traced called */
 	struct ahead ahead; /* the page frees ahead, while a source is replayed */
 };
 
@@ -506,7 +525,8 @@ int sim_create(const struct sim_opts *o, struct sim **out, struct err *e)
 		s->pages = o->ops->page_counts(s->p);
 	s->has_timer = s->p->ops->timer != NULL;
 	note_pre_event(s);
-	s->placing = s->o.cfg.kernel >= POLICY_KERNEL_6_18 && s->p->ops->bind_slab && s->p->ops->bound_slab;
+	s->placing = s->o.cfg.kernel >= POLICY_KERNEL_6_18 && s->p->ops->bind_slab &&
+		     s->p->ops->bound_slab;
 	if (policy_align_by_site(o->cfg.align) && !o->cfg.sites) {
 		sim_destroy(s);
 		return err_set(e, SLABSIM_EUSAGE,
@@ -580,6 +600,7 @@ void sim_destroy(struct sim *s)
 	free(s->site);
 	free(s->site_map);
 	free(s->slast);
+	free(s->smemo);
 	metrics_destroy(s->m);
 	free(s);
 }
@@ -2569,19 +2590,40 @@ static void totals_begin(const struct sim *s, struct sim_totals *out, struct pol
 	out->page_base = s->pgf.base;
 }
 
+/* What root cache id (ci, its info) adds to the sums. */
+static struct waste_sums cache_sums(const struct sim *s, uint32_t id,
+				    const struct policy_cache_info *ci)
+{
+	struct waste w = cache_waste(s, id, ci);
+	return (struct waste_sums){
+		.rounding = w.rounding,
+		.layout = w.layout,
+		.tail = w.tail,
+		.live_slot = s->acct[id].live_slot,
+		.free_slots = ci->g.objs_per_slab
+				      ? (ci->total_objects - ci->inuse_objects) * ci->g.size
+				      : 0,
+		.parked = ci->parked_objects,
+	};
+}
+
+static void totals_add(struct sim_totals *out, const struct waste_sums *w, bool sheaf)
+{
+	out->waste_rounding += w->rounding;
+	out->waste_layout += w->layout;
+	out->waste_tail += w->tail;
+	out->live_slot_bytes += w->live_slot;
+	out->free_slots_by_count += w->free_slots;
+	out->sheaf_caches += sheaf;
+	out->parked_objs += w->parked;
+}
+
 /* Root cache id (ci, its info) into the sums. */
 static void totals_cache(const struct sim *s, uint32_t id, const struct policy_cache_info *ci,
 			 struct sim_totals *out)
 {
-	struct waste w = cache_waste(s, id, ci);
-	out->waste_rounding += w.rounding;
-	out->waste_layout += w.layout;
-	out->waste_tail += w.tail;
-	out->live_slot_bytes += s->acct[id].live_slot;
-	if (ci->g.objs_per_slab)
-		out->free_slots_by_count += (ci->total_objects - ci->inuse_objects) * ci->g.size;
-	out->sheaf_caches += ci->g.sheaf_capacity != 0;
-	out->parked_objs += ci->parked_objects;
+	struct waste_sums w = cache_sums(s, id, ci);
+	totals_add(out, &w, ci->g.sheaf_capacity != 0);
 }
 
 static void totals_end(const struct sim *s, const struct policy_stats *st, struct sim_totals *out)
@@ -2627,6 +2669,7 @@ static void sample_forget(struct sim *s)
 {
 	if (s->slast)
 		memset(s->slast, 0, s->slast_cap * sizeof(*s->slast));
+	s->smemo_caches = 0; /* the memo does not send rows again */
 }
 
 /* Root cache id's rows last sent, under its name now: a cache seen under
@@ -2677,19 +2720,71 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 	totals_begin(s, &t, &pst);
 	uint32_t n = s->p->ops->nr_caches(s->p);
 	bool rows = s->o.sample_caches;
+	void (*counts)(const struct policy *, uint32_t, struct policy_cache_counts *) =
+		s->p->ops->cache_counts;
+	if (counts && (n != s->smemo_caches || n > s->smemo_cap)) {
+		/* a cache created since: its merge may have changed a root */
+		if (n > s->smemo_cap) {
+			struct sample_memo *m =
+				grow_to(s->smemo, &s->smemo_cap, n - 1, sizeof(*m), 64);
+			if (!m)
+				return err_set(e, SLABSIM_ENOMEM, "out of memory");
+			s->smemo = m;
+		}
+		memset(s->smemo, 0, s->smemo_cap * sizeof(*s->smemo));
+		s->smemo_caches = n;
+	}
 	for (uint32_t id = 0; id < n; id++) {
+		struct sample_memo *mo = counts ? &s->smemo[id] : NULL;
+		if (mo && mo->valid) {
+			if (mo->alias)
+				continue;
+			struct policy_cache_counts cnt;
+			counts(s->p, id, &cnt);
+			const struct cache_acct *a = &s->acct[id];
+			if (!memcmp(&cnt, &mo->cnt, sizeof(cnt)) && a->live_objs == mo->live_objs &&
+			    a->live_req == mo->live_req && a->live_slot == mo->live_slot &&
+			    a->live_meta == mo->live_meta && a->live_object == mo->live_object) {
+				/* as at the last sample: its rows were sent then
+				 * (send_c and send_si stay false) */
+				totals_add(&t, &mo->sum, mo->sheaf);
+				if (mo->slab_root)
+					metrics_slabinfo_total_add(&st, &mo->si);
+				continue;
+			}
+		}
 		struct policy_cache_info ci;
 		s->p->ops->cache_info(s->p, id, &ci);
+		if (mo) {
+			mo->valid = true;
+			mo->alias = ci.alias_of != id;
+		}
 		if (ci.alias_of != id)
 			continue;
-		totals_cache(s, id, &ci, &t);
+		struct waste_sums sum = cache_sums(s, id, &ci);
+		totals_add(&t, &sum, ci.g.sheaf_capacity != 0);
 		struct sample_last *sl = NULL;
 		if (rows && !(sl = sample_last_of(s, id, ci.name)))
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
-		if (metrics_slab_root(s->p, &ci, id)) {
+		bool slab_root = metrics_slab_root(s->p, &ci, id);
+		if (mo) {
+			const struct cache_acct *a = &s->acct[id];
+			counts(s->p, id, &mo->cnt);
+			mo->live_objs = a->live_objs;
+			mo->live_req = a->live_req;
+			mo->live_slot = a->live_slot;
+			mo->live_meta = a->live_meta;
+			mo->live_object = a->live_object;
+			mo->sum = sum;
+			mo->sheaf = ci.g.sheaf_capacity != 0;
+			mo->slab_root = slab_root;
+		}
+		if (slab_root) {
 			struct metrics_slabinfo si;
 			metrics_slabinfo_cache(&ci, &si);
 			metrics_slabinfo_total_add(&st, &si);
+			if (mo)
+				mo->si = si;
 			/* a cache without slabs: a row of zeros */
 			uint64_t v[6] = {0};
 			if (ci.nr_slabs) {
