@@ -74,16 +74,16 @@ const char *const trace_ev_names[TRACE_EV_NR] = {
 struct trace_reader {
 	char *path;
 	bool strict;
-	uint32_t skip_fields; /* trace_opts.skip_fields */
-	int fd;		      /* lines come from here: the file, stdin or the child's stdout */
-	bool own_fd;	      /* false for stdin */
-	int src_fd;	      /* compressed file, the child's stdin (shared offset); -1 */
-	int err_fd;	      /* the child's stderr; -1 */
-	pid_t child;	      /* decompressor, -1 when none or reaped */
-	const char *prog;     /* "gzip", "xz", "zstd", "bzip2" or NULL */
-	bool plain;	      /* a regular file read as is: byte ranges work */
-	bool ranged;	      /* reads a byte range (trace_set_range) */
-	struct tracedat *dat; /* a trace.dat: records, not lines, come from here */
+	uint32_t skip_fields;  /* trace_opts.skip_fields */
+	int fd;		       /* lines come from here: the file, stdin or the child's stdout */
+	bool own_fd;	       /* false for stdin */
+	int src_fd;	       /* compressed file, the child's stdin (shared offset); -1 */
+	int err_fd;	       /* the child's stderr; -1 */
+	pid_t child;	       /* decompressor, -1 when none or reaped */
+	const char *prog;      /* "gzip", "xz", "zstd", "bzip2" or NULL */
+	bool plain;	       /* a regular file read as is: byte ranges work */
+	bool ranged;	       /* reads a byte range (trace_set_range) */
+	struct tracedat *dat;  /* a trace.dat: records, not lines, come from here */
 	struct perfdata *perf; /* a perf.data: samples, not lines, come from here */
 	char *kallsyms;	       /* trace_opts.kallsyms, copied */
 	bool at_eof;
@@ -95,8 +95,8 @@ struct trace_reader {
 	uint64_t limit;	     /* no line starting at or after this offset is read */
 	char *buf;	     /* BUF_BYTES, or BUF_HUGE (buf_huge) */
 	bool buf_huge;
-	size_t start, end;   /* unparsed bytes are buf[start, end) */
-	struct err fail;     /* sticky I/O error */
+	size_t start, end; /* unparsed bytes are buf[start, end) */
+	struct err fail;   /* sticky I/O error */
 	struct trace_stats stats;
 	/* The input's identity, on the read that parses it: the bytes of fd
 	 * while they are the input as stored (hash_stream), from its start.
@@ -2437,7 +2437,8 @@ int trace_open(const char *path, const struct trace_opts *opts, struct trace_rea
 	r->fd = r->src_fd = r->err_fd = r->hash_fd = -1;
 	r->child = -1;
 	r->limit = UINT64_MAX;
-	if ((r->hash = XXH3_createState()) && XXH3_128bits_reset(r->hash) != XXH_OK) {
+	if (!(opts && opts->no_identity) && (r->hash = XXH3_createState()) &&
+	    XXH3_128bits_reset(r->hash) != XXH_OK) {
 		XXH3_freeState(r->hash);
 		r->hash = NULL;
 	}

@@ -193,6 +193,11 @@ struct trace_opts {
 	/* A perf.data's kernel symbols (a kallsyms text) to name call sites
 	 * by; NULL: perf's own search (perfdata.h). Borrowed. */
 	const char *kallsyms;
+	/* The caller wants no identity of the input (trace_stats.input_hash
+	 * stays empty): the run is not recorded, and no second read is
+	 * compared with this one. Saves hashing every byte (XXH3-128: about
+	 * 3 % of a replay's instructions). */
+	bool no_identity;
 };
 
 struct trace_reader;

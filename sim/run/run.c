@@ -56,6 +56,11 @@ struct run {
 	 * a run of part of it (check_unchanged). */
 	bool reread;
 	struct stat first;
+	/* Not recorded, and read once (spilled, or stdin): no reader hashes
+	 * the trace for an identity nobody reads. Should the spill fail and
+	 * the file be read again, check_unchanged has its size, time and
+	 * inode to go by, not the two reads' identities. */
+	bool no_identity;
 	char hash[TRACE_HASH_HEX + 1]; /* the identity recorded at begin_record */
 	struct sink push_sink;	       /* the recorder as the sink of a pushed run */
 	double t0;		       /* when a pushed run began */
@@ -358,7 +363,8 @@ static void close_reader(struct run *r)
  * the reader r->src reads on from them) first. */
 static int peek_ahead(struct run *r, const char *path, struct err *e)
 {
-	const struct trace_opts lax = {.strict = false, .kallsyms = r->kallsyms};
+	const struct trace_opts lax = {
+		.strict = false, .kallsyms = r->kallsyms, .no_identity = r->no_identity};
 	const struct trace_source *head = NULL;
 	if (r->head) {
 		evarr_source(&r->head_src, &r->head_cur, r->head);
@@ -376,7 +382,9 @@ static int learn_spilling(struct run *r, const char *path, const struct run_read
 {
 	/* strict only when the text cannot be read again for a strict replay
 	 * (stdin): the name pass then stops at the first malformed line */
-	struct trace_opts to = {.strict = rd->strict && !can_reread, .kallsyms = r->kallsyms};
+	struct trace_opts to = {.strict = rd->strict && !can_reread,
+				.kallsyms = r->kallsyms,
+				.no_identity = r->no_identity};
 	struct spill sp = {0};
 	struct spill_tee head = {.head_of = r}, rest = {.sp = &sp};
 	struct trace_source src[2];
@@ -435,7 +443,8 @@ static int learn_spilling(struct run *r, const char *path, const struct run_read
 static int learn_reading(struct run *r, const char *path, const struct run_read *rd, bool progress,
 			 struct err *e)
 {
-	struct trace_opts lax = {.strict = false, .kallsyms = r->kallsyms};
+	struct trace_opts lax = {
+		.strict = false, .kallsyms = r->kallsyms, .no_identity = r->no_identity};
 	bool done = false;
 	unsigned threads = rd->name_threads ? rd->name_threads : 1;
 	int rc = learn_names_file(r->s, path, &lax, threads, progress, &done, e);
@@ -459,9 +468,10 @@ static int prescan(struct run *r, const char *path, bool keep, struct err *e)
 	 * that go on from it (tests/cli/readahead.sh) */
 	const char *he = getenv("SLABSIM_HEAD_EVENTS");
 	long want_head = he ? strtol(he, NULL, 10) : 0;
-	uint32_t head_events = want_head > 0 && want_head < PRESCAN_EVENTS ? (uint32_t)want_head
-									 : PRESCAN_EVENTS;
-	struct trace_opts lax = {.strict = false, .kallsyms = r->kallsyms};
+	uint32_t head_events =
+		want_head > 0 && want_head < PRESCAN_EVENTS ? (uint32_t)want_head : PRESCAN_EVENTS;
+	struct trace_opts lax = {
+		.strict = false, .kallsyms = r->kallsyms, .no_identity = r->no_identity};
 	struct trace_event ev[BATCH];
 	int rc = trace_open(path, &lax, &r->tr, e);
 	if (!rc && keep)
@@ -608,6 +618,7 @@ static int open_source(struct run *r, const struct run_opts *o, const struct run
 	 * from the head's reader, its events kept: the head is parsed once */
 	unsigned parsers = rd->parse_threads ? rd->parse_threads : trace_prefetch_default_threads();
 	bool spill = !rd->no_name_pass && !rd->no_spill && !rd->strict && rd->name_threads <= 1;
+	r->no_identity = !o->rec && !o->db && (spill || !can_reread);
 	if (can_reread) {
 		if ((rc = prescan(r, in->path, spill && (rd->no_prefetch || parsers <= 1), e)))
 			return rc;
@@ -672,7 +683,9 @@ static int open_source(struct run *r, const struct run_opts *o, const struct run
 	if (once && r->head) {
 		rc = attach_reader(r, rd, same, e);
 	} else {
-		struct trace_opts to = {.strict = rd->strict, .kallsyms = r->kallsyms};
+		struct trace_opts to = {.strict = rd->strict,
+					.kallsyms = r->kallsyms,
+					.no_identity = r->no_identity};
 		evarr_free(r->head);
 		r->head = NULL;
 		close_reader(r);
