@@ -6,14 +6,26 @@
  * --no-name-pass, --strict, the name pass in ranges, a trace.dat read
  * once) has not, and replayed without it a 6.18 trace with page frees gave
  * other figures than by default. This source gives the events of the
- * source it wraps, and peek_at from a second reader of the same file,
- * opened at the first peek: the engine peeks only once page frees are in
- * use (ahead_arm), so a trace without them is still read once. The second
- * reader parses every line as the first does (no skipped fields: a line
- * malformed in its fields must be skipped by both, or the stream indexes
- * would part), so both give the same stream of events. A second read that
- * fails ends the look-ahead there; the replay's own read meets the same
- * failure and reports it.
+ * source it wraps, and peek_at from them:
+ *  - When the wrapped source's strings stay put (trace_source.
+ *    stable_strings: the single-producer prefetch), its events pass
+ *    through a queue, which reads ahead as far as a peek asks and keeps
+ *    what the replay has not taken yet (and a few thousand events behind
+ *    it): one read, and memory that follows the events of one look-ahead
+ *    window (at most 2^18 of them, 27 MiB), not the trace. A marker's
+ *    text is copied into the queue.
+ *  - Otherwise, and for a peek beyond the queue's most events, from a
+ *    second reader of the same file, opened at the first such peek: the
+ *    engine peeks only once page frees are in use (ahead_arm), so a trace
+ *    without them is still read once. The second reader parses every line
+ *    as the first does (no skipped fields: a line malformed in its fields
+ *    must be skipped by both, or the stream indexes would part), so both
+ *    give the same stream of events. A second read that fails ends the
+ *    look-ahead there; the replay's own read meets the same failure and
+ *    reports it.
+ * A perf.data recording of 2.4 M samples of this machine's 6.18 kernel,
+ * read once through the queue instead of spilled: 3,794.7 M -> 3,472.7 M
+ * instructions, and no 77 MB spill file.
  */
 #ifndef SLABSIM_PEEKREAD_H
 #define SLABSIM_PEEKREAD_H

@@ -1441,6 +1441,20 @@ fail:
 	return rc;
 }
 
+bool perfdata_names_caches(const struct perfdata *d)
+{
+	bool any = false;
+	for (size_t i = 0; i < d->nkinds; i++) {
+		const struct kind *k = &d->kinds[i];
+		if (k->type != TRACE_EV_CACHE_ALLOC && k->type != TRACE_EV_CACHE_ALLOC_NODE)
+			continue;
+		if (!k->name.mask)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 void perfdata_hash(struct perfdata *d, void (*hash)(void *ctx, const void *p, size_t n), void *ctx)
 {
 	d->hash = hash;

@@ -54,6 +54,9 @@ const struct err *perfdata_failure(const struct perfdata *d);
  * writes at its exit count (the same events again); false when the file
  * has neither. */
 bool perfdata_lost(const struct perfdata *d, uint64_t *lost);
+/* Whether every kmem_cache_alloc(_node) of the recording names its cache
+ * (the format has name=, 6.18+), and it holds such events. */
+bool perfdata_names_caches(const struct perfdata *d);
 
 /* CPUs the file's header records (nrcpus avail), 0 if none. */
 uint32_t perfdata_cpus(const struct perfdata *d);

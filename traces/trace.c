@@ -2233,12 +2233,10 @@ static int open_perfdata(struct trace_reader *r, int fd, struct err *e)
 	int rc = perfdata_open(fd, r->path, r->kallsyms, &r->perf, e);
 	if (rc)
 		return rc;
-	/* names_in_format stays false even when every kmem_cache_alloc names
-	 * its cache: read once, a trace with page frees is read a second time
-	 * for the engine's look-ahead (peekread.h), while the spilled name
-	 * pass keeps what it decoded (read once, 0.56-0.62 s of CPU against
-	 * 0.53-0.69 s spilled for a 2.4 M-sample recording: README,
-	 * Performance, fourteenth round) */
+	/* a recording whose kmem_cache_alloc format has name= (6.18+) leaves
+	 * the name pass nothing to learn: it is read once, its look-ahead
+	 * served from the events read ahead (peekread.h) */
+	r->stats.names_in_format = perfdata_names_caches(r->perf);
 	r->stats.header_cpus = perfdata_cpus(r->perf);
 	r->stats.sites_unnamed = !perfdata_symbols(r->perf);
 	return 0;
