@@ -3272,13 +3272,16 @@ static int replay_batches(struct sim *s, const struct trace_source *src, struct 
 			  struct err *e)
 {
 	enum { BATCH = 64, AHEAD = 8 };
-	struct trace_event ev[BATCH];
+	struct trace_event buf[BATCH];
 	/* the pointers of the batch and of the AHEAD events after it (0 past
 	 * the end: a hint for NULL's slot, harmless), so that the loop below
 	 * tests no bounds */
 	uint64_t ptrs[BATCH + AHEAD];
 	int n;
-	while ((n = src->next_batch(src->ctx, ev, BATCH, e)) > 0) {
+	/* the source's own events where it lends them: no copy */
+	const struct trace_event *ev = buf;
+	while ((n = src->borrow_batch ? src->borrow_batch(src->ctx, &ev, BATCH, e)
+				      : src->next_batch(src->ctx, buf, BATCH, e)) > 0) {
 		uint32_t nnext = 0;
 		for (int i = 0; i < n; i++)
 			ptrs[i] = ev[i].ptr;

@@ -16,6 +16,8 @@ enum {
 	QUEUE_MAX = 1u << 18,
 	/* events taken from in at a time */
 	FILL_BATCH = 256,
+	/* the head's events lent at a time (pr_borrow_batch) */
+	HEAD_BATCH = 64,
 };
 
 struct trace_peekread {
@@ -38,6 +40,12 @@ struct trace_peekread {
 	char **qtext;
 	uint64_t qcap, qlo, qhi, rd;
 	uint64_t qmax; /* QUEUE_MAX, or SLABSIM_PEEK_QUEUE for the tests */
+	/* the ring the replay's borrowed batch lies in (pr_borrow_batch),
+	 * and that ring once a peek grew the queue out of it: kept until the
+	 * replay's next call */
+	const struct trace_event *lent;
+	struct trace_event *stale;
+	struct trace_event hbuf[HEAD_BATCH]; /* the head's lent events */
 	/* in ended (in_rc 0) or failed (in_rc < 0, in_err) while the queue
 	 * read ahead: the replay meets it after the queued events */
 	bool in_end;
@@ -72,7 +80,10 @@ static bool q_room(struct trace_peekread *p, uint64_t need, uint64_t max)
 		if (!held)
 			free(p->qtext[j]);
 	}
-	free(p->q);
+	if (p->q && p->q == p->lent) /* the replay still reads its batch there */
+		p->stale = p->q;
+	else
+		free(p->q);
 	free(p->qtext);
 	p->q = q;
 	p->qtext = t;
@@ -104,8 +115,10 @@ static bool q_fill(struct trace_peekread *p, uint64_t upto, uint64_t max)
 		}
 		for (int i = 0; i < rc; i++) {
 			char **t = &p->qtext[at + (uint64_t)i];
-			free(*t);
-			*t = NULL;
+			if (*t) { /* a marker's, earlier in this slot */
+				free(*t);
+				*t = NULL;
+			}
 			if (ev[i].text && !(*t = strdup(ev[i].text))) {
 				/* out of memory: the event goes as a failure */
 				err_set(&p->in_err, SLABSIM_ENOMEM, "out of memory");
@@ -138,6 +151,9 @@ static int head_next_batch(struct trace_peekread *p, struct trace_event *ev, uin
 /* Up to n of in's events from the queue (filled first when it is empty). */
 static int q_take(struct trace_peekread *p, struct trace_event *ev, uint32_t n, struct err *e)
 {
+	free(p->stale);
+	p->stale = NULL;
+	p->lent = NULL;
 	if (p->rd == p->qhi && !q_fill(p, p->rd + 1, UINT64_MAX)) {
 		/* no room for a batch: out of memory */
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
@@ -148,8 +164,9 @@ static int q_take(struct trace_peekread *p, struct trace_event *ev, uint32_t n, 
 		return p->in_rc;
 	}
 	uint64_t k = p->qhi - p->rd < n ? p->qhi - p->rd : n;
-	for (uint64_t i = 0; i < k; i++)
-		ev[i] = p->q[(p->rd + i) & (p->qcap - 1)];
+	uint64_t at = p->rd & (p->qcap - 1), first = p->qcap - at < k ? p->qcap - at : k;
+	memcpy(ev, &p->q[at], first * sizeof(*ev)); /* to the ring's end, then from its start */
+	memcpy(ev + first, p->q, (k - first) * sizeof(*ev));
 	p->rd += k;
 	return (int)k;
 }
@@ -179,7 +196,36 @@ static int pr_next_batch(void *ctx, struct trace_event *ev, uint32_t n, struct e
 static int pr_borrow_batch(void *ctx, const struct trace_event **ev, uint32_t n, struct err *e)
 {
 	struct trace_peekread *p = ctx;
-	return p->in.borrow_batch(p->in.ctx, ev, n, e);
+	if (!p->queue)
+		return p->in.borrow_batch(p->in.ctx, ev, n, e);
+	free(p->stale); /* the last batch is done with */
+	p->stale = NULL;
+	p->lent = NULL;
+	if (p->in_head) {
+		/* the head's events lose their call-site ids: copied */
+		int rc = head_next_batch(p, p->hbuf, n < HEAD_BATCH ? n : HEAD_BATCH, e);
+		*ev = p->hbuf;
+		if (rc)
+			return rc;
+	}
+	if (p->rd == p->qhi && !q_fill(p, p->rd + 1, UINT64_MAX))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	if (p->rd == p->qhi) {
+		if (p->in_rc < 0 && e)
+			*e = p->in_err;
+		return p->in_rc;
+	}
+	/* in place, to the ring's end: a peek that grows the queue leaves
+	 * this ring as it is until the next call (stale) */
+	uint64_t at = p->rd & (p->qcap - 1), k = p->qhi - p->rd;
+	if (k > p->qcap - at)
+		k = p->qcap - at;
+	if (k > n)
+		k = n;
+	*ev = &p->q[at];
+	p->lent = p->q;
+	p->rd += k;
+	return (int)k;
 }
 
 static void pr_progress(void *ctx, uint64_t *done, uint64_t *total)
@@ -312,7 +358,7 @@ int trace_peekread_open(const struct trace_source *head, const struct trace_sour
 	src->ctx = p;
 	src->next = pr_next;
 	src->next_batch = in->next_batch || p->queue ? pr_next_batch : NULL;
-	src->borrow_batch = in->borrow_batch && !head && !p->queue ? pr_borrow_batch : NULL;
+	src->borrow_batch = p->queue || (in->borrow_batch && !head) ? pr_borrow_batch : NULL;
 	src->progress = in->progress ? pr_progress : NULL;
 	src->stats = in->stats ? pr_stats : NULL;
 	src->peek_ptrs = in->peek_ptrs || p->queue ? pr_peek_ptrs : NULL;
@@ -328,6 +374,7 @@ void trace_peekread_close(struct trace_peekread *p)
 	trace_close(p->tr);
 	for (uint64_t j = 0; j < p->qcap; j++)
 		free(p->qtext[j]);
+	free(p->stale);
 	free(p->q);
 	free(p->qtext);
 	free(p->path);
