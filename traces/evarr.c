@@ -1,5 +1,5 @@
 /* evarr.c - the parsed event array (see evarr.h). */
-#define _DEFAULT_SOURCE /* madvise: posix_madvise cannot drop pages */
+#define _GNU_SOURCE /* madvise: posix_madvise cannot drop pages; fallocate */
 #include "evarr.h"
 #include "bigmem.h"
 #include "grow.h"
@@ -7,6 +7,7 @@
 #include "strtab.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -679,8 +680,13 @@ static void cursor_drop(struct evarr_cursor *c)
 	uintptr_t from = (uintptr_t)(c->a->ev + c->dropped), to = (uintptr_t)(c->a->ev + c->i);
 	from = (from + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
 	to &= ~((uintptr_t)pg - 1);
-	if (to > from)
+	if (to > from) {
 		(void)madvise((void *)from, to - from, MADV_DONTNEED);
+		/* a file system without holes keeps the pages: no harm */
+		if (c->consume)
+			(void)fallocate(c->a->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					(off_t)(from - (uintptr_t)c->a->ev), (off_t)(to - from));
+	}
 	c->dropped = c->i;
 }
 
@@ -782,6 +788,7 @@ void evarr_source(struct trace_source *src, struct evarr_cursor *c, const struct
 	c->a = a;
 	c->i = 0;
 	c->dropped = 0;
+	c->consume = false;
 	*src = (struct trace_source){
 		.ctx = c,
 		.next = cursor_next,

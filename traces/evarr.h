@@ -89,6 +89,12 @@ struct evarr_cursor {
 	const struct evarr *a;
 	uint64_t i;
 	uint64_t dropped; /* spilled arrays: pages before this event given back */
+	/* Set by the last reader of a spilled array (the replay), after
+	 * evarr_source: the pages it passes go back to the file system too
+	 * (punched out of the file), so that the page cache the spill took
+	 * is free for the replay's own memory as it grows. Nothing may read
+	 * those events afterwards. */
+	bool consume;
 };
 
 /* Point src at a fresh cursor *c over a (both borrowed; c reset to 0). */

@@ -662,6 +662,7 @@ static int open_source(struct run *r, const struct run_opts *o, const struct run
 	sim_set_config_from(r->s, r->model.kernel_from, r->model.nr_cpus_from);
 	if (spilled) {
 		evarr_source(&r->src, &r->cur, r->spill);
+		r->cur.consume = true; /* the replay is its last reader */
 		r->stats = evarr_stats(r->spill);
 		return 0;
 	}
