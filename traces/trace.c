@@ -2910,7 +2910,8 @@ bool trace_is_plain_file(const struct trace_reader *r)
 
 bool trace_strings_interned(const struct trace_reader *r)
 {
-	return r->perf != NULL; /* perfdata.c: site_str, and its names */
+	/* perfdata.c: site_str, and its names; tracedat.c: its string table */
+	return r->perf != NULL || (r->dat && tracedat_strings_interned(r->dat));
 }
 
 void trace_progress(const struct trace_reader *r, uint64_t *done, uint64_t *total)

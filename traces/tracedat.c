@@ -82,6 +82,11 @@ bool tracedat_names_caches(const struct tracedat *d)
 	return false;
 }
 
+bool tracedat_strings_interned(const struct tracedat *d)
+{
+	return false;
+}
+
 void tracedat_close(struct tracedat *d)
 {
 }
@@ -94,6 +99,7 @@ void tracedat_close(struct tracedat *d)
 #include "datfile.h"
 #include "evformat.h"
 #include "tepgfp.h"
+#include "strtab.h"
 
 /* A wanted format parsed in process: its id, system and name (the
  * datfile's). */
@@ -182,9 +188,10 @@ struct evinfo {
 /* Call-site strings by address, direct-mapped: a few hundred sites make
  * millions of events. */
 #define SITE_CACHE 4096
+#define NAME_CACHE 256 /* strtab_cache_slot(.., 8) */
 struct site_slot {
 	uint64_t addr;
-	char *str;	 /* NULL: empty */
+	const char *str; /* NULL: empty; interned in tdlib.strs */
 	int32_t wire_id; /* its id on the pipe (put_msg), -1 not sent yet */
 };
 
@@ -208,10 +215,18 @@ struct tdlib {
 	int ninfo, info_cap;
 	uint64_t records;
 	char site[SITE_MAX];
-	int32_t *site_wire; /* the wire id of the last call_site returned, or NULL */
+	int32_t *site_wire;	 /* the wire id of the last call_site returned, or NULL */
 	char name[SITE_MAX + 8]; /* + a word: copy_token writes whole words */
 	struct site_slot *sites; /* SITE_CACHE */
-	char *text;		 /* marker text */
+	/* the call sites and cache names handed out, interned: each stays at
+	 * its address until the close (tracedat_strings_interned), the sites'
+	 * cache in front of it for the call sites, names' for the names */
+	struct strtab strs;
+	struct name_hit {
+		const char *str;
+		size_t len;
+	} names[NAME_CACHE];
+	char *text; /* marker text */
 	size_t text_cap;
 	/* In process (fast_open): the file's container, a kbuffer and the
 	 * record at hand by CPU (next[cpu] points there), the CPU whose
@@ -294,6 +309,7 @@ static int lib_open(int fd, const char *path, struct tdlib **out, struct err *e)
 	d->next = calloc((size_t)d->ncpu + 1, sizeof(*d->next));
 	d->got = calloc((size_t)d->ncpu + 1, sizeof(*d->got));
 	d->sites = calloc(SITE_CACHE, sizeof(*d->sites));
+	strtab_init(&d->strs);
 	if (!d->tep || !d->next || !d->got || !d->sites) {
 		lib_close(d);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory opening %s", path);
@@ -322,7 +338,6 @@ static int slab_type(const char *name)
 			return t;
 	return -1;
 }
-
 
 static uint64_t flag_value(const struct tep_print_flag_sym *f)
 {
@@ -676,18 +691,29 @@ static const char *call_site_new(struct tdlib *d, const struct evinfo *x, uint64
 	else
 		(void)snprintf(d->site, sizeof(d->site), x->site_hex_0x ? "0x%llx" : "%llx",
 			       (unsigned long long)site);
-	if (slot) {
-		char *str = strdup(d->site);
-		if (str) {
-			free(slot->str);
-			slot->str = str;
-			slot->addr = site;
-			slot->wire_id = -1;
-			d->site_wire = &slot->wire_id;
-			return str;
-		}
+	uint32_t id;
+	if (slot && !strtab_intern(&d->strs, d->site, &id)) {
+		slot->str = strtab_str(&d->strs, id);
+		slot->addr = site;
+		slot->wire_id = -1;
+		d->site_wire = &slot->wire_id;
+		return slot->str;
 	}
-	return d->site;
+	return NULL; /* out of memory */
+}
+
+/* The cache name in d->name (n bytes), interned: a direct-mapped cache of
+ * the names met, in front of the string table. NULL: out of memory. */
+static const char *name_of(struct tdlib *d, size_t n)
+{
+	struct name_hit *h = &d->names[strtab_cache_slot(d->name, n, 8)];
+	if (h->str && h->len == n && memcmp(h->str, d->name, n) == 0)
+		return h->str;
+	uint32_t id;
+	if (strtab_intern_n(&d->strs, d->name, n, &id))
+		return NULL;
+	*h = (struct name_hit){strtab_str(&d->strs, id), n};
+	return h->str;
 }
 
 /* The call site's string: "func+0xoff", or the address as printed. */
@@ -826,7 +852,8 @@ static int slab_event(struct tdlib *d, struct evinfo *x, struct tep_record *rec,
 	if (read_num(d, &x->node, rec, &v))
 		ev->node = (int32_t)v;
 	if (read_num(d, &x->call_site, rec, &v))
-		ev->call_site = call_site(d, x, v);
+		if (!(ev->call_site = call_site(d, x, v)))
+			return SLABSIM_ENOMEM;
 	if (x->name.found) {
 		int len = 0;
 		const char *s = str_field(d, &x->name, rec, &len);
@@ -839,7 +866,8 @@ static int slab_event(struct tdlib *d, struct evinfo *x, struct tep_record *rec,
 			for (; n < max && s[n] && s[n] != ' ' && s[n] != '\t'; n++)
 				d->name[n] = s[n];
 			d->name[n] = '\0';
-			ev->name = d->name;
+			if (!(ev->name = name_of(d, n)))
+				return SLABSIM_ENOMEM;
 		}
 	}
 	return 1;
@@ -856,7 +884,7 @@ static inline uint64_t zero_byte(uint64_t w)
  * dst, at most max bytes, a word at a time: dst has room for max rounded
  * up to a word, and s may be read as far (a page read in process, see
  * fixed_num). */
-static inline void copy_token(char *dst, const char *s, size_t max)
+static inline size_t copy_token(char *dst, const char *s, size_t max)
 {
 	size_t n = 0;
 	while (n < max) {
@@ -871,7 +899,9 @@ static inline void copy_token(char *dst, const char *s, size_t max)
 		}
 		n += 8;
 	}
-	dst[n < max ? n : max] = '\0';
+	n = n < max ? n : max;
+	dst[n] = '\0';
+	return n;
 }
 
 /* slab_event for a record of at least x->need bytes of a fixed layout
@@ -915,7 +945,8 @@ static inline int slab_fixed(struct tdlib *d, struct evinfo *x, const struct tep
 	if (x->fx_node.mask)
 		ev->node = (int32_t)fixed_num(p, &x->fx_node);
 	if (x->fx_site.mask)
-		ev->call_site = call_site(d, x, fixed_num(p, &x->fx_site));
+		if (!(ev->call_site = call_site(d, x, fixed_num(p, &x->fx_site))))
+			return SLABSIM_ENOMEM;
 	if (x->fx_name.mask) {
 		/* str_field's __data_loc: offset in the low 16 bits, length in
 		 * the high 16, from the record's start or (__rel_loc) the
@@ -926,9 +957,10 @@ static inline int slab_fixed(struct tdlib *d, struct evinfo *x, const struct tep
 		if (x->name.flags & EVFORMAT_RELATIVE)
 			off += (uint32_t)(x->name.offset + x->name.size);
 		if (off <= size && n <= size - off) {
-			copy_token(d->name, (const char *)p + off,
-				   n < SITE_MAX - 1 ? n : SITE_MAX - 1);
-			ev->name = d->name;
+			if (!(ev->name =
+				      name_of(d, copy_token(d->name, (const char *)p + off,
+							    n < SITE_MAX - 1 ? n : SITE_MAX - 1))))
+				return SLABSIM_ENOMEM;
 		}
 	}
 	return 1;
@@ -1138,9 +1170,8 @@ static void lib_close(struct tdlib *d)
 	}
 	free(d->info);
 	free(d->slot);
-	for (int i = 0; d->sites && i < SITE_CACHE; i++)
-		free(d->sites[i].str);
 	free(d->sites);
+	strtab_fini(&d->strs);
 	free(d->text);
 	free(d->path);
 	free(d);
@@ -1615,6 +1646,7 @@ static int fast_open(int fd, const char *path, struct tdlib **out, struct err *e
 	d->next = calloc((size_t)d->ncpu + 1, sizeof(*d->next));
 	d->got = calloc((size_t)d->ncpu + 1, sizeof(*d->got));
 	d->sites = calloc(SITE_CACHE, sizeof(*d->sites));
+	strtab_init(&d->strs);
 	d->kb = calloc((size_t)d->ncpu + 1, sizeof(*d->kb));
 	/* the pages walked here when evformat.c read the formats (not the
 	 * old page format, which only libtraceevent's header parse tells)
@@ -1776,7 +1808,7 @@ struct tracedat {
 	size_t cap[4];
 	const char *cur[4];		  /* ... and as they are: str or got's */
 	struct strtab got[WIRE_INTERNED]; /* call_site and name strings, by id */
-	struct err fatal; /* code 0 while the child is fine */
+	struct err fatal;		  /* code 0 while the child is fine */
 };
 
 bool tracedat_supported(void)
@@ -2148,6 +2180,11 @@ uint32_t tracedat_cpus(const struct tracedat *d)
 }
 
 /* In process only (the child's formats are not at hand: false). */
+bool tracedat_strings_interned(const struct tracedat *d)
+{
+	return d->fast != NULL; /* the child's come through the pipe's buffers */
+}
+
 bool tracedat_names_caches(const struct tracedat *d)
 {
 	const struct tdlib *l = d->fast;

@@ -48,6 +48,10 @@ bool tracedat_buffer_lost(const struct tracedat *d, uint64_t *lost);
  * (and it has one) a name field: every such record then names its cache,
  * and a name pass has nothing to learn. */
 bool tracedat_names_caches(const struct tracedat *d);
+/* Whether the call sites and cache names it gives are interned (read in
+ * process): each stays at its address, unchanged, until the close
+ * (trace_strings_interned). */
+bool tracedat_strings_interned(const struct tracedat *d);
 
 /* Not NULL once the reader cannot go on: libtracecmd crashed or stopped
  * on the file (SLABSIM_EINPUT, the message names the file). */
