@@ -222,8 +222,10 @@ struct sample_last {
  * live objects): while they stay the same, so does everything else the
  * sample takes from the cache, which is then not worked out again. */
 struct sample_memo {
-	struct policy_cache_counts cnt;
-	uint64_t live_objs, live_req, live_slot, live_meta, live_object;
+	struct sample_key {
+		struct policy_cache_counts cnt;
+		uint64_t live_objs, live_req, live_slot, live_meta, live_object;
+	} key;
 	struct waste_sums {
 		uint64_t rounding, layout, tail, live_slot, free_slots, parked;
 	} sum;
@@ -2736,15 +2738,20 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 	}
 	for (uint32_t id = 0; id < n; id++) {
 		struct sample_memo *mo = counts ? &s->smemo[id] : NULL;
-		if (mo && mo->valid) {
-			if (mo->alias)
-				continue;
-			struct policy_cache_counts cnt;
-			counts(s->p, id, &cnt);
+		struct sample_key key;
+		if (mo && mo->alias)
+			continue;
+		if (mo) {
 			const struct cache_acct *a = &s->acct[id];
-			if (!memcmp(&cnt, &mo->cnt, sizeof(cnt)) && a->live_objs == mo->live_objs &&
-			    a->live_req == mo->live_req && a->live_slot == mo->live_slot &&
-			    a->live_meta == mo->live_meta && a->live_object == mo->live_object) {
+			key = (struct sample_key){.live_objs = a->live_objs,
+						  .live_req = a->live_req,
+						  .live_slot = a->live_slot,
+						  .live_meta = a->live_meta,
+						  .live_object = a->live_object};
+			counts(s->p, id, &key.cnt);
+		}
+		if (mo && mo->valid) {
+			if (!memcmp(&key, &mo->key, sizeof(key))) {
 				/* as at the last sample: its rows were sent then
 				 * (send_c and send_si stay false) */
 				totals_add(&t, &mo->sum, mo->sheaf);
@@ -2768,13 +2775,7 @@ static int take_sample(struct sim *s, const char *label, struct err *e)
 			return err_set(e, SLABSIM_ENOMEM, "out of memory");
 		bool slab_root = metrics_slab_root(s->p, &ci, id);
 		if (mo) {
-			const struct cache_acct *a = &s->acct[id];
-			counts(s->p, id, &mo->cnt);
-			mo->live_objs = a->live_objs;
-			mo->live_req = a->live_req;
-			mo->live_slot = a->live_slot;
-			mo->live_meta = a->live_meta;
-			mo->live_object = a->live_object;
+			mo->key = key;
 			mo->sum = sum;
 			mo->sheaf = ci.g.sheaf_capacity != 0;
 			mo->slab_root = slab_root;

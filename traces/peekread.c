@@ -148,21 +148,35 @@ static int head_next_batch(struct trace_peekread *p, struct trace_event *ev, uin
 	return rc;
 }
 
-/* Up to n of in's events from the queue (filled first when it is empty). */
-static int q_take(struct trace_peekread *p, struct trace_event *ev, uint32_t n, struct err *e)
+/* The replay's last batch is done with: a ring a peek grew the queue out
+ * of while the replay read it in place goes. */
+static void q_release(struct trace_peekread *p)
 {
 	free(p->stale);
 	p->stale = NULL;
 	p->lent = NULL;
-	if (p->rd == p->qhi && !q_fill(p, p->rd + 1, UINT64_MAX)) {
-		/* no room for a batch: out of memory */
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	}
-	if (p->rd == p->qhi) {
-		if (p->in_rc < 0 && e)
-			*e = p->in_err;
-		return p->in_rc;
-	}
+}
+
+/* The queue holds the replay's next event (1), or in ended there: 0, or
+ * its error (e set). */
+static int q_ready(struct trace_peekread *p, struct err *e)
+{
+	if (p->rd == p->qhi && !q_fill(p, p->rd + 1, UINT64_MAX))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory"); /* no room for a batch */
+	if (p->rd < p->qhi)
+		return 1;
+	if (p->in_rc < 0 && e)
+		*e = p->in_err;
+	return p->in_rc;
+}
+
+/* Up to n of in's events from the queue, copied. */
+static int q_take(struct trace_peekread *p, struct trace_event *ev, uint32_t n, struct err *e)
+{
+	q_release(p);
+	int rc = q_ready(p, e);
+	if (rc <= 0)
+		return rc;
 	uint64_t k = p->qhi - p->rd < n ? p->qhi - p->rd : n;
 	uint64_t at = p->rd & (p->qcap - 1), first = p->qcap - at < k ? p->qcap - at : k;
 	memcpy(ev, &p->q[at], first * sizeof(*ev)); /* to the ring's end, then from its start */
@@ -198,9 +212,7 @@ static int pr_borrow_batch(void *ctx, const struct trace_event **ev, uint32_t n,
 	struct trace_peekread *p = ctx;
 	if (!p->queue)
 		return p->in.borrow_batch(p->in.ctx, ev, n, e);
-	free(p->stale); /* the last batch is done with */
-	p->stale = NULL;
-	p->lent = NULL;
+	q_release(p);
 	if (p->in_head) {
 		/* the head's events lose their call-site ids: copied */
 		int rc = head_next_batch(p, p->hbuf, n < HEAD_BATCH ? n : HEAD_BATCH, e);
@@ -208,13 +220,9 @@ static int pr_borrow_batch(void *ctx, const struct trace_event **ev, uint32_t n,
 		if (rc)
 			return rc;
 	}
-	if (p->rd == p->qhi && !q_fill(p, p->rd + 1, UINT64_MAX))
-		return err_set(e, SLABSIM_ENOMEM, "out of memory");
-	if (p->rd == p->qhi) {
-		if (p->in_rc < 0 && e)
-			*e = p->in_err;
-		return p->in_rc;
-	}
+	int rc = q_ready(p, e);
+	if (rc <= 0)
+		return rc;
 	/* in place, to the ring's end: a peek that grows the queue leaves
 	 * this ring as it is until the next call (stale) */
 	uint64_t at = p->rd & (p->qcap - 1), k = p->qhi - p->rd;
