@@ -271,6 +271,11 @@ bool trace_is_plain_file(const struct trace_reader *r);
  * keeps a cache name once; a text line's strings are in the line buffer. */
 bool trace_strings_interned(const struct trace_reader *r);
 
+/* How many lines trace_next_batch() took through a line template (a line
+ * that repeats an earlier one but for its timestamp and pointer, read
+ * without parsing the rest again): for the tests and benchmarks. */
+uint64_t trace_lines_by_template(const struct trace_reader *r);
+
 /* Bytes consumed from the (compressed) file and its size, for progress bars;
  * *total is 0 when unknown (stdin, pipe). */
 void trace_progress(const struct trace_reader *r, uint64_t *done, uint64_t *total);
