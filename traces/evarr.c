@@ -29,6 +29,8 @@ struct evarr_key {
 	uint8_t type;
 };
 
+#define TPL_KEYS 256 /* a power of two */
+
 struct evarr {
 	struct evarr_ev *ev;
 	uint64_t n;
@@ -67,6 +69,12 @@ struct evarr {
 	size_t str_memo_cap;
 	/* the names (name=, a marker's text) of the keys met, the same way */
 	struct str_hit *name_cache;
+	/* the key of a reader's line template's events (trace_event.tpl) in
+	 * the id space tpl_of: every field a key holds is the template's */
+	const void *tpl_of;
+	struct {
+		uint32_t tpl, key;
+	} tpl_key[TPL_KEYS];
 };
 
 #define STR_CACHE_BITS 10
@@ -359,12 +367,29 @@ static inline __attribute__((always_inline)) int push(struct evarr *a, const str
 {
 	bool marker = ev->type == TRACE_EV_MARKER;
 	const char *nm = marker ? ev->text : ev->name;
-	struct site_memo *m;
-	if (site_memo(a, ev, id_space, &m))
-		return SLABSIM_ENOMEM;
-	uint32_t *mk = &m->key[ev->cpu & (MEMO_WAYS - 1)];
-	if (!(*mk && ev_is_key(a, *mk - 1, ev, nm, stable && !marker)) && key_of(a, ev, nm, m, mk))
-		return SLABSIM_ENOMEM;
+	uint32_t key;
+	/* a line template's event after its first: the first's key */
+	uint32_t t = ev->tpl & (TPL_KEYS - 1);
+	if (ev->tpl && id_space && a->tpl_of == id_space && a->tpl_key[t].tpl == ev->tpl) {
+		key = a->tpl_key[t].key;
+	} else {
+		struct site_memo *m;
+		if (site_memo(a, ev, id_space, &m))
+			return SLABSIM_ENOMEM;
+		uint32_t *mk = &m->key[ev->cpu & (MEMO_WAYS - 1)];
+		if (!(*mk && ev_is_key(a, *mk - 1, ev, nm, stable && !marker)) &&
+		    key_of(a, ev, nm, m, mk))
+			return SLABSIM_ENOMEM;
+		key = *mk - 1;
+		if (ev->tpl && id_space) {
+			if (a->tpl_of != id_space) { /* another space's serials */
+				memset(a->tpl_key, 0, sizeof(a->tpl_key));
+				a->tpl_of = id_space;
+			}
+			a->tpl_key[t].tpl = ev->tpl;
+			a->tpl_key[t].key = key;
+		}
+	}
 	struct evarr_ev *x;
 	int rc = slot(a, &x);
 	if (rc)
@@ -373,7 +398,7 @@ static inline __attribute__((always_inline)) int push(struct evarr *a, const str
 		.t_ns = ev->t_ns,
 		.ptr = ev->ptr,
 		.bytes_req = ev->bytes_req >= EVARR_BIG ? EVARR_BIG : (uint32_t)ev->bytes_req,
-		.key = *mk - 1,
+		.key = key,
 		.line = ev->line >= UINT32_MAX ? UINT32_MAX : (uint32_t)ev->line,
 		.pid = ev->pid,
 	};

@@ -1126,6 +1126,7 @@ static int emit(struct perfdata *d, const struct qent *q, struct trace_event *ev
 	ev->text = NULL;
 	ev->line = 0;
 	ev->site_id = 0;
+	ev->tpl = 0;
 	trace_event_clear_fields(ev);
 	if (q->type < 0) {
 		*kind = TRACE_LINE_OTHER_EVENT;

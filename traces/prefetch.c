@@ -109,6 +109,8 @@ struct idmap {
 	size_t n; /* capacity of v */
 };
 
+#define TMEMO_SLOTS 256 /* a power of two */
+
 struct trace_prefetch {
 	struct trace_reader *r;
 	pthread_t thread;
@@ -159,6 +161,12 @@ struct trace_prefetch {
 	/* the reader's strings are interned: the caches by address */
 	bool interned;
 	struct ptr_cache pcache, pncache;
+	/* else the strings of the reader's line templates' events, as interned
+	 * above, by template (trace_event.tpl) */
+	struct tpl_memo {
+		uint32_t tpl, sid;
+		const char *call_site, *name;
+	} tmemo[TMEMO_SLOTS];
 	/* consumer side */
 	struct blk *cur;
 	uint32_t pos;
@@ -307,10 +315,26 @@ static inline __attribute__((always_inline)) int take_strings(struct trace_prefe
 		    (x->name &&
 		     intern_ptr(&p->names, &p->ncache, &p->pncache, x->name, &nid, &x->name)))
 			return -1;
-	} else if (intern_site(&p->sites, &p->cache, cs, strlen(cs), &sid, &fresh, &x->call_site) ||
-		   (x->name && intern_site(&p->names, &p->ncache, x->name, strlen(x->name), &nid,
-					   &fresh, &x->name))) {
-		return -1;
+	} else {
+		/* a line template's event: its strings are those of the
+		 * template's first, interned then */
+		struct tpl_memo *m = &p->tmemo[x->tpl & (TMEMO_SLOTS - 1)];
+		if (x->tpl && m->tpl == x->tpl && !x->text) {
+			x->call_site = m->call_site;
+			x->name = m->name;
+			x->site_id = m->sid + 1;
+			return 0; /* no text: a template's event is no marker */
+		}
+		if (intern_site(&p->sites, &p->cache, cs, strlen(cs), &sid, &fresh,
+				&x->call_site) ||
+		    (x->name && intern_site(&p->names, &p->ncache, x->name, strlen(x->name), &nid,
+					    &fresh, &x->name)))
+			return -1;
+		if (x->tpl)
+			*m = (struct tpl_memo){.tpl = x->tpl,
+					       .sid = sid,
+					       .call_site = x->call_site,
+					       .name = x->name};
 	}
 	x->site_id = sid + 1;
 	if (!x->text)
@@ -729,6 +753,7 @@ static int next_chunked(struct trace_prefetch *p, struct trace_event *ev, struct
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	const struct site *x = &p->cmap->v[sid];
 	ev->site_id = x->id;
+	ev->tpl = 0; /* a worker's reader's template, one of many readers' */
 	ev->call_site = x->str;
 	ev->name = c->name[i] == NO_STR ? NULL : c->arena.p + c->name[i];
 	ev->text = c->text[i] == NO_STR ? NULL : c->arena.p + c->text[i];

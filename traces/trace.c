@@ -843,6 +843,7 @@ static int parse_line(char *s, char *end, struct trace_event *ev, enum trace_lin
 	ev->text = NULL;
 	ev->line = 0;
 	ev->site_id = 0;
+	ev->tpl = 0;
 	*kind = TRACE_LINE_HEADER;
 	while (is_blank(*p))
 		p++;
@@ -1270,6 +1271,7 @@ FAST void set_head(struct trace_event *ev, int type, uint64_t t_ns, uint32_t cpu
 	ev->text = NULL;
 	ev->line = 0;
 	ev->site_id = 0;
+	ev->tpl = 0;
 }
 
 /* 1 and *ev as parse_line() would give (which would return 1 too);
@@ -2740,24 +2742,27 @@ static inline __attribute__((always_inline)) void count_event(struct trace_reade
  * checks the batches, which use them, against the general parser on every
  * bundled trace and on perturbed lines. Sets of two, found by the line's
  * first 24 bytes (the task, before any timestamp of the layouts read) and
- * its length; each reader has its own. */
+ * its length; each reader has its own. A template's events carry its
+ * serial (trace_event.tpl): the prefetch and the spilled array keep what
+ * they make of the first one's strings and fields by it. */
 #define TPL_BYTES 256 /* a template's line is shorter */
 #define TPL_MIN	  48  /* and longer */
 #define TPL_SETS  128
 
 struct line_tpl {
+	uint32_t serial;				   /* its events' tpl */
 	uint16_t len;					   /* 0: none */
 	uint16_t ts_at, ts_end, ptr_at, ptr_end, cs, name; /* name 0: NULL */
 	uint16_t cut[3];
 	struct trace_event ev;
-	unsigned char text[TPL_BYTES]; /* the line before its cuts */
-	unsigned char mask[TPL_BYTES]; /* 0xff for each byte a line repeats */
+	char text[TPL_BYTES]; /* the line before its cuts */
 };
 
 struct line_tpls {
 	struct line_tpl set[TPL_SETS][2];
 	uint8_t victim[TPL_SETS]; /* the way a new template takes */
 	uint64_t taken;		  /* lines read through a template */
+	uint32_t serial;	  /* the last template's */
 };
 
 static inline uint32_t tpl_set_of(const char *s, size_t len)
@@ -2766,24 +2771,14 @@ static inline uint32_t tpl_set_of(const char *s, size_t len)
 	return (uint32_t)((h * UINT64_C(0x9e3779b97f4a7c15)) >> 57);
 }
 
-/* Whether s (len bytes) repeats t wherever t's mask says: whole 32-byte
- * blocks (TRACE_LINE_PAD bytes follow a line; t's mask is 0 past len), in
- * whatever vector registers the target has. */
-typedef uint64_t tpl_vec __attribute__((vector_size(32)));
+/* Whether s (len bytes) repeats t but for its timestamp and pointer: three
+ * memcmp, which the C library does in the widest vectors the CPU has. */
 static inline __attribute__((always_inline)) bool tpl_match(const struct line_tpl *t, const char *s,
 							    size_t len)
 {
-	tpl_vec acc = {0};
-	if (t->len != len)
-		return false;
-	for (size_t i = 0; i < len; i += sizeof(tpl_vec)) {
-		tpl_vec a, b, m;
-		memcpy(&a, s + i, sizeof(a));
-		memcpy(&b, t->text + i, sizeof(b));
-		memcpy(&m, t->mask + i, sizeof(m));
-		acc |= (a ^ b) & m;
-	}
-	return (acc[0] | acc[1] | acc[2] | acc[3]) == 0;
+	return t->len == len && memcmp(s, t->text, t->ts_at) == 0 &&
+	       memcmp(s + t->ts_end, t->text + t->ts_end, t->ptr_at - t->ts_end) == 0 &&
+	       memcmp(s + t->ptr_end, t->text + t->ptr_end, len - t->ptr_end) == 0;
 }
 
 /* The line s..end through t into *ev, cut as parse_fast() cuts it; false
@@ -2807,10 +2802,13 @@ static bool tpl_take(const struct line_tpl *t, char *s, char *end, struct trace_
 /* A template of the line s (len bytes) parse_fast() took into *ev, marked
  * mk, in set w's victim way. */
 static void tpl_put(struct line_tpls *tp, uint32_t w, const char *s, size_t len,
-		    const struct trace_event *ev, const struct fast_marks *mk)
+		    struct trace_event *ev, const struct fast_marks *mk)
 {
 	struct line_tpl *t = &tp->set[w][tp->victim[w]];
 	tp->victim[w] ^= 1;
+	if (!++tp->serial) /* 0 is none; the serials before are long gone */
+		tp->serial = 1;
+	t->serial = ev->tpl = tp->serial;
 	t->len = (uint16_t)len;
 	t->ts_at = (uint16_t)(mk->ts[0] - s);
 	t->ts_end = (uint16_t)(mk->ts[1] - s);
@@ -2820,15 +2818,10 @@ static void tpl_put(struct line_tpls *tp, uint32_t w, const char *s, size_t len,
 	t->name = ev->name ? (uint16_t)(ev->name - s) : 0;
 	t->ev = *ev;
 	memcpy(t->text, s, len);
-	memset(t->text + len, 0, TPL_BYTES - len);
-	memset(t->mask, 0xff, len);
-	memset(t->mask + len, 0, TPL_BYTES - len);
 	for (int i = 0; i < 3; i++) {
 		t->cut[i] = (uint16_t)(mk->cut[i] - s);
-		t->text[t->cut[i]] = (unsigned char)mk->was[i];
+		t->text[t->cut[i]] = mk->was[i];
 	}
-	memset(t->mask + t->ts_at, 0, t->ts_end - t->ts_at);
-	memset(t->mask + t->ptr_at, 0, t->ptr_end - t->ptr_at);
 }
 
 /* parse_fast() for text_run: through a template of r's when one fits, else
@@ -2860,17 +2853,21 @@ static inline __attribute__((always_inline)) int parse_run(struct trace_reader *
 /* trace_next_batch()'s common case on its own: ev[k, n) filled from the
  * whole lines already in the buffer that parse_fast() takes (and the other
  * events' lines it counts), as next_event() would, without its per-line
- * checks of what cannot change within a batch (a trace.dat, a byte range,
- * strict mode, an error, a line being skipped). Stops before the first line
+ * checks of what cannot change within a batch (a trace.dat, strict mode,
+ * an error, a line being skipped; a byte range's end it checks at each
+ * line, as next_line() does). Stops before the first line
  * it does not take, leaving it to next_event(): the line as it was.
  * Returns the new k. */
 static uint32_t text_run(struct trace_reader *r, struct trace_event *ev, uint32_t k, uint32_t n)
 {
-	if (r->dat || r->perf || r->strict || r->limit != UINT64_MAX || r->fail.code || r->skipping)
+	if (r->dat || r->perf || r->strict || r->fail.code || r->skipping)
 		return k;
+	/* buf[0]'s file offset: a range (trace_set_range) ends before the
+	 * first line starting at or after its limit, as in next_line() */
+	uint64_t at = r->base + r->bytes_read - r->end;
 	if (!r->tpl && !r->tpl_off && !(r->tpl = calloc(1, sizeof(*r->tpl))))
 		r->tpl_off = true; /* no memory: parse every line */
-	while (k < n) {
+	while (k < n && at + r->start < r->limit) {
 		char *s = r->buf + r->start;
 		char *nl = memchr(s, '\n', r->end - r->start);
 		if (!nl)

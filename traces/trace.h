@@ -94,6 +94,12 @@ struct trace_event {
 	 * readers). Lets the engine skip hashing the string: ids are only used
 	 * through a trace_source whose id_space is set (source.h). */
 	uint32_t site_id;
+	/* A text reader's line template the event came through or made (0:
+	 * none, and from any other reader): two events of one reader with the
+	 * same tpl had the same line but for the timestamp and the pointer, so
+	 * every other field and string is the same. A consumer may keep what
+	 * it makes of those by it (prefetch.c keeps the interned strings). */
+	uint32_t tpl;
 };
 
 /* Where the lost-event counts of struct trace_stats came from. */

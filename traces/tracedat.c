@@ -1054,6 +1054,7 @@ static int lib_next(struct tdlib *d, struct trace_event *ev, enum trace_line_kin
 	ev->text = NULL;
 	ev->line = 0;
 	ev->site_id = 0;
+	ev->tpl = 0;
 
 	x = info_of(d, rec, id);
 	if (!x) {
