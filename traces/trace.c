@@ -2754,6 +2754,9 @@ struct line_tpl {
 	uint16_t len;					   /* 0: none */
 	uint16_t ts_at, ts_end, ptr_at, ptr_end, cs, name; /* name 0: NULL */
 	uint16_t cut[3];
+	/* the template of the line after this one's, the last time: tried
+	 * first, before the line's end is searched for */
+	struct line_tpl *next;
 	struct trace_event ev;
 	char text[TPL_BYTES]; /* the line before its cuts */
 };
@@ -2763,6 +2766,7 @@ struct line_tpls {
 	uint8_t victim[TPL_SETS]; /* the way a new template takes */
 	uint64_t taken;		  /* lines read through a template */
 	uint32_t serial;	  /* the last template's */
+	struct line_tpl *last;	  /* the last line's; NULL: none */
 };
 
 static inline uint32_t tpl_set_of(const char *s, size_t len)
@@ -2801,10 +2805,11 @@ static bool tpl_take(const struct line_tpl *t, char *s, char *end, struct trace_
 
 /* A template of the line s (len bytes) parse_fast() took into *ev, marked
  * mk, in set w's victim way. */
-static void tpl_put(struct line_tpls *tp, uint32_t w, const char *s, size_t len,
-		    struct trace_event *ev, const struct fast_marks *mk)
+static struct line_tpl *tpl_put(struct line_tpls *tp, uint32_t w, const char *s, size_t len,
+				struct trace_event *ev, const struct fast_marks *mk)
 {
 	struct line_tpl *t = &tp->set[w][tp->victim[w]];
+	t->next = NULL;
 	tp->victim[w] ^= 1;
 	if (!++tp->serial) /* 0 is none; the serials before are long gone */
 		tp->serial = 1;
@@ -2822,32 +2827,56 @@ static void tpl_put(struct line_tpls *tp, uint32_t w, const char *s, size_t len,
 		t->cut[i] = (uint16_t)(mk->cut[i] - s);
 		t->text[t->cut[i]] = mk->was[i];
 	}
+	return t;
 }
 
 /* parse_fast() for text_run: through a template of r's when one fits, else
- * parsing, and making one of the line when it can. */
+ * parsing, and making one of the line when it can (not of a line ending in
+ * '\r', which text_run's guess could not tell from a line that lost one).
+ * *used: the template, or NULL. */
 static inline __attribute__((always_inline)) int parse_run(struct trace_reader *r, char *s,
-							   size_t len, struct trace_event *ev)
+							   size_t len, struct trace_event *ev,
+							   struct line_tpl **used)
 {
 	struct line_tpls *tp = r->tpl;
 	struct fast_marks mk;
 	uint32_t w = 0;
 
+	*used = NULL;
 	if (tp && len >= TPL_MIN && len < TPL_BYTES) {
 		w = tpl_set_of(s, len);
 		for (int i = 0; i < 2; i++) {
-			const struct line_tpl *t = &tp->set[w][i];
+			struct line_tpl *t = &tp->set[w][i];
 			if (tpl_match(t, s, len) && tpl_take(t, s, s + len, ev)) {
 				tp->victim[w] = (uint8_t)(i ^ 1);
 				tp->taken++;
+				*used = t;
 				return 1;
 			}
 		}
 	}
 	int rc = parse_fast(s, s + len, ev, r->skip_fields, &mk);
-	if (rc == 1 && mk.ptr_at && tp && len >= TPL_MIN && len < TPL_BYTES)
-		tpl_put(tp, w, s, len, ev, &mk);
+	if (rc == 1 && mk.ptr_at && tp && len >= TPL_MIN && len < TPL_BYTES && s[len - 1] != '\r')
+		*used = tpl_put(tp, w, s, len, ev, &mk);
 	return rc;
+}
+
+/* text_run's guess: the line at s (avail bytes on) through t, the template
+ * that followed the last line's the last time, without searching for its
+ * end: a line of t's length (its '\n' there) that t takes. Its bytes but
+ * t's timestamp and pointer are t's, so it has no '\n' before and no '\r'
+ * at its end (t has none: parse_run). 1, or 0 with the line as it was. */
+static inline __attribute__((always_inline)) int tpl_guess(struct line_tpl *t, char *s,
+							   size_t avail, struct trace_event *ev)
+{
+	size_t len = t->len;
+	if (!len || len >= avail || s[len] != '\n' || !tpl_match(t, s, len))
+		return 0;
+	s[len] = '\0';
+	if (tpl_take(t, s, s + len, ev))
+		return 1;
+	s[len] = '\n';
+	return 0;
 }
 
 /* trace_next_batch()'s common case on its own: ev[k, n) filled from the
@@ -2867,8 +2896,19 @@ static uint32_t text_run(struct trace_reader *r, struct trace_event *ev, uint32_
 	uint64_t at = r->base + r->bytes_read - r->end;
 	if (!r->tpl && !r->tpl_off && !(r->tpl = calloc(1, sizeof(*r->tpl))))
 		r->tpl_off = true; /* no memory: parse every line */
+	struct line_tpls *tp = r->tpl;
 	while (k < n && at + r->start < r->limit) {
 		char *s = r->buf + r->start;
+		struct line_tpl *next = tp && tp->last ? tp->last->next : NULL;
+		if (next && tpl_guess(next, s, r->end - r->start, &ev[k])) {
+			tp->taken++;
+			tp->last = next;
+			r->start += (size_t)next->len + 1;
+			r->line_no++;
+			r->stats.lines++;
+			count_event(r, &ev[k++]);
+			continue;
+		}
 		char *nl = memchr(s, '\n', r->end - r->start);
 		if (!nl)
 			break;
@@ -2877,12 +2917,18 @@ static uint32_t text_run(struct trace_reader *r, struct trace_event *ev, uint32_
 		bool cr = len && s[len - 1] == '\r'; /* as parse_text() */
 		if (cr)
 			s[--len] = '\0';
-		int rc = parse_run(r, s, len, &ev[k]);
+		struct line_tpl *used;
+		int rc = parse_run(r, s, len, &ev[k], &used);
 		if (!rc) { /* the line as it was, for next_event() */
 			if (cr)
 				s[len] = '\r';
 			*nl = '\n';
 			break;
+		}
+		if (tp) {
+			if (tp->last)
+				tp->last->next = used;
+			tp->last = used;
 		}
 		r->start += (size_t)(nl - s) + 1;
 		r->line_no++;

@@ -734,6 +734,38 @@ static uint64_t test_file(const char *path, const char *tmpdir)
 	return t.fast_events;
 }
 
+/* path's lines with "\r\n" and "\r\r\n" ends mixed in, in runs of 5
+ * lines: the line templates, and text_run's guess of the next line's
+ * template, read them as the general parser does (it drops one '\r'). */
+static void test_cr_ends(const char *path, const char *tmpdir)
+{
+	static const char *const ends[] = {"", "\r", "\r\r"};
+	struct lines l = {0}, cl = {0};
+	char vpath[300], name[700];
+	FILE *out;
+
+	if (!read_lines(path, &l))
+		abort();
+	(void)snprintf(vpath, sizeof(vpath), "%s/cr.trace", tmpdir);
+	if (!(out = fopen(vpath, "wb")))
+		abort();
+	for (size_t i = 0; i < l.n; i++) {
+		(void)fwrite(l.v[i], 1, l.len[i], out);
+		(void)fprintf(out, "%s\n", ends[(i / 5) % 3]);
+	}
+	if (fclose(out) || !read_lines(vpath, &cl))
+		abort();
+	(void)snprintf(name, sizeof(name), "%s with CR line ends", path);
+	check_stream(name, vpath, &cl, false);
+	uint64_t by_template = check_stream(name, vpath, &cl, true);
+	(void)snprintf(name, sizeof(name), "%s with CR line ends: line templates take some (%llu)",
+		       path, (unsigned long long)by_template);
+	CHECK(name, by_template > 0);
+	unlink(vpath);
+	lines_free(&cl);
+	lines_free(&l);
+}
+
 /* One file of the walk: every one but the boot excerpt, tested first. */
 static void test_walked(const char *path, void *tmpdir)
 {
@@ -760,6 +792,7 @@ int main(int argc, char **argv)
 	 * lines (grep, see test_trace.c): all in the kernel's field order */
 	CHECK_EQ_U64("the fast path takes every event line of the tracefs sample",
 		     test_file(argv[1], tmpdir), 3000);
+	test_cr_ends(argv[1], tmpdir);
 	int i = 2;
 	for (; i + 2 < argc && strcmp(argv[i], "--fast") == 0; i += 3) {
 		char name[4200];
