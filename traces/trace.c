@@ -2729,7 +2729,7 @@ static inline __attribute__((always_inline)) void count_event(struct trace_reade
 /* ---- Line templates --------------------------------------------------------
  * Most event lines of a trace repeat an earlier one but for the timestamp
  * and the pointer: the same task on the same CPU, the same event, call
- * site, sizes and flags (92 % of the bench's real-trace lines, 74-88 % of
+ * site, sizes and flags (90 % of the bench's real-trace lines, 74-88 % of
  * this machine's 6.18 report and perf script texts). A template is such a
  * line as parse_fast() took it: its bytes before the cuts, where its
  * timestamp and pointer stood, where it was cut, and its event. A line of
