@@ -32,8 +32,8 @@ typedef void update_fn(void *st, const void *p, size_t n);
 
 /* The variant's digest of buf[0..n) fed in pieces (step 0: one piece);
  * fn NULL: the library's update. */
-static XXH128_hash_t variant(update_fn *fn, const unsigned char *buf, size_t n,
-			     uint64_t *seed, int step)
+static XXH128_hash_t variant(update_fn *fn, const unsigned char *buf, size_t n, uint64_t *seed,
+			     int step)
 {
 	XXH3_state_t *st = XXH3_createState();
 	XXH128_hash_t h = {0, 0};
@@ -58,9 +58,9 @@ static XXH128_hash_t variant(update_fn *fn, const unsigned char *buf, size_t n,
 
 int main(void)
 {
-	static const size_t lens[] = {0,    1,    15,   16,   17,   128,  129,  240,  241,
-				      255,  256,  257,  511,  512,  1023, 1024, 1025, 2047,
-				      2048, 4097, 9999, 65536, 1u << 20};
+	static const size_t lens[] = {0,    1,	  15,	16,   17,   128,   129,	    240,
+				      241,  255,  256,	257,  511,  512,   1023,    1024,
+				      1025, 2047, 2048, 4097, 9999, 65536, 1u << 20};
 	static const int steps[] = {0, 1, 7, 64, 255, 256, 1000, 70000};
 	const char *names[] = {"the library", "avx2"};
 	update_fn *fns[2] = {NULL, xxh_avx2_update};
@@ -78,7 +78,8 @@ int main(void)
 		char name[128];
 		unsigned bad = 0, runs = 0;
 		if (v == 1 && !xxh_avx2_usable()) {
-			(void)snprintf(name, sizeof(name), "%s: # SKIP this CPU lacks it", names[v]);
+			(void)snprintf(name, sizeof(name), "%s: # SKIP this CPU lacks it",
+				       names[v]);
 			CHECK(name, 1);
 			continue;
 		}
@@ -90,7 +91,8 @@ int main(void)
 				runs++;
 				if (!XXH128_isEqual(got, want)) {
 					bad++;
-					printf("# %s: length %zu, pieces up to %d: digest differs\n",
+					printf("# %s: length %zu, pieces up to %d: digest "
+					       "differs\n",
 					       names[v], lens[i], steps[j]);
 				}
 			}
@@ -103,7 +105,8 @@ int main(void)
 	{
 		XXH128_canonical_t c;
 		char hex[33];
-		XXH128_canonicalFromHash(&c, variant(xxh_avx2_usable() ? fns[1] : NULL, buf, 7, &x, 0));
+		XXH128_canonicalFromHash(&c,
+					 variant(xxh_avx2_usable() ? fns[1] : NULL, buf, 7, &x, 0));
 		for (int i = 0; i < 16; i++)
 			(void)snprintf(hex + 2 * i, 3, "%02x", c.digest[i]);
 		CHECK_EQ_STR("XXH3-128 of 'slabsim' (xxh128sum of xxhash 0.8.1 prints it)", hex,
