@@ -3341,6 +3341,8 @@ static int replay_evarr(struct sim *s, const struct trace_source *src, struct ev
 			progress_draw(s, pg, src, s->nevents, false);
 		}
 	}
+	if (!rc)
+		rc = evarr_cursor_error(c, e); /* a spilled array's read failed */
 	free(tmpl);
 	free(km);
 	return rc;

@@ -47,8 +47,10 @@ struct evarr {
 	struct trace_stats stats;
 	char *path;
 	/* spilled arrays: events go through buf to the unlinked file fd,
-	 * which evarr_spill_finish maps read-only as ev */
-	int fd; /* -1: in memory */
+	 * and are read back through windows (see "Windows") */
+	int fd;			 /* -1: in memory */
+	struct evarr_wins *wins; /* spilled and finished: the read windows */
+	uint32_t win_events;	 /* events per window */
 	struct evarr_ev *buf;
 	uint32_t nbuf, buf_events;
 	/* the call sites of the id space being pushed: site_id - 1 -> strtab
@@ -80,6 +82,34 @@ struct evarr {
 #define STR_CACHE_BITS 10
 
 #define SPILL_BUF_EVENTS 32768u /* 1 MiB per write: see spill_flush */
+
+/*
+ * Windows. A finished spilled array is read back with pread into a few
+ * buffers of WIN_EVENTS events, each serving one sequential reader (a
+ * cursor's events, its look-ahead, evarr_get), rather than mapped: in this
+ * project's virtual machine the first touch of each 4 KiB page of a file
+ * mapping costs a few microseconds whether or not the page was populated
+ * (MAP_POPULATE did not help), 12 % of a text replay's CPU for its 64 MiB
+ * spill, where the copy out of the page cache costs far less and the
+ * windows stay mapped and in cache. A reader whose events are not in its
+ * window refills it from where it reads; the least recently used window
+ * goes to a new reader. Windows are filled on the reading thread: a
+ * spilled array is read by one thread at a time.
+ */
+#define WIN_EVENTS 8192u /* 256 KiB (fewer with a smaller write buffer: the tests') */
+#define NR_WINS	   4
+struct evarr_win {
+	const void *owner; /* the reader it serves, NULL: none yet */
+	uint64_t first;	   /* event index of ev[0] */
+	uint64_t used;	   /* the wins' clock at its last use */
+	uint32_t n;	   /* events held */
+	struct evarr_ev *ev;
+};
+struct evarr_wins {
+	int err; /* the first failed read's errno, 0: none (then no more reads) */
+	uint64_t clock;
+	struct evarr_win w[NR_WINS];
+};
 
 static bool key_eq(const struct evarr_key *a, const struct evarr_key *b)
 {
@@ -522,8 +552,10 @@ int evarr_spill_open(const char *label, const char *dir, uint32_t buf_events, st
 {
 	*out = NULL;
 	struct evarr *a = create(label);
-	if (a)
+	if (a) {
 		a->buf_events = buf_events ? buf_events : SPILL_BUF_EVENTS;
+		a->win_events = a->buf_events < WIN_EVENTS ? a->buf_events : WIN_EVENTS;
+	}
 	if (!a || !(a->buf = bigmem_resize(NULL, 0, (size_t)a->buf_events * sizeof(*a->buf)))) {
 		evarr_free(a);
 		return err_set(e, SLABSIM_ENOMEM, "out of memory");
@@ -629,14 +661,8 @@ int evarr_spill_finish(struct evarr *a, const struct trace_stats *stats, struct 
 			       a->path, strerror(errno ? errno : EIO));
 	bigmem_free(a->buf, (size_t)a->buf_events * sizeof(*a->buf));
 	a->buf = NULL;
-	if (!a->n)
-		return 0;
-	void *m = mmap(NULL, a->n * sizeof(*a->ev), PROT_READ, MAP_SHARED, a->fd, 0);
-	if (m == MAP_FAILED)
-		return err_set(e, SLABSIM_EIO, "%s: cannot map the parsed events: %s", a->path,
-			       strerror(errno));
-	(void)madvise(m, a->n * sizeof(*a->ev), MADV_SEQUENTIAL);
-	a->ev = m;
+	if (!(a->wins = calloc(1, sizeof(*a->wins))))
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -645,8 +671,9 @@ void evarr_free(struct evarr *a)
 	if (!a)
 		return;
 	if (a->fd >= 0) {
-		if (a->ev)
-			(void)munmap(a->ev, a->n * sizeof(*a->ev));
+		for (int i = 0; a->wins && i < NR_WINS; i++)
+			free(a->wins->w[i].ev);
+		free(a->wins);
 		(void)close(a->fd);
 	} else {
 		bigmem_free(a->ev, a->cap * sizeof(*a->ev));
@@ -687,48 +714,148 @@ const char *evarr_path(const struct evarr *a)
 
 size_t evarr_bytes(const struct evarr *a)
 {
-	size_t b = (a->fd >= 0 ? 0 : a->cap * sizeof(*a->ev)) + a->keys_cap * sizeof(*a->keys) +
-		   a->nslots * sizeof(*a->slots) + a->nkeys * sizeof(*a->tmpl);
+	size_t b = (a->fd >= 0 ? (a->wins ? NR_WINS * (size_t)a->win_events : 0) : a->cap) *
+			   sizeof(struct evarr_ev) +
+		   a->keys_cap * sizeof(*a->keys) + a->nslots * sizeof(*a->slots) +
+		   a->nkeys * sizeof(*a->tmpl);
 	for (uint32_t i = 0; i < a->strs.n; i++)
 		b += strlen(a->strs.strs[i]) + 1;
 	return b;
 }
 
-static inline void get(const struct evarr *a, uint64_t i, struct trace_event *ev)
+/* Read events [first, first + n) of spilled array a into ev. 0, or errno. */
+static int win_read(const struct evarr *a, uint64_t first, uint32_t n, struct evarr_ev *ev)
 {
-	const struct evarr_ev *x = &a->ev[i];
+	char *p = (char *)ev;
+	size_t left = (size_t)n * sizeof(*ev);
+	off_t off = (off_t)(first * sizeof(*ev));
+	while (left) {
+		ssize_t r = pread(a->fd, p, left, off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? errno : EIO; /* short: the file lost events */
+		p += r;
+		off += r;
+		left -= (size_t)r;
+	}
+	return 0;
+}
+
+/* Event i of a spilled array for reader owner, with the need - 1 after it
+ * (as many as there are, up to a window) in place after it: *avail, the
+ * events in place from it. NULL if a read failed
+ * (a->wins->err, and every later call fails too) or out of memory. */
+static const struct evarr_ev *win_at(const struct evarr *a, const void *owner, uint64_t i,
+				     uint32_t need, uint64_t *avail)
+{
+	struct evarr_wins *ws = a->wins;
+	struct evarr_win *w = NULL, *lru = &ws->w[0];
+	uint64_t rest = a->n - i;
+	if (ws->err)
+		return NULL;
+	for (int k = 0; k < NR_WINS; k++) {
+		if (ws->w[k].owner == owner && ws->w[k].ev) {
+			w = &ws->w[k];
+			break;
+		}
+		if (ws->w[k].used < lru->used)
+			lru = &ws->w[k];
+	}
+	if (!w) {
+		w = lru;
+		w->owner = owner;
+		w->n = 0;
+	}
+	w->used = ++ws->clock;
+	if (need > a->win_events)
+		need = a->win_events;
+	if (i < w->first || i - w->first + (rest < need ? rest : need) > w->n) {
+		uint32_t n = rest < a->win_events ? (uint32_t)rest : a->win_events;
+		if (!w->ev && !(w->ev = malloc((size_t)a->win_events * sizeof(*w->ev)))) {
+			ws->err = ENOMEM;
+			return NULL;
+		}
+		w->first = i;
+		w->n = 0;
+		if ((ws->err = win_read(a, i, n, w->ev)))
+			return NULL;
+		w->n = n;
+	}
+	*avail = w->first + w->n - i;
+	return &w->ev[i - w->first];
+}
+
+/* Event i (< a->n) and *avail >= min(need, events from i, a window) in
+ * place from it, for reader owner; NULL: a spilled array's read failed. */
+static inline const struct evarr_ev *at(const struct evarr *a, const void *owner, uint64_t i,
+					uint32_t need, uint64_t *avail)
+{
+	if (a->fd < 0) {
+		*avail = a->n - i;
+		return &a->ev[i];
+	}
+	return win_at(a, owner, i, need, avail);
+}
+
+/* The message of a spilled array's failed read (SLABSIM_EIO or ENOMEM). */
+static int win_error(const struct evarr *a, struct err *e)
+{
+	int er = a->wins->err;
+	if (er == ENOMEM)
+		return err_set(e, SLABSIM_ENOMEM, "out of memory");
+	return err_set(e, SLABSIM_EIO,
+		       "%s: cannot read the parsed events back from a temporary file: %s", a->path,
+		       strerror(er));
+}
+
+static inline void get_ev(const struct evarr *a, const struct evarr_ev *x, struct trace_event *ev)
+{
 	*ev = a->tmpl[x->key];
 	evarr_set_fields(ev, x);
 }
 
-/* Give back the mapped pages of a spilled array that c has passed (the
- * page cache keeps them; only this process's resident set shrinks). */
+/* The readers of a cursor c: its events, its peeks at pointers, its
+ * look-ahead (peek_at). */
+#define OWN_TAKE(c)  ((const void *)(c))
+#define OWN_PEEK(c)  ((const void *)((const char *)(c) + 1))
+#define OWN_AHEAD(c) ((const void *)((const char *)(c) + 2))
+
+/* Give back the file's pages of a spilled array that c has passed, when
+ * it consumes them (the page cache the spill took is free for the
+ * replay's own memory as it grows). */
 static void cursor_drop(struct evarr_cursor *c)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	uintptr_t from = (uintptr_t)(c->a->ev + c->dropped), to = (uintptr_t)(c->a->ev + c->i);
-	from = (from + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
-	to &= ~((uintptr_t)pg - 1);
-	if (to > from) {
-		(void)madvise((void *)from, to - from, MADV_DONTNEED);
-		/* a file system without holes keeps the pages: no harm */
-		if (c->consume)
-			(void)fallocate(c->a->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-					(off_t)(from - (uintptr_t)c->a->ev), (off_t)(to - from));
-	}
+	uint64_t from = c->dropped * sizeof(struct evarr_ev), to = c->i * sizeof(struct evarr_ev);
+	from = (from + (uint64_t)pg - 1) & ~((uint64_t)pg - 1);
+	to &= ~((uint64_t)pg - 1);
+	/* a file system without holes keeps the pages: no harm */
+	if (to > from)
+		(void)fallocate(c->a->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
+				(off_t)(to - from));
 	c->dropped = c->i;
+}
+
+/* Before c reads on: a system call per 64 K events, not per page. */
+static inline void cursor_passed(struct evarr_cursor *c)
+{
+	if (c->consume && c->a->fd >= 0 && c->i - c->dropped >= 2 * (uint64_t)c->a->buf_events)
+		cursor_drop(c);
 }
 
 static int cursor_next(void *ctx, struct trace_event *ev, struct err *e)
 {
 	struct evarr_cursor *c = ctx;
-	(void)e;
+	uint64_t avail;
 	if (c->i >= c->a->n)
 		return 0;
-	/* a page at a time would cost a system call per 128 events */
-	if (c->a->fd >= 0 && c->i - c->dropped >= 2 * (uint64_t)c->a->buf_events)
-		cursor_drop(c);
-	get(c->a, c->i++, ev);
+	cursor_passed(c);
+	const struct evarr_ev *x = at(c->a, OWN_TAKE(c), c->i, 1, &avail);
+	if (!x)
+		return win_error(c->a, e);
+	get_ev(c->a, x, ev);
+	c->i++;
 	return 1;
 }
 
@@ -737,23 +864,36 @@ uint32_t evarr_cursor_take(struct evarr_cursor *c, uint32_t n, const struct evar
 {
 	uint64_t rest = c->a->n - c->i;
 	uint32_t k = rest < n ? (uint32_t)rest : n;
-	if (c->a->fd >= 0 && c->i - c->dropped >= 2 * (uint64_t)c->a->buf_events)
-		cursor_drop(c);
-	*ev = c->a->ev + c->i;
-	*left = rest;
+	if (!k)
+		return 0;
+	cursor_passed(c);
+	const struct evarr_ev *x = at(c->a, OWN_TAKE(c), c->i, n + EVARR_TAKE_AHEAD, left);
+	if (!x) {
+		c->failed = true;
+		return 0;
+	}
+	if (k > *left)
+		k = (uint32_t)*left; /* a window smaller than n (the tests') */
+	*ev = x;
 	c->i += k;
 	return k;
+}
+
+int evarr_cursor_error(const struct evarr_cursor *c, struct err *e)
+{
+	return c->failed ? win_error(c->a, e) : 0;
 }
 
 static int cursor_next_batch(void *ctx, struct trace_event *ev, uint32_t n, struct err *e)
 {
 	struct evarr_cursor *c = ctx;
 	const struct evarr_ev *x;
-	uint64_t i = c->i, left;
-	(void)e;
+	uint64_t left;
 	uint32_t k = evarr_cursor_take(c, n, &x, &left);
+	if (!k)
+		return evarr_cursor_error(c, e);
 	for (uint32_t j = 0; j < k; j++)
-		get(c->a, i + j, &ev[j]);
+		get_ev(c->a, &x[j], &ev[j]);
 	return (int)k;
 }
 
@@ -770,27 +910,48 @@ struct evarr_cursor *evarr_source_cursor(const struct trace_source *src)
 	return src->next_batch == cursor_next_batch ? src->ctx : NULL;
 }
 
-void evarr_get(const struct evarr *a, uint64_t i, struct trace_event *ev)
+int evarr_get(const struct evarr *a, const void *reader, uint64_t i, struct trace_event *ev,
+	      struct err *e)
 {
-	get(a, i, ev);
+	uint64_t avail;
+	const struct evarr_ev *x = at(a, reader, i, 1, &avail);
+	if (!x)
+		return win_error(a, e);
+	get_ev(a, x, ev);
+	return 0;
 }
 
+/* Hints only: a failed read gives fewer (the replay's read of the same
+ * events reports it). */
 static uint32_t cursor_peek(void *ctx, uint32_t skip, uint32_t n, uint64_t *ptrs)
 {
 	const struct evarr_cursor *c = ctx;
-	uint64_t from = c->i + skip, end = c->a->n;
+	uint64_t from = c->i + skip, end = c->a->n, avail;
 	uint32_t k = 0;
-	for (; k < n && from + k < end; k++)
-		ptrs[k] = c->a->ev[from + k].ptr;
+	while (k < n && from + k < end) {
+		const struct evarr_ev *x = at(c->a, OWN_PEEK(c), from + k, n - k, &avail);
+		if (!x)
+			break;
+		for (uint64_t j = 0; j < avail && k < n; j++)
+			ptrs[k++] = x[j].ptr;
+	}
 	return k;
 }
 
+/* The look-ahead: a failed read ends it early, and the replay's read of
+ * the same events reports the failure. */
 static uint32_t cursor_peek_at(void *ctx, uint64_t i, uint32_t n, struct trace_event *ev)
 {
 	const struct evarr_cursor *c = ctx;
+	uint64_t avail;
 	uint32_t k = 0;
-	for (; k < n && i + k < c->a->n; k++)
-		get(c->a, i + k, &ev[k]);
+	while (k < n && i + k < c->a->n) {
+		const struct evarr_ev *x = at(c->a, OWN_AHEAD(c), i + k, n - k, &avail);
+		if (!x)
+			break;
+		for (uint64_t j = 0; j < avail && k < n; j++, x++)
+			get_ev(c->a, x, &ev[k++]);
+	}
 	return k;
 }
 
@@ -818,6 +979,7 @@ void evarr_source(struct trace_source *src, struct evarr_cursor *c, const struct
 	c->i = 0;
 	c->dropped = 0;
 	c->consume = false;
+	c->failed = false;
 	*src = (struct trace_source){
 		.ctx = c,
 		.next = cursor_next,

@@ -71,8 +71,14 @@ int evarr_spill_finish(struct evarr *a, const struct trace_stats *stats, struct 
 
 /* Number of events. */
 uint64_t evarr_len(const struct evarr *a);
-/* Event i (< evarr_len) into *ev; strings point into a and live as long. */
-void evarr_get(const struct evarr *a, uint64_t i, struct trace_event *ev);
+/* Event i (< evarr_len) into *ev; strings point into a and live as long.
+ * reader: any address naming one reader that reads on from where it read
+ * (a spilled array keeps a window of events for each of the last few:
+ * two readers with one name would refill each other's). 0, or
+ * SLABSIM_EIO / SLABSIM_ENOMEM with e set: a spilled array's events could
+ * not be read back. */
+int evarr_get(const struct evarr *a, const void *reader, uint64_t i, struct trace_event *ev,
+	      struct err *e);
 /* The reader's line counts at the end of the parse. */
 const struct trace_stats *evarr_stats(const struct evarr *a);
 /* Set them, for an array finished before its reader reached the end (the
@@ -84,7 +90,9 @@ size_t evarr_bytes(const struct evarr *a);
 /* Distinct keys and strings. */
 uint32_t evarr_nkeys(const struct evarr *a);
 
-/* A read position; one per replay, any number over one array. */
+/* A read position; one per replay, any number over one array (over a
+ * spilled array, read by one thread at a time: its events are read back
+ * into windows the array owns, evarr.c "Windows"). */
 struct evarr_cursor {
 	const struct evarr *a;
 	uint64_t i;
@@ -95,6 +103,7 @@ struct evarr_cursor {
 	 * is free for the replay's own memory as it grows. Nothing may read
 	 * those events afterwards. */
 	bool consume;
+	bool failed; /* a spilled array's events could not be read back */
 };
 
 /* Point src at a fresh cursor *c over a (both borrowed; c reset to 0). */
@@ -127,12 +136,21 @@ _Static_assert(sizeof(struct evarr_ev) == 32, "evarr events are 32 bytes");
 
 /* The cursor of src when it is one of evarr_source's, else NULL. */
 struct evarr_cursor *evarr_source_cursor(const struct trace_source *src);
+/* Events in place after a take's: a take of n events has *left >= n +
+ * EVARR_TAKE_AHEAD unless the array ends first or a spilled array's window
+ * is smaller (only with a tiny write buffer: the tests'). */
+#define EVARR_TAKE_AHEAD 16u
 /* The next up to n events of c in place, as next_batch would give them
- * (and moving c as it does): OUT *ev, valid as long as the array; *left,
- * the events from *ev to the end (for looking ahead). Returns how many, 0
- * at the end. */
+ * (and moving c as it does): OUT *ev, valid until c's next take (for an
+ * array in memory, as long as the array); *left, the events in place from
+ * *ev (see EVARR_TAKE_AHEAD). Returns how many (fewer than n only at the
+ * end, or from a tiny window), 0 at the end or if a spilled array's events
+ * could not be read back (then evarr_cursor_error says so). */
 uint32_t evarr_cursor_take(struct evarr_cursor *c, uint32_t n, const struct evarr_ev **ev,
 			   uint64_t *left);
+/* After a take returned 0: SLABSIM_EIO or SLABSIM_ENOMEM with e set if c
+ * could not read a spilled array's events back, 0 at the end. */
+int evarr_cursor_error(const struct evarr_cursor *c, struct err *e);
 /* A copy of a's event per key (evarr_nkeys of them), for one reader to
  * fill in place with evarr_fill; freed with free(). NULL: out of memory. */
 struct trace_event *evarr_templates(const struct evarr *a);

@@ -459,13 +459,17 @@ static uint32_t held_peek(void *ctx, uint64_t i, uint32_t n, struct trace_event 
 {
 	const struct live *l = ctx;
 	uint32_t k = 0;
+	struct err e;
 	for (uint32_t h = 0; h < l->nheld; h++) {
 		const struct held *x = &l->held[h];
 		uint64_t len = evarr_len(x->a);
 		if (i < x->first || i >= x->first + len)
 			continue;
-		for (uint64_t j = i - x->first; j < len && k < n; j++)
-			evarr_get(x->a, j, &ev[k++]);
+		/* a failed read ends the look-ahead here; give's read of the
+		 * same event reports it */
+		for (uint64_t j = i - x->first; j < len && k < n; j++, k++)
+			if (evarr_get(x->a, &l->held, j, &ev[k], &e))
+				break;
 		break;
 	}
 	return k;
@@ -481,12 +485,13 @@ static int give(struct live *l, bool last, struct err *e)
 		uint64_t len = evarr_len(x->a);
 		struct trace_event ev;
 		for (; l->given < x->first + len; l->given++) {
-			evarr_get(x->a, l->given - x->first, &ev);
+			int rc = evarr_get(x->a, &l->given, l->given - x->first, &ev, e);
+			if (rc)
+				return rc;
 			if (!last && l->hold &&
 			    (ev.t_ns > UINT64_MAX - window || ev.t_ns + window >= l->newest_ns))
 				return 0;
-			int rc = push(l, &ev, e);
-			if (rc)
+			if ((rc = push(l, &ev, e)))
 				return rc;
 		}
 		evarr_free(x->a);
@@ -528,7 +533,10 @@ static int take(struct live *l, bool last, struct err *e)
 			/* the reader merges the CPUs' buffers in time order:
 			 * the array's last event is its latest */
 			struct trace_event ev;
-			evarr_get(a, evarr_len(a) - 1, &ev);
+			if ((rc = evarr_get(a, &l->newest_ns, evarr_len(a) - 1, &ev, e))) {
+				evarr_free(a);
+				return rc;
+			}
 			l->newest_ns = ev.t_ns > l->newest_ns ? ev.t_ns : l->newest_ns;
 		}
 		l->held[l->nheld++] = (struct held){a, l->taken};

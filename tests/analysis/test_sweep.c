@@ -36,7 +36,10 @@ static void check_events(const char *path, const struct evarr *a)
 			bad++;
 			break;
 		}
-		evarr_get(a, i++, &y);
+		if (evarr_get(a, NULL, i++, &y, &e)) {
+			bad++;
+			break;
+		}
 		if (x.type != y.type || x.t_ns != y.t_ns || x.cpu != y.cpu || x.ptr != y.ptr ||
 		    x.bytes_req != y.bytes_req || x.bytes_alloc != y.bytes_alloc ||
 		    x.node != y.node || x.accounted != y.accounted || x.gfp != y.gfp ||

@@ -48,8 +48,7 @@ static void append(const struct sim *s, FILE *f, const char *path, const void *s
 	struct sim_totals t;
 	sim_totals(s, &t);
 	summary_print(s, f, true, path, stats);
-	(void)view_perf(sim_metrics(s), f, true, false, NULL, 0, -1,
-				 t.bytes_alloc_model_total);
+	(void)view_perf(sim_metrics(s), f, true, false, NULL, 0, -1, t.bytes_alloc_model_total);
 }
 
 /* The output of one replay (malloc'ed), or NULL on any error. */
@@ -227,6 +226,62 @@ static struct evarr *spill(const char *path, bool prefetch)
 	return a;
 }
 
+/* Several readers of one spilled array at once, each reading on from
+ * where it read (its window of 7 events, refilled as it goes; five
+ * readers share four windows): the cursor's takes, its look-ahead
+ * (peek_at 37 events ahead), its pointer peeks, and two evarr_get
+ * readers, one sequential and one jumping back and forth. Every event
+ * equals the loaded array's. */
+static void check_readers(const struct evarr *a, const struct evarr *b, const char *base)
+{
+	struct trace_source src;
+	struct evarr_cursor cur;
+	struct trace_event x, y, ahead[3];
+	const struct evarr_ev *taken;
+	uint64_t n = evarr_len(a), at = 0, left, jump = 0, ptrs[4];
+	uint32_t k, bad = 0, reads = 0;
+	char name[256];
+	int seq_reader, jump_reader;
+	struct err e;
+	err_clear(&e);
+	evarr_source(&src, &cur, b);
+	struct trace_event *tmpl = evarr_templates(b);
+	while (tmpl && (k = evarr_cursor_take(&cur, 5, &taken, &left)) > 0) {
+		bad += k > left;
+		for (uint32_t j = 0; j < k; j++, at++) {
+			/* the take's events first: another reader may take
+			 * its window after 3 others have read */
+			if (evarr_get(a, NULL, at, &x, &e) ||
+			    !same_event(evarr_fill(tmpl, &taken[j]), &x))
+				bad++;
+			reads++;
+		}
+		uint32_t m = src.peek_at(src.ctx, at + 37, 3, ahead);
+		for (uint32_t j = 0; j < m; j++, reads++)
+			bad += evarr_get(a, NULL, at + 37 + j, &x, &e) ||
+			       !same_event(&ahead[j], &x);
+		bad += at + 37 < n && m == 0;
+		m = src.peek_ptrs(src.ctx, 2, 4, ptrs);
+		for (uint32_t j = 0; j < m; j++, reads++)
+			bad += evarr_get(a, NULL, at + 2 + j, &x, &e) || ptrs[j] != x.ptr;
+		if (at - 1 < n) {
+			reads++;
+			bad += evarr_get(b, &seq_reader, at - 1, &y, &e) ||
+			       evarr_get(a, NULL, at - 1, &x, &e) || !same_event(&x, &y);
+		}
+		jump = (jump * 7919 + 13) % n;
+		reads++;
+		bad += evarr_get(b, &jump_reader, jump, &y, &e) ||
+		       evarr_get(a, NULL, jump, &x, &e) || !same_event(&x, &y);
+	}
+	bad += evarr_cursor_error(&cur, &e) != 0;
+	(void)snprintf(name, sizeof(name),
+		       "%s: spilled, five readers at once (7-event windows): %u reads, all equal",
+		       base, reads);
+	CHECK_EQ_U64(name, bad + (tmpl == NULL) + (at != n), 0);
+	free(tmpl);
+}
+
 static void check_spill(const struct evarr *a, const char *path, const char *base)
 {
 	for (int prefetch = 0; prefetch <= 1; prefetch++) {
@@ -244,8 +299,8 @@ static void check_spill(const struct evarr *a, const char *path, const char *bas
 			evarr_source(&src, &cur, b);
 		/* read through the cursor: it gives pages back as it goes */
 		for (uint64_t i = 0; ok && i < evarr_len(a); i++) {
-			evarr_get(a, i, &x);
-			ok = src.next(src.ctx, &y, &e) == 1 && same_event(&x, &y);
+			ok = evarr_get(a, NULL, i, &x, &e) == 0 && src.next(src.ctx, &y, &e) == 1 &&
+			     same_event(&x, &y);
 			if (!ok)
 				printf("# event %llu differs\n", (unsigned long long)i);
 		}
@@ -254,6 +309,8 @@ static void check_spill(const struct evarr *a, const char *path, const char *bas
 			       "%s: spilled %s (7-event writes): same %llu events and line counts",
 			       base, how, (unsigned long long)evarr_len(a));
 		CHECK(name, ok);
+		if (ok && !prefetch)
+			check_readers(a, b, base);
 		if (b && prefetch) {
 			char *t = summary_text(path, "slub", true, 0);
 			char *v = summary_evarr(b, "slub", true);
