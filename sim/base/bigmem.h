@@ -5,9 +5,11 @@
  * array into fresh memory and every new 4-KiB page cost a page fault: on a
  * 2.16 M-event trace whose live set grows to 0.5 M objects, 14,000 faults, a
  * tenth of the replay's CPU in a virtual machine. Here an array of 1 MiB or
- * more is a mapping of its own, grown with mremap (the pages move, nothing
- * is copied) and marked MADV_HUGEPAGE, so that where the kernel has
- * transparent huge pages ("always" or "madvise") a fault maps 2 MiB.
+ * more is a mapping of its own, a whole number of 2 MiB long (so that the
+ * kernel puts it on a huge-page boundary), grown with mremap (the pages
+ * move, nothing is copied) and marked MADV_HUGEPAGE, so that where the
+ * kernel has transparent huge pages ("always" or "madvise") a fault maps
+ * 2 MiB.
  * Smaller arrays stay on the heap. Memory still follows the array's size:
  * nothing is reserved ahead.
  *
