@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct sim *make(const char *alloc, struct err *e)
 {
@@ -282,6 +283,80 @@ static void check_readers(const struct evarr *a, const struct evarr *b, const ch
 	free(tmpl);
 }
 
+/* The spill file of b, found among this process's descriptors (the
+ * unlinked slabsim-spill-* that b alone holds open), or -1. */
+static int spill_fd(void)
+{
+	for (int fd = 3; fd < 1024; fd++) {
+		char link[64], target[512];
+		(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (strstr(target, "slabsim-spill-") && strstr(target, "(deleted)"))
+			return fd;
+	}
+	return -1;
+}
+
+/* A spilled array whose file lost its events (cut to half behind the
+ * reader's back): the cursor stops where the file ends and says why,
+ * evarr_get fails with the same message, and no event read before it is
+ * wrong. */
+static void check_lost_spill(const struct evarr *a, const char *path, const char *base)
+{
+	struct evarr *b = spill(path, false);
+	struct trace_source src;
+	struct evarr_cursor cur;
+	const struct evarr_ev *x;
+	struct trace_event y, z;
+	uint64_t left, got = 0, half = evarr_len(a) / 2;
+	uint32_t k, bad = 0;
+	char name[256];
+	struct err e;
+	err_clear(&e);
+	if (access("/proc/self/fd", R_OK) != 0) {
+		CHECK("a spill file cut short: # SKIP no /proc/self/fd to find it by", 1);
+		evarr_free(b);
+		return;
+	}
+	int fd = b ? spill_fd() : -1;
+	if (!CHECK("a spilled array's file is found", fd >= 0 && half > 7)) {
+		evarr_free(b);
+		return;
+	}
+	/* half the events' bytes, rounded down to a window (7 events) */
+	if (ftruncate(fd, (off_t)(half - half % 7) * (off_t)sizeof(struct evarr_ev)) != 0) {
+		CHECK("truncate the spill file", 0);
+		evarr_free(b);
+		return;
+	}
+	evarr_source(&src, &cur, b);
+	struct trace_event *tmpl = evarr_templates(b);
+	while (tmpl && (k = evarr_cursor_take(&cur, 5, &x, &left)) > 0)
+		for (uint32_t j = 0; j < k; j++, got++)
+			bad += evarr_get(a, NULL, got, &z, &e) ||
+			       !same_event(evarr_fill(tmpl, &x[j]), &z);
+	int rc = evarr_cursor_error(&cur, &e);
+	uint64_t cut = half - half % 7;
+	(void)snprintf(name, sizeof(name),
+		       "%s: a spill file cut to %llu events: the replay reads at most those "
+		       "(less a window), all right, then an I/O error",
+		       base, (unsigned long long)cut);
+	CHECK(name, rc == SLABSIM_EIO && got <= cut && got + 7 >= cut && bad == 0);
+	if (rc != SLABSIM_EIO || got > cut || got + 7 < cut || bad)
+		printf("#   rc %d, %llu events read, %u wrong\n", rc, (unsigned long long)got, bad);
+	CHECK("... and says so: 'cannot read the parsed events back'",
+	      strstr(e.msg, "cannot read the parsed events back") != NULL);
+	err_clear(&e);
+	rc = evarr_get(b, &half, evarr_len(b) - 1, &y, &e);
+	CHECK_EQ_U64("... and evarr_get of its last event fails the same way", (uint64_t)rc,
+		     (uint64_t)SLABSIM_EIO);
+	free(tmpl);
+	evarr_free(b);
+}
+
 static void check_spill(const struct evarr *a, const char *path, const char *base)
 {
 	for (int prefetch = 0; prefetch <= 1; prefetch++) {
@@ -338,6 +413,8 @@ int main(int argc, char **argv)
 		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
 		check_peek(a, argv[i], base);
 		check_spill(a, argv[i], base);
+		if (i == 1)
+			check_lost_spill(a, argv[i], base);
 		for (size_t k = 0; k < sizeof(allocs) / sizeof(allocs[0]); k++) {
 			for (int names = 1; names >= 0; names--) {
 				char name[256];
