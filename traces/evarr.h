@@ -142,7 +142,8 @@ struct evarr_cursor *evarr_source_cursor(const struct trace_source *src);
 #define EVARR_TAKE_AHEAD 16u
 /* The next up to n events of c in place, as next_batch would give them
  * (and moving c as it does): OUT *ev, valid until c's next take (for an
- * array in memory, as long as the array); *left, the events in place from
+ * array in memory, as long as the array; for a spilled one, also only
+ * while at most three other readers read it: four windows); *left, the events in place from
  * *ev (see EVARR_TAKE_AHEAD). Returns how many (fewer than n only at the
  * end, or from a tiny window), 0 at the end or if a spilled array's events
  * could not be read back (then evarr_cursor_error says so). */
