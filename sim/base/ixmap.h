@@ -19,8 +19,11 @@
  * caller that can tell which of its records the map holds (ixmap_keys.held)
  * has them walked in index order instead, each read once in memory order,
  * and only the new slots' writes fall at random (issue 28: the rehash was
- * 8 % of a replay whose live set grows to 0.5 M objects). The lookups are inline: they run per
- * event. Any key may be stored, including 0 and UINT64_MAX.
+ * 8 % of a replay whose live set grows to 0.5 M objects). Then the slot
+ * array also grows where it is (bigmem_resize) and is refilled, so that a
+ * growth touches only its new half for the first time. The lookups are
+ * inline: they run per event. Any key may be stored, including 0 and
+ * UINT64_MAX.
  */
 #ifndef SLABSIM_IXMAP_H
 #define SLABSIM_IXMAP_H

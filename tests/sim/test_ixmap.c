@@ -132,9 +132,55 @@ static void random_mix(bool by_record)
 	gsl_rng_free(rng);
 }
 
+/* A map that grows from nothing to 2^20 slots (4 MiB) with records it is
+ * told it holds: its slot array grows where it is, on the heap and then
+ * in mappings of huge pages (sim/base/bigmem.h, from 1 MiB), and is
+ * refilled from the records. A quarter of the records are not held (freed
+ * ones, as a replay's pool has), and every tenth held one is deleted on
+ * the way: every held key is found, at its record, and no other. */
+static void grow_in_place(void)
+{
+	enum { NREC = 700000 };
+	struct rec *recs = calloc(NREC, sizeof(*recs));
+	struct ixmap m;
+	ixmap_init(&m);
+	bool ok = recs != NULL, found = true;
+	uint32_t nrecs = 0;
+	size_t held = 0;
+	for (uint32_t i = 0; ok && i < NREC; i++) {
+		uint64_t key = 0xffff888100000000ULL + ((uint64_t)i << 6);
+		recs[i] = (struct rec){.other = key, .key = key};
+		nrecs = i + 1;
+		if (i % 4 == 3)
+			continue; /* never inserted: not held */
+		struct ixmap_keys ks = keys_of(recs, nrecs, true);
+		size_t pos = 0;
+		ok &= ixmap_find(&m, key, &ks, &pos) == IXMAP_NONE;
+		ok &= ixmap_insert_at(&m, pos, i, &ks) == 0;
+		recs[i].other = ~key;
+		held++;
+		if (i % 40 == 20) { /* delete an earlier held one */
+			uint32_t d = i - 20;
+			ixmap_del(&m, d, &ks);
+			recs[d].other = recs[d].key;
+			held--;
+		}
+	}
+	struct ixmap_keys ks = keys_of(recs, nrecs, true);
+	for (uint32_t i = 0; ok && i < nrecs; i++) {
+		uint32_t ix = ixmap_find(&m, recs[i].key, &ks, NULL);
+		found &= recs[i].other == ~recs[i].key ? ix == i : ix == IXMAP_NONE;
+	}
+	CHECK("ixmap grown in place to 2^20 slots finds every held record, and no other",
+	      ok && found && m.len == held && m.cap == 1u << 20);
+	ixmap_fini(&m);
+	free(recs);
+}
+
 int main(void)
 {
 	random_mix(false);
 	random_mix(true);
+	grow_in_place();
 	return check_done();
 }
