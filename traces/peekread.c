@@ -59,8 +59,7 @@ struct trace_peekread {
 /* The ring a peek grew the queue out of goes. */
 static void q_release_stale(struct trace_peekread *p)
 {
-	if (p->stale)
-		bigmem_free(p->stale, p->stale_cap * sizeof(*p->stale));
+	bigmem_free(p->stale, p->stale_cap * sizeof(*p->stale));
 	p->stale = NULL;
 }
 
@@ -81,10 +80,8 @@ static bool q_room(struct trace_peekread *p, uint64_t need, uint64_t max)
 	struct trace_event *q = bigmem_resize(NULL, 0, cap * sizeof(*q));
 	char **t = bigmem_resize(NULL, 0, cap * sizeof(*t));
 	if (!q || !t) {
-		if (q)
-			bigmem_free(q, cap * sizeof(*q));
-		if (t)
-			bigmem_free(t, cap * sizeof(*t));
+		bigmem_free(q, cap * sizeof(*q));
+		bigmem_free(t, cap * sizeof(*t));
 		return false;
 	}
 	for (uint64_t j = p->qlo; j < p->qhi; j++) { /* unwrapped to the new ring */
@@ -100,11 +97,10 @@ static bool q_room(struct trace_peekread *p, uint64_t need, uint64_t max)
 		q_release_stale(p);
 		p->stale = p->q;
 		p->stale_cap = p->qcap;
-	} else if (p->q) {
+	} else {
 		bigmem_free(p->q, p->qcap * sizeof(*p->q));
 	}
-	if (p->qtext)
-		bigmem_free(p->qtext, p->qcap * sizeof(*p->qtext));
+	bigmem_free(p->qtext, p->qcap * sizeof(*p->qtext));
 	p->q = q;
 	p->qtext = t;
 	p->qcap = cap;
@@ -402,10 +398,8 @@ void trace_peekread_close(struct trace_peekread *p)
 	for (uint64_t j = 0; j < p->qcap; j++)
 		free(p->qtext[j]);
 	q_release_stale(p);
-	if (p->q)
-		bigmem_free(p->q, p->qcap * sizeof(*p->q));
-	if (p->qtext)
-		bigmem_free(p->qtext, p->qcap * sizeof(*p->qtext));
+	bigmem_free(p->q, p->qcap * sizeof(*p->q));
+	bigmem_free(p->qtext, p->qcap * sizeof(*p->qtext));
 	free(p->path);
 	free(p);
 }

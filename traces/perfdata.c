@@ -1520,8 +1520,7 @@ void perfdata_close(struct perfdata *d)
 	free(d->sites);
 	strtab_fini(&d->site_strs);
 	free(d->syms);
-	if (d->symtext)
-		bigmem_free(d->symtext, d->symtext_bytes);
+	bigmem_free(d->symtext, d->symtext_bytes);
 	for (size_t i = 0; i < d->nmods; i++)
 		free(d->mods[i]);
 	free(d->mods);
